@@ -1,0 +1,181 @@
+// Lint layers: everything gets typescript-eslint's recommended rules; the plugin
+// additionally gets Obsidian's review rules (type-checked). Boundaries between
+// shared/, plugin/ and companion/ are enforced here and, for cycles, by
+// dependency-cruiser (.dependency-cruiser.cjs).
+import js from '@eslint/js';
+import obsidianmd from 'eslint-plugin-obsidianmd';
+import svelte from 'eslint-plugin-svelte';
+import globals from 'globals';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [
+  'node:*',
+  'fs',
+  'path',
+  'os',
+  'crypto',
+  'http',
+  'https',
+  'url',
+  'child_process',
+  'worker_threads',
+  'stream',
+];
+
+const pluginForbidden = [
+  {
+    group: ['**/companion/**', '../companion*'],
+    message: 'plugin/ talks to the companion over HTTP only.',
+  },
+  {
+    group: ['better-sqlite3', 'sqlite-vec', 'fastify', ...nodeBuiltins],
+    message: 'the plugin runs on mobile: no Node or server modules.',
+  },
+];
+
+export default defineConfig([
+  {
+    ignores: ['node_modules/', 'dist/', 'main.js', 'styles.css', 'coverage/', 'test-output/'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  // Obsidian's plugin review rules, type-checked, for the plugin only.
+  ...obsidianmd.configs.recommended.map((config) => ({
+    ...config,
+    files: config.files ?? ['plugin/**/*.ts'],
+    ignores: [
+      ...(config.ignores ?? []),
+      'shared/**',
+      'companion/**',
+      'test/**',
+      'scripts/**',
+      '*.mjs',
+      '*.mts',
+      '*.cjs',
+      'package.json',
+      '**/*.json',
+    ],
+  })),
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                'obsidian',
+                'fastify',
+                'fastify/*',
+                '@fastify/*',
+                'better-sqlite3',
+                'sqlite-vec',
+                ...nodeBuiltins,
+              ],
+              message: 'shared/ is pure TypeScript: no Obsidian, Node, server or database imports.',
+            },
+            {
+              group: ['**/plugin/**', '**/companion/**', '../plugin*', '../companion*'],
+              message: 'shared/ must not import plugin/ or companion/.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        'window',
+        'document',
+        'process',
+        'setTimeout',
+        'setInterval',
+        'localStorage',
+        'fetch',
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Time comes from an injected Clock, not new Date().',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'Time comes from an injected Clock, not Date.now().',
+        },
+      ],
+    },
+  },
+  {
+    files: ['plugin/**/*.ts', 'plugin/**/*.svelte'],
+    ignores: ['plugin/obsidian/**', 'plugin/main.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...pluginForbidden,
+            {
+              group: ['obsidian'],
+              allowTypeImports: true,
+              message:
+                'Runtime obsidian imports live in plugin/obsidian/ (the adapter layer) and plugin/main.ts; domain code and components take narrow interfaces.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['plugin/obsidian/**/*.ts', 'plugin/main.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: pluginForbidden }] },
+  },
+  {
+    files: ['companion/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['obsidian', '**/plugin/**', '../plugin*'],
+              message: 'companion/ never imports the plugin or obsidian.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['companion/web/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser, ...globals.serviceworker } },
+  },
+  {
+    files: ['plugin/**/*.ts'],
+    languageOptions: {
+      globals: { ...globals.browser },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  ...svelte.configs['flat/recommended'].map((config) => ({
+    ...config,
+    files: config.files ?? ['**/*.svelte'],
+  })),
+  {
+    files: ['**/*.svelte', '**/*.svelte.ts'],
+    languageOptions: {
+      globals: { ...globals.browser },
+      parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] },
+    },
+  },
+]);

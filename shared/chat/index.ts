@@ -1,0 +1,2 @@
+// Public surface of shared/chat; filled in as the area grows.
+export {};

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+
+describe('release metadata', () => {
+  const pkg = read('package.json');
+  const manifest = read('manifest.json');
+  const versions = read('versions.json') as Record<string, string>;
+
+  it('manifest is valid for the community plugin list', () => {
+    expect(manifest.id).toBe('cairn');
+    expect(manifest.isDesktopOnly).toBe(false);
+    for (const key of ['name', 'version', 'minAppVersion', 'description', 'author']) {
+      expect(typeof manifest[key], key).toBe('string');
+    }
+    // The review bot rejects ids and descriptions that mention Obsidian itself.
+    expect(String(manifest.id)).not.toMatch(/obsidian/i);
+    expect(String(manifest.description)).not.toMatch(/obsidian/i);
+  });
+
+  it('keeps package, manifest and versions.json in step', () => {
+    expect(manifest.version).toBe(pkg.version);
+    const minAppForThisVersion = Object.entries(versions)
+      .filter(([version]) => compareSemver(version, String(manifest.version)) <= 0)
+      .sort(([a], [b]) => compareSemver(a, b))
+      .at(-1)?.[1];
+    expect(minAppForThisVersion).toBe(manifest.minAppVersion);
+  });
+});
+
+function compareSemver(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < 3; i++) {
+    const diff = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
