@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 
 /** Debian's Chromium; never a downloaded browser (the machine has no internet). */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -33,21 +33,23 @@ const chromiumArgs = [
 ];
 
 export interface LaunchedBrowser {
-  browser: Browser;
+  /** A fresh profile each launch, so service workers and storage never leak between tests. */
+  context: BrowserContext;
   close(): Promise<void>;
 }
 
 export async function launchChromium(extraArgs: string[] = []): Promise<LaunchedBrowser> {
   const { chromium } = await import('playwright-core');
   const userDataDir = mkdtempSync(join(tmpdir(), 'cairn-chromium-'));
-  const browser = await chromium.launch({
+  const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath,
-    args: [...chromiumArgs, `--user-data-dir=${userDataDir}`, ...extraArgs],
+    headless: true,
+    args: [...chromiumArgs, ...extraArgs],
   });
   return {
-    browser,
+    context,
     async close() {
-      await browser.close();
+      await context.close();
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
