@@ -1,2 +1,2 @@
-// Public surface of shared/chat; filled in as the area grows.
-export {};
+// Public surface of shared/chat.
+export * from './tool-schemas';

@@ -1,2 +1,13 @@
-// Public surface of shared/protocol; filled in as the area grows.
-export {};
+// Public surface of shared/protocol: the companion's HTTP contract (DESIGN §6) as TypeBox
+// schemas that are at once Fastify's validators and the TypeScript types.
+export * from './formats';
+export * from './citation';
+export * from './errors';
+export * from './validate';
+export * from './status';
+export * from './search';
+export * from './reminders';
+export * from './notes';
+export * from './push';
+export * from './embeddings';
+export * from './chat';

@@ -1,0 +1,247 @@
+import { Type } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { ToolError } from '../protocol/errors';
+import {
+  IanaZone,
+  IsoDateOrDateTime,
+  IsoLocalOrInstant,
+  NonBlank,
+  RruleText,
+  TagName,
+  VaultPath,
+} from '../protocol/formats';
+import { NOTE_BODY_MAX_CHARS } from '../protocol/notes';
+import { SNOOZE_MINUTES_MAX, ReminderStatus, TITLE_MAX_CHARS } from '../protocol/reminders';
+import { DocumentType, QUERY_MAX_CHARS, SEARCH_LIMIT_MAX } from '../protocol/search';
+import { checkSchema } from '../protocol/validate';
+
+/*
+ * The chat tools (DESIGN §4). Each argument schema is what the LLM sees (OpenAI/Ollama native
+ * tool calling), what the deterministic router must produce, and what both are checked against
+ * before anything runs. Descriptions are written for a small local model: short and concrete.
+ */
+
+export const TOOL_SCHEMA_VERSION = '1.0';
+
+const strict = { additionalProperties: false } as const;
+
+export const SearchArgs = Type.Object(
+  {
+    query: NonBlank({ maxLength: QUERY_MAX_CHARS, description: 'words to look for in the vault' }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_LIMIT_MAX })),
+    type: Type.Optional(DocumentType),
+    folder: Type.Optional(VaultPath()),
+    tag: Type.Optional(TagName()),
+    from: Type.Optional(IsoDateOrDateTime()),
+    to: Type.Optional(IsoDateOrDateTime()),
+  },
+  strict,
+);
+export type SearchArgs = Static<typeof SearchArgs>;
+
+export const AnswerArgs = Type.Object(
+  {
+    question: NonBlank({ maxLength: QUERY_MAX_CHARS, description: "the user's question" }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+  },
+  strict,
+);
+export type AnswerArgs = Static<typeof AnswerArgs>;
+
+export const CreateNoteArgs = Type.Object(
+  {
+    title: NonBlank({ maxLength: TITLE_MAX_CHARS, description: 'a short title for the note' }),
+    body: Type.String({ maxLength: NOTE_BODY_MAX_CHARS, description: 'the note text, Markdown' }),
+    tags: Type.Optional(Type.Array(TagName(), { maxItems: 50 })),
+    folder: Type.Optional(VaultPath()),
+  },
+  strict,
+);
+export type CreateNoteArgs = Static<typeof CreateNoteArgs>;
+
+export const AppendToNoteArgs = Type.Object(
+  {
+    note: NonBlank({
+      maxLength: 1024,
+      description: "the note's path, id or exact title",
+    }),
+    text: NonBlank({ maxLength: NOTE_BODY_MAX_CHARS, description: 'Markdown to append' }),
+    /** Append at the end of this heading's section instead of the end of the note. */
+    heading: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  strict,
+);
+export type AppendToNoteArgs = Static<typeof AppendToNoteArgs>;
+
+export const CreateReminderArgs = Type.Object(
+  {
+    title: NonBlank({ maxLength: TITLE_MAX_CHARS, description: 'what to be reminded of' }),
+    due: IsoLocalOrInstant(),
+    timezone: Type.Optional(IanaZone()),
+    repeat: Type.Optional(RruleText()),
+  },
+  strict,
+);
+export type CreateReminderArgs = Static<typeof CreateReminderArgs>;
+
+export const ListRemindersArgs = Type.Object(
+  {
+    from: Type.Optional(IsoDateOrDateTime()),
+    to: Type.Optional(IsoDateOrDateTime()),
+    status: Type.Optional(ReminderStatus),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+  },
+  strict,
+);
+export type ListRemindersArgs = Static<typeof ListRemindersArgs>;
+
+const ReminderId = NonBlank({ maxLength: 200, description: 'the reminder id' });
+
+export const SnoozeReminderArgs = Type.Object(
+  { id: ReminderId, minutes: Type.Integer({ minimum: 1, maximum: SNOOZE_MINUTES_MAX }) },
+  strict,
+);
+export type SnoozeReminderArgs = Static<typeof SnoozeReminderArgs>;
+
+export const CompleteReminderArgs = Type.Object({ id: ReminderId }, strict);
+export type CompleteReminderArgs = Static<typeof CompleteReminderArgs>;
+
+interface ToolDefinition<S extends TSchema> {
+  readonly description: string;
+  readonly args: S;
+}
+
+/** Every tool, its description for the model, and its argument schema. */
+export const TOOLS = {
+  search: {
+    description: 'Find notes, reminders and PDFs in the vault that match some words.',
+    args: SearchArgs,
+  },
+  answer: {
+    description: 'Answer a question from the vault, quoting the passages it relies on.',
+    args: AnswerArgs,
+  },
+  create_note: { description: 'Create a new note in the vault.', args: CreateNoteArgs },
+  append_to_note: {
+    description: 'Add text to the end of an existing note (or of one of its sections).',
+    args: AppendToNoteArgs,
+  },
+  create_reminder: {
+    description:
+      'Create a reminder at a date and time (ISO 8601, e.g. 2026-11-23T17:00), optionally repeating (RRULE).',
+    args: CreateReminderArgs,
+  },
+  list_reminders: {
+    description: 'List reminders, optionally those due between two dates.',
+    args: ListRemindersArgs,
+  },
+  snooze_reminder: {
+    description: 'Postpone a reminder by a number of minutes.',
+    args: SnoozeReminderArgs,
+  },
+  complete_reminder: { description: 'Mark a reminder as done.', args: CompleteReminderArgs },
+} as const satisfies Record<string, ToolDefinition<TSchema>>;
+
+export type ToolName = keyof typeof TOOLS;
+export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
+
+/** A checked call: the name narrows the arguments. */
+export type ToolCall = {
+  [N in ToolName]: { name: N; args: Static<(typeof TOOLS)[N]['args']> };
+}[ToolName];
+
+export function isToolName(name: string): name is ToolName {
+  return Object.prototype.hasOwnProperty.call(TOOLS, name);
+}
+
+export type ToolCallCheck = { ok: true; call: ToolCall } | { ok: false; error: ToolError };
+
+/**
+ * Checks a tool call proposed by the router or an LLM before anything runs. `args` may be an
+ * object (Ollama) or a JSON string (OpenAI-style `function.arguments`). Top-level `null` values
+ * are read as "not given": small models emit `"tag": null` for every optional they skip.
+ * Nothing else is coerced: a wrong call fails, and the chat falls back to `answer`.
+ */
+export function validateToolCall(name: string, args: unknown): ToolCallCheck {
+  if (!isToolName(name)) {
+    return invalid(`unknown tool "${name}"; expected one of ${TOOL_NAMES.join(', ')}`, 'name');
+  }
+  let value = args;
+  if (typeof value === 'string') {
+    try {
+      value = value.trim() === '' ? {} : JSON.parse(value);
+    } catch {
+      return invalid(`${name}: arguments are not valid JSON`, 'arguments');
+    }
+  }
+  if (value === undefined || value === null) value = {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return invalid(`${name}: arguments must be an object`, 'arguments');
+  }
+  const withoutNulls = Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== null),
+  );
+  const check = checkSchema(TOOLS[name].args, withoutNulls);
+  if (!check.ok) {
+    return invalid(`${name}: ${check.violation.message}`, check.violation.field || undefined);
+  }
+  return { ok: true, call: { name, args: check.value } as ToolCall };
+}
+
+function invalid(message: string, field: string | undefined): ToolCallCheck {
+  const error: ToolError =
+    field === undefined
+      ? { code: 'VALIDATION_ERROR', message }
+      : { code: 'VALIDATION_ERROR', message, field };
+  return { ok: false, error };
+}
+
+/* Result envelopes (DESIGN §4). */
+
+export const ToolSuccess = <T extends TSchema>(data: T) =>
+  Type.Object({
+    success: Type.Literal(true),
+    /** Present (true) when an identical write within 5 minutes was returned instead of repeated. */
+    deduplicated: Type.Optional(Type.Literal(true)),
+    data,
+  });
+
+export const ToolFailure = Type.Object({ success: Type.Literal(false), error: ToolError });
+export type ToolFailure = Static<typeof ToolFailure>;
+
+/** Any tool's result, data unchecked: for transports (SSE, logs) that relay results. */
+export const ToolResultSchema = Type.Union([ToolSuccess(Type.Unknown()), ToolFailure]);
+
+export type ToolResult<T = unknown> =
+  { success: true; deduplicated?: true; data: T } | { success: false; error: ToolError };
+
+export function toolSuccess<T>(data: T, options: { deduplicated?: boolean } = {}): ToolResult<T> {
+  return options.deduplicated
+    ? { success: true, deduplicated: true, data }
+    : { success: true, data };
+}
+
+export function toolFailure(error: ToolError): ToolResult<never> {
+  return { success: false, error };
+}
+
+/** A tool as OpenAI's and Ollama's `tools` parameter wants it. */
+export interface FunctionToolSpec {
+  type: 'function';
+  function: { name: ToolName; description: string; parameters: Record<string, unknown> };
+}
+
+/**
+ * The tools for native tool calling, version `TOOL_SCHEMA_VERSION`. Parameters are plain JSON:
+ * TypeBox's symbol-keyed metadata is stripped so clients serialise exactly what they are given.
+ */
+export function toolSpecs(): FunctionToolSpec[] {
+  return TOOL_NAMES.map((name) => ({
+    type: 'function',
+    function: {
+      name,
+      description: TOOLS[name].description,
+      parameters: JSON.parse(JSON.stringify(TOOLS[name].args)) as Record<string, unknown>,
+    },
+  }));
+}

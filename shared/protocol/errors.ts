@@ -1,0 +1,67 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+
+/*
+ * Error codes. HTTP routes answer `{ error: { code, message, field? } }` with the status below;
+ * chat tools answer `{ success: false, error: { code, message, field? } }` with the smaller set
+ * of tool codes (DESIGN §4), which is a subset of the HTTP codes so a route that runs a tool can
+ * pass its error through unchanged.
+ */
+
+export const API_ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  UNAVAILABLE: 503,
+} as const;
+
+export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+export const API_ERROR_CODES = Object.keys(API_ERROR_STATUS) as ApiErrorCode[];
+
+export const TOOL_ERROR_CODES = [
+  'VALIDATION_ERROR',
+  'NOT_FOUND',
+  'CONFLICT',
+  'UNAVAILABLE',
+  'INTERNAL_ERROR',
+] as const satisfies readonly ApiErrorCode[];
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+export const ApiErrorCodeSchema = Type.Union(API_ERROR_CODES.map((code) => Type.Literal(code)));
+export const ToolErrorCodeSchema = Type.Union(TOOL_ERROR_CODES.map((code) => Type.Literal(code)));
+
+const errorBody = {
+  message: Type.String(),
+  /** Dotted path of the offending input, e.g. `keys.p256dh` or `due`. */
+  field: Type.Optional(Type.String()),
+};
+
+export const ApiError = Type.Object(
+  { code: ApiErrorCodeSchema, ...errorBody },
+  { additionalProperties: false },
+);
+export type ApiError = Static<typeof ApiError>;
+
+export const ErrorEnvelope = Type.Object({ error: ApiError }, { additionalProperties: false });
+export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
+
+export const ToolError = Type.Object(
+  { code: ToolErrorCodeSchema, ...errorBody },
+  { additionalProperties: false },
+);
+export type ToolError = Static<typeof ToolError>;
+
+/** Builds the HTTP error body; `field` is left out rather than sent as undefined/null. */
+export function errorEnvelope(code: ApiErrorCode, message: string, field?: string): ErrorEnvelope {
+  return { error: field === undefined ? { code, message } : { code, message, field } };
+}
+
+/** The HTTP status that goes with an error code. */
+export function statusForError(code: ApiErrorCode): number {
+  return API_ERROR_STATUS[code];
+}

@@ -1,0 +1,83 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Citation } from './citation';
+import { Cursor, IsoDateOrDateTime, NonBlank, TagName } from './formats';
+
+export const SEARCH_LIMIT_MAX = 50;
+export const SEARCH_LIMIT_DEFAULT = 10;
+export const QUERY_MAX_CHARS = 1000;
+
+export const DocumentType = Type.Union([
+  Type.Literal('note'),
+  Type.Literal('reminder'),
+  Type.Literal('pdf'),
+]);
+export type DocumentType = Static<typeof DocumentType>;
+
+/** The filters search and answer share (DESIGN §3: folder, tag, type, date range). */
+export const searchFilters = {
+  type: Type.Optional(DocumentType),
+  /** Vault-relative folder; matches the folder and everything below it. */
+  folder: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  tag: Type.Optional(TagName()),
+  /** Inclusive lower bound on the note's modification (or a reminder's due) date. */
+  from: Type.Optional(IsoDateOrDateTime()),
+  /** Inclusive upper bound. */
+  to: Type.Optional(IsoDateOrDateTime()),
+};
+
+/**
+ * `GET /api/v1/search` querystring. Unknown query parameters are not rejected (caches and
+ * browsers add their own); Fastify coerces `limit` from the query string.
+ */
+export const SearchQuery = Type.Object({
+  q: NonBlank({ maxLength: QUERY_MAX_CHARS }),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT }),
+  ),
+  ...searchFilters,
+  cursor: Type.Optional(Cursor()),
+});
+export type SearchQuery = Static<typeof SearchQuery>;
+
+export const SearchMode = Type.Union([Type.Literal('hybrid'), Type.Literal('keyword')]);
+export type SearchMode = Static<typeof SearchMode>;
+
+export const SearchResult = Type.Object({
+  citation: Citation,
+  score: Type.Number({ minimum: 0, maximum: 1 }),
+});
+export type SearchResult = Static<typeof SearchResult>;
+
+export const SearchResponse = Type.Object({
+  results: Type.Array(SearchResult),
+  /** Pass back as `cursor` for the next page; `null` on the last page. */
+  next_cursor: Type.Union([Cursor(), Type.Null()]),
+  /** `keyword` when no embedding provider is available, so clients can say so. */
+  mode: SearchMode,
+});
+export type SearchResponse = Static<typeof SearchResponse>;
+
+export const ANSWER_LIMIT_MAX = 20;
+
+/** `POST /api/v1/answer`. */
+export const AnswerRequest = Type.Object(
+  {
+    question: NonBlank({ maxLength: QUERY_MAX_CHARS }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ANSWER_LIMIT_MAX, default: 5 })),
+    /** Ask the configured LLM to phrase a summary on top of the quoted passages. */
+    summarize: Type.Optional(Type.Boolean({ default: false })),
+    ...searchFilters,
+  },
+  { additionalProperties: false },
+);
+export type AnswerRequest = Static<typeof AnswerRequest>;
+
+export const AnswerResponse = Type.Object({
+  /** Quoted passages (extractive) or an LLM summary; every claim is backed by `citations`. */
+  answer: Type.String(),
+  citations: Type.Array(Citation),
+  /** True when an LLM phrased `answer`; false for the extractive answer. */
+  summarized: Type.Boolean(),
+});
+export type AnswerResponse = Static<typeof AnswerResponse>;
