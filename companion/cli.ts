@@ -1,4 +1,149 @@
 #!/usr/bin/env node
-// Placeholder entry so the build has a target; replaced by the real CLI.
-console.log('cairn-companion: not built yet');
-process.exit(1);
+import { homedir } from 'node:os';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { TokenError } from './auth/token';
+import { ConfigError, resolveConfig } from './config';
+import { createLogger } from './logging';
+import type { Logger } from './logging';
+import { OPTIONS, usage } from './options';
+import { SHUTDOWN_DEADLINE_MS, startServer } from './server';
+import type { RunningServer } from './server';
+import { COMPANION_VERSION } from './version';
+
+/** Exit codes (also in --help). */
+const EXIT_OK = 0;
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+const systemClock = { now: () => Date.now() };
+
+async function main(argv: readonly string[]): Promise<number | null> {
+  let flags: Record<string, string | boolean | undefined>;
+  try {
+    flags = parseArgs({
+      args: [...argv],
+      options: Object.fromEntries(OPTIONS.map((spec) => [spec.name, { type: spec.kind }])),
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    process.stderr.write(
+      `cairn-companion: ${(error as Error).message}\nRun with --help for usage.\n`,
+    );
+    return EXIT_USAGE;
+  }
+  if (flags.help) {
+    process.stdout.write(usage());
+    return EXIT_OK;
+  }
+  if (flags.version) {
+    process.stdout.write(`${COMPANION_VERSION}\n`);
+    return EXIT_OK;
+  }
+
+  let resolved;
+  try {
+    resolved = resolveConfig({
+      flags,
+      env: process.env,
+      homeDir: homedir(),
+      systemTimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const problem of error.problems) process.stderr.write(`cairn-companion: ${problem}\n`);
+    process.stderr.write('Run with --help for usage.\n');
+    return EXIT_USAGE;
+  }
+  const { config, warnings } = resolved;
+
+  // Logs go to stderr as JSON lines; stdout carries only the start-up summary below.
+  const logger = createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }));
+  for (const warning of warnings) logger.warn(warning);
+
+  let server: RunningServer;
+  try {
+    server = await startServer(config, {
+      logger,
+      clock: systemClock,
+      envToken: emptyToUndefined(process.env.CAIRN_TOKEN),
+      rotateToken: flags['rotate-token'] === true,
+    });
+  } catch (error) {
+    if (error instanceof TokenError) {
+      process.stderr.write(`cairn-companion: ${error.message}\n`);
+      return error.message.startsWith('CAIRN_TOKEN') ? EXIT_USAGE : EXIT_FAILURE;
+    }
+    logger.debug({ err: error }, 'start failed');
+    process.stderr.write(`cairn-companion: ${(error as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+
+  printSummary(server, config.vault, config.dataDir, config.timezone);
+  stopOnSignals(server, logger);
+  return null;
+}
+
+function printSummary(server: RunningServer, vault: string, dataDir: string, timezone: string) {
+  const lines = [
+    `cairn-companion ${COMPANION_VERSION} serving ${vault}`,
+    `listening on ${server.url}`,
+    `data folder: ${dataDir}`,
+    `time zone: ${timezone}`,
+  ];
+  const { token } = server;
+  if (token.createdToken !== null) {
+    lines.push(`API token (shown only now; stored in ${token.file}):`, `  ${token.createdToken}`);
+  } else if (token.source === 'env') {
+    lines.push('API token: from CAIRN_TOKEN');
+  } else {
+    lines.push(`API token: stored in ${token.file} (start with --rotate-token for a new one)`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function stopOnSignals(server: RunningServer, logger: Logger): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn(`${signal} again: exiting without waiting`);
+      process.exit(EXIT_FAILURE);
+    }
+    stopping = true;
+    logger.info(`${signal}: stopping`);
+    const deadline = setTimeout(() => {
+      logger.error(`still busy after ${SHUTDOWN_DEADLINE_MS} ms; exiting`);
+      process.exit(EXIT_FAILURE);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    server.stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(EXIT_OK);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'error while stopping');
+        process.exit(EXIT_FAILURE);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+function emptyToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== null) process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `cairn-companion: unexpected error: ${(error as Error).stack ?? String(error)}\n`,
+    );
+    process.exit(EXIT_FAILURE);
+  },
+);

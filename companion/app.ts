@@ -1,0 +1,98 @@
+import helmet from '@fastify/helmet';
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../shared/ports';
+import { registerTokenAuth } from './auth/require-token';
+import type { FailedAuthLimit } from './auth/require-token';
+import type { CompanionConfig } from './config';
+import type { SqliteDatabase } from './db/open';
+import { registerCors } from './http/cors';
+import { registerErrorHandling } from './http/error-handler';
+import { createLogger } from './logging';
+import type { Logger } from './logging';
+import { registerHttpMetrics } from './metrics/http-metrics';
+import { MetricsRegistry } from './metrics/registry';
+import { registerHealthRoute } from './routes/health';
+import { registerMetricsRoute } from './routes/metrics';
+import { registerStatusRoute } from './routes/status';
+import { areaNotRunning } from './status/sources';
+import type { StatusSources } from './status/sources';
+
+/** JSON bodies above this are refused with 413; uploads (ingest) set their own limit per route. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Everything the app needs, passed in: nothing is read from globals, env or the system clock. */
+export interface AppDeps {
+  readonly config: CompanionConfig;
+  /** Opened and migrated; the app closes it when it closes. */
+  readonly db: SqliteDatabase;
+  readonly clock: Clock;
+  /** sha256 of the API token; the token itself never reaches the app. */
+  readonly tokenSha256: Buffer;
+  readonly version: string;
+  /** Defaults to a silent logger. */
+  readonly logger?: Logger;
+  readonly metrics?: MetricsRegistry;
+  /** Areas not passed report "not running" (see status/sources.ts). */
+  readonly status?: Partial<StatusSources>;
+  readonly failedAuthLimit?: FailedAuthLimit;
+}
+
+/** Transport settings that Fastify only takes at construction; server.ts fills them in. */
+export interface TransportOptions {
+  readonly https?: { readonly cert: Buffer; readonly key: Buffer };
+  readonly connectionTimeoutMs?: number;
+  readonly keepAliveTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
+}
+
+/**
+ * Builds the companion's Fastify app. Never listens (server.ts does, tests `inject`).
+ * Registration is explicit and ordered: security headers and CORS first so that even 401,
+ * 404 and 500 answers carry them, then authentication, then routes.
+ */
+export async function buildApp(
+  deps: AppDeps,
+  transport: TransportOptions = {},
+): Promise<FastifyInstance> {
+  const tls = transport.https !== undefined;
+  const app = Fastify({
+    loggerInstance: deps.logger ?? createLogger('silent'),
+    trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    ...(transport.https ? { https: { cert: transport.https.cert, key: transport.https.key } } : {}),
+    ...(transport.connectionTimeoutMs !== undefined
+      ? { connectionTimeout: transport.connectionTimeoutMs }
+      : {}),
+    ...(transport.keepAliveTimeoutMs !== undefined
+      ? { keepAliveTimeout: transport.keepAliveTimeoutMs }
+      : {}),
+    ...(transport.requestTimeoutMs !== undefined
+      ? { requestTimeout: transport.requestTimeoutMs }
+      : {}),
+    // Fastify types an https server differently; routes and hooks are the same for both.
+  }) as unknown as FastifyInstance;
+
+  app.addHook('onClose', async () => {
+    deps.db.close();
+  });
+
+  registerErrorHandling(app);
+  await app.register(helmet, {
+    // HSTS and upgrade-insecure-requests only mean something over TLS; over plain HTTP on a
+    // LAN address the upgrade would send the phone page's scripts to an https:// that is not there.
+    hsts: tls ? { maxAge: 31_536_000 } : false,
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: tls ? [] : null } },
+  });
+  registerCors(app);
+  await registerTokenAuth(app, deps.tokenSha256, deps.failedAuthLimit);
+
+  const metrics = deps.metrics ?? new MetricsRegistry();
+  registerHttpMetrics(app, metrics);
+
+  registerHealthRoute(app);
+  registerStatusRoute(app, deps.version, { ...areaNotRunning, ...deps.status });
+  registerMetricsRoute(app, metrics);
+
+  return app;
+}

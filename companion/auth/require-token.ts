@@ -1,0 +1,92 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiHttpError } from '../http/api-error';
+import { bearerFailureMessages, checkBearer } from './bearer';
+
+/** Route option that opts a route out of authentication (`/health`, the phone page's files). */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `true` for routes anyone may call without the token. Everything else needs it. */
+    public?: boolean;
+  }
+}
+
+/** Path prefixes that need the token even when no route matches (so 401 comes before 404). */
+const PROTECTED_PREFIXES = ['/api/', '/v1/', '/metrics'];
+
+/** Query parameters that look like credentials; a token must never travel in a URL. */
+const CREDENTIAL_QUERY_PARAMS = ['token', 'access_token', 'api_key', 'apikey'];
+
+export interface FailedAuthLimit {
+  /** Failed attempts allowed per client IP per window; the next request gets 429. */
+  readonly max: number;
+  readonly windowMs: number;
+}
+
+export const DEFAULT_FAILED_AUTH_LIMIT: FailedAuthLimit = { max: 10, windowMs: 60_000 };
+
+/**
+ * Requires `Authorization: Bearer <token>` on every route except those marked
+ * `config: { public: true }`, and on any unmatched path under a protected prefix.
+ *
+ * Failed attempts are counted per client IP (the socket address; `X-Forwarded-For` only
+ * counts when `trustProxy` names the proxy). Once an IP has used up its failures in the
+ * window, every protected request from it gets 429 with `Retry-After`, the correct token
+ * included: otherwise the lockout would still let an attacker test guesses.
+ */
+export async function registerTokenAuth(
+  app: FastifyInstance,
+  tokenSha256: Buffer,
+  limit: FailedAuthLimit = DEFAULT_FAILED_AUTH_LIMIT,
+): Promise<void> {
+  await app.register(rateLimit, { global: false });
+  const failures = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs });
+
+  app.addHook('onRequest', async (request) => {
+    if (hasCredentialInQuery(request)) {
+      throw new ApiHttpError(
+        'UNAUTHORIZED',
+        'credentials are not accepted in the URL; send "Authorization: Bearer <token>"',
+      );
+    }
+    if (!needsToken(request)) return;
+
+    const before = await failures(request, { increment: false });
+    if (!before.isAllowed && before.remaining <= 0 && before.ttl > 0) {
+      throw tooManyFailures(before.ttlInSeconds);
+    }
+    const result = checkBearer(request.headers.authorization, tokenSha256);
+    if (result.ok) return;
+
+    const after = await failures(request);
+    if (!after.isAllowed && after.isExceeded) throw tooManyFailures(after.ttlInSeconds);
+    throw new ApiHttpError('UNAUTHORIZED', bearerFailureMessages[result.failure], undefined, {
+      'WWW-Authenticate': 'Bearer realm="cairn"',
+    });
+  });
+}
+
+function needsToken(request: FastifyRequest): boolean {
+  if (request.method === 'OPTIONS') return false;
+  if (request.routeOptions.config.public === true) return false;
+  if (!request.is404) return true;
+  const path = request.url.split('?', 1)[0] ?? '';
+  return PROTECTED_PREFIXES.some((prefix) => path.startsWith(prefix));
+}
+
+function hasCredentialInQuery(request: FastifyRequest): boolean {
+  const query = request.url.indexOf('?');
+  if (query === -1) return false;
+  const params = new URLSearchParams(request.url.slice(query + 1));
+  return CREDENTIAL_QUERY_PARAMS.some((name) => params.has(name));
+}
+
+function tooManyFailures(retryAfterSeconds: number): ApiHttpError {
+  const seconds = Math.max(1, retryAfterSeconds);
+  return new ApiHttpError(
+    'RATE_LIMITED',
+    `too many failed authentication attempts; retry in ${seconds} s`,
+    undefined,
+    { 'Retry-After': String(seconds) },
+  );
+}

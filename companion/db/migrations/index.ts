@@ -1,0 +1,12 @@
+import type { Migration } from '../migrate';
+import { settingsTable } from './001-settings';
+
+/**
+ * Every schema step of the companion database, oldest first.
+ *
+ * To add one: create `NNN-what-it-does.ts` next to this file exporting a `Migration` whose
+ * `version` is the next number, and append it here. Never edit or reorder a released entry:
+ * databases in the field already ran it. `openDatabase` applies whatever is new on start,
+ * each step in its own transaction; test/companion/db/ checks the list has no gaps.
+ */
+export const migrations: readonly Migration[] = [settingsTable];

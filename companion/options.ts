@@ -1,0 +1,154 @@
+/**
+ * The command line, in one table: `parseArgs` options, environment variables and `--help`
+ * are all derived from it, so a flag cannot exist without its variable and its help line.
+ */
+
+export interface OptionSpec {
+  /** Long flag name without dashes. */
+  readonly name: string;
+  readonly env?: string;
+  readonly kind: 'string' | 'boolean';
+  /** Placeholder shown in help, e.g. `<path>`. */
+  readonly value?: string;
+  readonly description: string;
+  /** How the default is described in help. */
+  readonly defaultText?: string;
+}
+
+export const OPTIONS = [
+  {
+    name: 'vault',
+    env: 'CAIRN_VAULT',
+    kind: 'string',
+    value: '<path>',
+    description: 'Obsidian vault folder to serve (required)',
+  },
+  {
+    name: 'port',
+    env: 'CAIRN_PORT',
+    kind: 'string',
+    value: '<number>',
+    description: 'TCP port to listen on',
+    defaultText: '8787',
+  },
+  {
+    name: 'host',
+    env: 'CAIRN_HOST',
+    kind: 'string',
+    value: '<address>',
+    description: 'Interface to listen on; 0.0.0.0 for the whole LAN',
+    defaultText: '127.0.0.1',
+  },
+  {
+    name: 'data',
+    env: 'CAIRN_DATA',
+    kind: 'string',
+    value: '<path>',
+    description: 'Data folder (database, token, push keys); never inside the vault',
+    defaultText: '$XDG_DATA_HOME/cairn-companion/<vault>-<hash> (~/.local/share/…)',
+  },
+  {
+    name: 'timezone',
+    env: 'CAIRN_TIMEZONE',
+    kind: 'string',
+    value: '<IANA zone>',
+    description: 'Zone for reminders written without one',
+    defaultText: "the plugin's setting in the vault, else the system's",
+  },
+  {
+    name: 'tls-cert',
+    env: 'CAIRN_TLS_CERT',
+    kind: 'string',
+    value: '<file>',
+    description: 'PEM certificate: serve HTTPS (needs --tls-key too)',
+  },
+  {
+    name: 'tls-key',
+    env: 'CAIRN_TLS_KEY',
+    kind: 'string',
+    value: '<file>',
+    description: 'PEM private key for --tls-cert',
+  },
+  {
+    name: 'log-level',
+    env: 'CAIRN_LOG_LEVEL',
+    kind: 'string',
+    value: '<level>',
+    description: 'fatal, error, warn, info, debug, trace or silent',
+    defaultText: 'info',
+  },
+  {
+    name: 'push-hosts',
+    env: 'CAIRN_PUSH_HOSTS',
+    kind: 'string',
+    value: '<hosts>',
+    description: 'Comma-separated push-service hosts subscriptions may use (*.example.com allowed)',
+    defaultText: 'any https host',
+  },
+  {
+    name: 'grace-hours',
+    env: 'CAIRN_GRACE_HOURS',
+    kind: 'string',
+    value: '<hours>',
+    description: 'Reminders missed while down fire on start if younger than this',
+    defaultText: '24',
+  },
+  {
+    name: 'trust-proxy',
+    env: 'CAIRN_TRUST_PROXY',
+    kind: 'string',
+    value: '<addresses>',
+    description:
+      'Comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed (reverse proxy)',
+    defaultText: 'none',
+  },
+  {
+    name: 'rotate-token',
+    kind: 'boolean',
+    description: 'Replace the stored API token with a new one and print it',
+  },
+  { name: 'help', kind: 'boolean', description: 'Show this help and exit' },
+  { name: 'version', kind: 'boolean', description: 'Print the version and exit' },
+] as const satisfies readonly OptionSpec[];
+
+export type OptionName = (typeof OPTIONS)[number]['name'];
+
+/** Variables that have no flag: secrets do not belong on a command line (`ps` shows it). */
+export const ENV_ONLY = [
+  {
+    env: 'CAIRN_TOKEN',
+    description: 'API token to use instead of the stored one (not written to disk; 22+ characters)',
+  },
+] as const;
+
+export function usage(programName = 'cairn-companion'): string {
+  const flagColumn = (spec: OptionSpec) => `--${spec.name}${spec.value ? ` ${spec.value}` : ''}`;
+  const width = Math.max(...OPTIONS.map((spec) => flagColumn(spec).length)) + 2;
+  const lines = [
+    `Usage: ${programName} --vault <path> [options]`,
+    '',
+    'Serves an Obsidian vault to Cairn: re-indexes it, schedules reminders, pushes them to',
+    'phones, and answers the plugin and the phone page over HTTP.',
+    '',
+    'Options (each flag can also be set by the environment variable shown; flags win):',
+  ];
+  for (const spec of OPTIONS as readonly OptionSpec[]) {
+    lines.push(`  ${flagColumn(spec).padEnd(width)}${spec.description}`);
+    const extras = [
+      spec.env ? `env ${spec.env}` : null,
+      spec.defaultText ? `default: ${spec.defaultText}` : null,
+    ].filter((part) => part !== null);
+    if (extras.length > 0) lines.push(`  ${''.padEnd(width)}(${extras.join('; ')})`);
+  }
+  lines.push('', 'Environment only:');
+  for (const variable of ENV_ONLY)
+    lines.push(`  ${variable.env.padEnd(width)}${variable.description}`);
+  lines.push(
+    '',
+    "Settings also come from the plugin's .obsidian/plugins/cairn/data.json in the vault",
+    '(timezone, folders). Precedence: flag > environment > data.json > default.',
+    '',
+    'Exit codes: 0 stopped cleanly, 1 runtime failure, 2 usage or configuration error.',
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,136 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../shared/ports';
+import { buildApp } from './app';
+import { loadOrCreateToken } from './auth/token';
+import type { ApiToken } from './auth/token';
+import type { CompanionConfig } from './config';
+import { openDatabase } from './db/open';
+import { SettingsStore } from './db/settings';
+import type { Logger } from './logging';
+import { COMPANION_VERSION } from './version';
+
+export const DATABASE_FILE = 'cairn.db';
+
+/** A slow client may take this long to send its headers and body (uploads are up to 50 MB). */
+const REQUEST_TIMEOUT_MS = 120_000;
+/** Idle keep-alive connections are dropped after this; it must exceed typical proxy idle times. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** How long `stop()` waits for in-flight requests and open streams before giving up. */
+export const SHUTDOWN_DEADLINE_MS = 10_000;
+
+export interface StartOptions {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** `CAIRN_TOKEN`, if set. */
+  readonly envToken?: string;
+  readonly rotateToken?: boolean;
+}
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  /** Base URL actually listened on, e.g. `http://127.0.0.1:8787`. */
+  readonly url: string;
+  readonly token: ApiToken;
+  readonly databaseFile: string;
+  /** Stops accepting connections, waits for in-flight requests, closes the database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the companion: data folder → database (migrated) → token → app → listen.
+ * Anything that fails after the database opened closes it again before rethrowing.
+ */
+export async function startServer(
+  config: CompanionConfig,
+  options: StartOptions,
+): Promise<RunningServer> {
+  // 0700: the folder holds the token and, later, the push keys.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const token = loadOrCreateToken(config.dataDir, options.envToken, {
+    rotate: options.rotateToken ?? false,
+  });
+  const https = config.tls
+    ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
+    : undefined;
+
+  const databaseFile = join(config.dataDir, DATABASE_FILE);
+  const db = openDatabase(databaseFile);
+  rememberVault(new SettingsStore(db, options.clock), config.vault, options.logger);
+
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(
+      {
+        config,
+        db,
+        clock: options.clock,
+        tokenSha256: token.sha256,
+        version: COMPANION_VERSION,
+        logger: options.logger,
+      },
+      {
+        ...(https ? { https } : {}),
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+      },
+    );
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    throw listenError(error as NodeJS.ErrnoException, config);
+  }
+
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    app,
+    url: `${https ? 'https' : 'http'}://${hostForUrl}:${port}`,
+    token,
+    databaseFile,
+    stop: () => app.close(),
+  };
+}
+
+/**
+ * A data folder belongs to one vault: its delivery log and subscriptions mean nothing for
+ * another. A changed path usually means the vault moved, so this warns rather than refuses.
+ */
+function rememberVault(settings: SettingsStore, vault: string, logger: Logger): void {
+  const known = settings.get('vault_path');
+  if (known !== undefined && known !== vault) {
+    logger.warn(
+      { previousVault: known, vault },
+      'this data folder was last used with another vault path; if that is a different vault, start with its own --data',
+    );
+  }
+  if (known !== vault) settings.set('vault_path', vault);
+}
+
+function listenError(error: NodeJS.ErrnoException, config: CompanionConfig): Error {
+  const where = `${config.host}:${config.port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new Error(
+        `cannot listen on ${where}: the port is in use (choose another with --port)`,
+      );
+    case 'EACCES':
+      return new Error(
+        `cannot listen on ${where}: permission denied (ports below 1024 need privileges)`,
+      );
+    case 'EADDRNOTAVAIL':
+      return new Error(
+        `cannot listen on ${where}: this machine has no such address (check --host)`,
+      );
+    default:
+      return new Error(`cannot listen on ${where}: ${error.message}`, { cause: error });
+  }
+}
