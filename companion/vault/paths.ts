@@ -1,0 +1,154 @@
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+
+export type VaultAccess = 'read' | 'write';
+
+export type VaultPathResult =
+  | {
+      readonly ok: true;
+      /** Vault-relative, `/`-separated, NFC, as it is (or will be) named on disk. */
+      readonly relative: string;
+      /** Absolute path under the vault's real path, symlinks in existing parts resolved. */
+      readonly absolute: string;
+      readonly exists: boolean;
+    }
+  | { readonly ok: false; readonly reason: string };
+
+const MAX_PATH_LENGTH = 1024;
+
+/**
+ * Turns a vault-relative path supplied by a client into a file system path that is
+ * guaranteed to stay inside the vault (ASVS 5.3.2), or says why not.
+ *
+ * The path is validated as text first (no `..`, no absolute or drive paths, no backslashes,
+ * no percent-encoding, no NUL or control characters, no hidden segments such as `.obsidian/`:
+ * Obsidian ignores dot-folders, and its config folder holds plugin code and the plugin's
+ * copy of the token). Then the longest existing prefix is resolved with `realpath`, so a
+ * symlink inside the vault that points outside it is refused.
+ *
+ * Names are compared in NFC: macOS may store `é` decomposed (NFD), and writing the NFC
+ * spelling next to it would create a second, identical-looking note. For writes, a new name
+ * that differs only in case from an existing sibling is refused: the vault syncs to
+ * case-insensitive systems where the two would collide.
+ */
+export async function resolveVaultPath(
+  vaultRoot: string,
+  userPath: string,
+  access: VaultAccess = 'read',
+): Promise<VaultPathResult> {
+  const problem = textProblem(userPath);
+  if (problem) return { ok: false, reason: `path ${JSON.stringify(userPath)}: ${problem}` };
+  const segments = userPath.normalize('NFC').split('/');
+
+  let root: string;
+  try {
+    root = await realpath(vaultRoot);
+  } catch (error) {
+    return { ok: false, reason: `vault ${vaultRoot}: ${(error as Error).message}` };
+  }
+
+  // Walk down the existing part, matching each segment's on-disk spelling in NFC.
+  let current = root;
+  const onDisk: string[] = [];
+  let index = 0;
+  for (; index < segments.length; index++) {
+    const wanted = segments[index] as string;
+    const entry = await findEntry(current, wanted);
+    if (entry === null) break;
+    const next = await realpathInside(join(current, entry), root);
+    if (next === null) {
+      return {
+        ok: false,
+        reason: `path ${JSON.stringify(userPath)}: leads outside the vault (through a symlink)`,
+      };
+    }
+    current = next;
+    onDisk.push(entry);
+    if (index < segments.length - 1 && !(await isDirectory(current))) {
+      return {
+        ok: false,
+        reason: `path ${JSON.stringify(userPath)}: ${onDisk.join('/')} is not a folder`,
+      };
+    }
+  }
+
+  const missing = segments.slice(index);
+  if (access === 'write' && missing.length > 0) {
+    const clash = await caseVariant(current, missing[0] as string);
+    if (clash !== null) {
+      return {
+        ok: false,
+        reason: `path ${JSON.stringify(userPath)}: "${[...onDisk, clash].join('/')}" already exists with different letter case`,
+      };
+    }
+  }
+  return {
+    ok: true,
+    relative: [...onDisk, ...missing].join('/'),
+    absolute: join(current, ...missing),
+    exists: missing.length === 0,
+  };
+}
+
+function textProblem(path: string): string | null {
+  if (typeof path !== 'string' || path === '') return 'is empty';
+  if (path.length > MAX_PATH_LENGTH) return `is longer than ${MAX_PATH_LENGTH} characters`;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (/[\u0000-\u001f\u007f]/.test(path)) return 'contains a NUL or control character';
+  if (path.includes('\\')) return 'contains a backslash; use / between folders';
+  if (path.startsWith('/') || /^[A-Za-z]:/.test(path))
+    return 'is absolute; give a path inside the vault';
+  if (/%[0-9A-Fa-f]{2}/.test(path)) return 'looks percent-encoded; send the decoded path';
+  const segments = path.split('/');
+  if (segments.some((segment) => segment === '..' || segment === '.')) {
+    return 'contains "." or ".." segments';
+  }
+  if (segments.some((segment) => segment === ''))
+    return 'contains an empty segment (// or a trailing /)';
+  if (segments.some((segment) => segment.startsWith('.'))) {
+    return 'names a hidden file or folder (such as .obsidian/), which Cairn never reads or writes';
+  }
+  return null;
+}
+
+/** The on-disk name in `dir` equal to `wanted` in NFC, or null. Exact bytes win over NFC matches. */
+async function findEntry(dir: string, wanted: string): Promise<string | null> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return null;
+  }
+  if (names.includes(wanted)) return wanted;
+  return names.find((name) => name.normalize('NFC') === wanted) ?? null;
+}
+
+async function caseVariant(dir: string, wanted: string): Promise<string | null> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return null;
+  }
+  const lower = wanted.toLocaleLowerCase('en-US');
+  return names.find((name) => name.normalize('NFC').toLocaleLowerCase('en-US') === lower) ?? null;
+}
+
+async function realpathInside(path: string, root: string): Promise<string | null> {
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch {
+    // A dangling symlink: where it points is unknown, so it is not inside.
+    return null;
+  }
+  return real === root || real.startsWith(root.endsWith(sep) ? root : root + sep) ? real : null;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
