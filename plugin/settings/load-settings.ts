@@ -1,0 +1,296 @@
+/**
+ * Turns whatever is in data.json into a complete, valid CairnSettings. Nested objects get
+ * their defaults key by key (a shallow `Object.assign` would drop a whole nested object's
+ * defaults), each field is type-checked on its own, and a bad field falls back to its
+ * default with a problem naming it, so one typo never resets everything else.
+ */
+import { CURRENT_SETTINGS_VERSION, defaultSettings, EMBEDDING_PROVIDERS } from './settings';
+import type { CairnSettings } from './settings';
+import { isRecord, migrateSettings } from './migrations';
+import type { RawSettings } from './migrations';
+import { checkHttpUrl, checkVaultFolder, isValidTimeZone } from './validation';
+
+export interface SettingsProblem {
+  /** Dotted path in data.json, e.g. `companion.url`. */
+  field: string;
+  message: string;
+}
+
+export interface LoadedSettings {
+  settings: CairnSettings;
+  problems: SettingsProblem[];
+  /** Descriptions of the migrations that ran, oldest first. */
+  migrations: string[];
+  /** True when what is stored differs from what was loaded (migrated or repaired). */
+  needsSave: boolean;
+}
+
+export function loadSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
+  const defaults = defaultSettings(systemTimeZone);
+  const problems: SettingsProblem[] = [];
+  // Obsidian's loadData() answers null for a fresh install: that is not a problem.
+  if (raw === null || raw === undefined) {
+    return { settings: defaults, problems, migrations: [], needsSave: false };
+  }
+  if (!isRecord(raw)) {
+    problems.push({
+      field: '(file)',
+      message: `expected an object, found ${describe(raw)}; using all defaults`,
+    });
+    return { settings: defaults, problems, migrations: [], needsSave: true };
+  }
+
+  const version = readVersion(raw, problems);
+  let data: RawSettings = raw;
+  let migrations: string[] = [];
+  if (version > CURRENT_SETTINGS_VERSION) {
+    problems.push({
+      field: 'settingsVersion',
+      message: `written by a newer Cairn (version ${version}, this one reads ${CURRENT_SETTINGS_VERSION}); fields it does not know are kept as they are`,
+    });
+  } else if (version < CURRENT_SETTINGS_VERSION) {
+    const migrated = migrateSettings(raw, version, CURRENT_SETTINGS_VERSION);
+    data = migrated.data;
+    migrations = migrated.applied;
+  }
+
+  const read = new FieldReader(problems);
+  const root: Located = { value: data, path: '' };
+  const companion = read.object(root, 'companion');
+  const folders = read.object(root, 'folders');
+  const embeddings = read.object(root, 'embeddings');
+  const ollama = read.object(root, 'ollama');
+  const reminders = read.object(root, 'reminders');
+  const syntaxes = read.object(reminders, 'syntaxes');
+  const search = read.object(root, 'search');
+  const privacy = read.object(root, 'privacy');
+
+  const settings: CairnSettings = {
+    // A newer file keeps its version so saving it back does not claim an older layout.
+    settingsVersion: Math.max(version, CURRENT_SETTINGS_VERSION),
+    companion: {
+      url: read.string(companion, 'url', defaults.companion.url, optionalHttpUrl),
+      token: read.string(companion, 'token', defaults.companion.token, trimmed),
+    },
+    timezone: read.string(root, 'timezone', defaults.timezone, timeZone),
+    folders: {
+      notes: read.string(folders, 'notes', defaults.folders.notes, vaultFolder),
+      reminders: read.string(folders, 'reminders', defaults.folders.reminders, vaultFolder),
+      chats: read.string(folders, 'chats', defaults.folders.chats, vaultFolder),
+      attachments: read.string(folders, 'attachments', defaults.folders.attachments, vaultFolder),
+    },
+    embeddings: {
+      provider: read.oneOf(
+        embeddings,
+        'provider',
+        defaults.embeddings.provider,
+        EMBEDDING_PROVIDERS,
+      ),
+    },
+    ollama: {
+      url: read.string(ollama, 'url', defaults.ollama.url, requiredHttpUrl),
+      chatModel: read.string(ollama, 'chatModel', defaults.ollama.chatModel, trimmed),
+      embedModel: read.string(ollama, 'embedModel', defaults.ollama.embedModel, trimmed),
+    },
+    reminders: {
+      syntaxes: {
+        cairn: read.boolean(syntaxes, 'cairn', defaults.reminders.syntaxes.cairn),
+        reminderPlugin: read.boolean(
+          syntaxes,
+          'reminderPlugin',
+          defaults.reminders.syntaxes.reminderPlugin,
+        ),
+        tasks: read.boolean(syntaxes, 'tasks', defaults.reminders.syntaxes.tasks),
+      },
+    },
+    search: {
+      excludeGlobs: read.stringList(search, 'excludeGlobs', defaults.search.excludeGlobs),
+      delegateToCompanionOnMobile: read.boolean(
+        search,
+        'delegateToCompanionOnMobile',
+        defaults.search.delegateToCompanionOnMobile,
+      ),
+    },
+    privacy: {
+      offlineMode: read.boolean(privacy, 'offlineMode', defaults.privacy.offlineMode),
+    },
+  };
+
+  return {
+    settings,
+    problems,
+    migrations,
+    needsSave: migrations.length > 0 || problems.length > 0,
+  };
+}
+
+/**
+ * What to write back to data.json: the settings over the file as it was, so keys this
+ * version does not know (written by a newer Cairn, or by the companion) survive a save.
+ */
+export function toStoredData(settings: CairnSettings, previous: unknown): Record<string, unknown> {
+  return overlay(
+    isRecord(previous) ? previous : {},
+    settings as unknown as Record<string, unknown>,
+  );
+}
+
+function overlay(
+  base: Record<string, unknown>,
+  top: Record<string, unknown>,
+): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(top)) {
+    const under = base[key];
+    result[key] = isRecord(value) && isRecord(under) ? overlay(under, value) : value;
+  }
+  return result;
+}
+
+export function formatProblem(problem: SettingsProblem): string {
+  return `Cairn settings (data.json) › ${problem.field}: ${problem.message}`;
+}
+
+function readVersion(raw: RawSettings, problems: SettingsProblem[]): number {
+  const value = raw.settingsVersion;
+  // Files written before versioning had no settingsVersion: they are version 0.
+  if (value === undefined) return 0;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  problems.push({
+    field: 'settingsVersion',
+    message: `expected a whole number ≥ 0, found ${describe(value)}; treating the file as version 0`,
+  });
+  return 0;
+}
+
+/** A field check: the value to keep, or a message saying why the default is used instead. */
+type Check = (value: string) => { ok: true; value: string } | { ok: false; message: string };
+
+const trimmed: Check = (value) => ({ ok: true, value: value.trim() });
+
+const optionalHttpUrl: Check = (value) => {
+  if (value.trim() === '') return { ok: true, value: '' };
+  return requiredHttpUrl(value);
+};
+
+const requiredHttpUrl: Check = (value) => {
+  const checked = checkHttpUrl(value);
+  return checked.ok ? { ok: true, value: checked.url } : checked;
+};
+
+const timeZone: Check = (value) =>
+  isValidTimeZone(value.trim())
+    ? { ok: true, value: value.trim() }
+    : { ok: false, message: `"${value}" is not an IANA time zone (e.g. Europe/Berlin)` };
+
+const vaultFolder: Check = (value) => {
+  const checked = checkVaultFolder(value);
+  return checked.ok ? { ok: true, value: checked.folder } : checked;
+};
+
+/** An object inside data.json with its dotted path, so a problem can name the exact field. */
+interface Located {
+  value: Record<string, unknown>;
+  path: string;
+}
+
+class FieldReader {
+  constructor(private readonly problems: SettingsProblem[]) {}
+
+  object(parent: Located, key: string): Located {
+    const path = join(parent.path, key);
+    const value = parent.value[key];
+    if (value === undefined) return { value: {}, path };
+    if (isRecord(value)) return { value, path };
+    this.report(
+      path,
+      `expected an object, found ${describe(value)}; using the defaults for every ${path}.* field`,
+    );
+    return { value: {}, path };
+  }
+
+  string(parent: Located, key: string, fallback: string, check: Check): string {
+    const { value: container, path } = locate(parent, key);
+    const value = container[key];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'string') {
+      this.report(
+        path,
+        `expected text, found ${describe(value)}; using the default ${JSON.stringify(fallback)}`,
+      );
+      return fallback;
+    }
+    const checked = check(value);
+    if (checked.ok) return checked.value;
+    this.report(path, `${checked.message}; using the default ${JSON.stringify(fallback)}`);
+    return fallback;
+  }
+
+  boolean(parent: Located, key: string, fallback: boolean): boolean {
+    const { value: container, path } = locate(parent, key);
+    const value = container[key];
+    if (value === undefined) return fallback;
+    if (typeof value === 'boolean') return value;
+    this.report(
+      path,
+      `expected true or false, found ${describe(value)}; using the default ${fallback}`,
+    );
+    return fallback;
+  }
+
+  oneOf<T extends string>(parent: Located, key: string, fallback: T, allowed: readonly T[]): T {
+    const { value: container, path } = locate(parent, key);
+    const value = container[key];
+    if (value === undefined) return fallback;
+    if (typeof value === 'string' && (allowed as readonly string[]).includes(value))
+      return value as T;
+    this.report(
+      path,
+      `expected one of ${allowed.map((option) => JSON.stringify(option)).join(', ')}, found ${describe(value)}; using the default ${JSON.stringify(fallback)}`,
+    );
+    return fallback;
+  }
+
+  stringList(parent: Located, key: string, fallback: string[]): string[] {
+    const { value: container, path } = locate(parent, key);
+    const value = container[key];
+    if (value === undefined) return [...fallback];
+    if (!Array.isArray(value)) {
+      this.report(
+        path,
+        `expected a list of text, found ${describe(value)}; using the default (empty list)`,
+      );
+      return [...fallback];
+    }
+    const kept: string[] = [];
+    value.forEach((item: unknown, index) => {
+      if (typeof item !== 'string') {
+        this.report(`${path}[${index}]`, `expected text, found ${describe(item)}; entry ignored`);
+      } else if (item.trim() !== '') {
+        kept.push(item.trim());
+      }
+    });
+    return kept;
+  }
+
+  private report(field: string, message: string): void {
+    this.problems.push({ field, message });
+  }
+}
+
+function locate(parent: Located, key: string): Located {
+  return { value: parent.value, path: join(parent.path, key) };
+}
+
+function join(parentPath: string, key: string): string {
+  return parentPath === '' ? key : `${parentPath}.${key}`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return `text ${JSON.stringify(value)}`;
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${value}`;
+  return typeof value;
+}

@@ -1,0 +1,15 @@
+import type { ConnectionState } from '../connection/connection-state';
+import type { CairnSettings } from './settings';
+
+/**
+ * What the settings tab may do: read and change settings, and check the companion.
+ * The tab gets this instead of the plugin so it cannot reach into anything else.
+ */
+export interface SettingsHost {
+  readonly settings: CairnSettings;
+  /** Applies `change` to the settings and persists them. */
+  updateSettings(change: (settings: CairnSettings) => void): Promise<void>;
+  testConnection(): Promise<ConnectionState>;
+  /** Called when the tab closes, so connection-related edits take effect once, not per keystroke. */
+  settingsClosed(): void;
+}
