@@ -1,0 +1,133 @@
+/**
+ * A narrow client for the companion's HTTP API (DESIGN §6). For now it answers one
+ * question, "can we talk to the companion, and how is it doing?", which the settings tab's
+ * "Test connection" button, the status bar and the chat pane all show.
+ */
+import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+import type { CompanionStatusSummary, ConnectionState } from './connection-state';
+import type { HttpResponse, HttpTransport } from './http-transport';
+
+/** What the client needs from settings; read on every call so edits apply at once. */
+export interface CompanionEndpoint {
+  url: string;
+  token: string;
+  offlineMode: boolean;
+}
+
+export class CompanionClient {
+  constructor(
+    private readonly transport: HttpTransport,
+    private readonly endpoint: () => CompanionEndpoint,
+  ) {}
+
+  async checkConnection(): Promise<ConnectionState> {
+    const { url, token, offlineMode } = this.endpoint();
+    if (url.trim() === '') return { kind: 'not-configured' };
+    const checked = checkHttpUrl(url);
+    if (!checked.ok) return { kind: 'invalid-url', message: `Companion URL: ${checked.message}` };
+    const blocked = offlineModeViolation(checked.url, offlineMode);
+    if (blocked) return { kind: 'blocked-offline', message: blocked };
+
+    let health: HttpResponse;
+    try {
+      health = await this.transport.request({ url: `${checked.url}/health`, method: 'GET' });
+    } catch (error) {
+      return { kind: 'unreachable', message: `${checked.url} (${errorMessage(error)})` };
+    }
+    const healthBody = parseJson(health.text);
+    if (health.status !== 200 || !isRecord(healthBody) || healthBody.status !== 'ok') {
+      return {
+        kind: 'unexpected',
+        message: `GET ${checked.url}/health answered ${health.status} without {"status":"ok"}; is this a Cairn companion?`,
+      };
+    }
+
+    if (token.trim() === '') {
+      return {
+        kind: 'unauthorized',
+        message:
+          'The companion is reachable, but no token is set. Paste the token it printed on first start.',
+      };
+    }
+    let status: HttpResponse;
+    try {
+      status = await this.transport.request({
+        url: `${checked.url}/api/v1/status`,
+        method: 'GET',
+        headers: { Authorization: `Bearer ${token.trim()}` },
+      });
+    } catch (error) {
+      return { kind: 'unreachable', message: `${checked.url} (${errorMessage(error)})` };
+    }
+    if (status.status === 401) {
+      return {
+        kind: 'unauthorized',
+        message:
+          'The companion rejected the token (401). Copy it again from the companion (or its CAIRN_TOKEN).',
+      };
+    }
+    if (status.status !== 200) {
+      return {
+        kind: 'unexpected',
+        message: `GET /api/v1/status answered ${status.status}${apiErrorSuffix(status.text)}.`,
+      };
+    }
+    const summary = parseStatus(parseJson(status.text));
+    if (typeof summary === 'string') {
+      return { kind: 'unexpected', message: `GET /api/v1/status: ${summary}.` };
+    }
+    return { kind: 'connected', status: summary };
+  }
+}
+
+/** Reads the fields of `GET /api/v1/status` the plugin shows; a string names what is wrong. */
+export function parseStatus(body: unknown): CompanionStatusSummary | string {
+  if (!isRecord(body)) return 'the body is not a JSON object';
+  if (typeof body.version !== 'string') return '"version" is missing or not text';
+  const index = body.index;
+  if (!isRecord(index)) return '"index" is missing or not an object';
+  if (!isCount(index.files)) return '"index.files" is missing or not a count';
+  if (!isCount(index.pending)) return '"index.pending" is missing or not a count';
+  if (!Array.isArray(index.failed)) return '"index.failed" is missing or not a list';
+  let embedding: string | null = null;
+  if (isRecord(index.embedding) && typeof index.embedding.model === 'string') {
+    const dims = isCount(index.embedding.dims) ? ` (${index.embedding.dims} dims)` : '';
+    embedding = `${index.embedding.model}${dims}`;
+  }
+  return {
+    version: body.version,
+    files: index.files,
+    pending: index.pending,
+    failed: index.failed.length,
+    embedding,
+  };
+}
+
+/** `: <message>` from the companion's `{ "error": { "code", "message" } }` body, if any. */
+function apiErrorSuffix(text: string): string {
+  const body = parseJson(text);
+  if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string') {
+    return `: ${body.error.message}`;
+  }
+  return '';
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
