@@ -60,6 +60,10 @@ export async function buildApp(
     loggerInstance: deps.logger ?? createLogger('silent'),
     trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    // Fastify's default silently strips properties a schema forbids; an unknown field is more
+    // likely a client bug (a typo in `snoozed_until`) than noise, so it is a 400 naming it.
+    // Scalar coercion stays on: query strings arrive as text (`?limit=10`).
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } },
     ...(transport.https ? { https: { cert: transport.https.cert, key: transport.https.key } } : {}),
     ...(transport.connectionTimeoutMs !== undefined
       ? { connectionTimeout: transport.connectionTimeoutMs }
