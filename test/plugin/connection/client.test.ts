@@ -70,7 +70,8 @@ describe('CompanionClient.checkConnection against a real local server', () => {
     if (state.kind === 'unreachable') expect(state.message).toContain(baseUrl);
   });
 
-  it.each([
+  type Answer = { status: number; body: unknown };
+  it.each<[string, { health?: Answer; status?: Answer }, string]>([
     ['/health answers 404', { health: { status: 404, body: {} } }, 'is this a Cairn companion?'],
     [
       '/health answers HTML',
