@@ -95,10 +95,10 @@ function textProblem(path: string): string | null {
   if (path.length > MAX_PATH_LENGTH) return `is longer than ${MAX_PATH_LENGTH} characters`;
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (/[\u0000-\u001f\u007f]/.test(path)) return 'contains a NUL or control character';
-  if (path.includes('\\')) return 'contains a backslash; use / between folders';
   if (path.startsWith('/') || /^[A-Za-z]:/.test(path))
     return 'is absolute; give a path inside the vault';
   if (/%[0-9A-Fa-f]{2}/.test(path)) return 'looks percent-encoded; send the decoded path';
+  if (path.includes('\\')) return 'contains a backslash; use / between folders';
   const segments = path.split('/');
   if (segments.some((segment) => segment === '..' || segment === '.')) {
     return 'contains "." or ".." segments';
