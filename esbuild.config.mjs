@@ -5,7 +5,6 @@
 // `node esbuild.config.mjs` watches; add `production` for a one-off build,
 // `--companion-only` to skip the plugin (used by `npm start`).
 import esbuild from 'esbuild';
-import sveltePlugin from 'esbuild-svelte';
 import {
   cpSync,
   existsSync,
@@ -15,8 +14,8 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { join } from 'node:path';
+import { pluginBuildOptions } from './scripts/plugin-build.mjs';
 
 const production = process.argv.includes('production');
 const companionOnly = process.argv.includes('--companion-only');
@@ -48,37 +47,8 @@ const stylesPlugin = {
 };
 
 const pluginBuild = {
+  ...pluginBuildOptions({ production, plugins: [stylesPlugin] }),
   banner: { js: banner },
-  entryPoints: ['plugin/main.ts'],
-  bundle: true,
-  external: [
-    'obsidian',
-    'electron',
-    '@codemirror/autocomplete',
-    '@codemirror/collab',
-    '@codemirror/commands',
-    '@codemirror/language',
-    '@codemirror/lint',
-    '@codemirror/search',
-    '@codemirror/state',
-    '@codemirror/view',
-    '@lezer/common',
-    '@lezer/highlight',
-    '@lezer/lr',
-    ...builtinModules,
-    ...builtinModules.map((name) => `node:${name}`),
-  ],
-  format: 'cjs',
-  target: 'es2022',
-  platform: 'browser',
-  mainFields: ['svelte', 'browser', 'module', 'main'],
-  conditions: ['svelte', 'browser'],
-  logLevel: 'info',
-  sourcemap: production ? false : 'inline',
-  treeShaking: true,
-  minify: production,
-  outfile: 'main.js',
-  plugins: [sveltePlugin({ compilerOptions: { css: 'external', dev: !production } }), stylesPlugin],
 };
 
 /** Worker threads are separate entry points: every companion file named *.worker.ts. */

@@ -1,6 +1,161 @@
-import { Plugin } from 'obsidian';
+import { Notice, Plugin } from 'obsidian';
+import { CompanionClient } from './connection/client';
+import { ConnectionMonitor } from './connection/connection-monitor';
+import { describeConnection } from './connection/connection-state';
+import type { ConnectionState } from './connection/connection-state';
+import { CAIRN_VIEW_TYPE, CairnView } from './obsidian/cairn-view';
+import { ObsidianHttpTransport } from './obsidian/http-transport';
+import { CairnSettingTab } from './obsidian/settings-tab';
+import { formatProblem, loadSettings, toStoredData } from './settings/load-settings';
+import type { CairnSettings } from './settings/settings';
+import type { SettingsHost } from './settings/settings-host';
+import { systemTimeZone } from './settings/validation';
 
-/** Composition root: wires adapters to domain services. Lifecycle only; no logic lives here. */
-export default class CairnPlugin extends Plugin {
-  override async onload(): Promise<void> {}
+/** How often the companion's status is re-checked while Obsidian is open. */
+const CONNECTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
+
+/**
+ * Composition root: builds the adapters and services, registers them with Obsidian and
+ * leaves the rest to them. onload only registers things; anything that costs time waits
+ * for the layout to be ready (DESIGN §1.3), and every listener and timer goes through
+ * `register*` so disabling the plugin releases all of it.
+ */
+export default class CairnPlugin extends Plugin implements SettingsHost {
+  declare settings: CairnSettings;
+  /** data.json as last read or written, so keys this version does not know survive a save. */
+  private storedData: unknown = null;
+  private connection!: ConnectionMonitor;
+  private connectionChecked = '';
+
+  override async onload(): Promise<void> {
+    const started = performance.now();
+    await this.restoreSettings();
+
+    const client = new CompanionClient(new ObsidianHttpTransport(), () => ({
+      url: this.settings.companion.url,
+      token: this.settings.companion.token,
+      offlineMode: this.settings.privacy.offlineMode,
+    }));
+    this.connection = new ConnectionMonitor(client);
+
+    this.registerView(
+      CAIRN_VIEW_TYPE,
+      (leaf) =>
+        new CairnView(leaf, {
+          connection: this.connection,
+          onRetryConnection: () => void this.refreshConnection(),
+          onOpenSettings: () => this.openSettings(),
+        }),
+    );
+    this.addRibbonIcon('messages-square', 'Open chat pane', () => void this.openChatPane());
+    this.addCommand({
+      id: 'open-chat-pane',
+      name: 'Open chat pane',
+      callback: () => void this.openChatPane(),
+    });
+    this.addSettingTab(new CairnSettingTab(this.app, this, this));
+    this.setUpStatusBar();
+
+    this.app.workspace.onLayoutReady(() => this.onLayoutReady());
+    console.debug(`Cairn: loaded in ${(performance.now() - started).toFixed(1)} ms`);
+  }
+
+  /** Work that may touch the network or the vault starts only once Obsidian has drawn itself. */
+  private onLayoutReady(): void {
+    void this.refreshConnection();
+    this.registerInterval(
+      window.setInterval(() => void this.refreshConnection(), CONNECTION_CHECK_INTERVAL_MS),
+    );
+  }
+
+  async updateSettings(change: (settings: CairnSettings) => void): Promise<void> {
+    change(this.settings);
+    this.storedData = toStoredData(this.settings, this.storedData);
+    await this.saveData(this.storedData);
+  }
+
+  /** data.json changed on disk (Obsidian Sync, Syncthing, the companion): re-read it. */
+  override async onExternalSettingsChange(): Promise<void> {
+    await this.restoreSettings();
+    this.settingsClosed();
+  }
+
+  testConnection(): Promise<ConnectionState> {
+    return this.refreshConnection();
+  }
+
+  settingsClosed(): void {
+    if (this.endpointKey() !== this.connectionChecked) void this.refreshConnection();
+  }
+
+  private async restoreSettings(): Promise<void> {
+    const raw: unknown = await this.loadData();
+    const loaded = loadSettings(raw, systemTimeZone());
+    this.settings = loaded.settings;
+    this.storedData = raw;
+    for (const migration of loaded.migrations)
+      console.debug(`Cairn: settings migrated (${migration})`);
+    for (const problem of loaded.problems) console.warn(formatProblem(problem));
+    if (loaded.problems.length > 0) {
+      new Notice(
+        `Cairn: ${loaded.problems.length} setting(s) in data.json were invalid and use their defaults; details in the developer console.`,
+      );
+    }
+    // Repairs are written back only after a migration: a file with a typo is left for the
+    // user to see (and fix in the settings tab) rather than silently rewritten.
+    if (loaded.migrations.length > 0) {
+      this.storedData = toStoredData(this.settings, raw);
+      await this.saveData(this.storedData);
+    }
+  }
+
+  private setUpStatusBar(): void {
+    const item = this.addStatusBarItem();
+    item.addClass('cairn-status', 'mod-clickable');
+    const unsubscribe = this.connection.subscribe((state) => {
+      const description = describeConnection(state);
+      item.setText(description.label);
+      item.setAttribute('aria-label', description.detail);
+      item.dataset.tone = description.tone;
+    });
+    this.register(unsubscribe);
+    this.registerDomEvent(item, 'click', () => void this.openChatPane());
+  }
+
+  private refreshConnection(): Promise<ConnectionState> {
+    this.connectionChecked = this.endpointKey();
+    return this.connection.refresh();
+  }
+
+  private endpointKey(): string {
+    const { companion, privacy } = this.settings;
+    return JSON.stringify([companion.url, companion.token, privacy.offlineMode]);
+  }
+
+  private async openChatPane(): Promise<void> {
+    const { workspace } = this.app;
+    let leaf = workspace.getLeavesOfType(CAIRN_VIEW_TYPE)[0] ?? null;
+    if (!leaf) {
+      leaf = workspace.getRightLeaf(false);
+      if (!leaf) return;
+      await leaf.setViewState({ type: CAIRN_VIEW_TYPE, active: true });
+    }
+    await workspace.revealLeaf(leaf);
+  }
+
+  /**
+   * Opens this plugin's settings tab. `app.setting` is not in the public API, so it is
+   * reached through a guarded cast; if a future Obsidian drops it, the button does nothing.
+   */
+  private openSettings(): void {
+    const setting = (this.app as unknown as { setting?: InternalSettingModal }).setting;
+    if (!setting) return;
+    setting.open();
+    setting.openTabById(this.manifest.id);
+  }
+}
+
+interface InternalSettingModal {
+  open(): void;
+  openTabById(id: string): void;
 }

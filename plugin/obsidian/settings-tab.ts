@@ -1,0 +1,359 @@
+import { PluginSettingTab, Setting } from 'obsidian';
+import type { App, Plugin } from 'obsidian';
+import { describeConnection } from '../connection/connection-state';
+import type { ConnectionTone } from '../connection/connection-state';
+import type { SettingsHost } from '../settings/settings-host';
+import { EMBEDDING_PROVIDERS } from '../settings/settings';
+import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings/settings';
+import {
+  checkHttpUrl,
+  checkVaultFolder,
+  isValidTimeZone,
+  maskToken,
+  offlineModeViolation,
+  systemTimeZone,
+} from '../settings/validation';
+
+const PROVIDER_LABELS: Record<EmbeddingProvider, string> = {
+  builtin: 'Built-in model (on this device)',
+  companion: 'Companion',
+  ollama: 'Ollama',
+  none: 'None: keyword search only',
+};
+
+const TONES: readonly ConnectionTone[] = ['ok', 'pending', 'warning', 'error', 'muted'];
+
+interface UrlField {
+  name: string;
+  desc: string;
+  placeholder: string;
+  /** Whether empty is a valid value (e.g. "no companion"). */
+  optional: boolean;
+  value: string;
+  save: (settings: CairnSettings, url: string) => void;
+}
+
+type FolderKey = keyof CairnSettings['folders'];
+
+/** A message line under a setting's description, for validation results and test outcomes. */
+class InlineMessage {
+  private readonly el: HTMLElement;
+
+  constructor(setting: Setting) {
+    this.el = setting.descEl.createDiv({ cls: 'cairn-setting-message' });
+    this.el.hide();
+  }
+
+  show(text: string, tone: ConnectionTone): void {
+    this.el.setText(text);
+    this.el.removeClass(...TONES.map((other) => `cairn-tone-${other}`));
+    this.el.addClass(`cairn-tone-${tone}`);
+    this.el.show();
+  }
+
+  clear(): void {
+    this.el.setText('');
+    this.el.hide();
+  }
+}
+
+/**
+ * The settings tab, drawn with `display()`: the declarative getSettingDefinitions() API
+ * needs Obsidian 1.13 and the manifest supports 1.8.7.
+ */
+export class CairnSettingTab extends PluginSettingTab {
+  /** Re-checks of messages that depend on offline mode, run when it is toggled. */
+  private offlineDependentChecks: (() => void)[] = [];
+
+  constructor(
+    app: App,
+    plugin: Plugin,
+    private readonly host: SettingsHost,
+  ) {
+    super(app, plugin);
+  }
+
+  override display(): void {
+    const { containerEl } = this;
+    containerEl.empty();
+    containerEl.addClass('cairn-settings');
+    this.offlineDependentChecks = [];
+    this.companionSection(containerEl);
+    this.remindersSection(containerEl);
+    this.searchSection(containerEl);
+    this.foldersSection(containerEl);
+    this.privacySection(containerEl);
+  }
+
+  override hide(): void {
+    this.host.settingsClosed();
+    super.hide();
+  }
+
+  /**
+   * A URL field that saves only valid values, shows why a value is refused, and warns
+   * (re-checked when offline mode is toggled) when offline mode would block the host.
+   */
+  private addUrlSetting(containerEl: HTMLElement, field: UrlField): void {
+    const setting = new Setting(containerEl).setName(field.name).setDesc(field.desc);
+    const message = new InlineMessage(setting);
+    let current = field.value;
+    const showState = () => {
+      if (current.trim() === '') {
+        if (field.optional) message.clear();
+        else message.show('Enter a URL.', 'error');
+        return;
+      }
+      const checked = checkHttpUrl(current);
+      if (!checked.ok) return message.show(checked.message, 'error');
+      const blocked = offlineModeViolation(checked.url, this.host.settings.privacy.offlineMode);
+      if (blocked) return message.show(blocked, 'warning');
+      message.clear();
+    };
+    setting.addText((text) => {
+      text.setPlaceholder(field.placeholder).setValue(field.value);
+      text.onChange(async (value) => {
+        current = value;
+        showState();
+        if (value.trim() === '' && field.optional) {
+          await this.host.updateSettings((settings) => field.save(settings, ''));
+          return;
+        }
+        const checked = checkHttpUrl(value);
+        if (!checked.ok) return;
+        await this.host.updateSettings((settings) => field.save(settings, checked.url));
+      });
+    });
+    showState();
+    this.offlineDependentChecks.push(showState);
+  }
+
+  private companionSection(containerEl: HTMLElement): void {
+    new Setting(containerEl).setName('Companion').setHeading();
+    const settings = this.host.settings;
+
+    this.addUrlSetting(containerEl, {
+      name: 'Companion URL',
+      desc: 'The address and port your companion server answers on. Leave empty to use this device only.',
+      placeholder: '192.168.1.20:8787',
+      optional: true,
+      value: settings.companion.url,
+      save: (settings, url) => {
+        settings.companion.url = url;
+      },
+    });
+
+    const tokenSetting = new Setting(containerEl)
+      .setName('API token')
+      .setDesc(
+        `Printed by the companion on its first start. Current: ${maskToken(settings.companion.token)}`,
+      );
+    tokenSetting.addText((text) => {
+      text.inputEl.type = 'password';
+      text.inputEl.autocomplete = 'off';
+      text.setPlaceholder('Paste the token').setValue(settings.companion.token);
+      text.onChange(async (value) => {
+        await this.host.updateSettings((s) => {
+          s.companion.token = value.trim();
+        });
+        tokenSetting.setDesc(
+          `Printed by the companion on its first start. Current: ${maskToken(value.trim())}`,
+        );
+      });
+    });
+
+    const testSetting = new Setting(containerEl)
+      .setName('Test connection')
+      .setDesc('Checks that the companion answers and accepts the token.');
+    const testMessage = new InlineMessage(testSetting);
+    testSetting.addButton((button) =>
+      button.setButtonText('Test connection').onClick(async () => {
+        button.setDisabled(true);
+        testMessage.show('Checking…', 'pending');
+        try {
+          const description = describeConnection(await this.host.testConnection());
+          testMessage.show(description.detail, description.tone);
+        } finally {
+          button.setDisabled(false);
+        }
+      }),
+    );
+  }
+
+  private remindersSection(containerEl: HTMLElement): void {
+    new Setting(containerEl).setName('Reminders').setHeading();
+    const settings = this.host.settings;
+
+    const zoneSetting = new Setting(containerEl)
+      .setName('Default time zone')
+      .setDesc('Used for reminders written without a zone of their own.');
+    const zoneMessage = new InlineMessage(zoneSetting);
+    zoneSetting.addText((text) => {
+      text.setPlaceholder(systemTimeZone()).setValue(settings.timezone);
+      text.onChange(async (value) => {
+        if (!isValidTimeZone(value.trim())) {
+          zoneMessage.show(
+            `"${value}" is not a time zone name (IANA, e.g. America/New_York).`,
+            'error',
+          );
+          return;
+        }
+        zoneMessage.clear();
+        await this.host.updateSettings((s) => {
+          s.timezone = value.trim();
+        });
+      });
+    });
+
+    const syntaxes: { key: keyof ReminderSyntaxes; name: string; desc: string }[] = [
+      {
+        key: 'cairn',
+        name: 'Read @remind(…)',
+        desc: 'Cairn’s own syntax: @remind(2026-11-23 17:00).',
+      },
+      {
+        key: 'reminderPlugin',
+        name: 'Read Reminder plugin dates',
+        desc: 'Lines like "Call the bank (@2026-11-23 17:00)". Read only, never rewritten.',
+      },
+      {
+        key: 'tasks',
+        name: 'Read Tasks plugin reminders',
+        desc: 'Lines like "- [ ] Call the bank ⏰ 2026-11-23 10:00". Read only, never rewritten.',
+      },
+    ];
+    for (const syntax of syntaxes) {
+      new Setting(containerEl)
+        .setName(syntax.name)
+        .setDesc(syntax.desc)
+        .addToggle((toggle) =>
+          toggle.setValue(settings.reminders.syntaxes[syntax.key]).onChange(async (value) => {
+            await this.host.updateSettings((s) => {
+              s.reminders.syntaxes[syntax.key] = value;
+            });
+          }),
+        );
+    }
+  }
+
+  private searchSection(containerEl: HTMLElement): void {
+    new Setting(containerEl).setName('Search and embeddings').setHeading();
+    const settings = this.host.settings;
+
+    new Setting(containerEl)
+      .setName('Embedding provider')
+      .setDesc('Computes the vectors behind semantic search. With none, search is keyword only.')
+      .addDropdown((dropdown) => {
+        for (const provider of EMBEDDING_PROVIDERS)
+          dropdown.addOption(provider, PROVIDER_LABELS[provider]);
+        dropdown.setValue(settings.embeddings.provider).onChange(async (value) => {
+          const provider = EMBEDDING_PROVIDERS.find((candidate) => candidate === value);
+          if (!provider) return;
+          await this.host.updateSettings((s) => {
+            s.embeddings.provider = provider;
+          });
+        });
+      });
+
+    this.addUrlSetting(containerEl, {
+      name: 'Ollama URL',
+      desc: 'Your model server, used for embeddings and, when a chat model is set, to phrase answers.',
+      placeholder: '127.0.0.1:11434',
+      optional: false,
+      value: settings.ollama.url,
+      save: (settings, url) => {
+        settings.ollama.url = url;
+      },
+    });
+
+    new Setting(containerEl)
+      .setName('Ollama chat model')
+      .setDesc('Leave empty to keep answers extractive (quotes with citations, no model).')
+      .addText((text) =>
+        text
+          .setPlaceholder('llama3.2')
+          .setValue(settings.ollama.chatModel)
+          .onChange(async (value) => {
+            await this.host.updateSettings((s) => {
+              s.ollama.chatModel = value.trim();
+            });
+          }),
+      );
+
+    new Setting(containerEl).setName('Ollama embedding model').addText((text) =>
+      text.setValue(settings.ollama.embedModel).onChange(async (value) => {
+        await this.host.updateSettings((s) => {
+          s.ollama.embedModel = value.trim();
+        });
+      }),
+    );
+
+    new Setting(containerEl)
+      .setName('Excluded files')
+      .setDesc('Glob patterns, one per line, never indexed, e.g. Templates/**.')
+      .addTextArea((area) =>
+        area.setValue(settings.search.excludeGlobs.join('\n')).onChange(async (value) => {
+          await this.host.updateSettings((s) => {
+            s.search.excludeGlobs = value
+              .split('\n')
+              .map((line) => line.trim())
+              .filter((line) => line !== '');
+          });
+        }),
+      );
+
+    new Setting(containerEl)
+      .setName('Search through the companion on mobile')
+      .setDesc(
+        'On phones and tablets, ask the companion instead of indexing the vault on the device.',
+      )
+      .addToggle((toggle) =>
+        toggle.setValue(settings.search.delegateToCompanionOnMobile).onChange(async (value) => {
+          await this.host.updateSettings((s) => {
+            s.search.delegateToCompanionOnMobile = value;
+          });
+        }),
+      );
+  }
+
+  private foldersSection(containerEl: HTMLElement): void {
+    new Setting(containerEl).setName('Folders').setHeading();
+    const folders: { key: FolderKey; name: string; desc: string }[] = [
+      { key: 'notes', name: 'Notes folder', desc: 'Where notes created from chat go.' },
+      { key: 'reminders', name: 'Reminders folder', desc: 'Where reminder notes go.' },
+      { key: 'chats', name: 'Conversations folder', desc: 'Chats are kept as Markdown here.' },
+      { key: 'attachments', name: 'Attachments folder', desc: 'Where uploaded PDFs and files go.' },
+    ];
+    for (const folder of folders) {
+      const setting = new Setting(containerEl).setName(folder.name).setDesc(folder.desc);
+      const message = new InlineMessage(setting);
+      setting.addText((text) =>
+        text.setValue(this.host.settings.folders[folder.key]).onChange(async (value) => {
+          const checked = checkVaultFolder(value);
+          if (!checked.ok) return message.show(checked.message, 'error');
+          message.clear();
+          await this.host.updateSettings((s) => {
+            s.folders[folder.key] = checked.folder;
+          });
+        }),
+      );
+    }
+  }
+
+  private privacySection(containerEl: HTMLElement): void {
+    new Setting(containerEl).setName('Privacy').setHeading();
+    new Setting(containerEl)
+      .setName('Offline mode')
+      .setDesc(
+        'Only contact this device and your local network (the companion and the model server). Turn off to use a server on the internet; nothing is sent anywhere you did not configure.',
+      )
+      .addToggle((toggle) =>
+        toggle.setValue(this.host.settings.privacy.offlineMode).onChange(async (value) => {
+          await this.host.updateSettings((s) => {
+            s.privacy.offlineMode = value;
+          });
+          for (const check of this.offlineDependentChecks) check();
+        }),
+      );
+  }
+}

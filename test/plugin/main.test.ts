@@ -1,0 +1,182 @@
+import type { App as AppOriginal, PluginManifest, WorkspaceLeaf } from 'obsidian';
+import { App, Notice, Plugin, Workspace } from 'obsidian-test-mocks/obsidian';
+import { setup, teardown } from 'obsidian-test-mocks/setup';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import CairnPlugin from '../../plugin/main';
+import { CAIRN_VIEW_TYPE } from '../../plugin/obsidian/cairn-view';
+
+// Count every network call the plugin makes through Obsidian's requestUrl.
+const requestUrl = vi.hoisted(() => vi.fn());
+vi.mock('obsidian', async (importOriginal) => ({
+  ...(await importOriginal<Record<string, unknown>>()),
+  requestUrl,
+}));
+
+const manifest: PluginManifest = {
+  id: 'cairn',
+  name: 'Cairn',
+  version: '0.1.0',
+  minAppVersion: '1.8.7',
+  description: 'test',
+  author: 'test',
+};
+
+beforeAll(() => setup());
+afterAll(() => teardown());
+
+interface Loaded {
+  app: App;
+  plugin: CairnPlugin;
+  mock: Plugin;
+}
+
+async function loadPlugin(data: unknown = null): Promise<Loaded> {
+  const app = App.createConfigured__({ files: { 'Note.md': '# A note' } });
+  const plugin = new CairnPlugin(app.asOriginalType__() as AppOriginal, manifest);
+  const mock = Plugin.fromOriginalType2__(plugin);
+  mock.data__ = data;
+  await loadLikeObsidian(plugin);
+  return { app, plugin, mock };
+}
+
+/**
+ * Obsidian calls load(), which calls onload() without awaiting it; unload() then runs the
+ * registered cleanups only for a loaded component. Wait for onload's promise ourselves.
+ */
+async function loadLikeObsidian(plugin: CairnPlugin): Promise<void> {
+  const onload = vi.spyOn(plugin, 'onload');
+  plugin.load();
+  await onload.mock.results[0]?.value;
+  onload.mockRestore();
+}
+
+function statusBarText(mock: Plugin): string | null {
+  return mock.statusBarItems__[0]?.textContent ?? null;
+}
+
+beforeEach(() => {
+  requestUrl.mockReset();
+  requestUrl.mockResolvedValue({ status: 200, text: '{"status":"ok"}', headers: {}, json: null });
+});
+
+describe('CairnPlugin.onload', () => {
+  it('registers the view, the command, the ribbon icon, the status bar item and the settings tab', async () => {
+    const { mock } = await loadPlugin();
+    expect([...mock.views__.keys()]).toEqual([CAIRN_VIEW_TYPE]);
+    expect([...mock.commands__.keys()]).toEqual(['open-chat-pane']);
+    expect(mock.ribbonActions__).toHaveLength(1);
+    expect(mock.statusBarItems__).toHaveLength(1);
+    expect(mock.settingTabs__).toHaveLength(1);
+  });
+
+  it('touches neither the vault nor the network and starts no timer before the layout is ready', async () => {
+    const app = App.createConfigured__({ files: { 'Note.md': '# A note' } });
+    const reads = [
+      vi.spyOn(app.vault, 'read'),
+      vi.spyOn(app.vault, 'cachedRead'),
+      vi.spyOn(app.vault, 'getMarkdownFiles'),
+      vi.spyOn(app.vault, 'getFiles'),
+    ];
+    const setInterval = vi.spyOn(window, 'setInterval');
+    const plugin = new CairnPlugin(app.asOriginalType__() as AppOriginal, manifest);
+    Plugin.fromOriginalType2__(plugin).data__ = {
+      settingsVersion: 1,
+      companion: { url: 'http://127.0.0.1:8787', token: 't' },
+    };
+    await loadLikeObsidian(plugin);
+    for (const read of reads) expect(read).not.toHaveBeenCalled();
+    expect(requestUrl).not.toHaveBeenCalled();
+    expect(setInterval).not.toHaveBeenCalled();
+
+    Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
+    expect(requestUrl).toHaveBeenCalledTimes(1);
+    expect(requestUrl.mock.calls[0]?.[0]).toMatchObject({ url: 'http://127.0.0.1:8787/health' });
+    expect(setInterval).toHaveBeenCalledTimes(1);
+    setInterval.mockRestore();
+    plugin.unload();
+  });
+
+  it('shows the connection state in the status bar once the layout is ready', async () => {
+    const { plugin, mock } = await loadPlugin();
+    expect(statusBarText(mock)).toBe('Cairn: connecting…');
+    Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
+    await vi.waitFor(() => expect(statusBarText(mock)).toBe('Cairn: local only'));
+    plugin.unload();
+  });
+});
+
+describe('settings on load', () => {
+  it('migrates a v0 data.json and saves it, keeping unknown keys', async () => {
+    const { plugin, mock } = await loadPlugin({
+      companionUrl: 'http://nas:8787',
+      somethingElse: 1,
+    });
+    expect(plugin.settings.companion.url).toBe('http://nas:8787');
+    expect(mock.data__).toMatchObject({
+      settingsVersion: 1,
+      companion: { url: 'http://nas:8787' },
+      somethingElse: 1,
+    });
+  });
+
+  it('reports invalid fields with a notice and leaves the file for the user to fix', async () => {
+    const notices: string[] = [];
+    const create = vi.spyOn(Notice.prototype, 'constructor__').mockImplementation(function (
+      this: Notice,
+      message,
+    ) {
+      notices.push(String(message));
+    });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const stored = { settingsVersion: 1, companion: { url: 12 }, folders: { notes: '../x' } };
+    const { plugin, mock } = await loadPlugin(stored);
+    expect(plugin.settings.companion.url).toBe('');
+    expect(notices).toEqual([expect.stringContaining('2 setting(s) in data.json were invalid')]);
+    expect(warn.mock.calls.map((call) => String(call[0]))).toEqual([
+      expect.stringContaining('companion.url'),
+      expect.stringContaining('folders.notes'),
+    ]);
+    expect(mock.data__).toBe(stored);
+    create.mockRestore();
+    warn.mockRestore();
+  });
+
+  it('persists changes made through updateSettings on top of the stored file', async () => {
+    const { plugin, mock } = await loadPlugin({ settingsVersion: 1, fromTheFuture: true });
+    await plugin.updateSettings((settings) => {
+      settings.folders.notes = 'Inbox';
+    });
+    expect(mock.data__).toMatchObject({ fromTheFuture: true, folders: { notes: 'Inbox' } });
+  });
+});
+
+describe('opening the chat pane', () => {
+  it('puts the view in a right-side leaf once and reveals the same leaf afterwards', async () => {
+    const { app, plugin, mock } = await loadPlugin();
+    const reveal = vi.spyOn(app.workspace, 'revealLeaf');
+    const open = mock.commands__.get('open-chat-pane')?.callback;
+    expect(open).toBeDefined();
+    open?.();
+    await vi.waitFor(() => expect(reveal).toHaveBeenCalledTimes(1));
+    open?.();
+    await vi.waitFor(() => expect(reveal).toHaveBeenCalledTimes(2));
+    const leaves = plugin.app.workspace.getLeavesOfType(CAIRN_VIEW_TYPE);
+    expect(leaves).toHaveLength(1);
+    expect(reveal.mock.calls[0]?.[0]).toBe(reveal.mock.calls[1]?.[0] as unknown as WorkspaceLeaf);
+  });
+});
+
+describe('CairnPlugin.onunload', () => {
+  it('clears the connection timer it started', async () => {
+    const { plugin } = await loadPlugin();
+    const setInterval = vi.spyOn(window, 'setInterval');
+    // Obsidian's Component clears registered intervals with the global clearInterval.
+    const clearInterval = vi.spyOn(globalThis, 'clearInterval');
+    Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
+    const id = setInterval.mock.results[0]?.value as number;
+    plugin.unload();
+    expect(clearInterval).toHaveBeenCalledWith(id);
+    setInterval.mockRestore();
+    clearInterval.mockRestore();
+  });
+});
