@@ -1,0 +1,206 @@
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/corpora';
+
+const CLI = join(repoRoot, 'dist/companion/cli.mjs');
+
+/** The environment without the caller's CAIRN_* settings, so only what a test sets counts. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('CAIRN_')),
+  );
+  return { ...env, ...extra };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  readonly exit: Promise<number | null>;
+}
+
+function startCli(args: string[], env: NodeJS.ProcessEnv): Running {
+  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+/** Polls /health until it answers; fails with the process output if the CLI dies first. */
+async function waitForHealth(running: Running, base: string): Promise<void> {
+  let exited = false;
+  void running.exit.then(() => (exited = true));
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (exited)
+      throw new Error(`companion exited early:\n${running.stdout()}\n${running.stderr()}`);
+    try {
+      const response = await fetch(`${base}/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`companion did not become healthy:\n${running.stdout()}\n${running.stderr()}`);
+}
+
+async function stop(running: Running): Promise<number | null> {
+  running.child.kill('SIGTERM');
+  return running.exit;
+}
+
+beforeAll(() => {
+  // Build the companion bundle from the current sources (esbuild: a fraction of a second).
+  const build = spawnSync(
+    process.execPath,
+    ['esbuild.config.mjs', 'production', '--companion-only'],
+    { cwd: repoRoot, encoding: 'utf8' },
+  );
+  if (build.status !== 0) throw new Error(`companion build failed:\n${build.stderr}`);
+});
+
+let work: string;
+let vault: string;
+let dataDir: string;
+let running: Running | null = null;
+
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'cairn-e2e-cli-'));
+  vault = join(work, 'vault');
+  dataDir = join(work, 'data');
+  cpSync(join(repoRoot, 'companion/sample-vault'), vault, { recursive: true });
+});
+
+afterEach(async () => {
+  if (running && running.child.exitCode === null) {
+    running.child.kill('SIGKILL');
+    await running.exit;
+  }
+  running = null;
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('cairn-companion CLI', () => {
+  it('starts on the sample vault, prints the token once, serves status, stops on SIGTERM with 0', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const args = ['--vault', vault, '--data', dataDir, '--port', String(port)];
+
+    running = startCli(args, cleanEnv());
+    await waitForHealth(running, base);
+    const token = /API token \(shown only now[^\n]*\n\s+(\S+)/.exec(running.stdout())?.[1];
+    expect(token, running.stdout()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(running.stdout()).toContain(`listening on ${base}`);
+    expect(running.stdout()).toContain(`data folder: ${dataDir}`);
+    expect(running.stdout()).toContain('time zone: Europe/Berlin'); // from the vault's data.json
+
+    expect((await fetch(`${base}/api/v1/status`)).status).toBe(401);
+    const status = await fetch(`${base}/api/v1/status`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({
+      index: { files: 0, chunks: 0, pending: 0, failed: [], embedding: null },
+      scheduler: { reminders: 0, next_fire: null },
+      push: { subscriptions: 0 },
+    });
+    expect(await stop(running)).toBe(0);
+    expect(running.stderr()).not.toContain(token);
+
+    // Second start on the same data folder: same token, not printed again.
+    running = startCli(args, cleanEnv());
+    await waitForHealth(running, base);
+    expect(running.stdout()).not.toContain(token);
+    expect(running.stdout()).toContain(`API token: stored in ${join(dataDir, 'token')}`);
+    const again = await fetch(`${base}/api/v1/status`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(again.status).toBe(200);
+    expect(await stop(running)).toBe(0);
+  });
+
+  it('uses CAIRN_* variables, CAIRN_TOKEN included, and stops on SIGINT with 0', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const token = 'a-token-from-the-environment-1234';
+    running = startCli(
+      [],
+      cleanEnv({
+        CAIRN_VAULT: vault,
+        CAIRN_DATA: dataDir,
+        CAIRN_PORT: String(port),
+        CAIRN_TOKEN: token,
+        CAIRN_TIMEZONE: 'America/New_York',
+      }),
+    );
+    await waitForHealth(running, base);
+    expect(running.stdout()).toContain('API token: from CAIRN_TOKEN');
+    expect(running.stdout()).toContain('time zone: America/New_York');
+    const status = await fetch(`${base}/api/v1/status`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(status.status).toBe(200);
+    running.child.kill('SIGINT');
+    expect(await running.exit).toBe(0);
+  });
+
+  it('exits 1 with a clear message when the port is taken', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      running = startCli(['--vault', vault, '--data', dataDir, '--port', String(port)], cleanEnv());
+      expect(await running.exit).toBe(1);
+      expect(running.stderr()).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use`);
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+  });
+
+  it('--help exits 0 and lists every flag with its variable', () => {
+    const result = spawnSync(process.execPath, [CLI, '--help'], {
+      encoding: 'utf8',
+      env: cleanEnv(),
+    });
+    expect(result.status).toBe(0);
+    for (const text of ['--vault', '--port', 'CAIRN_PORT', '--data', 'CAIRN_TOKEN', '8787']) {
+      expect(result.stdout).toContain(text);
+    }
+  });
+
+  it('--version prints the package version', () => {
+    const result = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it.each([
+    [['--bogus'], "Unknown option '--bogus'"],
+    [['--port', '70000'], '--port: 70000 is not a port (1–65535)'],
+    [[], '--vault: required'],
+  ])('usage errors exit 2: %j', (args, message) => {
+    const result = spawnSync(process.execPath, [CLI, ...args], {
+      encoding: 'utf8',
+      env: cleanEnv(),
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});
