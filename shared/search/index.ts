@@ -1,2 +1,4 @@
-// Public surface of shared/search; filled in as the area grows.
-export {};
+// Public surface of shared/search: chunking with locators, query normalisation, fusion.
+export * from './chunk-options';
+export * from './chunk';
+export * from './hash';
