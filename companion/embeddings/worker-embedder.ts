@@ -3,7 +3,7 @@
  * server's event loop.
  *
  * - Micro-batching: concurrent `embed()` calls are queued and sent to the worker together, up to
- *   `maxBatchTexts` texts per message. Requests take turns (round-robin), so a one-line search
+ *   `maxBatchTexts` texts per message. Requests served least go first, so a one-line search
  *   query is not stuck behind a 2,000-chunk indexing request: it rides in the next batch.
  * - Vectors come back as transferred buffers (no copy), one buffer per vector.
  * - A worker error for a batch rejects the requests in that batch with the worker's message.
@@ -48,6 +48,8 @@ interface PendingRequest {
   readonly texts: readonly string[];
   /** Index of the first text not yet sent to the worker. */
   nextToSend: number;
+  /** How many batches carried some of this request's texts. */
+  batchesServed: number;
   received: number;
   readonly vectors: Float32Array[];
   settled: boolean;
@@ -130,6 +132,7 @@ export class WorkerEmbedder implements Embedder {
       this.queue.push({
         texts,
         nextToSend: 0,
+        batchesServed: 0,
         received: 0,
         vectors: new Array<Float32Array>(texts.length),
         settled: false,
@@ -232,8 +235,13 @@ export class WorkerEmbedder implements Embedder {
     return segments;
   }
 
-  /** Up to `maxBatchTexts` texts, one slice per waiting request in turn. */
+  /**
+   * Up to `maxBatchTexts` texts. Requests served least so far go first (stable, so arrival order
+   * otherwise): a query that arrives while a big request is being worked through is in the very
+   * next batch.
+   */
   private takeBatch(): Segment[] {
+    this.queue.sort((a, b) => a.batchesServed - b.batchesServed);
     const segments: Segment[] = [];
     let room = this.maxBatchTexts;
     while (room > 0 && this.queue.length > 0) {
@@ -242,6 +250,7 @@ export class WorkerEmbedder implements Embedder {
       const count = Math.min(room, request.texts.length - request.nextToSend);
       segments.push({ request, offset: request.nextToSend, count });
       request.nextToSend += count;
+      request.batchesServed++;
       room -= count;
       if (request.nextToSend < request.texts.length) this.queue.push(request);
     }

@@ -1,0 +1,164 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddingProviderError } from '../../../companion/embeddings/provider-error';
+import { UseLiteEmbedder } from '../../../companion/embeddings/use-lite';
+import { WorkerEmbedder } from '../../../companion/embeddings/worker-embedder';
+import { writeScriptedWorker } from './scripted-worker';
+import { buildWorkerForTest } from './worker-build';
+
+const dot = (a: Float32Array, b: Float32Array) =>
+  a.reduce((sum, x, i) => sum + x * (b[i] ?? NaN), 0);
+
+describe('WorkerEmbedder with the real USE-lite worker', () => {
+  let worker: WorkerEmbedder;
+  let mainThread: UseLiteEmbedder;
+
+  beforeAll(async () => {
+    const workerFile = await buildWorkerForTest('companion/embeddings/use-lite.worker.ts');
+    [worker, mainThread] = await Promise.all([
+      WorkerEmbedder.start({ workerFile, maxBatchTexts: 4 }),
+      UseLiteEmbedder.load(),
+    ]);
+  });
+  afterAll(async () => {
+    await worker.close();
+    mainThread.dispose();
+  });
+
+  it('returns the same unit vectors as the model on the main thread', async () => {
+    const texts = ['Templates insert text.', '', 'Graph view shows links between notes.'];
+    const [fromWorker, local] = await Promise.all([worker.embed(texts), mainThread.embed(texts)]);
+    expect(worker.model).toEqual(mainThread.model);
+    expect(fromWorker).toHaveLength(3);
+    fromWorker.forEach((vector, i) => {
+      expect(vector).toBeInstanceOf(Float32Array);
+      expect(vector).toHaveLength(512);
+      expect(dot(vector, local[i]!)).toBeCloseTo(1, 5);
+      // Each vector owns its buffer: storing `vector.buffer` stores exactly this vector.
+      expect(vector.buffer.byteLength).toBe(512 * 4);
+    });
+  });
+
+  it('answers concurrent requests, each with its own vectors in order', async () => {
+    const requests = [['one', 'two', 'three', 'four', 'five', 'six'], ['seven'], ['eight', 'nine']];
+    const answers = await Promise.all(requests.map((texts) => worker.embed(texts)));
+    const expected = await mainThread.embed(requests.flat());
+    expect(answers.flat().map((v, i) => dot(v, expected[i]!))).toEqual(
+      requests.flat().map(() => expect.closeTo(1, 5)),
+    );
+  });
+
+  it('rejects a non-string input without disturbing other requests', async () => {
+    const bad = worker.embed(['fine', 7 as unknown as string]);
+    const good = worker.embed(['still fine']);
+    await expect(bad).rejects.toThrow('input[1] must be a string, got number');
+    expect(await good).toHaveLength(1);
+  });
+
+  it('answers an empty list without a round trip', async () => {
+    expect(await worker.embed([])).toEqual([]);
+  });
+});
+
+describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => {
+  const dims = 4;
+  const model = { id: 'scripted', dims };
+  const opened: WorkerEmbedder[] = [];
+
+  async function start(options: { maxBatchTexts?: number; fatal?: string; modelId?: string } = {}) {
+    const { workerFile, markerFile } = writeScriptedWorker();
+    const embedder = await WorkerEmbedder.start({
+      workerFile,
+      model,
+      maxBatchTexts: options.maxBatchTexts ?? 3,
+      workerData: { dims, markerFile, fatal: options.fatal, modelId: options.modelId },
+    });
+    opened.push(embedder);
+    return embedder;
+  }
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((embedder) => embedder.close()));
+  });
+
+  /** The scripted worker writes [text length, batch number, …]. */
+  const lengths = (vectors: Float32Array[]) => vectors.map((v) => v[0]);
+  const batches = (vectors: Float32Array[]) => vectors.map((v) => v[1]);
+
+  it('lets a small request ride in the next batch instead of waiting behind a big one', async () => {
+    const embedder = await start({ maxBatchTexts: 3 });
+    const big = embedder.embed(['a', 'bb', 'ccc', 'dddd', 'eeeee', 'ffffff', 'g']);
+    const small = embedder.embed(['query']);
+    const [bigVectors, smallVectors] = await Promise.all([big, small]);
+    expect(lengths(bigVectors)).toEqual([1, 2, 3, 4, 5, 6, 1]);
+    // Batch 1: a, bb, ccc. Batch 2: the query first, then dddd, eeeee. Batch 3: ffffff, g.
+    expect(batches(smallVectors)).toEqual([2]);
+    expect(batches(bigVectors)).toEqual([1, 1, 1, 2, 2, 3, 3]);
+  });
+
+  it('passes a worker error to the requests of that batch only', async () => {
+    const embedder = await start({ maxBatchTexts: 2 });
+    const failing = embedder.embed(['fail', 'x']);
+    const later = embedder.embed(['ok']);
+    await expect(failing).rejects.toThrow('embedding failed: scripted failure');
+    expect(lengths(await later)).toEqual([2]);
+  });
+
+  it('restarts a crashed worker once and retries the lost batch', async () => {
+    const embedder = await start();
+    const vectors = await embedder.embed(['crash-once', 'abc']);
+    expect(lengths(vectors)).toEqual([10, 3]);
+    expect(embedder.restarts).toBe(1);
+    expect(lengths(await embedder.embed(['after']))).toEqual([5]);
+  });
+
+  it('gives up after two crashes in a row, and says so to every caller', async () => {
+    const embedder = await start({ maxBatchTexts: 1 });
+    const crashing = embedder.embed(['crash']);
+    const waiting = embedder.embed(['innocent']);
+    await expect(crashing).rejects.toThrow(/crashed again after a restart \(exited with code 3\)/);
+    await expect(waiting).rejects.toBeInstanceOf(EmbeddingProviderError);
+    await expect(embedder.embed(['later'])).rejects.toThrow(/crashed again/);
+  });
+
+  it('rejects pending work and later calls once closed', async () => {
+    const embedder = await start({ maxBatchTexts: 1 });
+    const settled = Promise.allSettled([
+      embedder.embed(['a']),
+      embedder.embed(['b']),
+      embedder.embed(['c']),
+    ]);
+    await embedder.close();
+    const results = await settled;
+    // The first may have been answered before close; the queued ones cannot have been.
+    expect(results.slice(1).map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    await expect(embedder.embed(['d'])).rejects.toThrow('the embedding worker is closed');
+    await embedder.close();
+  });
+
+  it.each([
+    {
+      name: 'a worker that cannot load its model',
+      options: { fatal: 'weights missing' },
+      error: 'weights missing',
+    },
+    {
+      name: 'a worker serving another model',
+      options: { modelId: 'other' },
+      error: /serves other \(4 dims\), expected scripted/,
+    },
+  ])('fails to start with $name', async ({ options, error }) => {
+    await expect(start(options)).rejects.toThrow(error);
+  });
+
+  it('names the missing worker file and how to build it', async () => {
+    await expect(
+      WorkerEmbedder.start({ workerFile: '/nonexistent/use-lite.worker.mjs' }),
+    ).rejects.toThrow(/not found at \/nonexistent\/use-lite\.worker\.mjs: build the companion/);
+  });
+
+  it('refuses a maxBatchTexts that is not a positive integer', async () => {
+    const { workerFile } = writeScriptedWorker();
+    await expect(WorkerEmbedder.start({ workerFile, maxBatchTexts: 0 })).rejects.toThrow(
+      /maxBatchTexts must be a positive integer/,
+    );
+  });
+});
