@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_EMBEDDINGS_CONFIG,
+  createEmbedder,
+  embeddingsConfigFromEnv,
+} from '../../../companion/embeddings/provider';
+import { FakeOllamaServer } from '../../fakes/ollama-server';
+import { buildWorkerForTest } from './worker-build';
+
+describe('embeddingsConfigFromEnv', () => {
+  it('defaults to the built-in model', () => {
+    expect(embeddingsConfigFromEnv({})).toEqual({
+      provider: 'builtin',
+      ollamaUrl: 'http://127.0.0.1:11434',
+      ollamaModel: 'nomic-embed-text',
+    });
+    expect(embeddingsConfigFromEnv({ CAIRN_EMBEDDINGS: '  ' })).toEqual(DEFAULT_EMBEDDINGS_CONFIG);
+  });
+
+  it('reads the Ollama settings', () => {
+    expect(
+      embeddingsConfigFromEnv({
+        CAIRN_EMBEDDINGS: 'ollama',
+        CAIRN_OLLAMA_URL: 'http://gpu-box.lan:11434',
+        CAIRN_OLLAMA_EMBED_MODEL: 'mxbai-embed-large',
+      }),
+    ).toEqual({
+      provider: 'ollama',
+      ollamaUrl: 'http://gpu-box.lan:11434',
+      ollamaModel: 'mxbai-embed-large',
+    });
+  });
+
+  it.each([
+    {
+      env: { CAIRN_EMBEDDINGS: 'openai' },
+      error: 'CAIRN_EMBEDDINGS must be "builtin" or "ollama", got "openai"',
+    },
+    {
+      env: { CAIRN_OLLAMA_URL: 'localhost:11434' },
+      error: 'CAIRN_OLLAMA_URL must be an http(s) URL, got "localhost:11434"',
+    },
+    {
+      env: { CAIRN_OLLAMA_URL: 'ftp://host/' },
+      error: 'CAIRN_OLLAMA_URL must be an http(s) URL, got "ftp://host/"',
+    },
+  ])('names the variable in error: $env', ({ env, error }) => {
+    expect(() => embeddingsConfigFromEnv(env)).toThrow(error);
+  });
+});
+
+describe('createEmbedder', () => {
+  let ollama: FakeOllamaServer;
+  beforeAll(async () => {
+    ollama = await FakeOllamaServer.start({ dims: 16 });
+  });
+  afterAll(() => ollama.close());
+
+  it('starts the Ollama provider when configured', async () => {
+    const embedder = await createEmbedder({
+      provider: 'ollama',
+      ollamaUrl: ollama.url,
+      ollamaModel: 'nomic-embed-text',
+    });
+    expect(embedder.model).toEqual({ id: 'ollama:nomic-embed-text', dims: 16 });
+    expect(await embedder.embed(['x'])).toHaveLength(1);
+    await embedder.close();
+  });
+
+  it('fails clearly when the configured Ollama model is missing', async () => {
+    await expect(
+      createEmbedder({ provider: 'ollama', ollamaUrl: ollama.url, ollamaModel: 'all-minilm' }),
+    ).rejects.toThrow('run `ollama pull all-minilm`');
+  });
+
+  it('starts the built-in model in a worker by default', async () => {
+    const workerFile = await buildWorkerForTest('companion/embeddings/use-lite.worker.ts');
+    const embedder = await createEmbedder(undefined, { workerFile });
+    try {
+      expect(embedder.model).toEqual({ id: 'use-lite-512@energetic-ai-0.2.0', dims: 512 });
+      const [vector] = await embedder.embed(['hello']);
+      expect(vector).toHaveLength(512);
+    } finally {
+      await embedder.close();
+    }
+  });
+});
