@@ -1,7 +1,7 @@
 import helmet from '@fastify/helmet';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from '../shared/ports';
+import type { Clock, Embedder } from '../shared/ports';
 import { registerTokenAuth } from './auth/require-token';
 import type { FailedAuthLimit } from './auth/require-token';
 import type { CompanionConfig } from './config';
@@ -12,6 +12,7 @@ import { createLogger } from './logging';
 import type { Logger } from './logging';
 import { registerHttpMetrics } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
+import { registerEmbeddingRoutes } from './routes/embeddings';
 import { registerHealthRoute } from './routes/health';
 import { registerMetricsRoute } from './routes/metrics';
 import { registerStatusRoute } from './routes/status';
@@ -36,6 +37,8 @@ export interface AppDeps {
   /** Areas not passed report "not running" (see status/sources.ts). */
   readonly status?: Partial<StatusSources>;
   readonly failedAuthLimit?: FailedAuthLimit;
+  /** The running embedding model; without one, `/v1/embeddings` and `/v1/models` are absent. */
+  readonly embedder?: Embedder;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -97,6 +100,7 @@ export async function buildApp(
   registerHealthRoute(app);
   registerStatusRoute(app, deps.version, { ...areaNotRunning, ...deps.status });
   registerMetricsRoute(app, metrics);
+  if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder, clock: deps.clock });
 
   return app;
 }

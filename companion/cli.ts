@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { TokenError } from './auth/token';
 import { ConfigError, resolveConfig } from './config';
+import { embeddingsConfigFromEnv } from './embeddings/provider';
+import type { EmbeddingsConfig } from './embeddings/provider';
 import { createLogger } from './logging';
 import type { Logger } from './logging';
 import { OPTIONS, usage } from './options';
@@ -57,6 +59,15 @@ async function main(argv: readonly string[]): Promise<number | null> {
     return EXIT_USAGE;
   }
   const { config, warnings } = resolved;
+  let embeddings: EmbeddingsConfig;
+  try {
+    embeddings = embeddingsConfigFromEnv(process.env);
+  } catch (error) {
+    process.stderr.write(
+      `cairn-companion: ${(error as Error).message}\nRun with --help for usage.\n`,
+    );
+    return EXIT_USAGE;
+  }
 
   // Logs go to stderr as JSON lines; stdout carries only the start-up summary below.
   const logger = createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }));
@@ -69,6 +80,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
       clock: systemClock,
       envToken: emptyToUndefined(process.env.CAIRN_TOKEN),
       rotateToken: flags['rotate-token'] === true,
+      embeddings,
     });
   } catch (error) {
     if (error instanceof TokenError) {

@@ -119,6 +119,12 @@ export const ENV_ONLY = [
     env: 'CAIRN_TOKEN',
     description: 'API token to use instead of the stored one (not written to disk; 22+ characters)',
   },
+  { env: 'CAIRN_EMBEDDINGS', description: 'builtin (USE-lite, no download; default) or ollama' },
+  { env: 'CAIRN_OLLAMA_URL', description: 'Ollama base URL (default http://127.0.0.1:11434)' },
+  {
+    env: 'CAIRN_OLLAMA_EMBED_MODEL',
+    description: 'Ollama embedding model (default nomic-embed-text)',
+  },
 ] as const;
 
 export function usage(programName = 'cairn-companion'): string {

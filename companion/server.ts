@@ -7,6 +7,8 @@ import { loadOrCreateToken } from './auth/token';
 import type { ApiToken } from './auth/token';
 import type { CompanionConfig } from './config';
 import { openDatabase } from './db/open';
+import { createEmbedder } from './embeddings/provider';
+import type { ClosableEmbedder, EmbeddingsConfig } from './embeddings/provider';
 import { SettingsStore } from './db/settings';
 import type { Logger } from './logging';
 import { COMPANION_VERSION } from './version';
@@ -26,6 +28,8 @@ export interface StartOptions {
   /** `CAIRN_TOKEN`, if set. */
   readonly envToken?: string;
   readonly rotateToken?: boolean;
+  /** The embedding provider to start; absent, the companion runs without one (keyword-only). */
+  readonly embeddings?: EmbeddingsConfig;
 }
 
 export interface RunningServer {
@@ -59,6 +63,10 @@ export async function startServer(
   const db = openDatabase(databaseFile);
   rememberVault(new SettingsStore(db, options.clock), config.vault, options.logger);
 
+  const embedder = options.embeddings
+    ? await startEmbedder(options.embeddings, options.logger)
+    : undefined;
+
   let app: FastifyInstance;
   try {
     app = await buildApp(
@@ -69,6 +77,7 @@ export async function startServer(
         tokenSha256: token.sha256,
         version: COMPANION_VERSION,
         logger: options.logger,
+        ...(embedder ? { embedder } : {}),
       },
       {
         ...(https ? { https } : {}),
@@ -78,8 +87,10 @@ export async function startServer(
     );
   } catch (error) {
     db.close();
+    await embedder?.close();
     throw error;
   }
+  if (embedder) app.addHook('onClose', () => embedder.close());
 
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -98,6 +109,27 @@ export async function startServer(
     databaseFile,
     stop: () => app.close(),
   };
+}
+
+/**
+ * The embedding model is an enhancement: when it cannot start (an Ollama server that is down,
+ * a missing worker bundle) search still works on keywords, so the companion says so and runs.
+ */
+async function startEmbedder(
+  config: EmbeddingsConfig,
+  logger: Logger,
+): Promise<ClosableEmbedder | undefined> {
+  try {
+    const embedder = await createEmbedder(config);
+    logger.info({ model: embedder.model.id, dims: embedder.model.dims }, 'embedding model ready');
+    return embedder;
+  } catch (error) {
+    logger.warn(
+      { err: error },
+      `embedding model unavailable (${(error as Error).message}); search runs on keywords only`,
+    );
+    return undefined;
+  }
 }
 
 /**

@@ -291,3 +291,32 @@ describe('CORS', () => {
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
+
+describe('OpenAI-format embedding routes', () => {
+  const embedder = {
+    model: { id: 'fake-2', dims: 2 },
+    embed: async (texts: readonly string[]) => texts.map(() => Float32Array.from([1, 0])),
+  };
+
+  it('are served with the token when an embedder is running', async () => {
+    t = await buildTestApp({ deps: { embedder } });
+    expect((await t.app.inject({ method: 'GET', url: '/v1/models' })).statusCode).toBe(401);
+    const models = await t.app.inject({ method: 'GET', url: '/v1/models', headers: authorized });
+    expect(models.statusCode).toBe(200);
+    expect(models.json()).toMatchObject({ data: [{ id: 'fake-2', dims: 2 }] });
+    const embeddings = await t.app.inject({
+      method: 'POST',
+      url: '/v1/embeddings',
+      headers: authorized,
+      payload: { model: 'fake-2', input: ['a', 'b'] },
+    });
+    expect(embeddings.statusCode).toBe(200);
+    expect(embeddings.json<{ data: unknown[] }>().data).toHaveLength(2);
+  });
+
+  it('are absent (404 once authenticated) without an embedder', async () => {
+    t = await buildTestApp();
+    const response = await t.app.inject({ method: 'GET', url: '/v1/models', headers: authorized });
+    expect(response.statusCode).toBe(404);
+  });
+});

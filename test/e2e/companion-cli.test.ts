@@ -121,6 +121,12 @@ describe('cairn-companion CLI', () => {
       scheduler: { reminders: 0, next_fire: null },
       push: { subscriptions: 0 },
     });
+    // The built-in embedding model runs in its worker thread from the built bundle.
+    const models = await fetch(`${base}/v1/models`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(models.status, running.stderr()).toBe(200);
+    expect(await models.json()).toMatchObject({ data: [{ dims: 512 }] });
     expect(await stop(running)).toBe(0);
     expect(running.stderr()).not.toContain(token);
 
