@@ -3,15 +3,8 @@ import type { ChunkOptions } from './chunk-options';
 import { textHash } from './hash';
 import { normaliseNewlines, scanBlocks } from './markdown-blocks';
 import type { Block } from './markdown-blocks';
-import {
-  BLOCK_LEVELS,
-  LineIndex,
-  overlapStart,
-  packRanges,
-  splitRange,
-  trimRange,
-} from './text-ranges';
-import type { SplitLevel, TextRange } from './text-ranges';
+import { BLOCK_LEVELS, LineIndex, packWithOverlap, splitRange, trimRange } from './text-ranges';
+import type { SplitLevel, TextRange, UnitRange } from './text-ranges';
 
 /**
  * A parsed note as the chunker needs it. Structural on purpose: whoever parses front matter
@@ -251,7 +244,7 @@ function splitSection(
   maxChars: number,
   overlapChars: number,
 ): TextRange[] {
-  const units: Array<TextRange & { prose: boolean }> = [];
+  const units: UnitRange[] = [];
   for (const block of section.blocks) {
     // Prose is cut to the target so a piece plus its overlap stays within maxChars; code and
     // tables stay whole up to maxChars.
@@ -261,19 +254,5 @@ function splitSection(
       units.push({ ...range, prose });
     }
   }
-  const ranges: TextRange[] = [];
-  let previous: (TextRange & { prose: boolean }) | undefined;
-  for (const piece of packRanges(units, targetChars, maxChars)) {
-    const first = piece[0]!;
-    const last = piece[piece.length - 1]!;
-    let start = first.start;
-    if (previous?.prose && first.start >= previous.end) {
-      const repeated = overlapStart(body, previous.start, previous.end, overlapChars);
-      if (last.end - repeated <= maxChars) start = repeated;
-    }
-    ranges.push({ start, end: last.end });
-    // Overlap repeats the previous piece's last unit only, never reaching back into code.
-    previous = last;
-  }
-  return ranges;
+  return packWithOverlap(body, units, { targetChars, maxChars, overlapChars });
 }

@@ -1,4 +1,10 @@
-// Public surface of shared/search: chunking with locators, query normalisation, fusion.
+// Public surface of shared/search: chunking with locators, query normalisation, fusion,
+// excerpts and citations.
 export * from './chunk-options';
 export * from './chunk';
+export * from './pdf-chunk';
 export * from './hash';
+export * from './tokenize';
+export * from './fusion';
+export * from './excerpt';
+export * from './citation';

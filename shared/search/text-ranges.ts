@@ -199,3 +199,34 @@ export class LineIndex {
     return lo;
   }
 }
+
+/** A range that knows whether it is prose (overlap may repeat it) or code/table (never). */
+export interface UnitRange extends TextRange {
+  prose: boolean;
+}
+
+/**
+ * Packs units into pieces (`packRanges`), then starts each piece up to `overlapChars` early
+ * when the previous piece ended in prose and the result still fits in `maxChars`.
+ */
+export function packWithOverlap(
+  source: string,
+  units: readonly UnitRange[],
+  sizes: { targetChars: number; maxChars: number; overlapChars: number },
+): TextRange[] {
+  const ranges: TextRange[] = [];
+  let previous: UnitRange | undefined;
+  for (const piece of packRanges(units, sizes.targetChars, sizes.maxChars)) {
+    const first = piece[0]!;
+    const last = piece[piece.length - 1]!;
+    let start = first.start;
+    if (previous?.prose) {
+      // Only the previous piece's last unit is repeated, so overlap never reaches into code.
+      const repeated = overlapStart(source, previous.start, previous.end, sizes.overlapChars);
+      if (last.end - repeated <= sizes.maxChars) start = repeated;
+    }
+    ranges.push({ start, end: last.end });
+    previous = last;
+  }
+  return ranges;
+}

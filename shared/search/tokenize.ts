@@ -1,0 +1,75 @@
+/*
+ * Query normalisation both search engines share (Orama in the plugin, FTS5 in the companion):
+ * lower-cased Unicode word tokens, English stop words removed, and the question scaffolding of
+ * natural-language queries ("how do I …", "tell me about …") dropped. Measured on
+ * obsidian-help-en (STACK.md): stop words took Orama from nDCG@10 0.20 to 0.39; stemming did
+ * not help, so there is none.
+ */
+
+/**
+ * English function words: articles, pronouns, auxiliaries, prepositions, conjunctions. Based
+ * on the common Lucene/Snowball lists; negations (`no`, `not`) are kept out because "not
+ * synced" and "synced" are different questions.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  `a about above after again against all am an and any are as at be because been before being
+  below between both but by could did do does doing down during each few for from further had has
+  have having he her here hers herself him himself his i if in into is it its itself just me more
+  most my myself of off on once only or other our ours ourselves out over own same she should so
+  some such than that the their theirs them themselves then there these they this those through
+  to too under until up very was we were what when where which while who whom why will with would
+  you your yours yourself yourselves can cannot might must shall s t ll re ve d m`.split(/\s+/),
+);
+
+/**
+ * Words that shape a question or request but say nothing about its subject. Removed from
+ * queries only, never from indexed text.
+ */
+export const QUESTION_WORDS: ReadonlySet<string> = new Set(
+  `how what why when where which who whom whose please tell show explain describe find get
+  want need know way possible anyone someone something anything`.split(/\s+/),
+);
+
+/** Leading request phrases removed before tokenising ("is there a way to", "tell me about"). */
+const REQUEST_PREFIX =
+  /^\s*(?:(?:hey|hi|ok|okay|please)[\s,]+)*(?:(?:can|could|would|will) you\s+)?(?:please\s+)?(?:tell me (?:about|how|what|where|why|when)?|show me(?: how)?|explain(?: to me)?|is there (?:a|any) way (?:to|of)|i (?:want|need|would like) to(?: know)?|help me(?: to)?|do you know)\s*/i;
+
+/**
+ * Lower-cased word tokens: letters and digits of any script, split at everything else.
+ * Possessive `'s` is dropped and inner apostrophes joined (`don't` → `dont`).
+ */
+export function tokenize(text: string): string[] {
+  const cleaned = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/['’]s\b/g, '')
+    .replace(/(\p{L})['’](\p{L})/gu, '$1$2');
+  return cleaned.split(/[^\p{L}\p{N}]+/u).filter((token) => token.length > 0);
+}
+
+export function isStopWord(token: string): boolean {
+  return STOP_WORDS.has(token);
+}
+
+export interface NormalisedQuery {
+  /** Content terms, in query order, without duplicates. */
+  terms: string[];
+  /** `terms` joined by spaces: what a full-text engine should be given. */
+  text: string;
+}
+
+/**
+ * The content terms of a query. When nothing is left ("what is it?"), falls back to the tokens
+ * minus question words, then to all tokens, so a query never becomes empty by normalising.
+ */
+export function normaliseQuery(query: string): NormalisedQuery {
+  const tokens = tokenize(query.replace(REQUEST_PREFIX, ''));
+  const attempts = [
+    tokens.filter((token) => !STOP_WORDS.has(token) && !QUESTION_WORDS.has(token)),
+    tokens.filter((token) => !QUESTION_WORDS.has(token)),
+    tokenize(query),
+  ];
+  const chosen = attempts.find((candidate) => candidate.length > 0) ?? [];
+  const terms = [...new Set(chosen)];
+  return { terms, text: terms.join(' ') };
+}
