@@ -1,0 +1,531 @@
+/**
+ * A hand-written stand-in for the `obsidian` module, enough to load and run Cairn's built
+ * main.js in plain Node. It follows Obsidian's documented lifecycle (Component.register*
+ * cleanups run on unload; unloading a plugin closes its views and removes its ribbon icon,
+ * status bar item, commands and settings tab) and reports every listener, timer and event
+ * reference to a ResourceTracker so a test can prove they were all released.
+ */
+import type { ResourceTracker } from './resource-tracker';
+
+export interface RequestUrlParam {
+  url: string;
+  method?: string;
+  contentType?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  throw?: boolean;
+}
+
+export interface RequestUrlResponse {
+  status: number;
+  text: string;
+  headers: Record<string, string>;
+  readonly json: unknown;
+}
+
+export interface ShimContext {
+  document: Document;
+  tracker: ResourceTracker;
+  /** Performs the HTTP request for requestUrl; rejects like Obsidian when nothing answers. */
+  fetch(request: RequestUrlParam): Promise<{ status: number; text: string }>;
+}
+
+export interface PluginManifest {
+  id: string;
+  name: string;
+  version: string;
+  minAppVersion: string;
+  description: string;
+  author: string;
+}
+
+interface EventRef {
+  e: { offref(ref: EventRef): void };
+  name: string;
+  fn: (...args: unknown[]) => unknown;
+}
+
+interface Command {
+  id: string;
+  name: string;
+  callback?: () => unknown;
+}
+
+/** Classes are built per context so two tests never share registries or trackers. */
+export function createObsidianApi(context: ShimContext) {
+  const { document, tracker } = context;
+  type ViewCreator = (leaf: WorkspaceLeafShim) => ViewShim;
+
+  class Events {
+    private readonly handlers = new Map<string, EventRef[]>();
+
+    on(name: string, fn: (...args: unknown[]) => unknown): EventRef {
+      const ref: EventRef = { e: this, name, fn };
+      this.handlers.set(name, [...(this.handlers.get(name) ?? []), ref]);
+      tracker.eventRefAdded(ref);
+      return ref;
+    }
+
+    offref(ref: EventRef): void {
+      this.handlers.set(
+        ref.name,
+        (this.handlers.get(ref.name) ?? []).filter((candidate) => candidate !== ref),
+      );
+      tracker.eventRefRemoved(ref);
+    }
+
+    trigger(name: string, ...args: unknown[]): void {
+      for (const ref of [...(this.handlers.get(name) ?? [])]) ref.fn(...args);
+    }
+  }
+
+  class Component {
+    private loadedFlag = false;
+    private readonly cleanups: (() => unknown)[] = [];
+    private readonly children: Component[] = [];
+
+    /** Returns onload's promise (Obsidian does not await it; tests do). */
+    load(): unknown {
+      if (this.loadedFlag) return undefined;
+      this.loadedFlag = true;
+      const result = this.onload();
+      for (const child of this.children) child.load();
+      return result;
+    }
+
+    unload(): void {
+      if (!this.loadedFlag) return;
+      this.loadedFlag = false;
+      for (const child of this.children.splice(0)) child.unload();
+      for (const cleanup of this.cleanups.splice(0)) cleanup();
+      this.onunload();
+    }
+
+    onload(): unknown {
+      return undefined;
+    }
+
+    onunload(): void {}
+
+    addChild<T extends Component>(child: T): T {
+      this.children.push(child);
+      if (this.loadedFlag) child.load();
+      return child;
+    }
+
+    register(cleanup: () => unknown): void {
+      this.cleanups.push(cleanup);
+    }
+
+    registerEvent(ref: EventRef): void {
+      this.register(() => ref.e.offref(ref));
+    }
+
+    registerDomEvent(
+      el: EventTarget,
+      type: string,
+      callback: EventListener,
+      options?: boolean | AddEventListenerOptions,
+    ): void {
+      el.addEventListener(type, callback, options);
+      this.register(() => el.removeEventListener(type, callback, options));
+    }
+
+    registerInterval(id: number): number {
+      this.register(() => (document.defaultView as Window).clearInterval(id));
+      return id;
+    }
+  }
+
+  class ViewShim extends Component {
+    readonly app: AppShim;
+    readonly containerEl: HTMLElement;
+    constructor(readonly leaf: WorkspaceLeafShim) {
+      super();
+      this.app = leaf.app;
+      this.containerEl = document.createElement('div');
+      this.containerEl.className = 'workspace-leaf-content';
+    }
+    getViewType(): string {
+      return '';
+    }
+    getDisplayText(): string {
+      return '';
+    }
+    getIcon(): string {
+      return '';
+    }
+    async onOpen(): Promise<void> {}
+    async onClose(): Promise<void> {}
+    async open(parent: HTMLElement): Promise<void> {
+      parent.appendChild(this.containerEl);
+      this.load();
+      await this.onOpen();
+    }
+    async close(): Promise<void> {
+      await this.onClose();
+      this.unload();
+      this.containerEl.remove();
+    }
+  }
+
+  class ItemView extends ViewShim {
+    readonly contentEl: HTMLElement;
+    constructor(leaf: WorkspaceLeafShim) {
+      super(leaf);
+      this.containerEl.createDiv({ cls: 'view-header' });
+      this.contentEl = this.containerEl.createDiv({ cls: 'view-content' });
+    }
+  }
+
+  class WorkspaceLeafShim extends Events {
+    view: ViewShim | null = null;
+    readonly containerEl: HTMLElement;
+    constructor(
+      readonly app: AppShim,
+      parent: HTMLElement,
+    ) {
+      super();
+      this.containerEl = parent.createDiv({ cls: 'workspace-leaf' });
+    }
+    async setViewState(state: { type: string; active?: boolean }): Promise<void> {
+      if (this.view) await this.view.close();
+      const creator = this.app.viewRegistry.get(state.type);
+      if (!creator) throw new Error(`shim: no view registered for type "${state.type}"`);
+      this.view = creator(this);
+      await this.view.open(this.containerEl);
+    }
+    /** What Obsidian does when a view type is unregistered: close it, leave an empty leaf. */
+    async closeView(): Promise<void> {
+      const view = this.view;
+      this.view = null;
+      if (view) await view.close();
+    }
+    async detach(): Promise<void> {
+      await this.closeView();
+      this.containerEl.remove();
+      this.app.workspace.leaves = this.app.workspace.leaves.filter((leaf) => leaf !== this);
+    }
+  }
+
+  class Workspace extends Events {
+    leaves: WorkspaceLeafShim[] = [];
+    layoutReady = false;
+    private readonly readyCallbacks: (() => unknown)[] = [];
+    constructor(private readonly app: AppShim) {
+      super();
+    }
+    onLayoutReady(callback: () => unknown): void {
+      if (this.layoutReady) callback();
+      else this.readyCallbacks.push(callback);
+    }
+    /** Test hook: Obsidian has finished restoring the layout. */
+    triggerLayoutReady(): void {
+      this.layoutReady = true;
+      for (const callback of this.readyCallbacks.splice(0)) callback();
+    }
+    getLeavesOfType(type: string): WorkspaceLeafShim[] {
+      return this.leaves.filter((leaf) => leaf.view?.getViewType() === type);
+    }
+    getRightLeaf(_split: boolean): WorkspaceLeafShim {
+      const leaf = new WorkspaceLeafShim(this.app, this.app.rightSplitEl);
+      this.leaves.push(leaf);
+      return leaf;
+    }
+    async revealLeaf(_leaf: WorkspaceLeafShim): Promise<void> {}
+  }
+
+  class AppShim {
+    readonly rootEl: HTMLElement;
+    readonly ribbonEl: HTMLElement;
+    readonly statusBarEl: HTMLElement;
+    readonly rightSplitEl: HTMLElement;
+    readonly workspace: Workspace;
+    readonly viewRegistry = new Map<string, ViewCreator>();
+    readonly commands = new Map<string, Command>();
+    readonly settingTabs: PluginSettingTab[] = [];
+    readonly pluginData = new Map<string, string>();
+    constructor() {
+      this.rootEl = document.body.createDiv({ cls: 'app-container' });
+      this.ribbonEl = this.rootEl.createDiv({ cls: 'side-dock-ribbon' });
+      this.rightSplitEl = this.rootEl.createDiv({ cls: 'mod-right-split' });
+      this.statusBarEl = this.rootEl.createDiv({ cls: 'status-bar' });
+      this.workspace = new Workspace(this);
+    }
+  }
+
+  class Plugin extends Component {
+    constructor(
+      readonly app: AppShim,
+      readonly manifest: PluginManifest,
+    ) {
+      super();
+    }
+    addRibbonIcon(
+      icon: string,
+      title: string,
+      callback: (event: MouseEvent) => unknown,
+    ): HTMLElement {
+      const el = this.app.ribbonEl.createDiv({
+        cls: 'side-dock-ribbon-action',
+        attr: { 'aria-label': title, 'data-icon': icon },
+      });
+      this.registerDomEvent(el, 'click', (event) => callback(event as MouseEvent));
+      this.register(() => el.remove());
+      return el;
+    }
+    addStatusBarItem(): HTMLElement {
+      const el = this.app.statusBarEl.createDiv({
+        cls: ['status-bar-item', `plugin-${this.manifest.id}`],
+      });
+      this.register(() => el.remove());
+      return el;
+    }
+    addCommand(command: Command): Command {
+      const id = `${this.manifest.id}:${command.id}`;
+      const registered = { ...command, id };
+      this.app.commands.set(id, registered);
+      this.register(() => this.app.commands.delete(id));
+      return registered;
+    }
+    addSettingTab(tab: PluginSettingTab): void {
+      this.app.settingTabs.push(tab);
+      this.register(() => {
+        tab.hide();
+        this.app.settingTabs.splice(this.app.settingTabs.indexOf(tab), 1);
+      });
+    }
+    registerView(type: string, creator: ViewCreator): void {
+      this.app.viewRegistry.set(type, creator);
+      this.register(() => {
+        this.app.viewRegistry.delete(type);
+        for (const leaf of this.app.workspace.getLeavesOfType(type)) void leaf.closeView();
+      });
+    }
+    async loadData(): Promise<unknown> {
+      const text = this.app.pluginData.get(this.manifest.id);
+      return text === undefined ? null : (JSON.parse(text) as unknown);
+    }
+    async saveData(data: unknown): Promise<void> {
+      this.app.pluginData.set(this.manifest.id, JSON.stringify(data));
+    }
+  }
+
+  class PluginSettingTab {
+    readonly containerEl: HTMLElement;
+    constructor(
+      readonly app: AppShim,
+      readonly plugin: Plugin,
+    ) {
+      this.containerEl = document.createElement('div');
+      this.containerEl.className = 'vertical-tab-content';
+    }
+    display(): void {}
+    hide(): void {
+      this.containerEl.empty();
+    }
+  }
+
+  class ValueComponent<T> {
+    protected changeHandler: ((value: T) => unknown) | null = null;
+    onChange(handler: (value: T) => unknown): this {
+      this.changeHandler = handler;
+      return this;
+    }
+  }
+
+  class TextComponent extends ValueComponent<string> {
+    readonly inputEl: HTMLInputElement | HTMLTextAreaElement;
+    constructor(parent: HTMLElement, tag: 'input' | 'textarea' = 'input') {
+      super();
+      this.inputEl = parent.createEl(tag) as HTMLInputElement | HTMLTextAreaElement;
+      if (tag === 'input') this.inputEl.setAttribute('type', 'text');
+      this.inputEl.addEventListener('input', () => void this.changeHandler?.(this.inputEl.value));
+    }
+    setValue(value: string): this {
+      this.inputEl.value = value;
+      return this;
+    }
+    getValue(): string {
+      return this.inputEl.value;
+    }
+    setPlaceholder(placeholder: string): this {
+      this.inputEl.placeholder = placeholder;
+      return this;
+    }
+  }
+
+  class ToggleComponent extends ValueComponent<boolean> {
+    readonly toggleEl: HTMLElement;
+    private value = false;
+    constructor(parent: HTMLElement) {
+      super();
+      this.toggleEl = parent.createDiv({ cls: 'checkbox-container' });
+      this.toggleEl.addEventListener('click', () => {
+        this.setValue(!this.value);
+        void this.changeHandler?.(this.value);
+      });
+    }
+    setValue(value: boolean): this {
+      this.value = value;
+      this.toggleEl.toggleClass('is-enabled', value);
+      return this;
+    }
+    getValue(): boolean {
+      return this.value;
+    }
+  }
+
+  class DropdownComponent extends ValueComponent<string> {
+    readonly selectEl: HTMLSelectElement;
+    constructor(parent: HTMLElement) {
+      super();
+      this.selectEl = parent.createEl('select') as HTMLSelectElement;
+      this.selectEl.addEventListener(
+        'change',
+        () => void this.changeHandler?.(this.selectEl.value),
+      );
+    }
+    addOption(value: string, display: string): this {
+      this.selectEl.createEl('option', { text: display, value });
+      return this;
+    }
+    setValue(value: string): this {
+      this.selectEl.value = value;
+      return this;
+    }
+    getValue(): string {
+      return this.selectEl.value;
+    }
+  }
+
+  class ButtonComponent {
+    readonly buttonEl: HTMLButtonElement;
+    constructor(parent: HTMLElement) {
+      this.buttonEl = parent.createEl('button') as HTMLButtonElement;
+    }
+    setButtonText(text: string): this {
+      this.buttonEl.setText(text);
+      return this;
+    }
+    setDisabled(disabled: boolean): this {
+      this.buttonEl.disabled = disabled;
+      return this;
+    }
+    setCta(): this {
+      this.buttonEl.addClass('mod-cta');
+      return this;
+    }
+    onClick(handler: (event: MouseEvent) => unknown): this {
+      this.buttonEl.addEventListener('click', (event) => void handler(event as MouseEvent));
+      return this;
+    }
+  }
+
+  class Setting {
+    readonly settingEl: HTMLElement;
+    readonly infoEl: HTMLElement;
+    readonly nameEl: HTMLElement;
+    readonly descEl: HTMLElement;
+    readonly controlEl: HTMLElement;
+    constructor(containerEl: HTMLElement) {
+      this.settingEl = containerEl.createDiv({ cls: 'setting-item' });
+      this.infoEl = this.settingEl.createDiv({ cls: 'setting-item-info' });
+      this.nameEl = this.infoEl.createDiv({ cls: 'setting-item-name' });
+      this.descEl = this.infoEl.createDiv({ cls: 'setting-item-description' });
+      this.controlEl = this.settingEl.createDiv({ cls: 'setting-item-control' });
+    }
+    setName(name: string): this {
+      this.nameEl.setText(name);
+      return this;
+    }
+    setDesc(desc: string): this {
+      // Obsidian replaces the description text but keeps elements added to descEl.
+      const text = Array.from(this.descEl.childNodes).find((node) => node.nodeType === 3);
+      if (text) text.textContent = desc;
+      else this.descEl.prepend(document.createTextNode(desc));
+      return this;
+    }
+    setHeading(): this {
+      this.settingEl.addClass('setting-item-heading');
+      return this;
+    }
+    addText(cb: (component: TextComponent) => unknown): this {
+      cb(new TextComponent(this.controlEl));
+      return this;
+    }
+    addTextArea(cb: (component: TextComponent) => unknown): this {
+      cb(new TextComponent(this.controlEl, 'textarea'));
+      return this;
+    }
+    addToggle(cb: (component: ToggleComponent) => unknown): this {
+      cb(new ToggleComponent(this.controlEl));
+      return this;
+    }
+    addDropdown(cb: (component: DropdownComponent) => unknown): this {
+      cb(new DropdownComponent(this.controlEl));
+      return this;
+    }
+    addButton(cb: (component: ButtonComponent) => unknown): this {
+      cb(new ButtonComponent(this.controlEl));
+      return this;
+    }
+  }
+
+  const notices: string[] = [];
+  class Notice {
+    constructor(message: string, _duration?: number) {
+      notices.push(message);
+    }
+  }
+
+  function requestUrl(request: RequestUrlParam | string): Promise<RequestUrlResponse> {
+    const param = typeof request === 'string' ? { url: request } : request;
+    return context.fetch(param).then(({ status, text }) => {
+      if (status >= 400 && param.throw !== false) {
+        throw new Error(`Request failed, status ${status}`);
+      }
+      return {
+        status,
+        text,
+        headers: {},
+        get json(): unknown {
+          return JSON.parse(text) as unknown;
+        },
+      };
+    });
+  }
+
+  const Platform = {
+    isDesktop: true,
+    isMobile: false,
+    isDesktopApp: true,
+    isMobileApp: false,
+    isIosApp: false,
+    isAndroidApp: false,
+    isPhone: false,
+    isTablet: false,
+    isMacOS: false,
+    isWin: false,
+    isLinux: true,
+    isSafari: false,
+  };
+
+  const module = {
+    Component,
+    Events,
+    ItemView,
+    Notice,
+    Platform,
+    Plugin,
+    PluginSettingTab,
+    Setting,
+    View: ViewShim,
+    requestUrl,
+  };
+
+  return { module, notices, createApp: () => new AppShim(), Plugin };
+}
+
+export type ObsidianApi = ReturnType<typeof createObsidianApi>;
+export type AppShimInstance = ReturnType<ObsidianApi['createApp']>;

@@ -1,0 +1,176 @@
+// @vitest-environment node
+/**
+ * Builds main.js exactly as a release does and runs it in plain Node against a
+ * hand-written `obsidian` shim (test/helpers/obsidian-shim) and happy-dom: load, layout
+ * ready, open the pane, use the settings tab, unload. Whatever the bundle registered
+ * (listeners, intervals, event refs, DOM nodes) must be gone after onunload.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeCompanionServer } from '../helpers/fake-companion-server';
+import { NodeHttpTransport } from '../helpers/node-http-transport';
+import { createObsidianEnvironment } from '../helpers/obsidian-shim';
+import type { AppShimInstance, ObsidianEnvironment } from '../helpers/obsidian-shim';
+
+const TOKEN = 'smoke-test-token-0123456789';
+const OUTFILE = resolve('test-output/bundle-smoke/main.js');
+const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as {
+  id: string;
+  name: string;
+  version: string;
+  minAppVersion: string;
+  description: string;
+  author: string;
+};
+
+interface PluginBuildModule {
+  pluginBuildOptions(options: { production: boolean; outfile: string }): Record<string, unknown>;
+}
+
+interface LoadedPlugin {
+  load(): unknown;
+  unload(): void;
+}
+
+let source = '';
+let server: FakeCompanionServer;
+let env: ObsidianEnvironment;
+let app: AppShimInstance;
+let plugin: LoadedPlugin;
+
+/** Lets pending promise chains and I/O callbacks run, without creating timers of our own. */
+async function settle(until: () => boolean, rounds = 200): Promise<void> {
+  for (let round = 0; round < rounds && !until(); round++) {
+    await new Promise((done) => setImmediate(done));
+  }
+}
+
+function text(selector: string): string {
+  return env.window.document.querySelector(selector)?.textContent?.trim() ?? '';
+}
+
+beforeAll(async () => {
+  // The same options esbuild.config.mjs uses, so this is the bundle users get.
+  const { build } = await import('esbuild');
+  const buildModule = (await import(
+    pathToFileURL(resolve('scripts/plugin-build.mjs')).href
+  )) as PluginBuildModule;
+  await build({
+    ...buildModule.pluginBuildOptions({ production: true, outfile: OUTFILE }),
+    logLevel: 'warning',
+  });
+  source = readFileSync(OUTFILE, 'utf8');
+
+  server = FakeCompanionServer.healthy(TOKEN);
+  const baseUrl = await server.start();
+  const transport = new NodeHttpTransport();
+  env = createObsidianEnvironment((request) =>
+    transport.request({
+      url: request.url,
+      method: (request.method ?? 'GET') as 'GET',
+      headers: request.headers,
+      body: request.body,
+    }),
+  );
+  app = env.api.createApp();
+  app.pluginData.set(
+    manifest.id,
+    JSON.stringify({ settingsVersion: 1, companion: { url: baseUrl, token: TOKEN } }),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await env?.close();
+  await server?.stop();
+});
+
+describe('the built main.js', () => {
+  it('requires nothing but obsidian: no Node built-ins, so it can load on mobile', () => {
+    const requires = [...source.matchAll(/require\(["'`]([^"'`]+)["'`]\)/g)].map(
+      (match) => match[1],
+    );
+    expect(new Set(requires)).toEqual(new Set(['obsidian']));
+  });
+
+  it('loads, opens its pane, serves its settings tab and releases everything on unload', async () => {
+    const exports = env.loadBundle(source, OUTFILE);
+    const PluginClass = (exports.default ?? exports) as new (
+      app: AppShimInstance,
+      manifest: unknown,
+    ) => LoadedPlugin;
+    expect(typeof PluginClass).toBe('function');
+    plugin = new PluginClass(app, manifest);
+
+    const started = performance.now();
+    await plugin.load();
+    const onloadMs = performance.now() - started;
+    console.info(
+      `bundle-smoke: onload took ${onloadMs.toFixed(1)} ms (built main.js, ${source.length} bytes)`,
+    );
+
+    // onload registers and nothing else: no request, no timer.
+    expect(app.ribbonEl.children).toHaveLength(1);
+    expect(app.statusBarEl.children).toHaveLength(1);
+    expect([...app.commands.keys()]).toEqual(['cairn:open-chat-pane']);
+    expect([...app.viewRegistry.keys()]).toEqual(['cairn-chat']);
+    expect(app.settingTabs).toHaveLength(1);
+    expect(server.seen).toEqual([]);
+    expect(env.tracker.held().intervals).toBe(0);
+
+    app.workspace.triggerLayoutReady();
+    await settle(() => text('.cairn-status') === 'Cairn: connected');
+    expect(text('.cairn-status')).toBe('Cairn: connected');
+    expect(server.seen.map((request) => request.path)).toEqual(['/health', '/api/v1/status']);
+    expect(env.tracker.held().intervals).toBe(1);
+
+    await app.commands.get('cairn:open-chat-pane')?.callback?.();
+    await settle(() => text('.cairn-connection-detail') !== '');
+    expect(app.workspace.getLeavesOfType('cairn-chat')).toHaveLength(1);
+    expect(text('.cairn-connection-detail')).toContain('Connected to companion 0.1.0: 120 files');
+    const composer = env.window.document.querySelector(
+      '.cairn-composer-input',
+    ) as unknown as HTMLTextAreaElement;
+    expect(composer.disabled).toBe(true);
+
+    const tab = app.settingTabs[0] as unknown as { display(): void; containerEl: HTMLElement };
+    tab.display();
+    const headings = [
+      ...tab.containerEl.querySelectorAll('.setting-item-heading .setting-item-name'),
+    ].map((el) => el.textContent);
+    expect(headings).toEqual([
+      'Companion',
+      'Reminders',
+      'Search and embeddings',
+      'Folders',
+      'Privacy',
+    ]);
+    const inputs = [...tab.containerEl.querySelectorAll('input')] as HTMLInputElement[];
+    expect(inputs.find((input) => input.value === TOKEN)?.type).toBe('password');
+    const testButton = [...tab.containerEl.querySelectorAll('button')].find(
+      (button) => button.textContent === 'Test connection',
+    );
+    testButton?.dispatchEvent(new env.window.MouseEvent('click') as unknown as Event);
+    await settle(() => tab.containerEl.textContent?.includes('Connected to companion') ?? false);
+    expect(tab.containerEl.textContent).toContain('Connected to companion 0.1.0');
+
+    const before = env.tracker.totals;
+    expect(before.listeners).toBeGreaterThan(0);
+    expect(before.intervals).toBeGreaterThan(0);
+
+    plugin.unload();
+    // Closing views is asynchronous (onClose returns a promise), as in Obsidian.
+    const cairnNodes = () => [...env.window.document.querySelectorAll('[class*="cairn-"]')];
+    await settle(() => cairnNodes().length === 0);
+
+    expect(env.tracker.held()).toEqual({ intervals: 0, timeouts: 0, eventRefs: 0, listeners: [] });
+    expect(app.ribbonEl.children).toHaveLength(0);
+    expect(app.statusBarEl.children).toHaveLength(0);
+    expect(app.commands.size).toBe(0);
+    expect(app.viewRegistry.size).toBe(0);
+    expect(app.settingTabs).toHaveLength(0);
+    expect(cairnNodes().map((el) => el.outerHTML.slice(0, 200))).toEqual([]);
+    expect(new Set(env.required)).toEqual(new Set(['obsidian']));
+  });
+});
