@@ -84,9 +84,15 @@ export function instantToWall(instant: number, zone: string): number {
  * - a wall time that never occurs (clocks going forward) is read with the offset in force
  *   before the gap, i.e. it moves forward by the gap: 02:30 on 2026-03-29 in Berlin is
  *   03:30 CEST (01:30Z).
- * Assumes at most one offset change within a day either side, true of every zone in use.
+ * Assumes at most one offset change within two days either side, true of every zone in use.
  */
 export function wallToInstant(wall: number, zone: string): number {
+  const day = Math.floor(wall / MS_PER_DAY);
+  const offsetEarlier = offsetAtDayStart(zone, day - 1);
+  // Fast path: the same offset from the day before to the day after, so no change is near and
+  // the wall time has exactly one instant. This keeps minutely expansion cheap.
+  if (offsetEarlier === offsetAtDayStart(zone, day + 2)) return wall - offsetEarlier;
+
   const tz = IANAZone.create(zone);
   const offsetBefore = tz.offset(wall - MS_PER_DAY) * MS_PER_MINUTE;
   const offsetAfter = tz.offset(wall + MS_PER_DAY) * MS_PER_MINUTE;
@@ -98,6 +104,25 @@ export function wallToInstant(wall: number, zone: string): number {
   if (beforeFits) return withBefore;
   if (afterFits) return withAfter;
   return withBefore;
+}
+
+/** Offsets at 00:00Z of given days, per zone: Intl lookups cost tens of microseconds each. */
+const dayStartOffsets = new Map<string, Map<number, number>>();
+const DAY_START_CACHE_LIMIT = 20_000;
+
+function offsetAtDayStart(zone: string, day: number): number {
+  let byDay = dayStartOffsets.get(zone);
+  if (byDay === undefined) {
+    byDay = new Map();
+    dayStartOffsets.set(zone, byDay);
+  }
+  let offset = byDay.get(day);
+  if (offset === undefined) {
+    if (byDay.size >= DAY_START_CACHE_LIMIT) byDay.clear();
+    offset = zoneOffsetMs(day * MS_PER_DAY, zone);
+    byDay.set(day, offset);
+  }
+  return offset;
 }
 
 /** `instant` as ISO 8601 with the zone's offset at that instant, e.g. `1997-09-02T09:00:00-04:00`. */

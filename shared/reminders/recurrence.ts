@@ -57,10 +57,11 @@ export const MAX_INTERVAL = 1000;
  * scanned without finding an occurrence before the rule is taken never to occur again. 200 000
  * days is about 550 years, longer than the 400-year cycle of the Gregorian calendar, so any
  * date pattern that can occur at all is found; a worst-case scan takes tens of milliseconds.
+ * The price: a rule whose real gaps are longer (29 February with INTERVAL=1000) is cut short.
  */
 const FRUITLESS_SCAN_LIMIT = 200_000;
-/** iCalendar dates end at 9999. */
-const LAST_YEAR = 9999;
+/** iCalendar years end at 9999; nothing is expanded past it. */
+const END_OF_LAST_YEAR = (daysFromCivil(9999, 12, 31) + 1) * 86_400_000;
 
 const MS_PER_MINUTE = 60_000;
 const MS_PER_HOUR = 3_600_000;
@@ -640,7 +641,7 @@ function* expandWalls(prepared: Prepared, fromWall: number, stopWall: number): G
   let fruitless = 0;
   for (const period of periods(rule, start, skipTo)) {
     if (remaining <= 0 || period.firstWall > stopWall || pastUntil(period.firstWall)) return;
-    if (civilFromDays(Math.floor(period.firstWall / MS_PER_DAY)).year > LAST_YEAR) return;
+    if (period.firstWall >= END_OF_LAST_YEAR) return;
     const walls = selectPositions(rule.bySetPos, candidates(effective, period));
     fruitless += period.cost;
     for (const wall of walls) {
@@ -808,8 +809,9 @@ function dayMatches(effective: Effective, day: number): boolean {
   ) {
     return false;
   }
+  const needsDayOfYear = rule.byYearDay.length > 0 || effective.ordinalsInYear;
   const yearLength = isLeapYear(year) ? 366 : 365;
-  const dayOfYear = day - daysFromCivil(year, 1, 1) + 1;
+  const dayOfYear = needsDayOfYear ? day - daysFromCivil(year, 1, 1) + 1 : 0;
   if (
     rule.byYearDay.length > 0 &&
     !rule.byYearDay.includes(dayOfYear) &&
