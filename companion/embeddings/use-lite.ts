@@ -20,13 +20,11 @@ import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
 import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
-import type { Embedder, EmbeddingModel } from '../../shared/ports';
+import type { Embedder } from '../../shared/ports';
+import { USE_LITE_MODEL } from './use-lite-model';
 import { useLiteTokenIds } from './use-lite-tokens';
 
-export const USE_LITE_MODEL: EmbeddingModel = Object.freeze({
-  id: 'use-lite-512@energetic-ai-0.2.0',
-  dims: 512,
-});
+export { USE_LITE_MODEL };
 
 /** Texts per graph call. Larger batches gained nothing measurable and cost memory. */
 export const USE_LITE_DEFAULT_BATCH = 32;

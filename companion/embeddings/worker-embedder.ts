@@ -7,10 +7,12 @@
  *   query is not stuck behind a 2,000-chunk indexing request: it rides in the next batch.
  * - Vectors come back as transferred buffers (no copy), one buffer per vector.
  * - A worker error for a batch rejects the requests in that batch with the worker's message.
- * - Crash recovery: if the worker dies, it is restarted and the batch it was working on is sent
+ * - A pool: with `workers` > 1, each worker takes the next batch when it is free. The model is
+ *   single-threaded, so a second worker is what puts a second core to work.
+ * - Crash recovery: if a worker dies, it is restarted and the batch it was working on is sent
  *   again. Two crashes in a row (no successful batch in between) mean something is wrong with the
  *   model or the machine: every pending request is rejected and the embedder stays failed.
- * - `close()` rejects what is pending and terminates the worker; whoever creates the embedder
+ * - `close()` rejects what is pending and terminates the workers; whoever creates the embedder
  *   registers it on shutdown (Fastify `onClose`).
  *
  * The worker script is a built file (esbuild turns `*.worker.ts` into `dist/companion/*.mjs`):
@@ -18,11 +20,12 @@
  * (test/companion/embeddings/worker-build.ts) and pass `workerFile`.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Embedder, EmbeddingModel } from '../../shared/ports';
 import { EmbeddingProviderError } from './provider-error';
-import { USE_LITE_MODEL } from './use-lite';
+import { USE_LITE_MODEL } from './use-lite-model';
 import type { EmbedRequestMessage, WorkerReplyMessage } from './worker-protocol';
 
 /** Texts per worker message. Enough to amortise message overhead, small enough to take turns. */
@@ -40,8 +43,18 @@ export interface WorkerEmbedderOptions {
   model?: EmbeddingModel;
   /** At most this many texts per message to the worker; default {@link DEFAULT_MAX_BATCH_TEXTS}. */
   maxBatchTexts?: number;
-  /** Passed to the worker as `workerData` (the USE-lite worker reads `{ batchSize }`). */
+  /** Passed to each worker as `workerData` (the USE-lite worker reads `{ batchSize }`). */
   workerData?: unknown;
+  /** Worker threads in the pool; default {@link defaultWorkerCount}. Each holds its own model. */
+  workers?: number;
+}
+
+/**
+ * One worker per core beyond the first, at most two: the event loop keeps a core, and each
+ * USE-lite worker costs ~150 MB. On a 2-core machine that is one worker.
+ */
+export function defaultWorkerCount(): number {
+  return Math.max(1, Math.min(2, availableParallelism() - 1));
 }
 
 interface PendingRequest {
@@ -64,17 +77,22 @@ interface Segment {
   readonly count: number;
 }
 
+/** One worker of the pool and the batch it is working on. */
+interface Slot {
+  worker: Worker | undefined;
+  inFlight: { id: number; segments: Segment[] } | undefined;
+}
+
 export class WorkerEmbedder implements Embedder {
   readonly model: EmbeddingModel;
   private readonly workerFile: URL | string;
   private readonly maxBatchTexts: number;
   private readonly workerData: unknown;
+  private readonly slots: Slot[];
 
-  private worker: Worker | undefined;
   private queue: PendingRequest[] = [];
-  /** Segments of a batch lost in a crash, sent again first. */
+  /** Segments of batches lost in a crash, sent again first. */
   private retry: Segment[] = [];
-  private inFlight: { id: number; segments: Segment[] } | undefined;
   private nextMessageId = 1;
   private closed = false;
   private failure: EmbeddingProviderError | undefined;
@@ -86,12 +104,20 @@ export class WorkerEmbedder implements Embedder {
     this.model = options.model ?? USE_LITE_MODEL;
     this.maxBatchTexts = options.maxBatchTexts ?? DEFAULT_MAX_BATCH_TEXTS;
     this.workerData = options.workerData;
+    const workers = options.workers ?? defaultWorkerCount();
     if (!Number.isInteger(this.maxBatchTexts) || this.maxBatchTexts < 1) {
       throw new RangeError(`maxBatchTexts must be a positive integer, got ${this.maxBatchTexts}`);
     }
+    if (!Number.isInteger(workers) || workers < 1) {
+      throw new RangeError(`workers must be a positive integer, got ${workers}`);
+    }
+    this.slots = Array.from({ length: workers }, () => ({
+      worker: undefined,
+      inFlight: undefined,
+    }));
   }
 
-  /** Starts the worker and resolves once its model is loaded. */
+  /** Starts the workers and resolves once each has loaded its model. */
   static async start(options: WorkerEmbedderOptions = {}): Promise<WorkerEmbedder> {
     const embedder = new WorkerEmbedder(options);
     const path =
@@ -104,7 +130,12 @@ export class WorkerEmbedder implements Embedder {
           '(`node esbuild.config.mjs production --companion-only`)',
       );
     }
-    await embedder.spawn();
+    const started = await Promise.allSettled(embedder.slots.map((slot) => embedder.spawn(slot)));
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) {
+      await embedder.close();
+      throw failed.reason;
+    }
     return embedder;
   }
 
@@ -114,10 +145,11 @@ export class WorkerEmbedder implements Embedder {
   }
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
-    if (this.closed)
+    if (this.closed) {
       return Promise.reject(
         new EmbeddingProviderError('UNAVAILABLE', 'the embedding worker is closed'),
       );
+    }
     if (this.failure) return Promise.reject(this.failure);
     const notString = texts.findIndex((text) => typeof text !== 'string');
     if (notString >= 0) {
@@ -143,17 +175,22 @@ export class WorkerEmbedder implements Embedder {
     });
   }
 
-  /** Rejects pending requests and stops the worker. Safe to call more than once. */
+  /** Rejects pending requests and stops the workers. Safe to call more than once. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.failAll(new EmbeddingProviderError('UNAVAILABLE', 'the embedding worker was closed'));
-    const worker = this.worker;
-    this.worker = undefined;
-    if (worker) await worker.terminate();
+    await this.terminateAll();
   }
 
-  private spawn(): Promise<Worker> {
+  private async terminateAll(): Promise<void> {
+    const workers = this.slots.flatMap((slot) => (slot.worker ? [slot.worker] : []));
+    for (const slot of this.slots) slot.worker = undefined;
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+
+  /** Starts a worker for `slot`; resolves once it is ready and attached. */
+  private spawn(slot: Slot): Promise<void> {
     const worker = new Worker(this.workerFile, { workerData: this.workerData });
     return new Promise((resolve, reject) => {
       const onEarlyExit = (code: number) =>
@@ -166,29 +203,14 @@ export class WorkerEmbedder implements Embedder {
       const onFirstMessage = (message: WorkerReplyMessage) => {
         worker.off('exit', onEarlyExit);
         worker.off('error', onEarlyError);
-        if (message.type === 'ready') {
-          const { id, dims } = message.model;
-          if (id !== this.model.id || dims !== this.model.dims) {
-            void worker.terminate();
-            reject(
-              new Error(
-                `embedding worker serves ${id} (${dims} dims), expected ${this.model.id} (${this.model.dims} dims)`,
-              ),
-            );
-            return;
-          }
-          this.attach(worker);
-          resolve(worker);
+        const problem = this.readyProblem(message);
+        if (problem) {
+          void worker.terminate();
+          reject(new Error(problem));
           return;
         }
-        void worker.terminate();
-        reject(
-          new Error(
-            message.type === 'fatal'
-              ? message.message
-              : `embedding worker sent '${message.type}' before 'ready'`,
-          ),
-        );
+        this.attach(slot, worker);
+        resolve();
       };
       worker.once('message', onFirstMessage);
       worker.once('error', onEarlyError);
@@ -196,37 +218,49 @@ export class WorkerEmbedder implements Embedder {
     });
   }
 
-  private attach(worker: Worker): void {
-    this.worker = worker;
+  private readyProblem(message: WorkerReplyMessage): string | undefined {
+    if (message.type === 'fatal') return message.message;
+    if (message.type !== 'ready') return `embedding worker sent '${message.type}' before 'ready'`;
+    const { id, dims } = message.model;
+    if (id === this.model.id && dims === this.model.dims) return undefined;
+    return `embedding worker serves ${id} (${dims} dims), expected ${this.model.id} (${this.model.dims} dims)`;
+  }
+
+  private attach(slot: Slot, worker: Worker): void {
+    slot.worker = worker;
     let crashed = false;
     const onCrash = (reason: string) => {
-      if (crashed || worker !== this.worker) return;
+      if (crashed || worker !== slot.worker) return;
       crashed = true;
-      this.handleCrash(reason);
+      this.handleCrash(slot, reason);
     };
-    worker.on('message', (message: WorkerReplyMessage) => this.handleReply(message));
+    worker.on('message', (message: WorkerReplyMessage) => this.handleReply(slot, message));
     worker.on('error', (error) => onCrash(error.message));
     worker.on('exit', (code) => onCrash(`exited with code ${code}`));
     // An idle worker must not keep the process alive; a busy one must (someone awaits it).
     worker.unref();
   }
 
+  /** Gives every idle worker the next batch, if there is one. */
   private dispatch(): void {
-    const worker = this.worker;
-    if (!worker || this.inFlight || this.closed) return;
-    const segments = this.retry.length > 0 ? this.takeRetry() : this.takeBatch();
-    if (segments.length === 0) {
-      worker.unref();
-      return;
+    if (this.closed) return;
+    for (const slot of this.slots) {
+      const worker = slot.worker;
+      if (!worker || slot.inFlight) continue;
+      const segments = this.retry.length > 0 ? this.takeRetry() : this.takeBatch();
+      if (segments.length === 0) {
+        worker.unref();
+        continue;
+      }
+      const id = this.nextMessageId++;
+      const texts = segments.flatMap(({ request, offset, count }) =>
+        request.texts.slice(offset, offset + count),
+      );
+      slot.inFlight = { id, segments };
+      worker.ref();
+      const message: EmbedRequestMessage = { type: 'embed', id, texts };
+      worker.postMessage(message);
     }
-    const id = this.nextMessageId++;
-    const texts = segments.flatMap(({ request, offset, count }) =>
-      request.texts.slice(offset, offset + count),
-    );
-    this.inFlight = { id, segments };
-    worker.ref();
-    const message: EmbedRequestMessage = { type: 'embed', id, texts };
-    worker.postMessage(message);
   }
 
   private takeRetry(): Segment[] {
@@ -257,10 +291,10 @@ export class WorkerEmbedder implements Embedder {
     return segments;
   }
 
-  private handleReply(message: WorkerReplyMessage): void {
-    const batch = this.inFlight;
+  private handleReply(slot: Slot, message: WorkerReplyMessage): void {
+    const batch = slot.inFlight;
     if (!batch || !('id' in message) || message.id !== batch.id) return;
-    this.inFlight = undefined;
+    slot.inFlight = undefined;
     if (message.type === 'error') {
       this.rejectSegments(batch.segments, new Error(`embedding failed: ${message.message}`));
     } else if (message.type === 'vectors') {
@@ -312,47 +346,54 @@ export class WorkerEmbedder implements Embedder {
   }
 
   private failAll(error: Error): void {
-    const lost = [...(this.inFlight?.segments ?? []), ...this.retry];
+    const lost = [...this.slots.flatMap((slot) => slot.inFlight?.segments ?? []), ...this.retry];
     for (const { request } of lost) this.settleWithError(request, error);
     for (const request of this.queue) this.settleWithError(request, error);
-    this.inFlight = undefined;
+    for (const slot of this.slots) slot.inFlight = undefined;
     this.retry = [];
     this.queue = [];
   }
 
-  private handleCrash(reason: string): void {
-    this.worker = undefined;
-    if (this.closed) return;
+  private giveUp(failure: EmbeddingProviderError): void {
+    this.failure = failure;
+    this.failAll(failure);
+    void this.terminateAll();
+  }
+
+  private handleCrash(slot: Slot, reason: string): void {
+    slot.worker = undefined;
+    if (this.closed || this.failure) return;
     if (this.crashedSinceLastSuccess) {
-      const failure = new EmbeddingProviderError(
-        'UNAVAILABLE',
-        `the embedding worker crashed again after a restart (${reason})`,
+      this.giveUp(
+        new EmbeddingProviderError(
+          'UNAVAILABLE',
+          `the embedding worker crashed again after a restart (${reason})`,
+        ),
       );
-      this.failure = failure;
-      this.failAll(failure);
       return;
     }
     this.crashedSinceLastSuccess = true;
     this.restartCount++;
-    this.retry = this.inFlight?.segments ?? [];
-    this.inFlight = undefined;
-    this.spawn().then(
-      (worker) => {
-        if (this.closed) {
-          this.worker = undefined;
-          void worker.terminate();
+    this.retry.push(...(slot.inFlight?.segments ?? []));
+    slot.inFlight = undefined;
+    this.dispatch(); // another worker of the pool may be free to take the lost batch now
+    this.spawn(slot).then(
+      () => {
+        if (this.closed || this.failure) {
+          const worker = slot.worker;
+          slot.worker = undefined;
+          void worker?.terminate();
           return;
         }
         this.dispatch();
       },
-      (error: Error) => {
-        const failure = new EmbeddingProviderError(
-          'UNAVAILABLE',
-          `the embedding worker crashed (${reason}) and could not restart: ${error.message}`,
-        );
-        this.failure = failure;
-        this.failAll(failure);
-      },
+      (error: Error) =>
+        this.giveUp(
+          new EmbeddingProviderError(
+            'UNAVAILABLE',
+            `the embedding worker crashed (${reason}) and could not restart: ${error.message}`,
+          ),
+        ),
     );
   }
 }

@@ -5,7 +5,7 @@
  * - the text `crash` makes the worker exit with code 3 (every time);
  * - `crash-once` does so only the first time (a marker file remembers it across restarts);
  * - `fail` makes it answer the batch with an `error` message;
- * - any other text gets the vector [length of the text, batch number, 0, …].
+ * - any other text gets the vector [length of the text, batch number, thread id, 0, …].
  *
  * `workerData`: `{ dims, markerFile, fatal?: string, modelId? }`; `fatal` makes loading fail.
  */
@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../../helpers/corpora';
 
 const source = `
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { existsSync, writeFileSync } from 'node:fs';
 const { dims, markerFile, fatal, modelId } = workerData;
 if (fatal) {
@@ -38,6 +38,7 @@ parentPort.on('message', ({ id, texts }) => {
     const v = new Float32Array(dims);
     v[0] = text.length;
     v[1] = batch;
+    v[2] = threadId;
     return v;
   });
   parentPort.postMessage({ type: 'vectors', id, vectors }, vectors.map((v) => v.buffer));

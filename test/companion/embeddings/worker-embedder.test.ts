@@ -64,11 +64,14 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
   const model = { id: 'scripted', dims };
   const opened: WorkerEmbedder[] = [];
 
-  async function start(options: { maxBatchTexts?: number; fatal?: string; modelId?: string } = {}) {
+  async function start(
+    options: { maxBatchTexts?: number; fatal?: string; modelId?: string; workers?: number } = {},
+  ) {
     const { workerFile, markerFile } = writeScriptedWorker();
     const embedder = await WorkerEmbedder.start({
       workerFile,
       model,
+      workers: options.workers ?? 1,
       maxBatchTexts: options.maxBatchTexts ?? 3,
       workerData: { dims, markerFile, fatal: options.fatal, modelId: options.modelId },
     });
@@ -92,6 +95,13 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
     // Batch 1: a, bb, ccc. Batch 2: the query first, then dddd, eeeee. Batch 3: ffffff, g.
     expect(batches(smallVectors)).toEqual([2]);
     expect(batches(bigVectors)).toEqual([1, 1, 1, 2, 2, 3, 3]);
+  });
+
+  it('spreads batches over the workers of a pool', async () => {
+    const embedder = await start({ workers: 2, maxBatchTexts: 1 });
+    const vectors = await embedder.embed(['a', 'b', 'c', 'd']);
+    expect(lengths(vectors)).toEqual([1, 1, 1, 1]);
+    expect(new Set(vectors.map((v) => v[2])).size).toBe(2);
   });
 
   it('passes a worker error to the requests of that batch only', async () => {
@@ -155,10 +165,12 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
     ).rejects.toThrow(/not found at \/nonexistent\/use-lite\.worker\.mjs: build the companion/);
   });
 
-  it('refuses a maxBatchTexts that is not a positive integer', async () => {
+  it.each([
+    { options: { maxBatchTexts: 0 }, error: /maxBatchTexts must be a positive integer, got 0/ },
+    { options: { workers: 0 }, error: /workers must be a positive integer, got 0/ },
+    { options: { workers: 1.5 }, error: /workers must be a positive integer, got 1.5/ },
+  ])('refuses $options', async ({ options, error }) => {
     const { workerFile } = writeScriptedWorker();
-    await expect(WorkerEmbedder.start({ workerFile, maxBatchTexts: 0 })).rejects.toThrow(
-      /maxBatchTexts must be a positive integer/,
-    );
+    await expect(WorkerEmbedder.start({ workerFile, ...options })).rejects.toThrow(error);
   });
 });
