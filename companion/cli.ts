@@ -59,6 +59,14 @@ async function main(argv: readonly string[]): Promise<number | null> {
     return EXIT_USAGE;
   }
   const { config, warnings } = resolved;
+  const envToken = emptyToUndefined(process.env.CAIRN_TOKEN);
+  if (flags['rotate-token'] === true && envToken !== undefined) {
+    process.stderr.write(
+      'cairn-companion: --rotate-token replaces the stored token, but CAIRN_TOKEN is set and wins; ' +
+        'change CAIRN_TOKEN instead, or unset it\n',
+    );
+    return EXIT_USAGE;
+  }
   let embeddings: EmbeddingsConfig;
   try {
     embeddings = embeddingsConfigFromEnv(process.env);
@@ -78,7 +86,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
     server = await startServer(config, {
       logger,
       clock: systemClock,
-      envToken: emptyToUndefined(process.env.CAIRN_TOKEN),
+      envToken,
       rotateToken: flags['rotate-token'] === true,
       embeddings,
     });

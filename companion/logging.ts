@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { DestinationStream, Logger, LevelWithSilent } from 'pino';
-import { pathOnly } from './http/error-handler';
+import { pathOnly } from './http/url';
 
 export type { Logger };
 

@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiHttpError } from '../http/api-error';
+import { pathOnly } from '../http/url';
 import { bearerFailureMessages, checkBearer } from './bearer';
 
 /** Route option that opts a route out of authentication (`/health`, the phone page's files). */
@@ -70,7 +71,7 @@ function needsToken(request: FastifyRequest): boolean {
   if (request.method === 'OPTIONS') return false;
   if (request.routeOptions.config.public === true) return false;
   if (!request.is404) return true;
-  const path = request.url.split('?', 1)[0] ?? '';
+  const path = pathOnly(request.url);
   return PROTECTED_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 

@@ -3,6 +3,7 @@ import { errorEnvelope } from '../../shared/protocol/errors';
 import type { ApiErrorCode } from '../../shared/protocol/errors';
 import { pointerToField } from '../../shared/protocol/validate';
 import { ApiHttpError } from './api-error';
+import { pathOnly } from './url';
 
 interface AjvError {
   instancePath?: string;
@@ -123,10 +124,4 @@ function codeForClientStatus(status: number): ApiErrorCode {
 
 function withField(error: MappedError, field: string | undefined): MappedError {
   return field === undefined ? error : { ...error, field };
-}
-
-/** The path without its query string: queries may carry things that do not belong in messages. */
-export function pathOnly(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
 }

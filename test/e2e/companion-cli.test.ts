@@ -209,4 +209,17 @@ describe('cairn-companion CLI', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(message);
   });
+
+  it('--rotate-token with CAIRN_TOKEN set is a usage error (the variable would win)', () => {
+    const result = spawnSync(
+      process.execPath,
+      [CLI, '--vault', vault, '--data', dataDir, '--rotate-token'],
+      {
+        encoding: 'utf8',
+        env: cleanEnv({ CAIRN_TOKEN: 'a-token-from-the-environment-1234' }),
+      },
+    );
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('CAIRN_TOKEN is set and wins');
+  });
 });

@@ -115,6 +115,21 @@ describe('failed-authentication rate limit', () => {
     expect(response.statusCode).toBe(429);
   });
 
+  it('behind a trusted proxy, counts the client named in X-Forwarded-For', async () => {
+    await t.close();
+    t = await buildTestApp({ config: { trustProxy: ['10.0.0.1'] } });
+    const viaProxy = (client: string, headers: Record<string, string> = {}) =>
+      get('/api/v1/status', { ...headers, 'x-forwarded-for': client }, '10.0.0.1');
+    for (let attempt = 0; attempt < 10; attempt++) await viaProxy('203.0.113.5');
+    expect((await viaProxy('203.0.113.5', authorized)).statusCode).toBe(429);
+    expect((await viaProxy('203.0.113.6', authorized)).statusCode).toBe(200);
+    // A client that is not the proxy cannot pick its own address.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      await get('/api/v1/status', { 'x-forwarded-for': `192.0.2.${attempt}` }, '10.0.0.9');
+    }
+    expect((await get('/api/v1/status', authorized, '10.0.0.9')).statusCode).toBe(429);
+  });
+
   it('public routes stay reachable from a blocked IP', async () => {
     for (let attempt = 0; attempt < 11; attempt++) await get('/api/v1/status');
     expect((await get('/health')).statusCode).toBe(200);

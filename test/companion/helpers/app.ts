@@ -62,14 +62,18 @@ export interface TestApp {
  * `logTo` captures logs (at trace level) for redaction tests.
  */
 export async function buildTestApp(
-  options: { logTo?: DestinationStream; deps?: Partial<AppDeps> } = {},
+  options: {
+    logTo?: DestinationStream;
+    deps?: Partial<AppDeps>;
+    config?: Partial<CompanionConfig>;
+  } = {},
 ): Promise<TestApp> {
   const dir = tempDir('app');
   const vault = copySampleVault(dir.path);
   const dataDir = join(dir.path, 'data');
   const clock = ManualClock.at('2026-11-22T10:00:00Z');
   const app = await buildApp({
-    config: testConfig(vault, dataDir),
+    config: { ...testConfig(vault, dataDir), ...options.config },
     db: openDatabase(join(dir.path, 'cairn.db')),
     clock,
     tokenSha256: sha256(TEST_TOKEN),
