@@ -17,6 +17,9 @@
  */
 import { validateRrule } from './recurrence';
 
+/** Longest phrase read; anything longer is not a recurrence someone typed. */
+export const MAX_PHRASE_LENGTH = 200;
+
 export type EveryPhraseResult = { ok: true; rrule: string } | { ok: false; message: string };
 
 const WEEKDAYS: Record<string, string> = {
@@ -121,6 +124,13 @@ const UNIT_HELP =
 
 /** Reads an `every …` phrase; never throws. Messages quote the word that did not fit. */
 export function parseEveryPhrase(phrase: string): EveryPhraseResult {
+  if (typeof phrase !== 'string') return { ok: false, message: 'an every-phrase must be text' };
+  if (phrase.length > MAX_PHRASE_LENGTH) {
+    return {
+      ok: false,
+      message: `every-phrase is too long (at most ${MAX_PHRASE_LENGTH} characters)`,
+    };
+  }
   const original = phrase.trim().replace(/\s+/g, ' ');
   const text = original.toLowerCase().replace(/^every\s+/, '');
   if (text === '' || text === 'every') return { ok: false, message: 'nothing follows "every"' };
