@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../shared/ports';
 import { buildApp } from './app';
@@ -55,9 +56,7 @@ export async function startServer(
   const token = loadOrCreateToken(config.dataDir, options.envToken, {
     rotate: options.rotateToken ?? false,
   });
-  const https = config.tls
-    ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
-    : undefined;
+  const https = config.tls ? readTlsFiles(config.tls) : undefined;
 
   const databaseFile = join(config.dataDir, DATABASE_FILE);
   const db = openDatabase(databaseFile);
@@ -109,6 +108,22 @@ export async function startServer(
     databaseFile,
     stop: () => app.close(),
   };
+}
+
+/** Reads and checks the pair up front, so a wrong file is named instead of an OpenSSL code. */
+function readTlsFiles(tls: NonNullable<CompanionConfig['tls']>): { cert: Buffer; key: Buffer } {
+  const cert = readFileSync(tls.certFile);
+  const key = readFileSync(tls.keyFile);
+  try {
+    createSecureContext({ cert, key });
+  } catch (error) {
+    throw new Error(
+      `--tls-cert ${tls.certFile} / --tls-key ${tls.keyFile}: not a usable PEM certificate and ` +
+        `matching private key (${(error as Error).message})`,
+      { cause: error },
+    );
+  }
+  return { cert, key };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -103,6 +103,15 @@ describe('startServer', () => {
     });
     expect(statusCode).toBe(200);
     expect(headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+  });
+
+  it('names the TLS files when they are not a certificate and its key', async () => {
+    const cert = join(dir.path, 'cert.pem');
+    writeFileSync(cert, 'not a certificate');
+    const cfg = config({ tls: { certFile: cert, keyFile: cert } });
+    await expect(startServer(cfg, { logger, clock })).rejects.toThrow(
+      `--tls-cert ${cert} / --tls-key ${cert}: not a usable PEM certificate and matching private key`,
+    );
   });
 
   it('names the port when it is taken', async () => {
