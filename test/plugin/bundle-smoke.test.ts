@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CairnSettings } from '../../plugin/settings/settings';
 import { FakeCompanionServer } from '../helpers/fake-companion-server';
 import { NodeHttpTransport } from '../helpers/node-http-transport';
 import { createObsidianEnvironment } from '../helpers/obsidian-shim';
@@ -38,7 +39,7 @@ let source = '';
 let server: FakeCompanionServer;
 let env: ObsidianEnvironment;
 let app: AppShimInstance;
-let plugin: LoadedPlugin;
+let baseUrl = '';
 
 /** Lets pending promise chains and I/O callbacks run, without creating timers of our own. */
 async function settle(until: () => boolean, rounds = 200): Promise<void> {
@@ -64,7 +65,11 @@ beforeAll(async () => {
   source = readFileSync(OUTFILE, 'utf8');
 
   server = FakeCompanionServer.healthy(TOKEN);
-  const baseUrl = await server.start();
+  baseUrl = await server.start();
+}, 60_000);
+
+beforeEach(() => {
+  server.seen.length = 0;
   const transport = new NodeHttpTransport();
   env = createObsidianEnvironment((request) =>
     transport.request({
@@ -79,12 +84,26 @@ beforeAll(async () => {
     manifest.id,
     JSON.stringify({ settingsVersion: 1, companion: { url: baseUrl, token: TOKEN } }),
   );
-}, 60_000);
+});
+
+afterEach(async () => {
+  await env.close();
+});
 
 afterAll(async () => {
-  await env?.close();
   await server?.stop();
 });
+
+/** Evaluates the bundle in the current environment and constructs the plugin like Obsidian. */
+function instantiatePlugin(): LoadedPlugin {
+  const exports = env.loadBundle(source, OUTFILE);
+  const PluginClass = (exports.default ?? exports) as new (
+    app: AppShimInstance,
+    manifest: unknown,
+  ) => LoadedPlugin;
+  expect(typeof PluginClass).toBe('function');
+  return new PluginClass(app, manifest);
+}
 
 describe('the built main.js', () => {
   it('requires nothing but obsidian: no Node built-ins, so it can load on mobile', () => {
@@ -95,13 +114,7 @@ describe('the built main.js', () => {
   });
 
   it('loads, opens its pane, serves its settings tab and releases everything on unload', async () => {
-    const exports = env.loadBundle(source, OUTFILE);
-    const PluginClass = (exports.default ?? exports) as new (
-      app: AppShimInstance,
-      manifest: unknown,
-    ) => LoadedPlugin;
-    expect(typeof PluginClass).toBe('function');
-    plugin = new PluginClass(app, manifest);
+    const plugin = instantiatePlugin();
 
     const started = performance.now();
     await plugin.load();
@@ -172,5 +185,75 @@ describe('the built main.js', () => {
     expect(app.settingTabs).toHaveLength(0);
     expect(cairnNodes().map((el) => el.outerHTML.slice(0, 200))).toEqual([]);
     expect(new Set(env.required)).toEqual(new Set(['obsidian']));
+  });
+
+  it('settings tab: validates inline, saves only valid values, re-checks the companion on close', async () => {
+    const plugin = instantiatePlugin();
+    await plugin.load();
+    const tab = app.settingTabs[0] as unknown as {
+      display(): void;
+      hide(): void;
+      containerEl: HTMLElement;
+    };
+    tab.display();
+
+    const setting = (name: string) => {
+      const item = [...tab.containerEl.querySelectorAll('.setting-item')].find(
+        (el) => el.querySelector('.setting-item-name')?.textContent === name,
+      );
+      if (!item) throw new Error(`no setting named "${name}"`);
+      return item as HTMLElement;
+    };
+    const message = (name: string) => {
+      const el = setting(name).querySelector<HTMLElement>('.cairn-setting-message');
+      return el && el.style.display !== 'none' ? (el.textContent ?? '') : '';
+    };
+    const type = async (name: string, value: string) => {
+      const input = setting(name).querySelector('input') as HTMLInputElement;
+      input.value = value;
+      input.dispatchEvent(new env.window.Event('input') as unknown as Event);
+      await settle(() => false, 5);
+    };
+    const stored = () => JSON.parse(app.pluginData.get(manifest.id) ?? '{}') as CairnSettings;
+
+    await type('Companion URL', 'ftp://nas');
+    expect(message('Companion URL')).toContain('Only http:// and https://');
+    expect(stored().companion.url).toBe(baseUrl);
+
+    await type('Companion URL', 'https://cairn.example.org');
+    expect(message('Companion URL')).toContain('looks like an internet host');
+    expect(stored().companion.url).toBe('https://cairn.example.org');
+
+    setting('Offline mode').querySelector<HTMLElement>('.checkbox-container')?.click();
+    await settle(() => false, 5);
+    expect(stored().privacy.offlineMode).toBe(false);
+    expect(message('Companion URL')).toBe('');
+
+    await type('Notes folder', '../outside');
+    expect(message('Notes folder')).toContain('inside the vault');
+    expect(stored().folders.notes).toBe('Cairn/Notes');
+    await type('Notes folder', '/Inbox/');
+    expect(message('Notes folder')).toBe('');
+    expect(stored().folders.notes).toBe('Inbox');
+
+    await type('Default time zone', 'Mars/Olympus');
+    expect(message('Default time zone')).toContain('not a time zone');
+    await type('Default time zone', 'Asia/Tokyo');
+    expect(stored().timezone).toBe('Asia/Tokyo');
+
+    const provider = setting('Embedding provider').querySelector('select') as HTMLSelectElement;
+    provider.value = 'ollama';
+    provider.dispatchEvent(new env.window.Event('change') as unknown as Event);
+    await settle(() => false, 5);
+    expect(stored().embeddings.provider).toBe('ollama');
+
+    // Connection edits take effect once, when the tab closes, not on every keystroke.
+    await type('Companion URL', `${baseUrl}/`);
+    expect(server.seen).toEqual([]);
+    tab.hide();
+    await settle(() => server.seen.length >= 2);
+    expect(server.seen.map((request) => request.path)).toEqual(['/health', '/api/v1/status']);
+
+    plugin.unload();
   });
 });
