@@ -634,7 +634,8 @@ function* expandWalls(prepared: Prepared, fromWall: number, stopWall: number): G
 
   if (pastUntil(start)) return;
   if (withinUntil(start)) {
-    yield start;
+    // Counted even when skipped: COUNT includes the start.
+    if (start >= fromWall) yield start;
     remaining -= 1;
   }
   const skipTo = rule.count === undefined ? Math.max(start, fromWall) : start;

@@ -305,6 +305,12 @@ describe('previousOccurrence', () => {
     expect(previousOccurrence(weekly, third! - 1, BERLIN)).toBe(second);
   });
 
+  it('looks past the start: a yearly rule from 2020 asked on 2026-01-10 answers 2025', () => {
+    const yearly = { rrule: 'FREQ=YEARLY', start: '2020-01-15T09:00' };
+    const latest = previousOccurrence(yearly, Date.UTC(2026, 0, 10), BERLIN);
+    expect(localDates([latest!])).toEqual(['2025-01-15T09:00']);
+  });
+
   it('is undefined before the start', () => {
     expect(previousOccurrence(weekly, Date.UTC(2026, 0, 1), BERLIN)).toBeUndefined();
   });
