@@ -64,7 +64,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private onLayoutReady(): void {
     void this.refreshConnection();
     this.registerInterval(
-      window.setInterval(() => void this.refreshConnection(), CONNECTION_CHECK_INTERVAL_MS),
+      window.setInterval(
+        () => void this.refreshConnection({ quiet: true }),
+        CONNECTION_CHECK_INTERVAL_MS,
+      ),
     );
   }
 
@@ -122,9 +125,9 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     this.registerDomEvent(item, 'click', () => void this.openChatPane());
   }
 
-  private refreshConnection(): Promise<ConnectionState> {
+  private refreshConnection(options: { quiet?: boolean } = {}): Promise<ConnectionState> {
     this.connectionChecked = this.endpointKey();
-    return this.connection.refresh();
+    return this.connection.refresh(options);
   }
 
   private endpointKey(): string {

@@ -37,10 +37,12 @@ export class ConnectionMonitor implements ReadableConnection {
   /**
    * Checks again. When checks overlap (the user presses "Retry" while the periodic check
    * runs), only the newest result is published, so a slow stale answer never wins.
+   * A quiet check (the periodic one) keeps showing the last result until the new one is
+   * in, so the status bar does not flicker every few minutes.
    */
-  async refresh(): Promise<ConnectionState> {
+  async refresh(options: { quiet?: boolean } = {}): Promise<ConnectionState> {
     const check = ++this.latestCheck;
-    this.publish({ kind: 'checking' });
+    if (!options.quiet) this.publish({ kind: 'checking' });
     let next: ConnectionState;
     try {
       next = await this.checker.checkConnection();

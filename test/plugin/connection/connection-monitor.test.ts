@@ -54,4 +54,19 @@ describe('ConnectionMonitor', () => {
     });
     expect(monitor.current.kind).toBe('unexpected');
   });
+
+  it('keeps showing the last result during a quiet check', async () => {
+    const checker = new ControlledChecker();
+    const monitor = new ConnectionMonitor(checker);
+    const seen: string[] = [];
+    monitor.subscribe((state) => seen.push(state.kind));
+    const loud = monitor.refresh();
+    checker.answer(0, { kind: 'not-configured' });
+    await loud;
+    const quiet = monitor.refresh({ quiet: true });
+    expect(monitor.current.kind).toBe('not-configured');
+    checker.answer(1, { kind: 'unreachable', message: 'down' });
+    await quiet;
+    expect(seen).toEqual(['checking', 'checking', 'not-configured', 'unreachable']);
+  });
 });
