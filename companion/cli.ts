@@ -108,7 +108,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
 function printSummary(server: RunningServer, vault: string, dataDir: string, timezone: string) {
   const lines = [
     `cairn-companion ${COMPANION_VERSION} serving ${vault}`,
-    `listening on ${server.url}`,
+    `listening on ${server.url}${allInterfacesHint(server.url)}`,
     `data folder: ${dataDir}`,
     `time zone: ${timezone}`,
   ];
@@ -121,6 +121,14 @@ function printSummary(server: RunningServer, vault: string, dataDir: string, tim
     lines.push(`API token: stored in ${token.file} (start with --rotate-token for a new one)`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** `0.0.0.0` is where the server listens, not an address a phone can open. */
+function allInterfacesHint(url: string): string {
+  const host = new URL(url).hostname;
+  return host === '0.0.0.0' || host === '[::]'
+    ? " (all interfaces: use this machine's LAN address)"
+    : '';
 }
 
 function stopOnSignals(server: RunningServer, logger: Logger): void {
