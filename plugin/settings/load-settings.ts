@@ -21,8 +21,6 @@ export interface LoadedSettings {
   problems: SettingsProblem[];
   /** Descriptions of the migrations that ran, oldest first. */
   migrations: string[];
-  /** True when what is stored differs from what was loaded (migrated or repaired). */
-  needsSave: boolean;
 }
 
 export function loadSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
@@ -30,14 +28,14 @@ export function loadSettings(raw: unknown, systemTimeZone: string): LoadedSettin
   const problems: SettingsProblem[] = [];
   // Obsidian's loadData() answers null for a fresh install: that is not a problem.
   if (raw === null || raw === undefined) {
-    return { settings: defaults, problems, migrations: [], needsSave: false };
+    return { settings: defaults, problems, migrations: [] };
   }
   if (!isRecord(raw)) {
     problems.push({
       field: '(file)',
       message: `expected an object, found ${describe(raw)}; using all defaults`,
     });
-    return { settings: defaults, problems, migrations: [], needsSave: true };
+    return { settings: defaults, problems, migrations: [] };
   }
 
   const version = readVersion(raw, problems);
@@ -120,7 +118,6 @@ export function loadSettings(raw: unknown, systemTimeZone: string): LoadedSettin
     settings,
     problems,
     migrations,
-    needsSave: migrations.length > 0 || problems.length > 0,
   };
 }
 

@@ -13,7 +13,6 @@ describe('loadSettings: defaults', () => {
     const loaded = loadSettings(raw, ZONE);
     expect(loaded.settings).toEqual(defaults);
     expect(loaded.problems).toEqual([]);
-    expect(loaded.needsSave).toBe(false);
   });
 
   it('takes the timezone default from the system zone it is given', () => {
@@ -105,7 +104,6 @@ describe('loadSettings: a wrong field falls back to its default and is reported 
     const problem = loaded.problems.find((candidate) => candidate.field === field);
     expect(problem, JSON.stringify(loaded.problems)).toBeDefined();
     expect(problem?.message).toContain(message);
-    expect(loaded.needsSave).toBe(true);
   });
 
   it('keeps the other fields when one is wrong', () => {
@@ -174,7 +172,6 @@ describe('loadSettings: versions', () => {
     );
     expect(loaded.migrations).toHaveLength(1);
     expect(loaded.problems).toEqual([]);
-    expect(loaded.needsSave).toBe(true);
     expect(loaded.settings.settingsVersion).toBe(CURRENT_SETTINGS_VERSION);
     expect(loaded.settings.companion).toEqual({ url: 'http://nas:8787', token: 'secret' });
     expect(loaded.settings.timezone).toBe('Asia/Tokyo');
