@@ -114,11 +114,7 @@ export function loadSettings(raw: unknown, systemTimeZone: string): LoadedSettin
     },
   };
 
-  return {
-    settings,
-    problems,
-    migrations,
-  };
+  return { settings, problems, migrations };
 }
 
 /**
