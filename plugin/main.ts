@@ -7,6 +7,7 @@ import { CAIRN_VIEW_TYPE, CairnView } from './obsidian/cairn-view';
 import { ObsidianHttpTransport } from './obsidian/http-transport';
 import { CairnSettingTab } from './obsidian/settings-tab';
 import { formatProblem, loadSettings, toStoredData } from './settings/load-settings';
+import type { SettingsProblem } from './settings/load-settings';
 import type { CairnSettings } from './settings/settings';
 import type { SettingsHost } from './settings/settings-host';
 import { systemTimeZone } from './settings/validation';
@@ -22,6 +23,7 @@ const CONNECTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
  */
 export default class CairnPlugin extends Plugin implements SettingsHost {
   declare settings: CairnSettings;
+  settingsProblems: readonly SettingsProblem[] = [];
   /** data.json as last read or written, so keys this version does not know survive a save. */
   private storedData: unknown = null;
   private connection!: ConnectionMonitor;
@@ -75,6 +77,8 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     change(this.settings);
     this.storedData = toStoredData(this.settings, this.storedData);
     await this.saveData(this.storedData);
+    // The file now holds valid values for every field, so earlier problems are repaired.
+    this.settingsProblems = [];
   }
 
   /** data.json changed on disk (Obsidian Sync, Syncthing, the companion): re-read it. */
@@ -95,13 +99,14 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     const raw: unknown = await this.loadData();
     const loaded = loadSettings(raw, systemTimeZone());
     this.settings = loaded.settings;
+    this.settingsProblems = loaded.problems;
     this.storedData = raw;
     for (const migration of loaded.migrations)
       console.debug(`Cairn: settings migrated (${migration})`);
     for (const problem of loaded.problems) console.warn(formatProblem(problem));
     if (loaded.problems.length > 0) {
       new Notice(
-        `Cairn: ${loaded.problems.length} setting(s) in data.json were invalid and use their defaults; details in the developer console.`,
+        `Cairn: ${loaded.problems.length} setting(s) in data.json were invalid and use their defaults; see Cairn's settings for which.`,
       );
     }
     // Repairs are written back only after a migration: a file with a typo is left for the

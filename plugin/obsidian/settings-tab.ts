@@ -78,6 +78,7 @@ export class CairnSettingTab extends PluginSettingTab {
     containerEl.empty();
     containerEl.addClass('cairn-settings');
     this.offlineDependentChecks = [];
+    this.problemsCallout(containerEl);
     this.companionSection(containerEl);
     this.remindersSection(containerEl);
     this.searchSection(containerEl);
@@ -126,6 +127,19 @@ export class CairnSettingTab extends PluginSettingTab {
     });
     showState();
     this.offlineDependentChecks.push(showState);
+  }
+
+  /** Lists data.json fields that were invalid at load, until a save writes valid values back. */
+  private problemsCallout(containerEl: HTMLElement): void {
+    const problems = this.host.settingsProblems;
+    if (problems.length === 0) return;
+    const callout = containerEl.createDiv({ cls: 'cairn-settings-problems' });
+    callout.createEl('p', {
+      text: 'These values in data.json were invalid, so their defaults are in use. Changing any setting saves the values shown below.',
+    });
+    const list = callout.createEl('ul');
+    for (const problem of problems)
+      list.createEl('li', { text: `${problem.field}: ${problem.message}` });
   }
 
   private companionSection(containerEl: HTMLElement): void {

@@ -1,4 +1,5 @@
 import type { ConnectionState } from '../connection/connection-state';
+import type { SettingsProblem } from './load-settings';
 import type { CairnSettings } from './settings';
 
 /**
@@ -7,6 +8,8 @@ import type { CairnSettings } from './settings';
  */
 export interface SettingsHost {
   readonly settings: CairnSettings;
+  /** Fields of data.json that were invalid at load and replaced by defaults; empty once saved. */
+  readonly settingsProblems: readonly SettingsProblem[];
   /** Applies `change` to the settings and persists them. */
   updateSettings(change: (settings: CairnSettings) => void): Promise<void>;
   testConnection(): Promise<ConnectionState>;

@@ -256,4 +256,42 @@ describe('the built main.js', () => {
 
     plugin.unload();
   });
+
+  it('shows data.json fields that were invalid in a notice and atop the settings tab', async () => {
+    app.pluginData.set(
+      manifest.id,
+      JSON.stringify({
+        settingsVersion: 1,
+        companion: { url: 'ftp://nas' },
+        privacy: { offlineMode: 'yes' },
+      }),
+    );
+    const warn = console.warn;
+    const warnings: string[] = [];
+    console.warn = (message: string) => warnings.push(message);
+    const plugin = instantiatePlugin();
+    try {
+      await plugin.load();
+    } finally {
+      console.warn = warn;
+    }
+    expect(env.api.notices).toEqual([
+      expect.stringContaining('2 setting(s) in data.json were invalid'),
+    ]);
+    expect(warnings).toEqual([
+      expect.stringContaining('companion.url'),
+      expect.stringContaining('privacy.offlineMode'),
+    ]);
+
+    const tab = app.settingTabs[0] as unknown as { display(): void; containerEl: HTMLElement };
+    tab.display();
+    const items = [...tab.containerEl.querySelectorAll('.cairn-settings-problems li')].map(
+      (li) => li.textContent,
+    );
+    expect(items).toEqual([
+      expect.stringMatching(/^companion\.url: Only http:\/\/ and https:\/\//),
+      expect.stringMatching(/^privacy\.offlineMode: expected true or false, found text "yes"/),
+    ]);
+    plugin.unload();
+  });
 });

@@ -137,6 +137,20 @@ describe('settings on load', () => {
       expect.stringContaining('folders.notes'),
     ]);
     expect(mock.data__).toBe(stored);
+    expect(plugin.settingsProblems.map((problem) => problem.field)).toEqual([
+      'companion.url',
+      'folders.notes',
+    ]);
+
+    // Saving any setting writes valid values for every field: the problems are repaired.
+    await plugin.updateSettings((settings) => {
+      settings.timezone = 'UTC';
+    });
+    expect(plugin.settingsProblems).toEqual([]);
+    expect(mock.data__).toMatchObject({
+      companion: { url: '' },
+      folders: { notes: 'Cairn/Notes' },
+    });
     create.mockRestore();
     warn.mockRestore();
   });
