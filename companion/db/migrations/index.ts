@@ -1,5 +1,8 @@
 import type { Migration } from '../migrate';
 import { settingsTable } from './001-settings';
+import { vaultIndex } from './002-vault-index';
+import { pushTables } from './003-push';
+import { reminderTables } from './004-reminders';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -9,4 +12,9 @@ import { settingsTable } from './001-settings';
  * databases in the field already ran it. `openDatabase` applies whatever is new on start,
  * each step in its own transaction; test/companion/db/ checks the list has no gaps.
  */
-export const migrations: readonly Migration[] = [settingsTable];
+export const migrations: readonly Migration[] = [
+  settingsTable,
+  vaultIndex,
+  pushTables,
+  reminderTables,
+];
