@@ -1,0 +1,93 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Bm25Engine } from './bm25';
+import { loadCranfield, loadVaultQuestions } from './datasets';
+import type { Dataset } from './datasets';
+import type { EvalEngine } from './engine';
+import { MiniSearchEngine } from './minisearch-engine';
+import { evaluate, formatTable } from './run';
+import type { EngineScores } from './run';
+
+/*
+ * `npm run eval`: nDCG@10, Recall@10 and MRR@10 per engine per dataset.
+ *
+ *   node scripts/eval.mjs [--dataset cranfield|obsidian-help] [--engine <substring>] [--json]
+ *
+ * Engines are built lazily so `--engine bm25` does not load the embedding model.
+ */
+
+export interface EngineFactory {
+  /** Matched by `--engine` (substring, case-insensitive). */
+  key: string;
+  create(): Promise<EvalEngine>;
+}
+
+export interface EvalOptions {
+  repo: string;
+  corpora: string;
+  engines: readonly EngineFactory[];
+}
+
+export const BASELINE_ENGINES: readonly EngineFactory[] = [
+  { key: 'bm25', create: async () => new Bm25Engine({ k1: 0.9, b: 0.4 }) },
+  { key: 'minisearch', create: async () => new MiniSearchEngine() },
+];
+
+export async function runEval(argv: readonly string[], options: EvalOptions): Promise<void> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      dataset: { type: 'string' },
+      engine: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const datasets: Array<{ key: string; load: () => Dataset }> = [
+    { key: 'cranfield', load: () => loadCranfield(resolve(options.corpora, 'cranfield')) },
+    {
+      key: 'obsidian-help',
+      load: () =>
+        loadVaultQuestions(
+          'obsidian-help-en',
+          resolve(options.corpora, 'obsidian-help-en'),
+          resolve(options.repo, 'test/fixtures/eval/obsidian-help-questions.json'),
+        ),
+    },
+  ];
+  const chosenDatasets = datasets.filter(
+    (dataset) => values.dataset === undefined || dataset.key === values.dataset,
+  );
+  if (chosenDatasets.length === 0) {
+    throw new Error(
+      `--dataset must be one of ${datasets.map((d) => d.key).join(', ')} (got "${values.dataset}")`,
+    );
+  }
+  const wanted = values.engine?.toLowerCase();
+  const chosenEngines = options.engines.filter(
+    (engine) => wanted === undefined || engine.key.toLowerCase().includes(wanted),
+  );
+  if (chosenEngines.length === 0) {
+    throw new Error(
+      `--engine matches none of ${options.engines.map((e) => e.key).join(', ')} (got "${values.engine}")`,
+    );
+  }
+
+  const rows: EngineScores[] = [];
+  for (const { load } of chosenDatasets) {
+    const dataset = load();
+    console.error(
+      `${dataset.name}: ${dataset.documents.length} documents, ${dataset.queries.length} judged queries`,
+    );
+    for (const factory of chosenEngines) {
+      const engine = await factory.create();
+      try {
+        console.error(`  ${engine.name}…`);
+        rows.push(await evaluate(dataset, engine));
+      } finally {
+        await engine.close?.();
+      }
+    }
+  }
+  if (values.json) console.log(JSON.stringify(rows, null, 2));
+  else console.log(formatTable(rows));
+}
