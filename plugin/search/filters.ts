@@ -1,0 +1,29 @@
+/*
+ * Filter keys stored with each chunk, so folder and tag filters are exact enum lookups in
+ * Orama rather than tokenised text matches.
+ */
+
+/** `A/B/note.md` → `['A', 'A/B']`: a folder filter matches everything below it. */
+export function folderChain(path: string): string[] {
+  const parts = path.split('/').slice(0, -1);
+  const chain: string[] = [];
+  for (let i = 0; i < parts.length; i++) chain.push(parts.slice(0, i + 1).join('/'));
+  return chain;
+}
+
+/** `#Project/Alpha` → `project/alpha`: tags compare case-insensitively, without the `#`. */
+export function normaliseTag(tag: string): string {
+  return tag.trim().replace(/^#+/, '').toLowerCase();
+}
+
+/** Each tag and its parents (`project/alpha` → `project`, `project/alpha`): nested tags match their parent. */
+export function tagChain(tags: readonly string[]): string[] {
+  const chain = new Set<string>();
+  for (const raw of tags) {
+    const tag = normaliseTag(raw);
+    if (!tag) continue;
+    const parts = tag.split('/');
+    for (let i = 0; i < parts.length; i++) chain.add(parts.slice(0, i + 1).join('/'));
+  }
+  return [...chain];
+}

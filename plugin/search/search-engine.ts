@@ -1,0 +1,272 @@
+import { count, create, insert, remove, search as oramaSearch } from '@orama/orama';
+import type { AnyOrama } from '@orama/orama';
+import { toCitation } from '../../shared/search/citation';
+import type { NoteChunk } from '../../shared/search/chunk';
+import { dedupePerNote, fuseRankings, fuseScores } from '../../shared/search/fusion';
+import type { Scored } from '../../shared/search/fusion';
+import { normaliseQuery, STOP_WORDS } from '../../shared/search/tokenize';
+import type { Embedder } from '../../shared/ports';
+import { folderChain, normaliseTag, tagChain } from './filters';
+import type { SearchHit, SearchMode, VaultSearchOptions } from './vault-search';
+
+/*
+ * The in-vault index: Orama over chunks (DESIGN §3), tuned for natural-language questions, plus
+ * vector similarity when an embedder is active, fused by rank. Pure: no Obsidian, no storage;
+ * the indexer feeds it and the store persists what it needs to rebuild it.
+ */
+
+export interface SearchEngineOptions {
+  /** The active embedding provider; absent or null = keyword only. */
+  embedder?: Embedder | null;
+  /** How keyword and vector rankings combine (default `rrf`). */
+  fusion?: 'rrf' | 'weighted';
+  /** Per-list weights for [keyword, vector] (default [1, 1]). */
+  weights?: readonly [number, number];
+  /** Apply Orama's English stemmer (default true). */
+  stemming?: boolean;
+  /** Chunks considered from each ranking before fusion (default 60). */
+  candidates?: number;
+}
+
+export interface SearchEngine {
+  /** Model of the vectors this index holds; undefined when keyword only. */
+  readonly model: Embedder['model'] | undefined;
+  readonly mode: SearchMode;
+  /** Chunks indexed. */
+  readonly size: number;
+  /** Notes indexed. */
+  readonly noteCount: number;
+  /**
+   * Replaces every chunk of `path` with `chunks`. `vectors` maps a chunk's `textHash` to its
+   * embedding; chunks without one are keyword-only until `setVectors` gives them one.
+   */
+  upsertNote(path: string, chunks: readonly NoteChunk[], vectors?: VectorLookup): void;
+  removeNote(path: string): void;
+  /** Adds vectors for chunks indexed without them (after a background embedding pass). */
+  setVectors(path: string, vectors: VectorLookup): void;
+  hasNote(path: string): boolean;
+  /** Text hashes of `path`'s chunks that have no vector yet. */
+  chunksWithoutVectors(path: string): NoteChunk[];
+  search(query: string, options?: VaultSearchOptions): Promise<SearchHit[]>;
+}
+
+export type VectorLookup = (textHash: string) => Float32Array | undefined;
+
+interface IndexedNote {
+  chunks: NoteChunk[];
+  /** chunkIds that carry a vector in Orama. */
+  withVector: Set<string>;
+}
+
+/** Title, aliases and headings say what a note is about; file names too (Omnisearch's lesson). */
+const BOOSTS = { title: 3, aliases: 3, fileName: 3, headings: 2, text: 1 } as const;
+const SEARCHED = Object.keys(BOOSTS);
+/** Typo tolerance only for longer words: on short ones one edit makes a different word. */
+const TOLERANCE_MIN_TERM_LENGTH = 5;
+/** Orama's cosine floor; kept low because models differ in scale and ranks are fused anyway. */
+const VECTOR_SIMILARITY_FLOOR = 0.1;
+const DEFAULT_LIMIT = 10;
+
+export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
+  const embedder = options.embedder ?? null;
+  const candidates = options.candidates ?? 60;
+  const weights = options.weights ?? [1, 1];
+  const db: AnyOrama = create({
+    schema: {
+      title: 'string',
+      aliases: 'string',
+      fileName: 'string',
+      headings: 'string',
+      text: 'string',
+      folders: 'enum[]',
+      tags: 'enum[]',
+      type: 'enum',
+      ...(embedder ? { vector: `vector[${embedder.model.dims}]` as const } : {}),
+    },
+    components: {
+      tokenizer: {
+        language: 'english',
+        stemming: options.stemming ?? true,
+        stopWords: [...STOP_WORDS],
+      },
+    },
+  });
+  const notes = new Map<string, IndexedNote>();
+  const chunkById = new Map<string, NoteChunk>();
+
+  function insertChunk(chunk: NoteChunk, vector: Float32Array | undefined): boolean {
+    const usable =
+      embedder !== null && vector !== undefined && vector.length === embedder.model.dims;
+    synchronous(
+      insert(db, {
+        id: chunk.chunkId,
+        title: chunk.title,
+        aliases: chunk.aliases.join(' · '),
+        fileName: fileNameOf(chunk.path),
+        headings: chunk.headingPath.join(' · '),
+        text: chunk.titleOnly ? '' : chunk.text,
+        folders: folderChain(chunk.path),
+        tags: tagChain(chunk.tags),
+        type: docTypeOf(chunk),
+        ...(usable ? { vector: Array.from(vector) } : {}),
+      }),
+    );
+    chunkById.set(chunk.chunkId, chunk);
+    return usable;
+  }
+
+  function removeNote(path: string): void {
+    const note = notes.get(path);
+    if (!note) return;
+    for (const chunk of note.chunks) {
+      synchronous(remove(db, chunk.chunkId));
+      chunkById.delete(chunk.chunkId);
+    }
+    notes.delete(path);
+  }
+
+  async function vectorRanking(query: string, where: Where, limit: number): Promise<Scored[]> {
+    if (!embedder) return [];
+    const [vector] = await embedder.embed([query]);
+    if (!vector || vector.length !== embedder.model.dims) {
+      throw new Error(
+        `embedding: ${embedder.model.id} returned ${vector?.length ?? 0} dims for the query, expected ${embedder.model.dims}`,
+      );
+    }
+    const results = await oramaSearch(db, {
+      mode: 'vector',
+      vector: { value: Array.from(vector), property: 'vector' },
+      similarity: VECTOR_SIMILARITY_FLOOR,
+      limit,
+      ...(where ? { where } : {}),
+    });
+    return results.hits.map((hit) => ({ key: hit.id, score: hit.score }));
+  }
+
+  return {
+    get model() {
+      return embedder?.model;
+    },
+    get mode(): SearchMode {
+      return embedder ? 'hybrid' : 'keyword';
+    },
+    get size() {
+      return count(db);
+    },
+    get noteCount() {
+      return notes.size;
+    },
+    upsertNote(path, chunks, vectors) {
+      removeNote(path);
+      const withVector = new Set<string>();
+      const seen = new Set<string>();
+      const kept: NoteChunk[] = [];
+      for (const chunk of chunks) {
+        if (chunk.path !== path) {
+          throw new Error(
+            `search index: chunk ${chunk.chunkId} belongs to ${chunk.path}, not ${path}`,
+          );
+        }
+        if (seen.has(chunk.chunkId)) continue;
+        seen.add(chunk.chunkId);
+        kept.push(chunk);
+        if (insertChunk(chunk, vectors?.(chunk.textHash))) withVector.add(chunk.chunkId);
+      }
+      notes.set(path, { chunks: kept, withVector });
+    },
+    removeNote,
+    setVectors(path, vectors) {
+      const note = notes.get(path);
+      if (!note || !embedder) return;
+      for (const chunk of note.chunks) {
+        if (note.withVector.has(chunk.chunkId)) continue;
+        const vector = vectors(chunk.textHash);
+        if (!vector) continue;
+        synchronous(remove(db, chunk.chunkId));
+        if (insertChunk(chunk, vector)) note.withVector.add(chunk.chunkId);
+      }
+    },
+    hasNote(path) {
+      return notes.has(path);
+    },
+    chunksWithoutVectors(path) {
+      const note = notes.get(path);
+      if (!note || !embedder) return [];
+      return note.chunks.filter((chunk) => !note.withVector.has(chunk.chunkId));
+    },
+    async search(query, searchOptions = {}) {
+      const limit = searchOptions.limit ?? DEFAULT_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1) {
+        throw new RangeError(`search: limit must be a positive integer (got ${limit})`);
+      }
+      const { terms, text } = normaliseQuery(query);
+      if (terms.length === 0 || notes.size === 0) return [];
+      const where = whereOf(searchOptions);
+      const pool = Math.max(candidates, limit * 3);
+      const keyword = await oramaSearch(db, {
+        term: text,
+        properties: SEARCHED,
+        boost: BOOSTS,
+        threshold: 1,
+        tolerance: terms.every((term) => term.length >= TOLERANCE_MIN_TERM_LENGTH) ? 1 : 0,
+        limit: pool,
+        ...(where ? { where } : {}),
+      });
+      const keywordRanking = keyword.hits.map((hit) => ({ key: hit.id, score: hit.score }));
+      const vectorRankingList = await vectorRanking(query, where, pool);
+      const fused =
+        vectorRankingList.length === 0
+          ? scaleByBest(keywordRanking)
+          : options.fusion === 'weighted'
+            ? fuseScores([keywordRanking, vectorRankingList], { weights })
+            : fuseRankings([keywordRanking, vectorRankingList], { weights });
+      const ranked = fused.flatMap((item) => {
+        const chunk = chunkById.get(item.key);
+        return chunk ? [{ chunk, score: item.score }] : [];
+      });
+      const mode: SearchMode = vectorRankingList.length > 0 ? 'hybrid' : 'keyword';
+      return dedupePerNote(ranked, { noteOf: (hit) => hit.chunk.path })
+        .slice(0, limit)
+        .map(({ chunk, score }) => ({
+          citation: toCitation(chunk, score, terms),
+          chunkId: chunk.chunkId,
+          terms,
+          mode,
+        }));
+    },
+  };
+}
+
+/** Orama's insert/remove are synchronous with its default components; a promise here is a bug. */
+function synchronous<T>(result: T | Promise<T>): T {
+  if (result instanceof Promise) throw new Error('search index: Orama went asynchronous');
+  return result;
+}
+
+type Where = Record<string, unknown> | undefined;
+
+/** Keyword only: BM25 scores divided by the best, so the top hit is 1 and the rest keep their spread. */
+function scaleByBest(ranking: readonly Scored[]): Scored[] {
+  const best = ranking[0]?.score ?? 0;
+  return ranking.map((item) => ({ key: item.key, score: best > 0 ? item.score / best : 0 }));
+}
+
+function whereOf(options: VaultSearchOptions): Where {
+  const where: Record<string, unknown> = {};
+  const folder = options.folder?.trim().replace(/^\/+|\/+$/g, '');
+  if (folder) where.folders = { containsAll: [folder] };
+  const tag = options.tag === undefined ? '' : normaliseTag(options.tag);
+  if (tag) where.tags = { containsAll: [tag] };
+  if (options.type) where.type = { eq: options.type };
+  return Object.keys(where).length > 0 ? where : undefined;
+}
+
+function fileNameOf(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return name.replace(/\.(md|pdf)$/i, '');
+}
+
+function docTypeOf(chunk: NoteChunk): string {
+  if (chunk.type === 'reminder') return 'reminder';
+  return chunk.path.toLowerCase().endsWith('.pdf') ? 'pdf' : 'note';
+}
