@@ -1,0 +1,21 @@
+// Public surface of the companion's reminder scheduler.
+export {
+  ReminderScheduler,
+  MAX_ATTEMPTS,
+  MISSED_PER_REMINDER,
+  SYNC_LAG_MS,
+  topicFor,
+} from './scheduler';
+export type { MissedItem, SchedulerOptions } from './scheduler';
+export type {
+  ReminderDefinition,
+  ReminderSchedule,
+  UnresolvedReminder,
+} from './reminder-definition';
+export type { ReminderSource } from './reminder-source';
+export { InMemoryReminderSource } from './reminder-source';
+export type { DeliveryOutcome, ReminderDeliverer, ReminderDelivery } from './deliverer';
+export type { TimerHandle, TimerPort } from './timer';
+export { MAX_SLEEP_MS, nodeTimer } from './timer';
+export { registerMissedRoute } from './missed-route';
+export type { OccurrenceAction } from './fire-times';

@@ -1,0 +1,91 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { Cursor } from '../../shared/protocol/formats';
+import { MissedResponse } from '../../shared/protocol/reminders';
+import type { MissedReminder } from '../../shared/protocol/reminders';
+import { formatInZone } from '../../shared/reminders/local-time';
+import { ApiHttpError } from '../http/api-error';
+import type { ReminderScheduler } from './scheduler';
+
+export const MISSED_LIMIT_DEFAULT = 50;
+export const MISSED_LIMIT_MAX = 200;
+
+const MissedQuery = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MISSED_LIMIT_MAX, default: MISSED_LIMIT_DEFAULT }),
+    ),
+    cursor: Type.Optional(Cursor()),
+  },
+  { additionalProperties: false },
+);
+type MissedQuery = Static<typeof MissedQuery>;
+
+/**
+ * `GET /api/v1/reminders/missed` (DESIGN §6): unresolved `@remind(...)` tokens, then occurrences
+ * that were older than the grace window when the companion came back, newest first.
+ *
+ * The cursor is an opaque position in that list. An entry added or removed while a client pages
+ * can shift the next page by that many entries (a repeat or a skip at the seam), which is
+ * acceptable for an attention list that changes rarely; it never fails or loops.
+ */
+export function registerMissedRoute(app: FastifyInstance, scheduler: ReminderScheduler): void {
+  app.get<{ Querystring: MissedQuery }>(
+    '/api/v1/reminders/missed',
+    { schema: { querystring: MissedQuery, response: { 200: MissedResponse } } },
+    async (request): Promise<MissedResponse> => {
+      const limit = request.query.limit ?? MISSED_LIMIT_DEFAULT;
+      const offset = request.query.cursor === undefined ? 0 : readCursor(request.query.cursor);
+      const { items, total } = await scheduler.missed(offset, limit);
+      const missed = items.map((item): MissedReminder => {
+        const line = item.line === undefined ? {} : { line: item.line };
+        if (item.kind === 'unresolved') {
+          return {
+            reminder_id: item.id,
+            title: item.title,
+            path: item.path,
+            ...line,
+            occurrence: null,
+            reason: 'unresolved',
+            detail: item.detail,
+          };
+        }
+        return {
+          reminder_id: item.reminderId,
+          title: item.title,
+          path: item.path,
+          ...line,
+          occurrence: formatInZone(item.occurrence, item.zone),
+          reason: 'expired',
+        };
+      });
+      const nextOffset = offset + items.length;
+      return {
+        missed,
+        next_cursor: items.length > 0 && nextOffset < total ? writeCursor(nextOffset) : null,
+      };
+    },
+  );
+}
+
+const CURSOR_PREFIX = 'm1:';
+
+export function writeCursor(offset: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}${offset}`, 'utf8').toString('base64url');
+}
+
+function readCursor(cursor: string): number {
+  const text = /^[A-Za-z0-9_-]+$/.test(cursor)
+    ? Buffer.from(cursor, 'base64url').toString('utf8')
+    : '';
+  const match = /^m1:(\d{1,9})$/.exec(text);
+  if (!match) {
+    throw new ApiHttpError(
+      'VALIDATION_ERROR',
+      'cursor: not a cursor from a previous page of this list',
+      'cursor',
+    );
+  }
+  return Number(match[1]);
+}

@@ -1,0 +1,61 @@
+/**
+ * What the scheduler is told about each reminder: the scheduler's input port, independent of
+ * how reminders are written in the vault (reminder notes, `@remind(...)` lines, other plugins'
+ * syntaxes). A vault adapter turns Markdown into these; tests build them directly.
+ */
+
+/** When a reminder fires. Instants are epoch milliseconds. */
+export type ReminderSchedule =
+  | {
+      readonly kind: 'once';
+      /** The one occurrence, already resolved from wall time in `zone` by the source. */
+      readonly at: number;
+      /** Used to show the occurrence with the zone's offset. */
+      readonly zone: string;
+    }
+  | {
+      readonly kind: 'recurring';
+      /** RFC 5545 RRULE (with or without `RRULE:`), expanded by shared/reminders/recurrence. */
+      readonly rrule: string;
+      /** Wall time of the first occurrence, `YYYY-MM-DDTHH:mm`, in `zone`. */
+      readonly start: string;
+      readonly zone: string;
+    };
+
+export interface ReminderDefinition {
+  /** Front-matter `id`, block id, or path+text key: stable across edits (DESIGN §2). */
+  readonly id: string;
+  readonly title: string;
+  /** Vault-relative path of the note holding it. */
+  readonly path: string;
+  /** 1-based line of an inline reminder. */
+  readonly line?: number;
+  readonly schedule: ReminderSchedule;
+  readonly status: 'active' | 'done' | 'cancelled';
+  /** A `- [x]` task line: never fires (DESIGN §2). */
+  readonly taskChecked: boolean;
+  /**
+   * Front-matter `snoozed_until`: fires then instead of the occurrences at or before it that
+   * have not fired yet.
+   */
+  readonly snoozedUntil?: number;
+  /** `obsidian://open?vault=…&file=…#^r-xxxx`. */
+  readonly deepLink: string;
+}
+
+/**
+ * A `@remind(...)` the companion will not guess at (natural language left unnormalised, a bad
+ * date, zone or rule). Listed on the missed/attention list with reason `unresolved`, never fired.
+ */
+export interface UnresolvedReminder {
+  /** Stable key, e.g. the block id or path + line text. */
+  readonly id: string;
+  readonly title: string;
+  readonly path: string;
+  readonly line?: number;
+  /** What is wrong, naming the token, e.g. `"tomorrow 5pm" is natural language; open the note to fix it`. */
+  readonly detail: string;
+}
+
+/** Longest title carried into a push message; longer ones are cut (the payload limit is ~4 KB). */
+export const MAX_PUSH_TITLE_CHARS = 200;

@@ -1,0 +1,671 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../shared/ports';
+import { PUSH_ACTIONS } from '../../shared/protocol/push';
+import type { PushPayload } from '../../shared/protocol/push';
+import type { StatusResponse } from '../../shared/protocol/status';
+import { formatInZone, formatWall, instantToWall } from '../../shared/reminders/local-time';
+import { nextOccurrences, RecurrenceInputError } from '../../shared/reminders/recurrence';
+import type { SqliteDatabase } from '../db/open';
+import { createLogger } from '../logging';
+import type { Logger } from '../logging';
+import type { MetricsRegistry } from '../metrics/registry';
+import type { SchedulerStatusSource } from '../status/sources';
+import { definitionProblem } from './check-definition';
+import type { DeliveryOutcome, ReminderDeliverer } from './deliverer';
+import { DeliveryLog } from './delivery-log';
+import { deliveryKey } from './delivery-log';
+import type { MissedRow, OccurrenceClaim, PendingDelivery, PlanStep } from './delivery-log';
+import { DueQueue } from './due-queue';
+import { FireTimes } from './fire-times';
+import type { OccurrenceAction } from './fire-times';
+import { MAX_PUSH_TITLE_CHARS } from './reminder-definition';
+import type { ReminderDefinition, UnresolvedReminder } from './reminder-definition';
+import type { ReminderSource } from './reminder-source';
+import { SchedulerMetrics } from './scheduler-metrics';
+import { MAX_SLEEP_MS, nodeTimer } from './timer';
+import type { TimerHandle, TimerPort } from './timer';
+
+/**
+ * A reminder first seen now is treated as if it had been in the vault this long already, so
+ * one synced from a phone a few minutes after its due time still fires (within the grace
+ * window). Longer would re-fire the past of an inline reminder without a block id each time its
+ * line is edited (its identity is its text, DESIGN §2).
+ */
+export const SYNC_LAG_MS = 15 * 60_000;
+/** Attempts per delivery before it is given up as failed. */
+export const MAX_ATTEMPTS = 10;
+/** Retry delays asked for by the deliverer are clamped to this range. */
+const MIN_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 60 * 60_000;
+/** Steps claimed in one transaction: one fsync for many reminders due at the same instant. */
+const CLAIM_BATCH = 256;
+/** Deliveries sent at once. */
+const SEND_CONCURRENCY = 16;
+/** Missed occurrences listed per reminder per catch-up; older ones are only counted in the log. */
+export const MISSED_PER_REMINDER = 50;
+
+export interface SchedulerOptions {
+  /** Opened and migrated (migration 004); the scheduler does not close it. */
+  readonly db: SqliteDatabase;
+  readonly clock: Clock;
+  readonly source: ReminderSource;
+  readonly deliverer: ReminderDeliverer;
+  /** Missed fire times younger than this fire on start; older ones are listed as missed. */
+  readonly graceMs: number;
+  readonly timer?: TimerPort;
+  readonly logger?: Logger;
+  /** Where fire lag and delivery counts are registered; absent, they are not exported. */
+  readonly metrics?: MetricsRegistry;
+}
+
+/** One fire time of one reminder that is being handed to delivery. */
+interface Send {
+  readonly reminderId: string;
+  readonly occurrence: number;
+  readonly deviceId: string;
+  readonly ttlSeconds: number;
+  readonly topic: string;
+  readonly payload: PushPayload;
+  /** 0 for a fresh claim; attempts so far for a retry. */
+  readonly attempts: number;
+}
+
+/**
+ * The companion's durable reminder scheduler (DESIGN §5).
+ *
+ * Guarantees and how they are kept:
+ * - **Never twice per device.** Each (reminder, occurrence, device) is a row in the delivery
+ *   log, created in a committed transaction *before* the message is sent and marked `sent`
+ *   after. A row is created at most once (primary key) and a `sent`/`gone`/`failed` row is
+ *   never sent again.
+ * - **At least once per device.** A claimed row that never got its outcome (the process was
+ *   killed mid-send) is sent again on the next start. The one duplicate this allows: the push
+ *   service accepted the message and the process died before the `sent` commit (a window of one
+ *   small SQLite transaction, ~1 ms, since every outcome is committed as soon as it arrives,
+ *   not batched). No protocol can close that window from this side; the message's `Topic` is
+ *   the reminder id, so if the first copy is still queued at the push service the second
+ *   replaces it, and the phone shows one notification.
+ * - **Survives kill -9.** All state above is in SQLite (WAL, synchronous=FULL). Each reminder
+ *   has a high-water mark: every fire time at or before it was handed to delivery or listed as
+ *   missed; it is raised in the same transaction as the claim.
+ * - **Catch-up policy** (after downtime, a suspended machine, or a clock jump): for each
+ *   reminder, the fire times between its high-water mark and now are looked at together. The
+ *   latest fires if it is younger than the grace window; earlier ones younger than the window
+ *   collapse into it (like systemd's `Persistent=true` or Quartz's fire-once-now: a minutely
+ *   reminder does not send 600 messages after ten hours down); ones older than the window go to
+ *   the missed list (at most {@link MISSED_PER_REMINDER} per reminder and catch-up).
+ * - **No polling.** One timer is armed for the earliest of: the next due time, the next retry,
+ *   or {@link MAX_SLEEP_MS} from now (see timer.ts for why sleeps are capped).
+ * - **Re-plans incrementally.** `replan(ids)` re-reads only those reminders from the source
+ *   and moves only their entries in the due queue.
+ * - **First run.** Nothing before the scheduler's first start on a database fires (before
+ *   pairing, the plugin was in charge of reminders, and it fires its own).
+ */
+export class ReminderScheduler implements SchedulerStatusSource {
+  private readonly log: DeliveryLog;
+  private readonly clock: Clock;
+  private readonly timer: TimerPort;
+  private readonly logger: Logger;
+  private readonly metrics: SchedulerMetrics;
+  private readonly source: ReminderSource;
+  private readonly deliverer: ReminderDeliverer;
+  private readonly graceMs: number;
+
+  private readonly plans = new Map<string, FireTimes>();
+  private readonly rejected = new Map<string, UnresolvedReminder>();
+  private readonly queue = new DueQueue();
+  private highWaters = new Map<string, number>();
+  private actions = new Map<string, Map<number, OccurrenceAction>>();
+  private epoch = 0;
+  /** While starting: when the previous run was last alive. Afterwards undefined (= now). */
+  private coverageStart: number | undefined;
+
+  private state: 'new' | 'running' | 'stopped' = 'new';
+  private handle: TimerHandle | undefined;
+  private pass: Promise<void> | undefined;
+  private passAgain = false;
+
+  constructor(options: SchedulerOptions) {
+    if (!(options.graceMs >= 0)) throw new RangeError('graceMs must be a number ≥ 0');
+    this.log = new DeliveryLog(options.db);
+    this.clock = options.clock;
+    this.timer = options.timer ?? nodeTimer;
+    this.logger = options.logger ?? createLogger('silent');
+    this.source = options.source;
+    this.deliverer = options.deliverer;
+    this.graceMs = options.graceMs;
+    this.metrics = new SchedulerMetrics(options.metrics, {
+      scheduled: () => this.queue.size,
+      missed: () => (this.state === 'stopped' ? 0 : this.log.missedCount()),
+    });
+  }
+
+  /**
+   * Loads the delivery state and the source's reminders, fires what was missed within the
+   * grace window, resends deliveries a crash interrupted, and arms the timer. Resolves once
+   * that first pass is done.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`scheduler: start() called when ${this.state}`);
+    this.state = 'running';
+    const now = this.clock.now();
+    this.epoch = this.log.meta('epoch') ?? now;
+    if (this.log.meta('epoch') === undefined) this.log.setMeta('epoch', this.epoch);
+    this.coverageStart = Math.min(now, this.log.meta('alive_at') ?? now);
+    this.highWaters = this.log.highWaters();
+    this.actions = this.log.actions();
+
+    const { reminders, unresolved } = await this.source.all();
+    this.applyDefinitions(reminders, { complete: true });
+    this.coverageStart = undefined;
+    this.log.setMeta('alive_at', now);
+    this.logger.info(
+      { reminders: this.plans.size, scheduled: this.queue.size, unresolved: unresolved.length },
+      'scheduler started',
+    );
+    await this.runPass();
+  }
+
+  /** Clears the timer and waits for a pass in progress. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.state === 'stopped') return;
+    this.state = 'stopped';
+    if (this.handle !== undefined) this.timer.clear(this.handle);
+    this.handle = undefined;
+    await this.pass;
+  }
+
+  /**
+   * Re-reads reminders from the source after the vault changed: only `ids` (a reminder absent
+   * from the source's answer was deleted), or everything when `ids` is omitted. Fires at once
+   * whatever became due (e.g. an edit that moved a reminder into the past within the grace
+   * window).
+   */
+  async replan(ids?: readonly string[]): Promise<void> {
+    this.assertRunning('replan');
+    if (ids === undefined) {
+      const { reminders } = await this.source.all();
+      this.applyDefinitions(reminders, { complete: true });
+    } else {
+      const found = await this.source.get(ids);
+      const seen = new Set(found.map((definition) => definition.id));
+      for (const id of ids) {
+        if (!seen.has(id)) this.forget(id);
+      }
+      this.applyDefinitions(found, { complete: false });
+    }
+    if (this.state !== 'running') return;
+    this.rearm();
+  }
+
+  /**
+   * Snoozes one occurrence (or a snooze's fire time) until `until`: it fires then, keyed by
+   * `until`, and not at its own time if that has not come yet. For the phone's "snooze" action
+   * and the API's snooze of a recurring reminder.
+   */
+  snoozeOccurrence(reminderId: string, occurrence: number, until: number): void {
+    this.assertRunning('snoozeOccurrence');
+    if (!Number.isFinite(until)) throw new RangeError('snooze: until is not an instant');
+    this.putAction(reminderId, occurrence, { kind: 'snoozed', until });
+  }
+
+  /** Marks one occurrence done: it will not fire (again), and leaves the missed list. */
+  completeOccurrence(reminderId: string, occurrence: number): void {
+    this.assertRunning('completeOccurrence');
+    this.putAction(reminderId, occurrence, { kind: 'done' });
+  }
+
+  /** Removes one entry from the missed list; false when it was not there. */
+  dismissMissed(reminderId: string, occurrence: number): boolean {
+    return this.log.dismissMissed(reminderId, occurrence);
+  }
+
+  /** When `reminderId` fires next, or undefined (unknown, done, checked, nothing left). */
+  nextFire(reminderId: string): number | undefined {
+    return this.queue.dueOf(reminderId);
+  }
+
+  /** The reminder's zone, for formatting its instants; undefined when unknown. */
+  zoneOf(reminderId: string): string | undefined {
+    return this.plans.get(reminderId)?.definition.schedule.zone;
+  }
+
+  /**
+   * Up to `count` occurrences of the reminder's schedule at or after `from` (epoch ms), as ISO
+   * instants with the offset of its zone (`GET /api/v1/reminders/:id/occurrences`); undefined
+   * when the reminder is unknown. Occurrences are the rule's, whatever was done or snoozed.
+   */
+  occurrences(reminderId: string, from: number, count: number): string[] | undefined {
+    const plan = this.plans.get(reminderId);
+    if (!plan) return undefined;
+    const { schedule } = plan.definition;
+    if (schedule.kind === 'once') {
+      return schedule.at >= from && count > 0 ? [formatInZone(schedule.at, schedule.zone)] : [];
+    }
+    try {
+      return nextOccurrences(
+        { rrule: schedule.rrule, start: schedule.start },
+        from - 1,
+        schedule.zone,
+        count,
+      ).map((instant) => formatInZone(instant, schedule.zone));
+    } catch (error) {
+      if (error instanceof RecurrenceInputError) return [];
+      throw error;
+    }
+  }
+
+  schedulerStatus(): StatusResponse['scheduler'] {
+    const next = this.queue.peek();
+    const zone = next ? this.zoneOf(next.id) : undefined;
+    return {
+      reminders: this.queue.size,
+      next_fire: next && zone ? formatInZone(next.due, zone) : null,
+    };
+  }
+
+  /**
+   * The missed/attention list: unresolved tokens first (current, from the source, by path and
+   * line), then missed occurrences, newest first. `offset`/`limit` page through both.
+   */
+  async missed(offset: number, limit: number): Promise<{ items: MissedItem[]; total: number }> {
+    const unresolved = [...(await this.source.unresolved()), ...this.rejected.values()].sort(
+      (a, b) =>
+        a.path.localeCompare(b.path) || (a.line ?? 0) - (b.line ?? 0) || compareText(a.id, b.id),
+    );
+    const items: MissedItem[] = [];
+    for (const entry of unresolved.slice(offset, offset + limit)) {
+      items.push({ kind: 'unresolved', ...entry });
+    }
+    const rowsOffset = Math.max(0, offset - unresolved.length);
+    const rowsWanted = limit - items.length;
+    if (rowsWanted > 0) {
+      for (const row of this.log.missed(rowsOffset, rowsWanted))
+        items.push({ kind: 'expired', ...row });
+    }
+    return { items, total: unresolved.length + this.log.missedCount() };
+  }
+
+  /** Resolves once no pass is running (for tests and benchmarks driving a manual timer). */
+  async whenIdle(): Promise<void> {
+    while (this.pass) await this.pass;
+  }
+
+  /** Delivery rows by state, for tests and diagnostics. */
+  deliveryCounts(): ReturnType<DeliveryLog['stateCounts']> {
+    return this.log.stateCounts();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Plan
+
+  /**
+   * Takes definitions into the plan. With `complete`, the list is the whole vault: reminders
+   * missing from it are forgotten.
+   */
+  private applyDefinitions(
+    definitions: readonly ReminderDefinition[],
+    { complete }: { complete: boolean },
+  ): void {
+    const now = this.clock.now();
+    const fresh: { id: string; highWater: number }[] = [];
+    const seen = complete ? new Set<string>() : undefined;
+    for (const definition of definitions) {
+      const problem = definitionProblem(definition);
+      const id = typeof definition.id === 'string' ? definition.id : '';
+      seen?.add(id);
+      if (problem !== undefined) {
+        this.forget(id);
+        this.rejected.set(id, {
+          id,
+          title: typeof definition.title === 'string' ? definition.title : '',
+          path: typeof definition.path === 'string' ? definition.path : '',
+          ...(Number.isInteger(definition.line) ? { line: definition.line } : {}),
+          detail: problem,
+        });
+        continue;
+      }
+      this.rejected.delete(id);
+      const plan = new FireTimes(definition, this.actions.get(id));
+      this.plans.set(id, plan);
+      let highWater = this.highWaters.get(id);
+      if (highWater === undefined) {
+        highWater = Math.max(this.epoch, (this.coverageStart ?? now) - SYNC_LAG_MS);
+        this.highWaters.set(id, highWater);
+        fresh.push({ id, highWater });
+      }
+      this.queue.set(id, plan.nextAfter(highWater));
+    }
+    if (seen) {
+      for (const id of [...this.plans.keys()]) if (!seen.has(id)) this.forget(id);
+      for (const id of [...this.rejected.keys()]) if (!seen.has(id)) this.rejected.delete(id);
+    }
+    this.log.addReminders(fresh, now);
+  }
+
+  /** Drops a reminder from the plan; its high-water mark stays (in memory and on disk). */
+  private forget(id: string): void {
+    this.plans.delete(id);
+    this.rejected.delete(id);
+    this.queue.delete(id);
+  }
+
+  private putAction(reminderId: string, occurrence: number, action: OccurrenceAction): void {
+    if (!Number.isFinite(occurrence)) throw new RangeError('occurrence is not an instant');
+    this.log.putAction(reminderId, occurrence, action, this.clock.now());
+    let actions = this.actions.get(reminderId);
+    if (!actions) {
+      actions = new Map();
+      this.actions.set(reminderId, actions);
+    }
+    actions.set(occurrence, action);
+    const plan = this.plans.get(reminderId);
+    if (plan) {
+      const refreshed = new FireTimes(plan.definition, actions);
+      this.plans.set(reminderId, refreshed);
+      this.queue.set(
+        reminderId,
+        refreshed.nextAfter(this.highWaters.get(reminderId) ?? this.epoch),
+      );
+      this.rearm();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Timer and passes
+
+  private assertRunning(what: string): void {
+    if (this.state !== 'running') throw new Error(`scheduler: ${what}() called when ${this.state}`);
+  }
+
+  /** Re-arms the timer for the new earliest time, or runs a pass now if something is due. */
+  private rearm(): void {
+    if (this.state !== 'running') return;
+    if (this.pass) {
+      this.passAgain = true;
+      return;
+    }
+    const wake = this.wakeAt();
+    if (wake !== undefined && wake <= this.clock.now()) void this.runPass();
+    else this.arm();
+  }
+
+  private wakeAt(): number | undefined {
+    const due = this.queue.peek()?.due;
+    const retry = this.log.nextAttemptAt();
+    if (due === undefined) return retry;
+    if (retry === undefined) return due;
+    return Math.min(due, retry);
+  }
+
+  private arm(): void {
+    if (this.handle !== undefined) this.timer.clear(this.handle);
+    this.handle = undefined;
+    if (this.state !== 'running') return;
+    const now = this.clock.now();
+    const wake = this.wakeAt();
+    const delay =
+      wake === undefined ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, wake - now));
+    this.handle = this.timer.set(() => {
+      this.handle = undefined;
+      void this.runPass();
+    }, delay);
+  }
+
+  /** Runs passes until nothing more is due; one at a time. */
+  private runPass(): Promise<void> {
+    if (this.pass) {
+      this.passAgain = true;
+      return this.pass;
+    }
+    const work = async (): Promise<void> => {
+      try {
+        do {
+          this.passAgain = false;
+          if (this.state !== 'running') return;
+          const now = this.clock.now();
+          this.log.setMeta('alive_at', now);
+          await this.resendPending(now);
+          await this.fireDue(now);
+          const wake = this.wakeAt();
+          if (wake !== undefined && wake <= this.clock.now()) this.passAgain = true;
+        } while (this.passAgain);
+      } catch (error) {
+        // A database error (disk full) must not kill the loop silently: log, and try again
+        // on the next wake-up. Nothing was half-done: every step is one transaction.
+        this.logger.error({ err: error }, 'scheduler pass failed; retrying at the next wake-up');
+      } finally {
+        this.pass = undefined;
+        this.arm();
+      }
+    };
+    this.pass = work();
+    return this.pass;
+  }
+
+  /** Claimed rows a crash interrupted, and retries whose time has come. */
+  private async resendPending(now: number): Promise<void> {
+    for (;;) {
+      const pending = this.log.pending(now, CLAIM_BATCH);
+      if (pending.length === 0) return;
+      const sends: Send[] = [];
+      for (const row of pending) {
+        const giveUp = this.giveUpReason(row, now);
+        if (giveUp !== undefined) {
+          this.log.recordOutcome(row, { kind: 'failed', reason: giveUp }, now);
+          this.metrics.delivery('failed');
+          continue;
+        }
+        sends.push({
+          reminderId: row.reminderId,
+          occurrence: row.occurrence,
+          deviceId: row.deviceId,
+          ttlSeconds: row.ttlSeconds,
+          topic: row.topic,
+          payload: JSON.parse(row.payload) as PushPayload,
+          attempts: row.attempts,
+        });
+      }
+      await this.sendAll(sends);
+      if (pending.length < CLAIM_BATCH || this.state !== 'running') return;
+    }
+  }
+
+  private giveUpReason(row: PendingDelivery, now: number): string | undefined {
+    if (row.attempts >= MAX_ATTEMPTS) return `gave up after ${row.attempts} attempts`;
+    if (now - row.occurrence > this.graceMs) {
+      return 'older than the grace window before it could be delivered';
+    }
+    return undefined;
+  }
+
+  /** Every reminder due at `now`: claim (in batches, one transaction each), then send. */
+  private async fireDue(now: number): Promise<void> {
+    let devices: readonly { readonly id: string }[] | undefined;
+    while (this.state === 'running') {
+      const sends: Send[] = [];
+      const steps: PlanStep[] = [];
+      for (let top = this.queue.peek(); top && top.due <= now && steps.length < CLAIM_BATCH;) {
+        devices ??= await this.deliverer.subscriptions();
+        const step = this.planStep(top.id, top.due, now, devices);
+        steps.push(step.log);
+        this.highWaters.set(top.id, step.highWater);
+        this.queue.set(top.id, this.plans.get(top.id)?.nextAfter(step.highWater));
+        if (step.claim) sends.push(...step.sends);
+        top = this.queue.peek();
+      }
+      if (steps.length === 0) return;
+      const created = this.log.advanceAll(steps);
+      await this.sendAll(sends.filter((send) => created.has(deliveryKey(send))));
+    }
+  }
+
+  /**
+   * What to do for one reminder due at `now`: which fire time fires (if any), which are listed
+   * as missed, and the new high-water mark. See the catch-up policy above.
+   */
+  private planStep(
+    id: string,
+    due: number,
+    now: number,
+    devices: readonly { readonly id: string }[],
+  ): {
+    highWater: number;
+    claim?: OccurrenceClaim;
+    sends: Send[];
+    log: PlanStep;
+  } {
+    const plan = this.plans.get(id)!;
+    const above = this.highWaters.get(id) ?? this.epoch;
+    const second = plan.nextAfter(due);
+    const latest = second !== undefined && second <= now ? (plan.latestIn(above, now) ?? due) : due;
+    const fires = now - latest <= this.graceMs;
+
+    const missedTimes: number[] = [];
+    const oldestYoung = now - this.graceMs;
+    if (due < oldestYoung) {
+      let cursor: number | undefined = fires
+        ? plan.latestIn(above, Math.min(latest - 1, oldestYoung - 1))
+        : latest;
+      while (cursor !== undefined && missedTimes.length < MISSED_PER_REMINDER) {
+        missedTimes.push(cursor);
+        cursor = cursor > due ? plan.latestIn(above, cursor - 1) : undefined;
+      }
+      if (cursor !== undefined) {
+        this.logger.warn(
+          { listed: missedTimes.length },
+          'reminder missed more occurrences than are listed; the oldest are not',
+        );
+      }
+    }
+    const { definition } = plan;
+    const zone = definition.schedule.zone;
+    const missed: MissedRow[] = missedTimes.map((occurrence) => ({
+      reminderId: id,
+      occurrence,
+      title: definition.title,
+      path: definition.path,
+      ...(definition.line === undefined ? {} : { line: definition.line }),
+      zone,
+    }));
+
+    if (!fires) {
+      return {
+        highWater: latest,
+        sends: [],
+        log: { reminderId: id, highWater: latest, missed, now },
+      };
+    }
+    const payload = this.payloadFor(definition, latest);
+    const ttlSeconds = Math.max(60, Math.floor(Math.min(this.graceMs, 86_400_000) / 1000));
+    const topic = topicFor(id);
+    const claim: OccurrenceClaim = {
+      reminderId: id,
+      occurrence: latest,
+      deviceIds: devices.map((device) => device.id),
+      ttlSeconds,
+      topic,
+      payload: JSON.stringify(payload),
+    };
+    const sends = claim.deviceIds.map((deviceId) => ({
+      reminderId: id,
+      occurrence: latest,
+      deviceId,
+      ttlSeconds,
+      topic,
+      payload,
+      attempts: 0,
+    }));
+    return {
+      highWater: latest,
+      claim,
+      sends,
+      log: { reminderId: id, highWater: latest, missed, claim, now },
+    };
+  }
+
+  private payloadFor(definition: ReminderDefinition, occurrence: number): PushPayload {
+    const zone = definition.schedule.zone;
+    const local = formatWall(instantToWall(occurrence, zone)).slice(0, 16).replace('T', ' ');
+    const title =
+      definition.title.length > MAX_PUSH_TITLE_CHARS
+        ? `${definition.title.slice(0, MAX_PUSH_TITLE_CHARS - 1)}…`
+        : definition.title;
+    return {
+      title: title.trim() === '' ? 'Reminder' : title,
+      body: `${local} · ${definition.path}`,
+      reminder_id: definition.id,
+      occurrence: formatInZone(occurrence, zone),
+      deep_link: definition.deepLink,
+      actions: [...PUSH_ACTIONS],
+    };
+  }
+
+  /** Sends with bounded concurrency; each outcome is committed as soon as it arrives. */
+  private async sendAll(sends: readonly Send[]): Promise<void> {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < sends.length) {
+        const send = sends[next++]!;
+        await this.sendOne(send);
+      }
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(SEND_CONCURRENCY, sends.length) }, () => worker()),
+    );
+  }
+
+  private async sendOne(send: Send): Promise<void> {
+    const handedAt = this.clock.now();
+    if (send.attempts === 0) this.metrics.fireLag(handedAt - send.occurrence);
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = await this.deliverer.deliver({
+        subscriptionId: send.deviceId,
+        payload: send.payload,
+        ttlSeconds: send.ttlSeconds,
+        topic: send.topic,
+        urgency: 'high',
+      });
+    } catch (error) {
+      // The port says deliverers answer outcomes; a throw is treated as a transient failure.
+      outcome = {
+        kind: 'retry',
+        afterMs: backoffMs(send.attempts),
+        reason: (error as Error).message,
+      };
+    }
+    const now = this.clock.now();
+    const key = {
+      reminderId: send.reminderId,
+      occurrence: send.occurrence,
+      deviceId: send.deviceId,
+    };
+    if (outcome.kind === 'retry' && send.attempts + 1 >= MAX_ATTEMPTS) {
+      outcome = { kind: 'failed', reason: `gave up after ${send.attempts + 1} attempts` };
+    }
+    const retryAt =
+      outcome.kind === 'retry'
+        ? now + Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, outcome.afterMs))
+        : undefined;
+    this.log.recordOutcome(key, outcome, now, retryAt);
+    this.metrics.delivery(outcome.kind);
+  }
+}
+
+export type MissedItem =
+  | ({ readonly kind: 'unresolved' } & UnresolvedReminder)
+  | ({ readonly kind: 'expired' } & MissedRow);
+
+/** Push `Topic`: at most 32 base64url characters (RFC 8030 §5.4), stable per reminder. */
+export function topicFor(reminderId: string): string {
+  return createHash('sha256').update(reminderId).digest('base64url').slice(0, 32);
+}
+
+function backoffMs(attempts: number): number {
+  return Math.min(MAX_RETRY_MS, 30_000 * 2 ** attempts);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
