@@ -1,0 +1,255 @@
+import type { Agent } from 'node:https';
+import { Value } from '@sinclair/typebox/value';
+import webPush from 'web-push';
+import type { Clock } from '../../shared/ports';
+import { PushPayload } from '../../shared/protocol/push';
+import type { Logger } from '../logging';
+import type { Counter, MetricsRegistry } from '../metrics/registry';
+import { backoffDelayMs, parseRetryAfterMs } from './backoff';
+import { ConcurrencyLimit } from './concurrency-limit';
+import { MAX_DELIVERY_ATTEMPTS } from './deliverer';
+import type { DeliveryOutcome, PushDeliverer, PushDelivery } from './deliverer';
+import { endpointHost, endpointProblem } from './endpoint-policy';
+import type { PushSubscriptionStore, StoredSubscription } from './subscription-store';
+import { pushTopic } from './topic';
+import type { VapidKeys } from './vapid-keys';
+
+/*
+ * Sends one push message per `deliver` call with web-push 3.6.7 (aes128gcm + VAPID) and maps the
+ * push service's answer to an outcome (RFC 8030; reliability_anchors.md §4):
+ *
+ *   2xx → sent · 404/410 → the subscription is deleted, gone · 429 → retry after Retry-After
+ *   (else backoff) · 5xx, timeout, network error → retry with backoff · other 4xx → failed.
+ *
+ * Logs and stored failure reasons carry the subscription id and the endpoint's host, never the
+ * endpoint path (which is the device's address) or keys. web-push's own error objects hold the
+ * endpoint, so they are never logged whole.
+ */
+
+/** RFC 8291 §4: a 4096-byte record minus header (86), delimiter (1) and tag (16). */
+export const MAX_PAYLOAD_BYTES = 3993;
+/** A push service that has not answered by now is treated as down for this attempt. */
+export const DEFAULT_SEND_TIMEOUT_MS = 10_000;
+/** Simultaneous requests to push services. */
+export const DEFAULT_MAX_CONCURRENT_SENDS = 8;
+/** RFC 8030 §5.2: TTL is a delta-seconds; larger values are treated as this. */
+const MAX_TTL_SECONDS = 2 ** 31 - 1;
+/** Push-service answers quoted in a failure reason are cut to this. */
+const MAX_QUOTED_BODY = 200;
+
+export interface WebPushSenderOptions {
+  readonly store: PushSubscriptionStore;
+  readonly keys: VapidKeys;
+  readonly clock: Clock;
+  /** `CAIRN_PUSH_HOSTS`, re-checked at send time in case it changed since the subscribe. */
+  readonly pushHosts: readonly string[];
+  readonly logger?: Logger;
+  /** Adds `cairn_push_deliveries_total{outcome}`. */
+  readonly metrics?: MetricsRegistry;
+  /**
+   * Outgoing TLS. Absent, Node's default agent is used: the system store plus
+   * `NODE_EXTRA_CA_CERTS`. Tests pass one trusting their local push service's certificate.
+   */
+  readonly agent?: Agent;
+  readonly timeoutMs?: number;
+  readonly maxConcurrent?: number;
+  readonly maxAttempts?: number;
+  /** Jitter source in [0, 1); tests pin it. */
+  readonly random?: () => number;
+}
+
+type Outcome = DeliveryOutcome['status'];
+
+export class WebPushSender implements PushDeliverer {
+  private readonly limit: ConcurrencyLimit;
+  private readonly timeoutMs: number;
+  private readonly maxAttempts: number;
+  private readonly random: () => number;
+  private readonly deliveries: Counter | undefined;
+
+  constructor(private readonly options: WebPushSenderOptions) {
+    this.limit = new ConcurrencyLimit(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_SENDS);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+    this.maxAttempts = options.maxAttempts ?? MAX_DELIVERY_ATTEMPTS;
+    this.random = options.random ?? Math.random;
+    this.deliveries = options.metrics?.counter(
+      'cairn_push_deliveries_total',
+      'Push message attempts by outcome (sent, gone, retry, failed).',
+      ['outcome'],
+    );
+  }
+
+  subscriptions(): ReadonlyArray<{ readonly id: string }> {
+    return this.options.store.list().map(({ id }) => ({ id }));
+  }
+
+  async deliver(delivery: PushDelivery): Promise<DeliveryOutcome> {
+    const subscription = this.options.store.get(delivery.subscriptionId);
+    if (!subscription) return this.count({ status: 'gone' });
+    const problem = this.deliveryProblem(delivery, subscription);
+    if (problem) return this.settle(subscription, delivery, { status: 'failed', reason: problem });
+    const outcome = await this.limit.run(() => this.send(subscription, delivery));
+    return this.settle(subscription, delivery, outcome);
+  }
+
+  /** Input that can never be sent, checked before anything goes on the wire. */
+  private deliveryProblem(delivery: PushDelivery, subscription: StoredSubscription): string | null {
+    const host = endpointProblem(subscription.endpoint, this.options.pushHosts);
+    if (host) return `endpoint ${host}`;
+    if (!Value.Check(PushPayload, delivery.payload)) {
+      const first = Value.Errors(PushPayload, delivery.payload).First();
+      return `payload${first ? ` ${first.path || '/'}: ${first.message}` : ' is not a push payload'}`;
+    }
+    const size = Buffer.byteLength(JSON.stringify(delivery.payload), 'utf8');
+    if (size > MAX_PAYLOAD_BYTES) {
+      return `payload is ${size} bytes; a push message holds at most ${MAX_PAYLOAD_BYTES}`;
+    }
+    if (!Number.isInteger(delivery.ttlSeconds) || delivery.ttlSeconds < 0) {
+      return `ttlSeconds must be a whole number ≥ 0 (got ${delivery.ttlSeconds})`;
+    }
+    return null;
+  }
+
+  private async send(
+    subscription: StoredSubscription,
+    delivery: PushDelivery,
+  ): Promise<DeliveryOutcome> {
+    const attempt = delivery.attempt ?? 1;
+    const { keys } = this.options;
+    const request = webPush.sendNotification(
+      {
+        endpoint: subscription.endpoint,
+        keys: { p256dh: subscription.p256dh, auth: subscription.auth },
+      },
+      JSON.stringify(delivery.payload),
+      {
+        TTL: Math.min(delivery.ttlSeconds, MAX_TTL_SECONDS),
+        urgency: 'high',
+        topic: pushTopic(delivery.topic),
+        vapidDetails: {
+          subject: keys.subject,
+          publicKey: keys.publicKey,
+          privateKey: keys.privateKey,
+        },
+        // Socket idle timeout: a push service that accepts the connection and then says
+        // nothing is cut off here.
+        timeout: this.timeoutMs,
+        ...(this.options.agent ? { agent: this.options.agent } : {}),
+      },
+    );
+    try {
+      await withDeadline(request, this.timeoutMs * 2);
+      return { status: 'sent' };
+    } catch (error) {
+      return this.outcomeOfError(error, attempt);
+    }
+  }
+
+  private outcomeOfError(error: unknown, attempt: number): DeliveryOutcome {
+    if (!(error instanceof webPush.WebPushError)) {
+      const reason = `no answer from the push service (${errorSummary(error)})`;
+      return { status: 'retry', afterMs: backoffDelayMs(attempt, this.random), reason };
+    }
+    const status = error.statusCode;
+    const answer = `push service answered ${status}${quoteBody(error.body)}`;
+    if (status === 404 || status === 410) return { status: 'gone' };
+    if (status === 429 || status >= 500) {
+      const retryAfter = parseRetryAfterMs(
+        headerValue(error.headers, 'retry-after'),
+        this.options.clock.now(),
+      );
+      return {
+        status: 'retry',
+        afterMs: retryAfter ?? backoffDelayMs(attempt, this.random),
+        reason: answer,
+      };
+    }
+    return { status: 'failed', reason: answer };
+  }
+
+  /** Records the outcome on the subscription, in metrics and the log; turns exhausted retries into failures. */
+  private settle(
+    subscription: StoredSubscription,
+    delivery: PushDelivery,
+    outcome: DeliveryOutcome,
+  ): DeliveryOutcome {
+    const attempt = delivery.attempt ?? 1;
+    const { store, logger } = this.options;
+    const context = {
+      subscription: subscription.id,
+      host: endpointHost(subscription.endpoint),
+      attempt,
+    };
+    let final = outcome;
+    if (outcome.status === 'retry' && attempt >= this.maxAttempts) {
+      final = { status: 'failed', reason: `gave up after ${attempt} attempts: ${outcome.reason}` };
+    }
+    switch (final.status) {
+      case 'sent':
+        store.recordSuccess(subscription.id);
+        logger?.debug(context, 'push message accepted');
+        break;
+      case 'gone':
+        store.delete(subscription.id);
+        logger?.info(context, 'push subscription expired at the push service; removed');
+        break;
+      case 'retry':
+        store.recordFailure(subscription.id, final.reason);
+        logger?.warn(
+          { ...context, retryInMs: final.afterMs, reason: final.reason },
+          'push message will be retried',
+        );
+        break;
+      case 'failed':
+        store.recordFailure(subscription.id, final.reason);
+        logger?.warn({ ...context, reason: final.reason }, 'push message failed');
+        break;
+    }
+    return this.count(final);
+  }
+
+  private count<T extends { status: Outcome }>(outcome: T): T {
+    this.deliveries?.inc({ outcome: outcome.status });
+    return outcome;
+  }
+}
+
+/**
+ * Settles with `promise`, or rejects after `ms`: a push service dripping bytes slowly enough to
+ * dodge the socket idle timeout must still not hold a sending slot for ever.
+ */
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no complete answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function headerValue(headers: unknown, name: string): string | string[] | undefined {
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const value = (headers as Record<string, unknown>)[name];
+  return typeof value === 'string' || Array.isArray(value)
+    ? (value as string | string[])
+    : undefined;
+}
+
+/** The push service's explanation (e.g. Apple's `{"reason":"BadJwtToken"}`), short and printable. */
+function quoteBody(body: unknown): string {
+  if (typeof body !== 'string') return '';
+  // eslint-disable-next-line no-control-regex
+  const text = body.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  if (text === '') return '';
+  return `: ${text.length > MAX_QUOTED_BODY ? `${text.slice(0, MAX_QUOTED_BODY)}…` : text}`;
+}
+
+/** An error's code and message, without anything that could hold the endpoint's path. */
+function errorSummary(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ? `${code}: ${error.message}` : error.message;
+}

@@ -1,0 +1,354 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import webPush from 'web-push';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { PushPayload } from '../../../shared/protocol/push';
+import { openDatabase } from '../../../companion/db/open';
+import type { SqliteDatabase } from '../../../companion/db/open';
+import { createLogger } from '../../../companion/logging';
+import { MetricsRegistry } from '../../../companion/metrics/registry';
+import { MAX_DELIVERY_ATTEMPTS, REMINDER_TTL_SECONDS } from '../../../companion/push/deliverer';
+import type { PushDelivery } from '../../../companion/push/deliverer';
+import { PushSubscriptionStore } from '../../../companion/push/subscription-store';
+import { pushTopic } from '../../../companion/push/topic';
+import type { VapidKeys } from '../../../companion/push/vapid-keys';
+import { MAX_PAYLOAD_BYTES, WebPushSender } from '../../../companion/push/web-push-sender';
+import type { WebPushSenderOptions } from '../../../companion/push/web-push-sender';
+import { ManualClock } from '../../fakes/clock';
+import { FakePushService } from '../../fakes/push-service';
+import type { BrowserSubscription } from '../../fakes/push-service';
+
+let service: FakePushService;
+let keys: VapidKeys;
+let db: SqliteDatabase;
+let store: PushSubscriptionStore;
+let clock: ManualClock;
+
+beforeAll(async () => {
+  service = await FakePushService.start();
+  const generated = webPush.generateVAPIDKeys();
+  keys = { ...generated, subject: 'mailto:test@cairn.example' };
+});
+afterAll(async () => {
+  await service.close();
+});
+beforeEach(() => {
+  db = openDatabase(':memory:');
+  clock = ManualClock.at('2026-11-22T10:00:00Z');
+  store = new PushSubscriptionStore(db, clock);
+});
+afterEach(() => {
+  db.close();
+});
+
+function sender(overrides: Partial<WebPushSenderOptions> = {}): WebPushSender {
+  return new WebPushSender({
+    store,
+    keys,
+    clock,
+    pushHosts: ['127.0.0.1'],
+    agent: service.agent,
+    timeoutMs: 2_000,
+    random: () => 0,
+    ...overrides,
+  });
+}
+
+function subscribe(browser: BrowserSubscription = service.createSubscription()): {
+  id: string;
+  browser: BrowserSubscription;
+} {
+  const { subscription } = store.upsert({
+    endpoint: browser.endpoint,
+    p256dh: browser.keys.p256dh,
+    auth: browser.keys.auth,
+    name: 'Test phone',
+  });
+  return { id: subscription.id, browser };
+}
+
+const payload: PushPayload = {
+  title: 'Water the plants',
+  body: 'Balcony, the tomatoes first — ünïcödé ✓',
+  reminder_id: 'r-7f3a',
+  occurrence: '2026-11-22T11:00:00+01:00',
+  deep_link: 'obsidian://open?vault=Garden&file=Garden.md#^r-7f3a',
+  actions: ['done', 'snooze_15m', 'snooze_1h', 'open'],
+};
+
+function delivery(id: string, extra: Partial<PushDelivery> = {}): PushDelivery {
+  return {
+    subscriptionId: id,
+    payload,
+    ttlSeconds: REMINDER_TTL_SECONDS,
+    topic: payload.reminder_id,
+    ...extra,
+  };
+}
+
+describe('WebPushSender against a local HTTPS push service', () => {
+  it('delivers a payload that decrypts exactly, with TTL, Urgency, Topic and a valid VAPID token', async () => {
+    const metrics = new MetricsRegistry();
+    const { id, browser } = subscribe();
+
+    const outcome = await sender({ metrics }).deliver(delivery(id));
+
+    expect(outcome).toEqual({ status: 'sent' });
+    const [message, ...others] = service.messagesFor(browser.endpoint);
+    expect(others).toHaveLength(0);
+    expect(message?.payload).toBe(JSON.stringify(payload));
+    expect(JSON.parse(message?.payload ?? '')).toEqual(payload);
+    expect(message?.ttl).toBe('3600');
+    expect(message?.urgency).toBe('high');
+    expect(message?.topic).toBe(pushTopic('r-7f3a'));
+    expect(message?.topic).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(message?.contentEncoding).toBe('aes128gcm');
+    expect(message?.vapid).toMatchObject({ valid: true, publicKey: keys.publicKey });
+    expect(message?.vapid.claims?.sub).toBe('mailto:test@cairn.example');
+    expect(store.get(id)?.lastSuccessAt).toBe(clock.now());
+    expect(metrics.render()).toContain('cairn_push_deliveries_total{outcome="sent"} 1');
+  });
+
+  it('sends the largest payload a push message holds (3993 bytes) and refuses one byte more without sending', async () => {
+    const { id, browser } = subscribe();
+    const base = JSON.stringify({ ...payload, body: '' }).length;
+    const fits = { ...payload, body: 'x'.repeat(MAX_PAYLOAD_BYTES - base) };
+    expect(Buffer.byteLength(JSON.stringify(fits))).toBe(MAX_PAYLOAD_BYTES);
+
+    expect(await sender().deliver(delivery(id, { payload: fits }))).toEqual({ status: 'sent' });
+    expect(service.messagesFor(browser.endpoint)[0]?.payload).toBe(JSON.stringify(fits));
+
+    const tooBig = { ...fits, body: `${fits.body}x` };
+    const outcome = await sender().deliver(delivery(id, { payload: tooBig }));
+    expect(outcome).toEqual({
+      status: 'failed',
+      reason: `payload is ${MAX_PAYLOAD_BYTES + 1} bytes; a push message holds at most ${MAX_PAYLOAD_BYTES}`,
+    });
+    expect(service.messagesFor(browser.endpoint)).toHaveLength(1);
+  });
+
+  it.each([404, 410])(
+    'deletes the subscription when the push service answers %i',
+    async (status) => {
+      const metrics = new MetricsRegistry();
+      const { id, browser } = subscribe();
+      const other = subscribe();
+      service.script(browser.endpoint, { status });
+
+      expect(await sender({ metrics }).deliver(delivery(id))).toEqual({ status: 'gone' });
+      expect(store.get(id)).toBeUndefined();
+      expect(store.get(other.id)).toBeDefined();
+      expect(metrics.render()).toContain('cairn_push_deliveries_total{outcome="gone"} 1');
+      // Delivering again to a deleted subscription is "gone" without a request.
+      expect(await sender().deliver(delivery(id))).toEqual({ status: 'gone' });
+      expect(service.messagesFor(browser.endpoint)).toHaveLength(1);
+    },
+  );
+
+  it('honours Retry-After on 429 (seconds and HTTP date), then succeeds on the retry', async () => {
+    const { id, browser } = subscribe();
+    const inTwoMinutes = new Date(clock.now() + 120_000).toUTCString();
+    service.script(
+      browser.endpoint,
+      { status: 429, retryAfter: '7' },
+      { status: 429, retryAfter: inTwoMinutes },
+    );
+    const push = sender();
+
+    const first = await push.deliver(delivery(id, { attempt: 1 }));
+    expect(first).toEqual({ status: 'retry', afterMs: 7_000, reason: 'push service answered 429' });
+    const second = await push.deliver(delivery(id, { attempt: 2 }));
+    expect(second).toMatchObject({ status: 'retry', afterMs: 120_000 });
+    expect(await push.deliver(delivery(id, { attempt: 3 }))).toEqual({ status: 'sent' });
+
+    const messages = service.messagesFor(browser.endpoint);
+    expect(messages.map((message) => message.answered)).toEqual([429, 429, 201]);
+    expect(messages.every((message) => message.payload === JSON.stringify(payload))).toBe(true);
+    expect(store.get(id)?.lastFailure).toBe('push service answered 429');
+  });
+
+  it('retries 5xx with exponential backoff and jitter, then succeeds', async () => {
+    const { id, browser } = subscribe();
+    service.script(browser.endpoint, { status: 500 }, { status: 503 }, { status: 502 });
+    const push = sender({ random: () => 1 });
+
+    const delays: number[] = [];
+    for (let attempt = 1; ; attempt += 1) {
+      const outcome = await push.deliver(delivery(id, { attempt }));
+      if (outcome.status !== 'retry') {
+        expect(outcome).toEqual({ status: 'sent' });
+        break;
+      }
+      delays.push(outcome.afterMs);
+    }
+    // base 10 s doubling; random() = 1 is the top of each step.
+    expect(delays).toEqual([10_000, 20_000, 40_000]);
+    // random() = 0 is the bottom: half the step, never zero.
+    service.script(browser.endpoint, { status: 500 });
+    expect(await sender({ random: () => 0 }).deliver(delivery(id, { attempt: 4 }))).toMatchObject({
+      status: 'retry',
+      afterMs: 40_000,
+    });
+  });
+
+  it('gives up (failed) once the attempts are used up', async () => {
+    const { id, browser } = subscribe();
+    service.script(browser.endpoint, { status: 500, body: 'internal' });
+    const outcome = await sender().deliver(delivery(id, { attempt: MAX_DELIVERY_ATTEMPTS }));
+    expect(outcome).toEqual({
+      status: 'failed',
+      reason: `gave up after ${MAX_DELIVERY_ATTEMPTS} attempts: push service answered 500: internal`,
+    });
+    expect(store.get(id)).toBeDefined();
+  });
+
+  it.each([
+    [400, 'UnauthorizedRegistration'],
+    [401, ''],
+    [403, '{"reason":"BadJwtToken"}'],
+    [413, 'Payload Too Large'],
+  ])('answers failed with the reason on %i, keeping the subscription', async (status, body) => {
+    const metrics = new MetricsRegistry();
+    const { id, browser } = subscribe();
+    service.script(browser.endpoint, { status, body });
+
+    const outcome = await sender({ metrics }).deliver(delivery(id));
+
+    const reason = `push service answered ${status}${body ? `: ${body}` : ''}`;
+    expect(outcome).toEqual({ status: 'failed', reason });
+    expect(store.get(id)?.lastFailure).toBe(reason);
+    expect(store.get(id)?.lastFailureAt).toBe(clock.now());
+    expect(metrics.render()).toContain('cairn_push_deliveries_total{outcome="failed"} 1');
+  });
+
+  it('is refused by the push service when signed with a key the subscription was not made for', async () => {
+    const { id, browser } = subscribe();
+    const stranger = webPush.generateVAPIDKeys();
+    // Public key of one pair, private key of another: the JWT signature cannot verify.
+    const forged = { ...keys, privateKey: stranger.privateKey };
+    const outcome = await sender({ keys: forged }).deliver(delivery(id));
+    expect(outcome).toEqual({
+      status: 'failed',
+      reason: 'push service answered 401: JWT signature does not verify with k',
+    });
+    expect(service.messagesFor(browser.endpoint)[0]?.vapid.valid).toBe(false);
+  });
+
+  it('times out a push service that hangs (retry) while deliveries to others go through', async () => {
+    const hanging = subscribe();
+    const healthy = subscribe();
+    service.script(hanging.browser.endpoint, { hang: true });
+    const push = sender({ timeoutMs: 400 });
+
+    const finished: string[] = [];
+    const slow = push.deliver(delivery(hanging.id)).then((outcome) => {
+      finished.push('hanging');
+      return outcome;
+    });
+    const fast = push.deliver(delivery(healthy.id)).then((outcome) => {
+      finished.push('healthy');
+      return outcome;
+    });
+
+    expect(await fast).toEqual({ status: 'sent' });
+    expect(finished).toEqual(['healthy']);
+    const outcome = await slow;
+    expect(outcome).toMatchObject({ status: 'retry', afterMs: 5_000 });
+    expect(outcome.status === 'retry' && outcome.reason).toMatch(/no answer from the push service/);
+    expect(finished).toEqual(['healthy', 'hanging']);
+  });
+
+  it('limits how many sends run at once; the rest wait their turn', async () => {
+    const subscriptions = [subscribe(), subscribe(), subscribe()];
+    for (const { browser } of subscriptions) service.script(browser.endpoint, { hang: true });
+    const push = sender({ timeoutMs: 300, maxConcurrent: 2 });
+
+    const outcomes = await Promise.all(subscriptions.map(({ id }) => push.deliver(delivery(id))));
+
+    expect(outcomes.every((outcome) => outcome.status === 'retry')).toBe(true);
+    const arrivals = subscriptions.map(
+      ({ browser }) => service.messagesFor(browser.endpoint)[0]?.at ?? 0,
+    );
+    // The third request only left once one of the first two had timed out.
+    expect(arrivals[2]! - Math.min(arrivals[0]!, arrivals[1]!)).toBeGreaterThanOrEqual(250);
+  });
+
+  it('retries when nothing listens at the endpoint (network error)', async () => {
+    const closedPort = await unusedPort();
+    const { id } = subscribe({
+      endpoint: `https://127.0.0.1:${closedPort}/push/v2/nobody`,
+      keys: service.createSubscription().keys,
+    });
+    const outcome = await sender().deliver(delivery(id));
+    expect(outcome).toMatchObject({ status: 'retry', afterMs: 5_000 });
+    expect(outcome.status === 'retry' && outcome.reason).toContain('ECONNREFUSED');
+  });
+
+  it('does not send to an endpoint whose host is no longer allowed', async () => {
+    const { id, browser } = subscribe();
+    const outcome = await sender({ pushHosts: ['fcm.googleapis.com'] }).deliver(delivery(id));
+    expect(outcome).toMatchObject({ status: 'failed' });
+    expect(outcome.status === 'failed' && outcome.reason).toContain(
+      'not in the allowed push services',
+    );
+    expect(service.messagesFor(browser.endpoint)).toHaveLength(0);
+  });
+
+  it('refuses a malformed payload or TTL before sending', async () => {
+    const { id, browser } = subscribe();
+    const broken = { ...payload, occurrence: 'tomorrow' } as PushPayload;
+    expect(await sender().deliver(delivery(id, { payload: broken }))).toMatchObject({
+      status: 'failed',
+      reason: expect.stringContaining('/occurrence') as unknown as string,
+    });
+    expect(await sender().deliver(delivery(id, { ttlSeconds: -1 }))).toMatchObject({
+      status: 'failed',
+      reason: 'ttlSeconds must be a whole number ≥ 0 (got -1)',
+    });
+    expect(service.messagesFor(browser.endpoint)).toHaveLength(0);
+  });
+
+  it('never logs endpoints or keys', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = createLogger('trace', stream);
+    const subscriptions = [subscribe(), subscribe(), subscribe(), subscribe()];
+    const [sent, gone, retried, failed] = subscriptions;
+    service.script(gone!.browser.endpoint, { status: 410 });
+    service.script(retried!.browser.endpoint, { status: 503 });
+    service.script(failed!.browser.endpoint, { status: 403, body: 'nope' });
+    const push = sender({ logger });
+    for (const { id } of [sent!, gone!, retried!, failed!]) await push.deliver(delivery(id));
+
+    const text = lines.join('');
+    expect(text).toContain('push message will be retried');
+    expect(text).toContain('push message failed');
+    for (const { browser } of subscriptions) {
+      expect(text).not.toContain(new URL(browser.endpoint).pathname);
+      expect(text).not.toContain(browser.keys.p256dh);
+      expect(text).not.toContain(browser.keys.auth);
+    }
+    expect(text).not.toContain(keys.privateKey);
+  });
+
+  it('lists subscriptions oldest first', () => {
+    const first = subscribe();
+    clock.advance(1_000);
+    const second = subscribe();
+    expect(sender().subscriptions()).toEqual([{ id: first.id }, { id: second.id }]);
+  });
+});
+
+async function unusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
