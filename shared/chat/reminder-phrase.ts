@@ -1,0 +1,293 @@
+/**
+ * Reads the time and the title out of a reminder request such as "next Monday at 8 to call the
+ * bank" or "to water the plants every monday at 9" (the router has already removed "remind me").
+ *
+ * Time zone: chrono-node ignores IANA zones, so it is handed the zone's wall clock as if it were
+ * UTC (reference instant = wall time, offset 0). Its results are then wall times in the user's
+ * zone, written as `YYYY-MM-DDTHH:mm` next to `timezone`, and the reminder writer maps them to
+ * instants across DST. Durations in minutes or hours ("in 2 hours") are exact elapsed time, so
+ * they are added to the real instant instead.
+ *
+ * Rules, in order:
+ * 1. `every …` (or `each …`): the longest run of words that `parseEveryPhrase` accepts is the
+ *    repeat rule; `due` is its first occurrence after now. A rule with no time of day borrows a
+ *    time said elsewhere ("at 9 every monday").
+ * 2. Otherwise chrono. A date from one phrase and a time from another are combined ("tomorrow …
+ *    at 5pm"). A date with no time of day is refused with a question (no silent 09:00), except:
+ *    parts of the day (`tonight`, `this evening`, `tomorrow morning` = 09:00) and elapsed
+ *    durations (`in 3 days`, `a week from now`, which keep the current time of day). chrono
+ *    reads no bare day of the month, so "on the 15th" (the next 15th) is read here.
+ * 3. A bare hour with no am/pm and no day ("at 5") that has already passed today means the
+ *    afternoon/evening today (17:00), not 05:00 tomorrow.
+ * 4. A time in the past is refused.
+ * The title is what remains once the time phrases are removed, with connecting words ("to",
+ * "about", "that", a dangling "at"/"on") trimmed and the first letter capitalised.
+ */
+import * as chrono from 'chrono-node';
+import { parseEveryPhrase } from '../reminders/every-phrase';
+import { nextOccurrences } from '../reminders/recurrence';
+import { civilFromDays, daysInMonth, instantToWall } from '../reminders/local-time';
+import { formatWallMinute, MS_PER_MINUTE, type ZoneNow } from './zone-calendar';
+
+export type ReminderPhrase =
+  { ok: true; title: string; due: string; repeat?: string } | { ok: false; reply: string };
+
+/** Longest `every …` phrase tried, in words after `every`. */
+const MAX_EVERY_WORDS = 12;
+const MORNING_HOUR = 9;
+
+type Span = { start: number; end: number };
+
+export function parseReminderPhrase(text: string, clock: ZoneNow): ReminderPhrase {
+  const every = findEveryPhrase(text, clock);
+  if (every !== undefined) {
+    if (!every.ok) return every;
+    const title = cleanTitle(removeSpans(text, every.spans));
+    if (title === '') return askWhat();
+    return { ok: true, title, due: every.due, repeat: every.rrule };
+  }
+
+  const when = findTime(text, clock);
+  const title = cleanTitle(removeSpans(text, when.spans));
+  if (!when.ok) {
+    if (title === '') return askWhat();
+    return when.reason === 'past'
+      ? {
+          ok: false,
+          reply: `"${when.said}" is in the past. When should I remind you to ${lowerFirst(title)}?`,
+        }
+      : {
+          ok: false,
+          reply:
+            when.reason === 'no-time-of-day'
+              ? `At what time ${when.said}? For example: "remind me ${when.said} at 9 to ${lowerFirst(title)}".`
+              : `When should I remind you to ${lowerFirst(title)}? For example: "remind me tomorrow at 9 to ${lowerFirst(title)}".`,
+        };
+  }
+  if (title === '') return askWhat();
+  return { ok: true, title, due: formatWallMinute(when.wall) };
+}
+
+function askWhat(): ReminderPhrase {
+  return {
+    ok: false,
+    reply: 'What should I remind you of? For example: "remind me tomorrow at 9 to call the bank".',
+  };
+}
+
+type EveryFound =
+  { ok: true; rrule: string; due: string; spans: Span[] } | { ok: false; reply: string };
+
+function findEveryPhrase(text: string, clock: ZoneNow): EveryFound | undefined {
+  const match = /\b(?:every|each)\b/i.exec(text);
+  if (!match) return undefined;
+  const start = match.index;
+  const words = [...text.slice(start).matchAll(/\S+/g)];
+  const spanEnd = (count: number) => {
+    const word = words[count];
+    return word === undefined ? text.length : start + word.index + word[0].length;
+  };
+  const phraseOf = (count: number) =>
+    `every ${text.slice(start + match[0].length, spanEnd(count)).replace(/[.,!?;:]+$/, '')}`.trim();
+
+  for (let count = Math.min(words.length - 1, MAX_EVERY_WORDS); count >= 1; count--) {
+    const parsed = parseEveryPhrase(phraseOf(count));
+    if (parsed.ok) return everyResult(parsed.rrule, [{ start, end: spanEnd(count) }], clock);
+  }
+  // "at 9 every monday": the time of day sits outside the every-phrase; a bare hour is taken
+  // as said (09:00), since a rule has no "today" to prefer the evening of.
+  const elsewhere = findTime(removeSpans(text, [{ start, end: text.length }]), clock, false);
+  for (let count = Math.min(words.length - 1, MAX_EVERY_WORDS); count >= 1; count--) {
+    if (!elsewhere.ok || !elsewhere.timeOnly) break;
+    const time = formatWallMinute(elsewhere.wall).slice(11);
+    const parsed = parseEveryPhrase(`${phraseOf(count)} ${time}`);
+    if (parsed.ok) {
+      return everyResult(parsed.rrule, [{ start, end: spanEnd(count) }, ...elsewhere.spans], clock);
+    }
+  }
+  // Report on the phrase up to the first word that starts the title ("every day to stretch").
+  const stop = words.findIndex(
+    (word, index) => index > 0 && /^(?:to|that|about|and|for)$/i.test(word[0]),
+  );
+  const count = Math.max(1, (stop < 0 ? words.length : stop) - 1);
+  const parsed = parseEveryPhrase(phraseOf(Math.min(count, MAX_EVERY_WORDS)));
+  const reason = parsed.ok ? 'it does not fit with the rest of the message' : parsed.message;
+  return { ok: false, reply: `I could not read the repeat: ${reason}.` };
+}
+
+function everyResult(rrule: string, spans: Span[], clock: ZoneNow): EveryFound {
+  const start = formatWallMinute(clock.wall - (clock.wall % MS_PER_MINUTE));
+  // The first matching day, as if INTERVAL were 1: "every 2 weeks on tuesday" said on a Sunday
+  // means this Tuesday, and that first occurrence then anchors the interval.
+  const everyPeriod = rrule.replace(/;INTERVAL=\d+/, '');
+  const [first] = nextOccurrences({ rrule: everyPeriod, start }, clock.now, clock.zone, 1);
+  if (first === undefined) return { ok: false, reply: `The repeat ${rrule} never occurs again.` };
+  return { ok: true, rrule, due: formatWallMinute(instantToWall(first, clock.zone)), spans };
+}
+
+type TimeFound =
+  | { ok: true; wall: number; spans: Span[]; timeOnly: boolean }
+  | { ok: false; reason: 'none' | 'no-time-of-day' | 'past'; said: string; spans: Span[] };
+
+function findTime(text: string, clock: ZoneNow, preferThisEvening = true): TimeFound {
+  const reference = { instant: new Date(clock.wall), timezone: 0 };
+  const results = chrono.en.parse(text, reference, { forwardDate: true });
+  const monthDay = findDayOfMonth(text, clock);
+  if (results.length === 0 && monthDay === undefined) {
+    return { ok: false, reason: 'none', said: '', spans: [] };
+  }
+
+  const hasDay = (r: chrono.ParsedResult) =>
+    r.start.isCertain('day') || r.start.isCertain('weekday') || isElapsed(r);
+  const hasTime = (r: chrono.ParsedResult) =>
+    r.start.isCertain('hour') || isPartOfDay(r) || isElapsed(r);
+  const chronoDated = results.find(hasDay);
+  const timed = results.find(hasTime);
+  const dated: DayPick | undefined =
+    monthDay ?? (chronoDated === undefined ? undefined : dayPickOf(chronoDated));
+  const spans = [
+    ...(dated ? [dated.span] : []),
+    ...(timed && !sameSpan(spanOf(timed), dated?.span) ? [spanOf(timed)] : []),
+  ];
+  const said = dated?.said ?? timed?.text ?? results[0]?.text ?? '';
+  if (spans.length === 0 && results[0] !== undefined) spans.push(spanOf(results[0]));
+
+  if (timed === undefined) return { ok: false, reason: 'no-time-of-day', said, spans };
+
+  let wall: number;
+  if (timed.tags().has('result/relativeDateAndTime')) {
+    // Elapsed time: add to the instant, then read the zone's clock (DST-proof).
+    const elapsed = timed.start.date().getTime() - clock.wall;
+    wall = instantToWall(clock.now + elapsed, clock.zone);
+  } else {
+    const day = dated ?? dayPickOf(timed);
+    const hour = timeHour(timed);
+    const minute = timed.start.get('minute') ?? 0;
+    wall = Date.UTC(day.year, day.month - 1, day.day, hour, minute);
+    if (
+      preferThisEvening &&
+      dated === undefined &&
+      !timed.start.isCertain('meridiem') &&
+      isBareHour(timed.text)
+    ) {
+      const today = new Date(clock.wall);
+      const evening = Date.UTC(
+        today.getUTCFullYear(),
+        today.getUTCMonth(),
+        today.getUTCDate(),
+        hour + 12,
+        minute,
+      );
+      if (hour >= 1 && hour <= 11 && evening > clock.wall && wall - clock.wall > 12 * 3_600_000) {
+        wall = evening;
+      }
+    }
+  }
+  wall -= wall % MS_PER_MINUTE;
+  if (wall <= clock.wall) return { ok: false, reason: 'past', said, spans };
+  return { ok: true, wall, spans, timeOnly: dated === undefined };
+}
+
+type DayPick = { year: number; month: number; day: number; span: Span; said: string };
+
+function dayPickOf(result: chrono.ParsedResult): DayPick {
+  return {
+    year: result.start.get('year')!,
+    month: result.start.get('month')!,
+    day: result.start.get('day')!,
+    span: spanOf(result),
+    said: result.text,
+  };
+}
+
+function sameSpan(a: Span, b: Span | undefined): boolean {
+  return b !== undefined && a.start === b.start && a.end === b.end;
+}
+
+/**
+ * "on the 15th": chrono reads no bare day of the month. It means the next such day, today
+ * included (the time of day decides later whether today is already past), skipping months too
+ * short to have it.
+ */
+function findDayOfMonth(text: string, clock: ZoneNow): DayPick | undefined {
+  const match = /\bon the (\d{1,2})(?:st|nd|rd|th)\b/i.exec(text);
+  if (!match) return undefined;
+  const wanted = Number(match[1]);
+  if (wanted < 1 || wanted > 31) return undefined;
+  const today = civilFromDays(clock.today);
+  let { year, month } = today;
+  if (wanted < today.day) month += 1;
+  for (let tries = 0; tries < 13; tries++, month++) {
+    if (month > 12) {
+      month = 1;
+      year += 1;
+    }
+    if (wanted <= daysInMonth(year, month)) {
+      const span = { start: match.index, end: match.index + match[0].length };
+      return { year, month, day: wanted, span, said: match[0] };
+    }
+  }
+  return undefined;
+}
+
+function timeHour(result: chrono.ParsedResult): number {
+  if (result.tags().has('casualReference/morning') && !result.start.isCertain('hour')) {
+    return MORNING_HOUR;
+  }
+  return result.start.get('hour') ?? 0;
+}
+
+/** "in 3 days", "2 hours from now": an amount of time, not a vague "next week". */
+function isElapsed(result: chrono.ParsedResult): boolean {
+  return (
+    result.tags().has('result/relativeDate') &&
+    /^(?:in|within|after)\s|\b(?:from now|later)$/i.test(result.text)
+  );
+}
+
+function isPartOfDay(result: chrono.ParsedResult): boolean {
+  const tags = result.tags();
+  return ['tonight', 'morning', 'afternoon', 'evening', 'noon', 'midnight'].some((part) =>
+    tags.has(`casualReference/${part}`),
+  );
+}
+
+/** "at 5", "5:30", not "05:30", "17:00" or "5pm". */
+function isBareHour(text: string): boolean {
+  return /^(?:at\s+)?(?:[1-9]|1[01])(?::[0-5]\d)?$/i.test(text.trim());
+}
+
+function spanOf(result: chrono.ParsedResult): Span {
+  return { start: result.index, end: result.index + result.text.length };
+}
+
+function removeSpans(text: string, spans: Span[]): string {
+  const sorted = [...spans].sort((a, b) => b.start - a.start);
+  let out = text;
+  for (const { start, end } of sorted) out = `${out.slice(0, start)} ${out.slice(end)}`;
+  return out;
+}
+
+const LEADING_FILLER = /^(?:(?:to|about|that|of|for|on|at|by|in|and|then|me)\b|[:,;.\-–—])\s*/i;
+const TRAILING_FILLER =
+  /(?:(?:^|\s)(?:to|at|on|in|by|for|from|and|then|please|thanks)|[\s:,;.\-–—!?])$/i;
+
+/** "  to call the bank " → "Call the bank". */
+export function cleanTitle(text: string): string {
+  let title = text.replace(/\s+/g, ' ').trim();
+  for (let previous = ''; previous !== title;) {
+    previous = title;
+    title = title.replace(LEADING_FILLER, '').trim();
+    title = title.replace(TRAILING_FILLER, '').trim();
+    title = title.replace(/\s+([,;:.!?])/g, '$1');
+  }
+  return title === '' ? '' : upperFirst(title);
+}
+
+function upperFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
