@@ -138,17 +138,24 @@ export function updateFrontMatter(
   const source = text.slice(fence.yamlStart, fence.yamlEnd);
   const read = readYamlMapping(source);
   if (!read.ok) return { ok: false, error: read.error };
-  if (normalized.length === 0) return { ok: true, text };
+  // A key set to the value it already holds keeps its bytes (spacing, quoting, comments).
+  const data = read.data;
+  const effective = normalized.filter(([field, value]) =>
+    Object.prototype.hasOwnProperty.call(data, field)
+      ? value === undefined || !sameYamlValue(data[field], value)
+      : value !== undefined,
+  );
+  if (effective.length === 0) return { ok: true, text };
 
-  const expected = new Map(Object.entries(read.data));
-  for (const [field, value] of normalized) {
+  const expected = new Map(Object.entries(data));
+  for (const [field, value] of effective) {
     if (value === undefined) expected.delete(field);
     else expected.set(field, value);
   }
 
   const candidates = [
-    () => editSurgically(source, read.doc, normalized, fence.eol),
-    () => rewriteWholeBlock(source, normalized, fence.eol),
+    () => editSurgically(source, read.doc, effective, fence.eol),
+    () => rewriteWholeBlock(source, effective, fence.eol),
   ];
   for (const candidate of candidates) {
     const edited = candidate();

@@ -157,6 +157,8 @@ export function serializeFields(
     ) {
       pair.value.flow = true;
     }
+    // Obsidian writes an empty property as `key:` with nothing after it.
+    if (isScalar(pair.value) && pair.value.value === null) pair.value.source = '';
     if (
       style?.quote !== undefined &&
       isScalar(pair.value) &&
