@@ -1,0 +1,141 @@
+import type { Embedder } from '../../shared/ports';
+import type { Logger } from '../logging';
+import type { IndexStore } from './index-store';
+
+export interface EmbeddingQueueOptions {
+  /** Texts per `embed` call; the worker pool splits them further. */
+  readonly batchSize?: number;
+  /** Wait after a failed batch before trying again (an Ollama server restarting). */
+  readonly retryDelayMs?: number;
+}
+
+export const DEFAULT_EMBED_BATCH = 32;
+const DEFAULT_RETRY_DELAY_MS = 30_000;
+
+/**
+ * Embeds, in the background, every chunk text that has no vector for the running model yet,
+ * batch by batch, each batch stored in one transaction. Work happens in the embedder (a worker
+ * thread or Ollama), so HTTP requests keep being served. Unchanged texts are never embedded
+ * twice: vectors are looked up by (text hash, model). Once the running model covers every
+ * text, vectors of earlier models are dropped.
+ */
+export class EmbeddingQueue {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private closed = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private idleWaiters: Array<() => void> = [];
+  /** Texts embedded since start (tests check a restart embeds nothing). */
+  embeddedCount = 0;
+  lastError: string | null = null;
+
+  constructor(
+    private readonly store: IndexStore,
+    readonly embedder: Embedder,
+    private readonly logger: Logger,
+    private readonly options: EmbeddingQueueOptions = {},
+  ) {}
+
+  /** Starts a pass unless one is running (which then runs once more at its end). */
+  kick(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.retryTimer) return; // A failed batch waits for its retry.
+    this.running = this.run().finally(() => {
+      this.running = null;
+      if (this.again && !this.closed) {
+        this.again = false;
+        this.kick();
+      } else this.settle();
+    });
+  }
+
+  /** Texts still waiting for a vector of the running model. */
+  pending(): number {
+    const row = this.store.modelRow(this.embedder.model.id);
+    return row && row.dims === this.embedder.model.dims
+      ? this.store.missingVectorCount(row.id)
+      : this.store.distinctTextCount();
+  }
+
+  /** Resolves once no pass runs and none is scheduled (a failing embedder counts as idle). */
+  whenIdle(): Promise<void> {
+    if (!this.running && !this.again) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    await this.running;
+    this.settle();
+  }
+
+  private settle(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private async run(): Promise<void> {
+    const batchSize = this.options.batchSize ?? DEFAULT_EMBED_BATCH;
+    const model = this.store.ensureModel(this.embedder.model);
+    let embedded = 0;
+    const started = performance.now();
+    while (!this.closed) {
+      const batch = this.store.missingVectors(model.id, batchSize);
+      if (batch.length === 0) break;
+      let vectors: Float32Array[];
+      try {
+        vectors = await this.embedder.embed(batch.map((item) => item.text));
+        if (vectors.length !== batch.length) {
+          throw new Error(`returned ${vectors.length} vectors for ${batch.length} texts`);
+        }
+      } catch (error) {
+        this.lastError = (error as Error).message;
+        this.logger.warn(
+          { model: model.model, err: { message: this.lastError } },
+          'embedding batch failed; keyword search keeps working, retrying later',
+        );
+        this.scheduleRetry();
+        return;
+      }
+      if (this.closed) return;
+      try {
+        this.store.storeVectors(
+          model,
+          batch.map((item, index) => ({ textHash: item.textHash, vector: vectors[index]! })),
+        );
+      } catch (error) {
+        this.lastError = (error as Error).message;
+        this.logger.error({ err: { message: this.lastError } }, 'storing vectors failed');
+        this.scheduleRetry();
+        return;
+      }
+      this.lastError = null;
+      embedded += batch.length;
+      this.embeddedCount += batch.length;
+    }
+    if (this.closed) return;
+    if (this.store.missingVectorCount(model.id) === 0) this.store.dropModelsExcept(model.id);
+    if (embedded > 0) {
+      this.logger.info(
+        { model: model.model, embedded, ms: Math.round(performance.now() - started) },
+        'embeddings up to date',
+      );
+    }
+  }
+
+  private scheduleRetry(): void {
+    if (this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.kick();
+    }, this.options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
+    this.retryTimer.unref();
+  }
+}

@@ -1,0 +1,27 @@
+/** At most this many terms reach FTS5; a pasted page of text must not become a huge query. */
+export const MAX_QUERY_TERMS = 32;
+/** Terms shorter than this are matched whole: a prefix of one letter matches half the index. */
+const MIN_PREFIX_LENGTH = 2;
+
+// Letters (with their combining marks), digits and connector punctuation, as unicode61 sees a token.
+const TERM = /[\p{L}\p{M}\p{N}_]+/gu;
+
+/**
+ * Turns what a user typed into an FTS5 MATCH expression that cannot be misread as FTS syntax:
+ * every term is double-quoted (quotes inside doubled, though TERM never lets one through),
+ * terms are OR-ed so that BM25 ranks notes matching more of them first instead of dropping
+ * every note that misses one word, and each term also matches as a prefix (`visa` finds
+ * `visas`). Returns null when the text holds no searchable term.
+ */
+export function toFtsQuery(userText: string): string | null {
+  const terms = [
+    ...new Set((userText.normalize('NFC').match(TERM) ?? []).map((t) => t.toLowerCase())),
+  ].slice(0, MAX_QUERY_TERMS);
+  if (terms.length === 0) return null;
+  return terms
+    .map((term) => {
+      const quoted = `"${term.replaceAll('"', '""')}"`;
+      return term.length >= MIN_PREFIX_LENGTH ? `${quoted}*` : quoted;
+    })
+    .join(' OR ');
+}

@@ -1,0 +1,400 @@
+import type { EmbeddingModel } from '../../shared/ports';
+import { inTransaction } from '../db/open';
+import type { SqliteDatabase } from '../db/open';
+import { loadVectorExtension } from './vector-extension';
+
+export type FileKind = 'note' | 'reminder' | 'pdf';
+
+/** One vault file as the index stores it. */
+export interface FileRecord {
+  readonly path: string;
+  readonly kind: FileKind;
+  readonly noteId?: string;
+  readonly title: string;
+  readonly tags: readonly string[];
+  readonly aliases: readonly string[];
+  readonly mtimeMs: number;
+  readonly createdMs?: number;
+  readonly size: number;
+  readonly contentHash: string;
+  /** Set when the file could not be indexed (then it usually has no chunks). */
+  readonly error?: string;
+  /** What was salvaged around: the file is indexed, but not all of it as written. */
+  readonly warnings: readonly string[];
+}
+
+export interface ChunkRecord {
+  readonly chunkKey: string;
+  readonly headingPath: readonly string[];
+  readonly startLine?: number;
+  readonly endLine?: number;
+  readonly page?: number;
+  readonly text: string;
+  readonly textHash: string;
+}
+
+/** What a restart compares against to skip unchanged files. */
+export interface StoredFileState {
+  readonly contentHash: string;
+  readonly mtimeMs: number;
+  readonly size: number;
+}
+
+export interface FileProblem {
+  readonly path: string;
+  readonly error: string;
+}
+
+/** A chunk whose vector for some model is missing: the text to embed under its hash. */
+export interface EmbeddingInput {
+  readonly textHash: string;
+  readonly text: string;
+}
+
+interface ModelRow {
+  id: number;
+  model: string;
+  dims: number;
+}
+
+/**
+ * The index's tables (migration 002) behind named operations. Every write of one file is a
+ * single transaction: the file row, its tags, its chunks and their FTS rows appear or
+ * disappear together, so a crash never leaves a half-indexed file.
+ */
+export class IndexStore {
+  constructor(
+    readonly db: SqliteDatabase,
+    private readonly now: () => number,
+  ) {
+    loadVectorExtension(db);
+  }
+
+  fileState(path: string): StoredFileState | undefined {
+    return this.db
+      .prepare<[string], StoredFileState>(
+        'SELECT content_hash AS contentHash, mtime_ms AS mtimeMs, size FROM index_files WHERE path = ?',
+      )
+      .get(path);
+  }
+
+  paths(): string[] {
+    return this.db
+      .prepare<[], { path: string }>('SELECT path FROM index_files')
+      .all()
+      .map((row) => row.path);
+  }
+
+  /** Replaces everything stored for `file.path` with this record and these chunks. */
+  replaceFile(file: FileRecord, chunks: readonly ChunkRecord[]): void {
+    inTransaction(this.db, () => {
+      this.deleteRows(file.path);
+      const { lastInsertRowid } = this.db
+        .prepare(
+          `INSERT INTO index_files (path, kind, note_id, title, tags, aliases, mtime_ms, created_ms,
+             size, content_hash, indexed_at, error, warnings)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          file.path,
+          file.kind,
+          file.noteId ?? null,
+          file.title,
+          JSON.stringify(file.tags),
+          JSON.stringify(file.aliases),
+          Math.round(file.mtimeMs),
+          file.createdMs === undefined ? null : Math.round(file.createdMs),
+          file.size,
+          file.contentHash,
+          this.now(),
+          file.error ?? null,
+          JSON.stringify(file.warnings),
+        );
+      const fileId = Number(lastInsertRowid);
+      const insertTag = this.db.prepare(
+        'INSERT OR IGNORE INTO index_file_tags (file_id, tag) VALUES (?, ?)',
+      );
+      for (const tag of file.tags) insertTag.run(fileId, tag.toLowerCase());
+
+      const insertChunk = this.db.prepare(
+        `INSERT INTO index_chunks (file_id, ordinal, chunk_key, heading_path, start_line, end_line,
+           page, text, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      const insertFts = this.db.prepare(
+        'INSERT INTO index_chunks_fts (rowid, title, aliases, headings, text) VALUES (?, ?, ?, ?, ?)',
+      );
+      const aliases = file.aliases.join('\n');
+      chunks.forEach((chunk, ordinal) => {
+        const chunkId = insertChunk.run(
+          fileId,
+          ordinal,
+          chunk.chunkKey,
+          JSON.stringify(chunk.headingPath),
+          chunk.startLine ?? null,
+          chunk.endLine ?? null,
+          chunk.page ?? null,
+          chunk.text,
+          chunk.textHash,
+        ).lastInsertRowid;
+        insertFts.run(chunkId, file.title, aliases, chunk.headingPath.join('\n'), chunk.text);
+      });
+    });
+  }
+
+  /** Removes a file and its chunks; returns its kind, or null when it was not indexed. */
+  removeFileKind(path: string): FileKind | null {
+    return inTransaction(this.db, () => {
+      const kind = this.kindOf(path);
+      if (kind !== null) this.deleteRows(path);
+      return kind;
+    });
+  }
+
+  /** Removes every file under a folder (deleted or moved away); returns what was removed. */
+  removeFolderWithKinds(folder: string): Array<{ path: string; kind: FileKind }> {
+    const prefix = folder.endsWith('/') ? folder : `${folder}/`;
+    return inTransaction(this.db, () => {
+      const rows = this.db
+        .prepare<[string, number], { path: string; kind: FileKind }>(
+          'SELECT path, kind FROM index_files WHERE substr(path, 1, ?2) = ?1',
+        )
+        .all(prefix, prefix.length);
+      for (const row of rows) this.deleteRows(row.path);
+      return rows;
+    });
+  }
+
+  /** Records a new mtime/size for a file whose content hash did not change (a `touch`). */
+  touchFile(path: string, mtimeMs: number, size: number): void {
+    this.db
+      .prepare('UPDATE index_files SET mtime_ms = ?, size = ? WHERE path = ?')
+      .run(Math.round(mtimeMs), size, path);
+  }
+
+  private kindOf(path: string): FileKind | null {
+    return (
+      this.db
+        .prepare<[string], { kind: FileKind }>('SELECT kind FROM index_files WHERE path = ?')
+        .get(path)?.kind ?? null
+    );
+  }
+
+  private deleteRows(path: string): boolean {
+    const row = this.db
+      .prepare<[string], { id: number }>('SELECT id FROM index_files WHERE path = ?')
+      .get(path);
+    if (!row) return false;
+    this.db
+      .prepare(
+        'DELETE FROM index_chunks_fts WHERE rowid IN (SELECT id FROM index_chunks WHERE file_id = ?)',
+      )
+      .run(row.id);
+    // Chunks and tags go with the file (ON DELETE CASCADE).
+    this.db.prepare('DELETE FROM index_files WHERE id = ?').run(row.id);
+    return true;
+  }
+
+  /** Files indexed (with or without warnings; failed files not counted). */
+  fileCount(): number {
+    return this.count('SELECT count(*) AS n FROM index_files WHERE error IS NULL');
+  }
+
+  chunkCount(): number {
+    return this.count('SELECT count(*) AS n FROM index_chunks');
+  }
+
+  failedCount(): number {
+    return this.count('SELECT count(*) AS n FROM index_files WHERE error IS NOT NULL');
+  }
+
+  /**
+   * Files that failed, then files indexed with warnings (prefixed "indexed partly:"), path
+   * order, at most `limit`.
+   */
+  problems(limit: number): FileProblem[] {
+    const rows = this.db
+      .prepare<[number], { path: string; error: string | null; warnings: string }>(
+        `SELECT path, error, warnings FROM index_files
+         WHERE error IS NOT NULL OR warnings <> '[]'
+         ORDER BY error IS NULL, path LIMIT ?`,
+      )
+      .all(limit);
+    return rows.map((row) => ({
+      path: row.path,
+      error: row.error ?? `indexed partly: ${(JSON.parse(row.warnings) as string[]).join('; ')}`,
+    }));
+  }
+
+  // ---- vectors ----------------------------------------------------------------------------
+
+  /** The row for `model`, created with its vec0 table on first use. */
+  ensureModel(model: EmbeddingModel): ModelRow {
+    if (!Number.isInteger(model.dims) || model.dims < 1 || model.dims > 8192) {
+      throw new Error(
+        `embedding model ${model.id}: dims must be an integer in 1..8192 (got ${model.dims})`,
+      );
+    }
+    return inTransaction(this.db, () => {
+      const existing = this.modelRow(model.id);
+      if (existing && existing.dims === model.dims) return existing;
+      // Same id, other dims (a model re-pulled under the same name): its vectors are useless.
+      if (existing) this.dropModel(existing);
+      const id = Number(
+        this.db
+          .prepare('INSERT INTO index_embedding_models (model, dims, created_at) VALUES (?, ?, ?)')
+          .run(model.id, model.dims, this.now()).lastInsertRowid,
+      );
+      // Table names cannot be bound; both numbers are checked integers.
+      this.db.exec(
+        `CREATE VIRTUAL TABLE IF NOT EXISTS ${vectorTable(id)} USING vec0(embedding float[${model.dims}] distance_metric=cosine)`,
+      );
+      return { id, model: model.id, dims: model.dims };
+    });
+  }
+
+  modelRow(modelId: string): ModelRow | undefined {
+    return this.db
+      .prepare<[string], ModelRow>(
+        'SELECT id, model, dims FROM index_embedding_models WHERE model = ?',
+      )
+      .get(modelId);
+  }
+
+  models(): ModelRow[] {
+    return this.db
+      .prepare<[], ModelRow>('SELECT id, model, dims FROM index_embedding_models ORDER BY id')
+      .all();
+  }
+
+  /** Drops every model but `keep` with its vectors (after `keep` covers the whole index). */
+  dropModelsExcept(keep: number): void {
+    for (const row of this.models())
+      if (row.id !== keep) inTransaction(this.db, () => this.dropModel(row));
+  }
+
+  private dropModel(row: ModelRow): void {
+    this.db.exec(`DROP TABLE IF EXISTS ${vectorTable(row.id)}`);
+    this.db.prepare('DELETE FROM index_embedding_models WHERE id = ?').run(row.id);
+  }
+
+  /** Distinct chunk texts that have no vector for this model yet, oldest chunks first. */
+  missingVectors(modelRowId: number, limit: number): EmbeddingInput[] {
+    const rows = this.db
+      .prepare<
+        [number, number],
+        { textHash: string; title: string; headingPath: string; text: string }
+      >(
+        `SELECT c.text_hash AS textHash, f.title AS title, c.heading_path AS headingPath, c.text AS text
+         FROM index_chunks c JOIN index_files f ON f.id = c.file_id
+         WHERE NOT EXISTS (SELECT 1 FROM index_vectors v WHERE v.model_id = ? AND v.text_hash = c.text_hash)
+         GROUP BY c.text_hash ORDER BY min(c.id) LIMIT ?`,
+      )
+      .all(modelRowId, limit);
+    return rows.map((row) => ({
+      textHash: row.textHash,
+      text: embeddingText(row.title, JSON.parse(row.headingPath) as string[], row.text),
+    }));
+  }
+
+  /** Number of distinct chunk texts without a vector for this model. */
+  missingVectorCount(modelRowId: number): number {
+    return this.count(
+      `SELECT count(DISTINCT c.text_hash) AS n FROM index_chunks c
+       WHERE NOT EXISTS (SELECT 1 FROM index_vectors v WHERE v.model_id = ${modelRowId} AND v.text_hash = c.text_hash)`,
+    );
+  }
+
+  distinctTextCount(): number {
+    return this.count('SELECT count(DISTINCT text_hash) AS n FROM index_chunks');
+  }
+
+  vectorCount(modelRowId: number): number {
+    return this.count(`SELECT count(*) AS n FROM index_vectors WHERE model_id = ${modelRowId}`);
+  }
+
+  /** Stores vectors (one transaction). A hash that already has one keeps it. */
+  storeVectors(
+    model: ModelRow,
+    items: ReadonlyArray<{ textHash: string; vector: Float32Array }>,
+  ): number {
+    for (const item of items) checkVector(model, item.vector);
+    return inTransaction(this.db, () => {
+      const insertRow = this.db.prepare(
+        'INSERT OR IGNORE INTO index_vectors (model_id, text_hash, dims, created_at) VALUES (?, ?, ?, ?)',
+      );
+      const insertVector = this.db.prepare(
+        `INSERT INTO ${vectorTable(model.id)} (rowid, embedding) VALUES (?, ?)`,
+      );
+      let stored = 0;
+      const now = this.now();
+      for (const item of items) {
+        const result = insertRow.run(model.id, item.textHash, model.dims, now);
+        if (result.changes === 0) continue;
+        insertVector.run(
+          BigInt(result.lastInsertRowid),
+          Buffer.from(item.vector.buffer, item.vector.byteOffset, item.vector.byteLength),
+        );
+        stored++;
+      }
+      return stored;
+    });
+  }
+
+  /**
+   * Deletes vectors no chunk refers to any more (their text was edited away or deleted).
+   * Called when the indexer is idle, so a rename (delete, then add of the same text) keeps them.
+   */
+  removeOrphanVectors(): number {
+    return inTransaction(this.db, () => {
+      let removed = 0;
+      for (const model of this.models()) {
+        const orphans = this.db
+          .prepare<[number], { id: number }>(
+            `SELECT v.id FROM index_vectors v WHERE v.model_id = ?
+             AND NOT EXISTS (SELECT 1 FROM index_chunks c WHERE c.text_hash = v.text_hash)`,
+          )
+          .all(model.id);
+        const deleteVector = this.db.prepare(
+          `DELETE FROM ${vectorTable(model.id)} WHERE rowid = ?`,
+        );
+        const deleteRow = this.db.prepare('DELETE FROM index_vectors WHERE id = ?');
+        for (const orphan of orphans) {
+          deleteVector.run(BigInt(orphan.id));
+          deleteRow.run(orphan.id);
+        }
+        removed += orphans.length;
+      }
+      return removed;
+    });
+  }
+
+  private count(sql: string): number {
+    return this.db.prepare<[], { n: number }>(sql).get()?.n ?? 0;
+  }
+}
+
+/** The vec0 table holding one model's vectors. */
+export function vectorTable(modelRowId: number): string {
+  if (!Number.isSafeInteger(modelRowId) || modelRowId < 1) {
+    throw new Error(`vector table: bad model row id ${modelRowId}`);
+  }
+  return `index_vec_${modelRowId}`;
+}
+
+/** The text a chunk is embedded as: the same parts its `textHash` is computed from. */
+export function embeddingText(title: string, headingPath: readonly string[], text: string): string {
+  return [title, ...headingPath, text].join('\n');
+}
+
+function checkVector(model: ModelRow, vector: Float32Array): void {
+  if (!(vector instanceof Float32Array) || vector.length !== model.dims) {
+    throw new Error(
+      `embedding model ${model.model}: expected ${model.dims} dimensions, got ${(vector as Float32Array | undefined)?.length ?? 'no vector'}`,
+    );
+  }
+  for (const value of vector) {
+    if (!Number.isFinite(value)) {
+      throw new Error(`embedding model ${model.model}: vector contains a non-finite value`);
+    }
+  }
+}

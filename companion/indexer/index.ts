@@ -1,0 +1,15 @@
+// Public surface of companion/indexer: what server.ts, search and the scheduler use.
+export { VaultIndexer, DEFAULT_DEBOUNCE_MS } from './vault-indexer';
+export type { IndexChange, VaultIndexerOptions } from './vault-indexer';
+export { SqliteIndexQueries, DEFAULT_COLUMN_WEIGHTS, QUERYABLE_COVERAGE } from './index-queries';
+export type {
+  ChunkHit,
+  ColumnWeights,
+  IndexFilters,
+  IndexQueries,
+  IndexQueriesOptions,
+  IndexedChunk,
+} from './index-queries';
+export type { FileKind } from './index-store';
+export { registerIndexMetrics } from './index-metrics';
+export { toFtsQuery } from './fts-query';

@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path/posix';
+import { chunkNote, chunkPdfPages } from '../../shared/search';
+import { extractPdfText, PdfExtractionError } from '../pdf/extract-text';
+import { decodeNoteBytes } from './decode-text';
+import type { ChunkRecord, FileRecord } from './index-store';
+import { readNoteMeta } from './note-meta';
+
+/**
+ * Bumped whenever parsing or chunking changes what a file turns into: it is part of the
+ * stored content hash, so a new version re-indexes every file once (embeddings of unchanged
+ * chunk texts are kept).
+ */
+export const INDEX_FORMAT = 'v1';
+
+/** Notes above this are not indexed (a log file or a dump saved as `.md`). */
+export const MAX_NOTE_BYTES = 16 * 1024 * 1024;
+/** PDFs above this are not opened; the ingest route accepts 50 MB. */
+export const MAX_PDF_BYTES = 64 * 1024 * 1024;
+
+export interface VaultFileInput {
+  /** Vault-relative, `/`-separated. */
+  readonly path: string;
+  readonly kind: 'markdown' | 'text' | 'pdf';
+  readonly bytes: Uint8Array;
+  readonly mtimeMs: number;
+}
+
+export interface IndexedFile {
+  readonly file: FileRecord;
+  readonly chunks: ChunkRecord[];
+}
+
+export function contentHash(bytes: Uint8Array): string {
+  return `${INDEX_FORMAT}:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+/**
+ * Turns one file's bytes into what the index stores. Never throws for bad content: a file
+ * that cannot be read comes back with `error` set and no chunks; one read only in part
+ * comes back with `warnings`.
+ */
+export async function readVaultFile(input: VaultFileInput): Promise<IndexedFile> {
+  const base = {
+    path: input.path,
+    mtimeMs: input.mtimeMs,
+    size: input.bytes.length,
+    contentHash: contentHash(input.bytes),
+  };
+  const fallbackTitle = basename(input.path).replace(/\.(md|txt|pdf)$/i, '');
+  if (input.kind === 'pdf') return readPdf(input, base, fallbackTitle);
+
+  if (input.bytes.length > MAX_NOTE_BYTES) {
+    return failed(base, 'note', fallbackTitle, tooLarge(input.bytes.length, MAX_NOTE_BYTES));
+  }
+  const decoded = decodeNoteBytes(input.bytes);
+  if (!decoded.ok) return failed(base, 'note', fallbackTitle, decoded.reason);
+
+  const meta =
+    input.kind === 'markdown'
+      ? readNoteMeta(input.path, decoded.text)
+      : {
+          title: fallbackTitle,
+          tags: [],
+          aliases: [],
+          body: decoded.text,
+          bodyStartLine: 1,
+          warnings: [],
+        };
+  const kind = meta.type?.toLowerCase() === 'reminder' ? 'reminder' : 'note';
+  const chunks = chunkNote({
+    path: input.path,
+    title: meta.title,
+    aliases: meta.aliases,
+    tags: meta.tags,
+    ...('id' in meta && meta.id !== undefined ? { id: meta.id } : {}),
+    ...('type' in meta && meta.type !== undefined ? { type: meta.type } : {}),
+    body: meta.body,
+    bodyStartLine: meta.bodyStartLine,
+  });
+  return {
+    file: {
+      ...base,
+      kind,
+      ...('id' in meta && meta.id !== undefined ? { noteId: meta.id } : {}),
+      title: meta.title,
+      tags: meta.tags,
+      aliases: meta.aliases,
+      ...('createdMs' in meta && meta.createdMs !== undefined ? { createdMs: meta.createdMs } : {}),
+      warnings: [...decoded.warnings, ...meta.warnings],
+    },
+    chunks: chunks.map((chunk) => ({
+      chunkKey: chunk.chunkId,
+      headingPath: chunk.headingPath,
+      startLine: chunk.startLine,
+      endLine: chunk.endLine,
+      text: chunk.text,
+      textHash: chunk.textHash,
+    })),
+  };
+}
+
+async function readPdf(
+  input: VaultFileInput,
+  base: Pick<FileRecord, 'path' | 'mtimeMs' | 'size' | 'contentHash'>,
+  title: string,
+): Promise<IndexedFile> {
+  if (input.bytes.length > MAX_PDF_BYTES) {
+    return failed(base, 'pdf', title, tooLarge(input.bytes.length, MAX_PDF_BYTES));
+  }
+  let extracted;
+  try {
+    extracted = await extractPdfText(input.bytes);
+  } catch (error) {
+    const reason =
+      error instanceof PdfExtractionError
+        ? error.message
+        : `cannot read PDF (${(error as Error).message})`;
+    return failed(base, 'pdf', title, reason);
+  }
+  const warnings: string[] = [];
+  if (extracted.truncated) warnings.push(extracted.truncated);
+  const hasText = extracted.pages.some((page) => page.trim() !== '');
+  if (!hasText) {
+    // A scan or an empty document: nothing to search but its name, which is still worth finding.
+    warnings.push(
+      `no text layer on any of its ${extracted.numPages} page(s) (a scan?); only the file name is searchable`,
+    );
+  }
+  const chunks = chunkPdfPages({ path: input.path, title, pages: extracted.pages });
+  return {
+    file: { ...base, kind: 'pdf', title, tags: [], aliases: [], warnings },
+    chunks: chunks.map((chunk) => ({
+      chunkKey: chunk.chunkId,
+      headingPath: [],
+      page: chunk.page,
+      text: chunk.text,
+      textHash: chunk.textHash,
+    })),
+  };
+}
+
+function failed(
+  base: Pick<FileRecord, 'path' | 'mtimeMs' | 'size' | 'contentHash'>,
+  kind: FileRecord['kind'],
+  title: string,
+  error: string,
+): IndexedFile {
+  return { file: { ...base, kind, title, tags: [], aliases: [], error, warnings: [] }, chunks: [] };
+}
+
+function tooLarge(size: number, max: number): string {
+  const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
+  return `too large to index (${mb(size)} MB; the limit is ${mb(max)} MB)`;
+}

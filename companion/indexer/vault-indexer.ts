@@ -1,0 +1,463 @@
+import { lstat, readFile, stat } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { join, relative as relativePath, sep } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { watch } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
+import type { StatusResponse } from '../../shared/protocol/status';
+import type { Clock, Embedder } from '../../shared/ports';
+import type { SqliteDatabase } from '../db/open';
+import type { Logger } from '../logging';
+import type { IndexStatusSource } from '../status/sources';
+import { EmbeddingQueue } from './embedding-queue';
+import type { EmbeddingQueueOptions } from './embedding-queue';
+import { ExcludeRules, indexableKind } from './exclude';
+import { readExcludeGlobs } from './exclude-settings';
+import { IndexStore } from './index-store';
+import type { FileKind } from './index-store';
+import { SqliteIndexQueries } from './index-queries';
+import type { ColumnWeights } from './index-queries';
+import { contentHash, INDEX_FORMAT, readVaultFile } from './read-vault-file';
+import { symlinkProblem, walkVault } from './vault-walk';
+
+export const DEFAULT_DEBOUNCE_MS = 300;
+/** At most this many failures are listed in status; the count in metrics is complete. */
+export const MAX_LISTED_FAILURES = 100;
+/** During a long scan, the embedding queue is woken every this many files. */
+const EMBED_KICK_EVERY = 50;
+
+/** A file the index added, changed or dropped; the reminder scheduler re-plans on these. */
+export interface IndexChange {
+  readonly type: 'upsert' | 'delete';
+  /** Vault-relative path. */
+  readonly path: string;
+  readonly kind: FileKind;
+}
+
+export interface VaultIndexerOptions {
+  /** The vault folder (its real path is used). */
+  readonly vault: string;
+  /** Opened and migrated; the indexer loads sqlite-vec into it. */
+  readonly db: SqliteDatabase;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Without one the index is keyword-only. */
+  readonly embedder?: Embedder;
+  /** Globs excluded on top of the plugin's `search.excludeGlobs` and dot-folders. */
+  readonly excludeGlobs?: readonly string[];
+  /** Quiet time after a file's last event before it is read (sync tools write in steps). */
+  readonly debounceMs?: number;
+  /** Watch for changes after the initial scan; default true. */
+  readonly watch?: boolean;
+  readonly embeddings?: EmbeddingQueueOptions;
+  readonly weights?: Partial<ColumnWeights>;
+}
+
+type Work =
+  | { readonly type: 'file'; readonly path: string }
+  | { readonly type: 'folder'; readonly path: string };
+
+/**
+ * Keeps the SQLite index in step with the vault: an initial scan, then a chokidar watcher.
+ * Each changed path is debounced, then read, hashed (unchanged content is skipped), parsed,
+ * chunked and written in one transaction; a deleted file or folder drops its rows. Chunks
+ * without a vector go to the embedding queue. One file's bad content never stops the rest.
+ */
+export class VaultIndexer implements IndexStatusSource {
+  readonly store: IndexStore;
+  readonly queries: SqliteIndexQueries;
+  readonly embeddings: EmbeddingQueue | null;
+  private readonly root: string;
+  private readonly exclude: ExcludeRules;
+  private readonly debounceMs: number;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly queue = new Map<string, Work>();
+  private readonly listeners = new Set<(change: IndexChange) => void>();
+  private idleWaiters: Array<() => void> = [];
+  private watcher: FSWatcher | null = null;
+  private draining: Promise<void> | null = null;
+  private scanning: Promise<void> | null = null;
+  private closed = false;
+  private changedSinceCleanup = false;
+  /** Files read and written since start (tests check a restart re-reads nothing). */
+  indexedCount = 0;
+
+  constructor(private readonly options: VaultIndexerOptions) {
+    this.root = realpathSync(options.vault);
+    this.store = new IndexStore(options.db, () => options.clock.now());
+    const embedderModel = options.embedder?.model ?? null;
+    this.queries = new SqliteIndexQueries(options.db, {
+      ...(options.weights ? { weights: options.weights } : {}),
+      preferredModel: () => embedderModel,
+    });
+    const plugin = readExcludeGlobs(this.root);
+    for (const warning of plugin.warnings) options.logger.warn(warning);
+    this.exclude = new ExcludeRules([...plugin.globs, ...(options.excludeGlobs ?? [])]);
+    this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+    this.embeddings = options.embedder
+      ? new EmbeddingQueue(this.store, options.embedder, options.logger, options.embeddings)
+      : null;
+  }
+
+  /**
+   * Starts watching, then scans the whole vault in the background (changes made during the
+   * scan are not lost: the watcher is already listening). Resolves once the watcher is ready;
+   * `whenIdle()` resolves once the scan is through.
+   */
+  async start(): Promise<void> {
+    if (this.options.watch !== false) await this.startWatcher();
+    this.scanning = this.scan().finally(() => this.afterScan());
+  }
+
+  /** Files waiting to be (re)indexed: debounced, queued, or being read. */
+  get pending(): number {
+    return this.timers.size + this.queue.size + (this.draining ? 1 : 0);
+  }
+
+  /** Resolves when the scan is done and no file event waits (embeddings may still run). */
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Resolves when files are indexed and every chunk text has a vector (or embedding failed). */
+  async whenEmbedded(): Promise<void> {
+    await this.whenIdle();
+    await this.embeddings?.whenIdle();
+  }
+
+  /** Subscribes to index changes; returns the unsubscribe function. */
+  onChange(listener: (change: IndexChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Walks the vault again (e.g. after the watcher may have missed events). */
+  rescan(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const previous = this.scanning ?? Promise.resolve();
+    this.scanning = previous.then(() => this.scan()).finally(() => this.afterScan());
+    return this.whenIdle();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.queue.clear();
+    await this.watcher?.close();
+    this.watcher = null;
+    await this.scanning?.catch(() => undefined);
+    await this.draining;
+    await this.embeddings?.close();
+    this.listeners.clear();
+    this.settle();
+  }
+
+  indexStatus(): StatusResponse['index'] {
+    if (this.closed) return { files: 0, chunks: 0, pending: 0, failed: [], embedding: null };
+    const model = this.queries.embeddingModel();
+    return {
+      files: this.store.fileCount(),
+      chunks: this.store.chunkCount(),
+      pending: this.pending + (this.scanning ? 1 : 0),
+      failed: this.store.problems(MAX_LISTED_FAILURES),
+      embedding: model ? { model: model.id, dims: model.dims } : null,
+    };
+  }
+
+  // ---- scanning and watching ----------------------------------------------------------------
+
+  private async scan(): Promise<void> {
+    const started = performance.now();
+    const walked = await walkVault(this.root, this.exclude);
+    if (this.closed) return;
+    const seen = new Set(walked.files.map((file) => file.path));
+    for (const refused of walked.refused) {
+      seen.add(refused.path);
+      this.recordRefused(refused.path, refused.reason);
+    }
+    // Files indexed before that are gone now (deleted while the companion was down), or are
+    // excluded since.
+    for (const path of this.store.paths())
+      if (!seen.has(path)) this.enqueue({ type: 'file', path });
+    for (const file of walked.files) this.enqueue({ type: 'file', path: file.path });
+    this.options.logger.info(
+      { files: walked.files.length, pending: this.queue.size },
+      'vault scan: checking files',
+    );
+    await this.drain();
+    this.options.logger.info(
+      {
+        files: this.store.fileCount(),
+        chunks: this.store.chunkCount(),
+        failed: this.store.failedCount(),
+        ms: Math.round(performance.now() - started),
+      },
+      'vault scan done',
+    );
+  }
+
+  private async startWatcher(): Promise<void> {
+    const watcher = watch(this.root, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      // Dot-folders (.obsidian, .trash, .git) and user excludes are never even watched.
+      ignored: (absolute: string) => this.exclude.excludes(this.toRelative(absolute) ?? ''),
+    });
+    this.watcher = watcher;
+    watcher.on('all', (event, absolute) => {
+      const path = this.toRelative(absolute);
+      if (path === null || path === '') return;
+      if (event === 'unlinkDir' || event === 'addDir') this.debounce({ type: 'folder', path });
+      else if (indexableKind(path) !== null) this.debounce({ type: 'file', path });
+    });
+    watcher.on('error', (error) => {
+      this.options.logger.warn(
+        { err: { message: (error as Error).message } },
+        'vault watcher error',
+      );
+    });
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  }
+
+  private toRelative(absolute: string): string | null {
+    const rel = relativePath(this.root, absolute);
+    if (rel.startsWith('..')) return null;
+    return sep === '/' ? rel : rel.split(sep).join('/');
+  }
+
+  private debounce(work: Work): void {
+    if (this.closed) return;
+    const key = `${work.type}:${work.path}`;
+    const existing = this.timers.get(key);
+    if (existing) clearTimeout(existing);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.enqueue(work);
+      void this.drain();
+    }, this.debounceMs);
+    this.timers.set(key, timer);
+  }
+
+  private enqueue(work: Work): void {
+    if (this.closed) return;
+    const key = `${work.type}:${work.path}`;
+    // Re-queued work moves to the back: it changed again, so read it after the others.
+    this.queue.delete(key);
+    this.queue.set(key, work);
+  }
+
+  private drain(): Promise<void> {
+    if (this.draining) return this.draining;
+    this.draining = (async () => {
+      let processed = 0;
+      while (!this.closed) {
+        const next = this.queue.entries().next();
+        if (next.done) break;
+        const [key, work] = next.value;
+        this.queue.delete(key);
+        try {
+          if (work.type === 'file') await this.indexPath(work.path);
+          else await this.indexFolder(work.path);
+        } catch (error) {
+          // A bug or an I/O error on one path: log it (path only) and go on with the rest.
+          this.options.logger.error(
+            { path: work.path, err: { message: (error as Error).message } },
+            'indexing failed',
+          );
+        }
+        // Long scans feed the embedder as they go rather than only at the end.
+        if (++processed % EMBED_KICK_EVERY === 0) this.embeddings?.kick();
+        // Let HTTP requests in between files.
+        await yieldToEventLoop();
+      }
+    })().finally(() => {
+      this.draining = null;
+      if (this.queue.size > 0 && !this.closed) {
+        void this.drain();
+        return;
+      }
+      if (!this.scanning) this.cleanUpWhenQuiet();
+      this.embeddings?.kick();
+      this.settleIfIdle();
+    });
+    return this.draining;
+  }
+
+  private afterScan(): void {
+    this.scanning = null;
+    this.cleanUpWhenQuiet();
+    this.embeddings?.kick();
+    this.settleIfIdle();
+  }
+
+  /**
+   * Drops vectors whose text no chunk has any more, once nothing waits: a rename (delete,
+   * then add of the same text) arrives as two events close together and keeps its vectors.
+   */
+  private cleanUpWhenQuiet(): void {
+    if (this.closed || !this.changedSinceCleanup || this.timers.size > 0 || this.queue.size > 0)
+      return;
+    this.changedSinceCleanup = false;
+    try {
+      const removed = this.store.removeOrphanVectors();
+      if (removed > 0) this.options.logger.debug({ removed }, 'dropped vectors of deleted texts');
+    } catch (error) {
+      this.options.logger.error(
+        { err: { message: (error as Error).message } },
+        'vector clean-up failed',
+      );
+    }
+  }
+
+  private async indexFolder(path: string): Promise<void> {
+    const absolute = join(this.root, path);
+    const stats = await lstat(absolute).catch(() => null);
+    if (stats === null || !stats.isDirectory()) {
+      // Deleted or moved away: everything under it goes (its files' own unlink events may be lost).
+      for (const removed of this.store.removeFolderWithKinds(path)) {
+        this.changedSinceCleanup = true;
+        this.emit({ type: 'delete', path: removed.path, kind: removed.kind });
+      }
+      return;
+    }
+    // A folder that appeared (moved in, or restored): read what is inside.
+    const walked = await walkVault(absolute, this.exclude);
+    for (const file of walked.files) this.enqueue({ type: 'file', path: `${path}/${file.path}` });
+    for (const refused of walked.refused)
+      this.recordRefused(`${path}/${refused.path}`, refused.reason);
+  }
+
+  private async indexPath(path: string): Promise<void> {
+    const kind = indexableKind(path);
+    const absolute = join(this.root, path);
+    const stats = await lstat(absolute).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
+      throw error;
+    });
+    if (stats === null || kind === null || this.exclude.excludes(path) || stats.isDirectory()) {
+      this.remove(path);
+      return;
+    }
+    if (stats.isSymbolicLink()) {
+      const problem = await symlinkProblem(this.root, path);
+      if (problem !== null) {
+        this.recordRefused(path, problem);
+        return;
+      }
+    } else if (!stats.isFile()) {
+      this.remove(path);
+      return;
+    }
+    const before = await stat(absolute);
+    const stored = this.store.fileState(path);
+    const mtimeMs = Math.round(before.mtimeMs);
+    if (
+      stored &&
+      stored.mtimeMs === mtimeMs &&
+      stored.size === before.size &&
+      stored.contentHash.startsWith(`${INDEX_FORMAT}:`)
+    ) {
+      return;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(absolute);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') {
+        this.remove(path);
+        return;
+      }
+      this.recordRefused(path, `cannot read the file (${code ?? (error as Error).message})`);
+      return;
+    }
+    const after = await stat(absolute).catch(() => null);
+    if (after === null || Math.round(after.mtimeMs) !== mtimeMs || after.size !== before.size) {
+      // Still being written (a sync tool writing in steps): read it once it is quiet.
+      this.debounce({ type: 'file', path });
+      return;
+    }
+    const hash = contentHash(bytes);
+    if (stored && stored.contentHash === hash) {
+      this.store.touchFile(path, mtimeMs, before.size);
+      return;
+    }
+    const entry = await readVaultFile({ path, kind, bytes, mtimeMs });
+    if (this.closed) return;
+    this.store.replaceFile(entry.file, entry.chunks);
+    this.indexedCount++;
+    this.changedSinceCleanup = true;
+    if (entry.file.error !== undefined) {
+      this.options.logger.warn({ path, reason: entry.file.error }, 'file not indexed');
+    } else if (entry.file.warnings.length > 0) {
+      this.options.logger.warn({ path, warnings: entry.file.warnings }, 'file indexed partly');
+    } else {
+      this.options.logger.debug({ path, chunks: entry.chunks.length }, 'file indexed');
+    }
+    this.emit({ type: 'upsert', path, kind: entry.file.kind });
+  }
+
+  private remove(path: string): void {
+    const kind = this.store.removeFileKind(path);
+    if (kind === null) return;
+    this.changedSinceCleanup = true;
+    this.emit({ type: 'delete', path, kind });
+  }
+
+  /** Stores a file that may not be read as failed, so status shows why it is missing. */
+  private recordRefused(path: string, reason: string): void {
+    const kind = indexableKind(path);
+    const stored = this.store.fileState(path);
+    const marker = `refused:${reason}`;
+    if (stored?.contentHash === marker) return;
+    this.store.replaceFile(
+      {
+        path,
+        kind: kind === 'pdf' ? 'pdf' : 'note',
+        title: path.split('/').pop() ?? path,
+        tags: [],
+        aliases: [],
+        mtimeMs: 0,
+        size: 0,
+        contentHash: marker,
+        error: reason,
+        warnings: [],
+      },
+      [],
+    );
+    this.options.logger.warn({ path, reason }, 'file not indexed');
+  }
+
+  private emit(change: IndexChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.options.logger.error(
+          { path: change.path, err: { message: (error as Error).message } },
+          'index change listener failed',
+        );
+      }
+    }
+  }
+
+  private isIdle(): boolean {
+    return (
+      this.closed ||
+      (this.timers.size === 0 && this.queue.size === 0 && !this.draining && !this.scanning)
+    );
+  }
+
+  private settleIfIdle(): void {
+    if (this.isIdle()) this.settle();
+  }
+
+  private settle(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

@@ -1,0 +1,72 @@
+import { lstat, readdir, realpath } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import type { ExcludeRules } from './exclude';
+import { indexableKind } from './exclude';
+
+export interface WalkedFile {
+  /** Vault-relative, `/`-separated. */
+  readonly path: string;
+  readonly kind: 'markdown' | 'text' | 'pdf';
+}
+
+export interface WalkResult {
+  readonly files: WalkedFile[];
+  /** Indexable-looking entries refused, with why (a symlink leading out of the vault). */
+  readonly refused: Array<{ path: string; reason: string }>;
+}
+
+/**
+ * Lists the vault's indexable files. Excluded paths are not entered. Symlinked folders are
+ * not followed (they could loop, or lead out of the vault); a symlinked file is indexed only
+ * when its target is inside the vault (ASVS 5.3.2), otherwise it is refused with a reason.
+ */
+export async function walkVault(root: string, exclude: ExcludeRules): Promise<WalkResult> {
+  const realRoot = await realpath(root);
+  const files: WalkedFile[] = [];
+  const refused: Array<{ path: string; reason: string }> = [];
+  const pending: string[] = [''];
+  while (pending.length > 0) {
+    const folder = pending.pop()!;
+    let entries;
+    try {
+      entries = await readdir(join(realRoot, folder), { withFileTypes: true });
+    } catch {
+      continue; // Deleted while walking, or unreadable: the watcher reports what comes next.
+    }
+    for (const entry of entries) {
+      const relative = folder === '' ? entry.name : `${folder}/${entry.name}`;
+      if (exclude.excludes(relative)) continue;
+      if (entry.isDirectory()) {
+        pending.push(relative);
+        continue;
+      }
+      const kind = indexableKind(relative);
+      if (kind === null) continue;
+      if (entry.isSymbolicLink()) {
+        const problem = await symlinkProblem(realRoot, relative);
+        if (problem !== null) {
+          refused.push({ path: relative, reason: problem });
+          continue;
+        }
+      } else if (!entry.isFile()) continue;
+      files.push({ path: relative, kind });
+    }
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, refused };
+}
+
+/** Why a symlinked file at `relative` may not be read, or null when its target is a file in the vault. */
+export async function symlinkProblem(realRoot: string, relative: string): Promise<string | null> {
+  let target: string;
+  try {
+    target = await realpath(join(realRoot, relative));
+  } catch {
+    return 'symlink whose target does not exist';
+  }
+  const inside = target.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
+  if (!inside) return 'symlink leading outside the vault; not read';
+  const stats = await lstat(target).catch(() => null);
+  if (!stats?.isFile()) return 'symlink to something other than a file; not read';
+  return null;
+}
