@@ -63,6 +63,11 @@ const BOOSTS = { title: 3, aliases: 3, fileName: 3, headings: 2, text: 1 } as co
 const SEARCHED = Object.keys(BOOSTS);
 /** Typo tolerance only for longer words: on short ones one edit makes a different word. */
 const TOLERANCE_MIN_TERM_LENGTH = 5;
+/** Words only: a number or code with one character changed is a different thing, not a typo. */
+function allowsTypos(term: string): boolean {
+  return term.length >= TOLERANCE_MIN_TERM_LENGTH && /^\p{L}+$/u.test(term);
+}
+
 /** Orama's cosine floor; kept low because models differ in scale and ranks are fused anyway. */
 const VECTOR_SIMILARITY_FLOOR = 0.1;
 const DEFAULT_LIMIT = 10;
@@ -208,7 +213,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         properties: SEARCHED,
         boost: BOOSTS,
         threshold: 1,
-        tolerance: terms.every((term) => term.length >= TOLERANCE_MIN_TERM_LENGTH) ? 1 : 0,
+        tolerance: terms.every(allowsTypos) ? 1 : 0,
         limit: pool,
         ...(where ? { where } : {}),
       });

@@ -1,0 +1,33 @@
+/**
+ * How the indexer shares the main thread (DESIGN §1.3): it works in slices, measures them with
+ * `now()`, and gives the UI a turn between slices. Injected so tests decide when turns happen.
+ */
+export interface Scheduler {
+  /** Monotonic milliseconds (performance.now in the app). */
+  now(): number;
+  /** Resolves after the UI had a turn (requestIdleCallback or setTimeout 0). */
+  yieldToUi(): Promise<void>;
+  /** Calls `fn` once after `ms`; the returned function cancels it. */
+  after(ms: number, fn: () => void): () => void;
+}
+
+/** The app's scheduler: idle callbacks where the platform has them, timeouts otherwise. */
+export function browserScheduler(win: {
+  setTimeout(fn: () => void, ms: number): number;
+  clearTimeout(id: number): void;
+  requestIdleCallback?: (fn: () => void, options?: { timeout: number }) => number;
+}): Scheduler {
+  return {
+    now: () => performance.now(),
+    yieldToUi: () =>
+      new Promise<void>((resolve) => {
+        if (typeof win.requestIdleCallback === 'function') {
+          win.requestIdleCallback(() => resolve(), { timeout: 100 });
+        } else win.setTimeout(resolve, 0);
+      }),
+    after: (ms, fn) => {
+      const id = win.setTimeout(fn, ms);
+      return () => win.clearTimeout(id);
+    },
+  };
+}

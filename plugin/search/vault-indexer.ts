@@ -1,0 +1,361 @@
+import { chunkNote } from '../../shared/search/chunk';
+import type { NoteChunk } from '../../shared/search/chunk';
+import { textHash } from '../../shared/search/hash';
+import type { Embedder } from '../../shared/ports';
+import type { ExcludeGlobs } from './exclude-globs';
+import { noteInputFromMarkdown } from './note-input';
+import type { KnownNoteMeta, NoteProblem } from './note-input';
+import type { Scheduler } from './scheduler';
+import type { SearchEngine } from './search-engine';
+import type { SearchStore, StoredFile } from './search-store';
+
+/*
+ * Keeps the search engine in step with the vault (DESIGN §1.3, Omnisearch's design): restore
+ * from the store, diff path → (mtime, size) against the vault, then follow vault events through
+ * a debounced dirty set. Work runs in slices of at most `sliceMs` with a UI turn between them;
+ * every file is persisted as it is done, so a stop anywhere resumes from the next diff.
+ * Embedding runs after indexing, in batches, and only for text hashes with no stored vector.
+ */
+
+export interface VaultFileStat {
+  path: string;
+  mtime: number;
+  size: number;
+}
+
+/** What the indexer reads from the vault (the Obsidian adapter implements it). */
+export interface VaultSource {
+  /** Every Markdown file in the vault. */
+  list(): VaultFileStat[];
+  /** The file's current stat, or null when it no longer exists. */
+  stat(path: string): VaultFileStat | null;
+  read(path: string): Promise<string>;
+  /** Front matter and tags Obsidian already parsed, when available. */
+  meta?(path: string): KnownNoteMeta | undefined;
+}
+
+export type IndexPhase = 'loading' | 'indexing' | 'embedding' | 'idle';
+
+export interface IndexProgress {
+  phase: IndexPhase;
+  /** Files (or chunks while embedding) done in this pass, and the pass's total. */
+  done: number;
+  total: number;
+}
+
+export interface VaultIndexerOptions {
+  source: VaultSource;
+  store: SearchStore;
+  engine: SearchEngine;
+  /** The engine's embedder; null = keyword only. */
+  embedder: Embedder | null;
+  scheduler: Scheduler;
+  exclude: ExcludeGlobs;
+  /** Longest stretch of work before yielding to the UI (default 25 ms). */
+  sliceMs?: number;
+  /** Quiet time after a vault event before re-indexing (default 500 ms). */
+  debounceMs?: number;
+  /** Chunks per embedding request (default 32). */
+  embedBatch?: number;
+  /** After an embedding failure, wait this long before trying again (default 60 s). */
+  embedRetryMs?: number;
+  onProgress?: (progress: IndexProgress) => void;
+  onProblem?: (problem: NoteProblem) => void;
+}
+
+type QueuedWork = 'upsert' | 'delete';
+
+export class VaultIndexer {
+  private readonly sliceMs: number;
+  private readonly debounceMs: number;
+  private readonly embedBatch: number;
+  private readonly embedRetryMs: number;
+  /** What the store holds per path (without chunks), to diff against the vault. */
+  private readonly known = new Map<string, Omit<StoredFile, 'chunks'>>();
+  private readonly queue = new Map<string, QueuedWork>();
+  private readonly dirty = new Map<string, QueuedWork>();
+  /** Notes with chunks that still need a vector. */
+  private readonly toEmbed = new Set<string>();
+  private cancelDebounce: (() => void) | undefined;
+  private cancelRetry: (() => void) | undefined;
+  private pumping: Promise<void> | undefined;
+  private embedBlocked = false;
+  private stopped = false;
+  private progress: IndexProgress = { phase: 'loading', done: 0, total: 0 };
+  private isReady = false;
+
+  constructor(private readonly options: VaultIndexerOptions) {
+    this.sliceMs = options.sliceMs ?? 25;
+    this.debounceMs = options.debounceMs ?? 500;
+    this.embedBatch = options.embedBatch ?? 32;
+    this.embedRetryMs = options.embedRetryMs ?? 60_000;
+  }
+
+  /** True once the persisted index is searchable (before the diff has caught up). */
+  get ready(): boolean {
+    return this.isReady;
+  }
+
+  get state(): IndexProgress {
+    return { ...this.progress };
+  }
+
+  /**
+   * Restores the index from the store, then indexes what changed since. Resolves when both
+   * passes and the embedding of new text are done (or the indexer was stopped).
+   */
+  async start(): Promise<void> {
+    await this.restore();
+    if (this.stopped) return;
+    this.diffAgainstVault();
+    await this.pump();
+  }
+
+  fileChanged(path: string): void {
+    this.markDirty(path, 'upsert');
+  }
+
+  fileDeleted(path: string): void {
+    this.markDirty(path, 'delete');
+  }
+
+  fileRenamed(oldPath: string, newPath: string): void {
+    this.markDirty(oldPath, 'delete');
+    this.markDirty(newPath, 'upsert');
+  }
+
+  /** Resolves when nothing is queued or running (events still inside the debounce wait). */
+  async idle(): Promise<void> {
+    while (this.pumping) await this.pumping;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.cancelDebounce?.();
+    this.cancelRetry?.();
+  }
+
+  private async restore(): Promise<void> {
+    const { store, engine, embedder, exclude } = this.options;
+    this.report({ phase: 'loading', done: 0, total: 0 });
+    const files = await store.allFiles();
+    const vectors = embedder
+      ? await store.vectorsOf(embedder.model.id)
+      : new Map<string, Float32Array>();
+    const used = new Set<string>();
+    this.report({ phase: 'loading', done: 0, total: files.length });
+    let sliceStart = this.options.scheduler.now();
+    for (const [index, file] of files.entries()) {
+      if (this.stopped) return;
+      if (exclude.excludes(file.path)) {
+        await store.deleteFile(file.path);
+        continue;
+      }
+      this.known.set(file.path, {
+        path: file.path,
+        mtime: file.mtime,
+        size: file.size,
+        contentHash: file.contentHash,
+      });
+      engine.upsertNote(file.path, file.chunks, (hash) => vectors.get(hash));
+      for (const chunk of file.chunks) used.add(chunk.textHash);
+      if (embedder && engine.chunksWithoutVectors(file.path).length > 0)
+        this.toEmbed.add(file.path);
+      if (this.options.scheduler.now() - sliceStart >= this.sliceMs) {
+        this.report({ phase: 'loading', done: index + 1, total: files.length });
+        await this.options.scheduler.yieldToUi();
+        sliceStart = this.options.scheduler.now();
+      }
+    }
+    // Vectors of another model or of text no note has any more. With no provider, keep them:
+    // switching back to it should not cost a full re-embedding.
+    if (embedder) await store.pruneVectors(embedder.model.id, used);
+    this.isReady = true;
+  }
+
+  private diffAgainstVault(): void {
+    const { source, exclude } = this.options;
+    const present = new Set<string>();
+    for (const file of source.list()) {
+      if (exclude.excludes(file.path)) continue;
+      present.add(file.path);
+      const known = this.known.get(file.path);
+      if (!known || known.mtime !== file.mtime || known.size !== file.size)
+        this.queue.set(file.path, 'upsert');
+    }
+    for (const path of this.known.keys()) if (!present.has(path)) this.queue.set(path, 'delete');
+  }
+
+  private markDirty(path: string, work: QueuedWork): void {
+    if (this.stopped) return;
+    this.dirty.set(path, work);
+    this.cancelDebounce?.();
+    this.cancelDebounce = this.options.scheduler.after(this.debounceMs, () => {
+      this.cancelDebounce = undefined;
+      for (const [dirtyPath, dirtyWork] of this.dirty) this.queue.set(dirtyPath, dirtyWork);
+      this.dirty.clear();
+      void this.pump();
+    });
+  }
+
+  /** One drain of the queue, then embedding; concurrent callers share the running drain. */
+  private pump(): Promise<void> {
+    if (this.pumping) return this.pumping;
+    this.pumping = (async () => {
+      try {
+        while (!this.stopped && (this.queue.size > 0 || this.canEmbed())) {
+          if (this.queue.size > 0) await this.drainQueue();
+          else await this.embedPending();
+        }
+      } finally {
+        this.pumping = undefined;
+        if (!this.stopped) this.report({ phase: 'idle', done: 0, total: 0 });
+      }
+    })();
+    return this.pumping;
+  }
+
+  private async drainQueue(): Promise<void> {
+    const { scheduler } = this.options;
+    let done = 0;
+    let total = this.queue.size;
+    this.report({ phase: 'indexing', done, total });
+    let sliceStart = scheduler.now();
+    while (!this.stopped && this.queue.size > 0) {
+      const [path, work] = this.queue.entries().next().value as [string, QueuedWork];
+      this.queue.delete(path);
+      try {
+        if (work === 'delete') await this.removeFile(path);
+        else await this.indexFile(path);
+      } catch (error) {
+        this.options.onProblem?.({ path, message: `not indexed: ${errorMessage(error)}` });
+      }
+      done++;
+      total = Math.max(total, done + this.queue.size);
+      if (scheduler.now() - sliceStart >= this.sliceMs) {
+        this.report({ phase: 'indexing', done, total });
+        await scheduler.yieldToUi();
+        sliceStart = scheduler.now();
+      }
+    }
+  }
+
+  private async removeFile(path: string): Promise<void> {
+    this.options.engine.removeNote(path);
+    this.known.delete(path);
+    this.toEmbed.delete(path);
+    await this.options.store.deleteFile(path);
+  }
+
+  private async indexFile(path: string): Promise<void> {
+    const { source, store, engine, embedder, exclude } = this.options;
+    const stat = source.stat(path);
+    if (!stat || exclude.excludes(path)) return this.removeFile(path);
+    const content = await source.read(path);
+    const contentHash = textHash(content);
+    const known = this.known.get(path);
+    if (known && known.contentHash === contentHash && engine.hasNote(path)) {
+      // Touched but unchanged (sync tools do this): remember the new mtime, nothing else.
+      const file = { ...known, mtime: stat.mtime, size: stat.size };
+      this.known.set(path, file);
+      const stored = await store.getFile(path);
+      if (stored) await store.putFile({ ...stored, mtime: stat.mtime, size: stat.size });
+      return;
+    }
+    const parsed = noteInputFromMarkdown(path, content, source.meta?.(path));
+    let chunks: NoteChunk[] = [];
+    if (parsed.ok) {
+      for (const problem of parsed.problems) this.options.onProblem?.(problem);
+      chunks = chunkNote(parsed.input);
+    } else this.options.onProblem?.(parsed.problem);
+    const vectors = embedder
+      ? await store.vectorsFor(
+          embedder.model.id,
+          chunks.map((chunk) => chunk.textHash),
+        )
+      : new Map<string, Float32Array>();
+    engine.upsertNote(path, chunks, (hash) => vectors.get(hash));
+    if (embedder && engine.chunksWithoutVectors(path).length > 0) this.toEmbed.add(path);
+    else this.toEmbed.delete(path);
+    const file: StoredFile = { path, mtime: stat.mtime, size: stat.size, contentHash, chunks };
+    // Stored even when nothing was indexable, so an unreadable file is not retried every start.
+    await store.putFile(file);
+    this.known.set(path, { path, mtime: stat.mtime, size: stat.size, contentHash });
+  }
+
+  private canEmbed(): boolean {
+    return this.options.embedder !== null && !this.embedBlocked && this.toEmbed.size > 0;
+  }
+
+  private async embedPending(): Promise<void> {
+    const { engine, store, scheduler } = this.options;
+    const embedder = this.options.embedder!;
+    const total = [...this.toEmbed].reduce(
+      (sum, path) => sum + engine.chunksWithoutVectors(path).length,
+      0,
+    );
+    let done = 0;
+    this.report({ phase: 'embedding', done, total });
+    while (!this.stopped && this.queue.size === 0 && this.toEmbed.size > 0) {
+      const batch = new Map<string, string>();
+      const paths: string[] = [];
+      for (const path of this.toEmbed) {
+        paths.push(path);
+        for (const chunk of engine.chunksWithoutVectors(path))
+          batch.set(chunk.textHash, embeddingInput(chunk));
+        if (batch.size >= this.embedBatch) break;
+      }
+      const hashes = [...batch.keys()];
+      if (hashes.length === 0) {
+        for (const path of paths) this.toEmbed.delete(path);
+        continue;
+      }
+      let vectors: Float32Array[];
+      try {
+        vectors = await embedder.embed([...batch.values()]);
+        if (
+          vectors.length !== hashes.length ||
+          vectors.some((v) => v.length !== embedder.model.dims)
+        ) {
+          throw new Error(
+            `${embedder.model.id} answered ${vectors.length} vectors for ${hashes.length} texts, or vectors not of ${embedder.model.dims} dims`,
+          );
+        }
+      } catch (error) {
+        this.options.onProblem?.({
+          path: paths[0] ?? '',
+          message: `embedding paused: ${errorMessage(error)}; keyword search still works`,
+        });
+        this.embedBlocked = true;
+        this.cancelRetry = scheduler.after(this.embedRetryMs, () => {
+          this.embedBlocked = false;
+          void this.pump();
+        });
+        return;
+      }
+      const byHash = new Map(hashes.map((hash, i) => [hash, vectors[i]!]));
+      await store.putVectors(embedder.model.id, byHash);
+      for (const path of paths) {
+        engine.setVectors(path, (hash) => byHash.get(hash));
+        if (engine.chunksWithoutVectors(path).length === 0) this.toEmbed.delete(path);
+      }
+      done += hashes.length;
+      this.report({ phase: 'embedding', done, total: Math.max(total, done) });
+      await scheduler.yieldToUi();
+    }
+  }
+
+  private report(progress: IndexProgress): void {
+    this.progress = progress;
+    this.options.onProgress?.({ ...progress });
+  }
+}
+
+/** Title and heading path give a chunk its context; the same fields feed its textHash. */
+export function embeddingInput(chunk: NoteChunk): string {
+  return `${[chunk.title, ...chunk.headingPath].join(' › ')}\n\n${chunk.text}`;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
