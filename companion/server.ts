@@ -11,6 +11,8 @@ import { openDatabase } from './db/open';
 import { createEmbedder } from './embeddings/provider';
 import type { ClosableEmbedder, EmbeddingsConfig } from './embeddings/provider';
 import { SettingsStore } from './db/settings';
+import { registerIndexMetrics, VaultIndexer } from './indexer';
+import { MetricsRegistry } from './metrics/registry';
 import type { Logger } from './logging';
 import { COMPANION_VERSION } from './version';
 
@@ -39,6 +41,8 @@ export interface RunningServer {
   readonly url: string;
   readonly token: ApiToken;
   readonly databaseFile: string;
+  /** Keeps the index in step with the vault; `onChange` tells what changed. */
+  readonly indexer: VaultIndexer;
   /** Stops accepting connections, waits for in-flight requests, closes the database. */
   stop(): Promise<void>;
 }
@@ -67,7 +71,17 @@ export async function startServer(
     : undefined;
 
   let app: FastifyInstance;
+  let indexer: VaultIndexer;
   try {
+    const metrics = new MetricsRegistry();
+    indexer = new VaultIndexer({
+      vault: config.vault,
+      db,
+      clock: options.clock,
+      logger: options.logger,
+      ...(embedder ? { embedder } : {}),
+    });
+    registerIndexMetrics(metrics, indexer);
     app = await buildApp(
       {
         config,
@@ -76,6 +90,8 @@ export async function startServer(
         tokenSha256: token.sha256,
         version: COMPANION_VERSION,
         logger: options.logger,
+        metrics,
+        status: { index: indexer },
         ...(embedder ? { embedder } : {}),
       },
       {
@@ -90,6 +106,15 @@ export async function startServer(
     throw error;
   }
   if (embedder) app.addHook('onClose', () => embedder.close());
+  // onClose hooks run last-added first: the indexer stops before the embedder and the database.
+  app.addHook('onClose', () => indexer.close());
+  // The scan runs in the background; requests are served (keyword results grow) meanwhile.
+  try {
+    await indexer.start();
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
 
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -106,6 +131,7 @@ export async function startServer(
     url: `${https ? 'https' : 'http'}://${hostForUrl}:${port}`,
     token,
     databaseFile,
+    indexer,
     stop: () => app.close(),
   };
 }

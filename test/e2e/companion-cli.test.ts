@@ -117,10 +117,27 @@ describe('cairn-companion CLI', () => {
     });
     expect(status.status).toBe(200);
     expect(await status.json()).toMatchObject({
-      index: { files: 0, chunks: 0, pending: 0, failed: [], embedding: null },
       scheduler: { reminders: 0, next_fire: null },
       push: { subscriptions: 0 },
     });
+    // The index fills in the background: every sample note indexed, then embedded by USE-lite.
+    let index: {
+      files: number;
+      chunks: number;
+      pending: number;
+      failed: unknown[];
+      embedding: unknown;
+    };
+    const deadline = Date.now() + 30_000;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const response = await fetch(`${base}/api/v1/status`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      index = ((await response.json()) as { index: typeof index }).index;
+    } while ((index.pending > 0 || index.embedding === null) && Date.now() < deadline);
+    expect(index).toMatchObject({ files: 8, pending: 0, failed: [], embedding: { dims: 512 } });
+    expect(index.chunks).toBeGreaterThanOrEqual(8);
     // The built-in embedding model runs in its worker thread from the built bundle.
     const models = await fetch(`${base}/v1/models`, {
       headers: { authorization: `Bearer ${token}` },
