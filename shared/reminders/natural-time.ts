@@ -1,0 +1,181 @@
+/**
+ * Natural-language times ("tomorrow 5pm", "next monday at 8", "in 2 hours", "friday", "5pm")
+ * resolved to the absolute `YYYY-MM-DD HH:mm` form of `@remind(...)`, relative to an instant in
+ * an IANA zone, without depending on the process time zone.
+ *
+ * chrono-node's `timezone` option ignores IANA names, but its reference accepts a fixed offset
+ * in minutes. So chrono reads the text against `now` with the zone's offset at `now`, and:
+ * - for calendar phrases ("tomorrow 9am") its date/time components are taken as WALL time and
+ *   mapped to an instant with the zone's real rules, so "tomorrow 9am" across a DST change is
+ *   still 09:00 local;
+ * - for durations ("in 2 hours", tagged `result/relativeDateAndTime` by chrono) the INSTANT is
+ *   kept (now + 2 h exactly), and shown in the zone's wall time.
+ *
+ * Decisions (documented in the README of this area and tested):
+ * - Past times move forward (chrono's `forwardDate`): "5pm" at 18:00 means tomorrow 17:00,
+ *   "friday" on a Saturday means next Friday. Text that can only mean the past ("yesterday",
+ *   "2 hours ago", a past date) is an error, not silently moved.
+ * - Without a time of day ("tomorrow", "friday", "in 3 days", "2026-12-01") the default time
+ *   (09:00 unless configured) is used; parts of the day that chrono knows ("tomorrow morning",
+ *   "tonight") keep chrono's hours (06:00, 22:00). "today" when the default time has passed is
+ *   in the past, and so an error.
+ * - The whole text must be a time: "tomorrow 5pm call mum" is not read (the title belongs
+ *   outside the parentheses), so a typo never turns into a wrong reminder.
+ * - A trailing IANA zone ("tomorrow 5pm America/New_York") resolves in that zone and is kept in
+ *   the output when it differs from the default zone.
+ * - English only (chrono's `en`); other languages are future work.
+ */
+import * as chrono from 'chrono-node';
+import {
+  formatWall,
+  instantToWall,
+  isValidZone,
+  wallFromParts,
+  wallToInstant,
+  zoneOffsetMs,
+} from './local-time';
+
+/** Longest text handed to chrono; longer text is not a time someone typed. */
+export const MAX_NATURAL_TEXT_LENGTH = 200;
+
+export interface NaturalTimeOptions {
+  /** The instant "now" refers to (epoch ms). */
+  now: number;
+  /** Zone the text is read in unless it names its own; the vault's zone. */
+  zone: string;
+  /** Time of day for date-only phrases, `HH:mm`; default `09:00`. */
+  defaultTime?: string;
+}
+
+export type NaturalTimeResult =
+  | {
+      ok: true;
+      /** Wall time, `YYYY-MM-DDTHH:mm`. */
+      start: string;
+      zone: string;
+      instant: number;
+      /** The absolute `@remind` form: `YYYY-MM-DD HH:mm`, plus ` <zone>` when not the default. */
+      text: string;
+    }
+  | { ok: false; message: string };
+
+const ZONE_WORD = /^(?:UTC|GMT|[A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)+)$/;
+const CASUAL_PART_OF_DAY =
+  /^casualReference\/(?:morning|afternoon|evening|tonight|night|noon|midnight)$/;
+const PARSE_OPTIONS = { forwardDate: true };
+
+/** Splits a trailing IANA-zone-looking word off `text` (it may not be a valid zone). */
+export function splitTrailingZone(text: string): { body: string; zone?: string } {
+  const trimmed = text.trim();
+  const match = /^(.*?)\s+(\S+)$/.exec(trimmed);
+  if (match && ZONE_WORD.test(match[2]!)) return { body: match[1]!, zone: match[2]! };
+  return { body: trimmed };
+}
+
+/** True when chrono reads all of `text` (ignoring a trailing zone) as one date or time. */
+export function readsAsNaturalTime(text: string): boolean {
+  if (typeof text !== 'string' || text.length > MAX_NATURAL_TEXT_LENGTH) return false;
+  const { body } = splitTrailingZone(text);
+  if (body === '') return false;
+  return wholeMatch(body, { instant: new Date(0), timezone: 0 }) !== undefined;
+}
+
+/** Resolves natural-language `text` to an absolute time; never throws. */
+export function resolveNaturalTime(text: string, options: NaturalTimeOptions): NaturalTimeResult {
+  if (typeof text !== 'string') return { ok: false, message: 'a time must be text' };
+  if (text.length > MAX_NATURAL_TEXT_LENGTH) {
+    return {
+      ok: false,
+      message: `time text is too long (at most ${MAX_NATURAL_TEXT_LENGTH} characters)`,
+    };
+  }
+  const { now } = options;
+  if (!Number.isFinite(now)) return { ok: false, message: '"now" is not a valid instant' };
+  if (!isValidZone(options.zone)) {
+    return { ok: false, message: `unknown time zone "${options.zone}"` };
+  }
+  const defaultTime = readDefaultTime(options.defaultTime ?? '09:00');
+  if (defaultTime === undefined) {
+    return { ok: false, message: `default time "${options.defaultTime}" is not HH:mm` };
+  }
+  const { body, zone: writtenZone } = splitTrailingZone(text);
+  if (writtenZone !== undefined && !isValidZone(writtenZone)) {
+    return {
+      ok: false,
+      message: `unknown time zone "${writtenZone}" (use an IANA name like Europe/Berlin)`,
+    };
+  }
+  const zone = writtenZone ?? options.zone;
+  const quoted = text.trim();
+  if (body === '') return { ok: false, message: 'no time given' };
+
+  const reference = { instant: new Date(now), timezone: zoneOffsetMs(now, zone) / 60_000 };
+  const result = wholeMatch(body, reference);
+  if (result === undefined) {
+    return {
+      ok: false,
+      message: `"${quoted}" is not a time I can read (try "tomorrow 5pm", "next monday at 8" or "in 2 hours")`,
+    };
+  }
+  if (result.end) {
+    return { ok: false, message: `"${quoted}" is a range; a reminder needs one time` };
+  }
+
+  const start = result.start;
+  const tags = result.tags();
+  let instant: number;
+  if (tags.has('result/relativeDateAndTime')) {
+    instant = Math.floor(start.date().getTime() / 60_000) * 60_000;
+  } else {
+    const hasTime =
+      start.isCertain('hour') || [...tags].some((tag) => CASUAL_PART_OF_DAY.test(tag));
+    const wall = wallFromParts(
+      start.get('year') ?? 0,
+      start.get('month') ?? 1,
+      start.get('day') ?? 1,
+      hasTime ? (start.get('hour') ?? 0) : defaultTime.hour,
+      hasTime ? (start.get('minute') ?? 0) : defaultTime.minute,
+    );
+    instant = wallToInstant(wall, zone);
+  }
+  const startText = formatWall(instantToWall(instant, zone)).slice(0, 16);
+  if (instant <= now) {
+    return {
+      ok: false,
+      message: `"${quoted}" is in the past (${startText.replace('T', ' ')})`,
+    };
+  }
+  const zoneSuffix = zone === options.zone ? '' : ` ${zone}`;
+  return {
+    ok: true,
+    start: startText,
+    zone,
+    instant,
+    text: `${startText.replace('T', ' ')}${zoneSuffix}`,
+  };
+}
+
+function wholeMatch(
+  body: string,
+  reference: { instant: Date; timezone: number },
+): chrono.ParsedResult | undefined {
+  let results: chrono.ParsedResult[];
+  try {
+    results = chrono.parse(body, reference, PARSE_OPTIONS);
+  } catch {
+    // chrono is third-party code on arbitrary input; a crash there is "not a time".
+    return undefined;
+  }
+  const [first] = results;
+  if (results.length !== 1 || first === undefined) return undefined;
+  if (first.index !== 0 || first.text.length !== body.length) return undefined;
+  return first;
+}
+
+function readDefaultTime(text: string): { hour: number; minute: number } | undefined {
+  const match = /^(\d{2}):(\d{2})$/.exec(text);
+  if (!match) return undefined;
+  const hour = Number(match[1]);
+  const minute = Number(match[2]);
+  return hour <= 23 && minute <= 59 ? { hour, minute } : undefined;
+}
