@@ -12,10 +12,16 @@ import { createLogger } from './logging';
 import type { Logger } from './logging';
 import { registerHttpMetrics } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
+import { registerAnswerRoute } from './routes/answer';
 import { registerEmbeddingRoutes } from './routes/embeddings';
 import { registerHealthRoute } from './routes/health';
 import { registerMetricsRoute } from './routes/metrics';
+import { registerPushRoutes } from './routes/push';
+import { registerSearchRoute } from './routes/search';
 import { registerStatusRoute } from './routes/status';
+import { SearchServices } from './search/search-services';
+import type { SearchDeps } from './search/search-services';
+import type { PushService } from './push/push-service';
 import { areaNotRunning } from './status/sources';
 import type { StatusSources } from './status/sources';
 
@@ -39,6 +45,10 @@ export interface AppDeps {
   readonly failedAuthLimit?: FailedAuthLimit;
   /** The running embedding model; without one, `/v1/embeddings` and `/v1/models` are absent. */
   readonly embedder?: Embedder;
+  /** VAPID keys, subscriptions and the sender; absent, the push routes are not registered. */
+  readonly push?: PushService;
+  /** The vault index and answer helpers; absent, search and answer routes answer 503. */
+  readonly search?: SearchDeps;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -98,9 +108,25 @@ export async function buildApp(
   registerHttpMetrics(app, metrics);
 
   registerHealthRoute(app);
-  registerStatusRoute(app, deps.version, { ...areaNotRunning, ...deps.status });
+  registerStatusRoute(app, deps.version, {
+    ...areaNotRunning,
+    ...(deps.push ? { push: deps.push.status } : {}),
+    ...deps.status,
+  });
   registerMetricsRoute(app, metrics);
   if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder, clock: deps.clock });
+  if (deps.push) registerPushRoutes(app, { push: deps.push, clock: deps.clock });
+  // The app's embedder embeds queries unless the search deps bring their own.
+  const search = new SearchServices(
+    {
+      index: () => undefined,
+      ...(deps.embedder ? { embedder: () => deps.embedder } : {}),
+      ...deps.search,
+    },
+    metrics,
+  );
+  registerSearchRoute(app, search, deps.config.timezone);
+  registerAnswerRoute(app, search, deps.config.timezone);
 
   return app;
 }

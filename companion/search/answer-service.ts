@@ -1,0 +1,59 @@
+import type { AnswerResponse } from '../../shared/protocol/search';
+import { extractiveAnswer } from './extractive-answer';
+import type { HybridSearch } from './hybrid-search';
+import { SummaryError } from './ollama-summarizer';
+import type { Summarizer } from './ollama-summarizer';
+import type { IndexFilters } from './search-index';
+
+export interface AnswerRequestOptions {
+  question: string;
+  limit: number;
+  summarize: boolean;
+  filters?: IndexFilters;
+}
+
+export interface AnswerOutcome extends AnswerResponse {
+  /** Set when a summary was asked for and could not be given; `answer` then says why, too. */
+  summaryError?: string;
+}
+
+/**
+ * Retrieves, quotes (extractive answer), and, when asked and configured, lets the LLM phrase a
+ * summary of the same passages. Any summary failure falls back to the quotes with a note.
+ */
+export async function answerQuestion(
+  search: HybridSearch,
+  summarizer: Summarizer | undefined,
+  request: AnswerRequestOptions,
+): Promise<AnswerOutcome> {
+  const outcome = await search.search({
+    query: request.question,
+    limit: request.limit,
+    ...(request.filters ? { filters: request.filters } : {}),
+  });
+  const extractive = extractiveAnswer(request.question, outcome.hits, outcome.terms);
+  const plain: AnswerOutcome = {
+    answer: extractive.answer,
+    citations: extractive.citations,
+    summarized: false,
+  };
+  if (!request.summarize || !extractive.found) return plain;
+  if (summarizer === undefined) {
+    return withNote(plain, 'no language model is configured (set CAIRN_OLLAMA_CHAT_MODEL)');
+  }
+  try {
+    const summary = await summarizer.summarize(request.question, extractive.passages);
+    return { answer: summary, citations: extractive.citations, summarized: true };
+  } catch (error) {
+    if (!(error instanceof SummaryError)) throw error;
+    return withNote(plain, error.message);
+  }
+}
+
+function withNote(plain: AnswerOutcome, reason: string): AnswerOutcome {
+  return {
+    ...plain,
+    answer: `(No summary: ${reason}. The quoted passages follow.)\n${plain.answer}`,
+    summaryError: reason,
+  };
+}

@@ -1,0 +1,194 @@
+import type { Citation } from '../../shared/protocol/citation';
+import { bestExcerpt } from '../../shared/search';
+import type { SearchHit } from './hybrid-search';
+import { isRelevant, termCoverage } from './relevance';
+import type { RelevanceThresholds } from './relevance';
+
+/*
+ * The default answer (DESIGN §3): no generation, only the sentences of the retrieved chunks that
+ * best match the question, quoted, each followed by the marker of its own citation, whose
+ * excerpt is that sentence and whose lines are the sentence's lines. When no retrieved chunk is
+ * relevant (see relevance.ts) the answer says so instead of quoting the least bad match.
+ */
+
+export interface Passage {
+  /** The quoted sentence(s), cleaned of Markdown, at most 240 characters. */
+  text: string;
+  citation: Citation;
+}
+
+export interface ExtractiveAnswer {
+  answer: string;
+  citations: Citation[];
+  passages: Passage[];
+  /** False when nothing relevant was found. */
+  found: boolean;
+}
+
+export interface ExtractiveOptions {
+  /** Quoted passages at most (default 5). */
+  maxPassages?: number;
+  /** Passages per chunk at most (default 2). */
+  maxPerChunk?: number;
+  thresholds?: RelevanceThresholds;
+}
+
+interface Sentence {
+  start: number;
+  end: number;
+}
+
+interface Candidate {
+  hit: SearchHit;
+  hitRank: number;
+  sentence: Sentence;
+  coverage: number;
+}
+
+export function nothingFoundAnswer(question: string): string {
+  const shown = question.trim().replace(/\s+/g, ' ');
+  const quoted = shown.length > 120 ? `${shown.slice(0, 119)}…` : shown;
+  return `I found nothing in your notes that answers “${quoted}”.`;
+}
+
+export function extractiveAnswer(
+  question: string,
+  hits: readonly SearchHit[],
+  terms: readonly string[],
+  options: ExtractiveOptions = {},
+): ExtractiveAnswer {
+  const maxPassages = options.maxPassages ?? 5;
+  const maxPerChunk = options.maxPerChunk ?? 2;
+  const relevant = hits.filter((hit) => isRelevant(hit, terms, options.thresholds));
+  if (relevant.length === 0) {
+    return { answer: nothingFoundAnswer(question), citations: [], passages: [], found: false };
+  }
+
+  const candidates: Candidate[] = [];
+  relevant.forEach((hit, hitRank) => {
+    const sentences = sentencesOf(hit.chunk.text);
+    const scored = sentences.map((sentence) => ({
+      hit,
+      hitRank,
+      sentence,
+      coverage: termCoverage(terms, hit.chunk.text.slice(sentence.start, sentence.end)),
+    }));
+    const matching = scored.filter((candidate) => candidate.coverage > 0);
+    // A chunk found by meaning alone (no term in any sentence) still offers its opening.
+    const offered = matching.length > 0 ? matching : scored.slice(0, 1);
+    offered
+      .sort((a, b) => b.coverage - a.coverage || a.sentence.start - b.sentence.start)
+      .slice(0, maxPerChunk)
+      .forEach((candidate) => candidates.push(candidate));
+  });
+  // Best coverage first; among equals, the better-ranked chunk.
+  candidates.sort((a, b) => b.coverage - a.coverage || a.hitRank - b.hitRank);
+  const chosen = candidates.slice(0, maxPassages);
+
+  const passages = chosen.map((candidate): Passage => {
+    const { chunk, score } = candidate.hit;
+    const raw = chunk.text.slice(candidate.sentence.start, candidate.sentence.end);
+    const text = bestExcerpt(raw, terms).text;
+    return { text, citation: sentenceCitation(candidate.hit, candidate.sentence, text, score) };
+  });
+  const answer = passages.map((passage, i) => `“${passage.text}” [${i + 1}]`).join('\n');
+  return { answer, citations: passages.map((p) => p.citation), passages, found: true };
+}
+
+/** The hit's citation narrowed to one sentence: its excerpt, its lines, the heading above it. */
+function sentenceCitation(
+  hit: SearchHit,
+  sentence: Sentence,
+  text: string,
+  score: number,
+): Citation {
+  const base = hit.citation;
+  const clamped = Number.isFinite(score) ? Math.min(1, Math.max(0, score)) : 0;
+  if (base.type === 'pdf') return { ...base, excerpt: text, score: clamped };
+  const chunk = hit.chunk;
+  const startLine = chunk.startLine ?? 1;
+  const before = chunk.text.slice(0, sentence.start);
+  const first = startLine + countNewlines(before);
+  const last = first + countNewlines(chunk.text.slice(sentence.start, sentence.end));
+  const heading = headingAbove(before) ?? chunk.heading;
+  const { heading: _drop, ...rest } = base;
+  return {
+    ...rest,
+    ...(heading === undefined ? {} : { heading }),
+    excerpt: text,
+    lines: [first, Math.max(first, Math.min(last, chunk.endLine ?? last))],
+    score: clamped,
+  };
+}
+
+/**
+ * Sentence ranges of a chunk's text: prose split after `.`, `!` or `?` followed by space, list
+ * items and table rows one each, headings and code fences skipped (a heading is not a claim).
+ */
+export function sentencesOf(text: string): Sentence[] {
+  const sentences: Sentence[] = [];
+  let offset = 0;
+  let inFence = false;
+  for (const line of text.split('\n')) {
+    const lineStart = offset;
+    offset += line.length + 1;
+    if (/^\s*(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (
+      inFence ||
+      /^\s*#{1,6}\s/.test(line) ||
+      line.trim() === '' ||
+      /^\s*\|?[-:| ]+\|?\s*$/.test(line)
+    ) {
+      continue;
+    }
+    const splitter = /[.!?](?=\s+\S)/g;
+    // An ordered-list marker (`1. `) is not a sentence end.
+    splitter.lastIndex = /^\s*(?:[-*+]|\d+[.)])\s+/.exec(line)?.[0].length ?? 0;
+    let from = 0;
+    for (let match = splitter.exec(line); match !== null; match = splitter.exec(line)) {
+      const end = match.index + 1;
+      if (/\b(?:e\.g|i\.e|etc|vs|Mr|Dr|St)\.$/i.test(line.slice(0, end))) continue;
+      pushTrimmed(sentences, line, lineStart, from, end);
+      from = end;
+    }
+    pushTrimmed(sentences, line, lineStart, from, line.length);
+  }
+  return sentences;
+}
+
+function pushTrimmed(
+  out: Sentence[],
+  line: string,
+  lineStart: number,
+  from: number,
+  to: number,
+): void {
+  let start = from;
+  let end = to;
+  while (start < end && /\s/.test(line.charAt(start))) start++;
+  while (end > start && /\s/.test(line.charAt(end - 1))) end--;
+  if (!/[\p{L}\p{N}]/u.test(line.slice(start, end))) return;
+  out.push({ start: lineStart + start, end: lineStart + end });
+}
+
+function headingAbove(text: string): string | undefined {
+  let heading: string | undefined;
+  let inFence = false;
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    else if (!inFence) {
+      const match = /^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
+      if (match) heading = match[1];
+    }
+  }
+  return heading;
+}
+
+function countNewlines(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}

@@ -1,0 +1,179 @@
+import type { Embedder } from '../../shared/ports';
+import type { Citation } from '../../shared/protocol/citation';
+import type { SearchMode } from '../../shared/protocol/search';
+import { dedupePerNote, fuseRankings, fuseScores, normaliseQuery } from '../../shared/search';
+import type { Scored } from '../../shared/search';
+import { citeChunk } from './chunk-citation';
+import type { IndexFilters, IndexedChunk, SearchIndex } from './search-index';
+
+/*
+ * Hybrid retrieval (DESIGN §3): FTS5 keyword candidates and vector candidates, fused into one
+ * ranking, deduplicated per note, each result with its citation.
+ *
+ * Fusion was chosen with `npm run eval` (scripts/eval), real index, USE-lite vectors, 2026-11-23:
+ * see DEFAULT_FUSION for the numbers.
+ */
+
+export type FusionMethod = 'rrf' | 'weighted';
+
+export interface FusionConfig {
+  method: FusionMethod;
+  /** RRF's damping constant (ignored by `weighted`). */
+  rrfK: number;
+  /** Weights of the keyword and the vector list. */
+  keywordWeight: number;
+  vectorWeight: number;
+}
+
+export const DEFAULT_FUSION: Readonly<FusionConfig> = {
+  method: 'rrf',
+  rrfK: 60,
+  keywordWeight: 1,
+  vectorWeight: 1,
+};
+
+/** Candidates each engine contributes before fusion: deep enough that fusion can reorder. */
+export const DEFAULT_CANDIDATES = 50;
+
+export interface HybridSearchOptions {
+  index: SearchIndex;
+  /** The running embedder, if any; read on every search (it may start late or fail). */
+  embedder?: () => Embedder | undefined;
+  fusion?: Partial<FusionConfig>;
+  candidates?: number;
+  /** At most this many chunks of one note in the results (default 2), if nearly as good as its best. */
+  maxPerNote?: number;
+  /** Called once per search with its duration (query embedding included) and mode. */
+  onTiming?: (seconds: number, mode: SearchMode) => void;
+  /** Monotonic milliseconds; default `performance.now`. */
+  now?: () => number;
+}
+
+export interface SearchRequest {
+  query: string;
+  limit: number;
+  /** Results to skip (pagination). */
+  offset?: number;
+  filters?: IndexFilters;
+}
+
+export interface SearchHit {
+  chunk: IndexedChunk;
+  /** Fused score in [0, 1], comparable within one response only. */
+  score: number;
+  citation: Citation;
+  /** The engines' own scores, for callers that need an absolute signal (answers). */
+  keywordScore?: number;
+  vectorScore?: number;
+}
+
+export interface SearchOutcome {
+  hits: SearchHit[];
+  mode: SearchMode;
+  /** The normalised query terms (what excerpts highlight). */
+  terms: string[];
+  /** More results exist beyond `offset + limit`. */
+  hasMore: boolean;
+  /** Why the search ran keyword-only, when it did. */
+  keywordOnlyReason?: string;
+}
+
+export class HybridSearch {
+  private readonly fusion: FusionConfig;
+  private readonly candidates: number;
+  private readonly maxPerNote: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: HybridSearchOptions) {
+    this.fusion = { ...DEFAULT_FUSION, ...options.fusion };
+    this.candidates = options.candidates ?? DEFAULT_CANDIDATES;
+    this.maxPerNote = options.maxPerNote ?? 2;
+    this.now = options.now ?? (() => performance.now());
+    if (!Number.isInteger(this.candidates) || this.candidates < 1) {
+      throw new RangeError(`search candidates must be a positive integer (got ${this.candidates})`);
+    }
+  }
+
+  /** Whether a search now would use vectors, and if not, why. */
+  mode(): { mode: SearchMode; reason?: string } {
+    const embedder = this.options.embedder?.();
+    if (embedder === undefined) return { mode: 'keyword', reason: 'no embedding model is running' };
+    const indexed = this.options.index.embeddingModel();
+    if (indexed === null) {
+      return { mode: 'keyword', reason: 'the index holds no vectors yet' };
+    }
+    if (indexed.id !== embedder.model.id || indexed.dims !== embedder.model.dims) {
+      return {
+        mode: 'keyword',
+        reason: `the index holds ${indexed.id} vectors, the running model is ${embedder.model.id}`,
+      };
+    }
+    return { mode: 'hybrid' };
+  }
+
+  async search(request: SearchRequest): Promise<SearchOutcome> {
+    const started = this.now();
+    const offset = request.offset ?? 0;
+    const filters = request.filters ?? {};
+    const { terms, text } = normaliseQuery(request.query);
+    const depth = Math.max(this.candidates, (offset + request.limit) * 3);
+
+    const keywordHits = terms.length === 0 ? [] : this.options.index.keyword(text, filters, depth);
+    let { mode, reason } = this.mode();
+    let vectorHits: Array<{ chunkId: number; score: number }> = [];
+    if (mode === 'hybrid') {
+      try {
+        const [vector] = await this.options.embedder!()!.embed([request.query]);
+        vectorHits = vector ? this.options.index.vector(vector, filters, depth) : [];
+      } catch (error) {
+        // The model failing is not the user's problem: keywords still answer, and say so.
+        mode = 'keyword';
+        reason = `the embedding model failed (${(error as Error).message})`;
+      }
+    }
+
+    const toScored = (hits: ReadonlyArray<{ chunkId: number; score: number }>): Scored[] =>
+      hits.map((hit) => ({ key: String(hit.chunkId), score: hit.score }));
+    const lists =
+      mode === 'hybrid' ? [toScored(keywordHits), toScored(vectorHits)] : [toScored(keywordHits)];
+    const weights = mode === 'hybrid' ? [this.fusion.keywordWeight, this.fusion.vectorWeight] : [1];
+    const fused =
+      this.fusion.method === 'rrf'
+        ? fuseRankings(lists, { k: this.fusion.rrfK, weights })
+        : fuseScores(lists, { weights });
+
+    const keywordScore = new Map(keywordHits.map((hit) => [hit.chunkId, hit.score]));
+    const vectorScore = new Map(vectorHits.map((hit) => [hit.chunkId, hit.score]));
+    const chunks = new Map(
+      this.options.index.chunks(fused.map((item) => Number(item.key))).map((c) => [c.chunkId, c]),
+    );
+    const ranked = fused.flatMap((item) => {
+      const chunk = chunks.get(Number(item.key));
+      return chunk === undefined ? [] : [{ chunk, score: item.score }];
+    });
+    const unique = dedupePerNote(ranked, {
+      noteOf: (hit) => hit.chunk.path,
+      maxPerNote: this.maxPerNote,
+    });
+    const page = unique.slice(offset, offset + request.limit);
+    const hits = page.map(({ chunk, score }): SearchHit => {
+      const keyword = keywordScore.get(chunk.chunkId);
+      const vector = vectorScore.get(chunk.chunkId);
+      return {
+        chunk,
+        score,
+        citation: citeChunk(chunk, score, terms),
+        ...(keyword === undefined ? {} : { keywordScore: keyword }),
+        ...(vector === undefined ? {} : { vectorScore: vector }),
+      };
+    });
+    this.options.onTiming?.((this.now() - started) / 1000, mode);
+    return {
+      hits,
+      mode,
+      terms,
+      hasMore: unique.length > offset + request.limit,
+      ...(reason === undefined ? {} : { keywordOnlyReason: reason }),
+    };
+  }
+}

@@ -1,0 +1,51 @@
+import type { EmbeddingModel } from '../../shared/ports';
+
+/*
+ * The read side of the vault index as search needs it: the contract with the indexer
+ * (companion/indexer/index-queries.ts implements it structurally). Kept as search's own narrow
+ * port so search and its tests depend on these four methods, not on SQLite.
+ */
+
+export type IndexedFileType = 'note' | 'reminder' | 'pdf';
+
+export interface IndexFilters {
+  /** Vault-relative folder; matches files inside it at any depth. */
+  folder?: string;
+  /** Tag without `#`; nested tags match too. */
+  tag?: string;
+  type?: IndexedFileType;
+  /** Inclusive bounds, ms since the epoch, on front-matter `created` or else the mtime. */
+  from?: number;
+  to?: number;
+}
+
+/** Ranked best first; score: negated BM25 (higher better) or cosine similarity. */
+export interface ChunkHit {
+  chunkId: number;
+  score: number;
+}
+
+export interface IndexedChunk {
+  chunkId: number;
+  path: string;
+  fileType: IndexedFileType;
+  noteId?: string;
+  title: string;
+  aliases: string[];
+  tags: string[];
+  headingPath: string[];
+  heading?: string;
+  startLine?: number;
+  endLine?: number;
+  page?: number;
+  text: string;
+  mtimeMs: number;
+  textHash?: string;
+}
+
+export interface SearchIndex {
+  keyword(query: string, filters: IndexFilters, limit: number): ChunkHit[];
+  vector(queryVector: Float32Array, filters: IndexFilters, limit: number): ChunkHit[];
+  chunks(ids: readonly number[]): IndexedChunk[];
+  embeddingModel(): EmbeddingModel | null;
+}
