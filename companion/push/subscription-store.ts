@@ -87,6 +87,13 @@ export class PushSubscriptionStore {
     return row ? fromRow(row) : undefined;
   }
 
+  hasEndpoint(endpoint: string): boolean {
+    return (
+      this.db.prepare('SELECT 1 FROM push_subscriptions WHERE endpoint = ?').get(endpoint) !==
+      undefined
+    );
+  }
+
   /** Oldest first. */
   list(): StoredSubscription[] {
     const rows = this.db
