@@ -41,6 +41,13 @@ export interface OccurrenceClaim {
   readonly payload: string;
 }
 
+export interface RecordedOutcome {
+  readonly key: DeliveryKey;
+  readonly outcome: DeliveryOutcome;
+  readonly now: number;
+  readonly retryAt?: number;
+}
+
 /** One reminder's step: what is listed missed, what is claimed, the new high-water mark. */
 export interface PlanStep {
   readonly reminderId: string;
@@ -213,31 +220,31 @@ export class DeliveryLog {
   }
 
   /**
-   * Records what the push service answered. Only rows still `claimed`/`retry` change: a row
-   * already final is never reopened. `retryAt` is required for `retry`.
+   * Records what the push service answered, for several deliveries in one transaction. Only
+   * rows still `claimed`/`retry` change: a row already final is never reopened. `retryAt` is
+   * required for `retry`.
    */
-  recordOutcome(
-    key: DeliveryKey,
-    outcome: DeliveryOutcome | { kind: 'failed'; reason: string },
-    now: number,
-    retryAt?: number,
-  ): void {
-    const state: DeliveryState = outcome.kind;
-    const error =
-      outcome.kind === 'failed'
-        ? outcome.reason
-        : outcome.kind === 'retry'
-          ? (outcome.reason ?? null)
-          : null;
-    this.statements.outcome.run(
-      state,
-      outcome.kind === 'retry' ? (retryAt ?? now) : null,
-      now,
-      error,
-      key.reminderId,
-      key.occurrence,
-      key.deviceId,
-    );
+  recordOutcomes(outcomes: readonly RecordedOutcome[]): void {
+    if (outcomes.length === 0) return;
+    inTransaction(this.db, () => {
+      for (const { key, outcome, now, retryAt } of outcomes) {
+        const error =
+          outcome.kind === 'failed'
+            ? outcome.reason
+            : outcome.kind === 'retry'
+              ? (outcome.reason ?? null)
+              : null;
+        this.statements.outcome.run(
+          outcome.kind,
+          outcome.kind === 'retry' ? (retryAt ?? now) : null,
+          now,
+          error,
+          key.reminderId,
+          key.occurrence,
+          key.deviceId,
+        );
+      }
+    });
   }
 
   /** Claimed or retrying deliveries whose attempt is due at `now`, oldest first. */

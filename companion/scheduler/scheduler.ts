@@ -14,7 +14,13 @@ import { definitionProblem } from './check-definition';
 import type { DeliveryOutcome, ReminderDeliverer } from './deliverer';
 import { DeliveryLog } from './delivery-log';
 import { deliveryKey } from './delivery-log';
-import type { MissedRow, OccurrenceClaim, PendingDelivery, PlanStep } from './delivery-log';
+import type {
+  MissedRow,
+  OccurrenceClaim,
+  PendingDelivery,
+  PlanStep,
+  RecordedOutcome,
+} from './delivery-log';
 import { DueQueue } from './due-queue';
 import { FireTimes } from './fire-times';
 import type { OccurrenceAction } from './fire-times';
@@ -40,7 +46,9 @@ const MAX_RETRY_MS = 60 * 60_000;
 /** Steps claimed in one transaction: one fsync for many reminders due at the same instant. */
 const CLAIM_BATCH = 256;
 /** Deliveries sent at once. */
-const SEND_CONCURRENCY = 16;
+const SEND_CONCURRENCY = 32;
+/** How often "still alive" is written to the database while running. */
+const ALIVE_WRITE_INTERVAL_MS = 30 * 60_000;
 /** Missed occurrences listed per reminder per catch-up; older ones are only counted in the log. */
 export const MISSED_PER_REMINDER = 50;
 
@@ -80,9 +88,9 @@ interface Send {
  *   never sent again.
  * - **At least once per device.** A claimed row that never got its outcome (the process was
  *   killed mid-send) is sent again on the next start. The one duplicate this allows: the push
- *   service accepted the message and the process died before the `sent` commit (a window of one
- *   small SQLite transaction, ~1 ms, since every outcome is committed as soon as it arrives,
- *   not batched). No protocol can close that window from this side; the message's `Topic` is
+ *   service accepted the message and the process died before the `sent` commit. The window is
+ *   one event-loop turn plus one small transaction (outcomes are group-committed per turn,
+ *   see `commitOutcome`), a few milliseconds against the push request's hundreds. No protocol can close that window from this side; the message's `Topic` is
  *   the reminder id, so if the first copy is still queued at the push service the second
  *   replaces it, and the phone shows one notification.
  * - **Survives kill -9.** All state above is in SQLite (WAL, synchronous=FULL). Each reminder
@@ -124,6 +132,9 @@ export class ReminderScheduler implements SchedulerStatusSource {
   private handle: TimerHandle | undefined;
   private pass: Promise<void> | undefined;
   private passAgain = false;
+  private outcomeBatch: RecordedOutcome[] = [];
+  private outcomeFlush: Promise<void> | undefined;
+  private aliveWrittenAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: SchedulerOptions) {
     if (!(options.graceMs >= 0)) throw new RangeError('graceMs must be a number ≥ 0');
@@ -158,7 +169,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
     const { reminders, unresolved } = await this.source.all();
     this.applyDefinitions(reminders, { complete: true });
     this.coverageStart = undefined;
-    this.log.setMeta('alive_at', now);
+    this.markAlive(now);
     this.logger.info(
       { reminders: this.plans.size, scheduled: this.queue.size, unresolved: unresolved.length },
       'scheduler started',
@@ -173,6 +184,8 @@ export class ReminderScheduler implements SchedulerStatusSource {
     if (this.handle !== undefined) this.timer.clear(this.handle);
     this.handle = undefined;
     await this.pass;
+    await this.outcomeFlush;
+    this.markAlive(this.clock.now(), true);
   }
 
   /**
@@ -412,6 +425,18 @@ export class ReminderScheduler implements SchedulerStatusSource {
     }, delay);
   }
 
+  /**
+   * Remembers that the scheduler was running at `now` (read on the next start, see
+   * {@link SYNC_LAG_MS}). Written at most every {@link ALIVE_WRITE_INTERVAL_MS}, and on stop:
+   * each write is an fsync, and a mark that is a little old only lets a reminder first seen
+   * at the next start catch up a little further back.
+   */
+  private markAlive(now: number, force = false): void {
+    if (!force && now - this.aliveWrittenAt < ALIVE_WRITE_INTERVAL_MS) return;
+    this.log.setMeta('alive_at', now);
+    this.aliveWrittenAt = now;
+  }
+
   /** Runs passes until nothing more is due; one at a time. */
   private runPass(): Promise<void> {
     if (this.pass) {
@@ -424,7 +449,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
           this.passAgain = false;
           if (this.state !== 'running') return;
           const now = this.clock.now();
-          this.log.setMeta('alive_at', now);
+          this.markAlive(now);
           await this.resendPending(now);
           await this.fireDue(now);
           const wake = this.wakeAt();
@@ -452,7 +477,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
       for (const row of pending) {
         const giveUp = this.giveUpReason(row, now);
         if (giveUp !== undefined) {
-          this.log.recordOutcome(row, { kind: 'failed', reason: giveUp }, now);
+          this.log.recordOutcomes([{ key: row, outcome: { kind: 'failed', reason: giveUp }, now }]);
           this.metrics.delivery('failed');
           continue;
         }
@@ -648,8 +673,35 @@ export class ReminderScheduler implements SchedulerStatusSource {
       outcome.kind === 'retry'
         ? now + Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, outcome.afterMs))
         : undefined;
-    this.log.recordOutcome(key, outcome, now, retryAt);
     this.metrics.delivery(outcome.kind);
+    await this.commitOutcome({ key, outcome, now, ...(retryAt === undefined ? {} : { retryAt }) });
+  }
+
+  /**
+   * Group commit: outcomes that arrive in the same event-loop turn are written in one
+   * transaction (one fsync instead of one per device). It adds at most one turn to the window
+   * in which an accepted message is not yet marked sent; resolves once the batch is on disk.
+   * If the write fails the rows stay claimed and are sent again later: a duplicate, never a loss.
+   */
+  private commitOutcome(entry: RecordedOutcome): Promise<void> {
+    this.outcomeBatch.push(entry);
+    this.outcomeFlush ??= new Promise<void>((resolve) => {
+      setImmediate(() => {
+        const batch = this.outcomeBatch;
+        this.outcomeBatch = [];
+        this.outcomeFlush = undefined;
+        try {
+          this.log.recordOutcomes(batch);
+        } catch (error) {
+          this.logger.error(
+            { err: error, deliveries: batch.length },
+            'could not record delivery outcomes; they will be sent again',
+          );
+        }
+        resolve();
+      });
+    });
+    return this.outcomeFlush;
   }
 }
 
