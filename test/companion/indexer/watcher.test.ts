@@ -1,0 +1,152 @@
+import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { IndexChange } from '../../../companion/indexer';
+import { HashingEmbedder, startIndexer } from './helpers';
+import type { IndexerFixture } from './helpers';
+
+let fixture: IndexerFixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+function paths(f: IndexerFixture): string[] {
+  return f.db
+    .prepare<[], { path: string }>('SELECT path FROM index_files ORDER BY path')
+    .all()
+    .map((row) => row.path);
+}
+
+/** Waits until `check` passes (watcher events arrive asynchronously), then for the indexer to idle. */
+async function settled(f: IndexerFixture, check: () => void): Promise<void> {
+  await vi.waitFor(check, { timeout: 5000, interval: 20 });
+  await f.indexer.whenIdle();
+}
+
+async function watching(files: Record<string, string>, embedder?: HashingEmbedder) {
+  const f = await startIndexer({ files, watch: true, ...(embedder ? { embedder } : {}) });
+  await f.indexer.whenEmbedded();
+  return f;
+}
+
+describe('watcher', () => {
+  it('picks up a created, then modified, then deleted note, with events', async () => {
+    fixture = await watching({ 'Keep.md': 'unrelated' });
+    const changes: IndexChange[] = [];
+    fixture.indexer.onChange((change) => changes.push(change));
+
+    fixture.write('New.md', 'a note about kestrels');
+    await settled(fixture, () =>
+      expect(fixture!.indexer.queries.keyword('kestrels', {}, 5)).toHaveLength(1),
+    );
+
+    fixture.write('New.md', 'a note about falcons instead');
+    await settled(fixture, () =>
+      expect(fixture!.indexer.queries.keyword('falcons', {}, 5)).toHaveLength(1),
+    );
+    expect(fixture.indexer.queries.keyword('kestrels', {}, 5)).toEqual([]);
+
+    rmSync(join(fixture.vault, 'New.md'));
+    await settled(fixture, () => expect(paths(fixture!)).toEqual(['Keep.md']));
+    expect(changes).toEqual([
+      { type: 'upsert', path: 'New.md', kind: 'note' },
+      { type: 'upsert', path: 'New.md', kind: 'note' },
+      { type: 'delete', path: 'New.md', kind: 'note' },
+    ]);
+  });
+
+  it('a rename moves the note and re-embeds nothing', async () => {
+    const embedder = new HashingEmbedder();
+    fixture = await watching(
+      { 'Birds/Old name.md': '---\ntitle: Owls\n---\nBarn owls hunt at night.' },
+      embedder,
+    );
+    const embedded = embedder.texts;
+    renameSync(join(fixture.vault, 'Birds/Old name.md'), join(fixture.vault, 'Birds/New name.md'));
+    await settled(fixture, () => expect(paths(fixture!)).toEqual(['Birds/New name.md']));
+    await fixture.indexer.whenEmbedded();
+    expect(embedder.texts).toBe(embedded);
+    const [hit] = fixture.indexer.queries.keyword('owls', {}, 5);
+    expect(fixture.indexer.queries.chunks([hit!.chunkId])[0]?.path).toBe('Birds/New name.md');
+    expect(fixture.indexer.indexStatus().embedding).not.toBeNull();
+  });
+
+  it('a folder move re-indexes every file under its new path', async () => {
+    fixture = await watching({
+      'Projects/A.md': 'alpha project',
+      'Projects/Sub/B.md': 'bravo project',
+      'Other.md': 'other',
+    });
+    renameSync(join(fixture.vault, 'Projects'), join(fixture.vault, 'Archive 2026'));
+    await settled(fixture, () =>
+      expect(paths(fixture!)).toEqual(['Archive 2026/A.md', 'Archive 2026/Sub/B.md', 'Other.md']),
+    );
+    expect(fixture.indexer.queries.keyword('project', { folder: 'Archive 2026' }, 5)).toHaveLength(
+      2,
+    );
+    expect(fixture.indexer.queries.keyword('project', { folder: 'Projects' }, 5)).toEqual([]);
+  });
+
+  it('a deleted folder drops every file under it', async () => {
+    fixture = await watching({
+      'Gone/A.md': 'alpha',
+      'Gone/Deep/B.md': 'bravo',
+      'Stay.md': 'stay',
+    });
+    rmSync(join(fixture.vault, 'Gone'), { recursive: true });
+    await settled(fixture, () => expect(paths(fixture!)).toEqual(['Stay.md']));
+  });
+
+  it('a file written in several steps (partial, then final) ends up indexed as its final text', async () => {
+    fixture = await watching({});
+    const file = join(fixture.vault, 'Synced.md');
+    writeFileSync(file, '---\ntitle: Half wri');
+    appendFileSync(file, 'tten\n---\nfirst part about ');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    appendFileSync(file, 'marmots and pikas.\n');
+    await settled(fixture, () =>
+      expect(fixture!.indexer.queries.keyword('pikas', {}, 5)).toHaveLength(1),
+    );
+    const [row] = fixture.indexer.queries.chunks(
+      fixture.indexer.queries.keyword('pikas', {}, 5).map((hit) => hit.chunkId),
+    );
+    expect(row).toMatchObject({
+      title: 'Half written',
+      text: 'first part about marmots and pikas.',
+    });
+    expect(fixture.indexer.indexStatus()).toMatchObject({ pending: 0, failed: [] });
+  });
+
+  it('a sync tool writing a temp dot-file, then renaming it over the note, is one update', async () => {
+    fixture = await watching({ 'Note.md': 'old words about voles' });
+    const changes: IndexChange[] = [];
+    fixture.indexer.onChange((change) => changes.push(change));
+    writeFileSync(join(fixture.vault, '.Note.md.syncthing.tmp'), 'new words about shrews');
+    renameSync(join(fixture.vault, '.Note.md.syncthing.tmp'), join(fixture.vault, 'Note.md'));
+    await settled(fixture, () =>
+      expect(fixture!.indexer.queries.keyword('shrews', {}, 5)).toHaveLength(1),
+    );
+    expect(changes).toEqual([{ type: 'upsert', path: 'Note.md', kind: 'note' }]);
+    expect(paths(fixture)).toEqual(['Note.md']);
+  });
+
+  it('ignores changes inside .obsidian and .trash', async () => {
+    fixture = await watching({ 'A.md': 'alpha' });
+    mkdirSync(join(fixture.vault, '.trash'), { recursive: true });
+    writeFileSync(join(fixture.vault, '.trash/B.md'), 'trashed wombats');
+    fixture.write('C.md', 'marker');
+    await settled(fixture, () => expect(paths(fixture!)).toEqual(['A.md', 'C.md']));
+    expect(fixture.indexer.queries.keyword('wombats', {}, 5)).toEqual([]);
+  });
+
+  it('a note that becomes a reminder changes kind', async () => {
+    fixture = await watching({ 'Task.md': 'call the plumber' });
+    const changes: IndexChange[] = [];
+    fixture.indexer.onChange((change) => changes.push(change));
+    fixture.write('Task.md', '---\ntype: reminder\ntitle: Call the plumber\n---\ncall the plumber');
+    await settled(fixture, () => expect(changes).toHaveLength(1));
+    expect(changes[0]).toEqual({ type: 'upsert', path: 'Task.md', kind: 'reminder' });
+    expect(fixture.indexer.queries.keyword('plumber', { type: 'reminder' }, 5)).toHaveLength(1);
+  });
+});
