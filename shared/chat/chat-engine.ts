@@ -1,0 +1,497 @@
+/**
+ * The chat engine (DESIGN §4): route → validate → run exactly one tool through the ports →
+ * optionally phrase an answer with an LLM → stream events (shared/protocol/chat.ts). No loops:
+ * whatever a tool returns, the turn ends.
+ *
+ * Event order follows the protocol: the assistant's text as `token`s, then at most one `tool`
+ * (name, checked arguments and the result envelope), at most one `citations`, then exactly one
+ * `done` (with the conversation's path when it was saved) or `error`. A request that never
+ * reaches a tool (blank message, bad zone) ends in `error`; a tool that fails sends its `tool`
+ * event with the failure envelope, then `error` with the same code and message.
+ *
+ * Writes carry an `undo` action in their result data (the created path, the appended text, the
+ * reminder as it was); `undo(action)` reverses it through the same ports.
+ */
+import { DateTime } from 'luxon';
+import type { Clock } from '../ports';
+import type { ChatEvent } from '../protocol/chat';
+import type { Citation } from '../protocol/citation';
+import type { ToolError } from '../protocol/errors';
+import type { Reminder } from '../protocol/reminders';
+import { isValidZone, parseLocalDateTime, wallToInstant } from '../reminders/local-time';
+import { validateRrule } from '../reminders/recurrence';
+import { CitationMarkerFilter } from './citation-markers';
+import { routeMessage, type RouteContext } from './intent-router';
+import {
+  ChatPortError,
+  type AbortSignalLike,
+  type Answerer,
+  type AnswerPhraser,
+  type CreatedNote,
+  type MessageRouter,
+  type NoteWriter,
+  type ReminderReader,
+  type ReminderWriter,
+  type RoutedMessage,
+  type Searcher,
+  type SearchHit,
+} from './ports';
+import { RecentWrites } from './recent-writes';
+import { resolveReminder } from './reminder-reference';
+import {
+  NOTHING_FOUND_TEXT,
+  appendedText,
+  completedText,
+  noteCreatedText,
+  reminderCreatedText,
+  reminderListText,
+  searchText,
+  snoozedText,
+} from './reply-text';
+import {
+  toolFailure,
+  toolSuccess,
+  validateToolCall,
+  type ToolCall,
+  type ToolName,
+  type ToolResult,
+} from './tool-schemas';
+
+/** What undoes a write. Plain JSON, so it survives the SSE hop and a stored conversation. */
+export type UndoAction =
+  | { kind: 'delete_note'; id: string; path: string }
+  | { kind: 'remove_appended'; path: string; text: string }
+  | { kind: 'delete_reminder'; id: string; path: string }
+  | { kind: 'restore_reminder'; previous: Reminder };
+
+export interface NoteCreatedData {
+  note: { id: string; path: string; title: string };
+  undo: UndoAction;
+}
+export interface AppendedData {
+  path: string;
+  title: string;
+  text: string;
+  undo: UndoAction;
+}
+export interface ReminderWrittenData {
+  reminder: Reminder;
+  undo: UndoAction;
+}
+export interface ReminderListData {
+  reminders: Reminder[];
+}
+export interface SearchData {
+  query: string;
+  results: SearchHit[];
+}
+export interface AnswerData {
+  answer: string;
+  citations: Citation[];
+}
+
+/** One finished turn, for the conversation file. */
+export interface ChatTurn {
+  /** Epoch ms the message arrived. */
+  at: number;
+  user: string;
+  assistant: string;
+  tool?: ToolName;
+  /** The tool's result envelope, when a tool ran. */
+  result?: ToolResult;
+  citations: Citation[];
+}
+
+/** Saves turns; answers the conversation's vault path. */
+export interface ConversationSink {
+  record(conversation: string | undefined, turn: ChatTurn): Promise<string>;
+}
+
+export interface ChatEngineDeps {
+  clock: Clock;
+  /** The user's IANA zone (vault setting); read per message so a settings change applies. */
+  zone: () => string;
+  notes: NoteWriter;
+  reminderReader: ReminderReader;
+  reminderWriter: ReminderWriter;
+  searcher: Searcher;
+  answerer: Answerer;
+  /** An LLM router (Ollama); without one, the deterministic rules route. */
+  router?: MessageRouter;
+  /** An LLM that phrases answers from passages; without one, answers stay extractive. */
+  phraser?: AnswerPhraser;
+  conversations?: ConversationSink;
+}
+
+export interface ChatTurnOptions {
+  /** Conversation to continue (vault path); a new one is started when absent. */
+  conversation?: string;
+  /** Phrase answers with the LLM when one is configured; default true. */
+  summarize?: boolean;
+  signal?: AbortSignalLike;
+}
+
+type Outcome = {
+  text: string;
+  result: ToolResult;
+  citations?: Citation[];
+  /** Streams the answer text instead of `text` (LLM phrasing). */
+  stream?: AsyncIterable<string>;
+};
+
+const rulesRouter: MessageRouter = {
+  route: (message, context) => Promise.resolve({ ...routeMessage(message, context), via: 'rules' }),
+};
+
+export class ChatEngine {
+  private readonly recentNotes: RecentWrites<NoteCreatedData>;
+  private readonly recentReminders: RecentWrites<ReminderWrittenData>;
+
+  constructor(private readonly deps: ChatEngineDeps) {
+    this.recentNotes = new RecentWrites(deps.clock);
+    this.recentReminders = new RecentWrites(deps.clock);
+  }
+
+  /** One chat turn as a stream of events; never throws (failures become an `error` event). */
+  async *send(message: string, options: ChatTurnOptions = {}): AsyncGenerator<ChatEvent> {
+    const at = this.deps.clock.now();
+    const context: RouteContext = { now: at, zone: this.deps.zone() };
+    let routed: RoutedMessage;
+    try {
+      routed = await (this.deps.router ?? rulesRouter).route(message, context);
+    } catch (error) {
+      // A broken LLM router must not cost the user their message.
+      routed = {
+        ...routeMessage(message, context),
+        via: 'rules',
+        fallbackReason: `the model router failed (${describe(error)})`,
+      };
+    }
+    if (routed.fallbackReason !== undefined) {
+      yield { type: 'token', text: `_(${routed.fallbackReason}; used the built-in rules.)_\n\n` };
+    }
+
+    if (routed.kind === 'invalid') {
+      yield { type: 'error', error: routed.error };
+      return;
+    }
+    if (routed.kind === 'reply') {
+      yield { type: 'token', text: routed.text };
+      yield await this.finish(options, {
+        at,
+        user: message,
+        assistant: routed.text,
+        citations: [],
+      });
+      return;
+    }
+
+    const outcome = await this.run(routed.call, options, context);
+    let assistant = '';
+    if (outcome.stream !== undefined) {
+      for await (const piece of outcome.stream) {
+        if (piece === '') continue;
+        assistant += piece;
+        yield { type: 'token', text: piece };
+      }
+    } else if (outcome.text !== '') {
+      assistant = outcome.text;
+      yield { type: 'token', text: outcome.text };
+    }
+    yield { type: 'tool', name: routed.call.name, args: routed.call.args, result: outcome.result };
+    const citations = outcome.citations ?? [];
+    if (citations.length > 0) yield { type: 'citations', citations };
+    if (!outcome.result.success) {
+      yield { type: 'error', error: outcome.result.error };
+      return;
+    }
+    yield await this.finish(options, {
+      at,
+      user: message,
+      assistant,
+      tool: routed.call.name,
+      result: outcome.result,
+      citations,
+    });
+  }
+
+  /**
+   * Runs one tool call (from the router, an LLM, or an HTTP client) with the standard envelope.
+   * Arguments are checked again here: the engine trusts no caller.
+   */
+  async execute(name: string, args: unknown): Promise<ToolResult> {
+    const check = validateToolCall(name, args);
+    if (!check.ok) return toolFailure(check.error);
+    const context = { now: this.deps.clock.now(), zone: this.deps.zone() };
+    return (await this.run(check.call, { summarize: false }, context)).result;
+  }
+
+  /** Reverses a write made by this engine (or another: the action carries all it needs). */
+  async undo(
+    action: UndoAction,
+  ): Promise<ToolResult<{ undone: UndoAction['kind']; path?: string }>> {
+    try {
+      switch (action.kind) {
+        case 'delete_note':
+          await this.deps.notes.deleteCreated({ id: action.id, path: action.path });
+          this.recentNotes.forget((data) => data.note.path === action.path);
+          return toolSuccess({ undone: action.kind, path: action.path });
+        case 'remove_appended':
+          await this.deps.notes.removeAppended({ path: action.path, text: action.text });
+          return toolSuccess({ undone: action.kind, path: action.path });
+        case 'delete_reminder':
+          await this.deps.reminderWriter.delete(action.id);
+          this.recentReminders.forget((data) => data.reminder.id === action.id);
+          return toolSuccess({ undone: action.kind, path: action.path });
+        case 'restore_reminder':
+          await this.deps.reminderWriter.restore(action.previous);
+          return toolSuccess({ undone: action.kind, path: action.previous.path });
+        default:
+          return toolFailure({
+            code: 'VALIDATION_ERROR',
+            message: `unknown undo action "${String((action as { kind?: unknown }).kind)}"`,
+            field: 'kind',
+          });
+      }
+    } catch (error) {
+      return toolFailure(toToolError(error, 'undo'));
+    }
+  }
+
+  private async run(
+    call: ToolCall,
+    options: ChatTurnOptions,
+    context: RouteContext,
+  ): Promise<Outcome> {
+    try {
+      switch (call.name) {
+        case 'create_note':
+          return await this.createNote(call.args);
+        case 'append_to_note':
+          return await this.appendToNote(call.args);
+        case 'create_reminder':
+          return await this.createReminder(call.args, context);
+        case 'list_reminders': {
+          const reminders = await this.deps.reminderReader.list(call.args);
+          const data: ReminderListData = { reminders };
+          return { text: reminderListText(reminders, call.args), result: toolSuccess(data) };
+        }
+        case 'snooze_reminder': {
+          const previous = await resolveReminder(this.deps.reminderReader, call.args.id);
+          const reminder = await this.deps.reminderWriter.snooze(previous.id, call.args.minutes);
+          const data: ReminderWrittenData = {
+            reminder,
+            undo: { kind: 'restore_reminder', previous },
+          };
+          return { text: snoozedText(reminder, call.args.minutes), result: toolSuccess(data) };
+        }
+        case 'complete_reminder': {
+          const previous = await resolveReminder(this.deps.reminderReader, call.args.id);
+          const reminder = await this.deps.reminderWriter.complete(previous.id);
+          const data: ReminderWrittenData = {
+            reminder,
+            undo: { kind: 'restore_reminder', previous },
+          };
+          return { text: completedText(reminder), result: toolSuccess(data) };
+        }
+        case 'search': {
+          const results = await this.deps.searcher.search(call.args);
+          const data: SearchData = { query: call.args.query, results };
+          return {
+            text: searchText(call.args.query, results),
+            result: toolSuccess(data),
+            citations: results.map((hit) => hit.citation),
+          };
+        }
+        case 'answer':
+          return await this.answer(call.args, options);
+      }
+    } catch (error) {
+      const failure = toToolError(error, call.name);
+      return { text: '', result: toolFailure(failure) };
+    }
+  }
+
+  private async createNote(
+    args: Extract<ToolCall, { name: 'create_note' }>['args'],
+  ): Promise<Outcome> {
+    const key = RecentWrites.noteKey(args.title);
+    const recent = this.recentNotes.find(key);
+    if (recent !== undefined) {
+      return {
+        text: noteCreatedText(recent.note.title, true),
+        result: toolSuccess(recent, { deduplicated: true }),
+      };
+    }
+    const created: CreatedNote = await this.deps.notes.create(args);
+    const data: NoteCreatedData = {
+      note: { id: created.id, path: created.path, title: created.title },
+      undo: { kind: 'delete_note', id: created.id, path: created.path },
+    };
+    this.recentNotes.remember(key, data);
+    const deduplicated = created.deduplicated === true;
+    return {
+      text: noteCreatedText(created.title, deduplicated),
+      result: toolSuccess(data, { deduplicated }),
+    };
+  }
+
+  private async appendToNote(
+    args: Extract<ToolCall, { name: 'append_to_note' }>['args'],
+  ): Promise<Outcome> {
+    const appended = await this.deps.notes.append(args);
+    const data: AppendedData = {
+      path: appended.path,
+      title: appended.title,
+      text: args.text,
+      undo: { kind: 'remove_appended', path: appended.path, text: args.text },
+    };
+    return { text: appendedText(appended.title), result: toolSuccess(data) };
+  }
+
+  private async createReminder(
+    args: Extract<ToolCall, { name: 'create_reminder' }>['args'],
+    context: RouteContext,
+  ): Promise<Outcome> {
+    const timezone = args.timezone ?? context.zone;
+    if (!isValidZone(timezone)) {
+      throw new ChatPortError(
+        'VALIDATION_ERROR',
+        `"${timezone}" is not an IANA time zone`,
+        'timezone',
+      );
+    }
+    const due = dueInstant(args.due, timezone);
+    if (due <= context.now) {
+      throw new ChatPortError('VALIDATION_ERROR', `due ${args.due} is in the past`, 'due');
+    }
+    let repeat: string | undefined;
+    if (args.repeat !== undefined) {
+      const rule = validateRrule(args.repeat);
+      if (!rule.ok)
+        throw new ChatPortError('VALIDATION_ERROR', `repeat: ${rule.message}`, 'repeat');
+      repeat = rule.rrule;
+    }
+
+    const key = RecentWrites.reminderKey(args.title, due);
+    const recent = this.recentReminders.find(key);
+    if (recent !== undefined) {
+      return {
+        text: reminderCreatedText(recent.reminder, true),
+        result: toolSuccess(recent, { deduplicated: true }),
+      };
+    }
+    const reminder = await this.deps.reminderWriter.create({
+      title: args.title,
+      due: args.due,
+      timezone,
+      ...(repeat === undefined ? {} : { repeat }),
+    });
+    const data: ReminderWrittenData = {
+      reminder,
+      undo: { kind: 'delete_reminder', id: reminder.id, path: reminder.path },
+    };
+    this.recentReminders.remember(key, data);
+    return { text: reminderCreatedText(reminder, false), result: toolSuccess(data) };
+  }
+
+  private async answer(
+    args: Extract<ToolCall, { name: 'answer' }>['args'],
+    options: ChatTurnOptions,
+  ): Promise<Outcome> {
+    const extractive = await this.deps.answerer.answer(args);
+    const data: AnswerData = { answer: extractive.answer, citations: extractive.citations };
+    const result = toolSuccess(data);
+    if (extractive.citations.length === 0) {
+      // No claim without a citation: nothing retrieved means nothing to say.
+      return { text: NOTHING_FOUND_TEXT, result, citations: [] };
+    }
+    const phraser = this.deps.phraser;
+    if (phraser === undefined || options.summarize === false) {
+      return { text: extractive.answer, result, citations: extractive.citations };
+    }
+    const stream = phraseWithFallback(phraser, args.question, extractive, options.signal);
+    return { text: '', result, citations: extractive.citations, stream };
+  }
+
+  private async finish(options: ChatTurnOptions, turn: ChatTurn): Promise<ChatEvent> {
+    const sink = this.deps.conversations;
+    if (sink === undefined) return { type: 'done' };
+    try {
+      const conversation = await sink.record(options.conversation, turn);
+      return { type: 'done', conversation };
+    } catch {
+      // The answer was given; a failed transcript write must not turn it into an error.
+      return { type: 'done' };
+    }
+  }
+}
+
+/**
+ * The LLM's phrasing with its citation markers checked. If the model fails before saying
+ * anything, the extractive answer is shown instead; if it fails midway, the text says so. If
+ * the phrasing cites nothing, the passages it was given are listed as its sources.
+ */
+async function* phraseWithFallback(
+  phraser: AnswerPhraser,
+  question: string,
+  extractive: { answer: string; citations: Citation[] },
+  signal: AbortSignalLike | undefined,
+): AsyncGenerator<string> {
+  const markers = new CitationMarkerFilter(extractive.citations.length);
+  let said = false;
+  try {
+    const request = { question, passages: extractive.citations, ...(signal ? { signal } : {}) };
+    for await (const piece of phraser.phrase(request)) {
+      const shown = markers.push(piece);
+      if (shown.trim() !== '') said = true;
+      if (shown !== '') yield shown;
+    }
+    const rest = markers.flush();
+    if (rest !== '') yield rest;
+  } catch (error) {
+    if (!said) {
+      yield `_(The model could not phrase an answer: ${describe(error)}. The passages:)_\n\n`;
+      yield extractive.answer;
+      return;
+    }
+    yield `\n\n_(The model stopped: ${describe(error)}.)_`;
+  }
+  if (said && markers.cited.size === 0) {
+    const all = extractive.citations.map((_, index) => `[${index + 1}]`).join(' ');
+    yield `\n\nSources: ${all}`;
+  }
+  if (!said) yield extractive.answer;
+}
+
+/** `due` as an instant: with an offset as written, without one as wall time in `zone`. */
+function dueInstant(due: string, zone: string): number {
+  const normalised = due.replace(' ', 'T');
+  if (/(?:Z|[+-]\d{2}:?\d{2})$/.test(normalised)) {
+    const instant = DateTime.fromISO(normalised, { setZone: true });
+    if (!instant.isValid) {
+      throw new ChatPortError(
+        'VALIDATION_ERROR',
+        `due "${due}" is not a real date and time`,
+        'due',
+      );
+    }
+    return instant.toMillis();
+  }
+  const local = parseLocalDateTime(normalised.replace(/(T\d{2}:\d{2}):00(?:\.0+)?$/, '$1'));
+  if (!local.ok) throw new ChatPortError('VALIDATION_ERROR', `due: ${local.message}`, 'due');
+  return wallToInstant(local.wall, zone);
+}
+
+function toToolError(error: unknown, what: string): ToolError {
+  if (error instanceof ChatPortError) {
+    return error.field === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, field: error.field };
+  }
+  return { code: 'INTERNAL_ERROR', message: `${what} failed: ${describe(error)}` };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

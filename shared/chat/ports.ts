@@ -1,0 +1,145 @@
+/**
+ * What the chat engine needs from the outside, as narrow interfaces. The plugin implements them
+ * over the vault and its Orama index, the companion over its database and vault writer; tests
+ * over in-memory fakes. Implementations signal expected failures by throwing `ChatPortError`
+ * with a tool error code; anything else they throw is reported as INTERNAL_ERROR.
+ */
+import type { Citation } from '../protocol/citation';
+import type { ToolErrorCode } from '../protocol/errors';
+import type { Reminder, ReminderStatus } from '../protocol/reminders';
+import type { RouteContext, RouteDecision } from './intent-router';
+
+export class ChatPortError extends Error {
+  override readonly name = 'ChatPortError';
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface CreatedNote {
+  /** Front-matter `id`. */
+  id: string;
+  /** Vault path of the file written. */
+  path: string;
+  title: string;
+  /** True when the writer itself returned an identical recent note (e.g. the companion's own dedup). */
+  deduplicated?: boolean;
+}
+
+export interface AppendedText {
+  /** Vault path of the note appended to. */
+  path: string;
+  title: string;
+}
+
+export interface NoteWriter {
+  /** Writes a front-mattered note (DESIGN §2, `source: chat`). */
+  create(note: {
+    title: string;
+    body: string;
+    tags?: string[];
+    folder?: string;
+  }): Promise<CreatedNote>;
+  /**
+   * Appends `text` to the note named by `note` (a path, an id or an exact title, compared without
+   * case), at the end of the `heading` section when given. NOT_FOUND when no note matches,
+   * CONFLICT when several do.
+   */
+  append(request: { note: string; text: string; heading?: string }): Promise<AppendedText>;
+  /** Undo of `create`: deletes the note if it still is what was written (CONFLICT otherwise). */
+  deleteCreated(note: { id: string; path: string }): Promise<void>;
+  /** Undo of `append`: removes that appended text if it is still there (CONFLICT otherwise). */
+  removeAppended(append: { path: string; text: string }): Promise<void>;
+}
+
+export interface ReminderQuery {
+  /** Dates are whole local days in the reminder's zone, inclusive; date-times are instants. */
+  from?: string;
+  to?: string;
+  status?: ReminderStatus;
+  limit?: number;
+}
+
+export interface ReminderReader {
+  /** Reminders whose next occurrence falls in [from, to], soonest first. */
+  list(query: ReminderQuery): Promise<Reminder[]>;
+  /** One reminder by its id, or undefined. */
+  get(id: string): Promise<Reminder | undefined>;
+}
+
+export interface ReminderWriter {
+  /** Writes a reminder note (DESIGN §2). `due` without offset is wall time in `timezone`. */
+  create(reminder: {
+    title: string;
+    due: string;
+    timezone: string;
+    repeat?: string;
+  }): Promise<Reminder>;
+  snooze(id: string, minutes: number): Promise<Reminder>;
+  complete(id: string): Promise<Reminder>;
+  /** Undo of `create`: deletes the reminder note. */
+  delete(id: string): Promise<void>;
+  /** Undo of `snooze`/`complete`: writes back status and snoozed_until as they were. */
+  restore(previous: Reminder): Promise<void>;
+}
+
+export interface SearchHit {
+  citation: Citation;
+  score: number;
+}
+
+export interface Searcher {
+  search(request: {
+    query: string;
+    limit?: number;
+    type?: 'note' | 'reminder' | 'pdf';
+    folder?: string;
+    tag?: string;
+    from?: string;
+    to?: string;
+  }): Promise<SearchHit[]>;
+}
+
+/** An extractive answer (DESIGN §3): passages quoted with `[n]` markers into `citations`. */
+export interface ExtractiveAnswer {
+  answer: string;
+  citations: Citation[];
+}
+
+export interface Answerer {
+  answer(request: { question: string; limit?: number }): Promise<ExtractiveAnswer>;
+}
+
+/**
+ * Phrases an answer from retrieved passages only (an LLM), streaming text. Passages are numbered
+ * from 1 in the order given; the text cites them as `[1]`, `[2]`.
+ */
+export interface AnswerPhraser {
+  phrase(request: {
+    question: string;
+    passages: Citation[];
+    signal?: AbortSignalLike;
+  }): AsyncIterable<string>;
+}
+
+/** How a message was routed: by the rules, or by an LLM (with why it fell back, when it did). */
+export type RoutedMessage = RouteDecision & {
+  via: 'rules' | 'llm';
+  /** Why an LLM's choice was not used (shown to the user as a note), when it was not. */
+  fallbackReason?: string;
+};
+
+export interface MessageRouter {
+  route(message: string, context: RouteContext): Promise<RoutedMessage>;
+}
+
+/** Minimal AbortSignal shape, so shared code needs no DOM types. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
