@@ -1,0 +1,62 @@
+import type { HttpRequest, HttpTransport } from '../connection/http-transport';
+
+/** A provider that answered, but not with what was asked for: status, shape, or size. */
+export class EmbeddingProviderError extends Error {
+  override readonly name = 'EmbeddingProviderError';
+}
+
+/** POSTs/GETs JSON and returns the parsed body of a 200, or throws a message naming the provider. */
+export async function requestJson(
+  transport: HttpTransport,
+  provider: string,
+  request: HttpRequest,
+): Promise<unknown> {
+  let response;
+  try {
+    response = await transport.request(request);
+  } catch (error) {
+    throw new EmbeddingProviderError(
+      `${provider} unreachable at ${request.url} (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(response.text);
+  } catch {
+    throw new EmbeddingProviderError(
+      `${provider} answered ${response.status} with a body that is not JSON (${request.method} ${request.url})`,
+    );
+  }
+  if (response.status !== 200) {
+    throw new EmbeddingProviderError(
+      `${provider} answered ${response.status} to ${request.method} ${request.url}${errorSuffix(body)}`,
+    );
+  }
+  return body;
+}
+
+/** The message of an `{ error: { message } }` (Cairn) or `{ error: "…" }` (Ollama) body. */
+function errorSuffix(body: unknown): string {
+  if (!isRecord(body)) return '';
+  const error = body.error;
+  if (typeof error === 'string') return `: ${error}`;
+  if (isRecord(error) && typeof error.message === 'string') return `: ${error.message}`;
+  return '';
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A JSON array of finite numbers of length `dims` (when given) as a Float32Array, else null. */
+export function toVector(value: unknown, dims?: number): Float32Array | null {
+  if (!Array.isArray(value) || value.length === 0) return null;
+  if (dims !== undefined && value.length !== dims) return null;
+  const vector = new Float32Array(value.length);
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    if (typeof item !== 'number' || !Number.isFinite(item)) return null;
+    vector[i] = item;
+  }
+  return vector;
+}

@@ -1,0 +1,64 @@
+import type { Embedder } from '../../shared/ports';
+import type { HttpTransport } from '../connection/http-transport';
+import type { CairnSettings } from '../settings/settings';
+import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+import { CompanionEmbedder } from './companion-embedder';
+import { OllamaEmbedder } from './ollama-embedder';
+
+/** The provider search will use, or why there is none (shown as "keyword only"). */
+export type EmbedderChoice =
+  { kind: 'active'; embedder: Embedder; label: string } | { kind: 'none'; reason: string };
+
+/**
+ * Turns the `embeddings.provider` setting into an Embedder, checking it answers. Failures are
+ * not errors: search falls back to keyword only and the reason is shown.
+ */
+export async function selectEmbedder(
+  settings: Pick<CairnSettings, 'embeddings' | 'companion' | 'ollama' | 'privacy'>,
+  transport: HttpTransport,
+): Promise<EmbedderChoice> {
+  const provider = settings.embeddings.provider;
+  try {
+    switch (provider) {
+      case 'none':
+        return { kind: 'none', reason: 'embeddings are off in settings' };
+      case 'builtin':
+        // USE-lite needs 28 MB of weights that cannot ship in main.js; not wired in the plugin yet.
+        return {
+          kind: 'none',
+          reason:
+            'the built-in model is not available in the plugin yet; pair the companion or use Ollama',
+        };
+      case 'companion': {
+        const url = checkedUrl(
+          settings.companion.url,
+          'Companion URL',
+          settings.privacy.offlineMode,
+        );
+        if (settings.companion.token.trim() === '')
+          return { kind: 'none', reason: 'the companion is not paired (no token)' };
+        const embedder = await CompanionEmbedder.connect(transport, {
+          url,
+          token: settings.companion.token,
+        });
+        return { kind: 'active', embedder, label: embedder.model.id };
+      }
+      case 'ollama': {
+        const url = checkedUrl(settings.ollama.url, 'Ollama URL', settings.privacy.offlineMode);
+        const embedder = await OllamaEmbedder.connect(transport, url, settings.ollama.embedModel);
+        return { kind: 'active', embedder, label: embedder.model.id };
+      }
+    }
+  } catch (error) {
+    return { kind: 'none', reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function checkedUrl(value: string, field: string, offlineMode: boolean): string {
+  if (value.trim() === '') throw new Error(`${field} is empty`);
+  const checked = checkHttpUrl(value);
+  if (!checked.ok) throw new Error(`${field}: ${checked.message}`);
+  const blocked = offlineModeViolation(checked.url, offlineMode);
+  if (blocked) throw new Error(blocked);
+  return checked.url;
+}
