@@ -57,9 +57,10 @@ export async function extractPdfText(
     throw new PdfExtractionError('not a PDF (the file does not start with %PDF-)');
   }
   const { getDocument } = await loadPdfJs();
-  // pdf.js takes ownership of (and may detach) the buffer it gets: give it a copy.
+  // pdf.js takes ownership of (and may detach) the buffer it gets, and refuses a Node Buffer:
+  // give it a plain Uint8Array copy.
   const task = getDocument({
-    data: bytes.slice(),
+    data: new Uint8Array(bytes),
     isEvalSupported: false,
     useSystemFonts: false,
     disableFontFace: true,
