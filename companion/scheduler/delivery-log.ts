@@ -247,6 +247,28 @@ export class DeliveryLog {
     });
   }
 
+  /**
+   * Gives a claimed/retrying delivery up as failed and, when given, lists its occurrence as
+   * missed, in one transaction (a message that can no longer arrive in time must show up
+   * somewhere the user looks).
+   */
+  giveUp(key: DeliveryKey, reason: string, missed: MissedRow | undefined, now: number): void {
+    inTransaction(this.db, () => {
+      this.recordOutcomes([{ key, outcome: { kind: 'failed', reason }, now }]);
+      if (missed) {
+        this.statements.insertMissed.run(
+          missed.reminderId,
+          missed.occurrence,
+          missed.title,
+          missed.path,
+          missed.line ?? null,
+          missed.zone,
+          now,
+        );
+      }
+    });
+  }
+
   /** Claimed or retrying deliveries whose attempt is due at `now`, oldest first. */
   pending(now: number, limit: number): PendingDelivery[] {
     const rows = this.statements.pending.all(now, limit) as DeliveryRow[];

@@ -14,13 +14,7 @@ import { definitionProblem } from './check-definition';
 import type { DeliveryOutcome, ReminderDeliverer } from './deliverer';
 import { DeliveryLog } from './delivery-log';
 import { deliveryKey } from './delivery-log';
-import type {
-  MissedRow,
-  OccurrenceClaim,
-  PendingDelivery,
-  PlanStep,
-  RecordedOutcome,
-} from './delivery-log';
+import type { MissedRow, OccurrenceClaim, PlanStep, RecordedOutcome } from './delivery-log';
 import { DueQueue } from './due-queue';
 import { FireTimes } from './fire-times';
 import type { OccurrenceAction } from './fire-times';
@@ -475,9 +469,20 @@ export class ReminderScheduler implements SchedulerStatusSource {
       if (pending.length === 0) return;
       const sends: Send[] = [];
       for (const row of pending) {
-        const giveUp = this.giveUpReason(row, now);
-        if (giveUp !== undefined) {
-          this.log.recordOutcomes([{ key: row, outcome: { kind: 'failed', reason: giveUp }, now }]);
+        if (row.attempts >= MAX_ATTEMPTS) {
+          this.log.giveUp(row, `gave up after ${row.attempts} attempts`, undefined, now);
+          this.metrics.delivery('failed');
+          continue;
+        }
+        if (now - row.occurrence > this.graceMs) {
+          // Interrupted or retried past its usefulness: list it, like any missed occurrence.
+          const definition = this.plans.get(row.reminderId)?.definition;
+          this.log.giveUp(
+            row,
+            'older than the grace window before it could be delivered',
+            definition ? missedRow(definition, row.occurrence) : undefined,
+            now,
+          );
           this.metrics.delivery('failed');
           continue;
         }
@@ -494,14 +499,6 @@ export class ReminderScheduler implements SchedulerStatusSource {
       await this.sendAll(sends);
       if (pending.length < CLAIM_BATCH || this.state !== 'running') return;
     }
-  }
-
-  private giveUpReason(row: PendingDelivery, now: number): string | undefined {
-    if (row.attempts >= MAX_ATTEMPTS) return `gave up after ${row.attempts} attempts`;
-    if (now - row.occurrence > this.graceMs) {
-      return 'older than the grace window before it could be delivered';
-    }
-    return undefined;
   }
 
   /** Every reminder due at `now`: claim (in batches, one transaction each), then send. */
@@ -564,15 +561,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
       }
     }
     const { definition } = plan;
-    const zone = definition.schedule.zone;
-    const missed: MissedRow[] = missedTimes.map((occurrence) => ({
-      reminderId: id,
-      occurrence,
-      title: definition.title,
-      path: definition.path,
-      ...(definition.line === undefined ? {} : { line: definition.line }),
-      zone,
-    }));
+    const missed = missedTimes.map((occurrence) => missedRow(definition, occurrence));
 
     if (!fires) {
       return {
@@ -708,6 +697,17 @@ export class ReminderScheduler implements SchedulerStatusSource {
 export type MissedItem =
   | ({ readonly kind: 'unresolved' } & UnresolvedReminder)
   | ({ readonly kind: 'expired' } & MissedRow);
+
+function missedRow(definition: ReminderDefinition, occurrence: number): MissedRow {
+  return {
+    reminderId: definition.id,
+    occurrence,
+    title: definition.title,
+    path: definition.path,
+    ...(definition.line === undefined ? {} : { line: definition.line }),
+    zone: definition.schedule.zone,
+  };
+}
 
 /** Push `Topic`: at most 32 base64url characters (RFC 8030 §5.4), stable per reminder. */
 export function topicFor(reminderId: string): string {
