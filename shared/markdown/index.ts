@@ -11,10 +11,15 @@ export {
 export { FrontMatterValueError } from './yaml-values';
 export {
   extractNoteMeta,
+  fileStem,
+  firstHeading,
   noteMetaWarnings,
   readNoteMeta,
   type NoteMeta,
   type NoteMetaInput,
   type NoteMetaWarning,
 } from './note-meta';
-export { findInlineTags, isValidTag } from './tags';
+export { dedupeCaseInsensitive, findInlineTags, isValidTag, normalizeTag } from './tags';
+export { caseInsensitiveExists, slugify, uniqueNotePath, MAX_SLUG_LENGTH } from './slug';
+export { appendToNoteBody, buildNoteFile, type NewNote } from './note-file';
+export { isUuid, newNoteId, newShortId, type RandomBytes } from './note-id';
