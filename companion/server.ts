@@ -14,6 +14,9 @@ import { SettingsStore } from './db/settings';
 import { registerIndexMetrics, VaultIndexer } from './indexer';
 import { MetricsRegistry } from './metrics/registry';
 import type { Logger } from './logging';
+import { createPushService } from './push/push-service';
+import type { PushService } from './push/push-service';
+import { loadOrCreateVapidKeys } from './push/vapid-keys';
 import { COMPANION_VERSION } from './version';
 
 export const DATABASE_FILE = 'cairn.db';
@@ -33,6 +36,8 @@ export interface StartOptions {
   readonly rotateToken?: boolean;
   /** The embedding provider to start; absent, the companion runs without one (keyword-only). */
   readonly embeddings?: EmbeddingsConfig;
+  /** VAPID contact (`mailto:` or `https:`); absent, the key file's or a default (push/vapid-keys.ts). */
+  readonly pushSubject?: string;
 }
 
 export interface RunningServer {
@@ -43,6 +48,8 @@ export interface RunningServer {
   readonly databaseFile: string;
   /** Keeps the index in step with the vault; `onChange` tells what changed. */
   readonly indexer: VaultIndexer;
+  /** Push subscriptions and the sender (`push.sender` is the scheduler's `PushDeliverer`). */
+  readonly push: PushService;
   /** Stops accepting connections, waits for in-flight requests, closes the database. */
   stop(): Promise<void>;
 }
@@ -61,6 +68,12 @@ export async function startServer(
     rotate: options.rotateToken ?? false,
   });
   const https = config.tls ? readTlsFiles(config.tls) : undefined;
+  // Before the database opens: a damaged key file stops the start with nothing to clean up.
+  const vapid = loadOrCreateVapidKeys(
+    config.dataDir,
+    options.pushSubject !== undefined ? { subject: options.pushSubject } : {},
+  );
+  if (vapid.created) options.logger.info({ file: vapid.file }, 'created the push (VAPID) keys');
 
   const databaseFile = join(config.dataDir, DATABASE_FILE);
   const db = openDatabase(databaseFile);
@@ -72,8 +85,17 @@ export async function startServer(
 
   let app: FastifyInstance;
   let indexer: VaultIndexer;
+  let push: PushService;
   try {
     const metrics = new MetricsRegistry();
+    push = createPushService({
+      db,
+      clock: options.clock,
+      keys: vapid.keys,
+      pushHosts: config.pushHosts,
+      logger: options.logger,
+      metrics,
+    });
     indexer = new VaultIndexer({
       vault: config.vault,
       db,
@@ -92,6 +114,7 @@ export async function startServer(
         logger: options.logger,
         metrics,
         status: { index: indexer },
+        push,
         ...(embedder ? { embedder } : {}),
       },
       {
@@ -132,6 +155,7 @@ export async function startServer(
     token,
     databaseFile,
     indexer,
+    push,
     stop: () => app.close(),
   };
 }

@@ -32,6 +32,9 @@ export function parseRetryAfterMs(
   const value = (Array.isArray(header) ? header[0] : header)?.trim();
   if (value === undefined || value === '') return undefined;
   if (/^\d+$/.test(value)) return Math.min(Number(value) * 1000, RETRY_AFTER_CAP_MS);
+  // HTTP dates (all three RFC 9110 forms) start with a day name; Date.parse alone would also
+  // read "-5" or "1.5" as dates.
+  if (!/^[A-Za-z]{3,9},?\s/.test(value)) return undefined;
   const date = Date.parse(value);
   if (Number.isNaN(date)) return undefined;
   return Math.min(Math.max(date - nowMs, 0), RETRY_AFTER_CAP_MS);
