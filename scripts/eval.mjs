@@ -32,5 +32,5 @@ const { main } = await import(pathToFileURL(join(outdir, 'cli.mjs')).href);
 await main(process.argv.slice(2), {
   repo,
   corpora: process.env.CAIRN_CORPORA ?? resolve(repo, '../shared/corpora'),
-  workerFile: pathToFileURL(join(outdir, 'use-lite.worker.mjs')).href,
+  workerFile: join(outdir, 'use-lite.worker.mjs'),
 });

@@ -1,4 +1,10 @@
+import { join } from 'node:path';
+import type { Embedder } from '../../shared/ports';
+import { WorkerEmbedder } from '../../companion/embeddings/worker-embedder';
+import { CompanionEngine } from './companion-engine';
 import { BASELINE_ENGINES, runEval } from './main';
+import type { EngineFactory } from './main';
+import { CachingEmbedder } from './vector-cache';
 
 export interface CliOptions {
   repo: string;
@@ -9,5 +15,35 @@ export interface CliOptions {
 
 /** Entry point bundled by scripts/eval.mjs. */
 export async function main(argv: readonly string[], options: CliOptions): Promise<void> {
-  await runEval(argv, { repo: options.repo, corpora: options.corpora, engines: BASELINE_ENGINES });
+  let worker: WorkerEmbedder | null = null;
+  let cached: Embedder | null = null;
+  // One USE-lite worker pool for every engine that embeds, behind a vector cache.
+  const useLite = async (): Promise<Embedder> => {
+    if (cached) return cached;
+    worker = await WorkerEmbedder.start({ workerFile: options.workerFile });
+    cached = new CachingEmbedder(worker, join(options.repo, 'node_modules/.cache/cairn-eval'));
+    return cached;
+  };
+  const engines: EngineFactory[] = [...BASELINE_ENGINES, ...companionEngines(useLite)];
+  try {
+    await runEval(argv, { repo: options.repo, corpora: options.corpora, engines });
+  } finally {
+    await (worker as WorkerEmbedder | null)?.close();
+  }
+}
+
+export function companionEngines(useLite: () => Promise<Embedder>): EngineFactory[] {
+  const engine = (key: string, name: string, hybrid: boolean, fusion = {}): EngineFactory => ({
+    key,
+    create: async () =>
+      new CompanionEngine({ name, fusion, ...(hybrid ? { embedder: useLite } : {}) }),
+  });
+  return [
+    engine('companion-keyword', 'companion keyword-only (FTS5)', false),
+    engine('companion-vector', 'companion vector-only (USE-lite)', true, { keywordWeight: 0 }),
+    engine('companion-hybrid', 'companion hybrid (RRF k=60)', true),
+    engine('companion-hybrid-weighted', 'companion hybrid (weighted scores)', true, {
+      method: 'weighted',
+    }),
+  ];
 }
