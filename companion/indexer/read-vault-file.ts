@@ -11,7 +11,7 @@ import { readNoteMeta } from './note-meta';
  * stored content hash, so a new version re-indexes every file once (embeddings of unchanged
  * chunk texts are kept).
  */
-export const INDEX_FORMAT = 'v1';
+export const INDEX_FORMAT = 'v2';
 
 /** Notes above this are not indexed (a log file or a dump saved as `.md`). */
 export const MAX_NOTE_BYTES = 16 * 1024 * 1024;

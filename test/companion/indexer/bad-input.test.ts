@@ -53,18 +53,22 @@ describe('bad notes are indexed as far as possible and reported, never crash', (
       'Broken.md': '---\ntitle: Fine\ntags: [unclosed\n---\nBody text about pelicans.\n',
       'Unclosed.md': '---\ntitle: never closed\nBody about cormorants.\n',
       'Scalar.md': '---\njust a string\n---\nBody about gannets.\n',
+      'Typed.md': '---\ntitle: Typed\ntags:\n  a: 1\n---\nBody about boobies.\n',
     });
     const failed = failures(f);
     expect(failed['Broken.md']).toMatch(
-      /^indexed partly: line \d+: front matter is not valid YAML \(.+\); only the body was indexed$/,
+      /^indexed partly: line 3: front matter: .+; only the body was indexed$/,
     );
     expect(failed['Unclosed.md']).toBe(
       'indexed partly: line 1: front matter is never closed (no second "---" line); read as text',
     );
     expect(failed['Scalar.md']).toBe(
-      'indexed partly: line 2: front matter is not a set of "key: value" lines; ignored',
+      'indexed partly: line 2: front matter: front matter must be a mapping of "name: value" lines, found a single value; only the body was indexed',
     );
-    for (const word of ['pelicans', 'cormorants', 'gannets']) {
+    expect(failed['Typed.md']).toBe(
+      'indexed partly: front matter "tags": expected a list or text, found a mapping; skipped',
+    );
+    for (const word of ['pelicans', 'cormorants', 'gannets', 'boobies']) {
       expect(f.indexer.queries.keyword(word, {}, 5), word).toHaveLength(1);
     }
     const [broken] = f.indexer.queries.chunks(
