@@ -5,16 +5,9 @@
 // `node esbuild.config.mjs` watches; add `production` for a one-off build,
 // `--companion-only` to skip the plugin (used by `npm start`).
 import esbuild from 'esbuild';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { copyPhonePageStatic, phonePageBuildOptions } from './scripts/phone-page-build.mjs';
 import { pluginBuildOptions } from './scripts/plugin-build.mjs';
 
 const production = process.argv.includes('production');
@@ -79,32 +72,11 @@ const companionBuild = {
   },
 };
 
-/** The phone page: TypeScript entries bundled for the browser, everything else copied. */
-function phonePageBuild() {
-  const webDir = 'companion/web';
-  if (!existsSync(webDir)) return null;
-  const entries = readdirSync(webDir).filter((name) => /^(app|sw)\.ts$/.test(name));
-  return {
-    entryPoints: entries.map((name) => join(webDir, name)),
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    target: 'es2020',
-    outdir: 'dist/companion/web',
-    sourcemap: true,
-    minify: production,
-    logLevel: 'info',
-  };
-}
+const PHONE_PAGE_OUT = 'dist/companion/web';
 
-function copyPhonePageStatic() {
-  const webDir = 'companion/web';
-  if (!existsSync(webDir)) return;
-  mkdirSync('dist/companion/web', { recursive: true });
-  for (const name of readdirSync(webDir)) {
-    if (name.endsWith('.ts')) continue;
-    cpSync(join(webDir, name), join('dist/companion/web', name), { recursive: true });
-  }
+function phonePageBuild() {
+  if (!existsSync('companion/web')) return null;
+  return phonePageBuildOptions({ outdir: PHONE_PAGE_OUT, production });
 }
 
 const builds = [companionBuild, phonePageBuild(), companionOnly ? null : pluginBuild].filter(
@@ -113,9 +85,9 @@ const builds = [companionBuild, phonePageBuild(), companionOnly ? null : pluginB
 
 if (production) {
   await Promise.all(builds.map((options) => esbuild.build(options)));
-  copyPhonePageStatic();
+  copyPhonePageStatic({ outdir: PHONE_PAGE_OUT });
 } else {
-  copyPhonePageStatic();
+  copyPhonePageStatic({ outdir: PHONE_PAGE_OUT });
   const contexts = await Promise.all(builds.map((options) => esbuild.context(options)));
   await Promise.all(contexts.map((context) => context.watch()));
 }

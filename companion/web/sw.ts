@@ -1,0 +1,105 @@
+import { companionApi } from './api-client';
+import { clickOutcome, notificationFromPush } from './notification-actions';
+import type { ReminderPush } from './notification-actions';
+import { readToken } from './token-store';
+
+/*
+ * The phone page's service worker: shows reminder pushes as notifications and carries out their
+ * Done / Snooze buttons by calling the companion, so acting on a reminder needs no open page.
+ * Service-worker event types are declared here because the DOM and WebWorker libraries cannot
+ * share one TypeScript program.
+ */
+
+interface ExtendableEvent extends Event {
+  waitUntil(promise: Promise<unknown>): void;
+}
+interface PushEvent extends ExtendableEvent {
+  readonly data: { json(): unknown; text(): string } | null;
+}
+interface NotificationEvent extends ExtendableEvent {
+  readonly action: string;
+  readonly notification: Notification & { data: unknown; close(): void };
+}
+interface WindowClientLike {
+  readonly url: string;
+  focus(): Promise<unknown>;
+  navigate(url: string): Promise<unknown>;
+}
+interface ServiceWorkerScope {
+  readonly registration: ServiceWorkerRegistration;
+  readonly clients: {
+    claim(): Promise<void>;
+    matchAll(options: {
+      type: 'window';
+      includeUncontrolled: boolean;
+    }): Promise<WindowClientLike[]>;
+    openWindow(url: string): Promise<unknown>;
+  };
+  skipWaiting(): Promise<void>;
+  addEventListener(type: 'install' | 'activate', listener: (event: ExtendableEvent) => void): void;
+  addEventListener(type: 'push', listener: (event: PushEvent) => void): void;
+  addEventListener(type: 'notificationclick', listener: (event: NotificationEvent) => void): void;
+}
+
+const worker = self as unknown as ServiceWorkerScope;
+
+worker.addEventListener('install', (event) => event.waitUntil(worker.skipWaiting()));
+worker.addEventListener('activate', (event) => event.waitUntil(worker.clients.claim()));
+
+worker.addEventListener('push', (event) => {
+  const spec = notificationFromPush(readPushData(event));
+  event.waitUntil(worker.registration.showNotification(spec.title, spec.options));
+});
+
+worker.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const push = event.notification.data as ReminderPush;
+  const outcome = clickOutcome(event.action, push);
+  event.waitUntil(
+    outcome.kind === 'open' ? openWindow(outcome.url) : callCompanion(outcome, push.title),
+  );
+});
+
+function readPushData(event: PushEvent): unknown {
+  if (!event.data) return null;
+  try {
+    return event.data.json();
+  } catch {
+    return null;
+  }
+}
+
+async function callCompanion(
+  outcome: { path: string; body: Record<string, unknown>; confirmation: string },
+  title: string,
+): Promise<void> {
+  const token = await readToken();
+  let message = outcome.confirmation;
+  if (!token) {
+    message = `Not signed in: open Cairn to sign in, then try again (${title}).`;
+  } else {
+    try {
+      await companionApi(token).post(outcome.path, outcome.body);
+    } catch (error) {
+      message = `Could not reach the companion: ${(error as Error).message} (${title})`;
+    }
+  }
+  // A short confirmation replaces the reminder; the user sees the action took (or why not).
+  await worker.registration.showNotification('Cairn', {
+    body: message,
+    tag: 'cairn-action',
+    icon: '/icons/icon-192.png',
+  });
+}
+
+async function openWindow(url: string): Promise<void> {
+  if (url.startsWith('/')) {
+    const windows = await worker.clients.matchAll({ type: 'window', includeUncontrolled: true });
+    const open = windows[0];
+    if (open) {
+      await open.focus();
+      return;
+    }
+  }
+  await worker.clients.openWindow(url);
+}
