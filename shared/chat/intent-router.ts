@@ -49,7 +49,9 @@ export type RouteRule =
   | 'search'
   | 'question'
   | 'keywords'
-  | 'statement';
+  | 'statement'
+  /** Chosen by an LLM router (ollama-router.ts), not by these rules. */
+  | 'llm';
 
 export type RouteDecision =
   | { kind: 'tool'; call: ToolCall; rule: RouteRule }
