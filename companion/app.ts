@@ -16,6 +16,7 @@ import { registerAnswerRoute } from './routes/answer';
 import { registerEmbeddingRoutes } from './routes/embeddings';
 import { registerHealthRoute } from './routes/health';
 import { registerMetricsRoute } from './routes/metrics';
+import { registerPhonePage } from './routes/phone-page';
 import { registerPushRoutes } from './routes/push';
 import { registerSearchRoute } from './routes/search';
 import { registerStatusRoute } from './routes/status';
@@ -53,6 +54,8 @@ export interface AppDeps {
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
 export interface TransportOptions {
+  /** Folder of the built phone page (`dist/companion/web`); absent, `/` serves nothing. */
+  readonly webRoot?: string;
   readonly https?: { readonly cert: Buffer; readonly key: Buffer };
   readonly connectionTimeoutMs?: number;
   readonly keepAliveTimeoutMs?: number;
@@ -112,6 +115,7 @@ export async function buildApp(
     ...areaNotRunning,
     ...(deps.push ? { push: deps.push.status } : {}),
     ...deps.status,
+  if (deps.webRoot !== undefined) registerPhonePage(app, deps.webRoot);
   });
   registerMetricsRoute(app, metrics);
   if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder, clock: deps.clock });

@@ -4,6 +4,7 @@ import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../shared/ports';
 import { buildApp } from './app';
+import { defaultWebRoot } from './routes/phone-page';
 import { loadOrCreateToken } from './auth/token';
 import type { ApiToken } from './auth/token';
 import type { CompanionConfig } from './config';
@@ -36,6 +37,8 @@ export interface StartOptions {
   readonly rotateToken?: boolean;
   /** The embedding provider to start; absent, the companion runs without one (keyword-only). */
   readonly embeddings?: EmbeddingsConfig;
+  /** Folder of the built phone page; defaults to `web/` beside the running bundle. */
+  readonly webRoot?: string;
   /** VAPID contact (`mailto:` or `https:`); absent, the key file's or a default (push/vapid-keys.ts). */
   readonly pushSubject?: string;
 }
@@ -112,6 +115,7 @@ export async function startServer(
         tokenSha256: token.sha256,
         version: COMPANION_VERSION,
         logger: options.logger,
+        webRoot: options.webRoot ?? defaultWebRoot(),
         metrics,
         status: { index: indexer },
         push,
