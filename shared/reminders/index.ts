@@ -75,3 +75,4 @@ export type {
 } from './reminder-note';
 export { checkSchedule, describeNextFire, nextFire } from './next-fire';
 export type { ReminderFireState } from './next-fire';
+export { reminderDeepLink } from './deep-link';

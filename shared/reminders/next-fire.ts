@@ -7,8 +7,9 @@
  * - a one-off fires at its time if that is after `after`; once snoozed, its snooze time replaces
  *   it (DESIGN §2: snoozing a one-off rewrites its time);
  * - a recurring reminder fires at its next occurrence after `after` (wall time kept across DST,
- *   see recurrence.ts); a pending snooze (the note's `snoozed_until`) fires too, whichever
- *   comes first;
+ *   see recurrence.ts); a pending snooze (the note's `snoozed_until`) fires instead of the
+ *   occurrences up to it, as the companion's scheduler does: snoozing a daily reminder by two
+ *   days does not fire the day in between;
  * - `after` is exclusive: a reminder due exactly at `after` counts as already fired.
  */
 import { formatWall, instantToWall, isValidZone, parseLocalDateTime } from './local-time';
@@ -23,7 +24,11 @@ export interface ReminderFireState {
   taskState: TaskState;
 }
 
-/** The next fire strictly after `after` (epoch ms), or null when there is none. */
+/**
+ * The next fire strictly after `after` (epoch ms), or null when there is none.
+ * @throws RecurrenceInputError for a recurring schedule that does not check out (see
+ *   {@link checkSchedule}; schedules from this module's readers always do).
+ */
 export function nextFire(
   schedule: ReminderSchedule,
   state: ReminderFireState,
@@ -37,9 +42,9 @@ export function nextFire(
     const at = scheduleStartInstant(schedule);
     return at > after ? at : null;
   }
+  if (snooze !== null) return snooze;
   const [next] = nextOccurrences(schedule, after, schedule.zone, 1);
-  if (next === undefined) return snooze;
-  return snooze === null ? next : Math.min(snooze, next);
+  return next ?? null;
 }
 
 /** Why a schedule cannot be used, or undefined when it is sound (for data from outside). */

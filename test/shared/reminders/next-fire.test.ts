@@ -139,6 +139,16 @@ describe('nextFire: recurring keeps wall time across DST', () => {
   });
 });
 
+describe('nextFire: snoozes of recurring reminders', () => {
+  it('a snooze past later occurrences replaces them (as the companion scheduler does)', () => {
+    const daily = inline('every day 09:00');
+    const snoozed = { ...active, snoozedUntil: at('2026-11-25T12:00:00Z') };
+    const after = at('2026-11-23T08:05:00Z');
+    expect(nextFire(daily, snoozed, after)).toBe(at('2026-11-25T12:00:00Z'));
+    expect(nextFire(daily, snoozed, at('2026-11-25T12:00:00Z'))).toBe(at('2026-11-26T08:00:00Z'));
+  });
+});
+
 describe('checkSchedule', () => {
   it.each<[ReminderSchedule, string | undefined]>([
     [{ kind: 'once', start: '2026-11-23T17:00', zone: 'Europe/Berlin' }, undefined],
