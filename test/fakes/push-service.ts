@@ -153,6 +153,11 @@ export class FakePushService {
     return service;
   }
 
+  /** PEM file of this service's self-signed certificate, e.g. for NODE_EXTRA_CA_CERTS. */
+  get certFile(): string {
+    return this.certificate.certFile;
+  }
+
   /** A new subscription as a browser would make it: P-256 key pair + 16-byte auth secret. */
   createSubscription(): BrowserSubscription {
     const id = randomBytes(12).toString('base64url');
