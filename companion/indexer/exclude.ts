@@ -35,7 +35,6 @@ export function indexableKind(relative: string): 'markdown' | 'text' | 'pdf' | n
 function globToRegExp(glob: string): RegExp | null {
   let source = glob.trim().replace(/^\/+/, '');
   if (source === '') return null;
-  const folder = source.endsWith('/');
   source = source.replace(/\/+$/, '');
   const anywhere = !source.includes('/');
   let pattern = '';
@@ -55,7 +54,7 @@ function globToRegExp(glob: string): RegExp | null {
     else pattern += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
   const prefix = anywhere ? '(?:^|.*/)' : '^';
-  // A match on a folder excludes everything inside it too.
-  const suffix = folder ? '(?:/.*)$' : '(?:/.*)?$';
-  return new RegExp(`${prefix}${pattern}${suffix}`, 'u');
+  // A match on a folder excludes everything inside it too; `Archive/` and `Archive` both
+  // match the folder itself, so the walker and the watcher never enter it.
+  return new RegExp(`${prefix}${pattern}(?:/.*)?$`, 'u');
 }
