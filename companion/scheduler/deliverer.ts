@@ -14,6 +14,8 @@ export interface ReminderDelivery {
   /** ≤ 32 base64url characters derived from the reminder id: repeats replace each other on the phone. */
   readonly topic: string;
   readonly urgency: 'high';
+  /** 1 for the first try, 2 for the first retry, … (drives the push side's backoff). */
+  readonly attempt: number;
 }
 
 export type DeliveryOutcome =

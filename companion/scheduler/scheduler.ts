@@ -41,6 +41,8 @@ const MAX_RETRY_MS = 60 * 60_000;
 const CLAIM_BATCH = 256;
 /** Deliveries sent at once. */
 const SEND_CONCURRENCY = 32;
+/** Push services may drop messages with a TTL of 0 at once; a minute reaches a phone that is awake. */
+const MIN_TTL_SECONDS = 60;
 /** How often "still alive" is written to the database while running. */
 const ALIVE_WRITE_INTERVAL_MS = 30 * 60_000;
 /** Missed occurrences listed per reminder per catch-up; older ones are only counted in the log. */
@@ -637,9 +639,14 @@ export class ReminderScheduler implements SchedulerStatusSource {
       outcome = await this.deliverer.deliver({
         subscriptionId: send.deviceId,
         payload: send.payload,
-        ttlSeconds: send.ttlSeconds,
+        // What is left of the grace window: a reminder that arrives later than that is noise.
+        ttlSeconds: Math.max(
+          MIN_TTL_SECONDS,
+          Math.min(send.ttlSeconds, Math.floor((send.occurrence + this.graceMs - handedAt) / 1000)),
+        ),
         topic: send.topic,
         urgency: 'high',
+        attempt: send.attempts + 1,
       });
     } catch (error) {
       // The port says deliverers answer outcomes; a throw is treated as a transient failure.
