@@ -23,6 +23,8 @@ import { registerStatusRoute } from './routes/status';
 import { SearchServices } from './search/search-services';
 import type { SearchDeps } from './search/search-services';
 import type { PushService } from './push/push-service';
+import { registerMissedRoute } from './scheduler/missed-route';
+import type { ReminderScheduler } from './scheduler/scheduler';
 import { areaNotRunning } from './status/sources';
 import type { StatusSources } from './status/sources';
 
@@ -48,6 +50,8 @@ export interface AppDeps {
   readonly embedder?: Embedder;
   /** VAPID keys, subscriptions and the sender; absent, the push routes are not registered. */
   readonly push?: PushService;
+  /** The running reminder scheduler; absent, status reports none and the missed list is not served. */
+  readonly scheduler?: ReminderScheduler;
   /** The vault index and answer helpers; absent, search and answer routes answer 503. */
   readonly search?: SearchDeps;
 }
@@ -114,12 +118,14 @@ export async function buildApp(
   registerStatusRoute(app, deps.version, {
     ...areaNotRunning,
     ...(deps.push ? { push: deps.push.status } : {}),
+    ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
     ...deps.status,
   if (deps.webRoot !== undefined) registerPhonePage(app, deps.webRoot);
   });
   registerMetricsRoute(app, metrics);
   if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder, clock: deps.clock });
   if (deps.push) registerPushRoutes(app, { push: deps.push, clock: deps.clock });
+  if (deps.scheduler) registerMissedRoute(app, deps.scheduler);
   // The app's embedder embeds queries unless the search deps bring their own.
   const search = new SearchServices(
     {
