@@ -52,6 +52,11 @@ export type FrontMatterParse =
 
 export type FrontMatterUpdate = { ok: true; text: string } | { ok: false; error: FrontMatterError };
 
+/** Characters YAML 1.2 does not allow in a stream (tab, line feed and carriage return are fine). */
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN_CHARACTER =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffe\uffff]/;
+
 /** The YAML sits after the opening fence, so YAML line n is file line n + 1. */
 const YAML_LINE_OFFSET = 1;
 
@@ -206,6 +211,11 @@ function readYamlMapping(source: string): YamlMappingRead {
         message: plainYamlMessage(first.message),
       },
     };
+  }
+  const forbidden = FORBIDDEN_CHARACTER.exec(source);
+  if (forbidden !== null) {
+    const code = (forbidden[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+    return failAt(source, forbidden.index, `control character U+${code} is not allowed in YAML`);
   }
   const contents = doc.contents;
   if (contents === null) return { ok: true, doc, data: {} };

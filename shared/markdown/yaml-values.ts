@@ -14,6 +14,7 @@ import {
   isMap,
   isScalar,
   isSeq,
+  parseDocument,
   Scalar,
   visit,
   YAMLMap,
@@ -171,7 +172,39 @@ export function serializeFields(
   }
   doc.contents = map;
   quoteYaml11Ambiguities(doc);
-  return doc.toString(YAML_WRITE_OPTIONS);
+  const text = doc.toString(YAML_WRITE_OPTIONS);
+  if (readsBackAsFields(text, fields)) return text;
+  // yaml's block scalars lose whitespace-only lines (`'  \n'` comes back as `'\n'`):
+  // double quotes with escapes are exact for every string.
+  visit(doc, {
+    Scalar(key, node) {
+      if (key !== 'key' && typeof node.value === 'string') node.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
+  const quoted = doc.toString(YAML_WRITE_OPTIONS);
+  if (readsBackAsFields(quoted, fields)) return quoted;
+  throw new Error(
+    `front matter for ${fields.map(([field]) => field).join(', ')} does not read back as written`,
+  );
+}
+
+function readsBackAsFields(
+  text: string,
+  fields: ReadonlyArray<readonly [string, unknown]>,
+): boolean {
+  const doc = parseDocument(text, YAML_READ_OPTIONS);
+  if (
+    doc.errors.length > 0 ||
+    !isMap(doc.contents) ||
+    doc.contents.items.length !== fields.length
+  ) {
+    return false;
+  }
+  const data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Record<string, unknown>;
+  return fields.every(
+    ([field, value]) =>
+      Object.prototype.hasOwnProperty.call(data, field) && sameYamlValue(data[field], value),
+  );
 }
 
 /** Re-serializes a whole parsed document (the fallback when surgical edits are impossible). */
