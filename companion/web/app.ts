@@ -264,14 +264,22 @@ async function fillList(
   if (!api) return;
   try {
     const items = await load(api);
-    list.replaceChildren(...(items.length > 0 ? items : [listItem(empty)]));
+    list.replaceChildren(...(items.length > 0 ? items : [noticeItem(empty)]));
   } catch (error) {
     const text =
       error instanceof CompanionApiError && error.status === 404
         ? 'This companion does not schedule reminders.'
         : `Could not load: ${describeError(error)}`;
-    list.replaceChildren(listItem(text));
+    list.replaceChildren(noticeItem(text));
   }
+}
+
+/** A line in a list that is a message, not an entry ("Nothing missed."). */
+function noticeItem(text: string): HTMLLIElement {
+  const item = document.createElement('li');
+  item.className = 'muted';
+  item.textContent = text;
+  return item;
 }
 
 function listItem(title: string, when?: string, where?: string): HTMLLIElement {
@@ -321,10 +329,10 @@ async function search(): Promise<void> {
     view.results.replaceChildren(
       ...(body.results.length > 0
         ? body.results.map((result) => citationItem(result.citation))
-        : [listItem('No notes match.')]),
+        : [noticeItem('No notes match.')]),
     );
   } catch (error) {
-    view.results.replaceChildren(listItem(`Search failed: ${describeError(error)}`));
+    view.results.replaceChildren(noticeItem(`Search failed: ${describeError(error)}`));
   }
 }
 
@@ -340,7 +348,7 @@ async function ask(): Promise<void> {
     view.results.replaceChildren(...body.citations.map(citationItem));
   } catch (error) {
     view.answer.hidden = true;
-    view.results.replaceChildren(listItem(`Asking failed: ${describeError(error)}`));
+    view.results.replaceChildren(noticeItem(`Asking failed: ${describeError(error)}`));
   }
 }
 

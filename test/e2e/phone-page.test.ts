@@ -1,0 +1,167 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserAvailability, launchChromium } from '../helpers/browser';
+import type { LaunchedBrowser } from '../helpers/browser';
+import { buildPhonePage } from '../helpers/phone-page';
+import { buildTestApp, TEST_TOKEN } from '../companion/helpers/app';
+import type { TestApp } from '../companion/helpers/app';
+
+// The phone page in a real (headless) Chromium against the real companion app on loopback,
+// which browsers treat as a secure context, so the service worker registers as over HTTPS.
+const availability = browserAvailability();
+
+describe.skipIf(!availability.available)('the phone page in Chromium', () => {
+  let web: { webRoot: string; remove: () => void };
+  let testApp: TestApp;
+  let origin: string;
+  let browser: LaunchedBrowser;
+  // CAIRN_SCREENSHOTS=docs/screenshots keeps the pictures (the README's come from here).
+  const keepShots = process.env.CAIRN_SCREENSHOTS;
+  const shots = keepShots ?? mkdtempSync(join(tmpdir(), 'cairn-shots-'));
+
+  beforeAll(async () => {
+    web = await buildPhonePage();
+    testApp = await buildTestApp({ deps: { webRoot: web.webRoot } });
+    origin = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchChromium();
+    await browser.context.grantPermissions(['notifications'], { origin });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await testApp?.close();
+    web?.remove();
+    if (!keepShots) rmSync(shots, { recursive: true, force: true });
+  });
+
+  /** Asks again until `read` finds something; the service worker shows notifications async. */
+  async function poll<T>(read: () => Promise<T[]>, timeoutMs = 10_000): Promise<T[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = await read();
+      if (found.length > 0 || Date.now() > deadline) return found;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async function openPage(hash: string): Promise<Page> {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${origin}/${hash}`);
+    return page;
+  }
+
+  it('signs in from a pairing link, forgets the link, registers its service worker', async () => {
+    const page = await openPage(`#token=${TEST_TOKEN}`);
+    await page.waitForSelector('#home:not([hidden])');
+    // The token leaves the address bar at once.
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await page.textContent('#companion')).toBe('Companion 0.0.0-test: 0 files indexed.');
+
+    const scriptUrl = await page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.ready;
+      return registration.active?.scriptURL;
+    });
+    expect(scriptUrl).toBe(`${origin}/sw.js`);
+
+    // Signed in for good: a reload without the link goes straight home.
+    await page.reload();
+    await page.waitForSelector('#home:not([hidden])');
+    await page.close();
+  });
+
+  it('shows the reminder lists and the notification state', async () => {
+    const page = await openPage('');
+    await page.waitForSelector('#home:not([hidden])');
+    await page.waitForFunction(() => document.querySelector('#missed li') !== null);
+    const upcoming = await page.locator('#upcoming li').allTextContents();
+    const missed = await page.locator('#missed li').allTextContents();
+    expect(upcoming.length).toBe(1);
+    expect(missed.length).toBe(1);
+    for (const text of [...upcoming, ...missed]) expect(text).not.toMatch(/undefined|null/);
+    expect(await page.textContent('#notification-state')).toMatch(
+      /receive reminders|cannot receive push/,
+    );
+
+    mkdirSync(shots, { recursive: true });
+    const file = join(shots, 'phone-home.png');
+    await page.screenshot({ path: file, fullPage: true });
+    const png = readFileSync(file);
+    expect(png.subarray(1, 4).toString('ascii')).toBe('PNG');
+    expect(png.readUInt32BE(16)).toBe(390);
+    // A blank or unstyled page compresses to almost nothing; the styled page does not.
+    expect(png.length).toBeGreaterThan(15_000);
+    await page.close();
+  });
+
+  it('shows a pushed reminder as a notification with Done and Snooze buttons', async () => {
+    const page = await openPage('');
+    await page.waitForSelector('#home:not([hidden])');
+    const cdp = await browser.context.newCDPSession(page);
+    const registrationId = new Promise<string>((resolve) => {
+      cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+        const ours = registrations.find(
+          (registration: { scopeURL: string; isDeleted: boolean }) =>
+            registration.scopeURL === `${origin}/` && !registration.isDeleted,
+        );
+        if (ours) resolve(ours.registrationId);
+      });
+    });
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.deliverPushMessage', {
+      origin,
+      registrationId: await registrationId,
+      data: JSON.stringify({
+        title: 'Call the bank',
+        body: 'Cairn/Reminders/call-the-bank.md',
+        reminder_id: 'r-7k2p',
+        occurrence: '2026-11-23T17:00:00+01:00',
+        deep_link: 'obsidian://open?vault=Sample&file=Cairn%2FReminders%2Fcall-the-bank.md',
+        actions: ['done', 'snooze_15m', 'snooze_1h', 'open'],
+      }),
+    });
+    const shown = await poll(() =>
+      page.evaluate(async () => {
+        const registration = await navigator.serviceWorker.ready;
+        return (await registration.getNotifications()).map((notification) => ({
+          title: notification.title,
+          body: notification.body,
+          tag: notification.tag,
+          actions: (notification as Notification & { actions?: { action: string }[] }).actions?.map(
+            (action) => action.action,
+          ),
+        }));
+      }),
+    );
+    expect(shown).toEqual([
+      {
+        title: 'Call the bank',
+        body: 'Cairn/Reminders/call-the-bank.md',
+        tag: 'reminder:r-7k2p',
+        actions: expect.arrayContaining(['done', 'snooze_15m']),
+      },
+    ]);
+    await page.close();
+  });
+
+  it('refuses a wrong token with a clear message and offers the sign-in form', async () => {
+    const other = await launchChromium();
+    try {
+      const page = await other.context.newPage();
+      await page.goto(`${origin}/#token=not-the-token`);
+      await page.waitForSelector('#sign-in:not([hidden])');
+      await page.waitForSelector('#message:not([hidden])');
+      expect(await page.textContent('#message')).toBe(
+        'The companion did not accept that token. Check it and try again.',
+      );
+      await page.fill('#token', TEST_TOKEN);
+      await page.click('#sign-in-form button[type=submit]');
+      await page.waitForSelector('#home:not([hidden])');
+    } finally {
+      await other.close();
+    }
+  });
+});
