@@ -53,8 +53,8 @@ export type FrontMatterParse =
 export type FrontMatterUpdate = { ok: true; text: string } | { ok: false; error: FrontMatterError };
 
 /** Characters YAML 1.2 does not allow in a stream (tab, line feed and carriage return are fine). */
-// eslint-disable-next-line no-control-regex
 const FORBIDDEN_CHARACTER =
+  // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffe\uffff]/;
 
 /** The YAML sits after the opening fence, so YAML line n is file line n + 1. */
