@@ -76,3 +76,4 @@ export type {
 export { checkSchedule, describeNextFire, nextFire } from './next-fire';
 export type { ReminderFireState } from './next-fire';
 export { reminderDeepLink } from './deep-link';
+export { buildReminderNoteFile } from './reminder-note-file';
