@@ -48,6 +48,9 @@ const PRIVATE_RANGES = (() => {
 
 /** Why the companion will not send to `endpoint`, or null when it will. */
 export function endpointProblem(endpoint: string, pushHosts: readonly string[]): string | null {
+  // URL parsing would quietly percent-encode or drop these; a real push service never sends them.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(endpoint)) return 'must not contain control characters';
   let url: URL;
   try {
     url = new URL(endpoint);

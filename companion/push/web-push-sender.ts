@@ -10,6 +10,7 @@ import { ConcurrencyLimit } from './concurrency-limit';
 import { MAX_DELIVERY_ATTEMPTS } from './deliverer';
 import type { DeliveryOutcome, PushDeliverer, PushDelivery } from './deliverer';
 import { endpointHost, endpointProblem } from './endpoint-policy';
+import { p256dhProblem } from './key-check';
 import type { PushSubscriptionStore, StoredSubscription } from './subscription-store';
 import { pushTopic } from './topic';
 import type { VapidKeys } from './vapid-keys';
@@ -96,6 +97,13 @@ export class WebPushSender implements PushDeliverer {
   private deliveryProblem(delivery: PushDelivery, subscription: StoredSubscription): string | null {
     const host = endpointProblem(subscription.endpoint, this.options.pushHosts);
     if (host) return `endpoint ${host}`;
+    // Checked on subscribe; checked again because a stored row that cannot be encrypted to would
+    // otherwise look like a network error and be retried to no end.
+    const key = p256dhProblem(subscription.p256dh);
+    if (key) return `stored keys.p256dh ${key}`;
+    if (Buffer.from(subscription.auth, 'base64url').length !== 16) {
+      return 'stored keys.auth is not 16 bytes';
+    }
     if (!Value.Check(PushPayload, delivery.payload)) {
       const first = Value.Errors(PushPayload, delivery.payload).First();
       return `payload${first ? ` ${first.path || '/'}: ${first.message}` : ' is not a push payload'}`;

@@ -213,6 +213,22 @@ describe('push routes', () => {
     expect(t.push.store.count()).toBe(0);
   });
 
+  it('refuses a body over the 1 MiB limit with 413', async () => {
+    const browser = service.createSubscription();
+    const response = await subscribe(browser, { name: 'x'.repeat(1024 * 1024 + 1) });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+  });
+
+  it('refuses an endpoint with control characters with 422 endpoint', async () => {
+    const browser = service.createSubscription();
+    const response = await subscribe({ ...browser, endpoint: `${browser.endpoint}\u0000` });
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toMatchObject({
+      error: { message: 'endpoint must not contain control characters', field: 'endpoint' },
+    });
+  });
+
   it('refuses a p256dh that is not a point on the P-256 curve with 422 keys.p256dh', async () => {
     const browser = service.createSubscription();
     const point = Buffer.from(browser.keys.p256dh, 'base64url');

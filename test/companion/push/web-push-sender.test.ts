@@ -309,6 +309,24 @@ describe('WebPushSender against a local HTTPS push service', () => {
     expect(service.messagesFor(browser.endpoint)).toHaveLength(0);
   });
 
+  it('fails (no retry loop) for a stored row whose keys cannot be encrypted to', async () => {
+    const { id, browser } = subscribe();
+    db.prepare('UPDATE push_subscriptions SET auth = ? WHERE id = ?').run('AAAA', id);
+    expect(await sender().deliver(delivery(id))).toEqual({
+      status: 'failed',
+      reason: 'stored keys.auth is not 16 bytes',
+    });
+    db.prepare('UPDATE push_subscriptions SET p256dh = ? WHERE id = ?').run(
+      `B${'A'.repeat(86)}`,
+      id,
+    );
+    expect(await sender().deliver(delivery(id))).toEqual({
+      status: 'failed',
+      reason: 'stored keys.p256dh is not a point on the P-256 curve',
+    });
+    expect(service.messagesFor(browser.endpoint)).toHaveLength(0);
+  });
+
   it('never logs endpoints or keys', async () => {
     const lines: string[] = [];
     const stream = new Writable({
