@@ -26,6 +26,11 @@ export interface SearchEngineOptions {
   stemming?: boolean;
   /** Chunks considered from each ranking before fusion (default 60). */
   candidates?: number;
+  /**
+   * Called when the query could not be embedded (provider down, wrong size); that search then
+   * answers by keyword alone, its hits marked `keyword`.
+   */
+  onVectorError?: (error: Error) => void;
 }
 
 export interface SearchEngine {
@@ -218,7 +223,12 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         ...(where ? { where } : {}),
       });
       const keywordRanking = keyword.hits.map((hit) => ({ key: hit.id, score: hit.score }));
-      const vectorRankingList = await vectorRanking(query, where, pool);
+      let vectorRankingList: Scored[] = [];
+      try {
+        vectorRankingList = await vectorRanking(query, where, pool);
+      } catch (error) {
+        options.onVectorError?.(error instanceof Error ? error : new Error(String(error)));
+      }
       const fused =
         vectorRankingList.length === 0
           ? scaleByBest(keywordRanking)

@@ -153,12 +153,23 @@ describe('createSearchEngine: hybrid', () => {
     expect(engine.chunksWithoutVectors('a.md').length).toBe(1);
   });
 
-  it('reports an embedder that answers with the wrong dimension', async () => {
+  it('answers by keyword, marked so, when the query cannot be embedded', async () => {
     const embedder = new FakeEmbedder('m', 8);
-    const engine = createSearchEngine({ embedder });
+    const errors: string[] = [];
+    const engine = createSearchEngine({
+      embedder,
+      onVectorError: (error) => errors.push(error.message),
+    });
     add(engine, 'a.md', 'hello world', embedder);
     embedder.vectorOf = () => new Float32Array(3);
-    await expect(engine.search('hello')).rejects.toThrow(/3 dims for the query, expected 8/);
+    const [wrongSize] = await engine.search('hello');
+    expect(wrongSize).toMatchObject({ mode: 'keyword', citation: { path: 'a.md' } });
+    embedder.failNext = new Error('connect ECONNREFUSED');
+    expect((await engine.search('hello'))[0]?.mode).toBe('keyword');
+    expect(errors).toEqual([
+      'embedding: m returned 3 dims for the query, expected 8',
+      'connect ECONNREFUSED',
+    ]);
   });
 });
 

@@ -1,0 +1,115 @@
+import type { Embedder } from '../../shared/ports';
+import { ExcludeGlobs } from './exclude-globs';
+import type { NoteProblem } from './note-input';
+import type { Scheduler } from './scheduler';
+import { createSearchEngine } from './search-engine';
+import type { SearchEngine } from './search-engine';
+import { SearchStore } from './search-store';
+import { VaultIndexer } from './vault-indexer';
+import type { IndexProgress, VaultSource } from './vault-indexer';
+import type { SearchHit, SearchMode, VaultSearch, VaultSearchOptions } from './vault-search';
+
+export interface SearchServiceOptions {
+  /** Tells vaults apart in IndexedDB (Obsidian's `app.appId`). */
+  vaultKey: string;
+  source: VaultSource;
+  scheduler: Scheduler;
+  excludeGlobs: readonly string[];
+  /** The active provider, or null for keyword only. */
+  embedder: Embedder | null;
+  /** Why there is no provider (shown next to "keyword only"). */
+  keywordOnlyReason?: string;
+  onProgress?: (progress: IndexProgress) => void;
+  onProblem?: (problem: NoteProblem) => void;
+}
+
+/**
+ * The plugin's VaultSearch: an engine kept current by an indexer over a persistent store.
+ * Built by the composition root after layout-ready; `close()` stops all background work.
+ */
+export class SearchService implements VaultSearch {
+  private readonly engine: SearchEngine;
+  private indexer: VaultIndexer | undefined;
+  private store: SearchStore | undefined;
+  private closed = false;
+
+  constructor(private readonly options: SearchServiceOptions) {
+    this.engine = createSearchEngine({
+      embedder: options.embedder,
+      onVectorError: (error) =>
+        options.onProblem?.({
+          path: '',
+          message: `semantic search unavailable for this query: ${error.message}`,
+        }),
+    });
+  }
+
+  get ready(): boolean {
+    return this.indexer?.ready ?? false;
+  }
+
+  get mode(): SearchMode {
+    return this.engine.mode;
+  }
+
+  /** A short description for the search modal: which model ranks, or why keyword only. */
+  get modeLabel(): string {
+    if (this.engine.model) return `hybrid: keyword + ${this.engine.model.id}`;
+    return this.options.keywordOnlyReason
+      ? `keyword only (${this.options.keywordOnlyReason})`
+      : 'keyword only';
+  }
+
+  get progress(): IndexProgress {
+    return this.indexer?.state ?? { phase: 'loading', done: 0, total: 0 };
+  }
+
+  /** Opens the store, restores the index and catches up with the vault. */
+  async start(): Promise<void> {
+    const store = await SearchStore.open(this.options.vaultKey);
+    if (this.closed) {
+      store.close();
+      return;
+    }
+    this.store = store;
+    this.indexer = new VaultIndexer({
+      source: this.options.source,
+      store,
+      engine: this.engine,
+      embedder: this.options.embedder,
+      scheduler: this.options.scheduler,
+      exclude: new ExcludeGlobs(this.options.excludeGlobs),
+      ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}),
+      ...(this.options.onProblem ? { onProblem: this.options.onProblem } : {}),
+    });
+    await this.indexer.start();
+  }
+
+  fileChanged(path: string): void {
+    this.indexer?.fileChanged(path);
+  }
+
+  fileDeleted(path: string): void {
+    this.indexer?.fileDeleted(path);
+  }
+
+  fileRenamed(oldPath: string, newPath: string): void {
+    this.indexer?.fileRenamed(oldPath, newPath);
+  }
+
+  search(query: string, options?: VaultSearchOptions): Promise<SearchHit[]> {
+    if (!this.ready) return Promise.resolve([]);
+    return this.engine.search(query, options);
+  }
+
+  /** Waits for queued indexing and embedding (tests, benchmarks). */
+  async idle(): Promise<void> {
+    await this.indexer?.idle();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.indexer?.stop();
+    this.store?.close();
+  }
+}
