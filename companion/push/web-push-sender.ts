@@ -230,6 +230,8 @@ async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no complete answer within ${ms} ms`)), ms);
+    // A send in flight must not hold a stopping companion open; its socket has its own timeout.
+    timer.unref();
   });
   try {
     return await Promise.race([promise, deadline]);

@@ -437,6 +437,19 @@ describe('push routes', () => {
     expect(unknown.json()).toMatchObject({ error: { field: 'subscription_id' } });
   });
 
+  it('POST /api/v1/push/test is rate limited (10 a minute) with 429 and Retry-After', async () => {
+    t = await buildPushApp();
+    const statuses: number[] = [];
+    let last;
+    for (let index = 0; index < 11; index += 1) {
+      last = await t.app.inject({ method: 'POST', url: '/api/v1/push/test', headers: authorized });
+      statuses.push(last.statusCode);
+    }
+    expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
+    expect(last?.headers['retry-after']).toBeDefined();
+    expect(last?.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+  });
+
   it('POST /api/v1/push/test with no devices answers zeros', async () => {
     const response = await t.app.inject({
       method: 'POST',
