@@ -31,7 +31,9 @@ export async function answerQuestion(
     limit: request.limit,
     ...(request.filters ? { filters: request.filters } : {}),
   });
-  const extractive = extractiveAnswer(request.question, outcome.hits, outcome.terms);
+  const extractive = extractiveAnswer(request.question, outcome.hits, outcome.terms, {
+    ...(outcome.vectorModel === undefined ? {} : { model: outcome.vectorModel }),
+  });
   const plain: AnswerOutcome = {
     answer: extractive.answer,
     citations: extractive.citations,

@@ -31,6 +31,8 @@ export interface ExtractiveOptions {
   /** Passages per chunk at most (default 2). */
   maxPerChunk?: number;
   thresholds?: RelevanceThresholds;
+  /** The embedding model behind the hits' vector scores (see relevance.ts). */
+  model?: string;
 }
 
 interface Sentence {
@@ -59,7 +61,7 @@ export function extractiveAnswer(
 ): ExtractiveAnswer {
   const maxPassages = options.maxPassages ?? 5;
   const maxPerChunk = options.maxPerChunk ?? 2;
-  const relevant = hits.filter((hit) => isRelevant(hit, terms, options.thresholds));
+  const relevant = hits.filter((hit) => isRelevant(hit, terms, options.model, options.thresholds));
   if (relevant.length === 0) {
     return { answer: nothingFoundAnswer(question), citations: [], passages: [], found: false };
   }

@@ -76,6 +76,8 @@ export interface SearchOutcome {
   hasMore: boolean;
   /** Why the search ran keyword-only, when it did. */
   keywordOnlyReason?: string;
+  /** The embedding model of `vectorScore`s, in hybrid mode. */
+  vectorModel?: string;
 }
 
 export class HybridSearch {
@@ -174,6 +176,7 @@ export class HybridSearch {
       terms,
       hasMore: unique.length > offset + request.limit,
       ...(reason === undefined ? {} : { keywordOnlyReason: reason }),
+      ...(mode === 'hybrid' ? { vectorModel: this.options.embedder?.()?.model.id } : {}),
     };
   }
 }

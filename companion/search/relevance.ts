@@ -1,4 +1,5 @@
 import { tokenize } from '../../shared/search';
+import { USE_LITE_MODEL } from '../embeddings/use-lite-model';
 import type { SearchHit } from './hybrid-search';
 
 /*
@@ -7,20 +8,22 @@ import type { SearchHit } from './hybrid-search';
  * the share of the question's content terms the chunk contains (title and headings included),
  * or, with vectors, the cosine similarity to the question.
  *
- * Thresholds measured with `npm run eval -- --answerable` on obsidian-help-en (45 answerable
- * questions vs 20 about things the vault does not cover): see RELEVANCE_THRESHOLDS.
+ * Cosine scales differ by model (a bag-of-words model gives unrelated texts 0.5 for shared
+ * function words), so the cosine gate only applies to models whose threshold was measured;
+ * for others, term coverage alone decides. Measured with `npm run eval -- --answerable`
+ * (obsidian-help-en: 45 answerable questions vs 20 the vault does not cover): see below.
  */
 
 export interface RelevanceThresholds {
   /** Minimum share of distinct query terms found in the chunk. */
   minTermCoverage: number;
-  /** Minimum cosine similarity, when the hit came with a vector score. */
-  minCosine: number;
+  /** Minimum cosine similarity per embedding model id; models not listed: cosine is ignored. */
+  minCosine: Readonly<Record<string, number>>;
 }
 
 export const RELEVANCE_THRESHOLDS: Readonly<RelevanceThresholds> = {
   minTermCoverage: 0.5,
-  minCosine: 0.5,
+  minCosine: { [USE_LITE_MODEL.id]: 0.5 },
 };
 
 /** Share (0..1) of `terms` that occur in `text` at a word start (prefix match, like FTS5's). */
@@ -42,10 +45,13 @@ export function termCoverage(terms: readonly string[], text: string): number {
 export function isRelevant(
   hit: SearchHit,
   terms: readonly string[],
+  /** The model whose vectors scored `hit.vectorScore`. */
+  model: string | undefined,
   thresholds: RelevanceThresholds = RELEVANCE_THRESHOLDS,
 ): boolean {
   const chunk = hit.chunk;
   const haystack = [chunk.title, ...chunk.aliases, ...chunk.headingPath, chunk.text].join('\n');
   if (termCoverage(terms, haystack) >= thresholds.minTermCoverage) return true;
-  return hit.vectorScore !== undefined && hit.vectorScore >= thresholds.minCosine;
+  const minCosine = model === undefined ? undefined : thresholds.minCosine[model];
+  return minCosine !== undefined && hit.vectorScore !== undefined && hit.vectorScore >= minCosine;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { USE_LITE_MODEL } from '../../../companion/embeddings/use-lite-model';
 import { extractiveAnswer, sentencesOf } from '../../../companion/search/extractive-answer';
 import type { SearchHit } from '../../../companion/search/hybrid-search';
 import { citeChunk } from '../../../companion/search/chunk-citation';
@@ -111,9 +112,19 @@ describe('extractiveAnswer', () => {
 
   it('accepts a hit found by meaning alone when its cosine is high, quoting its opening', () => {
     const terms = ['entry', 'permit', 'cost'];
-    const answer = extractiveAnswer('entry permit cost', [hit(visa, 1, terms, 0.8)], terms);
+    const answer = extractiveAnswer('entry permit cost', [hit(visa, 1, terms, 0.8)], terms, {
+      model: USE_LITE_MODEL.id,
+    });
     expect(answer.found).toBe(true);
     expect(answer.citations[0]?.excerpt).toBe('valid 90 days in any 180-day period');
+  });
+
+  it('ignores the cosine of a model without a measured threshold', () => {
+    const terms = ['entry', 'permit', 'cost'];
+    const answer = extractiveAnswer('entry permit cost', [hit(visa, 1, terms, 0.99)], terms, {
+      model: 'test-hashing@1',
+    });
+    expect(answer.found).toBe(false);
   });
 
   it('limits the number of passages', () => {
