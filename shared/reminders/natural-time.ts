@@ -19,6 +19,12 @@
  *   (09:00 unless configured) is used; parts of the day that chrono knows ("tomorrow morning",
  *   "tonight") keep chrono's hours (06:00, 22:00). "today" when the default time has passed is
  *   in the past, and so an error.
+ * - Numeric dates with slashes or dots (`5/12`, `05.12.`) are refused as ambiguous: chrono's
+ *   English reads them month first, most of the world day first, and a reminder on the wrong
+ *   day is worse than a question. A leading "at" is tolerated ("at noon").
+ * - A time zone abbreviation chrono knows ("5pm EST") fixes the instant, shown in the zone.
+ * - A weekday names the next such day, today included while the time is still ahead ("monday"
+ *   at 07:00 on a Monday is today 09:00).
  * - The whole text must be a time: "tomorrow 5pm call mum" is not read (the title belongs
  *   outside the parentheses), so a typo never turns into a wrong reminder.
  * - A trailing IANA zone ("tomorrow 5pm America/New_York") resolves in that zone and is kept in
@@ -63,6 +69,8 @@ const ZONE_WORD = /^(?:UTC|GMT|[A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)+)$/;
 const CASUAL_PART_OF_DAY =
   /^casualReference\/(?:morning|afternoon|evening|tonight|night|noon|midnight)$/;
 const PARSE_OPTIONS = { forwardDate: true };
+/** `5/12`, `05.12.2026`: chrono reads month first (US), half the world reads day first. */
+const AMBIGUOUS_NUMERIC_DATE = /\b\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?\b/;
 
 /** Splits a trailing IANA-zone-looking word off `text` (it may not be a valid zone). */
 export function splitTrailingZone(text: string): { body: string; zone?: string } {
@@ -109,6 +117,13 @@ export function resolveNaturalTime(text: string, options: NaturalTimeOptions): N
   const quoted = text.trim();
   if (body === '') return { ok: false, message: 'no time given' };
 
+  const slashDate = AMBIGUOUS_NUMERIC_DATE.exec(body);
+  if (slashDate) {
+    return {
+      ok: false,
+      message: `"${slashDate[0]}" is ambiguous (day/month or month/day?): write 2026-12-05 or dec 5`,
+    };
+  }
   const reference = { instant: new Date(now), timezone: zoneOffsetMs(now, zone) / 60_000 };
   const result = wholeMatch(body, reference);
   if (result === undefined) {
@@ -124,7 +139,9 @@ export function resolveNaturalTime(text: string, options: NaturalTimeOptions): N
   const start = result.start;
   const tags = result.tags();
   let instant: number;
-  if (tags.has('result/relativeDateAndTime')) {
+  if (tags.has('result/relativeDateAndTime') || start.isCertain('timezoneOffset')) {
+    // A duration from now, or a time written with its own offset ("5pm EST"): the instant is
+    // what was meant; it is shown in the zone's wall time.
     instant = Math.floor(start.date().getTime() / 60_000) * 60_000;
   } else {
     const hasTime =
@@ -155,7 +172,18 @@ export function resolveNaturalTime(text: string, options: NaturalTimeOptions): N
   };
 }
 
+/** chrono's single result covering all of `body` (a leading "at" may be left out). */
 function wholeMatch(
+  body: string,
+  reference: { instant: Date; timezone: number },
+): chrono.ParsedResult | undefined {
+  const withoutAt = body.replace(/^at\s+/i, '');
+  return (
+    matchAll(body, reference) ?? (withoutAt === body ? undefined : matchAll(withoutAt, reference))
+  );
+}
+
+function matchAll(
   body: string,
   reference: { instant: Date; timezone: number },
 ): chrono.ParsedResult | undefined {

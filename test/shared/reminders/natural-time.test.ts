@@ -43,6 +43,16 @@ describe('resolveNaturalTime: a fixed now in three zones', () => {
       '2026-11-24 17:00 America/New_York',
       '2026-11-24T22:00:00.000Z',
     ],
+    ['at noon', now, BERLIN, '2026-11-24 12:00', '2026-11-24T11:00:00.000Z'],
+    ['this evening', now, BERLIN, '2026-11-23 20:00', '2026-11-23T19:00:00.000Z'],
+    ['midnight', now, BERLIN, '2026-11-24 00:00', '2026-11-23T23:00:00.000Z'],
+    ['jan 5', now, BERLIN, '2027-01-05 09:00', '2027-01-05T08:00:00.000Z'],
+    ['in 2 weeks at 10', now, BERLIN, '2026-12-07 10:00', '2026-12-07T09:00:00.000Z'],
+    // An abbreviation chrono knows fixes the instant; it is shown in the vault's zone.
+    ['tomorrow 5pm EST', now, BERLIN, '2026-11-24 23:00', '2026-11-24T22:00:00.000Z'],
+    // A weekday on that very day, before its time, is today.
+    ['monday', '2026-11-23T06:00:00Z', BERLIN, '2026-11-23 09:00', '2026-11-23T08:00:00.000Z'],
+    ['friday 5pm', '2026-11-27T17:30:00Z', BERLIN, '2026-12-04 17:00', '2026-12-04T16:00:00.000Z'],
     // New York, Monday 12:00 EST
     ['5pm', now, NEW_YORK, '2026-11-23 17:00', '2026-11-23T22:00:00.000Z'],
     ['tomorrow 9am', now, NEW_YORK, '2026-11-24 09:00', '2026-11-24T14:00:00.000Z'],
@@ -136,6 +146,11 @@ describe('resolveNaturalTime: errors', () => {
     [
       'tomorrow 5pm call mum',
       '"tomorrow 5pm call mum" is not a time I can read (try "tomorrow 5pm", "next monday at 8" or "in 2 hours")',
+    ],
+    ['5/12', '"5/12" is ambiguous (day/month or month/day?): write 2026-12-05 or dec 5'],
+    [
+      '05.12.2026 10:00',
+      '"05.12.2026" is ambiguous (day/month or month/day?): write 2026-12-05 or dec 5',
     ],
     ['', 'no time given'],
     ['   ', 'no time given'],
