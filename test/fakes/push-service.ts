@@ -214,13 +214,7 @@ export class FakePushService {
     let decryptError: string | undefined;
     if (receiver) {
       try {
-        payload = ece
-          .decrypt(body, {
-            version: 'aes128gcm',
-            privateKey: receiver.ecdh,
-            authSecret: receiver.auth,
-          })
-          .toString('utf8');
+        payload = decryptPushBody(body, receiver.ecdh, receiver.auth);
       } catch (error) {
         decryptError = (error as Error).message;
       }
@@ -264,6 +258,13 @@ function idOf(endpointOrPath: string): string {
     ? new URL(endpointOrPath).pathname
     : endpointOrPath;
   return path.split('/').pop() ?? '';
+}
+
+/** RFC 8291: decrypts an aes128gcm push message body with the receiver's key pair and auth secret. */
+export function decryptPushBody(body: Buffer, receiverKey: ECDH, authSecret: string): string {
+  return ece
+    .decrypt(body, { version: 'aes128gcm', privateKey: receiverKey, authSecret })
+    .toString('utf8');
 }
 
 /** RFC 8292 §3: `vapid t=<JWT>, k=<base64url P-256 public key>`. */
