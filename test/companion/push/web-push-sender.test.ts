@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import webPush from 'web-push';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -272,6 +272,28 @@ describe('WebPushSender against a local HTTPS push service', () => {
     );
     // The third request only left once one of the first two had timed out.
     expect(arrivals[2]! - Math.min(arrivals[0]!, arrivals[1]!)).toBeGreaterThanOrEqual(250);
+  });
+
+  it('times out a server that accepts the connection but never speaks TLS', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const { id } = subscribe({
+        endpoint: `https://127.0.0.1:${port}/push/v2/silent`,
+        keys: service.createSubscription().keys,
+      });
+      const started = Date.now();
+      const outcome = await sender({ timeoutMs: 300 }).deliver(delivery(id));
+      expect(outcome).toMatchObject({ status: 'retry', afterMs: 5_000 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it('retries when nothing listens at the endpoint (network error)', async () => {
