@@ -51,7 +51,7 @@ export function definitionProblem(definition: ReminderDefinition): string | unde
   if (schedule.kind === 'recurring') {
     const start = parseLocalDateTime(schedule.start);
     if (!start.ok) return `due: ${start.message}`;
-    const rule = validateRrule(schedule.rrule);
+    const rule = checkedRule(schedule.rrule);
     if (!rule.ok) return `repeat: ${rule.message}`;
     return undefined;
   }
@@ -74,6 +74,20 @@ function knownZone(zone: string): boolean {
     zoneValidity.set(zone, valid);
   }
   return valid;
+}
+
+/** Rule texts already checked: many reminders share a handful of rules (weekly on Monday…). */
+const ruleChecks = new Map<string, ReturnType<typeof validateRrule>>();
+const RULE_CACHE_LIMIT = 5_000;
+
+function checkedRule(rrule: string): ReturnType<typeof validateRrule> {
+  let check = ruleChecks.get(rrule);
+  if (check === undefined) {
+    check = validateRrule(rrule);
+    if (ruleChecks.size >= RULE_CACHE_LIMIT) ruleChecks.clear();
+    ruleChecks.set(rrule, check);
+  }
+  return check;
 }
 
 function inRange(instant: number): boolean {

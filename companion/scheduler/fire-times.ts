@@ -48,8 +48,18 @@ export class FireTimes {
     return this.definition.status === 'active' && !this.definition.taskChecked;
   }
 
+  /** The last `nextAfter` question and answer: the scheduler asks the same one twice per fire. */
+  private memo: { after: number; next: number | undefined } | undefined;
+
   /** The earliest fire time strictly after `after`, or undefined when nothing is left. */
   nextAfter(after: number): number | undefined {
+    if (this.memo?.after === after) return this.memo.next;
+    const next = this.computeNextAfter(after);
+    this.memo = { after, next };
+    return next;
+  }
+
+  private computeNextAfter(after: number): number | undefined {
     if (!this.active) return undefined;
     let best = this.nextOccurrenceAfter(after);
     for (const extra of this.extraTimes()) {

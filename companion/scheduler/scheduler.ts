@@ -320,6 +320,13 @@ export class ReminderScheduler implements SchedulerStatusSource {
     const fresh: { id: string; highWater: number }[] = [];
     const seen = complete ? new Set<string>() : undefined;
     for (const definition of definitions) {
+      const known = this.plans.get(definition.id);
+      // A full re-plan after a rescan mostly sees unchanged reminders: keep their plan (checking
+      // and expanding a rule is the expensive part) and their place in the queue.
+      if (known && sameDefinition(known.definition, definition)) {
+        seen?.add(definition.id);
+        continue;
+      }
       const problem = definitionProblem(definition);
       const id = typeof definition.id === 'string' ? definition.id : '';
       seen?.add(id);
@@ -704,6 +711,10 @@ export class ReminderScheduler implements SchedulerStatusSource {
 export type MissedItem =
   | ({ readonly kind: 'unresolved' } & UnresolvedReminder)
   | ({ readonly kind: 'expired' } & MissedRow);
+
+function sameDefinition(a: ReminderDefinition, b: ReminderDefinition): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
 
 function missedRow(definition: ReminderDefinition, occurrence: number): MissedRow {
   return {
