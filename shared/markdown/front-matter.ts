@@ -163,7 +163,13 @@ export function updateFrontMatter(
     () => rewriteWholeBlock(source, effective, fence.eol),
   ];
   for (const candidate of candidates) {
-    const edited = candidate();
+    let edited: string | null;
+    try {
+      edited = candidate();
+    } catch {
+      // yaml refuses to print some documents (an alias whose anchor the change removed).
+      edited = null;
+    }
     if (edited !== null && readsBackAs(edited, expected)) {
       return {
         ok: true,
@@ -176,7 +182,9 @@ export function updateFrontMatter(
     error: {
       line: 1,
       column: 1,
-      message: 'the front matter could not be rewritten so that it reads back as intended',
+      message:
+        'the front matter could not be rewritten so that it reads back as intended ' +
+        '(a changed value may be a YAML anchor that other keys refer to)',
     },
   };
 }

@@ -380,6 +380,17 @@ describe('updateFrontMatter', () => {
     expect(updated(text, { a: 2 })).toBe(text.replace('a: 1', 'a: 2'));
   });
 
+  it('refuses, without throwing, a change that would orphan a YAML alias', () => {
+    const text = '---\nbase: &b hello\ncopy: *b\nlist: &l [1, 2]\nother: *l\n---\nbody\n';
+    for (const change of [{ base: 'x' }, { base: undefined }, { list: undefined }]) {
+      expect(updateFrontMatter(text, change)).toMatchObject({
+        ok: false,
+        error: { message: /anchor/ },
+      });
+    }
+    expect(updated(text, { copy: 'z' })).toBe(text.replace('copy: *b', 'copy: z'));
+  });
+
   it('keeps strings as strings when values look like other types', () => {
     const result = updated('---\na: 1\n---\n', {
       a: 'true',
