@@ -15,10 +15,11 @@
  * - tokens in front matter, fenced code blocks and inline code spans are ignored.
  * Never throws; every problem names its line and column.
  */
+import { isKnownZone } from './known-zone';
 import { findBlockId } from './block-id';
 import { bodyStartIndex, fencedCodeLines, inlineCodeSpans, overlapsSpan } from './code-regions';
 import { findForeignTokens } from './foreign-syntax';
-import { isValidZone } from './local-time';
+
 import { classifyRemindText } from './remind-value';
 import type { ReminderSchedule, TaskState } from './reminder-schedule';
 import { REMIND_OPEN, documentLines, findRemindTokensInLine } from './remind-token';
@@ -182,7 +183,7 @@ export function findInlineReminders(
         result.problems.push(item);
         continue;
       }
-      const value = isValidZone(options.defaultZone)
+      const value = isKnownZone(options.defaultZone)
         ? classifyRemindText(first.inner, options.defaultZone)
         : ({
             kind: 'invalid',
@@ -212,7 +213,7 @@ export function findInlineReminders(
         result.problems.push(problem('invalid', token.from, token.to, token.result.reason));
         continue;
       }
-      if (!isValidZone(options.defaultZone)) {
+      if (!isKnownZone(options.defaultZone)) {
         const reason = `unknown default time zone "${options.defaultZone}"`;
         result.problems.push(problem('invalid', token.from, token.to, reason));
         continue;

@@ -31,11 +31,11 @@
  *   the output when it differs from the default zone.
  * - English only (chrono's `en`); other languages are future work.
  */
+import { isKnownZone } from './known-zone';
 import * as chrono from 'chrono-node';
 import {
   formatWall,
   instantToWall,
-  isValidZone,
   wallFromParts,
   wallToInstant,
   zoneOffsetMs,
@@ -99,7 +99,7 @@ export function resolveNaturalTime(text: string, options: NaturalTimeOptions): N
   }
   const { now } = options;
   if (!Number.isFinite(now)) return { ok: false, message: '"now" is not a valid instant' };
-  if (!isValidZone(options.zone)) {
+  if (!isKnownZone(options.zone)) {
     return { ok: false, message: `unknown time zone "${options.zone}"` };
   }
   const defaultTime = readDefaultTime(options.defaultTime ?? '09:00');
@@ -107,7 +107,7 @@ export function resolveNaturalTime(text: string, options: NaturalTimeOptions): N
     return { ok: false, message: `default time "${options.defaultTime}" is not HH:mm` };
   }
   const { body, zone: writtenZone } = splitTrailingZone(text);
-  if (writtenZone !== undefined && !isValidZone(writtenZone)) {
+  if (writtenZone !== undefined && !isKnownZone(writtenZone)) {
     return {
       ok: false,
       message: `unknown time zone "${writtenZone}" (use an IANA name like Europe/Berlin)`,

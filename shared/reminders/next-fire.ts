@@ -12,7 +12,8 @@
  *   days does not fire the day in between;
  * - `after` is exclusive: a reminder due exactly at `after` counts as already fired.
  */
-import { formatWall, instantToWall, isValidZone, parseLocalDateTime } from './local-time';
+import { isKnownZone } from './known-zone';
+import { formatWall, instantToWall, parseLocalDateTime } from './local-time';
 import { nextOccurrences, validateRrule } from './recurrence';
 import type { ReminderSchedule, ReminderStatus, TaskState } from './reminder-schedule';
 import { scheduleStartInstant } from './reminder-schedule';
@@ -49,7 +50,7 @@ export function nextFire(
 
 /** Why a schedule cannot be used, or undefined when it is sound (for data from outside). */
 export function checkSchedule(schedule: ReminderSchedule): string | undefined {
-  if (!isValidZone(schedule.zone)) return `unknown time zone "${schedule.zone}"`;
+  if (!isKnownZone(schedule.zone)) return `unknown time zone "${schedule.zone}"`;
   const start = parseLocalDateTime(schedule.start);
   if (!start.ok) return start.message;
   if (schedule.kind === 'recurring') {

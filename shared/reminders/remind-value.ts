@@ -12,8 +12,9 @@
  * - `invalid`, with a reason naming what is wrong ("month 13 does not exist").
  * Never throws.
  */
+import { isKnownZone } from './known-zone';
 import { parseEveryPhrase } from './every-phrase';
-import { daysInMonth, formatWall, isValidZone, wallFromParts } from './local-time';
+import { daysInMonth, formatWall, wallFromParts } from './local-time';
 import { readsAsNaturalTime, splitTrailingZone } from './natural-time';
 import { validateRrule } from './recurrence';
 import { INLINE_RECURRENCE_START } from './reminder-schedule';
@@ -62,9 +63,30 @@ const LOOKS_LIKE_DATE = /^\d{4}-\d{1,2}-\d{1,2}\b/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 
+/**
+ * Classification is a pure function of the text and the zone, and vaults repeat the same few
+ * (`every monday 09:00`), so answers are remembered; they are frozen because they are shared.
+ */
+const memory = new Map<string, RemindValue>();
+const MEMORY_LIMIT = 5000;
+
 /** Classifies the inner text of a token (untrimmed is fine). */
 export function classifyRemindText(inner: string, defaultZone: string): RemindValue {
   if (typeof inner !== 'string') return { kind: 'invalid', reason: 'not text' };
+  if (inner.length > MAX_REMIND_TEXT_LENGTH || typeof defaultZone !== 'string') {
+    return classify(inner, defaultZone);
+  }
+  const key = `${defaultZone}\u0000${inner}`;
+  let value = memory.get(key);
+  if (value === undefined) {
+    if (memory.size >= MEMORY_LIMIT) memory.clear();
+    value = Object.freeze(classify(inner, defaultZone));
+    memory.set(key, value);
+  }
+  return value;
+}
+
+function classify(inner: string, defaultZone: string): RemindValue {
   if (inner.length > MAX_REMIND_TEXT_LENGTH) {
     return {
       kind: 'invalid',
@@ -85,13 +107,13 @@ export function classifyRemindText(inner: string, defaultZone: string): RemindVa
   }
 
   const { body, zone: writtenZone } = splitTrailingZone(text);
-  if (writtenZone !== undefined && !isValidZone(writtenZone)) {
+  if (writtenZone !== undefined && !isKnownZone(writtenZone)) {
     return {
       kind: 'invalid',
       reason: `unknown time zone "${writtenZone}" (use an IANA name like Europe/Berlin)`,
     };
   }
-  if (writtenZone === undefined && !isValidZone(defaultZone)) {
+  if (writtenZone === undefined && !isKnownZone(defaultZone)) {
     return { kind: 'invalid', reason: `unknown default time zone "${defaultZone}"` };
   }
   const zone = writtenZone ?? defaultZone;

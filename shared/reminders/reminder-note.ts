@@ -9,12 +9,12 @@
  * with an offset it is an instant, and its wall time in `timezone` is the recurrence start.
  * Minute resolution: seconds, when written, must be 00.
  */
+import { isKnownZone } from './known-zone';
 import {
   daysInMonth,
   formatInZone,
   formatWall,
   instantToWall,
-  isValidZone,
   wallFromParts,
   wallToInstant,
 } from './local-time';
@@ -106,12 +106,12 @@ export function readReminderNote(
 
   let timezone: string | undefined;
   if (data.timezone === undefined || data.timezone === null || data.timezone === '') {
-    if (options.defaultZone !== undefined && isValidZone(options.defaultZone)) {
+    if (options.defaultZone !== undefined && isKnownZone(options.defaultZone)) {
       timezone = options.defaultZone;
     } else {
       fail('timezone', 'missing (an IANA zone like Europe/Berlin)');
     }
-  } else if (typeof data.timezone === 'string' && isValidZone(data.timezone.trim())) {
+  } else if (typeof data.timezone === 'string' && isKnownZone(data.timezone.trim())) {
     timezone = data.timezone.trim();
   } else {
     fail('timezone', `${show(data.timezone)} is not an IANA time zone (like Europe/Berlin)`);
