@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Embedder } from '../../shared/ports';
 import { WorkerEmbedder } from '../../companion/embeddings/worker-embedder';
+import { answerability } from './answerability';
 import { CompanionEngine } from './companion-engine';
 import { BASELINE_ENGINES, runEval } from './main';
 import type { EngineFactory } from './main';
@@ -26,7 +27,22 @@ export async function main(argv: readonly string[], options: CliOptions): Promis
   };
   const engines: EngineFactory[] = [...BASELINE_ENGINES, ...companionEngines(useLite)];
   try {
-    await runEval(argv, { repo: options.repo, corpora: options.corpora, engines });
+    await runEval(argv, {
+      repo: options.repo,
+      corpora: options.corpora,
+      engines,
+      answerability: async (dataset) => {
+        const engine = new CompanionEngine({
+          name: 'companion hybrid (RRF k=60)',
+          embedder: useLite,
+        });
+        try {
+          return await answerability(dataset, engine);
+        } finally {
+          await engine.close();
+        }
+      },
+    });
   } finally {
     await (worker as WorkerEmbedder | null)?.close();
   }

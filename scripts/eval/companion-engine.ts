@@ -8,7 +8,7 @@ import { VaultIndexer } from '../../companion/indexer';
 import type { ColumnWeights } from '../../companion/indexer';
 import { createLogger } from '../../companion/logging';
 import { HybridSearch } from '../../companion/search/hybrid-search';
-import type { FusionConfig } from '../../companion/search/hybrid-search';
+import type { FusionConfig, SearchOutcome } from '../../companion/search/hybrid-search';
 import type { EvalDocument, EvalEngine } from './engine';
 
 export interface CompanionEngineOptions {
@@ -62,7 +62,8 @@ export class CompanionEngine implements EvalEngine {
     await this.indexer.whenEmbedded();
   }
 
-  async search(query: string, k: number): Promise<string[]> {
+  /** The companion's own search outcome (chunks, scores, mode), one chunk per note. */
+  async searchOutcome(query: string, k: number): Promise<SearchOutcome> {
     if (this.indexer === null) throw new Error(`${this.name}: search before index`);
     const search = new HybridSearch({
       index: this.indexer.queries,
@@ -70,7 +71,11 @@ export class CompanionEngine implements EvalEngine {
       ...(this.options.fusion ? { fusion: this.options.fusion } : {}),
       maxPerNote: 1,
     });
-    const outcome = await search.search({ query, limit: k });
+    return search.search({ query, limit: k });
+  }
+
+  async search(query: string, k: number): Promise<string[]> {
+    const outcome = await this.searchOutcome(query, k);
     if (this.embedder && outcome.mode !== 'hybrid') {
       throw new Error(
         `${this.name}: expected hybrid search, ran ${outcome.mode} (${outcome.keywordOnlyReason})`,

@@ -14,6 +14,8 @@ export interface Dataset {
   name: string;
   documents: EvalDocument[];
   queries: EvalQuery[];
+  /** Questions the documents do not answer (for the answer relevance gate). */
+  unanswerable?: string[];
 }
 
 /**
@@ -69,6 +71,7 @@ export function loadCranfield(folder: string): Dataset {
 interface QuestionFile {
   dataset: string;
   questions: Array<{ id: string; question: string; relevant: Record<string, number> }>;
+  unanswerable?: string[];
 }
 
 /**
@@ -104,7 +107,14 @@ export function loadVaultQuestions(name: string, vault: string, questionFile: st
     if (judgments.size === 0) throw new Error(`${where}.relevant names no note`);
     return { id: entry.id, text: entry.question, judgments };
   });
-  return { name, documents, queries };
+  const unanswerable = file.unanswerable ?? [];
+  if (
+    !Array.isArray(unanswerable) ||
+    !unanswerable.every((q) => typeof q === 'string' && q.trim())
+  ) {
+    throw new Error(`${questionFile}: "unanswerable" must be a list of non-empty questions`);
+  }
+  return { name, documents, queries, unanswerable };
 }
 
 /** Every `.md` file under `vault`, in a stable order, with front matter parsed. */

@@ -26,6 +26,8 @@ export interface EvalOptions {
   repo: string;
   corpora: string;
   engines: readonly EngineFactory[];
+  /** `--answerable`: measure the answer relevance gate instead of ranking. */
+  answerability?: (dataset: Dataset) => Promise<string>;
 }
 
 export const BASELINE_ENGINES: readonly EngineFactory[] = [
@@ -40,6 +42,7 @@ export async function runEval(argv: readonly string[], options: EvalOptions): Pr
       dataset: { type: 'string' },
       engine: { type: 'string' },
       json: { type: 'boolean', default: false },
+      answerable: { type: 'boolean', default: false },
     },
   });
   const datasets: Array<{ key: string; load: () => Dataset }> = [
@@ -70,6 +73,13 @@ export async function runEval(argv: readonly string[], options: EvalOptions): Pr
     throw new Error(
       `--engine matches none of ${options.engines.map((e) => e.key).join(', ')} (got "${values.engine}")`,
     );
+  }
+
+  if (values.answerable) {
+    if (!options.answerability) throw new Error('--answerable is not available here');
+    const dataset = datasets.find((d) => d.key === 'obsidian-help')!.load();
+    console.log(await options.answerability(dataset));
+    return;
   }
 
   const rows: EngineScores[] = [];
