@@ -11,20 +11,22 @@ import { MAX_DELIVERY_ATTEMPTS } from './deliverer';
 import type { DeliveryOutcome, PushDeliverer, PushDelivery } from './deliverer';
 import { endpointHost, endpointProblem } from './endpoint-policy';
 import { p256dhProblem } from './key-check';
+import { postPushMessage } from './push-request';
+import type { PushAnswer, PushRequest } from './push-request';
 import type { PushSubscriptionStore, StoredSubscription } from './subscription-store';
 import { pushTopic } from './topic';
 import type { VapidKeys } from './vapid-keys';
 
 /*
- * Sends one push message per `deliver` call with web-push 3.6.7 (aes128gcm + VAPID) and maps the
- * push service's answer to an outcome (RFC 8030; reliability_anchors.md §4):
+ * Sends one push message per `deliver` call: web-push 3.6.7 encrypts it (aes128gcm) and signs the
+ * VAPID token, push-request.ts posts it with a timeout that can cancel, and the push service's
+ * answer maps to an outcome (RFC 8030; reliability_anchors.md §4):
  *
  *   2xx → sent · 404/410 → the subscription is deleted, gone · 429 → retry after Retry-After
  *   (else backoff) · 5xx, timeout, network error → retry with backoff · other 4xx → failed.
  *
  * Logs and stored failure reasons carry the subscription id and the endpoint's host, never the
- * endpoint path (which is the device's address) or keys. web-push's own error objects hold the
- * endpoint, so they are never logged whole.
+ * endpoint path (which is the device's address) or keys.
  */
 
 /** RFC 8291 §4: a 4096-byte record minus header (86), delimiter (1) and tag (16). */
@@ -124,55 +126,57 @@ export class WebPushSender implements PushDeliverer {
   ): Promise<DeliveryOutcome> {
     const attempt = delivery.attempt ?? 1;
     const { keys } = this.options;
-    const request = webPush.sendNotification(
-      {
-        endpoint: subscription.endpoint,
-        keys: { p256dh: subscription.p256dh, auth: subscription.auth },
-      },
-      JSON.stringify(delivery.payload),
-      {
-        TTL: Math.min(delivery.ttlSeconds, MAX_TTL_SECONDS),
-        urgency: 'high',
-        topic: pushTopic(delivery.topic),
-        vapidDetails: {
-          subject: keys.subject,
-          publicKey: keys.publicKey,
-          privateKey: keys.privateKey,
-        },
-        // Socket idle timeout: a push service that accepts the connection and then says
-        // nothing is cut off here.
-        timeout: this.timeoutMs,
-        ...(this.options.agent ? { agent: this.options.agent } : {}),
-      },
-    );
+    let message: PushRequest;
     try {
-      await withDeadline(request, this.timeoutMs * 2);
-      return { status: 'sent' };
+      // Encrypts (aes128gcm) and signs the VAPID token; throws only for input it cannot use.
+      message = webPush.generateRequestDetails(
+        {
+          endpoint: subscription.endpoint,
+          keys: { p256dh: subscription.p256dh, auth: subscription.auth },
+        },
+        JSON.stringify(delivery.payload),
+        {
+          TTL: Math.min(delivery.ttlSeconds, MAX_TTL_SECONDS),
+          urgency: 'high',
+          topic: pushTopic(delivery.topic),
+          vapidDetails: {
+            subject: keys.subject,
+            publicKey: keys.publicKey,
+            privateKey: keys.privateKey,
+          },
+        },
+      ) as PushRequest;
     } catch (error) {
-      return this.outcomeOfError(error, attempt);
+      return { status: 'failed', reason: `cannot prepare the message: ${errorSummary(error)}` };
     }
-  }
-
-  private outcomeOfError(error: unknown, attempt: number): DeliveryOutcome {
-    if (!(error instanceof webPush.WebPushError)) {
+    let answer: PushAnswer;
+    try {
+      answer = await postPushMessage(message, {
+        ...(this.options.agent ? { agent: this.options.agent } : {}),
+        idleTimeoutMs: this.timeoutMs,
+        deadlineMs: this.timeoutMs * 2,
+      });
+    } catch (error) {
       const reason = `no answer from the push service (${errorSummary(error)})`;
       return { status: 'retry', afterMs: backoffDelayMs(attempt, this.random), reason };
     }
-    const status = error.statusCode;
-    const answer = `push service answered ${status}${quoteBody(error.body)}`;
+    return this.outcomeOfAnswer(answer, attempt);
+  }
+
+  private outcomeOfAnswer(answer: PushAnswer, attempt: number): DeliveryOutcome {
+    const { status } = answer;
+    if (status >= 200 && status < 300) return { status: 'sent' };
     if (status === 404 || status === 410) return { status: 'gone' };
+    const reason = `push service answered ${status}${quoteBody(answer.body)}`;
     if (status === 429 || status >= 500) {
-      const retryAfter = parseRetryAfterMs(
-        headerValue(error.headers, 'retry-after'),
-        this.options.clock.now(),
-      );
+      const retryAfter = parseRetryAfterMs(answer.headers['retry-after'], this.options.clock.now());
       return {
         status: 'retry',
         afterMs: retryAfter ?? backoffDelayMs(attempt, this.random),
-        reason: answer,
+        reason,
       };
     }
-    return { status: 'failed', reason: answer };
+    return { status: 'failed', reason };
   }
 
   /** Records the outcome on the subscription, in metrics and the log; turns exhausted retries into failures. */
@@ -220,32 +224,6 @@ export class WebPushSender implements PushDeliverer {
     this.deliveries?.inc({ outcome: outcome.status });
     return outcome;
   }
-}
-
-/**
- * Settles with `promise`, or rejects after `ms`: a push service dripping bytes slowly enough to
- * dodge the socket idle timeout must still not hold a sending slot for ever.
- */
-async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no complete answer within ${ms} ms`)), ms);
-    // A send in flight must not hold a stopping companion open; its socket has its own timeout.
-    timer.unref();
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function headerValue(headers: unknown, name: string): string | string[] | undefined {
-  if (typeof headers !== 'object' || headers === null) return undefined;
-  const value = (headers as Record<string, unknown>)[name];
-  return typeof value === 'string' || Array.isArray(value)
-    ? (value as string | string[])
-    : undefined;
 }
 
 /** The push service's explanation (e.g. Apple's `{"reason":"BadJwtToken"}`), short and printable. */

@@ -11,7 +11,8 @@
  *   and auth secret, which it made itself (`createSubscription`) as a browser would.
  *
  * Answers are scripted per subscription: 201 by default, or a queue of 404, 410, 429 with
- * Retry-After, 500, any status, or `hang` (accept the request and never answer).
+ * Retry-After, 500, any status, `hang` (accept the request and never answer), or `drip` (answer
+ * 201 and then send the body one byte every 100 ms, never finishing: alive, but never done).
  */
 import { createECDH, createPublicKey, randomBytes, verify } from 'node:crypto';
 import type { ECDH } from 'node:crypto';
@@ -85,7 +86,8 @@ export interface BrowserSubscription {
 
 export type ScriptedAnswer =
   | { readonly status: number; readonly retryAfter?: string; readonly body?: string }
-  | { readonly hang: true };
+  | { readonly hang: true }
+  | { readonly drip: true };
 
 export interface VapidCheck {
   readonly valid: boolean;
@@ -126,6 +128,7 @@ export class FakePushService {
   private readonly receivers = new Map<string, Receiver>();
   private readonly sockets = new Set<Socket>();
   private readonly hanging = new Set<ServerResponse>();
+  private readonly drips = new Set<NodeJS.Timeout>();
 
   private constructor(
     private readonly server: Server,
@@ -151,6 +154,11 @@ export class FakePushService {
       socket.on('close', () => service.sockets.delete(socket));
     });
     return service;
+  }
+
+  /** Requests held open right now (`hang`, `drip`): 0 once the sender has given up on them. */
+  get openRequests(): number {
+    return this.hanging.size;
   }
 
   /** PEM file of this service's self-signed certificate, e.g. for NODE_EXTRA_CA_CERTS. */
@@ -183,6 +191,7 @@ export class FakePushService {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.drips) clearInterval(timer);
     for (const response of this.hanging) response.destroy();
     for (const socket of this.sockets) socket.destroy();
     this.agent.destroy();
@@ -236,12 +245,21 @@ export class FakePushService {
       vapid,
       payload,
       ...(decryptError !== undefined ? { decryptError } : {}),
-      answered: 'hang' in answer ? undefined : answer.status,
+      answered: 'hang' in answer ? undefined : 'drip' in answer ? 201 : answer.status,
       at: Date.now(),
     });
 
-    if ('hang' in answer) {
+    if ('hang' in answer || 'drip' in answer) {
       this.hanging.add(res);
+      if ('drip' in answer) {
+        res.writeHead(201, { 'content-type': 'text/plain' });
+        const timer = setInterval(() => res.write('.'), 100);
+        this.drips.add(timer);
+        res.on('close', () => {
+          clearInterval(timer);
+          this.drips.delete(timer);
+        });
+      }
       res.on('close', () => this.hanging.delete(res));
       return;
     }

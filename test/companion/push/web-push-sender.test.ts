@@ -222,6 +222,20 @@ describe('WebPushSender against a local HTTPS push service', () => {
     expect(metrics.render()).toContain('cairn_push_deliveries_total{outcome="failed"} 1');
   });
 
+  it('quotes a push service explanation short and printable, however long or odd', async () => {
+    const { id, browser } = subscribe();
+    service.script(browser.endpoint, {
+      status: 403,
+      body: `bad\r\n\u0000token ${'x'.repeat(100_000)}`,
+    });
+    const outcome = await sender().deliver(delivery(id));
+    expect(outcome.status).toBe('failed');
+    const reason = outcome.status === 'failed' ? outcome.reason : '';
+    expect(reason.startsWith('push service answered 403: bad token xxx')).toBe(true);
+    expect(reason.endsWith('…')).toBe(true);
+    expect(reason.length).toBeLessThanOrEqual('push service answered 403: '.length + 201);
+  });
+
   it('is refused by the push service when signed with a key the subscription was not made for', async () => {
     const { id, browser } = subscribe();
     const stranger = webPush.generateVAPIDKeys();
@@ -257,6 +271,20 @@ describe('WebPushSender against a local HTTPS push service', () => {
     expect(outcome).toMatchObject({ status: 'retry', afterMs: 5_000 });
     expect(outcome.status === 'retry' && outcome.reason).toMatch(/no answer from the push service/);
     expect(finished).toEqual(['healthy', 'hanging']);
+    await waitFor(() => service.openRequests === 0);
+  });
+
+  it('gives up on an answer that trickles in for ever (overall deadline, twice the timeout)', async () => {
+    const { id, browser } = subscribe();
+    service.script(browser.endpoint, { drip: true });
+    const outcome = await sender({ timeoutMs: 300 }).deliver(delivery(id));
+    expect(outcome).toEqual({
+      status: 'retry',
+      afterMs: 5_000,
+      reason: 'no answer from the push service (no complete answer within 600 ms)',
+    });
+    // The request was cancelled, not abandoned: the push service sees the connection close.
+    await waitFor(() => service.openRequests === 0);
   });
 
   it('limits how many sends run at once; the rest wait their turn', async () => {
@@ -384,6 +412,14 @@ describe('WebPushSender against a local HTTPS push service', () => {
     expect(sender().subscriptions()).toEqual([{ id: first.id }, { id: second.id }]);
   });
 });
+
+async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 async function unusedPort(): Promise<number> {
   const server = createServer();
