@@ -77,3 +77,5 @@ export { checkSchedule, describeNextFire, nextFire } from './next-fire';
 export type { ReminderFireState } from './next-fire';
 export { reminderDeepLink } from './deep-link';
 export { buildReminderNoteFile } from './reminder-note-file';
+export { previewRemindText } from './remind-preview';
+export type { RemindPreview, RemindPreviewOptions } from './remind-preview';

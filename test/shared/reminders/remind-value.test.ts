@@ -200,6 +200,17 @@ describe('classifyRemindText: bad input gets a precise reason', () => {
     });
   });
 
+  it('remembered answers are per zone and cannot be changed by a caller', () => {
+    const berlin = classifyRemindText('2026-11-23 17:00', ZONE);
+    const kolkata = classifyRemindText('2026-11-23 17:00', 'Asia/Kolkata');
+    expect(berlin).toMatchObject({ zone: ZONE });
+    expect(kolkata).toMatchObject({ zone: 'Asia/Kolkata' });
+    expect(classifyRemindText('2026-11-23 17:00', ZONE)).toBe(berlin);
+    expect(() => {
+      (berlin as { zone: string }).zone = 'UTC';
+    }).toThrow(TypeError);
+  });
+
   it('never throws on random input', () => {
     let seed = 42;
     const random = () => {
