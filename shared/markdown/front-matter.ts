@@ -136,8 +136,12 @@ export function updateFrontMatter(
     if (added.length === 0) return { ok: true, text };
     const bom = text.startsWith(BOM) ? BOM : '';
     const eol = detectLineEnding(text);
-    const block = withLineEnding(`---\n${serializeFields(added)}---\n`, eol);
-    return { ok: true, text: bom + block + text.slice(bom.length) };
+    try {
+      const block = withLineEnding(`---\n${serializeFields(added)}---\n`, eol);
+      return { ok: true, text: bom + block + text.slice(bom.length) };
+    } catch (error) {
+      return { ok: false, error: { line: 1, column: 1, message: errorMessage(error) } };
+    }
   }
 
   const source = text.slice(fence.yamlStart, fence.yamlEnd);

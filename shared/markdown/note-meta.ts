@@ -93,21 +93,48 @@ function titleOf(input: NoteMetaInput, warnings: NoteMetaWarning[]): string {
   return firstHeading(input.body) ?? fileStem(input.path);
 }
 
-/** The text of the first ATX H1 (`# Title`, optional closing `#`s) outside code, links reduced to their text. */
+/**
+ * The text of the first H1 outside code: ATX (`# Title`, optional closing `#`s) or setext
+ * (a line of `=` under a paragraph line). Markup is reduced to its text: links to their
+ * label, inline code and emphasis markers dropped, `%% comments %%` removed.
+ */
 export function firstHeading(body: string): string | undefined {
+  const rawLines = body.split(/\r?\n/);
+  let previous: { index: number; text: string } | null = null;
   for (const line of proseLines(body)) {
-    const match = /^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line.text);
-    const text = match?.[1] === undefined ? '' : plainHeadingText(match[1]);
-    if (text !== '') return text;
+    const raw = rawLines[line.index] ?? '';
+    const atx = /^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line.text);
+    if (atx !== null) {
+      const text = plainHeadingText(/^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(raw)?.[1] ?? '');
+      if (text !== '') return text;
+    }
+    const underlinesPrevious = previous !== null && previous.index === line.index - 1;
+    if (underlinesPrevious && /^ {0,3}=+[ \t]*$/.test(line.text) && previous !== null) {
+      const text = plainHeadingText(previous.text);
+      if (text !== '') return text;
+    }
+    // A setext underline needs a paragraph line above: not blank, not a heading, list or quote.
+    previous = /^\s*$|^ {0,3}(?:#|[-*+>]\s|\d+[.)]\s|=+\s*$)/.test(line.text)
+      ? null
+      : { index: line.index, text: raw };
   }
   return undefined;
 }
 
+/** Longer headings are cut before cleaning: nobody's title is this long, and it bounds regex work. */
+const MAX_HEADING_LENGTH = 500;
+
 function plainHeadingText(text: string): string {
-  return text
+  return Array.from(text.slice(0, MAX_HEADING_LENGTH * 2))
+    .slice(0, MAX_HEADING_LENGTH)
+    .join('')
+    .replace(/%%.*?(?:%%|$)/g, '')
     .replace(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g, '$2')
     .replace(/!?\[\[([^\]]*)\]\]/g, '$1')
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/(`+)(.+?)\1/g, '$2')
+    .replace(/(\*\*|__|~~|==)(.+?)\1/g, '$2')
+    .replace(/\s+/g, ' ')
     .trim();
 }
 

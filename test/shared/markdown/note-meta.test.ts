@@ -26,6 +26,28 @@ describe('extractNoteMeta: title', () => {
     expect(meta({}, '', '.hidden').title).toBe('.hidden');
   });
 
+  it.each([
+    ['# The `parse` function', 'The parse function'],
+    ['# **Bold** and ==marked== ~~gone~~', 'Bold and marked gone'],
+    ['# Title %% private note %%', 'Title'],
+    ['# Project #work', 'Project #work'],
+    ['#   spaced   out   #', 'spaced out'],
+    ['Setext title\n===', 'Setext title'],
+    ['Setext **bold**\n=====  ', 'Setext bold'],
+    ['para\n\n===\n# Atx', 'Atx'],
+    ['- item\n===\n# Atx', 'Atx'],
+    ['```\ncode\n```\n===\n# Atx', 'Atx'],
+    ['intro\n# First\nSecond\n===', 'First'],
+    ['# \n# Real', 'Real'],
+    ['    # indented code, not a heading\n# Real', 'Real'],
+  ])('takes the H1 of %j as %j', (body, title) => {
+    expect(meta({}, body).title).toBe(title);
+  });
+
+  it('cuts an absurdly long heading to 500 characters', () => {
+    expect(meta({}, `# ${'`a` '.repeat(20_000)}`).title).toBe('a '.repeat(125).trim());
+  });
+
   it('ignores a non-string title with a warning naming the field', () => {
     const input = { path: 'a/b.md', data: { title: 42 }, body: '' };
     expect(extractNoteMeta(input).title).toBe('b');
