@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Embedder } from '../../shared/ports';
 import type { Logger } from '../logging';
 import type { IndexStore } from './index-store';
@@ -119,6 +120,9 @@ export class EmbeddingQueue {
       this.lastError = null;
       embedded += batch.length;
       this.embeddedCount += batch.length;
+      // An embedder that answers synchronously (a cache, a test double) must not hold the
+      // event loop for the whole pass.
+      await yieldToEventLoop();
     }
     if (this.closed) return;
     if (this.store.missingVectorCount(model.id) === 0) this.store.dropModelsExcept(model.id);

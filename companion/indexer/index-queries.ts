@@ -79,6 +79,8 @@ export interface IndexQueriesOptions {
 const MAX_LIMIT = 1000;
 /** sqlite-vec's KNN caps k. */
 const MAX_KNN = 4096;
+/** With filters, KNN fetches this many times `limit` neighbours before filtering. */
+const KNN_OVERSAMPLE = 20;
 
 interface FilterSql {
   sql: string;
@@ -157,22 +159,28 @@ export class SqliteIndexQueries implements IndexQueries {
     const table = vectorTable(row.id);
     const blob = Buffer.from(queryVector.buffer, queryVector.byteOffset, queryVector.byteLength);
     const filter = filterSql(filters);
-    // Without filters, sqlite-vec's KNN finds the nearest texts; with filters, the filtered
-    // chunks are few enough (a folder, a tag) to compare exactly, and KNN-then-filter would
-    // return too few. A text shared by several chunks counts once per chunk either way.
+    // sqlite-vec's KNN finds the nearest texts; their chunks are then filtered. A text shared
+    // by several chunks counts once per chunk. With a narrow filter (one folder of many), the
+    // nearest k may hold fewer than `limit` matching chunks: then the filtered chunks are
+    // compared exactly instead (a scan, but only over what the filter lets through).
+    const total = this.vectorTotal(row.id);
+    const k = Math.min(MAX_KNN, filter.sql === '' ? count * 2 : count * KNN_OVERSAMPLE, total);
+    const knn = this.db
+      .prepare<Array<Buffer | string | number>, { id: number; distance: number }>(
+        `WITH nearest AS (
+           SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?
+         )
+         SELECT c.id AS id, nearest.distance AS distance
+         FROM nearest JOIN index_vectors v ON v.id = nearest.rowid
+         JOIN index_chunks c ON c.text_hash = v.text_hash
+         JOIN index_files f ON f.id = c.file_id
+         WHERE 1 ${filter.sql}
+         ORDER BY nearest.distance, c.id LIMIT ?`,
+      )
+      .all(blob, k, ...filter.params, count);
     const rows =
-      filter.sql === ''
-        ? this.db
-            .prepare<[Buffer, number, number], { id: number; distance: number }>(
-              `WITH nearest AS (
-                 SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?
-               )
-               SELECT c.id AS id, nearest.distance AS distance
-               FROM nearest JOIN index_vectors v ON v.id = nearest.rowid
-               JOIN index_chunks c ON c.text_hash = v.text_hash
-               ORDER BY nearest.distance, c.id LIMIT ?`,
-            )
-            .all(blob, Math.min(MAX_KNN, count * 2), count)
+      knn.length >= count || k >= total
+        ? knn
         : this.db
             .prepare<Array<Buffer | string | number>, { id: number; distance: number }>(
               `SELECT c.id AS id, vec_distance_cosine(e.embedding, ?) AS distance
@@ -184,6 +192,16 @@ export class SqliteIndexQueries implements IndexQueries {
             )
             .all(blob, row.id, ...filter.params, count);
     return rows.map((hit) => ({ chunkId: hit.id, score: 1 - hit.distance }));
+  }
+
+  private vectorTotal(modelRowId: number): number {
+    return (
+      this.db
+        .prepare<[number], { n: number }>(
+          'SELECT count(*) AS n FROM index_vectors WHERE model_id = ?',
+        )
+        .get(modelRowId)?.n ?? 0
+    );
   }
 
   chunks(ids: readonly number[]): IndexedChunk[] {

@@ -6,6 +6,7 @@ import { watch } from 'chokidar';
 import type { FSWatcher } from 'chokidar';
 import type { StatusResponse } from '../../shared/protocol/status';
 import type { Clock, Embedder } from '../../shared/ports';
+import { inTransaction } from '../db/open';
 import type { SqliteDatabase } from '../db/open';
 import type { Logger } from '../logging';
 import type { IndexStatusSource } from '../status/sources';
@@ -18,6 +19,7 @@ import type { FileKind } from './index-store';
 import { SqliteIndexQueries } from './index-queries';
 import type { ColumnWeights } from './index-queries';
 import { contentHash, INDEX_FORMAT, readVaultFile } from './read-vault-file';
+import type { IndexedFile } from './read-vault-file';
 import { symlinkProblem, walkVault } from './vault-walk';
 
 export const DEFAULT_DEBOUNCE_MS = 300;
@@ -25,6 +27,14 @@ export const DEFAULT_DEBOUNCE_MS = 300;
 export const MAX_LISTED_FAILURES = 100;
 /** During a long scan, the embedding queue is woken every this many files. */
 const EMBED_KICK_EVERY = 50;
+/**
+ * Parsed files are written in groups of up to this many, one transaction per group: each
+ * commit costs an fsync (synchronous=FULL), which dominated the initial scan when every file
+ * had its own. A group is still all-or-nothing per file.
+ */
+const WRITE_BATCH_FILES = 32;
+/** …and a group waits at most this long, so a slow file (a big PDF) does not hold others back. */
+const WRITE_BATCH_MS = 250;
 
 /** A file the index added, changed or dropped; the reminder scheduler re-plans on these. */
 export interface IndexChange {
@@ -79,6 +89,9 @@ export class VaultIndexer implements IndexStatusSource {
   private scanning: Promise<void> | null = null;
   private closed = false;
   private changedSinceCleanup = false;
+  /** Parsed files not written yet (see WRITE_BATCH_FILES), and when the first was added. */
+  private writes: IndexedFile[] = [];
+  private writesSince = 0;
   /** Files read and written since start (tests check a restart re-reads nothing). */
   indexedCount = 0;
 
@@ -268,11 +281,18 @@ export class VaultIndexer implements IndexStatusSource {
             'indexing failed',
           );
         }
+        if (
+          this.writes.length >= WRITE_BATCH_FILES ||
+          (this.writes.length > 0 && performance.now() - this.writesSince > WRITE_BATCH_MS)
+        ) {
+          this.flushWrites();
+        }
         // Long scans feed the embedder as they go rather than only at the end.
         if (++processed % EMBED_KICK_EVERY === 0) this.embeddings?.kick();
         // Let HTTP requests in between files.
         await yieldToEventLoop();
       }
+      this.flushWrites();
     })().finally(() => {
       this.draining = null;
       if (this.queue.size > 0 && !this.closed) {
@@ -312,7 +332,47 @@ export class VaultIndexer implements IndexStatusSource {
     }
   }
 
+  /** Writes the parsed files waiting in `writes`, then tells listeners. */
+  private flushWrites(): void {
+    const batch = this.writes;
+    this.writes = [];
+    if (batch.length === 0 || this.closed) return;
+    try {
+      inTransaction(this.options.db, () => {
+        for (const entry of batch) this.store.replaceFile(entry.file, entry.chunks);
+      });
+    } catch {
+      // One bad row must not cost the group: write them one by one and log the one that fails.
+      for (const entry of batch) {
+        try {
+          this.store.replaceFile(entry.file, entry.chunks);
+        } catch (error) {
+          this.options.logger.error(
+            { path: entry.file.path, err: { message: (error as Error).message } },
+            'writing the index failed',
+          );
+        }
+      }
+    }
+    for (const { file, chunks } of batch) {
+      this.indexedCount++;
+      this.changedSinceCleanup = true;
+      if (file.error !== undefined) {
+        this.options.logger.warn({ path: file.path, reason: file.error }, 'file not indexed');
+      } else if (file.warnings.length > 0) {
+        this.options.logger.warn(
+          { path: file.path, warnings: file.warnings },
+          'file indexed partly',
+        );
+      } else {
+        this.options.logger.debug({ path: file.path, chunks: chunks.length }, 'file indexed');
+      }
+      this.emit({ type: 'upsert', path: file.path, kind: file.kind });
+    }
+  }
+
   private async indexFolder(path: string): Promise<void> {
+    this.flushWrites();
     const absolute = join(this.root, path);
     const stats = await lstat(absolute).catch(() => null);
     if (stats === null || !stats.isDirectory()) {
@@ -351,7 +411,8 @@ export class VaultIndexer implements IndexStatusSource {
       this.remove(path);
       return;
     }
-    const before = await stat(absolute);
+    // For a symlink the target's size and time count.
+    const before = stats.isSymbolicLink() ? await stat(absolute) : stats;
     const stored = this.store.fileState(path);
     const mtimeMs = Math.round(before.mtimeMs);
     if (
@@ -387,20 +448,13 @@ export class VaultIndexer implements IndexStatusSource {
     }
     const entry = await readVaultFile({ path, kind, bytes, mtimeMs });
     if (this.closed) return;
-    this.store.replaceFile(entry.file, entry.chunks);
-    this.indexedCount++;
-    this.changedSinceCleanup = true;
-    if (entry.file.error !== undefined) {
-      this.options.logger.warn({ path, reason: entry.file.error }, 'file not indexed');
-    } else if (entry.file.warnings.length > 0) {
-      this.options.logger.warn({ path, warnings: entry.file.warnings }, 'file indexed partly');
-    } else {
-      this.options.logger.debug({ path, chunks: entry.chunks.length }, 'file indexed');
-    }
-    this.emit({ type: 'upsert', path, kind: entry.file.kind });
+    if (this.writes.length === 0) this.writesSince = performance.now();
+    this.writes.push(entry);
   }
 
   private remove(path: string): void {
+    // Earlier writes first, so a file written then deleted within one group ends deleted.
+    this.flushWrites();
     const kind = this.store.removeFileKind(path);
     if (kind === null) return;
     this.changedSinceCleanup = true;
@@ -413,6 +467,7 @@ export class VaultIndexer implements IndexStatusSource {
     const stored = this.store.fileState(path);
     const marker = `refused:${reason}`;
     if (stored?.contentHash === marker) return;
+    this.flushWrites();
     this.store.replaceFile(
       {
         path,
