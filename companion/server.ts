@@ -16,8 +16,13 @@ import { registerIndexMetrics, VaultIndexer } from './indexer';
 import { MetricsRegistry } from './metrics/registry';
 import type { Logger } from './logging';
 import { createPushService } from './push/push-service';
+import { OllamaSummarizer } from './search/ollama-summarizer';
+import type { SummarizerConfig } from './search/ollama-summarizer';
 import type { PushService } from './push/push-service';
 import { loadOrCreateVapidKeys } from './push/vapid-keys';
+import { deliverThroughPush } from './scheduler/push-adapter';
+import { ReminderScheduler } from './scheduler/scheduler';
+import { connectVaultReminders, VaultReminderSource } from './scheduler/vault-reminder-source';
 import { COMPANION_VERSION } from './version';
 
 export const DATABASE_FILE = 'cairn.db';
@@ -37,6 +42,8 @@ export interface StartOptions {
   readonly rotateToken?: boolean;
   /** The embedding provider to start; absent, the companion runs without one (keyword-only). */
   readonly embeddings?: EmbeddingsConfig;
+  /** An Ollama chat model for `summarize` answers (`summarizerConfigFromEnv`); absent = quotes only. */
+  readonly summarizer?: SummarizerConfig | null;
   /** Folder of the built phone page; defaults to `web/` beside the running bundle. */
   readonly webRoot?: string;
   /** VAPID contact (`mailto:` or `https:`); absent, the key file's or a default (push/vapid-keys.ts). */
@@ -53,6 +60,8 @@ export interface RunningServer {
   readonly indexer: VaultIndexer;
   /** Push subscriptions and the sender (`push.sender` is the scheduler's `PushDeliverer`). */
   readonly push: PushService;
+  /** Fires the vault's reminders through `push`; follows the indexer's changes. */
+  readonly scheduler: ReminderScheduler;
   /** Stops accepting connections, waits for in-flight requests, closes the database. */
   stop(): Promise<void>;
 }
@@ -89,6 +98,8 @@ export async function startServer(
   let app: FastifyInstance;
   let indexer: VaultIndexer;
   let push: PushService;
+  let reminderSource: VaultReminderSource;
+  let scheduler: ReminderScheduler;
   try {
     const metrics = new MetricsRegistry();
     push = createPushService({
@@ -107,6 +118,20 @@ export async function startServer(
       ...(embedder ? { embedder } : {}),
     });
     registerIndexMetrics(metrics, indexer);
+    reminderSource = new VaultReminderSource({
+      vault: config.vault,
+      defaultZone: config.timezone,
+      logger: options.logger,
+    });
+    scheduler = new ReminderScheduler({
+      db,
+      clock: options.clock,
+      source: reminderSource,
+      deliverer: deliverThroughPush(push.sender),
+      graceMs: config.graceHours * 3_600_000,
+      logger: options.logger,
+      metrics,
+    });
     app = await buildApp(
       {
         config,
@@ -118,7 +143,12 @@ export async function startServer(
         webRoot: options.webRoot ?? defaultWebRoot(),
         metrics,
         status: { index: indexer },
+        search: {
+          index: () => indexer.queries,
+          ...(options.summarizer ? { summarizer: new OllamaSummarizer(options.summarizer) } : {}),
+        },
         push,
+        scheduler,
         ...(embedder ? { embedder } : {}),
       },
       {
@@ -142,6 +172,26 @@ export async function startServer(
     await app.close();
     throw error;
   }
+  // Reminders: read the vault, fire what was missed within the grace window, then follow the
+  // indexer's changes (those arriving during the start wait for it). On close, hooks added
+  // later run first: the vault link drains, the scheduler stops, then the indexer and database.
+  const schedulerStarted = reminderSource.load().then(() => scheduler.start());
+  const reminderLink = connectVaultReminders(
+    indexer,
+    reminderSource,
+    scheduler,
+    options.logger,
+    schedulerStarted,
+  );
+  try {
+    await schedulerStarted;
+  } catch (error) {
+    await reminderLink.close();
+    await app.close();
+    throw error;
+  }
+  app.addHook('onClose', () => scheduler.stop());
+  app.addHook('onClose', () => reminderLink.close());
 
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -160,6 +210,7 @@ export async function startServer(
     databaseFile,
     indexer,
     push,
+    scheduler,
     stop: () => app.close(),
   };
 }
