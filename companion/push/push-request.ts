@@ -28,7 +28,7 @@ export interface PushAnswer {
 }
 
 export interface PostOptions {
-  /** Absent: Node's global agent (system store plus NODE_EXTRA_CA_CERTS). */
+  /** Absent: Node's global agent, trusting Node's CA store plus NODE_EXTRA_CA_CERTS. */
   readonly agent?: Agent;
   readonly idleTimeoutMs: number;
   readonly deadlineMs: number;

@@ -31,7 +31,7 @@ export interface PushServiceOptions {
   readonly logger?: Logger;
   /** Gets `cairn_push_deliveries_total{outcome}` and `cairn_push_subscriptions`. */
   readonly metrics?: MetricsRegistry;
-  /** Outgoing TLS; absent = Node's default (system store + NODE_EXTRA_CA_CERTS). */
+  /** Outgoing TLS; absent = Node's default (its CA store + NODE_EXTRA_CA_CERTS). */
   readonly agent?: Agent;
   readonly timeoutMs?: number;
   readonly maxConcurrent?: number;

@@ -50,8 +50,9 @@ export interface WebPushSenderOptions {
   /** Adds `cairn_push_deliveries_total{outcome}`. */
   readonly metrics?: MetricsRegistry;
   /**
-   * Outgoing TLS. Absent, Node's default agent is used: the system store plus
-   * `NODE_EXTRA_CA_CERTS`. Tests pass one trusting their local push service's certificate.
+   * Outgoing TLS. Absent, Node's global agent is used: Node's CA store (Mozilla's list, which
+   * every public push service is under; `--use-openssl-ca` swaps in the OS store) plus the
+   * certificates in `NODE_EXTRA_CA_CERTS`. Tests pass one trusting their local push service.
    */
   readonly agent?: Agent;
   readonly timeoutMs?: number;
