@@ -278,8 +278,13 @@ export function connectVaultReminders(
   source: VaultReminderSource,
   scheduler: { replan(ids?: readonly string[]): Promise<void> },
   logger: Logger,
+  /** Changes received before this settles wait for it (e.g. the scheduler's start). */
+  ready: Promise<unknown> = Promise.resolve(),
 ): { close(): Promise<void> } {
-  let chain: Promise<void> = Promise.resolve();
+  let chain: Promise<void> = ready.then(
+    () => undefined,
+    () => undefined,
+  );
   const unsubscribe = indexer.onChange((change) => {
     if (change.kind === 'pdf') return;
     chain = chain.then(async () => {
