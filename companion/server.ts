@@ -74,7 +74,7 @@ export async function startServer(
   config: CompanionConfig,
   options: StartOptions,
 ): Promise<RunningServer> {
-  // 0700: the folder holds the token and, later, the push keys.
+  // 0700: the folder holds the token and the push (VAPID) private key.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const token = loadOrCreateToken(config.dataDir, options.envToken, {
     rotate: options.rotateToken ?? false,
