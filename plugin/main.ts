@@ -5,7 +5,14 @@ import { describeConnection } from './connection/connection-state';
 import type { ConnectionState } from './connection/connection-state';
 import { CAIRN_VIEW_TYPE, CairnView } from './obsidian/cairn-view';
 import { ObsidianHttpTransport } from './obsidian/http-transport';
+import { SearchModal } from './obsidian/search-modal';
 import { CairnSettingTab } from './obsidian/settings-tab';
+import { ObsidianVaultSource, watchVault } from './obsidian/vault-source';
+import { selectEmbedder } from './embeddings/select-embedder';
+import { browserScheduler } from './search/scheduler';
+import { SearchService } from './search/search-service';
+import { describeIndexProgress } from './search/index-progress';
+import { textHash } from '../shared/search/hash';
 import { formatProblem, loadSettings, toStoredData } from './settings/load-settings';
 import type { SettingsProblem } from './settings/load-settings';
 import type { CairnSettings } from './settings/settings';
@@ -28,6 +35,8 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private storedData: unknown = null;
   private connection!: ConnectionMonitor;
   private connectionChecked = '';
+  /** The in-vault search (DESIGN §3); built after layout-ready, null until then. */
+  vaultSearch: SearchService | null = null;
 
   override async onload(): Promise<void> {
     const started = performance.now();
@@ -64,6 +73,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
 
   /** Work that may touch the network or the vault starts only once Obsidian has drawn itself. */
   private onLayoutReady(): void {
+    void this.startSearch();
     void this.refreshConnection();
     this.registerInterval(
       window.setInterval(
@@ -71,6 +81,71 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
         CONNECTION_CHECK_INTERVAL_MS,
       ),
     );
+  }
+
+  /**
+   * Builds the search service, registers "Search vault" and the indexing progress item, and
+   * starts indexing in time slices. Registered here rather than in onload: nothing about
+   * search costs start-up time.
+   */
+  private async startSearch(): Promise<void> {
+    const status = this.addStatusBarItem();
+    status.addClass('cairn-search-status');
+    this.addCommand({
+      id: 'search-vault',
+      name: 'Search vault',
+      callback: () => this.openSearch(),
+    });
+    try {
+      const choice = await selectEmbedder(this.settings, new ObsidianHttpTransport());
+      const service = new SearchService({
+        vaultKey: this.vaultKey(),
+        source: new ObsidianVaultSource(this.app.vault),
+        scheduler: browserScheduler(window),
+        excludeGlobs: this.settings.search.excludeGlobs,
+        embedder: choice.kind === 'active' ? choice.embedder : null,
+        ...(choice.kind === 'none' ? { keywordOnlyReason: choice.reason } : {}),
+        onProgress: (progress) => status.setText(describeIndexProgress(progress)),
+        onProblem: (problem) =>
+          console.warn(
+            `Cairn search: ${problem.path}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`,
+          ),
+      });
+      this.vaultSearch = service;
+      this.register(() => service.close());
+      watchVault(this.app.vault, service, (ref) => this.registerEvent(ref));
+      await service.start();
+    } catch (error) {
+      status.setText('Cairn: search unavailable');
+      console.warn('Cairn: the search index could not start', error);
+    }
+  }
+
+  /**
+   * Tells this vault's IndexedDB store from other vaults': Obsidian's per-vault `appId` (not
+   * in the public typings, so read defensively), else a hash of the vault's name.
+   */
+  private vaultKey(): string {
+    let appId: unknown;
+    try {
+      appId = (this.app as unknown as { appId?: unknown }).appId;
+    } catch {
+      appId = undefined;
+    }
+    return typeof appId === 'string' && /^[\w.-]{1,128}$/.test(appId)
+      ? appId
+      : textHash(this.app.vault.getName());
+  }
+
+  private openSearch(): void {
+    const service = this.vaultSearch;
+    if (!service) return;
+    new SearchModal(this.app, {
+      search: (query, options) => service.search(query, options),
+      modeLabel: () => service.modeLabel,
+      indexStatus: () =>
+        service.ready ? describeIndexProgress(service.progress) : 'loading the index…',
+    }).open();
   }
 
   async updateSettings(change: (settings: CairnSettings) => void): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import Module from 'node:module';
 import { dirname } from 'node:path';
+import * as fakeIndexedDb from 'fake-indexeddb';
 import { Window } from 'happy-dom';
 import { installDomHelpers } from './dom-helpers';
 import { createObsidianApi } from './obsidian-api';
@@ -68,6 +69,16 @@ export function createObsidianEnvironment(
       configurable: true,
       writable: true,
     });
+  }
+  // Obsidian's Electron window has IndexedDB; happy-dom does not. A fresh one per environment.
+  // idb checks `instanceof IDBDatabase` and friends, so the classes are globals too.
+  const storage: Record<string, unknown> = {
+    ...Object.fromEntries(Object.entries(fakeIndexedDb).filter(([name]) => name.startsWith('IDB'))),
+    indexedDB: new fakeIndexedDb.IDBFactory(),
+  };
+  for (const [name, value] of Object.entries(storage)) {
+    saved.set(name, Object.getOwnPropertyDescriptor(globalThis, name));
+    Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
   }
   const uninstallHelpers = installDomHelpers(
     window as unknown as Parameters<typeof installDomHelpers>[0],

@@ -235,12 +235,95 @@ export function createObsidianApi(context: ShimContext) {
     async revealLeaf(_leaf: WorkspaceLeafShim): Promise<void> {}
   }
 
+  class TAbstractFile {
+    constructor(public path: string) {}
+    get name(): string {
+      return this.path.slice(this.path.lastIndexOf('/') + 1);
+    }
+  }
+
+  class TFile extends TAbstractFile {
+    stat = { ctime: 0, mtime: 0, size: 0 };
+    get extension(): string {
+      const dot = this.name.lastIndexOf('.');
+      return dot < 0 ? '' : this.name.slice(dot + 1);
+    }
+    get basename(): string {
+      const dot = this.name.lastIndexOf('.');
+      return dot < 0 ? this.name : this.name.slice(0, dot);
+    }
+  }
+
+  /** Files in memory; `create`/`modify`/`delete`/`rename` events as Obsidian fires them. */
+  class Vault extends Events {
+    private readonly files = new Map<string, { file: TFile; content: string }>();
+    private clock = 1_700_000_000_000;
+    getName(): string {
+      return 'Shim vault';
+    }
+    getMarkdownFiles(): TFile[] {
+      return [...this.files.values()].map(({ file }) => file).filter((f) => f.extension === 'md');
+    }
+    getAbstractFileByPath(path: string): TAbstractFile | null {
+      return this.files.get(path)?.file ?? null;
+    }
+    async cachedRead(file: TFile): Promise<string> {
+      const entry = this.files.get(file.path);
+      if (!entry) throw new Error(`ENOENT: ${file.path}`);
+      return entry.content;
+    }
+    read(file: TFile): Promise<string> {
+      return this.cachedRead(file);
+    }
+    /** Test hook: writes a file (create or modify) and fires the event Obsidian would. */
+    writeFile(path: string, content: string): TFile {
+      const existing = this.files.get(path);
+      const file = existing?.file ?? new TFile(path);
+      file.stat = {
+        ctime: file.stat.ctime || ++this.clock,
+        mtime: ++this.clock,
+        size: content.length,
+      };
+      this.files.set(path, { file, content });
+      this.trigger(existing ? 'modify' : 'create', file);
+      return file;
+    }
+  }
+
+  /** A dialog over the workspace: onOpen after attaching, onClose before detaching. */
+  class Modal {
+    readonly containerEl: HTMLElement;
+    readonly modalEl: HTMLElement;
+    readonly titleEl: HTMLElement;
+    readonly contentEl: HTMLElement;
+    constructor(readonly app: AppShim) {
+      this.containerEl = document.createElement('div');
+      this.containerEl.className = 'modal-container';
+      this.modalEl = this.containerEl.createDiv({ cls: 'modal' });
+      this.titleEl = this.modalEl.createDiv({ cls: 'modal-title' });
+      this.contentEl = this.modalEl.createDiv({ cls: 'modal-content' });
+    }
+    open(): void {
+      document.body.appendChild(this.containerEl);
+      this.onOpen();
+    }
+    close(): void {
+      this.onClose();
+      this.containerEl.remove();
+    }
+    onOpen(): void {}
+    onClose(): void {}
+  }
+
   class AppShim {
     readonly rootEl: HTMLElement;
     readonly ribbonEl: HTMLElement;
     readonly statusBarEl: HTMLElement;
     readonly rightSplitEl: HTMLElement;
     readonly workspace: Workspace;
+    readonly vault = new Vault();
+    /** Obsidian's per-vault id (not in the public typings; plugins read it for storage keys). */
+    readonly appId = 'shimvault0001';
     readonly viewRegistry = new Map<string, ViewCreator>();
     readonly commands = new Map<string, Command>();
     readonly settingTabs: PluginSettingTab[] = [];
@@ -515,11 +598,15 @@ export function createObsidianApi(context: ShimContext) {
     Component,
     Events,
     ItemView,
+    Modal,
     Notice,
     Platform,
     Plugin,
     PluginSettingTab,
     Setting,
+    TAbstractFile,
+    TFile,
+    Vault,
     View: ViewShim,
     requestUrl,
   };
