@@ -38,6 +38,9 @@ describe('keyword', () => {
     expect(pathsOf(f, q.keyword('pass', {}, 10))).toHaveLength(4);
     expect(pathsOf(f, q.keyword('creme brulee', {}, 5))).toEqual(['Cooking/Café.md']);
     expect(pathsOf(f, q.keyword('PASTEIS', {}, 5))).toEqual(['Travel/Lisbon.md']);
+    // Porter stemming: inflected forms meet.
+    expect(pathsOf(f, q.keyword('fees required', {}, 5))[0]).toBe('Travel/Visa.md');
+    expect(pathsOf(f, q.keyword('requiring', {}, 5))).toEqual(['Travel/Visa.md']);
     const scores = q.keyword('passport', {}, 10).map((hit) => hit.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(scores.every((score) => score > 0)).toBe(true);
