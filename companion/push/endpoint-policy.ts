@@ -35,8 +35,9 @@ const PRIVATE_RANGES = (() => {
     list.addSubnet(network, prefix, 'ipv4');
   }
   for (const [network, prefix] of [
-    ['::', 128],
-    ['::1', 128],
+    // ::/96 holds the unspecified and loopback addresses and the old IPv4-compatible form
+    // (::a.b.c.d), which some stacks still route to the IPv4 host.
+    ['::', 96],
     ['fc00::', 7],
     ['fe80::', 10],
     ['ff00::', 8],
