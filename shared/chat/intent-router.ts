@@ -334,7 +334,8 @@ function noteCall(title: string, body: string): RouteDecision {
 /** The first line or sentence, at most DERIVED_TITLE_MAX_CHARS, cut at a word, without #tags. */
 export function deriveTitle(body: string): string {
   const firstLine = body.split('\n').find((line) => line.trim() !== '') ?? '';
-  const sentence = firstLine.split(/(?<=[.!?])\s/)[0] ?? firstLine;
+  // No lookbehind: older iOS WebViews, where Obsidian mobile runs, reject it.
+  const sentence = /^.*?[.!?](?=\s|$)/.exec(firstLine)?.[0] ?? firstLine;
   let title = stripEndPunctuation(
     sentence
       .replace(/(?:^|\s)#[\p{L}\p{N}_/-]+/gu, ' ')
