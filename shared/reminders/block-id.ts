@@ -30,6 +30,20 @@ export function findBlockId(line: string): LineBlockId | undefined {
 }
 
 /**
+ * Every block id ending a line of `text` (without the caret), to pass to {@link newBlockId} as
+ * `taken`: block ids must be unique within a note.
+ */
+export function findBlockIds(text: string): Set<string> {
+  const ids = new Set<string>();
+  if (typeof text !== 'string' || !text.includes('^')) return ids;
+  for (const line of text.split('\n')) {
+    const found = line.includes('^') ? findBlockId(line.replace(/\r$/, '')) : undefined;
+    if (found !== undefined) ids.add(found.id);
+  }
+  return ids;
+}
+
+/**
  * A new block id `^r-` + 4 base36 characters, not in `taken` (which may hold ids with or
  * without the caret). `random` returns numbers in [0, 1) like Math.random; it is injected so
  * tests are deterministic. If 4 characters keep colliding the id grows, and a broken `random`

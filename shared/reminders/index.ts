@@ -50,7 +50,7 @@ export {
   splitTrailingZone,
 } from './natural-time';
 export type { NaturalTimeOptions, NaturalTimeResult } from './natural-time';
-export { BLOCK_ID_PREFIX, findBlockId, newBlockId } from './block-id';
+export { BLOCK_ID_PREFIX, findBlockId, findBlockIds, newBlockId } from './block-id';
 export type { LineBlockId } from './block-id';
 export { applyEdits, normaliseRemindLine } from './normalise-line';
 export type { LineEdit, NormaliseLineOptions, NormalisedLine } from './normalise-line';

@@ -84,7 +84,7 @@ export interface ReminderProblem {
   /** Absolute document offsets of what the problem is about. */
   from: number;
   to: number;
-  /** The token as written, e.g. `@remind(2026-13-01)`. */
+  /** The token as written, e.g. `@remind(2026-13-01)` (at most 500 characters). */
   token: string;
   /** What is wrong, without position: `month 13 does not exist`. */
   reason: string;
@@ -102,6 +102,8 @@ export interface InlineRemindersResult {
 
 const TASK_LINE = /^(\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+)\[(.)\](?=\s|$)/;
 const LIST_MARKER = /^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[.\]\s+)?/;
+/** Longest token kept in a problem's `token` (an unclosed one runs to the end of the line). */
+const MAX_TOKEN_FIELD_LENGTH = 500;
 /** Longest token quoted in a message; the rest is elided. */
 const QUOTE_LIMIT = 80;
 
@@ -117,7 +119,7 @@ export function findInlineReminders(
   const texts = lines.map((line) => line.text);
   const inCode = fencedCodeLines(texts);
   const firstBody =
-    options.bodyStartLine === undefined
+    options.bodyStartLine === undefined || !Number.isFinite(options.bodyStartLine)
       ? bodyStartIndex(texts)
       : Math.max(0, Math.floor(options.bodyStartLine) - 1);
   const blockIdLines = new Map<string, number>();
@@ -140,7 +142,7 @@ export function findInlineReminders(
       extra: Partial<ReminderProblem> = {},
       withColumn = false,
     ): ReminderProblem => {
-      const token = lineText.slice(from, to);
+      const token = lineText.slice(from, Math.min(to, from + MAX_TOKEN_FIELD_LENGTH));
       const where = withColumn ? `line ${lineNumber}, column ${from + 1}` : `line ${lineNumber}`;
       return {
         kind,

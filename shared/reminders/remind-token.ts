@@ -114,7 +114,7 @@ export function findRemindTokens(
   const texts = lines.map((line) => line.text);
   const inCode = fencedCodeLines(texts);
   const firstBodyIndex =
-    options.bodyStartLine === undefined
+    options.bodyStartLine === undefined || !Number.isFinite(options.bodyStartLine)
       ? bodyStartIndex(texts)
       : Math.max(0, Math.floor(options.bodyStartLine) - 1);
   const tokens: DocumentRemindToken[] = [];

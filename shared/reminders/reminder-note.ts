@@ -51,6 +51,8 @@ export type ReminderNoteRead =
 export interface ReadReminderNoteOptions {
   /** Zone used when the note has no `timezone`; without it, a missing `timezone` is a problem. */
   defaultZone?: string;
+  /** Title when the note has none, e.g. the body's first H1; else the file name. */
+  fallbackTitle?: string;
 }
 
 const STATUSES: readonly ReminderStatus[] = ['active', 'done', 'cancelled'];
@@ -94,7 +96,7 @@ export function readReminderNote(
     );
   }
 
-  let title = fileStem(path);
+  let title = options.fallbackTitle?.trim() || fileStem(path);
   if (typeof data.title === 'string' || typeof data.title === 'number') {
     const written = String(data.title).replace(/\s+/g, ' ').trim();
     if (written.length > MAX_TITLE_LENGTH)

@@ -206,6 +206,20 @@ describe('findInlineReminders: problems name line and token', () => {
     expect(read('- [x] Call mum @remind(tomorrow)')).toEqual({ reminders: [], problems: [] });
   });
 
+  it('an unclosed token on a huge line keeps the problem small', () => {
+    const [problem] = read(`Pay @remind(${'x'.repeat(10_000)}`).problems;
+    expect(problem?.kind).toBe('unbalanced');
+    expect(problem?.token.length).toBe(500);
+    expect(problem?.to).toBe(10_012);
+  });
+
+  it('a nonsense body start line falls back to detecting front matter', () => {
+    expect(
+      read('---\na: 1\n---\nPay @remind(2026-11-23 17:00)', { bodyStartLine: Number.NaN })
+        .reminders,
+    ).toHaveLength(1);
+  });
+
   it('a long token is quoted cut short', () => {
     const message = messages(read(`Pay @remind(${'x'.repeat(200)})`))[0]!;
     expect(message.length).toBeLessThan(200);

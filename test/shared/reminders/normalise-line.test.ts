@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   applyEdits,
   findBlockId,
+  findBlockIds,
   newBlockId,
   normaliseRemindLine,
 } from '../../../shared/reminders/index';
@@ -146,6 +147,15 @@ describe('findBlockId', () => {
     ['bad ^r_7k2p', undefined],
   ])('%j', (line, expected) => {
     expect(findBlockId(line)).toEqual(expected);
+  });
+});
+
+describe('findBlockIds', () => {
+  it('collects the block ids ending lines, for newBlockId', () => {
+    const text = 'a ^r-1\r\nb ^r-2 trailing\n^r-3\n```\nx ^r-4\n```\nno id';
+    expect(findBlockIds(text)).toEqual(new Set(['r-1', 'r-3', 'r-4']));
+    expect(findBlockIds('')).toEqual(new Set());
+    expect(newBlockId(() => 0, findBlockIds('x ^r-0000'))).toBe('^r-00000');
   });
 });
 

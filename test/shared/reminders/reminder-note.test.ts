@@ -164,6 +164,17 @@ describe('readReminderNote: good notes', () => {
     });
   });
 
+  it('takes a fallback title (the first H1) before the file name', () => {
+    const data = { id: 'x', type: 'reminder', due: '2026-11-23T17:00', timezone: 'UTC' };
+    expect(readReminderNote(data, PATH, { fallbackTitle: ' Call the bank ' })).toMatchObject({
+      ok: true,
+      note: { title: 'Call the bank' },
+    });
+    expect(readReminderNote(data, PATH, { fallbackTitle: '' })).toMatchObject({
+      note: { title: 'call-the-bank' },
+    });
+  });
+
   it('normalises RRULEs and reads done/cancelled', () => {
     const read = readReminderNote(
       { ...designNote, repeat: 'RRULE:freq=weekly;byday=MO;interval=1', status: 'done' },
