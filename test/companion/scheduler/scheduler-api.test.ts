@@ -1,0 +1,116 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ReminderDefinition } from '../../../companion/scheduler/reminder-definition';
+import { Harness, once, recurring } from './helpers';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.dispose();
+  harness = undefined;
+});
+
+async function started(startIso: string, reminders: ReminderDefinition[]): Promise<Harness> {
+  harness = new Harness(startIso, reminders);
+  await harness.start();
+  return harness;
+}
+
+describe('occurrences (for GET /api/v1/reminders/:id/occurrences)', () => {
+  it('lists a weekly rule across the New York spring change with each instant’s offset', async () => {
+    const h = await started('2026-03-01T00:00:00Z', [
+      recurring('weekly', 'FREQ=WEEKLY;BYDAY=MO', '2026-03-02T09:00', 'America/New_York'),
+    ]);
+    expect(h.running.occurrences('weekly', Date.parse('2026-03-02T00:00:00Z'), 3)).toEqual([
+      '2026-03-02T09:00:00-05:00',
+      '2026-03-09T09:00:00-04:00',
+      '2026-03-16T09:00:00-04:00',
+    ]);
+    // `from` is inclusive.
+    expect(h.running.occurrences('weekly', Date.parse('2026-03-09T13:00:00Z'), 1)).toEqual([
+      '2026-03-09T09:00:00-04:00',
+    ]);
+  });
+
+  it('lists a one-off until it is past, and nothing for an unknown id', async () => {
+    const h = await started('2026-11-23T00:00:00Z', [once('r', '2026-11-23T16:00:00Z')]);
+    expect(h.running.occurrences('r', Date.parse('2026-11-23T00:00:00Z'), 10)).toEqual([
+      '2026-11-23T17:00:00+01:00',
+    ]);
+    expect(h.running.occurrences('r', Date.parse('2026-11-23T16:00:01Z'), 10)).toEqual([]);
+    expect(h.running.occurrences('nope', 0, 10)).toBeUndefined();
+    expect(h.running.zoneOf('r')).toBe('Europe/Berlin');
+    expect(h.running.nextFire('nope')).toBeUndefined();
+  });
+});
+
+describe('bad definitions from a source', () => {
+  it('schedules none of them, lists each with the field at fault, and keeps the good ones', async () => {
+    const base = once('good', '2026-11-23T12:00:00Z');
+    const bad: Array<[ReminderDefinition, RegExp]> = [
+      [{ ...base, id: '' }, /^id: empty/],
+      [{ ...base, id: 'x'.repeat(2001) }, /^id: 2001 characters/],
+      [{ ...base, id: 'no-path', path: '' }, /^path: empty/],
+      [{ ...base, id: 'bad-line', line: 0 }, /^line: 0/],
+      [{ ...base, id: 'nan', schedule: { kind: 'once', at: Number.NaN, zone: 'UTC' } }, /^due:/],
+      [
+        { ...base, id: 'far', schedule: { kind: 'once', at: Date.UTC(12_000, 0, 1), zone: 'UTC' } },
+        /^due:/,
+      ],
+      [{ ...base, id: 'zone', schedule: { kind: 'once', at: 0, zone: '' } }, /^timezone:/],
+      [{ ...base, id: 'status', status: 'paused' as 'active' }, /^status: "paused"/],
+      [{ ...base, id: 'snooze', snoozedUntil: Number.POSITIVE_INFINITY }, /^snoozed_until:/],
+      [
+        recurring('bad-start', 'FREQ=DAILY', '2026-02-30T09:00', 'UTC'),
+        /^due: .*2026-02 has no day 30/,
+      ],
+      [
+        recurring('tzid', 'FREQ=DAILY;TZID=UTC', '2026-11-23T09:00', 'UTC'),
+        /^repeat: DTSTART and TZID/,
+      ],
+      [
+        recurring('control', 'FREQ=DAILY\nBYHOUR=9', '2026-11-23T09:00', 'UTC'),
+        /^repeat: .*single line/,
+      ],
+    ];
+    const h = await started('2026-11-23T10:00:00Z', [
+      base,
+      ...bad.map(([definition]) => definition),
+    ]);
+    const { items } = await h.running.missed(0, 100);
+    expect(items).toHaveLength(bad.length);
+    for (const [definition, problem] of bad) {
+      const listed = items.find((item) => item.kind === 'unresolved' && item.id === definition.id);
+      expect(listed, definition.id.slice(0, 20)).toBeDefined();
+      expect(listed!.kind === 'unresolved' && listed!.detail).toMatch(problem);
+    }
+    expect(h.running.schedulerStatus().reminders).toBe(1);
+    await h.advanceTo('2026-11-23T12:00:00Z');
+    expect(h.deliverer.sent.map((s) => s.reminderId)).toEqual(['good', 'good']);
+  });
+
+  it('cuts a huge title in the push message and names an empty one', async () => {
+    const h = await started('2026-11-23T10:00:00Z', [
+      once('long', '2026-11-23T11:00:00Z', { title: 'ü'.repeat(5000) }),
+      once('blank', '2026-11-23T11:00:00Z', { title: '   ' }),
+    ]);
+    await h.advanceTo('2026-11-23T11:00:00Z');
+    const titles = new Map(h.deliverer.sent.map((s) => [s.reminderId, s.delivery.payload.title]));
+    expect(titles.get('long')).toHaveLength(200);
+    expect(titles.get('long')!.endsWith('…')).toBe(true);
+    expect(titles.get('blank')).toBe('Reminder');
+    // The whole payload stays far below Web Push's 3993 bytes of plaintext.
+    for (const sent of h.deliverer.sent) {
+      expect(Buffer.byteLength(JSON.stringify(sent.delivery.payload))).toBeLessThan(3000);
+    }
+  });
+
+  it('fixes a definition when the source fixes it', async () => {
+    const h = await started('2026-11-23T10:00:00Z', [
+      recurring('r', 'FREQ=FORTNIGHTLY', '2026-11-23T11:00', 'UTC'),
+    ]);
+    expect((await h.running.missed(0, 10)).total).toBe(1);
+    h.source.put(recurring('r', 'FREQ=WEEKLY', '2026-11-23T11:00', 'UTC'));
+    await h.running.replan(['r']);
+    expect((await h.running.missed(0, 10)).total).toBe(0);
+    expect(h.running.nextFire('r')).toBe(Date.parse('2026-11-23T11:00:00Z'));
+  });
+});
