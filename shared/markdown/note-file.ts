@@ -101,7 +101,9 @@ const LIST_ITEM = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
  * note ends in a list and the addition continues it), a line break after it, line endings
  * matching the file's. Front matter and every existing byte are left as they are; only
  * missing line breaks at the end are added. Leading and trailing blank lines of `addition`
- * are dropped; an addition with no text returns `text` unchanged.
+ * are dropped; an addition with no text returns `text` unchanged. In a file whose first line
+ * opens a front-matter fence that is never closed, `---` lines of the addition are written as
+ * `***` (the same horizontal rule) so they cannot close it.
  */
 export function appendToNoteBody(text: string, addition: string): string {
   const fence = locateFrontMatter(text);
@@ -113,6 +115,10 @@ export function appendToNoteBody(text: string, addition: string): string {
     .replace(/^(?:[ \t]*\n)+/, '')
     .trimEnd();
   if (block === '') return text;
+  // A file that opens a fence it never closes is all body; a `---` line in the addition would
+  // close it and turn that body into front matter. `***` renders as the same rule.
+  const unclosedFence = fence === null && /^\uFEFF?---[ \t]*\r?\n/.test(text);
+  const safeBlock = unclosedFence ? block.replace(/^---[ \t]*$/gm, '***') : block;
 
   let separator: string;
   if (body.trim() === '') {
@@ -120,11 +126,11 @@ export function appendToNoteBody(text: string, addition: string): string {
   } else {
     const { contentEnd, lineBreaks } = trailingBlankLines(body);
     const lastLine = body.slice(body.lastIndexOf('\n', contentEnd - 1) + 1, contentEnd);
-    const firstLine = block.slice(0, (block.indexOf('\n') + 1 || block.length + 1) - 1);
+    const firstLine = safeBlock.slice(0, (safeBlock.indexOf('\n') + 1 || safeBlock.length + 1) - 1);
     const wanted = lineBreaks <= 1 && LIST_ITEM.test(lastLine) && LIST_ITEM.test(firstLine) ? 1 : 2;
     separator = eol.repeat(Math.max(0, wanted - lineBreaks));
   }
-  return text + separator + withLineEnding(block, eol) + eol;
+  return text + separator + withLineEnding(safeBlock, eol) + eol;
 }
 
 /** Where the last non-blank text of `body` ends, and how many line breaks follow it. */

@@ -4,9 +4,11 @@ import {
   stringifyNoteFile,
   updateFrontMatter,
 } from '../../../shared/markdown/front-matter';
-import { appendToNoteBody } from '../../../shared/markdown/note-file';
+import { locateFrontMatter } from '../../../shared/markdown/front-matter-fence';
+import { appendToNoteBody, buildNoteFile } from '../../../shared/markdown/note-file';
 import { extractNoteMeta, readNoteMeta } from '../../../shared/markdown/note-meta';
-import { slugify } from '../../../shared/markdown/slug';
+import { slugify, uniqueNotePath } from '../../../shared/markdown/slug';
+import { FrontMatterValueError } from '../../../shared/markdown/yaml-values';
 import { findInlineTags } from '../../../shared/markdown/tags';
 
 /** mulberry32: small, seeded, good enough to explore inputs reproducibly. */
@@ -295,6 +297,71 @@ describe('fuzz: no parser throws, edits keep the body', () => {
         ok: true,
         text,
       });
+    }
+  });
+});
+
+describe('fuzz: note files', () => {
+  const shortPieces = PIECES.filter((piece) => piece.length < 100);
+
+  it('buildNoteFile either refuses a title with FrontMatterValueError or writes one that reads back', () => {
+    const random = seededRandom(5);
+    let written = 0;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const title = Array.from(
+        { length: 1 + Math.floor(random() * 5) },
+        () => shortPieces[Math.floor(random() * shortPieces.length)],
+      ).join('');
+      let text: string;
+      try {
+        text = buildNoteFile({
+          id: 'x',
+          title,
+          tags: ['t'],
+          created: '2026-11-22T10:30:00+01:00',
+          body: title,
+        });
+      } catch (error) {
+        expect(error, JSON.stringify(title)).toBeInstanceOf(FrontMatterValueError);
+        continue;
+      }
+      written += 1;
+      const parsed = parseFrontMatter(text);
+      expect(parsed.ok && parsed.data.title, JSON.stringify(title)).toBe(title.trim());
+      const path = uniqueNotePath(
+        'Notes',
+        title,
+        () => false,
+        () => 'abcd',
+      );
+      expect(path).toMatch(/^Notes\/[^\\/:*?"<>|#^[\]\s]+\.md$/u);
+    }
+    expect(written).toBeGreaterThan(ROUNDS / 4);
+  });
+
+  it('appendToNoteBody keeps the front matter and all earlier bytes, and ends with the addition', () => {
+    const random = seededRandom(11);
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const text = round % 2 === 0 ? randomFrontMatter(random) : randomText(random, 20);
+      const addition = shortPieces[Math.floor(random() * shortPieces.length)] ?? '';
+      const result = appendToNoteBody(text, addition);
+      const context = JSON.stringify([text.slice(0, 200), addition]);
+      expect(result.startsWith(text), context).toBe(true);
+      const before = parseFrontMatter(text);
+      const after = parseFrontMatter(result);
+      expect(after.ok, context).toBe(before.ok);
+      expect(after.ok && after.hasFrontMatter, context).toBe(before.ok && before.hasFrontMatter);
+      if (before.ok && after.ok) expect(after.data, context).toEqual(before.data);
+      const trimmed = addition
+        .replace(/\r\n?/g, '\n')
+        .replace(/^(?:[ \t]*\n)+/, '')
+        .trimEnd();
+      if (trimmed === '') expect(result, context).toBe(text);
+      else {
+        const unclosed = locateFrontMatter(text) === null && /^\uFEFF?---[ \t]*\r?\n/.test(text);
+        const tail = unclosed ? trimmed.replace(/^---[ \t]*$/gm, '***') : trimmed;
+        expect(result.replace(/\r\n/g, '\n').endsWith(`${tail}\n`), context).toBe(true);
+      }
     }
   });
 });

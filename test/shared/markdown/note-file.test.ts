@@ -137,6 +137,14 @@ describe('appendToNoteBody', () => {
     expect(appendToNoteBody(withBody, 'added')).toBe('---\na: 1\n---\nbody\n\nadded\n');
   });
 
+  it('cannot close a never-closed fence, so the body never becomes front matter', () => {
+    const unclosed = '---\ntitle: not front matter\n';
+    const result = appendToNoteBody(unclosed, 'above\n---\nbelow');
+    expect(result).toBe('---\ntitle: not front matter\n\nabove\n***\nbelow\n');
+    expect(parseFrontMatter(result)).toMatchObject({ ok: true, hasFrontMatter: false });
+    expect(appendToNoteBody('---\na: 1\n---\n', 'x\n---\ny')).toBe('---\na: 1\n---\nx\n---\ny\n');
+  });
+
   it('writes CRLF into a CRLF file and keeps the BOM', () => {
     expect(appendToNoteBody('\uFEFF---\r\na: 1\r\n---\r\nbody\r\n', 'x\ny')).toBe(
       '\uFEFF---\r\na: 1\r\n---\r\nbody\r\n\r\nx\r\ny\r\n',
