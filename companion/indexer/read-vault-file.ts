@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path/posix';
 import { chunkNote, chunkPdfPages } from '../../shared/search';
 import { extractPdfText, PdfExtractionError } from '../pdf/extract-text';
+import type { PdfTextReader } from '../pdf/pdf-reader';
 import { decodeNoteBytes } from './decode-text';
 import type { ChunkRecord, FileRecord } from './index-store';
 import { readNoteMeta } from './note-meta';
@@ -40,7 +41,10 @@ export function contentHash(bytes: Uint8Array): string {
  * that cannot be read comes back with `error` set and no chunks; one read only in part
  * comes back with `warnings`.
  */
-export async function readVaultFile(input: VaultFileInput): Promise<IndexedFile> {
+export async function readVaultFile(
+  input: VaultFileInput,
+  readPdfText: PdfTextReader = (bytes) => extractPdfText(bytes),
+): Promise<IndexedFile> {
   const base = {
     path: input.path,
     mtimeMs: input.mtimeMs,
@@ -48,7 +52,7 @@ export async function readVaultFile(input: VaultFileInput): Promise<IndexedFile>
     contentHash: contentHash(input.bytes),
   };
   const fallbackTitle = basename(input.path).replace(/\.(md|txt|pdf)$/i, '');
-  if (input.kind === 'pdf') return readPdf(input, base, fallbackTitle);
+  if (input.kind === 'pdf') return readPdf(input, base, fallbackTitle, readPdfText);
 
   if (input.bytes.length > MAX_NOTE_BYTES) {
     return failed(base, 'note', fallbackTitle, tooLarge(input.bytes.length, MAX_NOTE_BYTES));
@@ -104,13 +108,14 @@ async function readPdf(
   input: VaultFileInput,
   base: Pick<FileRecord, 'path' | 'mtimeMs' | 'size' | 'contentHash'>,
   title: string,
+  readPdfText: PdfTextReader,
 ): Promise<IndexedFile> {
   if (input.bytes.length > MAX_PDF_BYTES) {
     return failed(base, 'pdf', title, tooLarge(input.bytes.length, MAX_PDF_BYTES));
   }
   let extracted;
   try {
-    extracted = await extractPdfText(input.bytes);
+    extracted = await readPdfText(input.bytes);
   } catch (error) {
     const reason =
       error instanceof PdfExtractionError

@@ -18,6 +18,8 @@ import { IndexStore } from './index-store';
 import type { FileKind } from './index-store';
 import { SqliteIndexQueries } from './index-queries';
 import type { ColumnWeights } from './index-queries';
+import { createPdfReader } from '../pdf/pdf-reader';
+import type { PdfTextReader } from '../pdf/pdf-reader';
 import { contentHash, INDEX_FORMAT, readVaultFile } from './read-vault-file';
 import type { IndexedFile } from './read-vault-file';
 import { symlinkProblem, walkVault } from './vault-walk';
@@ -61,6 +63,8 @@ export interface VaultIndexerOptions {
   readonly watch?: boolean;
   readonly embeddings?: EmbeddingQueueOptions;
   readonly weights?: Partial<ColumnWeights>;
+  /** How PDFs are read; default: a worker thread per PDF with time and memory caps. */
+  readonly pdfReader?: PdfTextReader;
 }
 
 type Work =
@@ -80,6 +84,7 @@ export class VaultIndexer implements IndexStatusSource {
   private readonly root: string;
   private readonly exclude: ExcludeRules;
   private readonly debounceMs: number;
+  private readonly readPdfText: PdfTextReader;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly queue = new Map<string, Work>();
   private readonly listeners = new Set<(change: IndexChange) => void>();
@@ -107,6 +112,7 @@ export class VaultIndexer implements IndexStatusSource {
     for (const warning of plugin.warnings) options.logger.warn(warning);
     this.exclude = new ExcludeRules([...plugin.globs, ...(options.excludeGlobs ?? [])]);
     this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+    this.readPdfText = options.pdfReader ?? createPdfReader();
     this.embeddings = options.embedder
       ? new EmbeddingQueue(this.store, options.embedder, options.logger, options.embeddings)
       : null;
@@ -446,7 +452,7 @@ export class VaultIndexer implements IndexStatusSource {
       this.store.touchFile(path, mtimeMs, before.size);
       return;
     }
-    const entry = await readVaultFile({ path, kind, bytes, mtimeMs });
+    const entry = await readVaultFile({ path, kind, bytes, mtimeMs }, this.readPdfText);
     if (this.closed) return;
     if (this.writes.length === 0) this.writesSince = performance.now();
     this.writes.push(entry);

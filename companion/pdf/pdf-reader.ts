@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { DEFAULT_PDF_LIMITS, extractPdfText, PdfExtractionError } from './extract-text';
+import type { PdfLimits, PdfText } from './extract-text';
+
+/** Reads a PDF's text; throws `PdfExtractionError` with a reason a user can act on. */
+export type PdfTextReader = (bytes: Uint8Array) => Promise<PdfText>;
+
+export type PdfWorkerReply =
+  { type: 'text'; text: PdfText } | { type: 'error'; message: string; known: boolean };
+
+export interface PdfReaderOptions {
+  /**
+   * The built `pdf-text.worker.mjs`. Default: next to the running bundle (dist/companion/).
+   * When that file does not exist (running from TypeScript sources: tests, eval), PDFs are read
+   * in-process, without the time and memory caps.
+   */
+  readonly workerFile?: URL | string;
+  /** A PDF that takes longer is abandoned (its worker terminated). */
+  readonly timeoutMs?: number;
+  /** Heap cap of the worker; a decompression bomb runs out of it instead of the companion's. */
+  readonly maxHeapMb?: number;
+  readonly limits?: PdfLimits;
+}
+
+export const DEFAULT_PDF_TIMEOUT_MS = 60_000;
+export const DEFAULT_PDF_MAX_HEAP_MB = 512;
+
+function defaultWorkerFile(): URL {
+  return new URL('./pdf-text.worker.mjs', import.meta.url);
+}
+
+/**
+ * A PDF reader that runs pdf.js in a worker thread per file (ASVS 5.2.1: cap parse time and
+ * memory), so a hostile or enormous PDF cannot stall or crash the server. Falls back to
+ * in-process reading when the worker bundle is absent.
+ */
+export function createPdfReader(options: PdfReaderOptions = {}): PdfTextReader {
+  const limits = options.limits ?? DEFAULT_PDF_LIMITS;
+  const workerFile = options.workerFile ?? defaultWorkerFile();
+  const path = typeof workerFile === 'string' ? workerFile : fileURLToPath(workerFile);
+  if (!existsSync(path)) return (bytes) => extractPdfText(bytes, limits);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_PDF_TIMEOUT_MS;
+  const maxHeapMb = options.maxHeapMb ?? DEFAULT_PDF_MAX_HEAP_MB;
+  return (bytes) => readInWorker(workerFile, bytes, limits, timeoutMs, maxHeapMb);
+}
+
+function readInWorker(
+  workerFile: URL | string,
+  bytes: Uint8Array,
+  limits: PdfLimits,
+  timeoutMs: number,
+  maxHeapMb: number,
+): Promise<PdfText> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(workerFile, {
+      workerData: { bytes, limits },
+      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
+    });
+    let settled = false;
+    const finish = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+      void worker.terminate();
+    };
+    const timer = setTimeout(() => {
+      finish(() =>
+        reject(
+          new PdfExtractionError(
+            `reading took longer than ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`}; not indexed`,
+          ),
+        ),
+      );
+    }, timeoutMs);
+    worker.once('message', (reply: PdfWorkerReply) => {
+      finish(() => {
+        if (reply.type === 'text') resolve(reply.text);
+        else if (reply.known) reject(new PdfExtractionError(reply.message));
+        else reject(new PdfExtractionError(`cannot read PDF (${reply.message})`));
+      });
+    });
+    worker.once('error', (error: Error & { code?: string }) => {
+      finish(() =>
+        reject(
+          new PdfExtractionError(
+            error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? `needs more than ${maxHeapMb} MB of memory to read; not indexed`
+              : `cannot read PDF (${error.message})`,
+          ),
+        ),
+      );
+    });
+    worker.once('exit', (code) => {
+      finish(() => reject(new PdfExtractionError(`PDF reader stopped (exit code ${code})`)));
+    });
+  });
+}

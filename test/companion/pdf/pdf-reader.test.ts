@@ -1,0 +1,61 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PdfExtractionError } from '../../../companion/pdf/extract-text';
+import { createPdfReader } from '../../../companion/pdf/pdf-reader';
+import { corpusPath } from '../../helpers/corpora';
+import { buildWorkerForTest } from '../embeddings/worker-build';
+import { tempDir } from '../helpers/app';
+
+const pdf = (name: string) => new Uint8Array(readFileSync(corpusPath('pdfs', name)));
+let workerFile: URL;
+
+beforeAll(async () => {
+  workerFile = await buildWorkerForTest('companion/pdf/pdf-text.worker.ts');
+}, 30_000);
+
+describe('createPdfReader (worker thread per PDF)', () => {
+  it('reads a real PDF in the worker, page by page', async () => {
+    const read = createPdfReader({ workerFile });
+    const text = await read(pdf('rotated.pdf'));
+    expect(text.numPages).toBe(1);
+    expect(text.pages[0]).toContain('Rotated text');
+  });
+
+  it('passes the plain reasons of encrypted and broken PDFs through', async () => {
+    const read = createPdfReader({ workerFile });
+    await expect(read(pdf('issue6010_1.pdf'))).rejects.toThrow(
+      new PdfExtractionError('encrypted PDF: it needs a password, which Cairn does not have'),
+    );
+    await expect(read(new TextEncoder().encode('nope'))).rejects.toThrow(
+      'not a PDF (the file does not start with %PDF-)',
+    );
+  });
+
+  it('abandons a PDF that takes longer than the timeout, naming the limit', async () => {
+    const read = createPdfReader({ workerFile, timeoutMs: 1 });
+    await expect(read(pdf('tracemonkey.pdf'))).rejects.toThrow(
+      new PdfExtractionError('reading took longer than 1 ms; not indexed'),
+    );
+  });
+
+  it('a worker that dies is an error, not a crash', async () => {
+    const dir = tempDir('pdf-worker');
+    try {
+      const crashing = join(dir.path, 'crash.worker.mjs');
+      writeFileSync(crashing, 'process.exit(3);\n');
+      const read = createPdfReader({ workerFile: crashing });
+      await expect(read(pdf('rotated.pdf'))).rejects.toThrow('PDF reader stopped (exit code 3)');
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('reads in-process when the worker bundle is absent (running from sources)', async () => {
+    const read = createPdfReader({
+      workerFile: join(fileURLToPath(new URL('.', workerFile)), 'missing.worker.mjs'),
+    });
+    expect((await read(pdf('empty.pdf'))).pages).toEqual(['']);
+  });
+});
