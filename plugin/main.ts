@@ -37,6 +37,8 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private connectionChecked = '';
   /** The in-vault search (DESIGN §3); built after layout-ready, null until then. */
   vaultSearch: SearchService | null = null;
+  /** Open while shown, so disabling the plugin can close it (and unmount its component). */
+  private searchModal: SearchModal | null = null;
 
   override async onload(): Promise<void> {
     const started = performance.now();
@@ -90,7 +92,8 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
    */
   private async startSearch(): Promise<void> {
     const status = this.addStatusBarItem();
-    status.addClass('cairn-search-status');
+    status.addClass('cairn-index-status');
+    this.register(() => this.searchModal?.close());
     this.addCommand({
       id: 'search-vault',
       name: 'Search vault',
@@ -140,12 +143,15 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private openSearch(): void {
     const service = this.vaultSearch;
     if (!service) return;
-    new SearchModal(this.app, {
+    this.searchModal?.close();
+    this.searchModal = new SearchModal(this.app, {
       search: (query, options) => service.search(query, options),
       modeLabel: () => service.modeLabel,
       indexStatus: () =>
         service.ready ? describeIndexProgress(service.progress) : 'loading the index…',
-    }).open();
+      onClosed: () => (this.searchModal = null),
+    });
+    this.searchModal.open();
   }
 
   async updateSettings(change: (settings: CairnSettings) => void): Promise<void> {

@@ -11,6 +11,8 @@ export interface SearchModalDeps {
   modeLabel: () => string;
   /** Read at open: e.g. "indexing 1,240/10,000", or empty when the index is current. */
   indexStatus: () => string;
+  /** Told when the modal closed, however it closed. */
+  onClosed?: () => void;
 }
 
 /**
@@ -48,6 +50,7 @@ export class SearchModal extends Modal {
       this.component = null;
     }
     this.contentEl.empty();
+    this.deps.onClosed?.();
   }
 
   private async openHit(hit: SearchHit): Promise<void> {

@@ -82,7 +82,12 @@ export class SearchService implements VaultSearch {
       ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}),
       ...(this.options.onProblem ? { onProblem: this.options.onProblem } : {}),
     });
-    await this.indexer.start();
+    try {
+      await this.indexer.start();
+    } catch (error) {
+      // Closing mid-way closes the store under the indexer; that is not a failure to report.
+      if (!this.closed) throw error;
+    }
   }
 
   fileChanged(path: string): void {

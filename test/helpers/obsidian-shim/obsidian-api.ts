@@ -195,6 +195,13 @@ export function createObsidianApi(context: ShimContext) {
       this.view = creator(this);
       await this.view.open(this.containerEl);
     }
+    /** Opens a file in this leaf; `openState.eState` (e.g. `{ line }`) scrolls the editor. */
+    async openFile(
+      file: TFile,
+      openState: { eState?: Record<string, unknown> } = {},
+    ): Promise<void> {
+      this.app.workspace.opened.push({ path: file.path, eState: openState.eState ?? {} });
+    }
     /** What Obsidian does when a view type is unregistered: close it, leave an empty leaf. */
     async closeView(): Promise<void> {
       const view = this.view;
@@ -210,6 +217,8 @@ export function createObsidianApi(context: ShimContext) {
 
   class Workspace extends Events {
     leaves: WorkspaceLeafShim[] = [];
+    /** Test record of files opened (openFile / openLinkText), in order. */
+    readonly opened: { path: string; eState: Record<string, unknown> }[] = [];
     layoutReady = false;
     private readonly readyCallbacks: (() => unknown)[] = [];
     constructor(private readonly app: AppShim) {
@@ -233,6 +242,20 @@ export function createObsidianApi(context: ShimContext) {
       return leaf;
     }
     async revealLeaf(_leaf: WorkspaceLeafShim): Promise<void> {}
+    /** The active main-area leaf, or a new one when `newLeaf` is truthy. */
+    getLeaf(newLeaf?: boolean | 'tab' | 'split' | 'window'): WorkspaceLeafShim {
+      let leaf = newLeaf ? undefined : this.mainLeaf;
+      if (!leaf) {
+        leaf = new WorkspaceLeafShim(this.app, this.app.rootEl);
+        this.leaves.push(leaf);
+        this.mainLeaf = leaf;
+      }
+      return leaf;
+    }
+    private mainLeaf: WorkspaceLeafShim | undefined;
+    async openLinkText(linktext: string, _sourcePath: string, _newLeaf?: boolean): Promise<void> {
+      this.opened.push({ path: linktext, eState: {} });
+    }
   }
 
   class TAbstractFile {

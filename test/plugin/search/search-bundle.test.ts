@@ -1,0 +1,126 @@
+// @vitest-environment node
+/**
+ * The search feature in the built main.js, against the Obsidian shim: nothing happens before
+ * layout-ready, the vault is indexed in slices with a status-bar count, "Search vault" opens
+ * the modal, Enter opens the note at the cited line, vault edits are picked up, and unloading
+ * releases every listener and timer.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createObsidianEnvironment } from '../../helpers/obsidian-shim';
+import type { AppShimInstance, ObsidianEnvironment } from '../../helpers/obsidian-shim';
+
+const OUTFILE = resolve('test-output/search-bundle/main.js');
+const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as Record<string, unknown>;
+
+let source = '';
+let env: ObsidianEnvironment;
+let app: AppShimInstance;
+
+beforeAll(async () => {
+  const { build } = await import('esbuild');
+  const { pluginBuildOptions } = (await import(
+    pathToFileURL(resolve('scripts/plugin-build.mjs')).href
+  )) as {
+    pluginBuildOptions(o: { production: boolean; outfile: string }): Record<string, unknown>;
+  };
+  await build({
+    ...pluginBuildOptions({ production: true, outfile: OUTFILE }),
+    logLevel: 'warning',
+  });
+  source = readFileSync(OUTFILE, 'utf8');
+}, 60_000);
+
+afterEach(async () => {
+  await env?.close();
+});
+
+/** Lets promise chains, idle callbacks and zero timeouts run. */
+async function settle(until: () => boolean, rounds = 400): Promise<void> {
+  for (let round = 0; round < rounds && !until(); round++) {
+    await new Promise((done) => setTimeout(done, 2));
+  }
+}
+
+function $(selector: string): HTMLElement | null {
+  return env.window.document.querySelector(selector) as unknown as HTMLElement | null;
+}
+
+describe('search in the built main.js', () => {
+  it('indexes after layout-ready, searches from the modal, opens at the line, releases everything', async () => {
+    env = createObsidianEnvironment(async () => ({ status: 599, text: '' }));
+    app = env.api.createApp();
+    app.pluginData.set(
+      String(manifest.id),
+      JSON.stringify({ settingsVersion: 1, embeddings: { provider: 'none' } }),
+    );
+    const vault = app.vault as unknown as {
+      writeFile(path: string, content: string): unknown;
+      trigger(name: string, ...args: unknown[]): void;
+    };
+    for (let i = 0; i < 40; i++)
+      vault.writeFile(`Notes/n${i}.md`, `# Note ${i}\n\nfiller text ${i}\n`);
+    vault.writeFile(
+      'Travel/Visa rules.md',
+      '---\ntags: [travel]\n---\n# Visa rules\n\nIntro.\n\n## Fees\n\nThe fee is $50 for standard processing.\n',
+    );
+    const exports = env.loadBundle(source, OUTFILE);
+    const PluginClass = (exports.default ?? exports) as new (
+      a: unknown,
+      m: unknown,
+    ) => {
+      load(): unknown;
+      unload(): void;
+    };
+    const plugin = new PluginClass(app, manifest);
+    await plugin.load();
+    expect([...app.commands.keys()]).not.toContain('cairn:search-vault');
+    expect($('.cairn-index-status')).toBeNull();
+
+    app.workspace.triggerLayoutReady();
+    await settle(
+      () => app.commands.has('cairn:search-vault') && $('.cairn-index-status')?.textContent === '',
+    );
+    expect(app.commands.has('cairn:search-vault')).toBe(true);
+
+    app.commands.get('cairn:search-vault')?.callback?.();
+    const input = $('.cairn-search-input') as HTMLInputElement;
+    expect(input).not.toBeNull();
+    expect($('.cairn-search-mode')?.textContent).toBe(
+      'keyword only (embeddings are off in settings)',
+    );
+    // Typed again until the first indexing pass (in slices, after layout-ready) has finished.
+    for (let attempt = 0; attempt < 50 && $('.cairn-search-result') === null; attempt++) {
+      input.value = attempt % 2 === 0 ? 'how much is the visa fee' : 'how much is the visa fee?';
+      input.dispatchEvent(new env.window.Event('input', { bubbles: true }) as unknown as Event);
+      await settle(() => $('.cairn-search-result') !== null, 50);
+    }
+    expect($('.cairn-search-result-path')?.textContent).toMatch(
+      /^Travel\/Visa rules\.md · .*line 8$/,
+    );
+    input.dispatchEvent(
+      new env.window.KeyboardEvent('keydown', { key: 'Enter', bubbles: true }) as unknown as Event,
+    );
+    await settle(() => app.workspace.opened.length > 0);
+    expect(app.workspace.opened).toEqual([{ path: 'Travel/Visa rules.md', eState: { line: 7 } }]);
+    expect($('.cairn-search')).toBeNull();
+
+    // An edit arrives through the vault's modify event and is searchable after the debounce.
+    vault.writeFile('Notes/n3.md', '# Note 3\n\nnow about rhubarb crumble\n');
+    app.commands.get('cairn:search-vault')?.callback?.();
+    const again = $('.cairn-search-input') as HTMLInputElement;
+    await new Promise((done) => setTimeout(done, 700));
+    again.value = 'rhubarb';
+    again.dispatchEvent(new env.window.Event('input', { bubbles: true }) as unknown as Event);
+    await settle(() => $('.cairn-search-result') !== null);
+    expect($('.cairn-search-result-path')?.textContent).toContain('Notes/n3.md');
+
+    plugin.unload();
+    expect($('.modal-container')).toBeNull();
+    await settle(() => env.tracker.held().timeouts === 0);
+    expect(env.tracker.held()).toEqual({ intervals: 0, timeouts: 0, eventRefs: 0, listeners: [] });
+    expect(app.commands.size).toBe(0);
+  });
+});
