@@ -13,8 +13,8 @@ import { BlockList, isIP } from 'node:net';
  *
  * When the operator sets an allowlist (`CAIRN_PUSH_HOSTS`), it is the whole rule: a listed host
  * is allowed even if it is a LAN address (someone running their own push service on purpose),
- * and nothing else is. Known limit: a public name whose DNS answers a private address passes;
- * the allowlist is the tool for deployments that need that closed too.
+ * and nothing else is. A public name whose DNS answers a private address is caught at connect
+ * time instead (private-address-lookup.ts), on the address actually connected to.
  */
 
 const PRIVATE_RANGES = (() => {
@@ -98,7 +98,8 @@ function hostMatches(host: string, allowed: string): boolean {
   return host === allowed;
 }
 
-function isPrivateAddress(address: string, family: number): boolean {
+/** True for loopback, private, link-local, CGNAT, multicast and unspecified addresses. */
+export function isPrivateAddress(address: string, family: number): boolean {
   if (family === 6) {
     // IPv4-mapped (::ffff:a.b.c.d, which URL writes as ::ffff:xxxx:xxxx) reaches the IPv4 host.
     const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(address);

@@ -1,6 +1,9 @@
 import { request } from 'node:https';
 import type { Agent } from 'node:https';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, RequestOptions } from 'node:http';
+import type { LookupFunction } from './private-address-lookup';
+
+type LookupFunctionForHttp = NonNullable<RequestOptions['lookup']>;
 
 /*
  * The HTTP leg of a push: POST the encrypted message that web-push prepared
@@ -32,6 +35,8 @@ export interface PostOptions {
   readonly agent?: Agent;
   readonly idleTimeoutMs: number;
   readonly deadlineMs: number;
+  /** Name resolution for the connection (see private-address-lookup.ts); absent, the system's. */
+  readonly lookup?: LookupFunction;
 }
 
 /** Resolves with any HTTP answer; rejects on network errors, TLS errors and timeouts. */
@@ -51,6 +56,7 @@ export function postPushMessage(message: PushRequest, options: PostOptions): Pro
         headers: { ...message.headers },
         timeout: options.idleTimeoutMs,
         ...(options.agent ? { agent: options.agent } : {}),
+        ...(options.lookup ? { lookup: options.lookup as unknown as LookupFunctionForHttp } : {}),
       },
       (response) => {
         const chunks: Buffer[] = [];

@@ -11,6 +11,8 @@ import { MAX_DELIVERY_ATTEMPTS } from './deliverer';
 import type { DeliveryOutcome, PushDeliverer, PushDelivery } from './deliverer';
 import { endpointHost, endpointProblem } from './endpoint-policy';
 import { p256dhProblem } from './key-check';
+import { PrivateAddressError, privateAddressGuard } from './private-address-lookup';
+import type { LookupFunction } from './private-address-lookup';
 import { postPushMessage } from './push-request';
 import type { PushAnswer, PushRequest } from './push-request';
 import type { PushSubscriptionStore, StoredSubscription } from './subscription-store';
@@ -60,6 +62,8 @@ export interface WebPushSenderOptions {
   readonly maxAttempts?: number;
   /** Jitter source in [0, 1); tests pin it. */
   readonly random?: () => number;
+  /** Name resolution under the private-address guard; tests fake it. Default: the system's. */
+  readonly lookup?: LookupFunction;
 }
 
 type Outcome = DeliveryOutcome['status'];
@@ -70,12 +74,17 @@ export class WebPushSender implements PushDeliverer {
   private readonly maxAttempts: number;
   private readonly random: () => number;
   private readonly deliveries: Counter | undefined;
+  private readonly lookup: LookupFunction | undefined;
 
   constructor(private readonly options: WebPushSenderOptions) {
     this.limit = new ConcurrencyLimit(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_SENDS);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
     this.maxAttempts = options.maxAttempts ?? MAX_DELIVERY_ATTEMPTS;
     this.random = options.random ?? Math.random;
+    // Without an allowlist any public host may be a push service, so every connection checks
+    // the addresses it resolves to. With one, the operator has named the hosts to trust.
+    this.lookup =
+      options.pushHosts.length === 0 ? privateAddressGuard(options.lookup) : options.lookup;
     this.deliveries = options.metrics?.counter(
       'cairn_push_deliveries_total',
       'Push message attempts by outcome (sent, gone, retry, failed).',
@@ -154,10 +163,12 @@ export class WebPushSender implements PushDeliverer {
     try {
       answer = await postPushMessage(message, {
         ...(this.options.agent ? { agent: this.options.agent } : {}),
+        ...(this.lookup ? { lookup: this.lookup } : {}),
         idleTimeoutMs: this.timeoutMs,
         deadlineMs: this.timeoutMs * 2,
       });
     } catch (error) {
+      if (error instanceof PrivateAddressError) return { status: 'failed', reason: error.message };
       const reason = `no answer from the push service (${errorSummary(error)})`;
       return { status: 'retry', afterMs: backoffDelayMs(attempt, this.random), reason };
     }

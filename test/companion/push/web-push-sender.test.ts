@@ -10,6 +10,7 @@ import { createLogger } from '../../../companion/logging';
 import { MetricsRegistry } from '../../../companion/metrics/registry';
 import { MAX_DELIVERY_ATTEMPTS, REMINDER_TTL_SECONDS } from '../../../companion/push/deliverer';
 import type { PushDelivery } from '../../../companion/push/deliverer';
+import type { LookupFunction } from '../../../companion/push/private-address-lookup';
 import { PushSubscriptionStore } from '../../../companion/push/subscription-store';
 import { pushTopic } from '../../../companion/push/topic';
 import type { VapidKeys } from '../../../companion/push/vapid-keys';
@@ -333,6 +334,26 @@ describe('WebPushSender against a local HTTPS push service', () => {
     const outcome = await sender().deliver(delivery(id));
     expect(outcome).toMatchObject({ status: 'retry', afterMs: 5_000 });
     expect(outcome.status === 'retry' && outcome.reason).toContain('ECONNREFUSED');
+  });
+
+  it('without an allowlist, refuses a public-looking name that resolves to a private address', async () => {
+    const { port } = new URL(service.origin);
+    const { id } = subscribe({
+      endpoint: `https://push.rebind.example:${port}/push/v2/whatever`,
+      keys: service.createSubscription().keys,
+    });
+    const before = service.messages.length;
+    const toLoopback: LookupFunction = (_hostname, options, callback) => {
+      if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+      else callback(null, '127.0.0.1', 4);
+    };
+    const outcome = await sender({ pushHosts: [], lookup: toLoopback }).deliver(delivery(id));
+    expect(outcome).toEqual({
+      status: 'failed',
+      reason:
+        'push.rebind.example resolves to a loopback/private address, not a push service (list it in CAIRN_PUSH_HOSTS to allow it)',
+    });
+    expect(service.messages.length).toBe(before);
   });
 
   it('does not send to an endpoint whose host is no longer allowed', async () => {
