@@ -12,14 +12,16 @@ import type { SearchHit } from './hybrid-search';
  * function words), so the cosine gate only applies to models whose threshold was measured;
  * for others, term coverage alone decides, with a lower bar.
  *
- * Measured with `npm run eval -- --answerable` (obsidian-help-en, companion hybrid with USE-lite,
- * top 5 hits; 45 answerable questions, 20 the vault does not cover), 2026-11-23:
+ * Measured with `npm run eval -- --answerable` (obsidian-help-en, companion hybrid with USE-lite
+ * and the default fusion, top 5 hits; 45 answerable questions, 20 the vault does not cover):
  *
  *   coverage ≥ 0.67 or cosine ≥ 0.45   answers 43/45, declines 19/20   ← with USE-lite vectors
- *   coverage ≥ 0.67 or cosine ≥ 0.40   answers 44/45, declines 18/20
- *   coverage ≥ 0.50 or cosine ≥ 0.45   answers 44/45, declines 14/20
- *   coverage ≥ 0.50 alone              answers 38/45, declines 14/20   ← keyword-only
- *   coverage ≥ 0.67 alone              answers 19/45, declines 20/20
+ *   coverage ≥ 0.67 or cosine ≥ 0.35   answers 45/45, declines 18/20
+ *   coverage ≥ 0.50 or cosine ≥ 0.45   answers 45/45, declines 14/20
+ *   coverage ≥ 0.50 alone              answers 43/45, declines 14/20   ← keyword-only
+ *   coverage ≥ 0.67 alone              answers 22/45, declines 20/20
+ *
+ * (0.67 means more than two thirds: a three-term question needs all three.)
  */
 
 export interface RelevanceThresholds {

@@ -5,6 +5,7 @@ import { answerability } from './answerability';
 import { CompanionEngine } from './companion-engine';
 import { BASELINE_ENGINES, runEval } from './main';
 import type { EngineFactory } from './main';
+import { tuneFusion } from './tune';
 import { CachingEmbedder } from './vector-cache';
 
 export interface CliOptions {
@@ -31,9 +32,17 @@ export async function main(argv: readonly string[], options: CliOptions): Promis
       repo: options.repo,
       corpora: options.corpora,
       engines,
+      tune: async (dataset) => {
+        const engine = new CompanionEngine({ name: 'companion hybrid', embedder: useLite });
+        try {
+          return await tuneFusion(dataset, engine);
+        } finally {
+          await engine.close();
+        }
+      },
       answerability: async (dataset) => {
         const engine = new CompanionEngine({
-          name: 'companion hybrid (RRF k=60)',
+          name: 'companion hybrid (default fusion)',
           embedder: useLite,
         });
         try {
@@ -57,9 +66,12 @@ export function companionEngines(useLite: () => Promise<Embedder>): EngineFactor
   return [
     engine('companion-keyword', 'companion keyword-only (FTS5)', false),
     engine('companion-vector', 'companion vector-only (USE-lite)', true, { keywordWeight: 0 }),
-    engine('companion-hybrid', 'companion hybrid (RRF k=60)', true),
-    engine('companion-hybrid-weighted', 'companion hybrid (weighted scores)', true, {
-      method: 'weighted',
+    engine('companion-hybrid', 'companion hybrid (default: weighted 1:0.3)', true),
+    engine('companion-hybrid-rrf', 'companion hybrid (RRF k=60, 1:1)', true, {
+      method: 'rrf',
+      rrfK: 60,
+      keywordWeight: 1,
+      vectorWeight: 1,
     }),
   ];
 }

@@ -32,8 +32,16 @@ export class CompanionEngine implements EvalEngine {
   private embedder: Embedder | undefined;
   private idByPath = new Map<string, string>();
 
+  private fusion: Partial<FusionConfig> | undefined;
+
   constructor(private readonly options: CompanionEngineOptions) {
     this.name = options.name;
+    this.fusion = options.fusion;
+  }
+
+  /** Changes the fusion of later searches (the index stays): for tuning on one index. */
+  setFusion(fusion: Partial<FusionConfig>): void {
+    this.fusion = fusion;
   }
 
   async index(documents: readonly EvalDocument[]): Promise<void> {
@@ -68,7 +76,7 @@ export class CompanionEngine implements EvalEngine {
     const search = new HybridSearch({
       index: this.indexer.queries,
       ...(this.embedder ? { embedder: () => this.embedder } : {}),
-      ...(this.options.fusion ? { fusion: this.options.fusion } : {}),
+      ...(this.fusion ? { fusion: this.fusion } : {}),
       maxPerNote: 1,
     });
     return search.search({ query, limit: k });

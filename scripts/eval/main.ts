@@ -28,6 +28,8 @@ export interface EvalOptions {
   engines: readonly EngineFactory[];
   /** `--answerable`: measure the answer relevance gate instead of ranking. */
   answerability?: (dataset: Dataset) => Promise<string>;
+  /** `--tune`: compare fusion settings on one index per dataset. */
+  tune?: (dataset: Dataset) => Promise<string>;
 }
 
 export const BASELINE_ENGINES: readonly EngineFactory[] = [
@@ -43,6 +45,7 @@ export async function runEval(argv: readonly string[], options: EvalOptions): Pr
       engine: { type: 'string' },
       json: { type: 'boolean', default: false },
       answerable: { type: 'boolean', default: false },
+      tune: { type: 'boolean', default: false },
     },
   });
   const datasets: Array<{ key: string; load: () => Dataset }> = [
@@ -79,6 +82,12 @@ export async function runEval(argv: readonly string[], options: EvalOptions): Pr
     if (!options.answerability) throw new Error('--answerable is not available here');
     const dataset = datasets.find((d) => d.key === 'obsidian-help')!.load();
     console.log(await options.answerability(dataset));
+    return;
+  }
+
+  if (values.tune) {
+    if (!options.tune) throw new Error('--tune is not available here');
+    for (const { load } of chosenDatasets) console.log(await options.tune(load()));
     return;
   }
 

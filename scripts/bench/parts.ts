@@ -1,0 +1,239 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Embedder } from '../../shared/ports';
+import { normaliseQuery } from '../../shared/search';
+import { HybridSearch } from '../../companion/search/hybrid-search';
+import {
+  copyVault,
+  generatedVault,
+  HashEmbedder,
+  hashVector,
+  openIndex,
+  scratch,
+} from './fixtures';
+import { prng } from './generate-vault';
+import { percentile, rssMb, table } from './stats';
+
+export interface BenchContext {
+  corpora: string;
+  /** Notes in the generated vault (default 10,000). */
+  notes: number;
+  /** Starts the real USE-lite worker embedder. */
+  useLite: () => Promise<Embedder & { close(): Promise<void> }>;
+}
+
+const ms = (value: number) => value.toFixed(1);
+
+/** Full index time and chunks/s: obsidian-help-en (keyword, then with USE-lite) and a generated vault. */
+export async function indexPart(context: BenchContext): Promise<string> {
+  const rows: string[][] = [];
+  const run = async (label: string, vault: string, embedder?: Embedder) => {
+    const dir = scratch('index');
+    try {
+      const start = performance.now();
+      const index = await openIndex(
+        vault,
+        join(dir.path, 'index.db'),
+        embedder ? { embedder } : {},
+      );
+      await index.indexer.whenIdle();
+      const filesSeconds = (performance.now() - start) / 1000;
+      await index.indexer.whenEmbedded();
+      const seconds = (performance.now() - start) / 1000;
+      const chunks = index.indexer.store.chunkCount();
+      rows.push([
+        label,
+        String(index.indexer.store.fileCount()),
+        String(chunks),
+        filesSeconds.toFixed(1),
+        seconds.toFixed(1),
+        (chunks / seconds).toFixed(0),
+        rssMb().toFixed(0),
+      ]);
+      await index.close();
+    } finally {
+      dir.remove();
+    }
+  };
+  const help = join(context.corpora, 'obsidian-help-en');
+  await run('obsidian-help-en, keyword only', help);
+  const useLite = await context.useLite();
+  try {
+    await run('obsidian-help-en, + USE-lite vectors', help, useLite);
+  } finally {
+    await useLite.close();
+  }
+  const generated = scratch('gen');
+  try {
+    const { vault, info } = generatedVault(generated.path, context.notes);
+    const mb = (info.bytes / 1e6).toFixed(1);
+    await run(`generated ${context.notes} notes (${mb} MB), keyword only`, vault);
+    await run(
+      `generated ${context.notes} notes, + hash vectors (512 d)`,
+      vault,
+      new HashEmbedder(),
+    );
+  } finally {
+    generated.remove();
+  }
+  return table(['vault', 'files', 'chunks', 'files s', 'total s', 'chunks/s', 'RSS MB'], rows);
+}
+
+/** Restart of an indexed vault: files re-read, chunks re-embedded (must be 0), time to ready. */
+export async function restartPart(context: BenchContext): Promise<string> {
+  const rows: string[][] = [];
+  const run = async (label: string, vault: string, dbFile: string) => {
+    const first = await openIndex(vault, dbFile, { embedder: new HashEmbedder() });
+    await first.indexer.whenEmbedded();
+    await first.close();
+    const embedder = new HashEmbedder();
+    const start = performance.now();
+    const again = await openIndex(vault, dbFile, { embedder });
+    await again.indexer.whenEmbedded();
+    const seconds = (performance.now() - start) / 1000;
+    rows.push([
+      label,
+      String(again.indexer.store.chunkCount()),
+      String(again.indexer.indexedCount),
+      String(embedder.texts),
+      seconds.toFixed(2),
+      rssMb().toFixed(0),
+    ]);
+    await again.close();
+  };
+  const help = scratch('restart-help');
+  const generated = scratch('restart-gen');
+  try {
+    await run(
+      'obsidian-help-en',
+      copyVault(join(context.corpora, 'obsidian-help-en'), help.path),
+      join(help.path, 'index.db'),
+    );
+    const { vault } = generatedVault(generated.path, context.notes);
+    await run(`generated ${context.notes} notes`, vault, join(generated.path, 'index.db'));
+  } finally {
+    help.remove();
+    generated.remove();
+  }
+  return table(
+    ['vault (restart)', 'chunks', 'files re-indexed', 'texts re-embedded', 'ready s', 'RSS MB'],
+    rows,
+  );
+}
+
+/** Edit → searchable: a file written while the watcher runs, until keyword search finds it. */
+export async function editPart(context: BenchContext, trials = 15): Promise<string> {
+  const dir = scratch('edit');
+  try {
+    const vault = copyVault(join(context.corpora, 'obsidian-help-en'), dir.path);
+    const index = await openIndex(vault, join(dir.path, 'index.db'), { watch: true });
+    await index.indexer.whenIdle();
+    const latencies: { created: number[]; edited: number[] } = { created: [], edited: [] };
+    for (let i = 0; i < trials; i++) {
+      for (const kind of ['created', 'edited'] as const) {
+        const token = `zqx${kind}${i}token`;
+        const file = join(vault, kind === 'created' ? `Bench note ${i}.md` : 'Home.md');
+        const start = performance.now();
+        writeFileSync(file, `# Bench ${i}\n\nThe word ${token} is new here.\n`);
+        for (;;) {
+          if (index.indexer.queries.keyword(token, {}, 1).length > 0) break;
+          if (performance.now() - start > 10_000)
+            throw new Error(`edit bench: ${token} not found in 10 s`);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        latencies[kind].push(performance.now() - start);
+      }
+    }
+    await index.close();
+    return table(
+      ['edit → searchable (debounce 300 ms included)', 'trials', 'p50 ms', 'p95 ms', 'max ms'],
+      (['created', 'edited'] as const).map((kind) => [
+        `${kind} note`,
+        String(latencies[kind].length),
+        ms(percentile(latencies[kind], 0.5)),
+        ms(percentile(latencies[kind], 0.95)),
+        ms(Math.max(...latencies[kind])),
+      ]),
+    );
+  } finally {
+    dir.remove();
+  }
+}
+
+/** Search latency at scale, query embedding excluded (vectors precomputed). */
+export async function searchPart(context: BenchContext, queries = 200): Promise<string> {
+  const dir = scratch('search');
+  try {
+    const { vault, info } = generatedVault(dir.path, context.notes);
+    const embedder = new HashEmbedder();
+    const index = await openIndex(vault, join(dir.path, 'index.db'), { embedder });
+    await index.indexer.whenEmbedded();
+    const queries_ = buildQueries(info.vocabulary, queries);
+    const vectors = new Map(queries_.map((q) => [q, hashVector(q, 512)]));
+    const precomputed: Embedder = {
+      model: embedder.model,
+      embed: async (texts) => texts.map((text) => vectors.get(text) ?? hashVector(text, 512)),
+    };
+    const queriesApi = index.indexer.queries;
+    const hybrid = new HybridSearch({ index: queriesApi, embedder: () => precomputed });
+    const keywordOnly = new HybridSearch({ index: queriesApi });
+    const time = async (run: (query: string) => unknown): Promise<number[]> => {
+      for (const query of queries_.slice(0, 10)) await run(query); // warm-up
+      const out: number[] = [];
+      for (const query of queries_) {
+        const start = performance.now();
+        await run(query);
+        out.push(performance.now() - start);
+      }
+      return out;
+    };
+    const rows: Array<[string, number[]]> = [
+      [
+        'FTS5 keyword() top 50',
+        await time((q) => queriesApi.keyword(normaliseQuery(q).text, {}, 50)),
+      ],
+      ['sqlite-vec vector() top 50', await time((q) => queriesApi.vector(vectors.get(q)!, {}, 50))],
+      [
+        'vector() top 50, folder filter (exact scan)',
+        await time((q) => queriesApi.vector(vectors.get(q)!, { folder: 'Area 07' }, 50)),
+      ],
+      [
+        'HybridSearch keyword mode, 10 results',
+        await time((q) => keywordOnly.search({ query: q, limit: 10 })),
+      ],
+      [
+        'HybridSearch hybrid (RRF), 10 results',
+        await time((q) => hybrid.search({ query: q, limit: 10 })),
+      ],
+    ];
+    const chunks = index.indexer.store.chunkCount();
+    await index.close();
+    return table(
+      [
+        `search at ${context.notes} notes / ${chunks} chunks`,
+        'queries',
+        'p50 ms',
+        'p95 ms',
+        'RSS MB',
+      ],
+      rows.map(([name, values]) => [
+        name,
+        String(values.length),
+        ms(percentile(values, 0.5)),
+        ms(percentile(values, 0.95)),
+        rssMb().toFixed(0),
+      ]),
+    );
+  } finally {
+    dir.remove();
+  }
+}
+
+/** Two- and three-word queries from the middle of the vocabulary (neither stop-word common nor absent). */
+function buildQueries(vocabulary: readonly string[], count: number): string[] {
+  const random = prng(7);
+  const pick = () => vocabulary[Math.floor(50 + random() * 1500)]!;
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 2 + Math.floor(random() * 2) }, pick).join(' '),
+  );
+}
