@@ -55,7 +55,8 @@ export type RouteRule =
 
 export type RouteDecision =
   | { kind: 'tool'; call: ToolCall; rule: RouteRule }
-  | { kind: 'reply'; text: string; rule: RouteRule }
+  /** `missingTime`: a reminder was asked for without a time; the reply asks for it. */
+  | { kind: 'reply'; text: string; rule: RouteRule; missingTime?: true }
   | { kind: 'invalid'; error: ToolError; rule: 'invalid' };
 
 export interface RouteContext {
@@ -147,7 +148,7 @@ function normalise(message: string): string {
 }
 
 const GREETING =
-  /^(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening|night)|thanks|thank you|thx|ty|cheers|ok|okay|cool|great|nice|bye|goodbye|see you)(?: (?:there|cairn|so much|a lot))?[\s!.,:)]*$/i;
+  /^(?:hi|hello|hey|hiya|yo|howdy|what'?s up|how are you(?: doing)?|good (?:morning|afternoon|evening|night)|thanks|thank you|thx|ty|cheers|ok|okay|cool|great|nice|bye|goodbye|see you)(?: (?:there|cairn|so much|a lot))?[\s!?.,:)]*$/i;
 const HELP =
   /^(?:help|\?|what can you do|what do you do|how do (?:i|you) use (?:you|this|cairn)|what are you|who are you|commands)[\s?!.]*$/i;
 
@@ -279,7 +280,11 @@ function createReminder(text: string, clock: ZoneNow): RouteDecision | undefined
     if (!match) continue;
     const rest = `${text.slice(0, match.index)} ${text.slice(match.index + match[0].length)}`;
     const phrase = parseReminderPhrase(rest, clock);
-    if (!phrase.ok) return { kind: 'reply', text: phrase.reply, rule: 'reminder' };
+    if (!phrase.ok) {
+      return phrase.missingTime
+        ? { kind: 'reply', text: phrase.reply, rule: 'reminder', missingTime: true }
+        : { kind: 'reply', text: phrase.reply, rule: 'reminder' };
+    }
     const args: Record<string, unknown> = {
       title: phrase.title,
       due: phrase.due,

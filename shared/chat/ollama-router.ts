@@ -8,7 +8,8 @@
  * `answer`: they already send questions to `answer` and still understand "remind me …".
  *
  * Blank, over-long or control-character messages and small talk never reach the model: the
- * rules settle those without it.
+ * rules settle those without it. A reminder asked for with no time at all keeps the rules'
+ * question even when the model proposes one: small models make up times.
  */
 import { formatWall } from '../reminders/local-time';
 import { routeMessage, type RouteContext } from './intent-router';
@@ -54,6 +55,14 @@ export class OllamaRouter implements MessageRouter {
     }
     const proposal = await this.ask(message, context);
     if (!proposal.ok) return { ...byRules, via: 'rules', fallbackReason: proposal.reason };
+    // Small models invent a time for "remind me to call mom"; a reminder nobody timed asks.
+    if (
+      byRules.kind === 'reply' &&
+      byRules.missingTime &&
+      proposal.call.name === 'create_reminder'
+    ) {
+      return { ...byRules, via: 'rules' };
+    }
     return { kind: 'tool', call: proposal.call, rule: 'llm', via: 'llm' };
   }
 

@@ -30,7 +30,9 @@ import { civilFromDays, daysInMonth, instantToWall } from '../reminders/local-ti
 import { formatWallMinute, MS_PER_MINUTE, type ZoneNow } from './zone-calendar';
 
 export type ReminderPhrase =
-  { ok: true; title: string; due: string; repeat?: string } | { ok: false; reply: string };
+  | { ok: true; title: string; due: string; repeat?: string }
+  /** `missingTime`: no time of day was said at all, so the reply asks for one. */
+  | { ok: false; reply: string; missingTime?: true };
 
 /** Longest `every …` phrase tried, in words after `every`. */
 const MAX_EVERY_WORDS = 12;
@@ -58,6 +60,7 @@ export function parseReminderPhrase(text: string, clock: ZoneNow): ReminderPhras
         }
       : {
           ok: false,
+          missingTime: true,
           reply:
             when.reason === 'no-time-of-day'
               ? `At what time ${when.said}? For example: "remind me ${when.said} at 9 to ${lowerFirst(title)}".`

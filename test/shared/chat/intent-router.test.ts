@@ -422,6 +422,7 @@ describe('routeMessage: plain replies, no tool', () => {
     ['hi', /hello/i],
     ['thanks!', /welcome/i],
     ['Good morning', /hello/i],
+    ["what's up?", /hello/i],
     ['help', /remind me next Monday at 8/],
     ['what can you do?', /search your vault/],
   ])('%j', (message, reply) => {

@@ -160,6 +160,18 @@ describe('OllamaRouter', () => {
     ollama = await FakeOllamaServer.start(); // for afterEach
   });
 
+  it('asks for the time of an untimed reminder even when the model made one up', async () => {
+    replyWithCall('create_reminder', { title: 'Call mom', due: '2026-11-22T12:00' });
+    const routed = await router().route('remind me to call mom', context);
+    expect(routed).toMatchObject({ kind: 'reply', via: 'rules', missingTime: true });
+    // A timed one goes through.
+    replyWithCall('create_reminder', { title: 'Call mom', due: '2026-11-22T17:00' });
+    expect(await router().route('remind me at 5pm to call mom', context)).toMatchObject({
+      via: 'llm',
+      call: { name: 'create_reminder' },
+    });
+  });
+
   it('never asks the model about bad input or small talk', async () => {
     expect(await router().route('', context)).toMatchObject({ kind: 'invalid', via: 'rules' });
     expect(await router().route('thanks!', context)).toMatchObject({ kind: 'reply' });
