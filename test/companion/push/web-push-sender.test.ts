@@ -254,7 +254,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
     const hanging = subscribe();
     const healthy = subscribe();
     service.script(hanging.browser.endpoint, { hang: true });
-    const push = sender({ timeoutMs: 400 });
+    const push = sender({ timeoutMs: 250 });
 
     const finished: string[] = [];
     const slow = push.deliver(delivery(hanging.id)).then((outcome) => {
@@ -278,11 +278,11 @@ describe('WebPushSender against a local HTTPS push service', () => {
   it('gives up on an answer that trickles in for ever (overall deadline, twice the timeout)', async () => {
     const { id, browser } = subscribe();
     service.script(browser.endpoint, { drip: true });
-    const outcome = await sender({ timeoutMs: 300 }).deliver(delivery(id));
+    const outcome = await sender({ timeoutMs: 250 }).deliver(delivery(id));
     expect(outcome).toEqual({
       status: 'retry',
       afterMs: 5_000,
-      reason: 'no answer from the push service (no complete answer within 600 ms)',
+      reason: 'no answer from the push service (no complete answer within 500 ms)',
     });
     // The request was cancelled, not abandoned: the push service sees the connection close.
     await waitFor(() => service.openRequests === 0);
@@ -291,7 +291,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
   it('limits how many sends run at once; the rest wait their turn', async () => {
     const subscriptions = [subscribe(), subscribe(), subscribe()];
     for (const { browser } of subscriptions) service.script(browser.endpoint, { hang: true });
-    const push = sender({ timeoutMs: 300, maxConcurrent: 2 });
+    const push = sender({ timeoutMs: 200, maxConcurrent: 2 });
 
     const outcomes = await Promise.all(subscriptions.map(({ id }) => push.deliver(delivery(id))));
 
@@ -300,7 +300,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
       ({ browser }) => service.messagesFor(browser.endpoint)[0]?.at ?? 0,
     );
     // The third request only left once one of the first two had timed out.
-    expect(arrivals[2]! - Math.min(arrivals[0]!, arrivals[1]!)).toBeGreaterThanOrEqual(250);
+    expect(arrivals[2]! - Math.min(arrivals[0]!, arrivals[1]!)).toBeGreaterThanOrEqual(150);
   });
 
   it('times out a server that accepts the connection but never speaks TLS', async () => {
@@ -316,7 +316,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
         keys: service.createSubscription().keys,
       });
       const started = Date.now();
-      const outcome = await sender({ timeoutMs: 300 }).deliver(delivery(id));
+      const outcome = await sender({ timeoutMs: 200 }).deliver(delivery(id));
       expect(outcome).toMatchObject({ status: 'retry', afterMs: 5_000 });
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
