@@ -45,13 +45,19 @@ export class EmbeddingQueue {
       return;
     }
     if (this.retryTimer) return; // A failed batch waits for its retry.
-    this.running = this.run().finally(() => {
-      this.running = null;
-      if (this.again && !this.closed) {
-        this.again = false;
-        this.kick();
-      } else this.settle();
-    });
+    this.running = this.run()
+      .catch((error: unknown) => {
+        // E.g. a model with impossible dimensions, or the database closing under the pass.
+        this.lastError = (error as Error).message;
+        this.logger.error({ err: { message: this.lastError } }, 'embedding pass failed');
+      })
+      .finally(() => {
+        this.running = null;
+        if (this.again && !this.closed) {
+          this.again = false;
+          this.kick();
+        } else this.settle();
+      });
   }
 
   /** Texts still waiting for a vector of the running model. */

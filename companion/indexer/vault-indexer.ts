@@ -125,7 +125,7 @@ export class VaultIndexer implements IndexStatusSource {
    */
   async start(): Promise<void> {
     if (this.options.watch !== false) await this.startWatcher();
-    this.scanning = this.scan().finally(() => this.afterScan());
+    this.scanning = this.guardedScan().finally(() => this.afterScan());
   }
 
   /** Files waiting to be (re)indexed: debounced, queued, or being read. */
@@ -155,7 +155,7 @@ export class VaultIndexer implements IndexStatusSource {
   rescan(): Promise<void> {
     if (this.closed) return Promise.resolve();
     const previous = this.scanning ?? Promise.resolve();
-    this.scanning = previous.then(() => this.scan()).finally(() => this.afterScan());
+    this.scanning = previous.then(() => this.guardedScan()).finally(() => this.afterScan());
     return this.whenIdle();
   }
 
@@ -187,6 +187,18 @@ export class VaultIndexer implements IndexStatusSource {
   }
 
   // ---- scanning and watching ----------------------------------------------------------------
+
+  /** A scan that fails (the vault folder vanished, a disk error) is logged, never thrown. */
+  private async guardedScan(): Promise<void> {
+    try {
+      await this.scan();
+    } catch (error) {
+      this.options.logger.error(
+        { err: { message: (error as Error).message } },
+        'vault scan failed; the index keeps what it has',
+      );
+    }
+  }
 
   private async scan(): Promise<void> {
     const started = performance.now();
@@ -366,8 +378,10 @@ export class VaultIndexer implements IndexStatusSource {
       if (file.error !== undefined) {
         this.options.logger.warn({ path: file.path, reason: file.error }, 'file not indexed');
       } else if (file.warnings.length > 0) {
+        // The warnings may quote a tag or field value: status shows them to the user, the log
+        // only counts them (no note content in logs).
         this.options.logger.warn(
-          { path: file.path, warnings: file.warnings },
+          { path: file.path, warnings: file.warnings.length },
           'file indexed partly',
         );
       } else {

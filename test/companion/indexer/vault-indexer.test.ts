@@ -254,3 +254,41 @@ describe('folders created after start', () => {
     expect(indexedPaths(fixture)).toEqual(['A.md', 'New/Sub/B.md']);
   });
 });
+
+describe('robustness', () => {
+  it('logs paths and counts, never note text (trace level, bad front matter included)', async () => {
+    const lines: string[] = [];
+    const { createLogger } = await import('../../../companion/logging');
+    fixture = await startIndexer({
+      logger: createLogger('trace', { write: (line: string) => void lines.push(line) }),
+      embedder: new HashingEmbedder(),
+      files: {
+        'Secret.md': '---\ntags: [ok, "secret-tag-value!"]\n---\nmy bank pin is 4921 swordfish\n',
+        'Broken.md': '---\ntitle: "unterminated swordfish\n---\nbody swordfish\n',
+        'bin.md': new Uint8Array([0x73, 0x77, 0, 0x6f]),
+      },
+    });
+    await fixture.indexer.whenEmbedded();
+    const log = lines.join('\n');
+    expect(log).toContain('Secret.md');
+    expect(log).toContain('vault scan done');
+    expect(log).not.toMatch(/swordfish|4921|secret-tag-value/);
+  });
+
+  it('a vault folder that vanishes makes a rescan log an error, not throw', async () => {
+    fixture = await startIndexer({ files: { 'A.md': 'alpha' } });
+    await fixture.indexer.whenIdle();
+    rmSync(fixture.vault, { recursive: true });
+    await expect(fixture.indexer.rescan()).resolves.toBeUndefined();
+    expect(fixture.indexer.indexStatus()).toMatchObject({ files: 1, pending: 0 });
+  });
+
+  it('an embedder with impossible dimensions leaves the index keyword-only', async () => {
+    const broken = new HashingEmbedder({ id: 'broken', dims: 0 });
+    fixture = await startIndexer({ files: { 'A.md': 'alpha words' }, embedder: broken });
+    await fixture.indexer.whenEmbedded();
+    expect(fixture.indexer.embeddings?.lastError).toMatch(/dims must be an integer/);
+    expect(fixture.indexer.indexStatus().embedding).toBeNull();
+    expect(fixture.indexer.queries.keyword('alpha', {}, 5)).toHaveLength(1);
+  });
+});
