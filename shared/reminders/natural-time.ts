@@ -3,13 +3,18 @@
  * resolved to the absolute `YYYY-MM-DD HH:mm` form of `@remind(...)`, relative to an instant in
  * an IANA zone, without depending on the process time zone.
  *
- * chrono-node's `timezone` option ignores IANA names, but its reference accepts a fixed offset
- * in minutes. So chrono reads the text against `now` with the zone's offset at `now`, and:
+ * chrono-node's `timezone` option ignores IANA names, and with a fixed-offset reference its
+ * weekday logic still follows the process zone ("monday" resolved differently under TZ=UTC and
+ * TZ=Pacific/Auckland, tested). So chrono is given a reference Date whose process-local fields
+ * are the zone's wall time at `now`: chrono then reasons purely in wall time, and
  * - for calendar phrases ("tomorrow 9am") its date/time components are taken as WALL time and
  *   mapped to an instant with the zone's real rules, so "tomorrow 9am" across a DST change is
  *   still 09:00 local;
- * - for durations ("in 2 hours", tagged `result/relativeDateAndTime` by chrono) the INSTANT is
- *   kept (now + 2 h exactly), and shown in the zone's wall time.
+ * - for durations ("in 2 hours", tagged `result/relativeDateAndTime` by chrono) the duration
+ *   chrono added is added to the real `now` (exactly 2 h, whatever the clocks do), and shown in
+ *   the zone's wall time.
+ * The one residue of the process zone: if the zone's wall time at `now` does not exist in the
+ * process zone (its own DST gap), chrono's "now" is an hour later for that hour.
  *
  * Decisions (documented in the README of this area and tested):
  * - Past times move forward (chrono's `forwardDate`): "5pm" at 18:00 means tomorrow 17:00,
@@ -33,13 +38,7 @@
  */
 import { isKnownZone } from './known-zone';
 import * as chrono from 'chrono-node';
-import {
-  formatWall,
-  instantToWall,
-  wallFromParts,
-  wallToInstant,
-  zoneOffsetMs,
-} from './local-time';
+import { formatWall, instantToWall, wallFromParts, wallToInstant } from './local-time';
 
 /** Longest text handed to chrono; longer text is not a time someone typed. */
 export const MAX_NATURAL_TEXT_LENGTH = 200;
@@ -69,6 +68,8 @@ const ZONE_WORD = /^(?:UTC|GMT|[A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)+)$/;
 const CASUAL_PART_OF_DAY =
   /^casualReference\/(?:morning|afternoon|evening|tonight|night|noon|midnight)$/;
 const PARSE_OPTIONS = { forwardDate: true };
+/** Reference for "is this a time at all?": the answer does not depend on when. */
+const FIXED_REFERENCE = new Date(2026, 0, 5, 12, 0, 0, 0);
 /** `5/12`, `05.12.2026`: chrono reads month first (US), half the world reads day first. */
 const AMBIGUOUS_NUMERIC_DATE = /\b\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?\b/;
 
@@ -85,7 +86,7 @@ export function readsAsNaturalTime(text: string): boolean {
   if (typeof text !== 'string' || text.length > MAX_NATURAL_TEXT_LENGTH) return false;
   const { body } = splitTrailingZone(text);
   if (body === '') return false;
-  return wholeMatch(body, { instant: new Date(0), timezone: 0 }) !== undefined;
+  return wholeMatch(body, FIXED_REFERENCE) !== undefined;
 }
 
 /** Resolves natural-language `text` to an absolute time; never throws. */
@@ -124,7 +125,7 @@ export function resolveNaturalTime(text: string, options: NaturalTimeOptions): N
       message: `"${slashDate[0]}" is ambiguous (day/month or month/day?): write 2026-12-05 or dec 5`,
     };
   }
-  const reference = { instant: new Date(now), timezone: zoneOffsetMs(now, zone) / 60_000 };
+  const reference = wallAsProcessLocal(instantToWall(now, zone));
   const result = wholeMatch(body, reference);
   if (result === undefined) {
     return {
@@ -139,10 +140,12 @@ export function resolveNaturalTime(text: string, options: NaturalTimeOptions): N
   const start = result.start;
   const tags = result.tags();
   let instant: number;
-  if (tags.has('result/relativeDateAndTime') || start.isCertain('timezoneOffset')) {
-    // A duration from now, or a time written with its own offset ("5pm EST"): the instant is
-    // what was meant; it is shown in the zone's wall time.
-    instant = Math.floor(start.date().getTime() / 60_000) * 60_000;
+  if (tags.has('result/relativeDateAndTime')) {
+    // A duration from now: what chrono added to its reference, added to the real now.
+    instant = Math.floor((now + start.date().getTime() - reference.getTime()) / 60_000) * 60_000;
+  } else if (start.isCertain('timezoneOffset')) {
+    // Written with its own offset ("5pm EST"): chrono computed the real instant.
+    instant = start.date().getTime();
   } else {
     const hasTime =
       start.isCertain('hour') || [...tags].some((tag) => CASUAL_PART_OF_DAY.test(tag));
@@ -172,21 +175,24 @@ export function resolveNaturalTime(text: string, options: NaturalTimeOptions): N
   };
 }
 
+/** A Date whose process-local fields show `wall` (see the header: chrono works in local time). */
+function wallAsProcessLocal(wall: number): Date {
+  const fields = new Date(wall);
+  const local = new Date(2000, 0, 1, 0, 0, 0, 0);
+  local.setFullYear(fields.getUTCFullYear(), fields.getUTCMonth(), fields.getUTCDate());
+  local.setHours(fields.getUTCHours(), fields.getUTCMinutes(), fields.getUTCSeconds(), 0);
+  return local;
+}
+
 /** chrono's single result covering all of `body` (a leading "at" may be left out). */
-function wholeMatch(
-  body: string,
-  reference: { instant: Date; timezone: number },
-): chrono.ParsedResult | undefined {
+function wholeMatch(body: string, reference: Date): chrono.ParsedResult | undefined {
   const withoutAt = body.replace(/^at\s+/i, '');
   return (
     matchAll(body, reference) ?? (withoutAt === body ? undefined : matchAll(withoutAt, reference))
   );
 }
 
-function matchAll(
-  body: string,
-  reference: { instant: Date; timezone: number },
-): chrono.ParsedResult | undefined {
+function matchAll(body: string, reference: Date): chrono.ParsedResult | undefined {
   let results: chrono.ParsedResult[];
   try {
     results = chrono.parse(body, reference, PARSE_OPTIONS);
