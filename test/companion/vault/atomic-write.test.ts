@@ -1,0 +1,188 @@
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createVaultFile,
+  editVaultFile,
+  VaultWriteError,
+} from '../../../companion/vault/atomic-write';
+import { tempDir } from '../helpers/app';
+
+let dir: { path: string; remove: () => void };
+let vault: string;
+beforeEach(() => {
+  dir = tempDir('atomic');
+  vault = join(dir.path, 'vault');
+  mkdirSync(join(vault, 'Notes'), { recursive: true });
+  writeFileSync(join(vault, 'Notes/a.md'), 'line one\n- [ ] task\nline three\n');
+});
+afterEach(() => dir.remove());
+
+const checkTask = (text: string): string => {
+  if (!text.includes('- [ ] task')) throw new VaultWriteError('NOT_FOUND', 'the task line is gone');
+  return text.replace('- [ ] task', '- [x] task');
+};
+
+function leftovers(folder: string): string[] {
+  return readdirSync(folder).filter((name) => name.endsWith('.tmp'));
+}
+
+async function rejection(promise: Promise<unknown>): Promise<VaultWriteError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(VaultWriteError);
+  return error as VaultWriteError;
+}
+
+describe('editVaultFile', () => {
+  it('replaces the file with the edit, keeps its mode and leaves no temp file', async () => {
+    chmodSync(join(vault, 'Notes/a.md'), 0o640);
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask);
+    expect(result).toMatchObject({ path: 'Notes/a.md', changed: true });
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one\n- [x] task\nline three\n',
+    );
+    expect(statSync(join(vault, 'Notes/a.md')).mode & 0o777).toBe(0o640);
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('writes nothing when the edit changes nothing', async () => {
+    const before = statSync(join(vault, 'Notes/a.md')).ino;
+    const result = await editVaultFile(vault, 'Notes/a.md', (text) => text);
+    expect(result.changed).toBe(false);
+    expect(statSync(join(vault, 'Notes/a.md')).ino).toBe(before);
+  });
+
+  it('re-reads and re-applies the edit after a concurrent change, keeping that change', async () => {
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      beforeWrite: (attempt) => {
+        if (attempt === 1) {
+          writeFileSync(join(vault, 'Notes/a.md'), 'line one (edited)\n- [ ] task\nline three\n');
+        }
+      },
+    });
+    expect(result.changed).toBe(true);
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one (edited)\n- [x] task\nline three\n',
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('answers CONFLICT and writes nothing when the concurrent change removed what it edits', async () => {
+    const changed = 'line one\nsomeone deleted the task\n';
+    const error = await rejection(
+      editVaultFile(vault, 'Notes/a.md', checkTask, {
+        beforeWrite: (attempt) => {
+          if (attempt === 1) writeFileSync(join(vault, 'Notes/a.md'), changed);
+        },
+      }),
+    );
+    expect(error.code).toBe('CONFLICT');
+    expect(error.message).toMatch(
+      /Notes\/a\.md changed .*the task line is gone.*nothing was written/,
+    );
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(changed);
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('answers CONFLICT when the file keeps changing', async () => {
+    let n = 0;
+    const error = await rejection(
+      editVaultFile(vault, 'Notes/a.md', checkTask, {
+        beforeWrite: () => {
+          n += 1;
+          writeFileSync(join(vault, 'Notes/a.md'), `version ${n}\n- [ ] task\n`);
+        },
+      }),
+    );
+    expect(error.code).toBe('CONFLICT');
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe('version 2\n- [ ] task\n');
+  });
+
+  it('answers NOT_FOUND and creates nothing when the file is deleted meanwhile', async () => {
+    const error = await rejection(
+      editVaultFile(vault, 'Notes/a.md', checkTask, {
+        beforeWrite: () => unlinkSync(join(vault, 'Notes/a.md')),
+      }),
+    );
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.message).toMatch(/deleted while/);
+    expect(readdirSync(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('refuses a read-only file (even for root, whom the OS would let write)', async () => {
+    chmodSync(join(vault, 'Notes/a.md'), 0o444);
+    const error = await rejection(editVaultFile(vault, 'Notes/a.md', checkTask));
+    expect(error.code).toBe('CONFLICT');
+    expect(error.message).toMatch(/read-only/);
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toContain('- [ ] task');
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('refuses paths outside the vault: traversal, absolute, hidden, through a symlink', async () => {
+    writeFileSync(join(dir.path, 'outside.md'), '- [ ] task\n');
+    symlinkSync(dir.path, join(vault, 'escape'));
+    for (const path of [
+      '../outside.md',
+      '/etc/passwd',
+      '.obsidian/x.md',
+      'escape/outside.md',
+      '',
+    ]) {
+      const error = await rejection(editVaultFile(vault, path, checkTask));
+      expect(error.code).toBe('VALIDATION_ERROR');
+      expect(error.field).toBe('path');
+    }
+    expect(readFileSync(join(dir.path, 'outside.md'), 'utf8')).toBe('- [ ] task\n');
+  });
+
+  it('answers NOT_FOUND for a missing file and passes an edit that does not apply through', async () => {
+    expect((await rejection(editVaultFile(vault, 'Notes/none.md', checkTask))).code).toBe(
+      'NOT_FOUND',
+    );
+    writeFileSync(join(vault, 'Notes/a.md'), 'no task here\n');
+    const error = await rejection(editVaultFile(vault, 'Notes/a.md', checkTask));
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.message).toBe('the task line is gone');
+  });
+
+  it('keeps UTF-8, CRLF and control characters byte for byte outside the edit', async () => {
+    const text = 'Überschrift\r\n- [ ] task\r\n\u0007bell ✓\r\n';
+    writeFileSync(join(vault, 'Notes/a.md'), text);
+    await editVaultFile(vault, 'Notes/a.md', checkTask);
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(text.replace('[ ]', '[x]'));
+  });
+});
+
+describe('createVaultFile', () => {
+  it('creates the file and its folders, and never overwrites', async () => {
+    const created = await createVaultFile(vault, 'Cairn/Notes/new.md', 'hello\n');
+    expect(created.path).toBe('Cairn/Notes/new.md');
+    expect(readFileSync(join(vault, 'Cairn/Notes/new.md'), 'utf8')).toBe('hello\n');
+    const error = await rejection(createVaultFile(vault, 'Cairn/Notes/new.md', 'other\n'));
+    expect(error.code).toBe('CONFLICT');
+    expect(readFileSync(join(vault, 'Cairn/Notes/new.md'), 'utf8')).toBe('hello\n');
+    expect(leftovers(join(vault, 'Cairn/Notes'))).toEqual([]);
+  });
+
+  it('refuses a name that differs only in case, and paths outside the vault', async () => {
+    writeFileSync(join(vault, 'Notes/Call.md'), 'x');
+    expect((await rejection(createVaultFile(vault, 'Notes/call.md', 'y'))).code).toBe(
+      'VALIDATION_ERROR',
+    );
+    expect((await rejection(createVaultFile(vault, '../x.md', 'y'))).code).toBe('VALIDATION_ERROR');
+    rmSync(join(vault, 'Notes/Call.md'));
+  });
+});
