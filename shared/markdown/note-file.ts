@@ -2,7 +2,7 @@
  * Whole note files as Cairn writes them (DESIGN §2, "Note created by Cairn"), and appending
  * to a note's body without touching its front matter.
  */
-import { detectLineEnding, locateFrontMatter, withLineEnding } from './front-matter-fence';
+import { BOM, detectLineEnding, locateFrontMatter, withLineEnding } from './front-matter-fence';
 import { stringifyNoteFile } from './front-matter';
 import { isValidTag, normalizeTag } from './tags';
 import { FrontMatterValueError } from './yaml-values';
@@ -101,9 +101,9 @@ const LIST_ITEM = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
  * note ends in a list and the addition continues it), a line break after it, line endings
  * matching the file's. Front matter and every existing byte are left as they are; only
  * missing line breaks at the end are added. Leading and trailing blank lines of `addition`
- * are dropped; an addition with no text returns `text` unchanged. In a file whose first line
- * opens a front-matter fence that is never closed, `---` lines of the addition are written as
- * `***` (the same horizontal rule) so they cannot close it.
+ * are dropped; an addition with no text returns `text` unchanged. Where `---` lines of the
+ * addition could create front matter (a file that opens a fence and never closes it, or an
+ * empty file), they are written as `***`, the same horizontal rule.
  */
 export function appendToNoteBody(text: string, addition: string): string {
   const fence = locateFrontMatter(text);
@@ -115,14 +115,16 @@ export function appendToNoteBody(text: string, addition: string): string {
     .replace(/^(?:[ \t]*\n)+/, '')
     .trimEnd();
   if (block === '') return text;
-  // A file that opens a fence it never closes is all body; a `---` line in the addition would
-  // close it and turn that body into front matter. `***` renders as the same rule.
-  const unclosedFence = fence === null && /^\uFEFF?---[ \t]*\r?\n/.test(text);
-  const safeBlock = unclosedFence ? block.replace(/^---[ \t]*$/gm, '***') : block;
+  // In a file without front matter, `---` lines of the addition could close a fence the file
+  // opens and never closes, or (appended to an empty file) open and close one: either would
+  // turn body text into front matter. `***` renders as the same horizontal rule.
+  const couldMakeFrontMatter =
+    fence === null && (/^\uFEFF?---[ \t]*\r?\n/.test(text) || text.replace(BOM, '') === '');
+  const safeBlock = couldMakeFrontMatter ? block.replace(/^---[ \t]*$/gm, '***') : block;
 
   let separator: string;
   if (body.trim() === '') {
-    separator = text === '' || text.endsWith('\n') ? '' : eol;
+    separator = text === '' || text === BOM || text.endsWith('\n') ? '' : eol;
   } else {
     const { contentEnd, lineBreaks } = trailingBlankLines(body);
     const lastLine = body.slice(body.lastIndexOf('\n', contentEnd - 1) + 1, contentEnd);

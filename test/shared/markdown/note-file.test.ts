@@ -143,6 +143,10 @@ describe('appendToNoteBody', () => {
     expect(result).toBe('---\ntitle: not front matter\n\nabove\n***\nbelow\n');
     expect(parseFrontMatter(result)).toMatchObject({ ok: true, hasFrontMatter: false });
     expect(appendToNoteBody('---\na: 1\n---\n', 'x\n---\ny')).toBe('---\na: 1\n---\nx\n---\ny\n');
+    expect(appendToNoteBody('', '---\na: b\n---')).toBe('***\na: b\n***\n');
+    expect(appendToNoteBody('\uFEFF', '---\na: b\n---')).toBe('\uFEFF***\na: b\n***\n');
+    expect(appendToNoteBody('\n', '---\na: b\n---')).toBe('\n---\na: b\n---\n');
+    expect(appendToNoteBody('text\n', '---\na: b\n---')).toBe('text\n\n---\na: b\n---\n');
   });
 
   it('writes CRLF into a CRLF file and keeps the BOM', () => {
