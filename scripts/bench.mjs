@@ -1,22 +1,34 @@
 #!/usr/bin/env node
 // `npm run bench`: every benchmark, each printing its own table.
 //
-//   node scripts/bench.mjs [--only embeddings|index|restart|edit|search] [--notes 10000]
+//   node scripts/bench.mjs [--only <part>]... [--notes 10000]
 //
-// Parts: embeddings (scripts/bench-embeddings.mjs, run as is), index (full index time and
-// chunks/s on obsidian-help-en and a generated vault), restart (files re-read and chunks
-// re-embedded after a restart: must be 0), edit (edit → searchable latency with the watcher),
-// search (keyword/vector/hybrid latency p50/p95 at scale, query embedding excluded), with RSS.
-// The TypeScript is bundled with esbuild into node_modules/.cache/cairn-bench/ first.
+// Parts, in order:
+//   embeddings   scripts/bench-embeddings.mjs (USE-lite throughput), run as is;
+//   <name>       every other area's scripts/bench/<name>.mjs (e.g. index, scheduler), run as is;
+//   indexing     full index time and chunks/s on obsidian-help-en (keyword, then USE-lite
+//                vectors) and on a generated vault of --notes notes;
+//   restart      an indexed vault restarted: files re-read and texts re-embedded (must be 0),
+//                time to ready;
+//   edit         edit → searchable latency with the watcher running;
+//   search       keyword/vector/hybrid latency p50/p95 at --notes notes, query embedding
+//                excluded; RSS after each.
+// The TypeScript parts (scripts/bench/*.ts) are bundled with esbuild into
+// node_modules/.cache/cairn-bench/ first.
 import esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../..');
-const ALL = ['embeddings', 'index', 'restart', 'edit', 'search'];
+const SCRIPTS = readdirSync(join(repo, 'scripts/bench'))
+  .filter((name) => name.endsWith('.mjs'))
+  .sort()
+  .map((name) => name.slice(0, -'.mjs'.length));
+const OWN = ['indexing', 'restart', 'edit', 'search'];
+const ALL = ['embeddings', ...SCRIPTS, ...OWN];
 const { values } = parseArgs({
   options: {
     only: { type: 'string', multiple: true },
@@ -32,15 +44,20 @@ const notes = Number(values.notes);
 if (!Number.isInteger(notes) || notes < 1)
   throw new Error(`--notes must be a positive integer, got ${values.notes}`);
 
-if (parts.includes('embeddings')) {
-  console.log('\n## embeddings');
-  const result = spawnSync(process.execPath, [join(repo, 'scripts/bench-embeddings.mjs')], {
-    stdio: 'inherit',
-  });
-  if (result.status !== 0) throw new Error(`bench-embeddings.mjs exited with ${result.status}`);
+/** Runs another benchmark script as its own process, so its flags and memory stay its own. */
+function runScript(part, file) {
+  console.log(`\n## ${part}`);
+  const result = spawnSync(process.execPath, [file], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`${file} exited with ${result.status}`);
 }
 
-const rest = parts.filter((part) => part !== 'embeddings');
+if (parts.includes('embeddings'))
+  runScript('embeddings', join(repo, 'scripts/bench-embeddings.mjs'));
+for (const script of SCRIPTS) {
+  if (parts.includes(script)) runScript(script, join(repo, 'scripts/bench', `${script}.mjs`));
+}
+
+const rest = parts.filter((part) => OWN.includes(part));
 if (rest.length > 0) {
   const outdir = join(repo, 'node_modules/.cache/cairn-bench');
   mkdirSync(outdir, { recursive: true });

@@ -10,7 +10,7 @@ export interface BenchOptions {
 }
 
 export const PARTS: Record<string, (context: BenchContext) => Promise<string>> = {
-  index: indexPart,
+  indexing: indexPart,
   restart: restartPart,
   edit: editPart,
   search: searchPart,

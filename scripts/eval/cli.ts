@@ -3,6 +3,7 @@ import type { Embedder } from '../../shared/ports';
 import { WorkerEmbedder } from '../../companion/embeddings/worker-embedder';
 import { answerability } from './answerability';
 import { CompanionEngine } from './companion-engine';
+import { PluginOramaEngine } from './orama-engine';
 import { BASELINE_ENGINES, runEval } from './main';
 import type { EngineFactory } from './main';
 import { tuneFusion } from './tune';
@@ -64,6 +65,8 @@ export function companionEngines(useLite: () => Promise<Embedder>): EngineFactor
       new CompanionEngine({ name, fusion, ...(hybrid ? { embedder: useLite } : {}) }),
   });
   return [
+    { key: 'plugin-orama-keyword', create: async () => new PluginOramaEngine() },
+    { key: 'plugin-orama-hybrid', create: async () => new PluginOramaEngine(useLite) },
     engine('companion-keyword', 'companion keyword-only (FTS5)', false),
     engine('companion-vector', 'companion vector-only (USE-lite)', true, { keywordWeight: 0 }),
     engine('companion-hybrid', 'companion hybrid (default: weighted 1:0.3)', true),

@@ -13,6 +13,9 @@ export interface PluginEngineOptions {
   fusion?: SearchEngineOptions['fusion'];
   weights?: SearchEngineOptions['weights'];
   stemming?: boolean;
+  boosts?: SearchEngineOptions['boosts'];
+  typoTolerance?: boolean;
+  relevance?: SearchEngineOptions['relevance'];
 }
 
 /**
@@ -35,6 +38,11 @@ export class PluginEngine implements EvalEngine {
       ...(this.options.fusion ? { fusion: this.options.fusion } : {}),
       ...(this.options.weights ? { weights: this.options.weights } : {}),
       ...(this.options.stemming === undefined ? {} : { stemming: this.options.stemming }),
+      ...(this.options.boosts ? { boosts: this.options.boosts } : {}),
+      ...(this.options.typoTolerance === undefined
+        ? {}
+        : { typoTolerance: this.options.typoTolerance }),
+      ...(this.options.relevance ? { relevance: this.options.relevance } : {}),
     });
     for (const doc of documents) {
       const parsed = noteInputFromMarkdown(doc.path, doc.raw);
