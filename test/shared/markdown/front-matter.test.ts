@@ -380,6 +380,40 @@ describe('updateFrontMatter', () => {
     expect(updated(text, { a: 2 })).toBe(text.replace('a: 1', 'a: 2'));
   });
 
+  it('edits the DESIGN reminder note the way the scheduler does (done, snooze, unsnooze)', () => {
+    const reminder = [
+      '---',
+      'id: 5b0e2c1a-0000-4000-8000-000000000000',
+      'type: reminder',
+      'title: Call the bank',
+      'due: 2026-11-23T17:00:00+01:00',
+      'timezone: Europe/Berlin',
+      'repeat: FREQ=WEEKLY;BYDAY=MO        # optional RFC 5545 RRULE, expanded in `timezone`',
+      'status: active                      # active | done | cancelled',
+      'created: 2026-11-22T10:31:00+01:00',
+      '---',
+      'Optional body; a link back to where it came from: [[Meeting 2026-11-22]]',
+      '',
+    ].join('\n');
+    const snoozed = updated(reminder, { snoozed_until: '2026-11-23T17:15:00+01:00' });
+    expect(snoozed).toBe(
+      reminder.replace(
+        'created: 2026-11-22T10:31:00+01:00\n',
+        'created: 2026-11-22T10:31:00+01:00\nsnoozed_until: 2026-11-23T17:15:00+01:00\n',
+      ),
+    );
+    const done = updated(snoozed, { status: 'done', snoozed_until: undefined });
+    expect(done).toBe(
+      reminder.replace(
+        'status: active                      #',
+        'status: done                      #',
+      ),
+    );
+    const data = parsedData(done);
+    expect(data).toMatchObject({ status: 'done', due: '2026-11-23T17:00:00+01:00' });
+    expect(data).not.toHaveProperty('snoozed_until');
+  });
+
   it('refuses, without throwing, a change that would orphan a YAML alias', () => {
     const text = '---\nbase: &b hello\ncopy: *b\nlist: &l [1, 2]\nother: *l\n---\nbody\n';
     for (const change of [{ base: 'x' }, { base: undefined }, { list: undefined }]) {
