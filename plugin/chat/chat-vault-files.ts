@@ -19,6 +19,8 @@ export interface ChatVaultFiles {
    * file name) equals `reference`, compared without case.
    */
   findNotes(reference: string): Array<{ path: string; title: string }>;
+  /** Paths of the Markdown notes whose front matter has `type: <type>` (metadata cache). */
+  notesOfType(type: string): string[];
   /** Paths of the Markdown files directly inside `folder`. */
   listMarkdown(folder: string): string[];
 }

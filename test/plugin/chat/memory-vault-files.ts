@@ -48,6 +48,15 @@ export class MemoryVaultFiles implements ChatVaultFiles {
     return found;
   }
 
+  notesOfType(type: string): string[] {
+    return [...this.files.entries()]
+      .filter(([path, text]) => {
+        const parsed = path.endsWith('.md') ? parseFrontMatter(text) : undefined;
+        return parsed?.ok === true && parsed.data.type === type;
+      })
+      .map(([path]) => path);
+  }
+
   listMarkdown(folder: string): string[] {
     const prefix = `${folder.replace(/\/+$/, '')}/`;
     return [...this.files.keys()].filter(
