@@ -161,6 +161,8 @@ function stringProperty(
     const trimmed = value.trim();
     return trimmed === '' ? undefined : trimmed;
   }
+  // Data parsed elsewhere (a YAML 1.1 reader) may hold Dates for `created: 2026-11-22 10:30`.
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
   warnings.push({ field, message: `expected text, found ${describeType(value)}` });
   return undefined;
 }

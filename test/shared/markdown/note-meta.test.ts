@@ -101,5 +101,8 @@ describe('extractNoteMeta: tags and aliases', () => {
     });
     expect(result.updated).toBeUndefined();
     expect(meta({})).toEqual({ title: 'My note', tags: [], aliases: [] });
+    expect(meta({ created: new Date(Date.UTC(2026, 10, 22, 9, 30)) }).created).toBe(
+      '2026-11-22T09:30:00.000Z',
+    );
   });
 });
