@@ -79,3 +79,9 @@ export { reminderDeepLink } from './deep-link';
 export { buildReminderNoteFile } from './reminder-note-file';
 export { previewRemindText } from './remind-preview';
 export type { RemindPreview, RemindPreviewOptions } from './remind-preview';
+export { normaliseRemindDocument } from './normalise-document';
+export type {
+  DocumentEdit,
+  NormaliseDocumentOptions,
+  NormalisedDocument,
+} from './normalise-document';
