@@ -99,6 +99,16 @@ describe('GET /api/v1/search', () => {
     ]);
   });
 
+  it('filters by date range on created (or modified) dates', async () => {
+    const future = (await search(keywordOnly, 'q=visa&from=2030-01-01')).json() as SearchResponse;
+    expect(future.results).toEqual([]);
+    const around = (
+      await search(keywordOnly, 'q=visa&from=2026-11-22&to=2026-11-22')
+    ).json() as SearchResponse;
+    // Visa rules.md has `created: 2026-11-22T10:30:00+01:00`.
+    expect(around.results.map((r) => r.citation.path)).toContain('Travel/Visa rules.md');
+  });
+
   it('pages with limit and cursor without repeating results', async () => {
     const first = (await search(keywordOnly, 'q=the&limit=2')).json() as SearchResponse;
     expect(first.results).toHaveLength(2);
