@@ -1,5 +1,5 @@
 // Public surface of companion/indexer: what server.ts, search and the scheduler use.
-export { VaultIndexer, DEFAULT_DEBOUNCE_MS } from './vault-indexer';
+export { VaultIndexer, DEFAULT_DEBOUNCE_MS, DEFAULT_RESCAN_INTERVAL_MS } from './vault-indexer';
 export type { IndexChange, VaultIndexerOptions } from './vault-indexer';
 export { SqliteIndexQueries, DEFAULT_COLUMN_WEIGHTS, QUERYABLE_COVERAGE } from './index-queries';
 export type {

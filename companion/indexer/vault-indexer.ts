@@ -1,4 +1,4 @@
-import { lstat, readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { join, relative as relativePath, sep } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
@@ -25,6 +25,7 @@ import type { IndexedFile } from './read-vault-file';
 import { symlinkProblem, walkVault } from './vault-walk';
 
 export const DEFAULT_DEBOUNCE_MS = 300;
+export const DEFAULT_RESCAN_INTERVAL_MS = 30 * 60_000;
 /** At most this many failures are listed in status; the count in metrics is complete. */
 export const MAX_LISTED_FAILURES = 100;
 /** During a long scan, the embedding queue is woken every this many files. */
@@ -63,6 +64,11 @@ export interface VaultIndexerOptions {
   readonly watch?: boolean;
   readonly embeddings?: EmbeddingQueueOptions;
   readonly weights?: Partial<ColumnWeights>;
+  /**
+   * A full rescan this often catches what the watcher missed (an inotify queue overflow, a
+   * network share); unchanged files cost a stat each. Default 30 minutes; 0 turns it off.
+   */
+  readonly rescanIntervalMs?: number;
   /** How PDFs are read; default: a worker thread per PDF with time and memory caps. */
   readonly pdfReader?: PdfTextReader;
 }
@@ -90,6 +96,7 @@ export class VaultIndexer implements IndexStatusSource {
   private readonly listeners = new Set<(change: IndexChange) => void>();
   private idleWaiters: Array<() => void> = [];
   private watcher: FSWatcher | null = null;
+  private rescanTimer: NodeJS.Timeout | null = null;
   private draining: Promise<void> | null = null;
   private scanning: Promise<void> | null = null;
   private closed = false;
@@ -126,6 +133,29 @@ export class VaultIndexer implements IndexStatusSource {
   async start(): Promise<void> {
     if (this.options.watch !== false) await this.startWatcher();
     this.scanning = this.guardedScan().finally(() => this.afterScan());
+    const interval = this.options.rescanIntervalMs ?? DEFAULT_RESCAN_INTERVAL_MS;
+    if (interval > 0 && this.options.watch !== false) {
+      this.rescanTimer = setInterval(() => {
+        if (!this.scanning) void this.rescan();
+      }, interval);
+      this.rescanTimer.unref();
+    }
+  }
+
+  /**
+   * Indexes these vault-relative paths now (no debounce) and resolves once the index is idle:
+   * for code that just wrote a file (ingest, note creation) and wants it searchable at once.
+   */
+  refresh(paths: readonly string[]): Promise<void> {
+    for (const path of paths) {
+      const key = `file:${path}`;
+      const timer = this.timers.get(key);
+      if (timer) clearTimeout(timer);
+      this.timers.delete(key);
+      this.enqueue({ type: 'file', path });
+    }
+    void this.drain();
+    return this.whenIdle();
   }
 
   /** Files waiting to be (re)indexed: debounced, queued, or being read. */
@@ -162,6 +192,8 @@ export class VaultIndexer implements IndexStatusSource {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.rescanTimer) clearInterval(this.rescanTimer);
+    this.rescanTimer = null;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     this.queue.clear();
@@ -411,6 +443,10 @@ export class VaultIndexer implements IndexStatusSource {
   }
 
   private async indexPath(path: string): Promise<void> {
+    if (!isVaultRelative(path)) {
+      this.options.logger.warn({ path }, 'not a path inside the vault; ignored');
+      return;
+    }
     const kind = indexableKind(path);
     const absolute = join(this.root, path);
     const stats = await lstat(absolute).catch((error: NodeJS.ErrnoException) => {
@@ -429,6 +465,11 @@ export class VaultIndexer implements IndexStatusSource {
       }
     } else if (!stats.isFile()) {
       this.remove(path);
+      return;
+    } else if (path.includes('/') && !(await this.insideVault(absolute))) {
+      // A folder on the way is a symlink leading out (the walker never enters one, but a path
+      // handed to refresh() or a watcher event could pass through it).
+      this.recordRefused(path, 'a folder on its path leads outside the vault; not read');
       return;
     }
     // For a symlink the target's size and time count.
@@ -470,6 +511,11 @@ export class VaultIndexer implements IndexStatusSource {
     if (this.closed) return;
     if (this.writes.length === 0) this.writesSince = performance.now();
     this.writes.push(entry);
+  }
+
+  private async insideVault(absolute: string): Promise<boolean> {
+    const real = await realpath(absolute).catch(() => null);
+    return real !== null && real.startsWith(this.root.endsWith(sep) ? this.root : this.root + sep);
   }
 
   private remove(path: string): void {
@@ -535,4 +581,11 @@ export class VaultIndexer implements IndexStatusSource {
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/** A `/`-separated relative path with no `.`/`..`/empty segments: it cannot leave the vault. */
+function isVaultRelative(path: string): boolean {
+  if (path === '' || path.startsWith('/') || path.includes('\\') || path.includes('\0'))
+    return false;
+  return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }

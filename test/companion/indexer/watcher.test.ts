@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { IndexChange } from '../../../companion/indexer';
@@ -148,5 +148,47 @@ describe('watcher', () => {
     await settled(fixture, () => expect(changes).toHaveLength(1));
     expect(changes[0]).toEqual({ type: 'upsert', path: 'Task.md', kind: 'reminder' });
     expect(fixture.indexer.queries.keyword('plumber', { type: 'reminder' }, 5)).toHaveLength(1);
+  });
+});
+
+describe('refresh and periodic rescan', () => {
+  it('refresh indexes a just-written file at once, without waiting for the watcher', async () => {
+    fixture = await startIndexer({ files: {}, debounceMs: 60_000 });
+    await fixture.indexer.whenIdle();
+    fixture.write('Ingested/paper.md', 'uploaded words about lemurs');
+    writeFileSync(join(fixture.dir, 'escape.md'), 'outside words about lemurs');
+    await fixture.indexer.refresh([
+      'Ingested/paper.md',
+      '../escape.md',
+      '/etc/passwd',
+      'Ingested/../../escape.md',
+      '.obsidian/x.md',
+    ]);
+    expect(fixture.indexer.queries.keyword('lemurs', {}, 5)).toHaveLength(1);
+    expect(paths(fixture)).toEqual(['Ingested/paper.md']);
+
+    // A symlinked folder leading out of the vault is not a way in either.
+    symlinkSync(fixture.dir, join(fixture.vault, 'Out'));
+    await fixture.indexer.refresh(['Out/escape.md']);
+    expect(fixture.indexer.queries.keyword('outside', {}, 5)).toEqual([]);
+    expect(fixture.indexer.indexStatus().failed).toEqual([
+      { path: 'Out/escape.md', error: 'a folder on its path leads outside the vault; not read' },
+    ]);
+  });
+
+  it('a periodic rescan catches a change the watcher did not report', async () => {
+    fixture = await startIndexer({
+      files: { 'A.md': 'alpha' },
+      watch: true,
+      rescanIntervalMs: 100,
+      // The watcher's own event waits a minute: within the test only the rescan can find the file.
+      debounceMs: 60_000,
+    });
+    await fixture.indexer.whenIdle();
+    fixture.write('B.md', 'bravo seen by the rescan');
+    await vi.waitFor(
+      () => expect(fixture!.indexer.queries.keyword('rescan', {}, 5)).toHaveLength(1),
+      { timeout: 5000, interval: 20 },
+    );
   });
 });
