@@ -1,0 +1,34 @@
+/**
+ * The chat's Searcher over the plugin's in-vault search (plugin/search VaultSearch). Until the
+ * index has loaded, searching says UNAVAILABLE instead of answering from nothing. VaultSearch has
+ * no date filter, so `from`/`to` are refused rather than silently ignored.
+ */
+import { ChatPortError, type Searcher, type SearchHit } from '../../shared/chat/ports';
+import type { VaultSearch } from '../search/vault-search';
+
+export class VaultSearcher implements Searcher {
+  constructor(private readonly vaultSearch: VaultSearch) {}
+
+  async search(request: Parameters<Searcher['search']>[0]): Promise<SearchHit[]> {
+    if (!this.vaultSearch.ready) {
+      throw new ChatPortError(
+        'UNAVAILABLE',
+        'the search index is still loading; try again in a moment',
+      );
+    }
+    if (request.from !== undefined || request.to !== undefined) {
+      throw new ChatPortError(
+        'VALIDATION_ERROR',
+        'searching by date is not available in the app yet; leave out from/to',
+        request.from !== undefined ? 'from' : 'to',
+      );
+    }
+    const hits = await this.vaultSearch.search(request.query, {
+      ...(request.limit === undefined ? {} : { limit: request.limit }),
+      ...(request.folder === undefined ? {} : { folder: request.folder }),
+      ...(request.tag === undefined ? {} : { tag: request.tag }),
+      ...(request.type === undefined ? {} : { type: request.type }),
+    });
+    return hits.map((hit) => ({ citation: hit.citation, score: hit.citation.score }));
+  }
+}
