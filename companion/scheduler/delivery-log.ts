@@ -142,6 +142,14 @@ export class DeliveryLog {
       actions: db.prepare(
         'SELECT reminder_id, occurrence, action, snoozed_until FROM occurrence_actions',
       ),
+      pruneDeliveries: db.prepare(
+        `DELETE FROM deliveries WHERE state IN ('sent', 'failed', 'gone') AND updated_at < ?`,
+      ),
+      pruneActions: db.prepare(
+        `DELETE FROM occurrence_actions WHERE occurrence < @before
+           AND (snoozed_until IS NULL OR snoozed_until < @before)`,
+      ),
+      pruneMissed: db.prepare('DELETE FROM missed_occurrences WHERE recorded_at < ?'),
       putAction: db.prepare(
         `INSERT INTO occurrence_actions (reminder_id, occurrence, action, snoozed_until, created_at)
          VALUES (?, ?, ?, ?, ?)
@@ -361,6 +369,19 @@ export class DeliveryLog {
       );
     }
     return byReminder;
+  }
+
+  /**
+   * Forgets history older than `before`: final delivery rows, actions on past occurrences, and
+   * missed entries. Safe for "never twice": a fire time at or below a reminder's high-water mark
+   * is never claimed again, whether or not its row is still here; high-water marks are kept.
+   */
+  prune(before: number): { deliveries: number; actions: number; missed: number } {
+    return inTransaction(this.db, () => ({
+      deliveries: this.statements.pruneDeliveries.run(before).changes,
+      actions: this.statements.pruneActions.run({ before }).changes,
+      missed: this.statements.pruneMissed.run(before).changes,
+    }));
   }
 
   /** Records done/snooze of one occurrence and drops it from the missed list, in one step. */

@@ -43,6 +43,8 @@ const CLAIM_BATCH = 256;
 const SEND_CONCURRENCY = 32;
 /** Push services may drop messages with a TTL of 0 at once; a minute reaches a phone that is awake. */
 const MIN_TTL_SECONDS = 60;
+/** Delivery log, occurrence actions and missed entries are kept this long. */
+export const HISTORY_DAYS = 30;
 /** How often "still alive" is written to the database while running. */
 const ALIVE_WRITE_INTERVAL_MS = 30 * 60_000;
 /** Missed occurrences listed per reminder per catch-up; older ones are only counted in the log. */
@@ -131,6 +133,8 @@ export class ReminderScheduler implements SchedulerStatusSource {
   private outcomeBatch: RecordedOutcome[] = [];
   private outcomeFlush: Promise<void> | undefined;
   private aliveWrittenAt = Number.NEGATIVE_INFINITY;
+  private prunedAt = Number.NEGATIVE_INFINITY;
+  private failedPasses = 0;
 
   constructor(options: SchedulerOptions) {
     if (!(options.graceMs >= 0)) throw new RangeError('graceMs must be a number ≥ 0');
@@ -419,9 +423,13 @@ export class ReminderScheduler implements SchedulerStatusSource {
     this.handle = undefined;
     if (this.state !== 'running') return;
     const now = this.clock.now();
-    const wake = this.wakeAt();
+    const wake = this.failedPasses > 0 ? undefined : this.wakeAt();
     const delay =
-      wake === undefined ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, wake - now));
+      this.failedPasses > 0
+        ? Math.min(MAX_SLEEP_MS, 1_000 * 2 ** Math.min(this.failedPasses - 1, 20))
+        : wake === undefined
+          ? MAX_SLEEP_MS
+          : Math.min(MAX_SLEEP_MS, Math.max(0, wake - now));
     this.handle = this.timer.set(() => {
       this.handle = undefined;
       void this.runPass();
@@ -440,6 +448,25 @@ export class ReminderScheduler implements SchedulerStatusSource {
     this.aliveWrittenAt = now;
   }
 
+  /** At most once a day: history older than {@link HISTORY_DAYS} is dropped (see `DeliveryLog.prune`). */
+  private pruneHistory(now: number): void {
+    if (now - this.prunedAt < 86_400_000) return;
+    this.prunedAt = now;
+    const before = now - HISTORY_DAYS * 86_400_000;
+    const pruned = this.log.prune(before);
+    for (const [reminderId, actions] of this.actions) {
+      for (const [occurrence, action] of actions) {
+        if (occurrence < before && (action.kind === 'done' || action.until < before)) {
+          actions.delete(occurrence);
+        }
+      }
+      if (actions.size === 0) this.actions.delete(reminderId);
+    }
+    if (pruned.deliveries + pruned.actions + pruned.missed > 0) {
+      this.logger.info(pruned, `dropped reminder delivery history older than ${HISTORY_DAYS} days`);
+    }
+  }
+
   /** Runs passes until nothing more is due; one at a time. */
   private runPass(): Promise<void> {
     if (this.pass) {
@@ -453,15 +480,22 @@ export class ReminderScheduler implements SchedulerStatusSource {
           if (this.state !== 'running') return;
           const now = this.clock.now();
           this.markAlive(now);
+          this.pruneHistory(now);
           await this.resendPending(now);
           await this.fireDue(now);
           const wake = this.wakeAt();
           if (wake !== undefined && wake <= this.clock.now()) this.passAgain = true;
         } while (this.passAgain);
+        this.failedPasses = 0;
       } catch (error) {
-        // A database error (disk full) must not kill the loop silently: log, and try again
-        // on the next wake-up. Nothing was half-done: every step is one transaction.
-        this.logger.error({ err: error }, 'scheduler pass failed; retrying at the next wake-up');
+        // A database error (disk full) must not kill the loop silently, nor spin on it: log,
+        // and try again after a growing pause. Nothing was half-done: every step is one
+        // transaction.
+        this.failedPasses += 1;
+        this.logger.error(
+          { err: error, failedPasses: this.failedPasses },
+          'scheduler pass failed; retrying after a pause',
+        );
       } finally {
         this.pass = undefined;
         this.arm();

@@ -114,3 +114,53 @@ describe('bad definitions from a source', () => {
     expect(h.running.nextFire('r')).toBe(Date.parse('2026-11-23T11:00:00Z'));
   });
 });
+
+describe('history', () => {
+  it('drops delivery rows, past actions and missed entries after 30 days, and still never re-fires', async () => {
+    const h = await started('2026-11-23T10:00:00Z', [
+      once('fired', '2026-11-23T11:00:00Z'),
+      once('missed', '2026-11-23T12:00:00Z'),
+      recurring('daily', 'FREQ=DAILY', '2026-11-24T08:00', 'UTC'),
+    ]);
+    await h.advanceTo('2026-11-23T11:00:00Z');
+    h.running.completeOccurrence('daily', Date.parse('2026-11-24T08:00:00Z'));
+    h.running.completeOccurrence('daily', Date.parse('2027-06-01T08:00:00Z'));
+    await h.stop();
+    h.jumpTo('2026-11-25T12:00:00Z');
+    await h.start();
+    expect((await h.running.missed(0, 10)).total).toBe(1);
+    expect(h.running.deliveryCounts().sent).toBe(2 + 2); // `fired`, and `daily` 2026-11-25 on start
+    await h.stop();
+
+    h.jumpTo('2027-01-10T00:00:00Z');
+    h.source.remove('daily');
+    await h.start();
+    expect(h.running.deliveryCounts().sent).toBe(0);
+    expect((await h.running.missed(0, 10)).total).toBe(0);
+    const actions = h.db!.prepare('SELECT occurrence FROM occurrence_actions').pluck().all();
+    expect(actions).toEqual([Date.parse('2027-06-01T08:00:00Z')]); // a future "done" is kept
+    await h.advanceBy(86_400_000);
+    expect(h.deliverer.sent.filter((s) => s.reminderId === 'fired')).toHaveLength(2);
+  });
+});
+
+describe('a failing pass', () => {
+  it('is retried after a growing pause instead of spinning, then fires what was due', async () => {
+    const h = await started('2026-11-23T10:00:00Z', [once('r', '2026-11-23T11:00:00Z')]);
+    let failures = 3;
+    const subscriptions = h.deliverer.subscriptions.bind(h.deliverer);
+    h.deliverer.subscriptions = () => {
+      if (failures-- > 0) throw new Error('database is locked');
+      return subscriptions();
+    };
+    await h.advanceTo('2026-11-23T11:00:00Z');
+    expect(h.deliverer.sent).toEqual([]);
+    expect(h.timer.nextAt).toBe(Date.parse('2026-11-23T11:00:01Z'));
+    await h.advanceTo('2026-11-23T11:00:10Z');
+    // Retried after 1 s, 2 s, 4 s: the fourth pass succeeds at 11:00:07.
+    expect(h.deliverer.sent.map((s) => new Date(s.at).toISOString())).toEqual([
+      '2026-11-23T11:00:07.000Z',
+      '2026-11-23T11:00:07.000Z',
+    ]);
+  });
+});
