@@ -203,12 +203,20 @@ type YamlMappingRead =
   | { ok: false; error: FrontMatterError };
 
 function readYamlMapping(source: string): YamlMappingRead {
-  let doc: Document.Parsed;
   try {
-    doc = parseDocument(source, YAML_READ_OPTIONS);
+    return readYamlMappingUnguarded(source);
   } catch (error) {
-    return failAt(source, 0, `YAML could not be read: ${errorMessage(error)}`);
+    // yaml recurses per nesting level: thousands of `[[[…` overflow the stack.
+    const message =
+      error instanceof RangeError
+        ? 'front matter is nested too deeply to read'
+        : `YAML could not be read: ${errorMessage(error)}`;
+    return failAt(source, 0, message);
   }
+}
+
+function readYamlMappingUnguarded(source: string): YamlMappingRead {
+  const doc = parseDocument(source, YAML_READ_OPTIONS);
   const [first] = doc.errors;
   if (first !== undefined) {
     const position = first.linePos?.[0];
@@ -254,6 +262,7 @@ function readYamlMapping(source: string): YamlMappingRead {
     const data: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     return { ok: true, doc, data: data as Record<string, unknown> };
   } catch (error) {
+    if (error instanceof RangeError) throw error;
     return failAt(source, contents.range[0], `YAML could not be read: ${errorMessage(error)}`);
   }
 }

@@ -384,6 +384,23 @@ describe('large and hostile input', () => {
     });
   });
 
+  it('reports absurd nesting as an error instead of overflowing the stack', () => {
+    const depth = 20_000;
+    for (const yaml of [
+      `a: ${'['.repeat(depth)}${']'.repeat(depth)}`,
+      `a: ${'{x: '.repeat(depth)}1${'}'.repeat(depth)}`,
+    ]) {
+      const text = `---\n${yaml}\n---\nbody`;
+      const parsed = parseFrontMatter(text);
+      expect(parsed).toMatchObject({
+        ok: false,
+        body: 'body',
+        error: { line: 2, message: /nested too deeply/ },
+      });
+      expect(updateFrontMatter(text, { b: 1 }).ok).toBe(false);
+    }
+  });
+
   it('an unclosed fence with a huge body is body text, found in linear time', () => {
     const text = `---\n${'- item\n'.repeat(100_000)}`;
     const parsed = parseFrontMatter(text);
