@@ -1,7 +1,13 @@
 /** At most this many terms reach FTS5; a pasted page of text must not become a huge query. */
 export const MAX_QUERY_TERMS = 32;
-/** Terms shorter than this are matched whole: a prefix of one letter matches half the index. */
-const MIN_PREFIX_LENGTH = 2;
+/**
+ * Latin terms shorter than this are matched whole: `to*` matches a good part of an English
+ * index. Measured on 11k chunks: p95 keyword latency 41 → 20 ms going from 2 to 3, with
+ * identical nDCG@10/Recall@10 on Cranfield and obsidian-help-en.
+ */
+const MIN_PREFIX_LENGTH = 3;
+/** Scripts written without spaces (CJK) come as long runs; a short term still needs a prefix. */
+const NON_LATIN = /[^\p{Script=Latin}\p{N}_]/u;
 
 // Letters (with their combining marks), digits and connector punctuation, as unicode61 sees a token.
 const TERM = /[\p{L}\p{M}\p{N}_]+/gu;
@@ -21,7 +27,7 @@ export function toFtsQuery(userText: string): string | null {
   return terms
     .map((term) => {
       const quoted = `"${term.replaceAll('"', '""')}"`;
-      return term.length >= MIN_PREFIX_LENGTH ? `${quoted}*` : quoted;
+      return term.length >= MIN_PREFIX_LENGTH || NON_LATIN.test(term) ? `${quoted}*` : quoted;
     })
     .join(' OR ');
 }
