@@ -154,8 +154,15 @@ export class ChatEngine {
 
   /** One chat turn as a stream of events; never throws (failures become an `error` event). */
   async *send(message: string, options: ChatTurnOptions = {}): AsyncGenerator<ChatEvent> {
-    const at = this.deps.clock.now();
-    const context: RouteContext = { now: at, zone: this.deps.zone() };
+    let at: number;
+    let context: RouteContext;
+    try {
+      at = this.deps.clock.now();
+      context = { now: at, zone: this.deps.zone() };
+    } catch (error) {
+      yield { type: 'error', error: toToolError(error, 'reading the clock and time zone') };
+      return;
+    }
     let routed: RoutedMessage;
     try {
       routed = await (this.deps.router ?? rulesRouter).route(message, context);

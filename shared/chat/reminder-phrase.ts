@@ -187,6 +187,15 @@ function findTime(text: string, clock: ZoneNow, preferThisEvening = true): TimeF
     }
   }
   wall -= wall % MS_PER_MINUTE;
+  if (wall <= clock.wall && monthDay !== undefined && dated === monthDay && timed !== undefined) {
+    // "on the 22nd at 9" said on the 22nd at 10:30 means next month's 22nd.
+    const later = findDayOfMonth(text, clock, true);
+    if (later !== undefined) {
+      const hour = timeHour(timed);
+      const minute = timed.start.get('minute') ?? 0;
+      wall = Date.UTC(later.year, later.month - 1, later.day, hour, minute);
+    }
+  }
   if (wall <= clock.wall) return { ok: false, reason: 'past', said, spans };
   return { ok: true, wall, spans, timeOnly: dated === undefined };
 }
@@ -212,14 +221,14 @@ function sameSpan(a: Span, b: Span | undefined): boolean {
  * included (the time of day decides later whether today is already past), skipping months too
  * short to have it.
  */
-function findDayOfMonth(text: string, clock: ZoneNow): DayPick | undefined {
+function findDayOfMonth(text: string, clock: ZoneNow, notToday = false): DayPick | undefined {
   const match = /\bon the (\d{1,2})(?:st|nd|rd|th)\b/i.exec(text);
   if (!match) return undefined;
   const wanted = Number(match[1]);
   if (wanted < 1 || wanted > 31) return undefined;
   const today = civilFromDays(clock.today);
   let { year, month } = today;
-  if (wanted < today.day) month += 1;
+  if (wanted < today.day || (notToday && wanted === today.day)) month += 1;
   for (let tries = 0; tries < 13; tries++, month++) {
     if (month > 12) {
       month = 1;

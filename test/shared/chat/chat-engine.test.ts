@@ -355,6 +355,23 @@ describe('ChatEngine: failures and routing', () => {
     });
   });
 
+  it('ends in an error event, not an exception, when the zone setting cannot be read', async () => {
+    const chat = engine({
+      zone: () => {
+        throw new Error('settings not loaded');
+      },
+    });
+    expect(await collect(chat.send('hi'))).toEqual([
+      {
+        type: 'error',
+        error: {
+          code: 'INTERNAL_ERROR',
+          message: 'reading the clock and time zone failed: settings not loaded',
+        },
+      },
+    ]);
+  });
+
   it('answers bad input with one error event and runs nothing', async () => {
     for (const message of ['', '  ', 'x'.repeat(9000), 'search \u0007bell']) {
       const events = await collect(engine().send(message));
