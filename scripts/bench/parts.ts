@@ -202,7 +202,7 @@ export async function searchPart(context: BenchContext, queries = 200): Promise<
         await time((q) => keywordOnly.search({ query: q, limit: 10 })),
       ],
       [
-        'HybridSearch hybrid (RRF), 10 results',
+        'HybridSearch hybrid (default fusion), 10 results',
         await time((q) => hybrid.search({ query: q, limit: 10 })),
       ],
     ];
