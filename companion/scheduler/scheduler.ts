@@ -546,21 +546,41 @@ export class ReminderScheduler implements SchedulerStatusSource {
 
   /** Every reminder due at `now`: claim (in batches, one transaction each), then send. */
   private async fireDue(now: number): Promise<void> {
-    let devices: readonly { readonly id: string }[] | undefined;
+    const first = this.queue.peek();
+    if (!first || first.due > now) return;
+    // Read once, before planning: nothing may change the queue between a peek and its step.
+    const devices = await this.deliverer.subscriptions();
     while (this.state === 'running') {
       const sends: Send[] = [];
       const steps: PlanStep[] = [];
+      const undo: Array<{ id: string; highWater: number | undefined; due: number }> = [];
       for (let top = this.queue.peek(); top && top.due <= now && steps.length < CLAIM_BATCH;) {
-        devices ??= await this.deliverer.subscriptions();
-        const step = this.planStep(top.id, top.due, now, devices);
-        steps.push(step.log);
-        this.highWaters.set(top.id, step.highWater);
-        this.queue.set(top.id, this.plans.get(top.id)?.nextAfter(step.highWater));
-        if (step.claim) sends.push(...step.sends);
+        const plan = this.plans.get(top.id);
+        if (!plan) {
+          this.queue.delete(top.id);
+        } else {
+          const step = this.planStep(plan, top.due, now, devices);
+          steps.push(step.log);
+          undo.push({ id: top.id, highWater: this.highWaters.get(top.id), due: top.due });
+          this.highWaters.set(top.id, step.highWater);
+          this.queue.set(top.id, plan.nextAfter(step.highWater));
+          if (step.claim) sends.push(...step.sends);
+        }
         top = this.queue.peek();
       }
       if (steps.length === 0) return;
-      const created = this.log.advanceAll(steps);
+      let created: Set<string>;
+      try {
+        created = this.log.advanceAll(steps);
+      } catch (error) {
+        // Not committed: put the plan back as it was, so the next pass tries these again.
+        for (const entry of undo.reverse()) {
+          if (entry.highWater === undefined) this.highWaters.delete(entry.id);
+          else this.highWaters.set(entry.id, entry.highWater);
+          if (this.plans.has(entry.id)) this.queue.set(entry.id, entry.due);
+        }
+        throw error;
+      }
       await this.sendAll(sends.filter((send) => created.has(deliveryKey(send))));
     }
   }
@@ -570,7 +590,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
    * as missed, and the new high-water mark. See the catch-up policy above.
    */
   private planStep(
-    id: string,
+    plan: FireTimes,
     due: number,
     now: number,
     devices: readonly { readonly id: string }[],
@@ -580,7 +600,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
     sends: Send[];
     log: PlanStep;
   } {
-    const plan = this.plans.get(id)!;
+    const id = plan.definition.id;
     const above = this.highWaters.get(id) ?? this.epoch;
     const second = plan.nextAfter(due);
     const latest = second !== undefined && second <= now ? (plan.latestIn(above, now) ?? due) : due;

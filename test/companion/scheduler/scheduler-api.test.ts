@@ -164,3 +164,50 @@ describe('a failing pass', () => {
     ]);
   });
 });
+
+describe('database failures and concurrent edits', () => {
+  it('keeps the plan when the claim cannot be written, and fires once it can', async () => {
+    const h = await started('2026-11-23T10:00:00Z', [once('r', '2026-11-23T11:00:00Z')]);
+    // A real SQLite failure at the claim, not a mock: a trigger that aborts every insert.
+    h.db!.exec(
+      `CREATE TEMP TRIGGER full_disk BEFORE INSERT ON deliveries BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+    );
+    await h.advanceTo('2026-11-23T11:00:00Z');
+    expect(h.deliverer.sent).toEqual([]);
+    expect(h.running.nextFire('r')).toBe(Date.parse('2026-11-23T11:00:00Z'));
+    const highWater = h.db!.prepare(`SELECT high_water FROM reminder_plan WHERE reminder_id = 'r'`);
+    expect(highWater.pluck().get()).toBeLessThan(Date.parse('2026-11-23T11:00:00Z'));
+    h.db!.exec('DROP TRIGGER full_disk');
+    await h.advanceTo('2026-11-23T11:00:05Z');
+    expect(h.deliverer.lines()).toEqual([
+      'r@2026-11-23T12:00:00+01:00→phone',
+      'r@2026-11-23T12:00:00+01:00→tablet',
+    ]);
+    expect(highWater.pluck().get()).toBe(Date.parse('2026-11-23T11:00:00Z'));
+  });
+
+  it('finishes a delivery in flight when its reminder is deleted meanwhile', async () => {
+    const h = await started('2026-11-23T10:00:00Z', [
+      once('r', '2026-11-23T11:00:00Z'),
+      once('later', '2026-11-23T12:00:00Z'),
+    ]);
+    h.deliverer.devices = ['phone'];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const deliver = h.deliverer.deliver.bind(h.deliverer);
+    h.deliverer.deliver = async (delivery) => {
+      await gate;
+      return deliver(delivery);
+    };
+    const advancing = h.advanceTo('2026-11-23T11:00:00Z');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    h.source.remove('r', 'later');
+    await h.running.replan(['r', 'later']);
+    release();
+    await advancing;
+    await h.advanceTo('2026-11-23T13:00:00Z');
+    expect(h.deliverer.lines()).toEqual(['r@2026-11-23T12:00:00+01:00→phone']);
+    expect(h.running.deliveryCounts()).toMatchObject({ sent: 1, claimed: 0 });
+    expect(h.running.schedulerStatus()).toEqual({ reminders: 0, next_fire: null });
+  });
+});
