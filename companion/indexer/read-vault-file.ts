@@ -44,6 +44,7 @@ export function contentHash(bytes: Uint8Array): string {
 export async function readVaultFile(
   input: VaultFileInput,
   readPdfText: PdfTextReader = (bytes) => extractPdfText(bytes),
+  signal?: AbortSignal,
 ): Promise<IndexedFile> {
   const base = {
     path: input.path,
@@ -52,7 +53,7 @@ export async function readVaultFile(
     contentHash: contentHash(input.bytes),
   };
   const fallbackTitle = basename(input.path).replace(/\.(md|txt|pdf)$/i, '');
-  if (input.kind === 'pdf') return readPdf(input, base, fallbackTitle, readPdfText);
+  if (input.kind === 'pdf') return readPdf(input, base, fallbackTitle, readPdfText, signal);
 
   if (input.bytes.length > MAX_NOTE_BYTES) {
     return failed(base, 'note', fallbackTitle, tooLarge(input.bytes.length, MAX_NOTE_BYTES));
@@ -109,13 +110,14 @@ async function readPdf(
   base: Pick<FileRecord, 'path' | 'mtimeMs' | 'size' | 'contentHash'>,
   title: string,
   readPdfText: PdfTextReader,
+  signal: AbortSignal | undefined,
 ): Promise<IndexedFile> {
   if (input.bytes.length > MAX_PDF_BYTES) {
     return failed(base, 'pdf', title, tooLarge(input.bytes.length, MAX_PDF_BYTES));
   }
   let extracted;
   try {
-    extracted = await readPdfText(input.bytes);
+    extracted = await readPdfText(input.bytes, signal);
   } catch (error) {
     const reason =
       error instanceof PdfExtractionError

@@ -97,6 +97,8 @@ export class VaultIndexer implements IndexStatusSource {
   private idleWaiters: Array<() => void> = [];
   private watcher: FSWatcher | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
+  /** Aborted on close: a PDF being read in its worker is abandoned rather than awaited. */
+  private readonly stopping = new AbortController();
   private draining: Promise<void> | null = null;
   private scanning: Promise<void> | null = null;
   private closed = false;
@@ -192,6 +194,7 @@ export class VaultIndexer implements IndexStatusSource {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopping.abort();
     if (this.rescanTimer) clearInterval(this.rescanTimer);
     this.rescanTimer = null;
     for (const timer of this.timers.values()) clearTimeout(timer);
@@ -507,7 +510,11 @@ export class VaultIndexer implements IndexStatusSource {
       this.store.touchFile(path, mtimeMs, before.size);
       return;
     }
-    const entry = await readVaultFile({ path, kind, bytes, mtimeMs }, this.readPdfText);
+    const entry = await readVaultFile(
+      { path, kind, bytes, mtimeMs },
+      this.readPdfText,
+      this.stopping.signal,
+    );
     if (this.closed) return;
     if (this.writes.length === 0) this.writesSince = performance.now();
     this.writes.push(entry);

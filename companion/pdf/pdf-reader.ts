@@ -5,7 +5,7 @@ import { DEFAULT_PDF_LIMITS, extractPdfText, PdfExtractionError } from './extrac
 import type { PdfLimits, PdfText } from './extract-text';
 
 /** Reads a PDF's text; throws `PdfExtractionError` with a reason a user can act on. */
-export type PdfTextReader = (bytes: Uint8Array) => Promise<PdfText>;
+export type PdfTextReader = (bytes: Uint8Array, signal?: AbortSignal) => Promise<PdfText>;
 
 export type PdfWorkerReply =
   { type: 'text'; text: PdfText } | { type: 'error'; message: string; known: boolean };
@@ -43,7 +43,7 @@ export function createPdfReader(options: PdfReaderOptions = {}): PdfTextReader {
   if (!existsSync(path)) return (bytes) => extractPdfText(bytes, limits);
   const timeoutMs = options.timeoutMs ?? DEFAULT_PDF_TIMEOUT_MS;
   const maxHeapMb = options.maxHeapMb ?? DEFAULT_PDF_MAX_HEAP_MB;
-  return (bytes) => readInWorker(workerFile, bytes, limits, timeoutMs, maxHeapMb);
+  return (bytes, signal) => readInWorker(workerFile, bytes, limits, timeoutMs, maxHeapMb, signal);
 }
 
 function readInWorker(
@@ -52,8 +52,13 @@ function readInWorker(
   limits: PdfLimits,
   timeoutMs: number,
   maxHeapMb: number,
+  signal?: AbortSignal,
 ): Promise<PdfText> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new PdfExtractionError('reading was cancelled (the companion is stopping)'));
+      return;
+    }
     const worker = new Worker(workerFile, {
       workerData: { bytes, limits },
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
@@ -63,6 +68,7 @@ function readInWorker(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       outcome();
       void worker.terminate();
     };
@@ -75,6 +81,12 @@ function readInWorker(
         ),
       );
     }, timeoutMs);
+    // Stopping the companion must not wait for a long PDF.
+    const onAbort = () =>
+      finish(() =>
+        reject(new PdfExtractionError('reading was cancelled (the companion is stopping)')),
+      );
+    signal?.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (reply: PdfWorkerReply) => {
       finish(() => {
         if (reply.type === 'text') resolve(reply.text);

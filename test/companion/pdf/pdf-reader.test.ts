@@ -40,6 +40,15 @@ describe('createPdfReader (worker thread per PDF)', () => {
     );
   });
 
+  it('stops reading when the signal aborts (the companion is stopping)', async () => {
+    const read = createPdfReader({ workerFile });
+    const controller = new AbortController();
+    const reading = read(pdf('tracemonkey.pdf'), controller.signal);
+    controller.abort();
+    await expect(reading).rejects.toThrow('reading was cancelled (the companion is stopping)');
+    await expect(read(pdf('rotated.pdf'), controller.signal)).rejects.toThrow('cancelled');
+  });
+
   it('a worker that dies is an error, not a crash', async () => {
     const dir = tempDir('pdf-worker');
     try {
