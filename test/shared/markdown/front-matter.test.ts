@@ -414,6 +414,23 @@ describe('updateFrontMatter', () => {
     expect(data).not.toHaveProperty('snoozed_until');
   });
 
+  it('treats __proto__ and constructor as ordinary keys, never touching prototypes', () => {
+    const text = stringifyNoteFile(
+      [
+        ['__proto__', 'x'],
+        ['constructor', 1],
+      ],
+      '',
+    );
+    expect(text).toBe('---\n__proto__: x\nconstructor: 1\n---\n');
+    const data = parsedData(text);
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(Object.keys(data)).toEqual(['__proto__', 'constructor']);
+    const changes = JSON.parse('{"__proto__": "z"}') as Record<string, unknown>;
+    expect(updated(text, changes)).toBe('---\n__proto__: z\nconstructor: 1\n---\n');
+    expect(({} as Record<string, unknown>).z).toBeUndefined();
+  });
+
   it('refuses, without throwing, a change that would orphan a YAML alias', () => {
     const text = '---\nbase: &b hello\ncopy: *b\nlist: &l [1, 2]\nother: *l\n---\nbody\n';
     for (const change of [{ base: 'x' }, { base: undefined }, { list: undefined }]) {
