@@ -180,12 +180,13 @@ export class ReminderScheduler implements SchedulerStatusSource {
   /** Clears the timer and waits for a pass in progress. Idempotent. */
   async stop(): Promise<void> {
     if (this.state === 'stopped') return;
+    const wasRunning = this.state === 'running';
     this.state = 'stopped';
     if (this.handle !== undefined) this.timer.clear(this.handle);
     this.handle = undefined;
     await this.pass;
     await this.outcomeFlush;
-    this.markAlive(this.clock.now(), true);
+    if (wasRunning) this.markAlive(this.clock.now(), true);
   }
 
   /**
