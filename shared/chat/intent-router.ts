@@ -10,7 +10,8 @@
  *     reminders", "remind me what's due tomorrow"); before 4 so "remind me what's due" lists;
  *  4. `complete`: "mark X as done", "complete the X reminder", "X is done";
  *  5. `snooze`: "snooze/postpone/delay X [for <duration> | until <time>]" (15 minutes when no
- *     duration is said, like the phone's snooze button);
+ *     duration is said, like the phone's snooze button); "delete/cancel the X reminder" gets a
+ *     reply saying how, since there is no such tool;
  *  6. "remind me what/who/where/how/why/which/whether …" (a question, not a reminder) → `answer`;
  *  7. `reminder`: "remind me …", "set a reminder …", "reminder: …", "don't let me forget …";
  *     needs a time: without one the reply asks for it;
@@ -128,6 +129,7 @@ const RULES: Rule[] = [
   listReminders,
   completeReminder,
   snoozeReminder,
+  removeReminder,
   remindQuestion,
   createReminder,
   createNote,
@@ -259,6 +261,16 @@ function askWhichReminder(action: string): RouteDecision {
   };
 }
 
+/** There is no delete/cancel tool (DESIGN §4): say where it is done instead of searching. */
+function removeReminder(text: string): RouteDecision | undefined {
+  if (!/^(?:delete|remove|cancel|drop)\b.*\breminders?\b/i.test(text)) return undefined;
+  return {
+    kind: 'reply',
+    text: 'I cannot delete or cancel reminders from the chat. Open the reminder note and set "status: cancelled" (or delete the note), or mark it as done here.',
+    rule: 'complete',
+  };
+}
+
 const REMIND_QUESTION =
   /^remind me\s+(?:of\s+)?(?:what|who|whom|whose|where|when|why|how|which|whether|if)\b/i;
 
@@ -299,7 +311,7 @@ function createReminder(text: string, clock: ZoneNow): RouteDecision | undefined
 const TITLED_NOTE =
   /^(?:(?:create|make|add|start|new|write)\s+)?(?:a\s+)?(?:new\s+)?note\s+(?:titled|called|named|entitled)\s+(?:"([^"]+)"|'([^']+)'|(.+?))(?:\s*(?::|\bwith\b(?:\s+the\s+text)?|\bsaying\b|\bcontaining\b|\bthat says\b)\s*:?\s*([\s\S]*))?$/i;
 const BODY_NOTE =
-  /^(?:note|memo)\s*:\s*([\s\S]+)$|^note\s+(?:that|down)\s+([\s\S]+)$|^(?:(?:take|make|write|add|create|jot)\s+(?:down\s+)?(?:a|an)\s+(?:quick\s+|new\s+)?note\s*(?:that|saying|to say|of|:)?\s*:?\s*([\s\S]+))$|^(?:jot|write|note)\s+down\s*:?\s*([\s\S]+)$|^remember\s+that\s+([\s\S]+)$/i;
+  /^(?:(?:new|quick)\s+)?(?:note|memo)\s*:\s*([\s\S]+)$|^note\s+(?:that|down)\s+([\s\S]+)$|^(?:(?:take|make|write|add|create|jot)\s+(?:down\s+)?(?:a|an)\s+(?:quick\s+|new\s+)?note\s*(?:that|saying|to say|of|:)?\s*:?\s*([\s\S]+))$|^(?:jot|write|note)\s+down\s*:?\s*([\s\S]+)$|^remember\s+that\s+([\s\S]+)$/i;
 
 function createNote(text: string): RouteDecision | undefined {
   const titled = TITLED_NOTE.exec(text);

@@ -50,21 +50,24 @@ export function parseReminderPhrase(text: string, clock: ZoneNow): ReminderPhras
   }
 
   const when = findTime(text, clock);
-  const title = cleanTitle(removeSpans(text, when.spans));
+  const rest = removeSpans(text, when.spans);
+  const title = cleanTitle(rest);
   if (!when.ok) {
     if (title === '') return askWhat();
+    // Keep the user's own joining word in the replies: "remind you about taxes", not "to taxes".
+    const joiner = /^\s*(about|of|that)\b/i.exec(rest)?.[1]?.toLowerCase() ?? 'to';
     return when.reason === 'past'
       ? {
           ok: false,
-          reply: `"${when.said}" is in the past. When should I remind you to ${lowerFirst(title)}?`,
+          reply: `"${when.said}" is in the past. When should I remind you ${joiner} ${lowerFirst(title)}?`,
         }
       : {
           ok: false,
           missingTime: true,
           reply:
             when.reason === 'no-time-of-day'
-              ? `At what time ${when.said}? For example: "remind me ${when.said} at 9 to ${lowerFirst(title)}".`
-              : `When should I remind you to ${lowerFirst(title)}? For example: "remind me tomorrow at 9 to ${lowerFirst(title)}".`,
+              ? `At what time ${when.said}? For example: "remind me ${when.said} at 9 ${joiner} ${lowerFirst(title)}".`
+              : `When should I remind you ${joiner} ${lowerFirst(title)}? For example: "remind me tomorrow at 9 ${joiner} ${lowerFirst(title)}".`,
         };
   }
   if (title === '') return askWhat();
@@ -122,7 +125,10 @@ function everyResult(rrule: string, spans: Span[], clock: ZoneNow): EveryFound {
   const start = formatWallMinute(clock.wall - (clock.wall % MS_PER_MINUTE));
   // The first matching day, as if INTERVAL were 1: "every 2 weeks on tuesday" said on a Sunday
   // means this Tuesday, and that first occurrence then anchors the interval.
-  const everyPeriod = rrule.replace(/;INTERVAL=\d+/, '');
+  // Minutes and hours count from now instead ("every 15 minutes" first fires in 15 minutes).
+  const everyPeriod = /^FREQ=(?:MINUTELY|HOURLY)/.test(rrule)
+    ? rrule
+    : rrule.replace(/;INTERVAL=\d+/, '');
   const [first] = nextOccurrences({ rrule: everyPeriod, start }, clock.now, clock.zone, 1);
   if (first === undefined) return { ok: false, reply: `The repeat ${rrule} never occurs again.` };
   return { ok: true, rrule, due: formatWallMinute(instantToWall(first, clock.zone)), spans };

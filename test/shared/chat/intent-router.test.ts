@@ -208,6 +208,16 @@ const REMINDERS: Row[] = [
     },
   ],
   [
+    'remind me every 15 minutes to drink water',
+    'create_reminder',
+    {
+      title: 'Drink water',
+      due: '2026-11-22T10:45',
+      repeat: 'FREQ=MINUTELY;INTERVAL=15;BYSECOND=0',
+      ...berlin,
+    },
+  ],
+  [
     'remind me to stand up every hour',
     'create_reminder',
     {
@@ -317,6 +327,11 @@ const NOTES: Row[] = [
     'remember that the spare key is under the pot',
     'create_note',
     { title: 'The spare key is under the pot', body: 'the spare key is under the pot' },
+  ],
+  [
+    'new note: Ideas for the garden',
+    'create_note',
+    { title: 'Ideas for the garden', body: 'Ideas for the garden' },
   ],
   [
     'make a note: printer toner is HP 305A',
@@ -441,6 +456,8 @@ describe('routeMessage: plain replies, no tool', () => {
     ['remind me every day to stretch', /"every day" needs a time of day/],
     ['remind me yesterday at 5 to water the plants', /"yesterday at 5" is in the past/],
     ['remind me in 30 minutes', /What should I remind you of\?/],
+    ['remind me about taxes', /When should I remind you about taxes\?.*tomorrow at 9 about taxes/],
+    ['cancel the dentist reminder', /cannot delete or cancel reminders from the chat/],
     ['new reminder', /What should I remind you of\?/],
     ['snooze it', /Which reminder should I snooze\?/],
     ['mark it as done', /Which reminder should I mark as done\?/],
