@@ -73,7 +73,7 @@ function random(seed: number): () => number {
 describe('routeMessage on generated input', () => {
   it('never throws, and every tool call it returns passes the schema', () => {
     const next = random(20261122);
-    for (let i = 0; i < 800; i++) {
+    for (let i = 0; i < 500; i++) {
       const count = 1 + Math.floor(next() * 14);
       const words = Array.from({ length: count }, () => WORDS[Math.floor(next() * WORDS.length)]!);
       const message = words.join(next() < 0.8 ? ' ' : '');
