@@ -89,7 +89,8 @@ export function readNoteMeta(input: NoteMetaInput): {
 
 function titleOf(input: NoteMetaInput, warnings: NoteMetaWarning[]): string {
   const fromProperty = stringProperty(input.data, 'title', warnings);
-  if (fromProperty !== undefined) return fromProperty;
+  // A title is one line wherever it is shown; a block scalar's line breaks become spaces.
+  if (fromProperty !== undefined) return fromProperty.replace(/\s+/g, ' ');
   return firstHeading(input.body) ?? fileStem(input.path);
 }
 

@@ -12,6 +12,7 @@ function meta(data: Record<string, unknown>, body = '', path = 'Folder/My note.m
 describe('extractNoteMeta: title', () => {
   it('prefers the title property', () => {
     expect(meta({ title: '  Visa rules ' }, '# Heading').title).toBe('Visa rules');
+    expect(meta({ title: 'two\nlines\t here\n' }).title).toBe('two lines here');
   });
 
   it('falls back to the first H1 outside code, then the file name', () => {
