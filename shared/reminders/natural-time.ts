@@ -36,7 +36,7 @@
  *   the output when it differs from the default zone.
  * - English only (chrono's `en`); other languages are future work.
  */
-import { isKnownZone } from './known-zone';
+import { canonicalZone, isKnownZone } from './known-zone';
 import * as chrono from 'chrono-node';
 import { formatWall, instantToWall, wallFromParts, wallToInstant } from './local-time';
 
@@ -64,7 +64,7 @@ export type NaturalTimeResult =
     }
   | { ok: false; message: string };
 
-const ZONE_WORD = /^(?:UTC|GMT|[A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)+)$/;
+const ZONE_WORD = /^(?:UTC|GMT|[A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)+)$/i;
 const CASUAL_PART_OF_DAY =
   /^casualReference\/(?:morning|afternoon|evening|tonight|night|noon|midnight)$/;
 const PARSE_OPTIONS = { forwardDate: true };
@@ -114,7 +114,8 @@ export function resolveNaturalTime(text: string, options: NaturalTimeOptions): N
       message: `unknown time zone "${writtenZone}" (use an IANA name like Europe/Berlin)`,
     };
   }
-  const zone = writtenZone ?? options.zone;
+  const zone =
+    writtenZone === undefined ? options.zone : (canonicalZone(writtenZone) ?? writtenZone);
   const quoted = text.trim();
   if (body === '') return { ok: false, message: 'no time given' };
 

@@ -12,7 +12,7 @@
  * - `invalid`, with a reason naming what is wrong ("month 13 does not exist").
  * Never throws.
  */
-import { isKnownZone } from './known-zone';
+import { canonicalZone, isKnownZone } from './known-zone';
 import { parseEveryPhrase } from './every-phrase';
 import { daysInMonth, formatWall, wallFromParts } from './local-time';
 import { readsAsNaturalTime, splitTrailingZone } from './natural-time';
@@ -116,7 +116,8 @@ function classify(inner: string, defaultZone: string): RemindValue {
   if (writtenZone === undefined && !isKnownZone(defaultZone)) {
     return { kind: 'invalid', reason: `unknown default time zone "${defaultZone}"` };
   }
-  const zone = writtenZone ?? defaultZone;
+  const zone =
+    writtenZone === undefined ? defaultZone : (canonicalZone(writtenZone) ?? writtenZone);
   const zoneWritten = writtenZone !== undefined;
 
   if (/^every\b/i.test(body)) {

@@ -9,7 +9,7 @@
  * with an offset it is an instant, and its wall time in `timezone` is the recurrence start.
  * Minute resolution: seconds, when written, must be 00.
  */
-import { isKnownZone } from './known-zone';
+import { canonicalZone, isKnownZone } from './known-zone';
 import {
   daysInMonth,
   formatInZone,
@@ -114,7 +114,7 @@ export function readReminderNote(
       fail('timezone', 'missing (an IANA zone like Europe/Berlin)');
     }
   } else if (typeof data.timezone === 'string' && isKnownZone(data.timezone.trim())) {
-    timezone = data.timezone.trim();
+    timezone = canonicalZone(data.timezone.trim()) ?? data.timezone.trim();
   } else {
     fail('timezone', `${show(data.timezone)} is not an IANA time zone (like Europe/Berlin)`);
   }

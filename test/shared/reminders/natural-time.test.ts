@@ -35,6 +35,7 @@ const FIXED_NOW_ROWS: Row[] = [
   ['dec 3 10:00', now, BERLIN, '2026-12-03 10:00', '2026-12-03T09:00:00.000Z'],
   ['Tomorrow at 5:30 PM', now, BERLIN, '2026-11-24 17:30', '2026-11-24T16:30:00.000Z'],
   ['tomorrow 5pm Europe/Berlin', now, BERLIN, '2026-11-24 17:00', '2026-11-24T16:00:00.000Z'],
+  ['tomorrow 5pm europe/berlin', now, BERLIN, '2026-11-24 17:00', '2026-11-24T16:00:00.000Z'],
   [
     'tomorrow 5pm America/New_York',
     now,

@@ -19,6 +19,11 @@ describe('classifyRemindText: absolute times', () => {
     ['2027-01-10 09:00 America/New_York', '2027-01-10T09:00', 'America/New_York', true],
     ['2027-01-10 09:00 Asia/Kolkata', '2027-01-10T09:00', 'Asia/Kolkata', true],
     ['2027-01-10 09:00 UTC', '2027-01-10T09:00', 'UTC', true],
+    ['2027-01-10 09:00 utc', '2027-01-10T09:00', 'UTC', true],
+    ['2027-01-10 09:00 europe/berlin', '2027-01-10T09:00', ZONE, true],
+    ['2027-01-10 09:00 US/Eastern', '2027-01-10T09:00', 'US/Eastern', true],
+    // ICU knows Kolkata only as Calcutta, so this one keeps its (valid) spelling.
+    ['2027-01-10 09:00 asia/kolkata', '2027-01-10T09:00', 'asia/kolkata', true],
     [
       '2027-01-10 09:00 America/Argentina/Buenos_Aires',
       '2027-01-10T09:00',

@@ -175,6 +175,13 @@ describe('readReminderNote: good notes', () => {
     });
   });
 
+  it('corrects the letter case of the zone', () => {
+    expect(readReminderNote({ ...designNote, timezone: 'europe/berlin' }, PATH)).toMatchObject({
+      ok: true,
+      note: { timezone: 'Europe/Berlin', schedule: { zone: 'Europe/Berlin' } },
+    });
+  });
+
   it('normalises RRULEs and reads done/cancelled', () => {
     const read = readReminderNote(
       { ...designNote, repeat: 'RRULE:freq=weekly;byday=MO;interval=1', status: 'done' },
