@@ -6,17 +6,18 @@
  * policy:
  *  1. input checks: blank, too long, control characters → an error, nothing runs;
  *  2. small talk and help → a plain reply;
- *  3. `list`: asks about reminders or what is due ("what's due this week?", "show my
- *     reminders", "remind me what's due tomorrow"); before 4 so "remind me what's due" lists;
- *  4. `complete`: "mark X as done", "complete the X reminder", "X is done";
- *  5. `snooze`: "snooze/postpone/delay X [for <duration> | until <time>]" (15 minutes when no
+ *  3. `note`: "note: …", "new note: …", "note that …", "take a note (that) …", "new note titled X
+ *     with Y", "jot down …", "remember that …": an explicit note command wins over whatever
+ *     the note says ("note: remind me to …", "note: the report is done");
+ *  4. `list`: asks about reminders or what is due ("what's due this week?", "show my
+ *     reminders", "remind me what's due tomorrow"); before 7 so "remind me what's due" lists;
+ *  5. `complete`: "mark X as done", "complete the X reminder", "X is done";
+ *  6. `snooze`: "snooze/postpone/delay X [for <duration> | until <time>]" (15 minutes when no
  *     duration is said, like the phone's snooze button); "delete/cancel the X reminder" gets a
  *     reply saying how, since there is no such tool;
- *  6. "remind me what/who/where/how/why/which/whether …" (a question, not a reminder) → `answer`;
- *  7. `reminder`: "remind me …", "set a reminder …", "reminder: …", "don't let me forget …";
+ *  7. "remind me what/who/where/how/why/which/whether …" (a question, not a reminder) → `answer`;
+ *  8. `reminder`: "remind me …", "set a reminder …", "reminder: …", "don't let me forget …";
  *     needs a time: without one the reply asks for it;
- *  8. `note`: "note: …", "note that …", "take a note (that) …", "new note titled X with Y",
- *     "jot down …", "remember that …";
  *  9. `append`: "add to my shopping list: milk", "add milk to my shopping list", "append X to Y";
  *     a target named "… list" gets one `- item` line per comma-separated item;
  * 10. `search`: "search for X", "find notes about X", "look up X", "where did I write about X";
@@ -126,13 +127,13 @@ type Rule = (text: string, clock: ZoneNow) => RouteDecision | undefined;
 
 const RULES: Rule[] = [
   smallTalk,
+  createNote,
   listReminders,
   completeReminder,
   snoozeReminder,
   removeReminder,
   remindQuestion,
   createReminder,
-  createNote,
   appendToNote,
   search,
   question,

@@ -289,6 +289,16 @@ const SNOOZE_AND_COMPLETE: Row[] = [
 
 const NOTES: Row[] = [
   [
+    'note: remind me to buy milk',
+    'create_note',
+    { title: 'Remind me to buy milk', body: 'remind me to buy milk' },
+  ],
+  [
+    'note: the report is done',
+    'create_note',
+    { title: 'The report is done', body: 'the report is done' },
+  ],
+  [
     'note: buy new running shoes',
     'create_note',
     { title: 'Buy new running shoes', body: 'buy new running shoes' },
