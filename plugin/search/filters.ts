@@ -1,3 +1,6 @@
+import type { NoteChunk } from '../../shared/search/chunk';
+import type { VaultSearchOptions } from './vault-search';
+
 /*
  * Filter keys stored with each chunk, so folder and tag filters are exact enum lookups in
  * Orama rather than tokenised text matches.
@@ -26,4 +29,21 @@ export function tagChain(tags: readonly string[]): string[] {
     for (let i = 0; i < parts.length; i++) chain.add(parts.slice(0, i + 1).join('/'));
   }
   return [...chain];
+}
+
+/** The same filters as the keyword side's Orama `where`, for the vector side's candidates. */
+export function chunkFilter(options: VaultSearchOptions): (chunk: NoteChunk) => boolean {
+  const folder = options.folder?.trim().replace(/^\/+|\/+$/g, '') ?? '';
+  const tag = options.tag === undefined ? '' : normaliseTag(options.tag);
+  const type = options.type;
+  return (chunk) =>
+    (folder === '' || folderChain(chunk.path).includes(folder)) &&
+    (tag === '' || tagChain(chunk.tags).includes(tag)) &&
+    (type === undefined || docTypeOf(chunk) === type);
+}
+
+/** `reminder` from front matter, `pdf` by extension, otherwise `note`. */
+export function docTypeOf(chunk: Pick<NoteChunk, 'type' | 'path'>): 'note' | 'reminder' | 'pdf' {
+  if (chunk.type === 'reminder') return 'reminder';
+  return chunk.path.toLowerCase().endsWith('.pdf') ? 'pdf' : 'note';
 }

@@ -6,12 +6,14 @@ import { dedupePerNote, fuseRankings, fuseScores } from '../../shared/search/fus
 import type { Scored } from '../../shared/search/fusion';
 import { normaliseQuery, STOP_WORDS } from '../../shared/search/tokenize';
 import type { Embedder } from '../../shared/ports';
-import { folderChain, normaliseTag, tagChain } from './filters';
+import { chunkFilter, docTypeOf, folderChain, normaliseTag, tagChain } from './filters';
+import { FlatVectorIndex } from './flat-vector-index';
+import { linearTimeIndex } from './orama-index-component';
 import type { SearchHit, SearchMode, VaultSearchOptions } from './vault-search';
 
 /*
  * The in-vault index: Orama over chunks (DESIGN §3), tuned for natural-language questions, plus
- * vector similarity when an embedder is active, fused by rank. Pure: no Obsidian, no storage;
+ * exact vector similarity (FlatVectorIndex) when an embedder is active, fused by rank. Pure: no Obsidian, no storage;
  * the indexer feeds it and the store persists what it needs to rebuild it.
  */
 
@@ -65,7 +67,7 @@ export type VectorLookup = (textHash: string) => Float32Array | undefined;
 
 interface IndexedNote {
   chunks: NoteChunk[];
-  /** chunkIds that carry a vector in Orama. */
+  /** chunkIds that have a vector in the vector index. */
   withVector: Set<string>;
 }
 
@@ -86,7 +88,7 @@ function allowsTypos(term: string): boolean {
   return term.length >= TOLERANCE_MIN_TERM_LENGTH && /^\p{L}+$/u.test(term);
 }
 
-/** Orama's cosine floor; kept low because models differ in scale and ranks are fused anyway. */
+/** Cosine floor for vector hits; kept low because models differ in scale and ranks are fused anyway. */
 const VECTOR_SIMILARITY_FLOOR = 0.1;
 const DEFAULT_LIMIT = 10;
 
@@ -106,9 +108,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       folders: 'enum[]',
       tags: 'enum[]',
       type: 'enum',
-      ...(embedder ? { vector: `vector[${embedder.model.dims}]` as const } : {}),
     },
     components: {
+      index: linearTimeIndex(),
       tokenizer: {
         language: 'english',
         stemming: options.stemming ?? false,
@@ -116,12 +118,11 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       },
     },
   });
+  const vectorIndex = embedder ? new FlatVectorIndex(embedder.model.dims) : null;
   const notes = new Map<string, IndexedNote>();
   const chunkById = new Map<string, NoteChunk>();
 
   function insertChunk(chunk: NoteChunk, vector: Float32Array | undefined): boolean {
-    const usable =
-      embedder !== null && vector !== undefined && vector.length === embedder.model.dims;
     synchronous(
       insert(db, {
         id: chunk.chunkId,
@@ -133,11 +134,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         folders: folderChain(chunk.path),
         tags: tagChain(chunk.tags),
         type: docTypeOf(chunk),
-        ...(usable ? { vector: Array.from(vector) } : {}),
       }),
     );
     chunkById.set(chunk.chunkId, chunk);
-    return usable;
+    return vector !== undefined && vectorIndex !== null && vectorIndex.set(chunk.chunkId, vector);
   }
 
   function removeNote(path: string): void {
@@ -146,26 +146,28 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     for (const chunk of note.chunks) {
       synchronous(remove(db, chunk.chunkId));
       chunkById.delete(chunk.chunkId);
+      vectorIndex?.delete(chunk.chunkId);
     }
     notes.delete(path);
   }
 
-  async function vectorRanking(query: string, where: Where, limit: number): Promise<Scored[]> {
-    if (!embedder) return [];
+  async function vectorRanking(
+    query: string,
+    options: VaultSearchOptions,
+    limit: number,
+  ): Promise<Scored[]> {
+    if (!embedder || !vectorIndex || vectorIndex.size === 0) return [];
     const [vector] = await embedder.embed([query]);
     if (!vector || vector.length !== embedder.model.dims) {
       throw new Error(
         `embedding: ${embedder.model.id} returned ${vector?.length ?? 0} dims for the query, expected ${embedder.model.dims}`,
       );
     }
-    const results = await oramaSearch(db, {
-      mode: 'vector',
-      vector: { value: Array.from(vector), property: 'vector' },
-      similarity: VECTOR_SIMILARITY_FLOOR,
-      limit,
-      ...(where ? { where } : {}),
+    const accept = chunkFilter(options);
+    return vectorIndex.search(vector, limit, VECTOR_SIMILARITY_FLOOR, (key) => {
+      const chunk = chunkById.get(key);
+      return chunk !== undefined && accept(chunk);
     });
-    return results.hits.map((hit) => ({ key: hit.id, score: hit.score }));
   }
 
   return {
@@ -202,13 +204,11 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     removeNote,
     setVectors(path, vectors) {
       const note = notes.get(path);
-      if (!note || !embedder) return;
+      if (!note || !vectorIndex) return;
       for (const chunk of note.chunks) {
         if (note.withVector.has(chunk.chunkId)) continue;
         const vector = vectors(chunk.textHash);
-        if (!vector) continue;
-        synchronous(remove(db, chunk.chunkId));
-        if (insertChunk(chunk, vector)) note.withVector.add(chunk.chunkId);
+        if (vector && vectorIndex?.set(chunk.chunkId, vector)) note.withVector.add(chunk.chunkId);
       }
     },
     hasNote(path) {
@@ -241,7 +241,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       const keywordRanking = keyword.hits.map((hit) => ({ key: hit.id, score: hit.score }));
       let vectorRankingList: Scored[] = [];
       try {
-        vectorRankingList = await vectorRanking(query, where, pool);
+        vectorRankingList = await vectorRanking(query, searchOptions, pool);
       } catch (error) {
         options.onVectorError?.(error instanceof Error ? error : new Error(String(error)));
       }
@@ -295,9 +295,4 @@ function whereOf(options: VaultSearchOptions): Where {
 function fileNameOf(path: string): string {
   const name = path.slice(path.lastIndexOf('/') + 1);
   return name.replace(/\.(md|pdf)$/i, '');
-}
-
-function docTypeOf(chunk: NoteChunk): string {
-  if (chunk.type === 'reminder') return 'reminder';
-  return chunk.path.toLowerCase().endsWith('.pdf') ? 'pdf' : 'note';
 }

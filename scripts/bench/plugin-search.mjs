@@ -1,0 +1,283 @@
+#!/usr/bin/env node
+// Benchmark of the plugin's in-vault search (plugin/search/): the real engine, indexer and
+// IndexedDB store (fake-indexeddb standing in for the browser's), on obsidian-help-en and on a
+// generated vault of --notes notes:
+//   (a) first index, keyword only and with a synthetic 512-dim embedder (the model's own cost
+//       is scripts/bench-embeddings.mjs): time, notes/s, the longest stretch of work between two
+//       UI turns (the slice budget is 25 ms), peak heap;
+//   (b) restart over the unchanged vault: time until searchable, files re-read, texts
+//       re-embedded (both must be 0);
+//   (c) search latency p50/p95 over the vault's own words, keyword and hybrid;
+//   (d) what the store holds per 1,000 notes (chunk records as JSON + raw vector bytes).
+// onload time is measured on the built main.js by test/plugin/bundle-smoke.test.ts.
+//
+//   node scripts/bench/plugin-search.mjs [--notes 10000] [--corpus path/to/obsidian-help-en]
+import esbuild from 'esbuild';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import 'fake-indexeddb/auto';
+
+const repo = resolve(fileURLToPath(import.meta.url), '../../..');
+const { values: args } = parseArgs({
+  options: {
+    notes: { type: 'string', default: '10000' },
+    corpus: { type: 'string', default: resolve(repo, '../shared/corpora/obsidian-help-en') },
+  },
+});
+const noteCount = Number(args.notes);
+if (!Number.isInteger(noteCount) || noteCount < 1)
+  throw new Error(`--notes must be a positive integer, got ${args.notes}`);
+
+const outdir = join(repo, 'node_modules/.cache/cairn-bench-plugin-search');
+mkdirSync(outdir, { recursive: true });
+await esbuild.build({
+  entryPoints: [
+    join(repo, 'plugin/search/search-engine.ts'),
+    join(repo, 'plugin/search/vault-indexer.ts'),
+    join(repo, 'plugin/search/search-store.ts'),
+    join(repo, 'plugin/search/exclude-globs.ts'),
+    join(repo, 'shared/search/tokenize.ts'),
+    join(repo, 'scripts/bench/generate-vault.ts'),
+  ],
+  entryNames: '[name]',
+  outdir,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
+});
+const load = (name) => import(pathToFileURL(join(outdir, `${name}.mjs`)).href);
+const { createSearchEngine } = await load('search-engine');
+const { VaultIndexer } = await load('vault-indexer');
+const { SearchStore } = await load('search-store');
+const { ExcludeGlobs } = await load('exclude-globs');
+const { tokenize } = await load('tokenize');
+const { generateVault } = await load('generate-vault');
+
+/** Files on disk as the indexer's VaultSource; counts reads. */
+class DiskVault {
+  constructor(root) {
+    this.root = root;
+    this.reads = 0;
+    this.files = new Map();
+    const walk = (dir) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name.endsWith('.md')) {
+          const stat = statSync(full);
+          const path = relative(root, full).split(sep).join('/');
+          this.files.set(path, { path, mtime: stat.mtimeMs, size: stat.size });
+        }
+      }
+    };
+    walk(root);
+  }
+  list() {
+    return [...this.files.values()];
+  }
+  stat(path) {
+    return this.files.get(path) ?? null;
+  }
+  read(path) {
+    this.reads++;
+    return readFile(join(this.root, path), 'utf8');
+  }
+}
+
+/** Deterministic 512-dim bag-of-hashed-words vectors: costs what a fast model's I/O costs, no more. */
+class SyntheticEmbedder {
+  constructor() {
+    this.model = { id: 'synthetic-512', dims: 512 };
+    this.embedded = 0;
+  }
+  async embed(texts) {
+    this.embedded += texts.length;
+    return texts.map((text) => {
+      const vector = new Float32Array(512);
+      for (const token of tokenize(text)) {
+        let hash = 2166136261;
+        for (let i = 0; i < token.length; i++)
+          hash = Math.imul(hash ^ token.charCodeAt(i), 16777619);
+        vector[(hash >>> 0) % 512] += 1;
+      }
+      let norm = 0;
+      for (const value of vector) norm += value * value;
+      norm = Math.sqrt(norm) || 1;
+      for (let i = 0; i < 512; i++) vector[i] /= norm;
+      return vector;
+    });
+  }
+}
+
+/** Real time; records the longest stretch between UI turns. */
+class MeasuringScheduler {
+  constructor() {
+    this.lastTurn = performance.now();
+    this.longest = 0;
+  }
+  now() {
+    return performance.now();
+  }
+  yieldToUi() {
+    this.longest = Math.max(this.longest, performance.now() - this.lastTurn);
+    return new Promise((done) =>
+      setImmediate(() => {
+        this.lastTurn = performance.now();
+        done();
+      }),
+    );
+  }
+  after(ms, fn) {
+    const id = setTimeout(fn, ms);
+    return () => clearTimeout(id);
+  }
+}
+
+let storeCounter = 0;
+async function indexOnce(vault, storeKey, embedder) {
+  const store = await SearchStore.open(storeKey);
+  const engine = createSearchEngine({ embedder });
+  const scheduler = new MeasuringScheduler();
+  let peakHeap = process.memoryUsage().heapUsed;
+  const sampler = setInterval(() => {
+    peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+  }, 20);
+  const problems = [];
+  const indexer = new VaultIndexer({
+    source: vault,
+    store,
+    engine,
+    embedder,
+    scheduler,
+    exclude: new ExcludeGlobs([]),
+    onProblem: (problem) => problems.push(problem),
+  });
+  const started = performance.now();
+  let readyMs = null;
+  const ready = (async () => {
+    while (!indexer.ready) await new Promise((done) => setImmediate(done));
+    readyMs = performance.now() - started;
+  })();
+  await indexer.start();
+  await ready;
+  const ms = performance.now() - started;
+  clearInterval(sampler);
+  peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+  return { store, engine, ms, readyMs, longestSliceMs: scheduler.longest, peakHeap, problems };
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function searchLatency(engine, queries) {
+  const times = [];
+  for (const query of queries) {
+    const started = performance.now();
+    await engine.search(query, { limit: 10 });
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p95: percentile(times, 95) };
+}
+
+async function storedBytes(store) {
+  let json = 0;
+  for (const file of await store.allFiles()) json += JSON.stringify(file).length;
+  return json;
+}
+
+/** Queries from the vault's own text: two or three of its words, as a person would type. */
+function queriesFrom(words, count) {
+  const queries = [];
+  for (let i = 0; i < count; i++) {
+    const a = words[(i * 7919) % words.length];
+    const b = words[(i * 104729 + 13) % words.length];
+    queries.push(i % 2 === 0 ? `${a} ${b}` : `how do I ${a} with ${b}`);
+  }
+  return queries;
+}
+
+const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
+const rows = [];
+
+async function run(label, root, words) {
+  for (const embedded of [false, true]) {
+    const vault = new DiskVault(root);
+    const notes = vault.files.size;
+    const key = `bench${++storeCounter}`;
+    const embedder = embedded ? new SyntheticEmbedder() : null;
+    global.gc?.();
+    const first = await indexOnce(vault, key, embedder);
+    const queries = queriesFrom(words, 200);
+    const latency = await searchLatency(first.engine, queries);
+    const json = await storedBytes(first.store);
+    const vectors = embedder ? (await first.store.countVectors()) * 512 * 4 : 0;
+    first.store.close();
+
+    vault.reads = 0;
+    const restartEmbedder = embedded ? new SyntheticEmbedder() : null;
+    const second = await indexOnce(vault, key, restartEmbedder);
+    second.store.close();
+    rows.push({
+      vault: label,
+      mode: embedded ? 'hybrid (synthetic 512-d)' : 'keyword',
+      notes,
+      chunks: first.engine.size,
+      firstIndexS: (first.ms / 1000).toFixed(2),
+      notesPerS: Math.round(notes / (first.ms / 1000)),
+      longestSliceMs: first.longestSliceMs.toFixed(1),
+      peakHeapMB: mb(first.peakHeap),
+      restartReadyS: (second.readyMs / 1000).toFixed(2),
+      restartReads: vault.reads,
+      restartEmbeds: restartEmbedder ? restartEmbedder.embedded : 0,
+      searchP50ms: latency.p50.toFixed(1),
+      searchP95ms: latency.p95.toFixed(1),
+      storeMBPer1k: mb(((json + vectors) / notes) * 1000),
+      problems: first.problems.length,
+    });
+    console.error(`  ${label} ${embedded ? 'hybrid' : 'keyword'} done`);
+  }
+}
+
+const help = args.corpus;
+const helpWords = [];
+{
+  const vault = new DiskVault(help);
+  for (const path of vault.files.keys())
+    helpWords.push(...tokenize(path.replace(/\.md$/, '')).filter((w) => w.length > 3));
+}
+await run('obsidian-help-en', help, helpWords);
+
+const temp = mkdtempSync(join(tmpdir(), 'cairn-bench-plugin-search-'));
+try {
+  const generated = generateVault(temp, noteCount);
+  await run(
+    `generated ${noteCount.toLocaleString('en')}`,
+    temp,
+    generated.vocabulary.slice(0, 2000),
+  );
+} finally {
+  rmSync(temp, { recursive: true, force: true });
+}
+
+const columns = Object.keys(rows[0]);
+const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+const line = (cells) => cells.map((cell, i) => String(cell).padEnd(widths[i])).join('  ');
+console.log(line(columns));
+console.log(line(widths.map((w) => '-'.repeat(w))));
+for (const row of rows) console.log(line(columns.map((c) => row[c])));
+console.log(
+  '\nTargets: restart ready < 1.5 s and search p50 < 20 ms at 10k notes; longest slice ≈ 25 ms budget + one file.',
+);
+console.log(
+  'Store sizes are of fake-indexeddb records (JSON of chunk records + 4 bytes per vector dimension).',
+);
