@@ -1,0 +1,391 @@
+/**
+ * What the chat pane shows, built on a chat backend (the ChatEngine in the plugin; anything that
+ * speaks the same event stream): the messages of the open conversation with streaming text,
+ * write cards with their Undo, citations, errors, the composer's history and the saved chats.
+ * A Svelte store (subscribe contract), so the pane renders it with `$session`; no `obsidian`.
+ *
+ * A turn never leaves the pane blank: an `error` event, a stream that throws (a companion that
+ * went away mid-answer) or a turn that ends with no text all become a visible message.
+ */
+import type { ChatTurnOptions, UndoAction } from '../../shared/chat/chat-engine';
+import type {
+  ConversationLink,
+  ConversationListing,
+  ConversationMessage,
+  ConversationProblem,
+  Conversation,
+} from '../../shared/chat/conversation-file';
+import type { ToolName, ToolResult } from '../../shared/chat/tool-schemas';
+import type { ChatEvent } from '../../shared/protocol/chat';
+import type { Citation } from '../../shared/protocol/citation';
+import type { ApiError } from '../../shared/protocol/errors';
+
+/** The engine as the session uses it; `ChatEngine` fits as is. */
+export interface ChatBackend {
+  send(message: string, options?: ChatTurnOptions): AsyncIterable<ChatEvent>;
+  undo(action: UndoAction): Promise<ToolResult>;
+}
+
+/** Saved chats (plugin/chat/vault-conversations.ts fits as is). */
+export interface ConversationStore {
+  list(): Promise<{
+    conversations: ConversationListing[];
+    problems: Array<ConversationProblem & { path: string }>;
+  }>;
+  open(
+    path: string,
+  ): Promise<
+    | { ok: true; conversation: Conversation }
+    | { ok: false; problem: ConversationProblem }
+    | undefined
+  >;
+}
+
+/** A write the assistant made, shown as a card with the file and an Undo. */
+export interface WriteCard {
+  tool: ToolName;
+  /** "Note created", "Reminder set", … */
+  label: string;
+  title: string;
+  path: string;
+  deduplicated: boolean;
+  /** Absent for cards of a reopened chat: the undo data is not kept in the file. */
+  undo?: UndoAction;
+  undoState: 'available' | 'undoing' | 'undone' | 'failed';
+  undoError?: string;
+}
+
+export interface ChatMessageView {
+  /** Unique within the session, for keyed lists. */
+  key: number;
+  role: 'user' | 'assistant';
+  text: string;
+  streaming: boolean;
+  /** Stopped by the user before the turn ended. */
+  stopped: boolean;
+  citations: Citation[];
+  card?: WriteCard;
+  error?: ApiError;
+}
+
+export interface ChatSessionState {
+  messages: ChatMessageView[];
+  busy: boolean;
+  /** Vault path of the open conversation, once saved. */
+  conversation?: string;
+  /** Title of a reopened conversation. */
+  title?: string;
+  conversations: ConversationListing[];
+  /** Files in the chats folder that do not read as chats, with why. */
+  conversationProblems: Array<ConversationProblem & { path: string }>;
+  /** A problem of the pane itself (a chat that would not open, a list that failed). */
+  notice?: string;
+  /** Text to put into the composer (Ask Cairn about this note), consumed by the pane. */
+  draft?: { text: string; serial: number };
+}
+
+export type ChatSessionListener = (state: ChatSessionState) => void;
+
+export const HISTORY_LIMIT = 50;
+
+const WRITE_LABEL: Partial<Record<ToolName, string>> = {
+  create_note: 'Note created',
+  append_to_note: 'Appended to note',
+  create_reminder: 'Reminder set',
+  snooze_reminder: 'Reminder snoozed',
+  complete_reminder: 'Reminder done',
+};
+
+export class ChatSession {
+  private state: ChatSessionState = {
+    messages: [],
+    busy: false,
+    conversations: [],
+    conversationProblems: [],
+  };
+  private readonly listeners = new Set<ChatSessionListener>();
+  private readonly sent: string[] = [];
+  private nextKey = 1;
+  private draftSerial = 0;
+  private controller: AbortController | null = null;
+  /** Bumped by New chat / reopen, so a turn still streaming cannot write into another chat. */
+  private generation = 0;
+  private disposed = false;
+
+  constructor(
+    private readonly backend: ChatBackend,
+    private readonly store?: ConversationStore,
+  ) {}
+
+  subscribe(listener: ChatSessionListener): () => void {
+    this.listeners.add(listener);
+    listener(this.state);
+    return () => this.listeners.delete(listener);
+  }
+
+  get current(): ChatSessionState {
+    return this.state;
+  }
+
+  /** Messages the user sent, oldest first (for ↑ in the composer). */
+  get history(): readonly string[] {
+    return this.sent;
+  }
+
+  /** Sends one message; resolves when the turn has ended (or was stopped). */
+  async send(message: string): Promise<void> {
+    if (this.state.busy || this.disposed) return;
+    const text = message.trim();
+    if (text === '') return;
+    this.remember(text);
+    const generation = this.generation;
+    const controller = new AbortController();
+    this.controller = controller;
+    const user = this.message('user', text);
+    const reply = { ...this.message('assistant', ''), streaming: true };
+    this.set({ messages: [...this.state.messages, user, reply], busy: true, notice: undefined });
+
+    const update = (change: Partial<ChatMessageView>) => {
+      if (generation !== this.generation) return;
+      this.set({
+        messages: this.state.messages.map((m) => (m.key === reply.key ? { ...m, ...change } : m)),
+      });
+    };
+    const view = () => this.state.messages.find((m) => m.key === reply.key) ?? reply;
+    const options: ChatTurnOptions = {
+      signal: controller.signal,
+      ...(this.state.conversation === undefined ? {} : { conversation: this.state.conversation }),
+    };
+    try {
+      for await (const event of this.backend.send(text, options)) {
+        if (this.disposed) return;
+        const stopped = controller.signal.aborted;
+        switch (event.type) {
+          case 'token':
+            if (!stopped) update({ text: view().text + event.text });
+            break;
+          case 'tool': {
+            // A write that happened is shown even after Stop: the file exists.
+            const card = writeCard(event.name, event.result);
+            if (card !== undefined) update({ card });
+            break;
+          }
+          case 'citations':
+            if (!stopped) update({ citations: event.citations });
+            break;
+          case 'done':
+            if (event.conversation !== undefined && generation === this.generation) {
+              this.set({ conversation: event.conversation });
+            }
+            break;
+          case 'error':
+            if (!stopped) update({ error: event.error });
+            break;
+        }
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) {
+        update({
+          error: {
+            code: 'UNAVAILABLE',
+            message: `the answer broke off: ${error instanceof Error ? error.message : String(error)}`,
+          },
+        });
+      }
+    } finally {
+      const current = this.controller === controller;
+      if (current) this.controller = null;
+      const last = view();
+      if (
+        last.text === '' &&
+        last.error === undefined &&
+        last.card === undefined &&
+        !last.stopped
+      ) {
+        update({ text: '_(No answer came back.)_' });
+      }
+      update({ streaming: false });
+      // After Stop a newer turn may be running: only the current turn clears `busy`.
+      if (current && generation === this.generation) this.set({ busy: false });
+      void this.refreshConversations();
+    }
+  }
+
+  /** Stops the turn in progress: the text so far stays, marked as stopped. */
+  stop(): void {
+    const controller = this.controller;
+    if (controller === null) return;
+    controller.abort();
+    this.controller = null;
+    this.set({
+      busy: false,
+      messages: this.state.messages.map((m) =>
+        m.streaming ? { ...m, streaming: false, stopped: true } : m,
+      ),
+    });
+  }
+
+  /** Undoes the write shown on a message's card. */
+  async undo(key: number): Promise<void> {
+    const card = this.state.messages.find((m) => m.key === key)?.card;
+    if (card?.undo === undefined || card.undoState === 'undoing' || card.undoState === 'undone')
+      return;
+    const setCard = (change: Partial<WriteCard>) =>
+      this.set({
+        messages: this.state.messages.map((m) =>
+          m.key === key && m.card ? { ...m, card: { ...m.card, ...change } } : m,
+        ),
+      });
+    setCard({ undoState: 'undoing', undoError: undefined });
+    let result: ToolResult;
+    try {
+      result = await this.backend.undo(card.undo);
+    } catch (error) {
+      result = {
+        success: false,
+        error: {
+          code: 'INTERNAL_ERROR',
+          message: error instanceof Error ? error.message : String(error),
+        },
+      };
+    }
+    if (result.success) setCard({ undoState: 'undone' });
+    else setCard({ undoState: 'failed', undoError: result.error.message });
+  }
+
+  /** Starts a fresh conversation (the running turn, if any, is stopped). */
+  newChat(): void {
+    this.stop();
+    this.generation += 1;
+    this.set({ messages: [], conversation: undefined, title: undefined, notice: undefined });
+  }
+
+  /** Puts `text` into the composer (the pane picks it up and focuses it). */
+  prefill(text: string): void {
+    this.draftSerial += 1;
+    this.set({ draft: { text, serial: this.draftSerial } });
+  }
+
+  async refreshConversations(): Promise<void> {
+    if (this.store === undefined || this.disposed) return;
+    try {
+      const { conversations, problems } = await this.store.list();
+      if (!this.disposed) this.set({ conversations, conversationProblems: problems });
+    } catch (error) {
+      this.set({ notice: `Saved chats could not be listed: ${describe(error)}` });
+    }
+  }
+
+  /** Reopens a saved chat; later messages continue it. */
+  async open(path: string): Promise<void> {
+    if (this.store === undefined) return;
+    let opened: Awaited<ReturnType<ConversationStore['open']>>;
+    try {
+      opened = await this.store.open(path);
+    } catch (error) {
+      this.set({ notice: `${path} could not be read: ${describe(error)}` });
+      return;
+    }
+    if (opened === undefined) {
+      this.set({ notice: `${path} no longer exists.` });
+      void this.refreshConversations();
+      return;
+    }
+    if (!opened.ok) {
+      const where = opened.problem.line === undefined ? '' : `:${opened.problem.line}`;
+      this.set({ notice: `${path}${where} is not a readable chat: ${opened.problem.message}` });
+      return;
+    }
+    this.stop();
+    this.generation += 1;
+    const messages = opened.conversation.messages.map((stored) => this.reopened(stored));
+    this.set({
+      messages,
+      conversation: path,
+      title: opened.conversation.title,
+      notice: undefined,
+    });
+  }
+
+  dispose(): void {
+    this.stop();
+    this.disposed = true;
+    this.listeners.clear();
+  }
+
+  private reopened(stored: ConversationMessage): ChatMessageView {
+    const view = this.message(stored.role, stored.text);
+    view.citations = stored.citations.map(linkCitation);
+    if (stored.tool !== undefined && stored.wrote !== undefined && WRITE_LABEL[stored.tool]) {
+      view.card = {
+        tool: stored.tool,
+        label: WRITE_LABEL[stored.tool] ?? stored.tool,
+        title: stored.wrote.replace(/^.*\//, '').replace(/\.md$/, ''),
+        path: stored.wrote,
+        deduplicated: false,
+        undoState: 'available',
+      };
+    }
+    return view;
+  }
+
+  private remember(text: string): void {
+    if (this.sent[this.sent.length - 1] !== text) this.sent.push(text);
+    if (this.sent.length > HISTORY_LIMIT) this.sent.splice(0, this.sent.length - HISTORY_LIMIT);
+  }
+
+  private message(role: 'user' | 'assistant', text: string): ChatMessageView {
+    return { key: this.nextKey++, role, text, streaming: false, stopped: false, citations: [] };
+  }
+
+  private set(change: Partial<ChatSessionState>): void {
+    if (this.disposed) return;
+    this.state = { ...this.state, ...change };
+    for (const listener of this.listeners) listener(this.state);
+  }
+}
+
+/** The card for a write tool's result; undefined for reads and failures. */
+export function writeCard(tool: ToolName, result: ToolResult): WriteCard | undefined {
+  const label = WRITE_LABEL[tool];
+  if (label === undefined || !result.success) return undefined;
+  const data = result.data as {
+    note?: { path?: unknown; title?: unknown };
+    reminder?: { path?: unknown; title?: unknown };
+    path?: unknown;
+    title?: unknown;
+    undo?: UndoAction;
+  } | null;
+  const target = data?.note ?? data?.reminder ?? data;
+  if (typeof target?.path !== 'string') return undefined;
+  return {
+    tool,
+    label,
+    title: typeof target.title === 'string' ? target.title : target.path,
+    path: target.path,
+    deduplicated: result.deduplicated === true,
+    ...(data?.undo === undefined ? {} : { undo: data.undo }),
+    undoState: 'available',
+  };
+}
+
+/** A stored chat keeps links, not excerpts: enough for a chip that opens the place. */
+function linkCitation(link: ConversationLink): Citation {
+  const title = link.title ?? link.path.replace(/^.*\//, '').replace(/\.(md|pdf)$/i, '');
+  if (link.page !== undefined) {
+    return { type: 'pdf', path: link.path, title, excerpt: '', score: 0, page: link.page };
+  }
+  return {
+    type: 'note',
+    path: link.path,
+    title,
+    excerpt: '',
+    score: 0,
+    lines: [1, 1],
+    ...(link.heading === undefined ? {} : { heading: link.heading }),
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
