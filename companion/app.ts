@@ -13,6 +13,8 @@ import type { Logger } from './logging';
 import { registerHttpMetrics } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
 import { registerAnswerRoute } from './routes/answer';
+import { registerChat } from './chat/register-chat';
+import type { ChatAppOptions } from './chat/register-chat';
 import { registerEmbeddingRoutes } from './routes/embeddings';
 import { registerHealthRoute } from './routes/health';
 import { registerMetricsRoute } from './routes/metrics';
@@ -25,6 +27,9 @@ import type { SearchDeps } from './search/search-services';
 import type { PushService } from './push/push-service';
 import { registerMissedRoute } from './scheduler/missed-route';
 import type { ReminderScheduler } from './scheduler/scheduler';
+import type { VaultReminderSource } from './scheduler/vault-reminder-source';
+import { ReminderService } from './reminders/reminder-service';
+import { registerReminderRoutes } from './routes/reminders';
 import { areaNotRunning } from './status/sources';
 import type { StatusSources } from './status/sources';
 
@@ -52,14 +57,18 @@ export interface AppDeps {
   readonly push?: PushService;
   /** The running reminder scheduler; absent, status reports none and the missed list is not served. */
   readonly scheduler?: ReminderScheduler;
+  /** The scheduler's vault source; with `scheduler`, the reminder routes that write the vault. */
+  readonly reminderSource?: VaultReminderSource;
   /** The vault index and answer helpers; absent, search and answer routes answer 503. */
   readonly search?: SearchDeps;
+  /** Folder of the built phone page (`dist/companion/web`); absent, `/` serves nothing. */
+  readonly webRoot?: string;
+  /** Chat's Ollama phrasing, writers and limits; absent, chat answers extractively and cannot write. */
+  readonly chat?: ChatAppOptions;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
 export interface TransportOptions {
-  /** Folder of the built phone page (`dist/companion/web`); absent, `/` serves nothing. */
-  readonly webRoot?: string;
   readonly https?: { readonly cert: Buffer; readonly key: Buffer };
   readonly connectionTimeoutMs?: number;
   readonly keepAliveTimeoutMs?: number;
@@ -115,17 +124,28 @@ export async function buildApp(
   registerHttpMetrics(app, metrics);
 
   registerHealthRoute(app);
+  if (deps.webRoot !== undefined) registerPhonePage(app, deps.webRoot);
   registerStatusRoute(app, deps.version, {
     ...areaNotRunning,
     ...(deps.push ? { push: deps.push.status } : {}),
     ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
     ...deps.status,
-  if (deps.webRoot !== undefined) registerPhonePage(app, deps.webRoot);
   });
   registerMetricsRoute(app, metrics);
   if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder, clock: deps.clock });
   if (deps.push) registerPushRoutes(app, { push: deps.push, clock: deps.clock });
   if (deps.scheduler) registerMissedRoute(app, deps.scheduler);
+  if (deps.scheduler && deps.reminderSource) {
+    const reminders = new ReminderService({
+      vault: deps.config.vault,
+      folder: deps.config.folders.reminders,
+      defaultZone: deps.config.timezone,
+      clock: deps.clock,
+      scheduler: deps.scheduler,
+      source: deps.reminderSource,
+    });
+    registerReminderRoutes(app, reminders);
+  }
   // The app's embedder embeds queries unless the search deps bring their own.
   const search = new SearchServices(
     {
@@ -137,6 +157,7 @@ export async function buildApp(
   );
   registerSearchRoute(app, search, deps.config.timezone);
   registerAnswerRoute(app, search, deps.config.timezone);
+  registerChat(app, { clock: deps.clock, zone: deps.config.timezone, search }, deps.chat);
 
   return app;
 }

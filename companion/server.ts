@@ -149,6 +149,7 @@ export async function startServer(
         },
         push,
         scheduler,
+        reminderSource,
         ...(embedder ? { embedder } : {}),
       },
       {

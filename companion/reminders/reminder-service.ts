@@ -1,0 +1,483 @@
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import type { Clock } from '../../shared/ports';
+import {
+  caseInsensitiveExists,
+  describeFrontMatterError,
+  newNoteId,
+  newShortId,
+  parseFrontMatter,
+  uniqueNotePath,
+  updateFrontMatter,
+} from '../../shared/markdown';
+import type { RandomBytes } from '../../shared/markdown';
+import type {
+  Reminder,
+  ReminderCreate,
+  ReminderListQuery,
+  ReminderListResponse,
+  ReminderPatch,
+} from '../../shared/protocol/reminders';
+import {
+  buildReminderNoteFile,
+  formatInZone,
+  nextOccurrences,
+  previousOccurrence,
+  readReminderNote,
+} from '../../shared/reminders';
+import type { ReminderNote } from '../../shared/reminders';
+import { ApiHttpError } from '../http/api-error';
+import { decodeCursor, encodeCursor } from '../search/cursor';
+import type { ReminderDefinition } from '../scheduler/reminder-definition';
+import type { ReminderScheduler } from '../scheduler/scheduler';
+import type { VaultReminderSource } from '../scheduler/vault-reminder-source';
+import {
+  createVaultFile,
+  editVaultFile,
+  folderEntries,
+  VaultWriteError,
+} from '../vault/atomic-write';
+import {
+  checkTaskEdit,
+  onceTokenText,
+  removeTokenEdit,
+  rewriteTokenEdit,
+  uncheckTaskEdit,
+} from './inline-edit';
+import { reminderView, wallStart } from './reminder-view';
+import { readRequestTime } from './time-input';
+
+export interface ReminderServiceDeps {
+  readonly vault: string;
+  /** Vault-relative folder new reminder notes go into. */
+  readonly folder: string;
+  /** The vault's zone: reminders that name none are read in it. */
+  readonly defaultZone: string;
+  readonly clock: Clock;
+  readonly scheduler: ReminderScheduler;
+  readonly source: VaultReminderSource;
+  readonly randomBytes?: RandomBytes;
+}
+
+/** A one-off due further back than this is refused on create: it would never fire. */
+const PAST_TOLERANCE_MS = 60_000;
+/** "Done"/"snooze" without an occurrence mean the one that rang within this window, else the next. */
+const CURRENT_OCCURRENCE_WINDOW_MS = 24 * 3_600_000;
+/** Attempts at a free file name when another writer takes the chosen one meanwhile. */
+const CREATE_ATTEMPTS = 3;
+
+/**
+ * The reminder API's behaviour over the vault (DESIGN §2, §6): reads come from the scheduler's
+ * source and plan; every write goes through `editVaultFile`/`createVaultFile` and is followed by
+ * an immediate re-read of that file (not waiting for the watcher), so the next GET shows it.
+ *
+ * Decisions:
+ * - **Done** on a one-off: a reminder note gets `status: done`; a task line gets `- [x]`; a
+ *   plain line's occurrence is acknowledged in the companion (nothing in the Markdown changes).
+ *   On a recurring reminder (note or line) done acknowledges one occurrence only, in the
+ *   companion's delivery state: the given one, else the one that rang in the last 24 h, else
+ *   the next. To end a series, PATCH `status: done` (note) or check the line.
+ * - **Snooze** of a one-off rewrites its time: `snoozed_until` in a note, the `@remind(...)`
+ *   date on a line (the Reminder and Tasks plugins' syntaxes are never rewritten: their snooze
+ *   is delivery state). Snoozing one occurrence of a series is delivery state.
+ * - **DELETE** is the least destructive change that stops the reminder: a note gets
+ *   `status: cancelled` (the file and its body stay); an inline reminder loses its
+ *   `@remind(...)` token, the line's words and block id stay.
+ */
+export class ReminderService {
+  private readonly randomBytes: RandomBytes;
+
+  constructor(private readonly deps: ReminderServiceDeps) {
+    this.randomBytes = deps.randomBytes ?? ((count) => new Uint8Array(nodeRandomBytes(count)));
+  }
+
+  list(query: ReminderListQuery): ReminderListResponse {
+    const zone = this.deps.defaultZone;
+    const from = query.from === undefined ? undefined : readRequestTime(query.from, zone, 'from');
+    const to = query.to === undefined ? undefined : readRequestTime(query.to, zone, 'to', 'end');
+    if (from !== undefined && to !== undefined && to < from) {
+      throw new ApiHttpError('VALIDATION_ERROR', 'to is before from', 'to');
+    }
+    const limit = query.limit ?? 50;
+    const fingerprint = JSON.stringify([query.status, query.from, query.to]);
+    const offset = query.cursor === undefined ? 0 : decodeCursor(query.cursor, fingerprint);
+
+    const rows: Array<{ view: Reminder; next: number | undefined }> = [];
+    for (const definition of this.deps.source.all().reminders) {
+      const view = reminderView(definition, this.deps.scheduler);
+      if (query.status !== undefined && view.status !== query.status) continue;
+      const next = view.next_fire === null ? undefined : Date.parse(view.next_fire ?? '');
+      if (from !== undefined && (next === undefined || next < from)) continue;
+      if (to !== undefined && (next === undefined || next > to)) continue;
+      rows.push({ view, next });
+    }
+    rows.sort(
+      (a, b) =>
+        (a.next ?? Number.POSITIVE_INFINITY) - (b.next ?? Number.POSITIVE_INFINITY) ||
+        compare(a.view.title, b.view.title) ||
+        compare(a.view.id, b.view.id),
+    );
+    const page = rows.slice(offset, offset + limit).map((row) => row.view);
+    const nextOffset = offset + page.length;
+    return {
+      reminders: page,
+      next_cursor:
+        page.length > 0 && nextOffset < rows.length ? encodeCursor(nextOffset, fingerprint) : null,
+    };
+  }
+
+  get(id: string): Reminder {
+    return reminderView(this.definition(id), this.deps.scheduler);
+  }
+
+  occurrences(id: string, from: string | undefined, count: number): string[] {
+    const definition = this.definition(id);
+    const start =
+      from === undefined
+        ? this.deps.clock.now()
+        : readRequestTime(from, definition.schedule.zone, 'from');
+    const list = this.deps.scheduler.occurrences(id, start, count);
+    if (list === undefined) {
+      throw new ApiHttpError(
+        'NOT_FOUND',
+        `reminder ${id} is not scheduled (its definition is invalid)`,
+      );
+    }
+    return list;
+  }
+
+  async create(body: ReminderCreate): Promise<Reminder> {
+    const now = this.deps.clock.now();
+    const zone = body.timezone ?? this.deps.defaultZone;
+    const id = newNoteId(this.randomBytes);
+    const note = this.validNote(
+      {
+        id,
+        type: 'reminder',
+        title: body.title.replace(/\s+/g, ' ').trim(),
+        due: body.due,
+        timezone: zone,
+        ...(body.repeat === undefined ? {} : { repeat: body.repeat }),
+        status: 'active',
+        created: formatInZone(now, zone),
+      },
+      '',
+    );
+    if (note.repeat === undefined && note.due < now - PAST_TOLERANCE_MS) {
+      throw new ApiHttpError(
+        'UNPROCESSABLE',
+        `due: ${formatInZone(note.due, zone)} is in the past; a one-off reminder there would never fire`,
+        'due',
+      );
+    }
+    const content = buildReminderNoteFile(note);
+    for (let attempt = 1; ; attempt++) {
+      const taken = caseInsensitiveExists(await folderEntries(this.deps.vault, this.deps.folder));
+      const path = uniqueNotePath(this.deps.folder, note.title, taken, () =>
+        newShortId(this.randomBytes),
+      );
+      try {
+        await createVaultFile(this.deps.vault, path, content);
+        await this.refresh(path, [id]);
+        return this.get(id);
+      } catch (error) {
+        const raced = error instanceof VaultWriteError && error.code === 'CONFLICT';
+        if (!raced || attempt >= CREATE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async patch(id: string, patch: ReminderPatch): Promise<Reminder> {
+    const definition = this.definition(id);
+    if (definition.line === undefined) return this.patchNote(definition, patch);
+    return this.patchInline(definition, patch);
+  }
+
+  async cancel(id: string): Promise<Reminder> {
+    const definition = this.definition(id);
+    const before = reminderView(definition, this.deps.scheduler);
+    if (definition.line === undefined) {
+      await this.editNote(definition, () => ({ status: 'cancelled' }));
+      return this.get(id);
+    }
+    await this.editFile(definition, removeTokenEdit(definition.path, this.deps.defaultZone, id));
+    return { ...before, status: 'cancelled', next_fire: null };
+  }
+
+  async snooze(id: string, minutes: number, occurrence?: string): Promise<Reminder> {
+    const definition = this.definition(id);
+    this.assertActive(definition);
+    const now = this.deps.clock.now();
+    const until = Math.ceil((now + minutes * 60_000) / 60_000) * 60_000;
+    const { schedule } = definition;
+    if (schedule.kind === 'once' && definition.line === undefined) {
+      await this.editNote(definition, () => ({
+        snoozed_until: formatInZone(until, schedule.zone),
+      }));
+      return this.get(id);
+    }
+    if (schedule.kind === 'once') {
+      try {
+        await this.editFile(
+          definition,
+          rewriteTokenEdit(
+            definition.path,
+            this.deps.defaultZone,
+            id,
+            () => onceTokenText(until, schedule.zone, this.deps.defaultZone),
+            'minutes',
+          ),
+        );
+        return this.viewAfterRewrite(definition);
+      } catch (error) {
+        // Another plugin's syntax: Cairn does not rewrite it, so the snooze is delivery state.
+        if (!(error instanceof VaultWriteError && /does not rewrite it/.test(error.message))) {
+          throw error;
+        }
+      }
+    }
+    const target = this.targetOccurrence(definition, occurrence);
+    this.deps.scheduler.snoozeOccurrence(id, target, until);
+    return this.get(id);
+  }
+
+  async done(id: string, occurrence?: string): Promise<Reminder> {
+    const definition = this.definition(id);
+    const { schedule } = definition;
+    if (schedule.kind === 'recurring') {
+      this.assertActive(definition);
+      this.deps.scheduler.completeOccurrence(id, this.targetOccurrence(definition, occurrence));
+      return this.get(id);
+    }
+    if (definition.line === undefined) {
+      if (definition.status === 'done') return this.get(id);
+      await this.editNote(definition, () => ({ status: 'done' }));
+      return this.get(id);
+    }
+    if (definition.taskChecked) return this.get(id);
+    try {
+      await this.editFile(definition, checkTaskEdit(definition.path, this.deps.defaultZone, id));
+      return this.viewAfterRewrite(definition, 'done');
+    } catch (error) {
+      if (!(error instanceof VaultWriteError && /is not a task line/.test(error.message))) {
+        throw error;
+      }
+    }
+    // A plain line: done once fired and acknowledged (DESIGN §2), which is delivery state.
+    const target =
+      occurrence === undefined
+        ? schedule.at
+        : readRequestTime(occurrence, schedule.zone, 'occurrence');
+    this.deps.scheduler.completeOccurrence(id, target);
+    return this.get(id);
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private definition(id: string): ReminderDefinition {
+    const [definition] = this.deps.source.get([id]);
+    if (!definition)
+      throw new ApiHttpError('NOT_FOUND', `no reminder with id ${JSON.stringify(id)}`);
+    return definition;
+  }
+
+  private assertActive(definition: ReminderDefinition): void {
+    const status = definition.taskChecked ? 'done' : definition.status;
+    if (status !== 'active') {
+      throw new ApiHttpError(
+        'CONFLICT',
+        `reminder ${definition.id} is ${status}; set it active again first`,
+      );
+    }
+  }
+
+  /** The occurrence an action is about: the given one, else the one that just rang, else the next. */
+  private targetOccurrence(definition: ReminderDefinition, occurrence: string | undefined): number {
+    const { schedule } = definition;
+    if (occurrence !== undefined) return readRequestTime(occurrence, schedule.zone, 'occurrence');
+    const now = this.deps.clock.now();
+    if (schedule.kind === 'recurring') {
+      const previous = previousOccurrence(
+        { rrule: schedule.rrule, start: schedule.start },
+        now,
+        schedule.zone,
+      );
+      if (previous !== undefined && previous > now - CURRENT_OCCURRENCE_WINDOW_MS) return previous;
+    } else if (schedule.at <= now) {
+      return schedule.at;
+    }
+    const next = this.deps.scheduler.nextFire(definition.id);
+    if (next === undefined) {
+      throw new ApiHttpError('CONFLICT', `reminder ${definition.id} has no occurrence left`);
+    }
+    return next;
+  }
+
+  private async patchNote(definition: ReminderDefinition, patch: ReminderPatch): Promise<Reminder> {
+    await this.editNote(definition, (data) => {
+      const merged: Record<string, unknown> = { ...data };
+      const changes: Record<string, unknown> = {};
+      if (patch.title !== undefined) changes.title = patch.title.replace(/\s+/g, ' ').trim();
+      if (patch.timezone !== undefined) changes.timezone = patch.timezone;
+      if (patch.due !== undefined) changes.due = patch.due;
+      if (patch.repeat !== undefined) changes.repeat = patch.repeat ?? undefined;
+      if (patch.status !== undefined) changes.status = patch.status;
+      Object.assign(merged, changes);
+      const note = this.validNote(merged, definition.path);
+      if (patch.due !== undefined) changes.due = formatInZone(note.due, note.timezone);
+      if (patch.due !== undefined || patch.repeat !== undefined || patch.timezone !== undefined) {
+        // A new time supersedes an earlier snooze.
+        if (data.snoozed_until !== undefined) changes.snoozed_until = undefined;
+      }
+      if (typeof patch.repeat === 'string') changes.repeat = note.repeat;
+      return changes;
+    });
+    return this.get(definition.id);
+  }
+
+  private async patchInline(
+    definition: ReminderDefinition,
+    patch: ReminderPatch,
+  ): Promise<Reminder> {
+    if (patch.title !== undefined) {
+      throw new ApiHttpError(
+        'UNPROCESSABLE',
+        "title: an inline reminder's title is its line's text; edit the note to change it",
+        'title',
+      );
+    }
+    const { path, id } = definition;
+    const zone = this.deps.defaultZone;
+    if (patch.status !== undefined) {
+      if (patch.status === 'cancelled') return this.cancel(id);
+      await this.editFile(
+        definition,
+        patch.status === 'done' ? checkTaskEdit(path, zone, id) : uncheckTaskEdit(path, zone, id),
+      );
+    }
+    if (patch.due !== undefined || patch.repeat !== undefined || patch.timezone !== undefined) {
+      const tokenZone = patch.timezone ?? definition.schedule.zone;
+      const field =
+        patch.repeat !== undefined ? 'repeat' : patch.due !== undefined ? 'due' : 'timezone';
+      let inner: string;
+      if (typeof patch.repeat === 'string') {
+        const rule = patch.repeat.replace(/^RRULE:/, '');
+        inner = `RRULE:${rule}`;
+        if (tokenZone !== zone) inner += ` ${tokenZone}`;
+      } else {
+        const due =
+          patch.due !== undefined
+            ? readRequestTime(patch.due, tokenZone, 'due')
+            : definition.schedule.kind === 'once'
+              ? definition.schedule.at
+              : undefined;
+        if (due === undefined) {
+          throw new ApiHttpError(
+            'UNPROCESSABLE',
+            'due: turning a recurring line into a one-off needs a due time',
+            'due',
+          );
+        }
+        inner = onceTokenText(due, tokenZone, zone);
+      }
+      await this.editFile(
+        definition,
+        rewriteTokenEdit(path, zone, id, () => inner, field),
+      );
+    }
+    return this.viewAfterRewrite(definition);
+  }
+
+  /** Front-matter edit of a reminder note: `change` gets the current data, returns the keys to set. */
+  private async editNote(
+    definition: ReminderDefinition,
+    change: (data: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<void> {
+    await this.editFile(definition, (text) => {
+      const front = parseFrontMatter(text);
+      if (!front.ok) {
+        throw new VaultWriteError(
+          'UNPROCESSABLE',
+          describeFrontMatterError(definition.path, front.error),
+        );
+      }
+      if (front.data.id !== definition.id && String(front.data.id) !== definition.id) {
+        throw new VaultWriteError(
+          'NOT_FOUND',
+          `${definition.path} no longer holds reminder ${definition.id}`,
+        );
+      }
+      const updated = updateFrontMatter(text, change(front.data));
+      if (!updated.ok) {
+        throw new VaultWriteError(
+          'UNPROCESSABLE',
+          describeFrontMatterError(definition.path, updated.error),
+          updated.error.field,
+        );
+      }
+      return updated.text;
+    });
+  }
+
+  private async editFile(
+    definition: ReminderDefinition,
+    edit: (text: string) => string,
+  ): Promise<void> {
+    const edited = await editVaultFile(this.deps.vault, definition.path, edit);
+    if (edited.changed) await this.refresh(edited.path, [definition.id]);
+  }
+
+  /** Re-reads the file into the source and re-plans what it touched, before answering. */
+  private async refresh(path: string, ids: readonly string[]): Promise<void> {
+    const changed = await this.deps.source.refreshFile(path);
+    await this.deps.scheduler.replan([...new Set([...changed, ...ids])]);
+  }
+
+  /**
+   * The reminder after its line was rewritten. A line without a block id is identified by its
+   * text, so the rewrite gives it a new id: look it up by path and line.
+   */
+  private viewAfterRewrite(definition: ReminderDefinition, fallbackStatus?: 'done'): Reminder {
+    const [same] = this.deps.source.get([definition.id]);
+    if (same) return reminderView(same, this.deps.scheduler);
+    const moved = this.deps.source
+      .all()
+      .reminders.find((entry) => entry.path === definition.path && entry.line === definition.line);
+    if (moved) return reminderView(moved, this.deps.scheduler);
+    const view = reminderView(definition, this.deps.scheduler);
+    return { ...view, status: fallbackStatus ?? view.status, next_fire: null };
+  }
+
+  /** Validates reminder-note front matter with the shared model; a problem is a 422 naming its key. */
+  private validNote(data: Record<string, unknown>, path: string): ReminderNote {
+    const read = readReminderNote(data, path, { defaultZone: this.deps.defaultZone });
+    if (!read.ok) {
+      const [first] = read.problems;
+      throw new ApiHttpError(
+        'UNPROCESSABLE',
+        read.problems.map((problem) => problem.message).join('; '),
+        first?.field,
+      );
+    }
+    const { note } = read;
+    if (note.repeat !== undefined) {
+      const first = nextOccurrences(
+        { rrule: note.repeat, start: note.schedule.start },
+        wallStart(note.schedule.start, note.timezone) - 1,
+        note.timezone,
+        1,
+      );
+      if (first.length === 0) {
+        throw new ApiHttpError(
+          'UNPROCESSABLE',
+          `repeat: ${note.repeat} never occurs from ${formatInZone(note.due, note.timezone)}`,
+          'repeat',
+        );
+      }
+    }
+    return note;
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
