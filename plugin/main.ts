@@ -93,7 +93,12 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private async startSearch(): Promise<void> {
     const status = this.addStatusBarItem();
     status.addClass('cairn-index-status');
-    this.register(() => this.searchModal?.close());
+    // Disabling the plugin while the provider is being checked must not start indexing after.
+    let released = false;
+    this.register(() => {
+      released = true;
+      this.searchModal?.close();
+    });
     this.addCommand({
       id: 'search-vault',
       name: 'Search vault',
@@ -101,6 +106,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     });
     try {
       const choice = await selectEmbedder(this.settings, new ObsidianHttpTransport());
+      if (released) return;
       const service = new SearchService({
         vaultKey: this.vaultKey(),
         source: new ObsidianVaultSource(this.app.vault),
