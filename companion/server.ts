@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import type { Agent } from 'node:https';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
@@ -48,6 +49,11 @@ export interface StartOptions {
   readonly webRoot?: string;
   /** VAPID contact (`mailto:` or `https:`); absent, the key file's or a default (push/vapid-keys.ts). */
   readonly pushSubject?: string;
+  /**
+   * Outgoing TLS for push; absent, Node's default (its CA store + NODE_EXTRA_CA_CERTS, read at
+   * process start). In-process tests pass one trusting their local push service.
+   */
+  readonly pushAgent?: Agent;
 }
 
 export interface RunningServer {
@@ -107,6 +113,7 @@ export async function startServer(
       clock: options.clock,
       keys: vapid.keys,
       pushHosts: config.pushHosts,
+      ...(options.pushAgent ? { agent: options.pushAgent } : {}),
       logger: options.logger,
       metrics,
     });
@@ -150,6 +157,7 @@ export async function startServer(
         push,
         scheduler,
         reminderSource,
+        ...(options.summarizer ? { chat: { ollama: options.summarizer } } : {}),
         ...(embedder ? { embedder } : {}),
       },
       {
