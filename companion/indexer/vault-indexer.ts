@@ -134,7 +134,7 @@ export class VaultIndexer implements IndexStatusSource {
    */
   async start(): Promise<void> {
     if (this.options.watch !== false) await this.startWatcher();
-    this.scanning = this.guardedScan().finally(() => this.afterScan());
+    this.startScan();
     const interval = this.options.rescanIntervalMs ?? DEFAULT_RESCAN_INTERVAL_MS;
     if (interval > 0 && this.options.watch !== false) {
       this.rescanTimer = setInterval(() => {
@@ -186,9 +186,19 @@ export class VaultIndexer implements IndexStatusSource {
   /** Walks the vault again (e.g. after the watcher may have missed events). */
   rescan(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const previous = this.scanning ?? Promise.resolve();
-    this.scanning = previous.then(() => this.guardedScan()).finally(() => this.afterScan());
+    this.startScan();
     return this.whenIdle();
+  }
+
+  /** Runs a scan after any running one; only the latest clears `scanning` when it ends. */
+  private startScan(): void {
+    const previous = this.scanning ?? Promise.resolve();
+    const tracked: Promise<void> = previous
+      .then(() => this.guardedScan())
+      .finally(() => {
+        if (this.scanning === tracked) this.afterScan();
+      });
+    this.scanning = tracked;
   }
 
   async close(): Promise<void> {

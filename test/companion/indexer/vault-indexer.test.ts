@@ -292,3 +292,19 @@ describe('robustness', () => {
     expect(fixture.indexer.queries.keyword('alpha', {}, 5)).toHaveLength(1);
   });
 });
+
+describe('overlapping scans', () => {
+  it('a rescan asked for while the initial scan runs is waited for by whenIdle', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`N${i}.md`] = `note ${i}`;
+    fixture = await startIndexer({ files });
+    // Written after the first walk has listed the folder: only the second scan can see it.
+    await new Promise((resolve) => setImmediate(resolve));
+    fixture.write('Late.md', 'arrived during the first scan: ocelots');
+    const second = fixture.indexer.rescan();
+    await fixture.indexer.whenIdle();
+    expect(fixture.indexer.queries.keyword('ocelots', {}, 5)).toHaveLength(1);
+    await second;
+    expect(fixture.indexer.indexStatus()).toMatchObject({ files: 31, pending: 0 });
+  });
+});
