@@ -6,6 +6,8 @@ import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { VaultReminderSource } from '../../companion/scheduler/vault-reminder-source';
+import { formatInZone, nextOccurrences } from '../../shared/reminders';
 import { repoRoot } from '../helpers/corpora';
 
 const CLI = join(repoRoot, 'dist/companion/cli.mjs');
@@ -24,6 +26,33 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * What the scheduler should report for a vault read fresh at `now` (the first start of a data
+ * folder fires nothing before it): the reminders with an occurrence still ahead, and the first.
+ */
+async function expectedSchedule(
+  vaultPath: string,
+  now: number,
+): Promise<{ reminders: number; next_fire: string | null }> {
+  const source = new VaultReminderSource({ vault: vaultPath, defaultZone: 'Europe/Berlin' });
+  await source.load();
+  let reminders = 0;
+  let first: { at: number; zone: string } | undefined;
+  for (const { schedule, status, taskChecked } of source.all().reminders) {
+    if (status !== 'active' || taskChecked) continue;
+    const next =
+      schedule.kind === 'once'
+        ? schedule.at > now
+          ? schedule.at
+          : undefined
+        : nextOccurrences(schedule, now, schedule.zone, 1)[0];
+    if (next === undefined) continue;
+    reminders += 1;
+    if (!first || next < first.at) first = { at: next, zone: schedule.zone };
+  }
+  return { reminders, next_fire: first ? formatInZone(first.at, first.zone) : null };
 }
 
 interface Running {
@@ -116,8 +145,11 @@ describe('cairn-companion CLI', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(status.status).toBe(200);
+    const expected = await expectedSchedule(vault, Date.now());
+    // The sample vault's reminders are real: several are ahead of any date this test runs on.
+    expect(expected.reminders).toBeGreaterThan(0);
     expect(await status.json()).toMatchObject({
-      scheduler: { reminders: 0, next_fire: null },
+      scheduler: expected,
       push: { subscriptions: 0 },
     });
     // The index fills in the background: every sample note indexed, then embedded by USE-lite.
