@@ -228,16 +228,23 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       if (terms.length === 0 || notes.size === 0) return [];
       const where = whereOf(searchOptions);
       const pool = Math.max(candidates, limit * 3);
-      const keyword = await oramaSearch(db, {
-        term: text,
-        properties: SEARCHED,
-        boost: boosts,
-        relevance: { ...RELEVANCE, ...options.relevance },
-        threshold: 1,
-        tolerance: typoTolerance && terms.every(allowsTypos) ? 1 : 0,
-        limit: pool,
-        ...(where ? { where } : {}),
-      });
+      const keywordSearch = (tolerance: number) =>
+        oramaSearch(db, {
+          term: text,
+          properties: SEARCHED,
+          boost: boosts,
+          relevance: { ...RELEVANCE, ...options.relevance },
+          threshold: 1,
+          tolerance,
+          limit: pool,
+          ...(where ? { where } : {}),
+        });
+      // Typo tolerance walks the whole vocabulary (slow in a large vault), so it is the fallback
+      // for queries that find less than a page of hits as typed.
+      let keyword = await keywordSearch(0);
+      if (typoTolerance && keyword.hits.length < limit && terms.every(allowsTypos)) {
+        keyword = await keywordSearch(1);
+      }
       const keywordRanking = keyword.hits.map((hit) => ({ key: hit.id, score: hit.score }));
       let vectorRankingList: Scored[] = [];
       try {
