@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../shared/ports';
+import { registerChatRoute } from '../routes/chat';
+import type { ChatRouteOptions } from '../routes/chat';
+import type { SearchServices } from '../search/search-services';
+import { createCompanionChatEngine } from './companion-chat-engine';
+import type { CompanionChatDeps } from './companion-chat-engine';
+
+/** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */
+export type ChatAppOptions = Omit<CompanionChatDeps, 'clock' | 'zone' | 'search'> &
+  Pick<ChatRouteOptions, 'heartbeatMs' | 'maxStreamsPerClient' | 'rateLimit'>;
+
+/** Builds the companion's chat engine and registers `POST /api/v1/chat` on it. */
+export function registerChat(
+  app: FastifyInstance,
+  core: { clock: Clock; zone: string; search: SearchServices },
+  options: ChatAppOptions = {},
+): void {
+  const { heartbeatMs, maxStreamsPerClient, rateLimit, ...ports } = options;
+  const engine = createCompanionChatEngine({
+    clock: core.clock,
+    zone: () => core.zone,
+    search: core.search,
+    ...ports,
+  });
+  registerChatRoute(app, {
+    engine,
+    search: core.search,
+    ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
+    ...(maxStreamsPerClient === undefined ? {} : { maxStreamsPerClient }),
+    ...(rateLimit === undefined ? {} : { rateLimit }),
+  });
+}

@@ -1,0 +1,73 @@
+import { ChatPortError } from '../../shared/chat/ports';
+import type { Answerer, ExtractiveAnswer, Searcher, SearchHit } from '../../shared/chat/ports';
+import { ApiHttpError } from '../http/api-error';
+import { answerQuestion } from '../search/answer-service';
+import type { HybridSearch } from '../search/hybrid-search';
+import { toIndexFilters } from '../search/request-filters';
+import type { SearchServices } from '../search/search-services';
+
+/*
+ * The chat engine's read tools over the companion's own search: the same hybrid search and
+ * extractive answers as `GET /api/v1/search` and `POST /api/v1/answer`, so a chat answer cites
+ * exactly what the answer route would (DESIGN §3 citation objects).
+ */
+
+const DEFAULT_SEARCH_LIMIT = 10;
+const DEFAULT_ANSWER_LIMIT = 5;
+
+export class CompanionSearcher implements Searcher {
+  constructor(
+    private readonly services: SearchServices,
+    /** The vault's zone: date filters without an offset are read in it. */
+    private readonly zone: () => string,
+  ) {}
+
+  async search(request: Parameters<Searcher['search']>[0]): Promise<SearchHit[]> {
+    const search = currentSearch(this.services);
+    const filters = asPortError(() => toIndexFilters(request, this.zone()));
+    const outcome = await search.search({
+      query: request.query,
+      limit: request.limit ?? DEFAULT_SEARCH_LIMIT,
+      filters,
+    });
+    return outcome.hits.map((hit) => ({ citation: hit.citation, score: hit.score }));
+  }
+}
+
+export class CompanionAnswerer implements Answerer {
+  constructor(private readonly services: SearchServices) {}
+
+  async answer(request: { question: string; limit?: number }): Promise<ExtractiveAnswer> {
+    const search = currentSearch(this.services);
+    // Phrasing is the chat engine's job (AnswerPhraser), so the quotes come back unsummarised.
+    const outcome = await answerQuestion(search, undefined, {
+      question: request.question,
+      limit: request.limit ?? DEFAULT_ANSWER_LIMIT,
+      summarize: false,
+    });
+    return { answer: outcome.answer, citations: outcome.citations };
+  }
+}
+
+function currentSearch(services: SearchServices): HybridSearch {
+  const search = services.hybridSearch();
+  if (search === undefined) {
+    throw new ChatPortError(
+      'UNAVAILABLE',
+      'the vault index is not available yet; search and answers work once the companion has indexed the vault',
+    );
+  }
+  return search;
+}
+
+/** Request errors of the shared search helpers, as the tool error the engine reports. */
+function asPortError<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof ApiHttpError && error.code === 'VALIDATION_ERROR') {
+      throw new ChatPortError('VALIDATION_ERROR', error.message, error.field);
+    }
+    throw error;
+  }
+}
