@@ -263,7 +263,8 @@ export class VaultIndexer implements IndexStatusSource {
       { files: walked.files.length, pending: this.queue.size },
       'vault scan: checking files',
     );
-    await this.drain();
+    // A drain already running (a watcher event) may end before it reached these paths.
+    while (!this.closed && (this.queue.size > 0 || this.draining)) await this.drain();
     this.options.logger.info(
       {
         files: this.store.fileCount(),
