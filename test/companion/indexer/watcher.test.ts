@@ -131,6 +131,14 @@ describe('watcher', () => {
     expect(paths(fixture)).toEqual(['Note.md']);
   });
 
+  it("Obsidian's delete (a move into .trash) drops the note", async () => {
+    fixture = await watching({ 'Doomed.md': 'about to be trashed: tapirs', 'Stay.md': 'stay' });
+    mkdirSync(join(fixture.vault, '.trash'));
+    renameSync(join(fixture.vault, 'Doomed.md'), join(fixture.vault, '.trash/Doomed.md'));
+    await settled(fixture, () => expect(paths(fixture!)).toEqual(['Stay.md']));
+    expect(fixture.indexer.queries.keyword('tapirs', {}, 5)).toEqual([]);
+  });
+
   it('ignores changes inside .obsidian and .trash', async () => {
     fixture = await watching({ 'A.md': 'alpha' });
     mkdirSync(join(fixture.vault, '.trash'), { recursive: true });
