@@ -30,6 +30,9 @@ import type { ReminderScheduler } from './scheduler/scheduler';
 import type { VaultReminderSource } from './scheduler/vault-reminder-source';
 import { ReminderService } from './reminders/reminder-service';
 import { registerReminderRoutes } from './routes/reminders';
+import { registerNoteRoutes } from './routes/notes';
+import { registerIngestRoute } from './routes/ingest';
+import type { IndexAfterWrite } from './vault/index-after-write';
 import { areaNotRunning } from './status/sources';
 import type { StatusSources } from './status/sources';
 
@@ -59,6 +62,8 @@ export interface AppDeps {
   readonly scheduler?: ReminderScheduler;
   /** The scheduler's vault source; with `scheduler`, the reminder routes that write the vault. */
   readonly reminderSource?: VaultReminderSource;
+  /** Indexes a file the API just wrote (notes, ingest) at once; absent, the watcher does. */
+  readonly indexAfterWrite?: IndexAfterWrite;
   /** The vault index and answer helpers; absent, search and answer routes answer 503. */
   readonly search?: SearchDeps;
   /** Folder of the built phone page (`dist/companion/web`); absent, `/` serves nothing. */
@@ -135,6 +140,7 @@ export async function buildApp(
   if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder, clock: deps.clock });
   if (deps.push) registerPushRoutes(app, { push: deps.push, clock: deps.clock });
   if (deps.scheduler) registerMissedRoute(app, deps.scheduler);
+  let reminderService: ReminderService | undefined;
   if (deps.scheduler && deps.reminderSource) {
     const reminders = new ReminderService({
       vault: deps.config.vault,
@@ -145,7 +151,21 @@ export async function buildApp(
       source: deps.reminderSource,
     });
     registerReminderRoutes(app, reminders);
+    reminderService = reminders;
   }
+  const indexNow = deps.indexAfterWrite ? { indexAfterWrite: deps.indexAfterWrite } : {};
+  registerNoteRoutes(app, {
+    vault: deps.config.vault,
+    folder: deps.config.folders.notes,
+    zone: deps.config.timezone,
+    clock: deps.clock,
+    ...indexNow,
+  });
+  await registerIngestRoute(app, {
+    vault: deps.config.vault,
+    folder: deps.config.folders.attachments,
+    ...indexNow,
+  });
   // The app's embedder embeds queries unless the search deps bring their own.
   const search = new SearchServices(
     {
@@ -157,7 +177,16 @@ export async function buildApp(
   );
   registerSearchRoute(app, search, deps.config.timezone);
   registerAnswerRoute(app, search, deps.config.timezone);
-  registerChat(app, { clock: deps.clock, zone: deps.config.timezone, search }, deps.chat);
+  registerChat(
+    app,
+    {
+      clock: deps.clock,
+      zone: deps.config.timezone,
+      search,
+      ...(reminderService ? { reminders: reminderService } : {}),
+    },
+    deps.chat,
+  );
 
   return app;
 }

@@ -24,6 +24,7 @@ import { loadOrCreateVapidKeys } from './push/vapid-keys';
 import { deliverThroughPush } from './scheduler/push-adapter';
 import { ReminderScheduler } from './scheduler/scheduler';
 import { connectVaultReminders, VaultReminderSource } from './scheduler/vault-reminder-source';
+import { indexAfterWrite } from './vault/index-after-write';
 import { COMPANION_VERSION } from './version';
 
 export const DATABASE_FILE = 'cairn.db';
@@ -157,6 +158,7 @@ export async function startServer(
         push,
         scheduler,
         reminderSource,
+        indexAfterWrite: indexAfterWrite(indexer),
         ...(options.summarizer ? { chat: { ollama: options.summarizer } } : {}),
         ...(embedder ? { embedder } : {}),
       },

@@ -1,0 +1,131 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../companion/app';
+import { sha256 } from '../../../companion/auth/token';
+import { openDatabase } from '../../../companion/db/open';
+import { VaultIndexer } from '../../../companion/indexer/vault-indexer';
+import { createLogger } from '../../../companion/logging';
+import { indexAfterWrite } from '../../../companion/vault/index-after-write';
+import { parseFrontMatter } from '../../../shared/markdown';
+import { ManualClock } from '../../fakes/clock';
+import { TEST_TOKEN, authorized, copySampleVault, tempDir, testConfig } from '../helpers/app';
+
+let app: FastifyInstance;
+let vault: string;
+let clock: ManualClock;
+let indexer: VaultIndexer;
+let dir: { path: string; remove: () => void };
+
+beforeEach(async () => {
+  dir = tempDir('notes');
+  vault = copySampleVault(dir.path);
+  clock = ManualClock.at('2026-11-22T09:30:00Z');
+  const db = openDatabase(join(dir.path, 'cairn.db'));
+  indexer = new VaultIndexer({ vault, db, clock, logger: createLogger('silent'), watch: false });
+  await indexer.start();
+  await indexer.whenIdle();
+  app = await buildApp({
+    config: testConfig(vault, join(dir.path, 'data')),
+    db,
+    clock,
+    tokenSha256: sha256(TEST_TOKEN),
+    version: '0.0.0-test',
+    indexAfterWrite: indexAfterWrite(indexer),
+  });
+});
+afterEach(async () => {
+  await indexer.close();
+  await app.close();
+  dir.remove();
+});
+
+const post = (payload: unknown) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/v1/notes',
+    headers: authorized,
+    payload: payload as object,
+  });
+
+describe('POST /api/v1/notes', () => {
+  it('writes a DESIGN §2 note, indexed at once', async () => {
+    const response = await post({
+      title: 'Visa rules summary',
+      body: '- valid 90 days\n- requires passport photo\n',
+      tags: ['visa', '#travel'],
+    });
+    expect(response.statusCode).toBe(201);
+    const created = response.json() as { id: string; path: string; deduplicated: boolean };
+    expect(created).toMatchObject({
+      path: 'Cairn/Notes/visa-rules-summary.md',
+      title: 'Visa rules summary',
+      deduplicated: false,
+    });
+    const text = readFileSync(join(vault, created.path), 'utf8');
+    const front = parseFrontMatter(text);
+    expect(front.ok && front.data).toEqual({
+      id: created.id,
+      title: 'Visa rules summary',
+      tags: ['visa', 'travel'],
+      created: '2026-11-22T10:30:00+01:00',
+      updated: '2026-11-22T10:30:00+01:00',
+      source: 'api',
+    });
+    expect(text.endsWith('---\n- valid 90 days\n- requires passport photo\n')).toBe(true);
+    expect(indexer.store.fileState(created.path)).toBeDefined();
+  });
+
+  it('deduplicates the same title within 5 minutes, and adds a suffix after that', async () => {
+    const first = (await post({ title: 'Groceries', body: 'milk' })).json() as { path: string };
+    const again = await post({ title: '  groceries ', body: 'eggs' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ path: first.path, deduplicated: true });
+    clock.advance(5 * 60_000 + 1);
+    const later = await post({ title: 'Groceries', body: 'eggs' });
+    expect(later.statusCode).toBe(201);
+    expect((later.json() as { path: string }).path).toMatch(
+      /^Cairn\/Notes\/groceries-[0-9a-f]{4}\.md$/,
+    );
+    expect(readdirSync(join(vault, 'Cairn/Notes')).sort()).toHaveLength(2);
+  });
+
+  it('writes into a given folder, creating it; refuses folders outside the vault', async () => {
+    const ok = await post({ title: 'Plan', body: '', folder: 'Projects/New' });
+    expect(ok.statusCode).toBe(201);
+    expect((ok.json() as { path: string }).path).toBe('Projects/New/plan.md');
+    for (const folder of ['../outside', '.obsidian', 'a//b', '/abs']) {
+      const bad = await post({ title: 'x', body: '', folder });
+      expect(bad.statusCode, folder).toBe(400);
+    }
+  });
+
+  it('refuses bad input naming the field and writes nothing', async () => {
+    const cases: Array<[unknown, number, string | undefined]> = [
+      [{}, 400, undefined],
+      [{ title: '', body: 'x' }, 400, undefined],
+      [{ title: 'x' }, 400, undefined],
+      [{ title: 'x', body: 'x', extra: 1 }, 400, undefined],
+      [{ title: 'x', body: 'y'.repeat(1_000_001) }, 400, undefined],
+      [{ title: 'x', body: 'y'.repeat(1_100_000) }, 413, undefined],
+      [{ title: 'a\u0007b', body: 'x' }, 422, 'title'],
+      [{ title: 'x', body: 'x', tags: ['has space'] }, 400, undefined],
+      [{ title: 'x', body: 'x', tags: ['123'] }, 422, 'tags'],
+    ];
+    for (const [payload, status, field] of cases) {
+      const response = await post(payload);
+      expect(response.statusCode, JSON.stringify(payload).slice(0, 60)).toBe(status);
+      if (field) expect((response.json() as { error: { field: string } }).error.field).toBe(field);
+    }
+    expect(() => readdirSync(join(vault, 'Cairn/Notes'))).toThrow();
+  });
+
+  it('keeps a title with YAML markup on one safe line', async () => {
+    const response = await post({ title: 'a: b "c" --- #d [[e]]', body: 'x' });
+    expect(response.statusCode).toBe(201);
+    const created = response.json() as { path: string; title: string };
+    const front = parseFrontMatter(readFileSync(join(vault, created.path), 'utf8'));
+    expect(front.ok && front.data.title).toBe('a: b "c" --- #d [[e]]');
+  });
+});
