@@ -4,6 +4,8 @@ import { ConnectionMonitor } from './connection/connection-monitor';
 import { describeConnection } from './connection/connection-state';
 import type { ConnectionState } from './connection/connection-state';
 import { CAIRN_VIEW_TYPE, CairnView } from './obsidian/cairn-view';
+import { ChatServicesSlot } from './chat/chat-session';
+import { createChatServices } from './obsidian/chat-services';
 import { ObsidianHttpTransport } from './obsidian/http-transport';
 import { SearchModal } from './obsidian/search-modal';
 import { CairnSettingTab } from './obsidian/settings-tab';
@@ -39,6 +41,8 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   vaultSearch: SearchService | null = null;
   /** Open while shown, so disabling the plugin can close it (and unmount its component). */
   private searchModal: SearchModal | null = null;
+  /** The chat pane's session and callbacks; empty until layout-ready. */
+  private readonly chat = new ChatServicesSlot();
 
   override async onload(): Promise<void> {
     const started = performance.now();
@@ -56,6 +60,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       (leaf) =>
         new CairnView(leaf, {
           connection: this.connection,
+          chat: this.chat,
           onRetryConnection: () => void this.refreshConnection(),
           onOpenSettings: () => this.openSettings(),
         }),
@@ -76,6 +81,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   /** Work that may touch the network or the vault starts only once Obsidian has drawn itself. */
   private onLayoutReady(): void {
     void this.startSearch();
+    this.startChat();
     void this.refreshConnection();
     this.registerInterval(
       window.setInterval(
@@ -83,6 +89,22 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
         CONNECTION_CHECK_INTERVAL_MS,
       ),
     );
+  }
+
+  /** The chat runs over the vault and its search; built now so start-up stays quick. */
+  private startChat(): void {
+    const services = createChatServices({
+      app: this.app,
+      settings: () => this.settings,
+      vaultSearch: () => this.vaultSearch,
+      transport: new ObsidianHttpTransport(),
+    });
+    this.chat.set(services);
+    void services.session.refreshConversations();
+    this.register(() => {
+      this.chat.set(null);
+      services.session.dispose();
+    });
   }
 
   /**

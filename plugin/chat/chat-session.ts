@@ -80,8 +80,47 @@ export interface ChatSessionState {
   conversationProblems: Array<ConversationProblem & { path: string }>;
   /** A problem of the pane itself (a chat that would not open, a list that failed). */
   notice?: string;
+  /** How search ranks, e.g. "keyword only (no embedding provider)"; shown under the composer. */
+  searchMode?: string;
   /** Text to put into the composer (Ask Cairn about this note), consumed by the pane. */
   draft?: { text: string; serial: number };
+}
+
+/** What the pane needs once the chat is running: the session and the adapter's actions. */
+export interface ChatPaneServices {
+  session: ChatSession;
+  /** Renders Markdown into `el` (Obsidian's MarkdownRenderer); returns what releases it. */
+  renderMarkdown(el: HTMLElement, text: string, sourcePath: string): (() => void) | void;
+  /** Opens the cited file at the heading, line or page. */
+  openCitation(citation: Citation): void;
+  /** Opens a file the chat wrote. */
+  openFile(path: string): void;
+}
+
+/** A store of the services: null until the plugin has built the chat (after layout-ready). */
+export interface ReadableChatServices {
+  subscribe(listener: (services: ChatPaneServices | null) => void): () => void;
+}
+
+/** Holds the services for the pane: the plugin sets them after layout-ready, clears on unload. */
+export class ChatServicesSlot implements ReadableChatServices {
+  private value: ChatPaneServices | null = null;
+  private readonly listeners = new Set<(services: ChatPaneServices | null) => void>();
+
+  subscribe(listener: (services: ChatPaneServices | null) => void): () => void {
+    this.listeners.add(listener);
+    listener(this.value);
+    return () => this.listeners.delete(listener);
+  }
+
+  get current(): ChatPaneServices | null {
+    return this.value;
+  }
+
+  set(services: ChatPaneServices | null): void {
+    this.value = services;
+    for (const listener of this.listeners) listener(services);
+  }
 }
 
 export type ChatSessionListener = (state: ChatSessionState) => void;
@@ -115,7 +154,10 @@ export class ChatSession {
   constructor(
     private readonly backend: ChatBackend,
     private readonly store?: ConversationStore,
-  ) {}
+    private readonly searchMode?: () => string | undefined,
+  ) {
+    this.state.searchMode = this.readSearchMode();
+  }
 
   subscribe(listener: ChatSessionListener): () => void {
     this.listeners.add(listener);
@@ -143,7 +185,12 @@ export class ChatSession {
     this.controller = controller;
     const user = this.message('user', text);
     const reply = { ...this.message('assistant', ''), streaming: true };
-    this.set({ messages: [...this.state.messages, user, reply], busy: true, notice: undefined });
+    this.set({
+      messages: [...this.state.messages, user, reply],
+      busy: true,
+      notice: undefined,
+      searchMode: this.readSearchMode(),
+    });
 
     const update = (change: Partial<ChatMessageView>) => {
       if (generation !== this.generation) return;
@@ -327,6 +374,14 @@ export class ChatSession {
       };
     }
     return view;
+  }
+
+  private readSearchMode(): string | undefined {
+    try {
+      return this.searchMode?.();
+    } catch {
+      return undefined;
+    }
   }
 
   private remember(text: string): void {

@@ -2,6 +2,7 @@ import { ItemView } from 'obsidian';
 import type { WorkspaceLeaf } from 'obsidian';
 import { mount, unmount } from 'svelte';
 import ChatPane from '../ui/ChatPane.svelte';
+import type { ReadableChatServices } from '../chat/chat-session';
 import type { ReadableConnection } from '../connection/connection-monitor';
 
 export const CAIRN_VIEW_TYPE = 'cairn-chat';
@@ -9,6 +10,8 @@ export const CAIRN_VIEW_TYPE = 'cairn-chat';
 /** What the pane needs from the rest of the plugin: state to show and actions to offer. */
 export interface CairnViewDeps {
   connection: ReadableConnection;
+  /** The chat, null until the plugin built it after layout-ready. */
+  chat: ReadableChatServices;
   onRetryConnection: () => void;
   onOpenSettings: () => void;
 }
@@ -16,7 +19,7 @@ export interface CairnViewDeps {
 /**
  * The side pane. Obsidian owns its lifetime (it may be restored from the saved layout
  * before the plugin's layout-ready work runs), so it only mounts the Svelte root on open
- * and unmounts it on close.
+ * and unmounts it on close; the chat appears in it once the plugin has built it.
  */
 export class CairnView extends ItemView {
   private component: ReturnType<typeof mount> | null = null;
@@ -47,6 +50,7 @@ export class CairnView extends ItemView {
       target: this.contentEl,
       props: {
         connection: this.deps.connection,
+        chat: this.deps.chat,
         onRetry: this.deps.onRetryConnection,
         onOpenSettings: this.deps.onOpenSettings,
       },

@@ -145,7 +145,8 @@ describe('the built main.js', () => {
     const composer = env.window.document.querySelector(
       '.cairn-composer-input',
     ) as unknown as HTMLTextAreaElement;
-    expect(composer.disabled).toBe(true);
+    // The chat is built at layout-ready, so the composer is live.
+    expect(composer.disabled).toBe(false);
 
     const tab = app.settingTabs[0] as unknown as { display(): void; containerEl: HTMLElement };
     tab.display();

@@ -41,15 +41,15 @@ function renderPane(state: ConnectionState) {
 afterEach(() => cleanup());
 
 describe('ChatPane', () => {
-  it('shows what Cairn will do and a composer that is honestly disabled', () => {
+  it('before the chat is built: what Cairn will do and a composer honestly disabled', () => {
     renderPane({ kind: 'not-configured' });
     expect(screen.getByText('Ask your vault, get answers with citations.')).toBeTruthy();
     const input = screen.getByLabelText<HTMLTextAreaElement>('Message');
     expect(input.disabled).toBe(true);
-    expect(input.title).toBe('Chat arrives in the next release');
+    expect(input.title).toBe('Cairn is starting…');
     const send = screen.getByRole<HTMLButtonElement>('button', { name: 'Send' });
     expect(send.disabled).toBe(true);
-    expect(send.title).toBe('Chat arrives in the next release');
+    expect(send.title).toBe('Cairn is starting…');
   });
 
   it.each<[ConnectionState, string, string, boolean]>([

@@ -1,0 +1,187 @@
+/**
+ * Builds the chat for the pane (DESIGN §4) over Obsidian: the ChatEngine with the vault-backed
+ * writers, the in-vault search, conversations in the chats folder and, when a chat model is set,
+ * Ollama for routing and phrasing; plus the pane's callbacks (Markdown through Obsidian's
+ * renderer, citations opened at their line or page). Settings are read per message, so a
+ * change in the settings tab applies to the next message without rebuilding anything.
+ */
+import { Component, MarkdownRenderer, Notice, Platform, TFile } from 'obsidian';
+import type { App } from 'obsidian';
+import { ChatSession, type ChatPaneServices } from '../chat/chat-session';
+import { fetchOllamaHttp, transportOllamaHttp } from '../chat/ollama-transports';
+import { VaultConversations } from '../chat/vault-conversations';
+import { VaultNoteWriter } from '../chat/vault-note-writer';
+import { VaultReminders } from '../chat/vault-reminders';
+import { VaultSearcher } from '../chat/vault-searcher';
+import type { VaultSearch } from '../search/vault-search';
+import type { CairnSettings } from '../settings/settings';
+import { offlineModeViolation } from '../settings/validation';
+import { ChatEngine } from '../../shared/chat/chat-engine';
+import { ExtractiveAnswerer } from '../../shared/chat/extractive-answerer';
+import { routeMessage } from '../../shared/chat/intent-router';
+import { OllamaPhraser } from '../../shared/chat/ollama-phraser';
+import { OllamaRouter } from '../../shared/chat/ollama-router';
+import {
+  ChatPortError,
+  type AnswerPhraser,
+  type MessageRouter,
+  type Searcher,
+} from '../../shared/chat/ports';
+import type { Citation } from '../../shared/protocol/citation';
+import type { HttpTransport } from '../connection/http-transport';
+import { ObsidianChatFiles } from './obsidian-chat-files';
+
+export interface ChatServicesOptions {
+  app: App;
+  settings: () => CairnSettings;
+  /** The in-vault search, null while it is starting or if it failed. */
+  vaultSearch: () => (VaultSearch & { modeLabel?: string }) | null;
+  transport: HttpTransport;
+}
+
+const clock = { now: () => Date.now() };
+const randomBytes = (count: number) => crypto.getRandomValues(new Uint8Array(count));
+
+export function createChatServices(options: ChatServicesOptions): ChatPaneServices {
+  const { app, settings } = options;
+  const files = new ObsidianChatFiles(app);
+  const zone = () => settings().timezone;
+  const searcher: Searcher = {
+    search: (request) => {
+      const search = options.vaultSearch();
+      if (search === null) {
+        return Promise.reject(
+          new ChatPortError('UNAVAILABLE', 'the search index is not running; see the status bar'),
+        );
+      }
+      return new VaultSearcher(search).search(request);
+    },
+  };
+  const reminders = new VaultReminders({
+    files,
+    clock,
+    zone,
+    remindersFolder: () => settings().folders.reminders,
+    randomBytes,
+  });
+  const conversations = new VaultConversations({
+    files,
+    folder: () => settings().folders.chats,
+    zone,
+    randomBytes,
+  });
+  const engine = new ChatEngine({
+    clock,
+    zone,
+    notes: new VaultNoteWriter({
+      files,
+      clock,
+      zone,
+      notesFolder: () => settings().folders.notes,
+      randomBytes,
+    }),
+    reminderReader: reminders,
+    reminderWriter: reminders,
+    searcher,
+    answerer: new ExtractiveAnswerer(searcher),
+    router: settingsRouter(settings, options.transport),
+    phraser: settingsPhraser(settings, options.transport),
+    conversations,
+  });
+  const session = new ChatSession(engine, conversations, () => options.vaultSearch()?.modeLabel);
+
+  return {
+    session,
+    renderMarkdown: (el, text, sourcePath) => {
+      const component = new Component();
+      component.load();
+      // Wiki links in rendered Markdown are plain anchors outside the editor: open them here.
+      component.registerDomEvent(el, 'click', (event) => {
+        const link = (event.target as HTMLElement | null)?.closest('a.internal-link');
+        const target = link?.getAttribute('data-href') ?? link?.getAttribute('href');
+        if (!target) return;
+        event.preventDefault();
+        void app.workspace.openLinkText(target, sourcePath, event.ctrlKey || event.metaKey);
+      });
+      void MarkdownRenderer.render(app, text, el, sourcePath, component);
+      return () => component.unload();
+    },
+    openCitation: (citation) => void openCitation(app, citation),
+    openFile: (path) => {
+      const file = app.vault.getAbstractFileByPath(path);
+      if (file instanceof TFile) void app.workspace.getLeaf(false).openFile(file);
+      else new Notice(`Cairn: ${path} no longer exists.`);
+    },
+  };
+}
+
+/**
+ * Opens a cited passage: a PDF at its page, a note at its first line (the editor scrolls there).
+ * A citation from a reopened chat has no line, only the heading: Obsidian's heading link.
+ */
+async function openCitation(app: App, citation: Citation): Promise<void> {
+  const file = app.vault.getAbstractFileByPath(citation.path);
+  if (!(file instanceof TFile)) {
+    new Notice(`Cairn: ${citation.path} no longer exists.`);
+    return;
+  }
+  if (citation.type === 'pdf') {
+    await app.workspace.openLinkText(`${file.path}#page=${citation.page}`, '', false);
+    return;
+  }
+  if (citation.excerpt === '' && citation.heading !== undefined) {
+    await app.workspace.openLinkText(`${file.path}#${citation.heading}`, '', false);
+    return;
+  }
+  await app.workspace
+    .getLeaf(false)
+    .openFile(file, { eState: { line: Math.max(0, citation.lines[0] - 1) } });
+}
+
+interface OllamaTarget {
+  baseUrl: string;
+  model: string;
+}
+
+/** The configured chat model, or why it is not used (offline mode), or null when none is set. */
+function ollamaTarget(settings: CairnSettings): OllamaTarget | { refused: string } | null {
+  const model = settings.ollama.chatModel.trim();
+  if (model === '') return null;
+  const violation = offlineModeViolation(settings.ollama.url, settings.privacy.offlineMode);
+  if (violation !== null) return { refused: violation };
+  return { baseUrl: settings.ollama.url, model };
+}
+
+function settingsRouter(settings: () => CairnSettings, transport: HttpTransport): MessageRouter {
+  const http = transportOllamaHttp(transport);
+  return {
+    route: (message, context) => {
+      const target = ollamaTarget(settings());
+      if (target === null)
+        return Promise.resolve({ ...routeMessage(message, context), via: 'rules' });
+      if ('refused' in target) {
+        return Promise.resolve({
+          ...routeMessage(message, context),
+          via: 'rules',
+          fallbackReason: target.refused,
+        });
+      }
+      return new OllamaRouter({ http, ...target }).route(message, context);
+    },
+  };
+}
+
+/** With no chat model the phrasing says nothing, and the engine shows the extractive answer. */
+function settingsPhraser(settings: () => CairnSettings, transport: HttpTransport): AnswerPhraser {
+  // fetch streams tokens as they come; requestUrl (mobile) delivers the answer in one piece.
+  const http = Platform.isDesktopApp
+    ? fetchOllamaHttp(window.fetch.bind(window))
+    : transportOllamaHttp(transport);
+  return {
+    async *phrase(request) {
+      const target = ollamaTarget(settings());
+      if (target === null || 'refused' in target) return;
+      yield* new OllamaPhraser({ http, ...target }).phrase(request);
+    },
+  };
+}

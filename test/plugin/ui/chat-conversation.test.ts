@@ -1,0 +1,329 @@
+import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
+import { flushSync } from 'svelte';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ChatPaneServices, ConversationStore } from '../../../plugin/chat/chat-session';
+import type { ReadableConnection } from '../../../plugin/connection/connection-monitor';
+import ChatPane from '../../../plugin/ui/ChatPane.svelte';
+import {
+  REMINDER_TOOL,
+  ScriptedBackend,
+  VISA_NOTE,
+  VISA_PDF,
+  scriptedServices,
+} from './scripted-chat';
+
+const connection: ReadableConnection = {
+  subscribe: (listener) => {
+    listener({ kind: 'not-configured' });
+    return () => {};
+  },
+};
+
+/** A store of the chat services, as main.ts keeps it. */
+function chatStore(services: ChatPaneServices | null) {
+  let value = services;
+  const listeners = new Set<(s: ChatPaneServices | null) => void>();
+  return {
+    subscribe(listener: (s: ChatPaneServices | null) => void) {
+      listeners.add(listener);
+      listener(value);
+      return () => listeners.delete(listener);
+    },
+    set(next: ChatPaneServices | null) {
+      value = next;
+      for (const listener of listeners) listener(next);
+    },
+    get subscribers() {
+      return listeners.size;
+    },
+  };
+}
+
+function setUp(options: { store?: ConversationStore; searchMode?: () => string } = {}) {
+  const backend = new ScriptedBackend();
+  const chat = scriptedServices(backend, options.store, options.searchMode);
+  const store = chatStore(chat.services);
+  const view = render(ChatPane, {
+    props: { connection, chat: store, onRetry: vi.fn(), onOpenSettings: vi.fn() },
+  });
+  const input = () => screen.getByLabelText<HTMLTextAreaElement>('Message');
+  const settle = async () => {
+    for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setTimeout(resolve, 0));
+    flushSync();
+  };
+  return { backend, ...chat, store, view, input, settle };
+}
+
+async function type(input: HTMLTextAreaElement, text: string) {
+  await fireEvent.input(input, { target: { value: text } });
+}
+
+afterEach(() => cleanup());
+
+describe('ChatPane with a chat', () => {
+  it('the composer is enabled once the chat exists, and appears when it is built later', async () => {
+    const backend = new ScriptedBackend();
+    const store = chatStore(null);
+    render(ChatPane, {
+      props: { connection, chat: store, onRetry: vi.fn(), onOpenSettings: vi.fn() },
+    });
+    expect(screen.getByLabelText<HTMLTextAreaElement>('Message').disabled).toBe(true);
+    store.set(scriptedServices(backend).services);
+    flushSync();
+    expect(screen.getByLabelText<HTMLTextAreaElement>('Message').disabled).toBe(false);
+  });
+
+  it('Enter sends, streams tokens as plain text, then renders Markdown once with citation chips', async () => {
+    const { backend, input, settle, rendered, view } = setUp();
+    await type(input(), 'What is the visa fee?');
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    await settle();
+    expect(backend.sent).toEqual(['What is the visa fee?']);
+    expect(input().value).toBe('');
+    expect(screen.getByText('What is the visa fee?')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Stop' })).toBeTruthy();
+
+    backend.emit({ type: 'token', text: 'The fee is ' });
+    await settle();
+    backend.emit({ type: 'token', text: '$50 [1].' });
+    await settle();
+    const streaming = view.container.querySelector('.cairn-chat-streaming');
+    expect(streaming?.textContent).toContain('The fee is $50 [1].');
+    expect(rendered).toEqual([]);
+
+    backend.emit(
+      { type: 'citations', citations: [VISA_NOTE, VISA_PDF] },
+      { type: 'done', conversation: 'Cairn/Chats/visa.md' },
+    );
+    await settle();
+    expect(view.container.querySelector('.cairn-chat-streaming')).toBeNull();
+    expect(rendered).toEqual([{ text: 'The fee is $50 [1].', sourcePath: 'Cairn/Chats/visa.md' }]);
+    const chips = [...view.container.querySelectorAll<HTMLElement>('.cairn-citation-chip')];
+    expect(chips.map((chip) => chip.textContent?.replace(/\s+/g, ' ').trim())).toEqual([
+      '1 Visa rules summary › Key points',
+      '2 Visa form › p. 3',
+    ]);
+    expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
+  });
+
+  it('a chip opens its exact citation and carries its excerpt as the hover text', async () => {
+    const { backend, input, settle, services, view } = setUp();
+    await type(input(), 'fee?');
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    backend.emit(
+      { type: 'token', text: 'Quoted.' },
+      { type: 'citations', citations: [VISA_NOTE, VISA_PDF] },
+      { type: 'done' },
+    );
+    await settle();
+    const chips = view.container.querySelectorAll<HTMLElement>('.cairn-citation-chip');
+    await fireEvent.click(chips[1]!);
+    expect(services.openCitation).toHaveBeenCalledWith(VISA_PDF);
+    await fireEvent.click(chips[0]!);
+    expect(services.openCitation).toHaveBeenLastCalledWith(VISA_NOTE);
+    const tip = document.getElementById(chips[0]!.getAttribute('aria-describedby') ?? '');
+    expect(tip?.textContent).toBe(VISA_NOTE.excerpt);
+    expect(tip?.getAttribute('role')).toBe('tooltip');
+  });
+
+  it('Stop aborts the turn: text so far stays, marked stopped, the composer is free', async () => {
+    const { backend, input, settle, view } = setUp();
+    await type(input(), 'long question');
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    backend.emit({ type: 'token', text: 'Partial ' });
+    await settle();
+    await fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    await settle();
+    expect(screen.getByText('Stopped.')).toBeTruthy();
+    expect(view.container.querySelector('.rendered-markdown')?.textContent).toBe('Partial ');
+    backend.emit({ type: 'token', text: 'ignored' }, { type: 'done' });
+    await settle();
+    expect(view.container.textContent).not.toContain('ignored');
+    expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
+  });
+
+  it('a reminder card links the file and its Undo calls the engine undo', async () => {
+    const { backend, input, settle, services, view } = setUp();
+    await type(input(), 'remind me next Monday at 8 to call the bank');
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    backend.emit(
+      { type: 'token', text: 'Reminder set: "Call the bank", Mon 23 Nov 2026, 08:00.' },
+      REMINDER_TOOL,
+      { type: 'done' },
+    );
+    await settle();
+    const card = view.container.querySelector<HTMLElement>('.cairn-tool-card');
+    expect(card?.dataset.tool).toBe('create_reminder');
+    expect(card?.textContent).toContain('Reminder set');
+    expect(card?.textContent).toContain('Cairn/Reminders/call-the-bank.md');
+    await fireEvent.click(screen.getByRole('button', { name: 'Call the bank' }));
+    expect(services.openFile).toHaveBeenCalledWith('Cairn/Reminders/call-the-bank.md');
+    await fireEvent.click(screen.getByRole('button', { name: 'Undo' }));
+    await settle();
+    expect(backend.undone).toEqual([
+      { kind: 'delete_reminder', id: 'r1', path: 'Cairn/Reminders/call-the-bank.md' },
+    ]);
+    expect(card?.dataset.undo).toBe('undone');
+    expect(screen.getByText('Undone')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Call the bank' })).toBeNull();
+  });
+
+  it('a failed undo says why', async () => {
+    const { backend, input, settle } = setUp();
+    backend.undoResult = {
+      success: false,
+      error: { code: 'CONFLICT', message: 'the note changed since it was written' },
+    };
+    await type(input(), 'remind me');
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    backend.emit(REMINDER_TOOL, { type: 'done' });
+    await settle();
+    await fireEvent.click(screen.getByRole('button', { name: 'Undo' }));
+    await settle();
+    expect(screen.getByRole('alert').textContent).toBe(
+      'Undo failed: the note changed since it was written',
+    );
+    expect(screen.getByRole('button', { name: 'Undo' })).toBeTruthy();
+  });
+
+  it('shows an error event in the pane, with its field', async () => {
+    const { backend, input, settle } = setUp();
+    await type(input(), 'remind me yesterday');
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    backend.emit({
+      type: 'error',
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: 'due 2026-11-21T08:00 is in the past',
+        field: 'due',
+      },
+    });
+    await settle();
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toBe('due 2026-11-21T08:00 is in the past (field: due)');
+    expect(alert.dataset.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('Shift+Enter is a newline, ↑ recalls earlier messages and ↓ walks back', async () => {
+    const { backend, input, settle } = setUp();
+    for (const message of ['first', 'second']) {
+      await type(input(), message);
+      await fireEvent.keyDown(input(), { key: 'Enter' });
+      backend.emit({ type: 'token', text: 'ok' }, { type: 'done' });
+      await settle();
+    }
+    const shift = await fireEvent.keyDown(input(), { key: 'Enter', shiftKey: true });
+    expect(shift).toBe(true); // not prevented: the textarea inserts the newline itself
+    expect(backend.sent).toEqual(['first', 'second']);
+
+    await fireEvent.keyDown(input(), { key: 'ArrowUp' });
+    expect(input().value).toBe('second');
+    await fireEvent.keyDown(input(), { key: 'ArrowUp' });
+    expect(input().value).toBe('first');
+    await fireEvent.keyDown(input(), { key: 'ArrowUp' });
+    expect(input().value).toBe('first');
+    await fireEvent.keyDown(input(), { key: 'ArrowDown' });
+    expect(input().value).toBe('second');
+    await fireEvent.keyDown(input(), { key: 'ArrowDown' });
+    expect(input().value).toBe('');
+  });
+
+  it('↑ leaves a message being written alone', async () => {
+    const { backend, input, settle } = setUp();
+    await type(input(), 'sent');
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    backend.emit({ type: 'done' });
+    await settle();
+    await type(input(), 'draft in progress');
+    await fireEvent.keyDown(input(), { key: 'ArrowUp' });
+    expect(input().value).toBe('draft in progress');
+  });
+
+  it('New chat clears the messages; the saved chats list reopens one', async () => {
+    const store: ConversationStore = {
+      list: () =>
+        Promise.resolve({
+          conversations: [
+            { path: 'Cairn/Chats/visa.md', id: 'c1', title: 'Visa fee', updated: 0, messages: 2 },
+          ],
+          problems: [{ path: 'Cairn/Chats/odd.md', message: 'not a chat', line: 2 }],
+        }),
+      open: () =>
+        Promise.resolve({
+          ok: true,
+          conversation: {
+            id: 'c1',
+            title: 'Visa fee',
+            created: 0,
+            updated: 0,
+            timezone: 'UTC',
+            messages: [
+              { role: 'user', at: 0, text: 'What is the visa fee?', citations: [] },
+              {
+                role: 'assistant',
+                at: 0,
+                text: 'It is $50 [1].',
+                citations: [
+                  {
+                    path: 'Travel/Visa rules.md',
+                    heading: 'Key points',
+                    title: 'Visa rules summary',
+                  },
+                ],
+              },
+            ],
+          },
+        }),
+    };
+    const { backend, input, settle, view, services } = setUp({ store });
+    await type(input(), 'hello');
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    backend.emit({ type: 'token', text: 'hi' }, { type: 'done' });
+    await settle();
+    await fireEvent.click(screen.getByRole('button', { name: 'New chat' }));
+    expect(view.container.querySelector('.cairn-chat-message')).toBeNull();
+    expect(screen.getByText('Ask your vault, get answers with citations.')).toBeTruthy();
+
+    await fireEvent.click(screen.getByRole('button', { name: 'Chats' }));
+    await settle();
+    expect(view.container.querySelector('.cairn-chat-list-problems')?.textContent).toContain(
+      'Cairn/Chats/odd.md:2: not a chat',
+    );
+    await fireEvent.click(screen.getByTitle('Cairn/Chats/visa.md'));
+    await settle();
+    expect(view.container.querySelector('.cairn-chat-title')?.textContent).toBe('Visa fee');
+    expect(screen.getByText('What is the visa fee?')).toBeTruthy();
+    const chip = view.container.querySelector<HTMLElement>('.cairn-citation-chip');
+    expect(chip?.textContent).toContain('Visa rules summary › Key points');
+    await fireEvent.click(chip!);
+    expect(services.openCitation).toHaveBeenCalledWith(
+      expect.objectContaining({ path: 'Travel/Visa rules.md', heading: 'Key points' }),
+    );
+  });
+
+  it('labels keyword-only search, and says nothing when hybrid', () => {
+    setUp({ searchMode: () => 'keyword only (no embedding provider)' });
+    expect(screen.getByText('Search: keyword only (no embedding provider)')).toBeTruthy();
+    cleanup();
+    setUp({ searchMode: () => 'hybrid: keyword + use-lite' });
+    expect(screen.queryByText(/Search:/)).toBeNull();
+  });
+
+  it('a prefilled question lands in the composer (Ask Cairn about this note)', async () => {
+    const { session, input } = setUp();
+    session.prefill('About "Visa rules summary": ');
+    flushSync();
+    expect(input().value).toBe('About "Visa rules summary": ');
+  });
+
+  it('unmounting releases the session and rendered Markdown', async () => {
+    const { backend, input, settle, view, store, released } = setUp();
+    await type(input(), 'q');
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    backend.emit({ type: 'token', text: 'a' }, { type: 'done' });
+    await settle();
+    view.unmount();
+    expect(store.subscribers).toBe(0);
+    expect(released.count).toBe(1);
+  });
+});
