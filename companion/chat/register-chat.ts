@@ -2,9 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../shared/ports';
 import { registerChatRoute } from '../routes/chat';
 import type { ChatRouteOptions } from '../routes/chat';
+import type { ReminderService } from '../reminders/reminder-service';
 import type { SearchServices } from '../search/search-services';
 import { createCompanionChatEngine } from './companion-chat-engine';
 import type { CompanionChatDeps } from './companion-chat-engine';
+import { reminderChatPorts } from './reminder-ports';
 
 /** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */
 export type ChatAppOptions = Omit<CompanionChatDeps, 'clock' | 'zone' | 'search'> &
@@ -13,7 +15,13 @@ export type ChatAppOptions = Omit<CompanionChatDeps, 'clock' | 'zone' | 'search'
 /** Builds the companion's chat engine and registers `POST /api/v1/chat` on it. */
 export function registerChat(
   app: FastifyInstance,
-  core: { clock: Clock; zone: string; search: SearchServices },
+  core: {
+    clock: Clock;
+    zone: string;
+    search: SearchServices;
+    /** The reminder API's service; with it, chat lists, creates, snoozes and completes reminders. */
+    reminders?: ReminderService;
+  },
   options: ChatAppOptions = {},
 ): void {
   const { heartbeatMs, maxStreamsPerClient, rateLimit, ...ports } = options;
@@ -21,6 +29,7 @@ export function registerChat(
     clock: core.clock,
     zone: () => core.zone,
     search: core.search,
+    ...(core.reminders ? reminderChatPorts(core.reminders) : {}),
     ...ports,
   });
   registerChatRoute(app, {

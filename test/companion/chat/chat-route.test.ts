@@ -166,7 +166,7 @@ describe('POST /api/v1/chat streaming', () => {
     const last = events.at(-1);
     expect(last).toMatchObject({ type: 'error', error: { code: 'UNAVAILABLE' } });
     if (last?.type !== 'error') throw new Error('no error event');
-    expect(last.error.message).toMatch(/reminder and note API/);
+    expect(last.error.message).toMatch(/companion note API/);
   });
 
   it('sends heartbeat comment lines while a turn is quiet', async () => {

@@ -1,0 +1,60 @@
+import { ChatPortError } from '../../shared/chat/ports';
+import type { ReminderQuery, ReminderReader, ReminderWriter } from '../../shared/chat/ports';
+import type { Reminder } from '../../shared/protocol/reminders';
+import type { ReminderService } from '../reminders/reminder-service';
+import { asChatPort } from './port-errors';
+
+/** Reminders listed by chat at most ("what's due this week?" wants a short list). */
+const LIST_LIMIT = 50;
+
+/**
+ * Chat's reminder tools over the same ReminderService as the reminder routes, so a reminder
+ * made in chat on the phone is the note `POST /api/v1/reminders` would write, scheduled at once.
+ */
+export function reminderChatPorts(service: ReminderService): {
+  reminderReader: ReminderReader;
+  reminderWriter: ReminderWriter;
+} {
+  const reminderReader: ReminderReader = {
+    list: (query: ReminderQuery) =>
+      asChatPort(
+        () =>
+          service.list({
+            ...(query.from === undefined ? {} : { from: query.from }),
+            ...(query.to === undefined ? {} : { to: query.to }),
+            ...(query.status === undefined ? {} : { status: query.status }),
+            limit: Math.min(query.limit ?? LIST_LIMIT, LIST_LIMIT),
+          }).reminders,
+      ),
+    get: async (id: string) => {
+      try {
+        return await asChatPort(() => service.get(id));
+      } catch (error) {
+        if (error instanceof ChatPortError && error.code === 'NOT_FOUND') return undefined;
+        throw error;
+      }
+    },
+  };
+  const reminderWriter: ReminderWriter = {
+    create: (reminder) =>
+      asChatPort(() =>
+        service.create({
+          title: reminder.title,
+          due: reminder.due,
+          timezone: reminder.timezone,
+          ...(reminder.repeat === undefined ? {} : { repeat: reminder.repeat }),
+        }),
+      ),
+    snooze: (id, minutes) => asChatPort(() => service.snooze(id, minutes)),
+    complete: (id) => asChatPort(() => service.done(id)),
+    // The companion never deletes a user's file: undoing a create cancels the reminder (the
+    // note stays, `status: cancelled`), as DELETE /api/v1/reminders/:id does.
+    delete: async (id) => {
+      await asChatPort(() => service.cancel(id));
+    },
+    restore: async (previous: Reminder) => {
+      await asChatPort(() => service.patch(previous.id, { status: previous.status }));
+    },
+  };
+  return { reminderReader, reminderWriter };
+}
