@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: every benchmark, each printing its own table.
 //
-//   node scripts/bench.mjs [--only <part>]... [--notes 10000]
+//   node scripts/bench.mjs [--only <part>]... [--notes 10000] [--queries 200]
 //
 // Parts, in order:
 //   embeddings   scripts/bench-embeddings.mjs (USE-lite throughput), run as is;
@@ -33,6 +33,7 @@ const { values } = parseArgs({
   options: {
     only: { type: 'string', multiple: true },
     notes: { type: 'string', default: '10000' },
+    queries: { type: 'string', default: '200' },
   },
 });
 const parts = values.only ?? ALL;
@@ -40,6 +41,9 @@ for (const part of parts) {
   if (!ALL.includes(part))
     throw new Error(`--only must be one of ${ALL.join(', ')} (got "${part}")`);
 }
+const queries = Number(values.queries);
+if (!Number.isInteger(queries) || queries < 1)
+  throw new Error(`--queries must be a positive integer, got ${values.queries}`);
 const notes = Number(values.notes);
 if (!Number.isInteger(notes) || notes < 1)
   throw new Error(`--notes must be a positive integer, got ${values.notes}`);
@@ -81,5 +85,6 @@ if (rest.length > 0) {
     corpora: process.env.CAIRN_CORPORA ?? resolve(repo, '../shared/corpora'),
     workerFile: join(outdir, 'use-lite.worker.mjs'),
     notes,
+    queries,
   });
 }

@@ -7,6 +7,7 @@ export interface BenchOptions {
   corpora: string;
   workerFile: string;
   notes: number;
+  queries: number;
 }
 
 export const PARTS: Record<string, (context: BenchContext) => Promise<string>> = {
@@ -21,6 +22,7 @@ export async function runParts(names: readonly string[], options: BenchOptions):
   const context: BenchContext = {
     corpora: options.corpora,
     notes: options.notes,
+    queries: options.queries,
     useLite: () => WorkerEmbedder.start({ workerFile: options.workerFile }),
   };
   for (const name of names) {

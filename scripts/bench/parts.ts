@@ -18,6 +18,8 @@ export interface BenchContext {
   corpora: string;
   /** Notes in the generated vault (default 10,000). */
   notes: number;
+  /** Queries per row of the search part (default 200). */
+  queries: number;
   /** Starts the real USE-lite worker embedder. */
   useLite: () => Promise<Embedder & { close(): Promise<void> }>;
 }
@@ -161,7 +163,8 @@ export async function editPart(context: BenchContext, trials = 15): Promise<stri
 }
 
 /** Search latency at scale, query embedding excluded (vectors precomputed). */
-export async function searchPart(context: BenchContext, queries = 200): Promise<string> {
+export async function searchPart(context: BenchContext): Promise<string> {
+  const queries = context.queries;
   const dir = scratch('search');
   try {
     const { vault, info } = generatedVault(dir.path, context.notes);
