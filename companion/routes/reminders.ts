@@ -83,7 +83,11 @@ export function registerReminderRoutes(app: FastifyInstance, reminders: Reminder
     },
     async (request) =>
       vaultErrors(() =>
-        reminders.snooze(request.params.id, request.body.minutes, request.body.occurrence),
+        reminders.snooze(
+          request.params.id,
+          request.body.minutes,
+          request.body.occurrence || undefined,
+        ),
       ),
   );
 
@@ -93,7 +97,7 @@ export function registerReminderRoutes(app: FastifyInstance, reminders: Reminder
       schema: { params: ReminderIdParams, body: ReminderDoneRequest, response: { 200: Reminder } },
     },
     async (request) =>
-      vaultErrors(() => reminders.done(request.params.id, request.body?.occurrence ?? undefined)),
+      vaultErrors(() => reminders.done(request.params.id, request.body?.occurrence || undefined)),
   );
 }
 

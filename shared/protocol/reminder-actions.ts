@@ -8,9 +8,15 @@ import { SNOOZE_MINUTES_MAX } from './reminders';
  * notification was about, so acting on a recurring reminder touches that occurrence only.
  */
 
+/**
+ * The occurrence a notification was about; `''` (a notification that carried none, e.g. an old
+ * one) is the same as leaving it out.
+ */
+const ActedOccurrence = Type.Union([IsoInstant(), Type.Literal('')]);
+
 /** `POST /api/v1/reminders/:id/done`; without `occurrence`, the one due now or next. */
 export const ReminderDoneRequest = Type.Union([
-  Type.Object({ occurrence: Type.Optional(IsoInstant()) }, { additionalProperties: false }),
+  Type.Object({ occurrence: Type.Optional(ActedOccurrence) }, { additionalProperties: false }),
   Type.Null(),
 ]);
 export type ReminderDoneRequest = Static<typeof ReminderDoneRequest>;
@@ -19,7 +25,7 @@ export type ReminderDoneRequest = Static<typeof ReminderDoneRequest>;
 export const ReminderSnoozeRequest = Type.Object(
   {
     minutes: Type.Integer({ minimum: 1, maximum: SNOOZE_MINUTES_MAX }),
-    occurrence: Type.Optional(IsoInstant()),
+    occurrence: Type.Optional(ActedOccurrence),
   },
   { additionalProperties: false },
 );
