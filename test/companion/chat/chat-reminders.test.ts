@@ -100,8 +100,11 @@ function reminderOf(events: ChatEvent[]): Reminder {
   return (result.data as { reminder: Reminder }).reminder;
 }
 
-const frontMatter = (path: string) =>
-  parseFrontMatter(readFileSync(join(vault, path), 'utf8')).data as Record<string, unknown>;
+function frontMatter(path: string): Record<string, unknown> {
+  const parsed = parseFrontMatter(readFileSync(join(vault, path), 'utf8'));
+  if (!parsed.ok) throw new Error(`${path}: ${parsed.error.message}`);
+  return parsed.data;
+}
 
 describe('chat reminder tools on the companion', () => {
   it('creates a reminder note in the vault and schedules it', async () => {
