@@ -454,6 +454,21 @@ describe('POST /api/v1/reminders/:id/snooze and /done', () => {
     expect(read('Cairn/Reminders/call-the-bank.md')).toBe(before);
   });
 
+  it('writes nothing when the line changed on disk since the scheduler read it', async () => {
+    const path = join(h.vault, 'Journal/2026-11-22.md');
+    const edited = read('Journal/2026-11-22.md').replace(' @remind(2026-11-23 17:00) ^r-7k2p', '');
+    writeFileSync(path, edited);
+    const response = await call('POST', '/api/v1/reminders/r-7k2p/done', {});
+    expect(response.status).toBe(404);
+    expect(errorOf(response.body).message).toMatch(
+      /r-7k2p is no longer in Journal\/2026-11-22\.md/,
+    );
+    expect(read('Journal/2026-11-22.md')).toBe(edited);
+    expect(readdirSync(join(h.vault, 'Journal')).filter((name) => name.endsWith('.tmp'))).toEqual(
+      [],
+    );
+  });
+
   it('refuses bad snooze and done requests', async () => {
     for (const payload of [
       {},
