@@ -1,0 +1,139 @@
+/**
+ * "New reminder" (a title, natural-language or absolute time shown live as it will be saved,
+ * an optional repeat; Save stays disabled with the reason shown while the input does not read)
+ * and the snooze chooser (15 minutes, 1 hour, tomorrow 09:00). The logic lives in
+ * plugin/reminders/; these only draw it.
+ */
+import { Modal, Setting } from 'obsidian';
+import type { App } from 'obsidian';
+import { checkNewReminder } from '../reminders/new-reminder-form';
+import type { NewReminderCheck, NewReminderInput } from '../reminders/new-reminder-form';
+import type { SnoozeChoice } from '../reminders/line-commands';
+
+export interface NewReminderModalDeps {
+  now: () => number;
+  zone: () => string;
+  save: (check: Extract<NewReminderCheck, { ok: true }>) => Promise<void>;
+}
+
+export class NewReminderModal extends Modal {
+  private readonly input: NewReminderInput = { title: '', when: '', repeat: '' };
+
+  constructor(
+    app: App,
+    private readonly deps: NewReminderModalDeps,
+    initialTitle = '',
+  ) {
+    super(app);
+    this.input.title = initialTitle;
+  }
+
+  override onOpen(): void {
+    this.titleEl.setText('New reminder');
+    const { contentEl } = this;
+    contentEl.addClass('cairn-reminder-modal');
+    new Setting(contentEl).setName('Title').addText((text) =>
+      text
+        .setPlaceholder('Call the bank')
+        .setValue(this.input.title)
+        .onChange((value) => {
+          this.input.title = value;
+          this.refresh();
+        }),
+    );
+    new Setting(contentEl)
+      .setName('When')
+      .setDesc('For example: tomorrow 5pm, next monday at 8, 2026-11-24 17:00')
+      .addText((text) =>
+        text.setPlaceholder('Tomorrow 5pm').onChange((value) => {
+          this.input.when = value;
+          this.refresh();
+        }),
+      );
+    new Setting(contentEl)
+      .setName('Repeat (optional)')
+      .setDesc('For example: every monday, every 2 weeks, or a recurrence rule')
+      .addText((text) =>
+        text.onChange((value) => {
+          this.input.repeat = value;
+          this.refresh();
+        }),
+      );
+    this.previewEl = contentEl.createDiv({ cls: 'cairn-reminder-preview' });
+    new Setting(contentEl).addButton((button) => {
+      this.saveButton = button.buttonEl;
+      button
+        .setButtonText('Save')
+        .setCta()
+        .onClick(() => void this.submit());
+    });
+    this.refresh();
+  }
+
+  private previewEl: HTMLElement | null = null;
+  private saveButton: HTMLButtonElement | null = null;
+  private saving = false;
+
+  private check(): NewReminderCheck {
+    return checkNewReminder(this.input, { now: this.deps.now(), zone: this.deps.zone() });
+  }
+
+  private refresh(): void {
+    const check = this.check();
+    if (this.previewEl !== null) {
+      this.previewEl.setText(
+        check.ok ? `Fires ${check.preview} (${check.zone})` : `${check.field}: ${check.reason}`,
+      );
+      this.previewEl.toggleClass('mod-warning', !check.ok);
+    }
+    if (this.saveButton !== null) this.saveButton.disabled = !check.ok || this.saving;
+  }
+
+  private async submit(): Promise<void> {
+    const check = this.check();
+    if (!check.ok || this.saving) return;
+    this.saving = true;
+    this.refresh();
+    try {
+      await this.deps.save(check);
+      this.close();
+    } catch (error) {
+      this.saving = false;
+      this.previewEl?.setText(
+        `Could not save: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      this.refresh();
+    }
+  }
+
+  override onClose(): void {
+    this.contentEl.empty();
+  }
+}
+
+export class SnoozeChoiceModal extends Modal {
+  constructor(
+    app: App,
+    private readonly choices: readonly SnoozeChoice[],
+    private readonly choose: (choice: SnoozeChoice) => void,
+  ) {
+    super(app);
+  }
+
+  override onOpen(): void {
+    this.titleEl.setText('Snooze reminder');
+    const setting = new Setting(this.contentEl);
+    for (const choice of this.choices) {
+      setting.addButton((button) =>
+        button.setButtonText(choice.label).onClick(() => {
+          this.close();
+          this.choose(choice);
+        }),
+      );
+    }
+  }
+
+  override onClose(): void {
+    this.contentEl.empty();
+  }
+}

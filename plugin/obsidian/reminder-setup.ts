@@ -1,0 +1,85 @@
+/**
+ * Everything reminders add to Obsidian, in one call from main.ts: the `@remind` editor
+ * extension, the upcoming view, the commands, and (after layout-ready) the local scheduler.
+ * All of it is registered on the plugin, so disabling it releases every listener and timer.
+ */
+import type { Plugin } from 'obsidian';
+import { newBlockId } from '../../shared/reminders';
+import type { Clock } from '../../shared/ports';
+import { remindEditorExtension } from '../editor/remind-extension';
+import type { CairnSettings } from '../settings/settings';
+import { registerReminderCommands } from './reminder-commands';
+import { startLocalReminders } from './reminder-runtime';
+import type { LocalReminders } from './reminder-runtime';
+import { REMINDERS_VIEW_TYPE, UpcomingRemindersView } from './reminder-upcoming-view';
+
+export interface ReminderSetupDeps {
+  settings: () => CairnSettings;
+  /** True while a reachable companion is paired: it fires, the plugin stays silent. */
+  isPaired: () => boolean;
+  clock?: Clock;
+}
+
+export function setUpReminders(plugin: Plugin, deps: ReminderSetupDeps): void {
+  const clock = deps.clock ?? { now: () => Date.now() };
+  const app = plugin.app;
+  let local: LocalReminders | null = null;
+
+  plugin.registerEditorExtension(
+    remindEditorExtension({
+      now: () => clock.now(),
+      zone: () => deps.settings().timezone,
+      newBlockId: (taken) => newBlockId(Math.random, taken),
+    }),
+  );
+
+  const renderViews = () => {
+    for (const leaf of app.workspace.getLeavesOfType(REMINDERS_VIEW_TYPE)) {
+      if (leaf.view instanceof UpcomingRemindersView) leaf.view.render();
+    }
+  };
+
+  plugin.registerView(
+    REMINDERS_VIEW_TYPE,
+    (leaf) =>
+      new UpcomingRemindersView(leaf, {
+        reminders: () => local,
+        now: () => clock.now(),
+        status: () =>
+          deps.isPaired()
+            ? 'Paired: the companion sends these notifications.'
+            : 'Not paired: Cairn notifies you while Obsidian is open.',
+        open: (path, line) => {
+          void app.workspace.openLinkText(path, '', false, { eState: { line: line - 1 } });
+        },
+      }),
+  );
+
+  registerReminderCommands({
+    plugin,
+    clock,
+    settings: deps.settings,
+    showUpcoming: () => void showUpcoming(plugin),
+  });
+
+  app.workspace.onLayoutReady(() => {
+    local = startLocalReminders({
+      plugin,
+      clock,
+      settings: deps.settings,
+      isPaired: deps.isPaired,
+      onChange: renderViews,
+    });
+  });
+}
+
+async function showUpcoming(plugin: Plugin): Promise<void> {
+  const { workspace } = plugin.app;
+  let leaf = workspace.getLeavesOfType(REMINDERS_VIEW_TYPE)[0] ?? null;
+  if (!leaf) {
+    leaf = workspace.getRightLeaf(false);
+    if (!leaf) return;
+    await leaf.setViewState({ type: REMINDERS_VIEW_TYPE, active: true });
+  }
+  await workspace.revealLeaf(leaf);
+}
