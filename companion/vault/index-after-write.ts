@@ -13,13 +13,13 @@ export type IndexAfterWrite = (path: string) => Promise<IndexOutcome>;
 const PROBLEMS_SCANNED = 10_000;
 
 /**
- * Over the running indexer: a rescan (unchanged files are skipped by size and mtime, so it costs
- * a walk of the vault) brings the new file in now; the index then says whether it took. The
- * watcher would see the file too, a debounce later; indexing it twice is a no-op.
+ * Over the running indexer: `refresh` indexes just this file now (no debounce, no vault walk);
+ * the index then says whether it took. The watcher sees the file too, a debounce later; indexing
+ * unchanged content twice is a no-op (content hash).
  */
 export function indexAfterWrite(indexer: VaultIndexer): IndexAfterWrite {
   return async (path) => {
-    await indexer.rescan();
+    await indexer.refresh([path]);
     const problem = indexer.store.problems(PROBLEMS_SCANNED).find((entry) => entry.path === path);
     if (problem && !problem.error.startsWith('indexed partly')) {
       return { indexed: false, error: problem.error };
