@@ -1,3 +1,4 @@
+/* global document */
 // Takes the README's phone-page screenshot from a running companion, as a phone would see it:
 //   npm start                      # in one terminal; note the token it prints (or set CAIRN_TOKEN)
 //   node scripts/screenshot-phone.mjs http://127.0.0.1:8787 <token> docs/screenshots/phone-page.png
