@@ -6,6 +6,7 @@ import type { ConnectionState } from './connection/connection-state';
 import { CAIRN_VIEW_TYPE, CairnView } from './obsidian/cairn-view';
 import { ChatServicesSlot } from './chat/chat-session';
 import { createChatServices } from './obsidian/chat-services';
+import { registerNoteCommands } from './obsidian/note-commands';
 import { ObsidianHttpTransport } from './obsidian/http-transport';
 import { SearchModal } from './obsidian/search-modal';
 import { CairnSettingTab } from './obsidian/settings-tab';
@@ -93,13 +94,21 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
 
   /** The chat runs over the vault and its search; built now so start-up stays quick. */
   private startChat(): void {
-    const services = createChatServices({
+    const { services, notes, files } = createChatServices({
       app: this.app,
       settings: () => this.settings,
       vaultSearch: () => this.vaultSearch,
       transport: new ObsidianHttpTransport(),
     });
     this.chat.set(services);
+    registerNoteCommands(this, {
+      notes,
+      titleOf: (file) => files.titleOf(file),
+      ask: async (text) => {
+        await this.openChatPane();
+        services.session.prefill(text);
+      },
+    });
     void services.session.refreshConversations();
     this.register(() => {
       this.chat.set(null);

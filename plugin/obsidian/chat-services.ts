@@ -25,6 +25,7 @@ import {
   ChatPortError,
   type AnswerPhraser,
   type MessageRouter,
+  type NoteWriter,
   type Searcher,
 } from '../../shared/chat/ports';
 import type { Citation } from '../../shared/protocol/citation';
@@ -42,7 +43,14 @@ export interface ChatServicesOptions {
 const clock = { now: () => Date.now() };
 const randomBytes = (count: number) => crypto.getRandomValues(new Uint8Array(count));
 
-export function createChatServices(options: ChatServicesOptions): ChatPaneServices {
+export interface ChatParts {
+  services: ChatPaneServices;
+  /** The engine's note writer, shared with the note commands (one undo memory). */
+  notes: NoteWriter;
+  files: ObsidianChatFiles;
+}
+
+export function createChatServices(options: ChatServicesOptions): ChatParts {
   const { app, settings } = options;
   const files = new ObsidianChatFiles(app);
   const zone = () => settings().timezone;
@@ -70,16 +78,17 @@ export function createChatServices(options: ChatServicesOptions): ChatPaneServic
     zone,
     randomBytes,
   });
+  const notes = new VaultNoteWriter({
+    files,
+    clock,
+    zone,
+    notesFolder: () => settings().folders.notes,
+    randomBytes,
+  });
   const engine = new ChatEngine({
     clock,
     zone,
-    notes: new VaultNoteWriter({
-      files,
-      clock,
-      zone,
-      notesFolder: () => settings().folders.notes,
-      randomBytes,
-    }),
+    notes,
     reminderReader: reminders,
     reminderWriter: reminders,
     searcher,
@@ -90,7 +99,7 @@ export function createChatServices(options: ChatServicesOptions): ChatPaneServic
   });
   const session = new ChatSession(engine, conversations, () => options.vaultSearch()?.modeLabel);
 
-  return {
+  const services: ChatPaneServices = {
     session,
     renderMarkdown: (el, text, sourcePath) => {
       const component = new Component();
@@ -113,6 +122,7 @@ export function createChatServices(options: ChatServicesOptions): ChatPaneServic
       else new Notice(`Cairn: ${path} no longer exists.`);
     },
   };
+  return { services, notes, files };
 }
 
 /**

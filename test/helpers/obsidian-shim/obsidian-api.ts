@@ -265,6 +265,8 @@ export function createObsidianApi(context: ShimContext) {
     }
   }
 
+  class TFolder extends TAbstractFile {}
+
   class TFile extends TAbstractFile {
     stat = { ctime: 0, mtime: 0, size: 0 };
     get extension(): string {
@@ -309,7 +311,47 @@ export function createObsidianApi(context: ShimContext) {
       };
       this.files.set(path, { file, content });
       this.trigger(existing ? 'modify' : 'create', file);
+      this.metadataCache?.fileWritten(file, content);
       return file;
+    }
+    /** Set by the app: Obsidian's metadata cache re-parses every file the vault writes. */
+    metadataCache: MetadataCache | null = null;
+    /** Files outside the vault's notes (the plugin's folder), as `vault.adapter` reaches them. */
+    readonly adapter = new DataAdapter();
+  }
+
+  /** `vault.adapter`: raw paths such as `.obsidian/plugins/cairn/fired-reminders.json`. */
+  class DataAdapter {
+    readonly files = new Map<string, string>();
+    async exists(path: string): Promise<boolean> {
+      return this.files.has(path);
+    }
+    async read(path: string): Promise<string> {
+      const text = this.files.get(path);
+      if (text === undefined) throw new Error(`ENOENT: ${path}`);
+      return text;
+    }
+    async write(path: string, data: string): Promise<void> {
+      this.files.set(path, data);
+    }
+  }
+
+  /**
+   * Obsidian's metadata cache: after the vault writes a Markdown file it parses it and fires
+   * 'changed' with (file, data, cache); `getFileCache` answers with the front matter.
+   */
+  class MetadataCache extends Events {
+    private readonly caches = new Map<string, { frontmatter?: Record<string, unknown> }>();
+    fileWritten(file: TFile, data: string): void {
+      if (file.extension !== 'md') return;
+      const cache: { frontmatter?: Record<string, unknown> } = {};
+      const type = /^---\n[\s\S]*?^type:\s*(\S+)\s*$[\s\S]*?^---$/m.exec(data)?.[1];
+      if (type !== undefined) cache.frontmatter = { type };
+      this.caches.set(file.path, cache);
+      this.trigger('changed', file, data, cache);
+    }
+    getFileCache(file: TFile): { frontmatter?: Record<string, unknown> } | null {
+      return this.caches.get(file.path) ?? null;
     }
   }
 
@@ -338,6 +380,32 @@ export function createObsidianApi(context: ShimContext) {
     onClose(): void {}
   }
 
+  /** Obsidian's fuzzy picker: a prompt input over `getItems()`; choosing calls onChooseItem. */
+  abstract class FuzzySuggestModal<T> extends Modal {
+    readonly inputEl: HTMLInputElement;
+    constructor(app: AppShim) {
+      super(app);
+      this.inputEl = this.modalEl.createEl('input') as HTMLInputElement;
+    }
+    setPlaceholder(placeholder: string): void {
+      this.inputEl.placeholder = placeholder;
+    }
+    abstract getItems(): T[];
+    abstract getItemText(item: T): string;
+    abstract onChooseItem(item: T, event: MouseEvent | KeyboardEvent): void;
+  }
+
+  /** Obsidian's path clean-up: forward slashes, no doubled, leading or trailing slash. */
+  function normalizePath(path: string): string {
+    const cleaned = path
+      .replace(/\\/g, '/')
+      .replace(/\/+/g, '/')
+      .replace(/^\/+|\/+$/g, '')
+      .replace(/\u00a0|\u202f/g, ' ')
+      .normalize('NFC');
+    return cleaned === '' ? '/' : cleaned;
+  }
+
   class AppShim {
     readonly rootEl: HTMLElement;
     readonly ribbonEl: HTMLElement;
@@ -345,6 +413,7 @@ export function createObsidianApi(context: ShimContext) {
     readonly rightSplitEl: HTMLElement;
     readonly workspace: Workspace;
     readonly vault = new Vault();
+    readonly metadataCache = new MetadataCache();
     /** Obsidian's per-vault id (not in the public typings; plugins read it for storage keys). */
     readonly appId = 'shimvault0001';
     readonly viewRegistry = new Map<string, ViewCreator>();
@@ -357,7 +426,10 @@ export function createObsidianApi(context: ShimContext) {
       this.rightSplitEl = this.rootEl.createDiv({ cls: 'mod-right-split' });
       this.statusBarEl = this.rootEl.createDiv({ cls: 'status-bar' });
       this.workspace = new Workspace(this);
+      this.vault.metadataCache = this.metadataCache;
     }
+    /** CodeMirror extensions plugins registered, as `registerEditorExtension` adds them. */
+    readonly editorExtensions: unknown[] = [];
   }
 
   class Plugin extends Component {
@@ -399,6 +471,14 @@ export function createObsidianApi(context: ShimContext) {
       this.register(() => {
         tab.hide();
         this.app.settingTabs.splice(this.app.settingTabs.indexOf(tab), 1);
+      });
+    }
+    /** Adds a CodeMirror 6 extension to every editor; removed again on unload. */
+    registerEditorExtension(extension: unknown): void {
+      this.app.editorExtensions.push(extension);
+      this.register(() => {
+        const index = this.app.editorExtensions.indexOf(extension);
+        if (index >= 0) this.app.editorExtensions.splice(index, 1);
       });
     }
     registerView(type: string, creator: ViewCreator): void {
@@ -620,6 +700,7 @@ export function createObsidianApi(context: ShimContext) {
   const module = {
     Component,
     Events,
+    FuzzySuggestModal,
     ItemView,
     Modal,
     Notice,
@@ -629,7 +710,9 @@ export function createObsidianApi(context: ShimContext) {
     Setting,
     TAbstractFile,
     TFile,
+    TFolder,
     Vault,
+    normalizePath,
     View: ViewShim,
     requestUrl,
   };
