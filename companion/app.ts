@@ -184,6 +184,7 @@ export async function buildApp(
       zone: deps.config.timezone,
       search,
       ...(reminderService ? { reminders: reminderService } : {}),
+      notes: { vault: deps.config.vault, folder: deps.config.folders.notes, ...indexNow },
     },
     deps.chat,
   );

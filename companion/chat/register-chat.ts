@@ -4,8 +4,10 @@ import { registerChatRoute } from '../routes/chat';
 import type { ChatRouteOptions } from '../routes/chat';
 import type { ReminderService } from '../reminders/reminder-service';
 import type { SearchServices } from '../search/search-services';
+import type { IndexAfterWrite } from '../vault/index-after-write';
 import { createCompanionChatEngine } from './companion-chat-engine';
 import type { CompanionChatDeps } from './companion-chat-engine';
+import { VaultNoteWriter } from './note-writer';
 import { reminderChatPorts } from './reminder-ports';
 
 /** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */
@@ -21,6 +23,8 @@ export function registerChat(
     search: SearchServices;
     /** The reminder API's service; with it, chat lists, creates, snoozes and completes reminders. */
     reminders?: ReminderService;
+    /** Where chat writes notes; with it, chat creates and appends to notes in the vault. */
+    notes?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
   },
   options: ChatAppOptions = {},
 ): void {
@@ -30,6 +34,15 @@ export function registerChat(
     zone: () => core.zone,
     search: core.search,
     ...(core.reminders ? reminderChatPorts(core.reminders) : {}),
+    ...(core.notes
+      ? {
+          notes: new VaultNoteWriter({
+            ...core.notes,
+            zone: () => core.zone,
+            clock: core.clock,
+          }),
+        }
+      : {}),
     ...ports,
   });
   registerChatRoute(app, {

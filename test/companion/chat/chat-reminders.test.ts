@@ -27,7 +27,7 @@ import { chatEvents } from './sse-client';
 /*
  * Chat's reminder tools on the companion: the real ReminderService, scheduler and vault source
  * over a temp copy of the sample vault (the same wiring as the reminder routes' tests), reached
- * through POST /api/v1/chat. Notes cannot be written from companion chat yet.
+ * through POST /api/v1/chat.
  */
 
 let index: IndexerFixture;
@@ -156,11 +156,8 @@ describe('chat reminder tools on the companion', () => {
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { code: 'NOT_FOUND' } });
   });
 
-  it('says notes cannot be written from companion chat yet', async () => {
+  it('writes notes too when reminders are wired', async () => {
     const events = await chat('note: buy milk');
-    expect(toolOf(events)).toMatchObject({
-      name: 'create_note',
-      result: { success: false, error: { code: 'UNAVAILABLE' } },
-    });
+    expect(toolOf(events)).toMatchObject({ name: 'create_note', result: { success: true } });
   });
 });

@@ -155,20 +155,6 @@ describe('POST /api/v1/chat streaming', () => {
     expect(events.at(-1)?.type).toBe('done');
   });
 
-  it('answers write tools with UNAVAILABLE in the tool result and an error event', async () => {
-    const { url } = await serve();
-    const events = chatEvents(await (await openChat(url, { message: 'note: buy milk' })).read());
-    const tool = events.find((event) => event.type === 'tool');
-    expect(tool).toMatchObject({
-      name: 'create_note',
-      result: { success: false, error: { code: 'UNAVAILABLE' } },
-    });
-    const last = events.at(-1);
-    expect(last).toMatchObject({ type: 'error', error: { code: 'UNAVAILABLE' } });
-    if (last?.type !== 'error') throw new Error('no error event');
-    expect(last.error.message).toMatch(/companion note API/);
-  });
-
   it('sends heartbeat comment lines while a turn is quiet', async () => {
     ollama.failWith('/api/chat', { kind: 'slow', delayMs: 300 });
     const { url } = await serve({ ...withOllama(), heartbeatMs: 40 });
