@@ -7,6 +7,7 @@ import { CAIRN_VIEW_TYPE, CairnView } from './obsidian/cairn-view';
 import { ChatServicesSlot } from './chat/chat-session';
 import { createChatServices } from './obsidian/chat-services';
 import { registerNoteCommands } from './obsidian/note-commands';
+import { setUpReminders } from './obsidian/reminder-setup';
 import { ObsidianHttpTransport } from './obsidian/http-transport';
 import { SearchModal } from './obsidian/search-modal';
 import { CairnSettingTab } from './obsidian/settings-tab';
@@ -74,6 +75,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     });
     this.addSettingTab(new CairnSettingTab(this.app, this, this));
     this.setUpStatusBar();
+    setUpReminders(this, {
+      settings: () => this.settings,
+      isPaired: () => this.connection.current.kind === 'connected',
+    });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());
     console.debug(`Cairn: loaded in ${(performance.now() - started).toFixed(1)} ms`);

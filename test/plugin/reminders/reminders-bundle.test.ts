@@ -1,0 +1,119 @@
+// @vitest-environment node
+/**
+ * The reminders part of the built main.js, loaded like Obsidian loads it (the obsidian shim in
+ * plain Node + happy-dom), not paired: a due reminder fires once as a Notice after layout-ready,
+ * a file changed later is picked up through the metadata cache, the upcoming view lists it, a
+ * restart does not fire again, and unloading releases every timer, event ref, listener, view,
+ * command and the editor extension.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createObsidianEnvironment } from '../../helpers/obsidian-shim';
+import type { AppShimInstance, ObsidianEnvironment } from '../../helpers/obsidian-shim';
+
+const OUTFILE = resolve('test-output/reminders-bundle/main.js');
+const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as { id: string };
+
+let source = '';
+let env: ObsidianEnvironment;
+let app: AppShimInstance;
+
+interface LoadedPlugin {
+  load(): unknown;
+  unload(): void;
+}
+
+async function settle(until: () => boolean, rounds = 300): Promise<void> {
+  for (let round = 0; round < rounds && !until(); round++) {
+    await new Promise((done) => setImmediate(done));
+  }
+}
+
+/** `YYYY-MM-DD HH:mm` in UTC, `minutes` from now. */
+function utcWall(minutes: number): string {
+  return new Date(Date.now() + minutes * 60_000).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+beforeAll(async () => {
+  const { build } = await import('esbuild');
+  const buildModule = (await import(pathToFileURL(resolve('scripts/plugin-build.mjs')).href)) as {
+    pluginBuildOptions(options: { production: boolean; outfile: string }): Record<string, unknown>;
+  };
+  await build({
+    ...buildModule.pluginBuildOptions({ production: true, outfile: OUTFILE }),
+    logLevel: 'warning',
+  });
+  source = readFileSync(OUTFILE, 'utf8');
+}, 60_000);
+
+beforeEach(() => {
+  env = createObsidianEnvironment(() => Promise.reject(new Error('no network in this test')));
+  app = env.api.createApp();
+  // Not paired: no companion URL, so the plugin fires on its own.
+  app.pluginData.set(manifest.id, JSON.stringify({ settingsVersion: 1, timezone: 'UTC' }));
+});
+
+afterEach(async () => {
+  await env.close();
+});
+
+function instantiatePlugin(): LoadedPlugin {
+  const exports = env.loadBundle(source, OUTFILE);
+  const PluginClass = (exports.default ?? exports) as new (
+    app: AppShimInstance,
+    manifest: unknown,
+  ) => LoadedPlugin;
+  return new PluginClass(app, { ...manifest, dir: '.obsidian/plugins/cairn' });
+}
+
+describe('reminders in the built main.js (not paired)', () => {
+  it('fires a due reminder once, follows changes, lists upcoming, and releases everything', async () => {
+    const reminderNotices = () => env.api.notices.filter((notice) => notice.startsWith('⏰'));
+    app.vault.writeFile('Today.md', `- [ ] Call the bank @remind(${utcWall(-1)}) ^r-bank\n`);
+    app.vault.writeFile('Done.md', `- [x] Already done @remind(${utcWall(-2)}) ^r-done\n`);
+
+    const plugin = instantiatePlugin();
+    await plugin.load();
+    expect(app.editorExtensions).toHaveLength(1);
+    expect(reminderNotices()).toEqual([]);
+
+    app.workspace.triggerLayoutReady();
+    await settle(() => reminderNotices().length > 0);
+    expect(reminderNotices()).toHaveLength(1);
+    expect(reminderNotices()[0]).toContain('Call the bank');
+    await settle(() => app.vault.adapter.files.size > 0);
+    expect(
+      JSON.parse(app.vault.adapter.files.get('.obsidian/plugins/cairn/fired-reminders.json')!),
+    ).toHaveLength(1);
+
+    // A note written later reaches the scheduler through the metadata cache.
+    app.vault.writeFile('Later.md', `Water plants @remind(${utcWall(120)}) ^r-h2o\n`);
+    await app.commands.get('cairn:show-upcoming-reminders')?.callback?.();
+    await settle(() => (text('.cairn-reminders-upcoming') ?? '').includes('Water plants'));
+    expect(text('.cairn-reminders-upcoming')).toContain('Water plants');
+    expect(text('.cairn-reminders-upcoming')).not.toContain('Already done');
+    expect(env.tracker.held().timeouts).toBeGreaterThan(0);
+
+    plugin.unload();
+    const cairnNodes = () => [...env.window.document.querySelectorAll('[class*="cairn-"]')];
+    await settle(() => cairnNodes().length === 0);
+    expect(env.tracker.held()).toEqual({ intervals: 0, timeouts: 0, eventRefs: 0, listeners: [] });
+    expect(app.editorExtensions).toHaveLength(0);
+    expect(app.commands.size).toBe(0);
+    expect(app.viewRegistry.size).toBe(0);
+    expect(cairnNodes()).toEqual([]);
+
+    // A restart remembers what fired: no second notice for the same occurrence.
+    const again = instantiatePlugin();
+    await again.load();
+    await settle(() => false, 50);
+    expect(reminderNotices()).toHaveLength(1);
+    again.unload();
+  });
+});
+
+function text(selector: string): string | undefined {
+  return env.window.document.querySelector(selector)?.textContent ?? undefined;
+}
