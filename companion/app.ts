@@ -185,6 +185,7 @@ export async function buildApp(
       search,
       ...(reminderService ? { reminders: reminderService } : {}),
       notes: { vault: deps.config.vault, folder: deps.config.folders.notes, ...indexNow },
+      chats: { vault: deps.config.vault, folder: deps.config.folders.chats, ...indexNow },
     },
     deps.chat,
   );

@@ -1,4 +1,5 @@
 import { ChatEngine } from '../../shared/chat/chat-engine';
+import type { ConversationSink } from '../../shared/chat/chat-engine';
 import type { OllamaHttp } from '../../shared/chat/ollama-http';
 import { OllamaPhraser } from '../../shared/chat/ollama-phraser';
 import type { NoteWriter, ReminderReader, ReminderWriter } from '../../shared/chat/ports';
@@ -32,6 +33,8 @@ export interface CompanionChatDeps {
   notes?: NoteWriter;
   reminderReader?: ReminderReader;
   reminderWriter?: ReminderWriter;
+  /** Keeps each finished turn as a chat note; absent, chats are not saved. */
+  conversations?: ConversationSink;
 }
 
 /**
@@ -57,5 +60,6 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     searcher: new CompanionSearcher(deps.search, deps.zone),
     answerer: new CompanionAnswerer(deps.search),
     ...(phraser === undefined ? {} : { phraser }),
+    ...(deps.conversations === undefined ? {} : { conversations: deps.conversations }),
   });
 }

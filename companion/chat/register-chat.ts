@@ -9,6 +9,7 @@ import { createCompanionChatEngine } from './companion-chat-engine';
 import type { CompanionChatDeps } from './companion-chat-engine';
 import { VaultNoteWriter } from './note-writer';
 import { reminderChatPorts } from './reminder-ports';
+import { VaultConversations } from './vault-conversations';
 
 /** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */
 export type ChatAppOptions = Omit<CompanionChatDeps, 'clock' | 'zone' | 'search'> &
@@ -25,6 +26,8 @@ export function registerChat(
     reminders?: ReminderService;
     /** Where chat writes notes; with it, chat creates and appends to notes in the vault. */
     notes?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
+    /** Where chats are saved (`Cairn/Chats`); absent, companion chats are not kept. */
+    chats?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
   },
   options: ChatAppOptions = {},
 ): void {
@@ -42,6 +45,9 @@ export function registerChat(
             clock: core.clock,
           }),
         }
+      : {}),
+    ...(core.chats
+      ? { conversations: new VaultConversations({ ...core.chats, zone: () => core.zone }) }
       : {}),
     ...ports,
   });

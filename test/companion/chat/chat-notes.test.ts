@@ -34,12 +34,12 @@ afterEach(async () => {
   await test.close();
 });
 
-async function chat(message: string): Promise<ChatEvent[]> {
+async function chat(message: string, conversation?: string): Promise<ChatEvent[]> {
   const response = await test.app.inject({
     method: 'POST',
     url: '/api/v1/chat',
     headers: authorized,
-    payload: { message },
+    payload: conversation === undefined ? { message } : { message, conversation },
   });
   expect(response.statusCode).toBe(200);
   return chatEvents(response.body);
@@ -100,6 +100,40 @@ describe('chat note tools on the companion', () => {
     expect(result).toMatchObject({ success: false, error: { code: 'UNAVAILABLE' } });
     if (result.success) throw new Error('unexpected success');
     expect(result.error.message).toMatch(/no reminder scheduler/);
+  });
+});
+
+describe('chats saved in the vault', () => {
+  const savedAt = (events: ChatEvent[]): string => {
+    const done = events.at(-1);
+    if (done?.type !== 'done' || done.conversation === undefined) {
+      throw new Error(`no saved conversation in ${JSON.stringify(done)}`);
+    }
+    return done.conversation;
+  };
+
+  it('saves a turn as a chat note in Cairn/Chats and continues it when named', async () => {
+    const path = savedAt(await chat('hello'));
+    expect(path).toMatch(/^Cairn\/Chats\/2026-11-22 1100 hello\.md$/);
+    expect(read(path)).toMatch(/type: chat/);
+    expect(read(path)).toMatch(/## You · 2026-11-22 11:00\nhello/);
+
+    const continued = savedAt(await chat('How much is the visa fee?', path));
+    expect(continued).toBe(path);
+    const text = read(path);
+    expect(text.match(/## You · /g)).toHaveLength(2);
+    expect(text).toMatch(/\[\[Travel\/Visa rules\.md#Key points/);
+  });
+
+  it('starts a new chat instead of writing into a note that is not a chat', async () => {
+    const before = read('Garden.md');
+    const path = savedAt(await chat('hello', 'Garden.md'));
+    expect(path).toMatch(/^Cairn\/Chats\//);
+    expect(read('Garden.md')).toBe(before);
+    for (const bad of ['../outside.md', '.obsidian/chat.md', 'Cairn/Chats/missing.md']) {
+      expect(savedAt(await chat('hello', bad))).toMatch(/^Cairn\/Chats\/2026-11-22 1100 hello/);
+    }
+    expect(existsSync(join(test.dir, 'outside.md'))).toBe(false);
   });
 });
 
