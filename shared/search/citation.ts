@@ -34,9 +34,12 @@ export function toCitation(
     const first = chunk.startLine + countNewlines(before);
     const last = first + countNewlines(chunk.text.slice(excerpt.source.start, excerpt.source.end));
     lines = [first, Math.min(last, chunk.endLine)];
-    // The heading is the one above the matched terms, which may sit below the excerpt's start.
+    // The heading is the one above the matched terms, which may sit below the excerpt's start;
+    // the matched line is read whole, so a match inside a heading line names that heading.
+    const matchStart = excerpt.match?.start ?? excerpt.source.start;
+    const lineEnd = chunk.text.indexOf('\n', matchStart);
     heading =
-      lastHeading(chunk.text.slice(0, excerpt.match?.start ?? excerpt.source.start)) ?? heading;
+      lastHeading(chunk.text.slice(0, lineEnd === -1 ? chunk.text.length : lineEnd)) ?? heading;
   }
   const citation: NoteCitation = {
     type: 'note',
@@ -61,7 +64,7 @@ function countNewlines(text: string): number {
 function lastHeading(text: string): string | undefined {
   let heading: string | undefined;
   for (const block of scanBlocks(normaliseNewlines(text))) {
-    if (block.kind === 'heading') heading = block.heading;
+    if (block.kind === 'heading' && block.heading) heading = block.heading;
   }
   return heading;
 }

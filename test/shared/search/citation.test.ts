@@ -38,6 +38,12 @@ describe('toCitation', () => {
     expect(checkSchema(Citation, citation).ok).toBe(true);
   });
 
+  it('names the heading itself when the matched word is in the heading line', () => {
+    const [chunk] = chunkNote(note);
+    const citation = toCitation(chunk!, 0.5, ['costs']);
+    expect(citation).toMatchObject({ type: 'note', heading: 'Costs' });
+  });
+
   it('narrows lines to the excerpt when the chunk is longer than the excerpt', () => {
     const body = [
       '## Long',
