@@ -322,6 +322,12 @@ describe('POST /api/v1/chat refusals before the stream', () => {
     expect(response.json().error).toMatchObject({ code: 'VALIDATION_ERROR', field });
   });
 
+  it('answers 413 for a body over 1 MiB, before streaming', async () => {
+    const response = await post({ message: 'x'.repeat(1024 * 1024 + 10) });
+    expect(response.statusCode).toBe(413);
+    expect(response.json().error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it('answers 400 for malformed JSON', async () => {
     const response = await app.app.inject({
       method: 'POST',
