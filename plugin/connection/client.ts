@@ -78,6 +78,39 @@ export class CompanionClient {
     }
     return { kind: 'connected', status: summary };
   }
+
+  /**
+   * `POST /api/v1/push/test`: the companion sends a test notification to every subscribed
+   * phone. Resolves with a sentence for the settings tab; never throws.
+   */
+  async sendTestPush(): Promise<{ ok: boolean; message: string }> {
+    const { url, token, offlineMode } = this.endpoint();
+    const checked = checkHttpUrl(url);
+    if (url.trim() === '' || !checked.ok) {
+      return { ok: false, message: 'Set the companion URL first.' };
+    }
+    const blocked = offlineModeViolation(checked.url, offlineMode);
+    if (blocked) return { ok: false, message: blocked };
+    if (token.trim() === '') return { ok: false, message: 'Set the companion token first.' };
+    let response: HttpResponse;
+    try {
+      response = await this.transport.request({
+        url: `${checked.url}/api/v1/push/test`,
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token.trim()}` },
+        body: '{}',
+      });
+    } catch (error) {
+      return { ok: false, message: `${checked.url} is unreachable (${errorMessage(error)}).` };
+    }
+    if (response.status >= 200 && response.status < 300) {
+      return { ok: true, message: 'Test notification sent to the paired phones.' };
+    }
+    return {
+      ok: false,
+      message: `POST /api/v1/push/test answered ${response.status}${apiErrorSuffix(response.text)}.`,
+    };
+  }
 }
 
 /** Reads the fields of `GET /api/v1/status` the plugin shows; a string names what is wrong. */

@@ -1,8 +1,11 @@
 import { PluginSettingTab, Setting } from 'obsidian';
 import type { App, Plugin } from 'obsidian';
+import { CompanionClient } from '../connection/client';
 import { describeConnection } from '../connection/connection-state';
 import type { ConnectionTone } from '../connection/connection-state';
 import type { SettingsHost } from '../settings/settings-host';
+import { ObsidianHttpTransport } from './http-transport';
+import { renderPairingSection } from './pairing-section';
 import { EMBEDDING_PROVIDERS } from '../settings/settings';
 import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings/settings';
 import {
@@ -192,6 +195,17 @@ export class CairnSettingTab extends PluginSettingTab {
         }
       }),
     );
+
+    renderPairingSection(containerEl, {
+      url: () => this.host.settings.companion.url,
+      token: () => this.host.settings.companion.token,
+      sendTestPush: () =>
+        new CompanionClient(new ObsidianHttpTransport(), () => ({
+          url: this.host.settings.companion.url,
+          token: this.host.settings.companion.token,
+          offlineMode: this.host.settings.privacy.offlineMode,
+        })).sendTestPush(),
+    });
   }
 
   private remindersSection(containerEl: HTMLElement): void {
