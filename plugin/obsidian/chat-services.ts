@@ -41,6 +41,7 @@ export interface ChatServicesOptions {
 }
 
 const clock = { now: () => Date.now() };
+const minuteClock = { now: () => Math.floor(Date.now() / 60_000) * 60_000 };
 const randomBytes = (count: number) => crypto.getRandomValues(new Uint8Array(count));
 
 export interface ChatParts {
@@ -67,7 +68,8 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
   };
   const reminders = new VaultReminders({
     files,
-    clock,
+    // Reminder notes refuse a `created` with seconds (minute resolution); a live clock has them.
+    clock: minuteClock,
     zone,
     remindersFolder: () => settings().folders.reminders,
     randomBytes,

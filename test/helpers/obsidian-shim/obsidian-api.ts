@@ -292,6 +292,17 @@ export function createObsidianApi(context: ShimContext) {
     getAbstractFileByPath(path: string): TAbstractFile | null {
       return this.files.get(path)?.file ?? null;
     }
+    getFiles(): TFile[] {
+      return [...this.files.values()].map(({ file }) => file);
+    }
+    /** Atomic read-modify-write, as `vault.process` is. */
+    async process(file: TFile, update: (data: string) => string): Promise<string> {
+      const entry = this.files.get(file.path);
+      if (!entry) throw new Error(`ENOENT: ${file.path}`);
+      const next = update(entry.content);
+      this.writeFile(file.path, next);
+      return next;
+    }
     async cachedRead(file: TFile): Promise<string> {
       const entry = this.files.get(file.path);
       if (!entry) throw new Error(`ENOENT: ${file.path}`);
@@ -300,6 +311,13 @@ export function createObsidianApi(context: ShimContext) {
     read(file: TFile): Promise<string> {
       return this.cachedRead(file);
     }
+    /** Like Obsidian: refuses to overwrite an existing file. */
+    async create(path: string, data: string): Promise<TFile> {
+      if (this.files.has(path)) throw new Error('File already exists.');
+      return this.writeFile(path, data);
+    }
+    /** Folders are implicit in this in-memory vault; creating one is accepted. */
+    async createFolder(_path: string): Promise<void> {}
     /** Test hook: writes a file (create or modify) and fires the event Obsidian would. */
     writeFile(path: string, content: string): TFile {
       const existing = this.files.get(path);
@@ -394,6 +412,19 @@ export function createObsidianApi(context: ShimContext) {
     abstract getItemText(item: T): string;
     abstract onChooseItem(item: T, event: MouseEvent | KeyboardEvent): void;
   }
+
+  /** Stands in for Obsidian's Markdown rendering: the text in a paragraph, nothing parsed. */
+  const MarkdownRenderer = {
+    async render(
+      _app: AppShim,
+      markdown: string,
+      el: HTMLElement,
+      _sourcePath: string,
+      _component: Component,
+    ): Promise<void> {
+      el.createEl('p', { text: markdown });
+    },
+  };
 
   /** Obsidian's path clean-up: forward slashes, no doubled, leading or trailing slash. */
   function normalizePath(path: string): string {
@@ -702,6 +733,7 @@ export function createObsidianApi(context: ShimContext) {
     Events,
     FuzzySuggestModal,
     ItemView,
+    MarkdownRenderer,
     Modal,
     Notice,
     Platform,
