@@ -2,6 +2,7 @@ import { ChatEngine } from '../../shared/chat/chat-engine';
 import type { ConversationSink } from '../../shared/chat/chat-engine';
 import type { OllamaHttp } from '../../shared/chat/ollama-http';
 import { OllamaPhraser } from '../../shared/chat/ollama-phraser';
+import { OllamaRouter } from '../../shared/chat/ollama-router';
 import type { NoteWriter, ReminderReader, ReminderWriter } from '../../shared/chat/ports';
 import type { Clock } from '../../shared/ports';
 import type { SearchServices } from '../search/search-services';
@@ -17,7 +18,10 @@ import {
 export interface ChatOllamaConfig {
   baseUrl: string;
   model: string;
+  /** For a whole phrased answer (the router keeps its own, shorter limit). */
   timeoutMs?: number;
+  /** Let the model pick the tool (DESIGN §4); default true. False: the rules route, the model only phrases. */
+  route?: boolean;
 }
 
 export interface CompanionChatDeps {
@@ -38,19 +42,27 @@ export interface CompanionChatDeps {
 }
 
 /**
- * The shared chat engine (shared/chat) over the companion's ports. Messages are routed by the
- * deterministic rules; Ollama, when configured, only phrases answers (still citing).
+ * The shared chat engine (shared/chat) over the companion's ports. Without Ollama the
+ * deterministic rules route and answers stay extractive; with it, the model picks the tool
+ * (its call checked against the schema, the rules taking over with a visible note when it
+ * cannot be used) and phrases answers from the cited passages.
  */
 export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
+  const ollama = deps.ollama;
+  const http = deps.ollamaHttp ?? fetchOllamaHttp();
   const phraser =
-    deps.ollama === undefined
+    ollama === undefined
       ? undefined
       : new OllamaPhraser({
-          http: deps.ollamaHttp ?? fetchOllamaHttp(),
-          baseUrl: deps.ollama.baseUrl,
-          model: deps.ollama.model,
-          ...(deps.ollama.timeoutMs === undefined ? {} : { timeoutMs: deps.ollama.timeoutMs }),
+          http,
+          baseUrl: ollama.baseUrl,
+          model: ollama.model,
+          ...(ollama.timeoutMs === undefined ? {} : { timeoutMs: ollama.timeoutMs }),
         });
+  const router =
+    ollama === undefined || ollama.route === false
+      ? undefined
+      : new OllamaRouter({ http, baseUrl: ollama.baseUrl, model: ollama.model });
   return new ChatEngine({
     clock: deps.clock,
     zone: deps.zone,
@@ -60,6 +72,7 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     searcher: new CompanionSearcher(deps.search, deps.zone),
     answerer: new CompanionAnswerer(deps.search),
     ...(phraser === undefined ? {} : { phraser }),
+    ...(router === undefined ? {} : { router }),
     ...(deps.conversations === undefined ? {} : { conversations: deps.conversations }),
   });
 }

@@ -71,7 +71,13 @@ async function serve(chat: ChatAppOptions = {}, withIndex = true): Promise<Serve
   };
 }
 
-const withOllama = (): ChatAppOptions => ({ ollama: { baseUrl: ollama.url, model: 'llama3.2' } });
+const withOllama = (route = true): ChatAppOptions => ({
+  ollama: { baseUrl: ollama.url, model: 'llama3.2', route },
+});
+/** The model's tool call for "answer", as the fake's reply carries it (routing, then phrasing). */
+const answerCall = (question: string) => [
+  { function: { name: 'answer', arguments: { question } } },
+];
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (let waited = 0; waited < 5000; waited += 10) {
@@ -157,7 +163,7 @@ describe('POST /api/v1/chat streaming', () => {
 
   it('sends heartbeat comment lines while a turn is quiet', async () => {
     ollama.failWith('/api/chat', { kind: 'slow', delayMs: 300 });
-    const { url } = await serve({ ...withOllama(), heartbeatMs: 40 });
+    const { url } = await serve({ ...withOllama(false), heartbeatMs: 40 });
     const text = await (await openChat(url, { message: 'How much is the visa fee?' })).read();
     const frames = parseSse(text);
     expect(frames.some((frame) => frame.comments.includes('keep-alive'))).toBe(true);
@@ -167,7 +173,10 @@ describe('POST /api/v1/chat streaming', () => {
 
 describe('Ollama phrasing', () => {
   it('streams the model’s phrasing with its markers checked, citing the passages', async () => {
-    ollama.chatReply = { content: 'The standard visa fee is €90 [1].' };
+    ollama.chatReply = {
+      content: 'The standard visa fee is €90 [1].',
+      toolCalls: answerCall('How much is the visa fee?'),
+    };
     const { url } = await serve(withOllama());
     const events = chatEvents(
       await (await openChat(url, { message: 'How much is the visa fee?' })).read(),
@@ -178,6 +187,33 @@ describe('Ollama phrasing', () => {
     const sent = ollama.requests.at(-1);
     expect(sent?.path).toBe('/api/chat');
     expect(JSON.stringify(sent?.body)).toContain('Visa');
+  });
+
+  it('lets the model pick the tool, its arguments checked', async () => {
+    ollama.chatReply = {
+      content: '',
+      toolCalls: [{ function: { name: 'search', arguments: { query: 'passport' } } }],
+    };
+    const { url } = await serve(withOllama());
+    const events = chatEvents(
+      await (await openChat(url, { message: 'anything on passports?' })).read(),
+    );
+    expect(events.find((event) => event.type === 'tool')).toMatchObject({
+      name: 'search',
+      args: { query: 'passport' },
+    });
+    const routed = ollama.requests.find((r) => JSON.stringify(r.body).includes('"tools"'));
+    expect(routed?.path).toBe('/api/chat');
+  });
+
+  it('routes by the rules with a visible note when the model picks no tool', async () => {
+    ollama.chatReply = { content: 'I think you should search.' };
+    const { url } = await serve(withOllama());
+    const events = chatEvents(
+      await (await openChat(url, { message: 'find notes about passport' })).read(),
+    );
+    expect(tokenText(events)).toMatch(/^_\(the model chose no tool; used the built-in rules\.\)_/);
+    expect(events.find((event) => event.type === 'tool')).toMatchObject({ name: 'search' });
   });
 
   it('falls back to the quotes with a visible note when the model sends malformed lines', async () => {
@@ -229,7 +265,7 @@ describe('stream lifetime', () => {
     ollama.failWith('/api/chat', { kind: 'slow', delayMs: 10_000 });
     const recording = recordingHttp();
     const served = await serve({
-      ...withOllama(),
+      ...withOllama(false),
       ollamaHttp: recording.http,
       maxStreamsPerClient: 1,
     });
@@ -256,7 +292,7 @@ describe('stream lifetime', () => {
 
   it('ends an open stream with an error event on shutdown, and close does not wait for it', async () => {
     ollama.failWith('/api/chat', { kind: 'slow', delayMs: 10_000 });
-    const served = await serve(withOllama());
+    const served = await serve(withOllama(false));
     const chat = await openChat(served.url, { message: 'How much is the visa fee?' });
     await until(() => ollama.requests.some((r) => r.path === '/api/chat'), 'the phrasing request');
     const started = Date.now();
@@ -268,7 +304,7 @@ describe('stream lifetime', () => {
 
   it('refuses a second concurrent stream from one client with 429 before streaming', async () => {
     ollama.failWith('/api/chat', { kind: 'slow', delayMs: 10_000 });
-    const served = await serve({ ...withOllama(), maxStreamsPerClient: 1 });
+    const served = await serve({ ...withOllama(false), maxStreamsPerClient: 1 });
     const client = new AbortController();
     const first = await openChat(
       served.url,
