@@ -114,6 +114,38 @@ describe('reminders in the built main.js (not paired)', () => {
   });
 });
 
+describe('the New reminder command in the built main.js', () => {
+  it('keeps Save disabled with the reason shown until title and time read', async () => {
+    const plugin = instantiatePlugin();
+    await plugin.load();
+    app.workspace.triggerLayoutReady();
+    await app.commands.get('cairn:new-reminder')?.callback?.();
+    const doc = env.window.document;
+    const modal = doc.querySelector('.cairn-reminder-modal') as unknown as HTMLElement;
+    expect(modal).not.toBeNull();
+    const [title, when] = [...modal.querySelectorAll('input')] as unknown as HTMLInputElement[];
+    const save = [...modal.querySelectorAll('button')].find(
+      (button) => button.textContent === 'Save',
+    ) as unknown as HTMLButtonElement;
+    const preview = () => modal.querySelector('.cairn-reminder-preview')?.textContent ?? '';
+    const type = (input: HTMLInputElement, value: string) => {
+      input.value = value;
+      input.dispatchEvent(new env.window.Event('input') as unknown as Event);
+    };
+
+    expect(save.disabled).toBe(true);
+    expect(preview()).toBe('title: a title is required');
+    type(title!, 'Call the bank');
+    type(when!, 'blurgh o clock');
+    expect(save.disabled).toBe(true);
+    expect(preview()).toMatch(/^when: /);
+    type(when!, 'in 2 hours');
+    expect(save.disabled).toBe(false);
+    expect(preview()).toMatch(/^Fires today \d\d:\d\d \(UTC\)$|^Fires tomorrow \d\d:\d\d \(UTC\)$/);
+    plugin.unload();
+  });
+});
+
 function text(selector: string): string | undefined {
   return env.window.document.querySelector(selector)?.textContent ?? undefined;
 }
