@@ -398,6 +398,8 @@ describe('POST /api/v1/chat refusals before the stream', () => {
       expect((await send()).statusCode).toBe(200);
       const third = await send();
       expect(third.statusCode).toBe(429);
+      expect(third.json().error.code).toBe('RATE_LIMITED');
+      expect(third.headers['retry-after']).toBeDefined();
     } finally {
       await limited.close();
     }
