@@ -313,6 +313,11 @@ export class ChatSession {
     this.set({ draft: { text, serial: this.draftSerial } });
   }
 
+  /** The composer took the prefilled text: a pane opened later must not put it back. */
+  clearDraft(): void {
+    if (this.state.draft !== undefined) this.set({ draft: undefined });
+  }
+
   async refreshConversations(): Promise<void> {
     if (this.store === undefined || this.disposed) return;
     try {

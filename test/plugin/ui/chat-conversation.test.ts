@@ -314,6 +314,8 @@ describe('ChatPane with a chat', () => {
     session.prefill('About "Visa rules summary": ');
     flushSync();
     expect(input().value).toBe('About "Visa rules summary": ');
+    // Taken once: a pane opened later starts empty.
+    expect(session.current.draft).toBeUndefined();
   });
 
   it('unmounting releases the session and rendered Markdown', async () => {
