@@ -45,7 +45,7 @@ interface Served {
   logs: () => Array<{ level: number; msg?: string }>;
 }
 
-async function serve(chat: ChatAppOptions = {}, withIndex = true): Promise<Served> {
+async function serve(chat: ChatAppOptions = {}, withIndex = true, keep = false): Promise<Served> {
   const lines: string[] = [];
   const logTo = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -62,7 +62,7 @@ async function serve(chat: ChatAppOptions = {}, withIndex = true): Promise<Serve
       chat,
     },
   });
-  opened.push(test);
+  if (!keep) opened.push(test);
   const url = await test.app.listen({ port: 0, host: '127.0.0.1' });
   return {
     test,
@@ -88,8 +88,17 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 describe('POST /api/v1/chat streaming', () => {
+  // One app for the turns that need no special configuration (building one costs ~0.2 s).
+  let plain: Served;
+  beforeAll(async () => {
+    plain = await serve({}, true, true);
+  });
+  afterAll(async () => {
+    await plain?.test.close();
+  });
+
   it('answers a question with quotes, a tool event, citations and done, as text/event-stream', async () => {
-    const { url } = await serve();
+    const { url } = plain;
     const chat = await openChat(
       url,
       { message: 'How much is the visa fee?' },
@@ -120,7 +129,7 @@ describe('POST /api/v1/chat streaming', () => {
   });
 
   it('sends no CORS header to an origin that is not Obsidian', async () => {
-    const { url } = await serve();
+    const { url } = plain;
     const chat = await openChat(
       url,
       { message: 'hello' },
@@ -131,7 +140,7 @@ describe('POST /api/v1/chat streaming', () => {
   });
 
   it('runs a search and cites every result', async () => {
-    const { url } = await serve();
+    const { url } = plain;
     const events = chatEvents(
       await (await openChat(url, { message: 'find notes about passport' })).read(),
     );
@@ -144,14 +153,14 @@ describe('POST /api/v1/chat streaming', () => {
   });
 
   it('answers small talk without a tool or a search', async () => {
-    const { url } = await serve();
+    const { url } = plain;
     const events = chatEvents(await (await openChat(url, { message: 'hello' })).read());
     expect(events.map((event) => event.type)).toEqual(['token', 'done']);
     expect(tokenText(events).length).toBeGreaterThan(0);
   });
 
   it('says nothing was found instead of quoting a bad match', async () => {
-    const { url } = await serve();
+    const { url } = plain;
     const events = chatEvents(
       await (
         await openChat(url, { message: 'What is the boiling point of mercury in kelvin?' })
