@@ -38,6 +38,7 @@ export class NewReminderModal extends Modal {
         .setValue(this.input.title)
         .onChange((value) => {
           this.input.title = value;
+          this.failure = null;
           this.refresh();
         }),
     );
@@ -47,6 +48,7 @@ export class NewReminderModal extends Modal {
       .addText((text) =>
         text.setPlaceholder('Tomorrow 5pm').onChange((value) => {
           this.input.when = value;
+          this.failure = null;
           this.refresh();
         }),
       );
@@ -56,6 +58,7 @@ export class NewReminderModal extends Modal {
       .addText((text) =>
         text.onChange((value) => {
           this.input.repeat = value;
+          this.failure = null;
           this.refresh();
         }),
       );
@@ -73,6 +76,8 @@ export class NewReminderModal extends Modal {
   private previewEl: HTMLElement | null = null;
   private saveButton: HTMLButtonElement | null = null;
   private saving = false;
+  /** Why the last save failed; shown until the input changes. */
+  private failure: string | null = null;
 
   private check(): NewReminderCheck {
     return checkNewReminder(this.input, { now: this.deps.now(), zone: this.deps.zone() });
@@ -80,7 +85,10 @@ export class NewReminderModal extends Modal {
 
   private refresh(): void {
     const check = this.check();
-    if (this.previewEl !== null) {
+    if (this.previewEl !== null && this.failure !== null) {
+      this.previewEl.setText(this.failure);
+      this.previewEl.toggleClass('mod-warning', true);
+    } else if (this.previewEl !== null) {
       this.previewEl.setText(
         check.ok ? `Fires ${check.preview} (${check.zone})` : `${check.field}: ${check.reason}`,
       );
@@ -99,9 +107,7 @@ export class NewReminderModal extends Modal {
       this.close();
     } catch (error) {
       this.saving = false;
-      this.previewEl?.setText(
-        `Could not save: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.failure = `Could not save: ${error instanceof Error ? error.message : String(error)}`;
       this.refresh();
     }
   }

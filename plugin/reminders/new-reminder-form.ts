@@ -145,7 +145,8 @@ export async function writeNewReminder(
     due: check.due,
     timezone: check.zone,
     status: 'active',
-    created: formatInZone(options.now, check.zone),
+    // Reminder notes have minute resolution; readReminderNote refuses seconds.
+    created: formatInZone(Math.floor(options.now / 60_000) * 60_000, check.zone),
   };
   if (check.repeat !== undefined) data.repeat = check.repeat;
   const read = readReminderNote(data, path);

@@ -75,7 +75,8 @@ describe('writeNewReminder', () => {
     let byte = 0;
     const path = await writeNewReminder(check, {
       folder: 'Cairn/Reminders',
-      now: NOW,
+      // A real clock has seconds; reminder notes keep minutes only.
+      now: NOW + 26_512,
       randomBytes: (count) => Uint8Array.from({ length: count }, () => (byte += 7) & 0xff),
       files: {
         exists: (candidate) => written.has(candidate),
@@ -93,6 +94,7 @@ describe('writeNewReminder', () => {
       due: '2026-11-24T17:00:00+01:00',
       timezone: ZONE,
       status: 'active',
+      created: '2026-11-23T09:00:00+01:00',
     });
   });
 });

@@ -115,7 +115,7 @@ describe('reminders in the built main.js (not paired)', () => {
 });
 
 describe('the New reminder command in the built main.js', () => {
-  it('keeps Save disabled with the reason shown until title and time read', async () => {
+  it('keeps Save disabled with the reason shown until title and time read, then writes the note', async () => {
     const plugin = instantiatePlugin();
     await plugin.load();
     app.workspace.triggerLayoutReady();
@@ -142,6 +142,16 @@ describe('the New reminder command in the built main.js', () => {
     type(when!, 'in 2 hours');
     expect(save.disabled).toBe(false);
     expect(preview()).toMatch(/^Fires today \d\d:\d\d \(UTC\)$|^Fires tomorrow \d\d:\d\d \(UTC\)$/);
+    save.click();
+    await settle(() => app.vault.getMarkdownFiles().length > 0 || preview().includes('Could not'));
+    expect(preview()).not.toMatch(/Could not save/);
+    expect(app.vault.getMarkdownFiles().map((file) => file.path)).toEqual([
+      'Cairn/Reminders/call-the-bank.md',
+    ]);
+    const note = await app.vault.cachedRead(app.vault.getMarkdownFiles()[0]!);
+    expect(note).toContain('type: reminder');
+    expect(note).toContain('timezone: UTC');
+    expect(env.window.document.querySelector('.cairn-reminder-modal')).toBeNull();
     plugin.unload();
   });
 });
