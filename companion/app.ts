@@ -185,7 +185,8 @@ export async function buildApp(
       search,
       ...(reminderService ? { reminders: reminderService } : {}),
       notes: { vault: deps.config.vault, folder: deps.config.folders.notes, ...indexNow },
-      chats: { vault: deps.config.vault, folder: deps.config.folders.chats, ...indexNow },
+      // No index-after-write for chats: it rescans the vault before `done`; the watcher suffices.
+      chats: { vault: deps.config.vault, folder: deps.config.folders.chats },
     },
     deps.chat,
   );
