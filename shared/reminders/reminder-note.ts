@@ -137,7 +137,7 @@ export function readReminderNote(
   }
 
   const snoozedUntil = readInstant(data.snoozed_until, 'snoozed_until', timezone, fail, false);
-  const created = readInstant(data.created, 'created', timezone, fail, false);
+  const created = readInstant(data.created, 'created', timezone, fail, false, false);
 
   if (problems.length > 0 || id === undefined || timezone === undefined || due === undefined) {
     return { ok: false, problems };
@@ -197,6 +197,8 @@ function readInstant(
   zone: string | undefined,
   fail: (field: string, message: string) => void,
   required: boolean,
+  /** `due` and `snoozed_until` are when something fires, to the minute; `created` is a record. */
+  minuteResolution = true,
 ): number | undefined {
   if (value === undefined || value === null || value === '') {
     if (required) fail(field, 'missing (a date and time like 2026-11-23T17:00:00+01:00)');
@@ -235,11 +237,18 @@ function readInstant(
     fail(field, `${show(text)} is not a time of day`);
     return undefined;
   }
-  if ((match[6] !== undefined && Number(match[6]) !== 0) || /[1-9]/.test(match[7] ?? '')) {
+  const seconds = Number(match[6] ?? 0);
+  const fraction = match[7] === undefined ? 0 : Number(`0.${match[7]}`);
+  if (minuteResolution && (seconds !== 0 || fraction !== 0)) {
     fail(field, `${show(text)}: seconds must be 00 (reminders have minute resolution)`);
     return undefined;
   }
-  const wall = wallFromParts(year, month, day, hour, minute);
+  if (seconds > 59) {
+    fail(field, `${show(text)} is not a time of day`);
+    return undefined;
+  }
+  const wall =
+    wallFromParts(year, month, day, hour, minute) + Math.floor((seconds + fraction) * 1000);
   const offset = match[8];
   if (offset === undefined) {
     // Wall time in the note's zone; if the zone is missing that problem is already reported.

@@ -164,6 +164,25 @@ describe('readReminderNote: good notes', () => {
     });
   });
 
+  it('reads `created` to the second: it records when, it does not fire', () => {
+    const read = readReminderNote({ ...designNote, created: '2026-11-22T10:31:27.5+01:00' }, PATH);
+    expect(read).toMatchObject({
+      ok: true,
+      note: { created: Date.parse('2026-11-22T09:31:27.500Z') },
+    });
+    expect(readReminderNote({ ...designNote, created: '2026-11-22T10:31:61+01:00' }, PATH)).toEqual(
+      {
+        ok: false,
+        problems: [
+          {
+            field: 'created',
+            message: 'created: `2026-11-22T10:31:61+01:00` is not a time of day',
+          },
+        ],
+      },
+    );
+  });
+
   it('takes a fallback title (the first H1) before the file name', () => {
     const data = { id: 'x', type: 'reminder', due: '2026-11-23T17:00', timezone: 'UTC' };
     expect(readReminderNote(data, PATH, { fallbackTitle: ' Call the bank ' })).toMatchObject({
