@@ -78,6 +78,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     setUpReminders(this, {
       settings: () => this.settings,
       isPaired: () => this.connection.current.kind === 'connected',
+      companionReminders: () => client.companionReminders(),
     });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());

@@ -3,6 +3,10 @@
  * question, "can we talk to the companion, and how is it doing?", which the settings tab's
  * "Test connection" button, the status bar and the chat pane all show.
  */
+import type { Static, TSchema } from '@sinclair/typebox';
+import { MissedResponse, ReminderListResponse } from '../../shared/protocol/reminders';
+import type { MissedReminder, Reminder } from '../../shared/protocol/reminders';
+import { checkSchema } from '../../shared/protocol/validate';
 import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
 import type { CompanionStatusSummary, ConnectionState } from './connection-state';
 import type { HttpResponse, HttpTransport } from './http-transport';
@@ -77,6 +81,43 @@ export class CompanionClient {
       return { kind: 'unexpected', message: `GET /api/v1/status: ${summary}.` };
     }
     return { kind: 'connected', status: summary };
+  }
+
+  /**
+   * Upcoming (`GET /api/v1/reminders?status=active`) and missed (`/missed`) reminders from the
+   * paired companion, checked against the protocol schemas; a string says what went wrong.
+   */
+  async companionReminders(): Promise<
+    { reminders: Reminder[]; missed: MissedReminder[] } | string
+  > {
+    const { url, token, offlineMode } = this.endpoint();
+    const checked = checkHttpUrl(url);
+    if (url.trim() === '' || !checked.ok) return 'no companion URL is set';
+    const blocked = offlineModeViolation(checked.url, offlineMode);
+    if (blocked) return blocked;
+    const get = async <T extends TSchema>(path: string, schema: T): Promise<Static<T> | string> => {
+      let response: HttpResponse;
+      try {
+        response = await this.transport.request({
+          url: `${checked.url}${path}`,
+          method: 'GET',
+          headers: { Authorization: `Bearer ${token.trim()}` },
+        });
+      } catch (error) {
+        return `${checked.url} is unreachable (${errorMessage(error)})`;
+      }
+      if (response.status !== 200) {
+        return `GET ${path.split('?')[0]} answered ${response.status}${apiErrorSuffix(response.text)}`;
+      }
+      const body = checkSchema(schema, parseJson(response.text));
+      if (!body.ok) return `GET ${path.split('?')[0]}: ${body.violation.message}`;
+      return body.value;
+    };
+    const list = await get('/api/v1/reminders?status=active&limit=100', ReminderListResponse);
+    if (typeof list === 'string') return list;
+    const missed = await get('/api/v1/reminders/missed?limit=100', MissedResponse);
+    if (typeof missed === 'string') return missed;
+    return { reminders: list.reminders, missed: missed.missed };
   }
 
   /**

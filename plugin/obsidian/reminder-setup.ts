@@ -12,12 +12,15 @@ import { registerReminderCommands } from './reminder-commands';
 import { startLocalReminders } from './reminder-runtime';
 import type { LocalReminders } from './reminder-runtime';
 import { REMINDERS_VIEW_TYPE, UpcomingRemindersView } from './reminder-upcoming-view';
+import type { CompanionReminders } from './reminder-upcoming-view';
 
 export interface ReminderSetupDeps {
   settings: () => CairnSettings;
   /** True while a reachable companion is paired: it fires, the plugin stays silent. */
   isPaired: () => boolean;
   clock?: Clock;
+  /** The paired companion's reminders for the upcoming view (CompanionClient.companionReminders). */
+  companionReminders?: () => Promise<CompanionReminders | string>;
 }
 
 export function setUpReminders(plugin: Plugin, deps: ReminderSetupDeps): void {
@@ -49,6 +52,7 @@ export function setUpReminders(plugin: Plugin, deps: ReminderSetupDeps): void {
           deps.isPaired()
             ? 'Paired: the companion sends these notifications.'
             : 'Not paired: Cairn notifies you while Obsidian is open.',
+        companion: () => (deps.isPaired() ? (deps.companionReminders?.() ?? null) : null),
         open: (path, line) => {
           void app.workspace.openLinkText(path, '', false, { eState: { line: line - 1 } });
         },

@@ -7,6 +7,7 @@
 import { ItemView } from 'obsidian';
 import type { WorkspaceLeaf } from 'obsidian';
 import { describeNextFire } from '../../shared/reminders';
+import type { MissedReminder, Reminder } from '../../shared/protocol/reminders';
 import type { LocalReminders } from './reminder-runtime';
 
 export const REMINDERS_VIEW_TYPE = 'cairn-reminders';
@@ -17,6 +18,13 @@ export interface UpcomingViewDeps {
   /** Shown above the list, e.g. "The companion fires these (paired)". */
   status: () => string;
   open: (path: string, line: number) => void;
+  /** While paired: the companion's upcoming and missed reminders, or why they are unavailable. */
+  companion?: () => Promise<CompanionReminders | string> | null;
+}
+
+export interface CompanionReminders {
+  reminders: Reminder[];
+  missed: MissedReminder[];
 }
 
 export class UpcomingRemindersView extends ItemView {
@@ -46,6 +54,7 @@ export class UpcomingRemindersView extends ItemView {
 
   render(): void {
     const root = this.contentEl;
+    this.renderCount++;
     root.empty();
     root.addClass('cairn-reminders-view');
     root.createEl('p', { cls: 'cairn-reminders-status', text: this.deps.status() });
@@ -82,6 +91,7 @@ export class UpcomingRemindersView extends ItemView {
         entry.line,
       );
     }
+    this.companionSection(root);
     const problems = reminders.problems();
     if (problems.length > 0) {
       root.createEl('h4', { text: 'Needs attention' });
@@ -89,6 +99,38 @@ export class UpcomingRemindersView extends ItemView {
       for (const problem of problems.slice(0, 200)) problemList.createEl('li', { text: problem });
     }
   }
+
+  /** The companion's view of the same vault (it also sees what this device has not synced). */
+  private companionSection(root: HTMLElement): void {
+    const request = this.deps.companion?.() ?? null;
+    if (request === null) return;
+    const section = root.createDiv({ cls: 'cairn-reminders-companion' });
+    section.createEl('h4', { text: 'On the companion' });
+    const status = section.createEl('p', { text: 'Asking the companion…' });
+    const render = this.renderCount;
+    void request.then((answer) => {
+      if (render !== this.renderCount || !section.isConnected) return;
+      if (typeof answer === 'string') {
+        status.setText(`Companion reminders unavailable: ${answer}`);
+        return;
+      }
+      status.setText(`${answer.reminders.length} active, ${answer.missed.length} missed`);
+      const missed = section.createEl('ul', { cls: 'cairn-reminders-missed' });
+      for (const item of answer.missed) {
+        const when = item.occurrence ?? item.detail ?? item.reason;
+        this.item(missed, item.title, when, item.path, item.line ?? 1);
+      }
+      const list = section.createEl('ul', { cls: 'cairn-reminders-upcoming' });
+      for (const reminder of answer.reminders) {
+        const next = reminder.next_fire ? Date.parse(reminder.next_fire) : null;
+        const when =
+          next === null ? 'nothing left' : describeSafe(next, reminder.timezone, this.deps.now());
+        this.item(list, reminder.title, when, reminder.path, reminder.line ?? 1);
+      }
+    });
+  }
+
+  private renderCount = 0;
 
   private item(list: HTMLElement, title: string, when: string, path: string, line: number): void {
     const item = list.createEl('li', { cls: 'cairn-reminder-item' });

@@ -119,3 +119,77 @@ describe('CompanionClient.sendTestPush', () => {
     expect((await down.instance.sendTestPush()).message).toContain('ECONNREFUSED');
   });
 });
+
+describe('CompanionClient.companionReminders', () => {
+  const reminder = {
+    id: 'r-7k2p',
+    title: 'Call the bank',
+    due: '2026-11-23T17:00:00+01:00',
+    timezone: 'Europe/Berlin',
+    repeat: null,
+    path: 'Daily.md',
+    status: 'active',
+    line: 3,
+    next_fire: '2026-11-23T17:00:00+01:00',
+  };
+
+  function clientAnswering(answers: Record<string, unknown>) {
+    const seen: string[] = [];
+    const transport: HttpTransport = {
+      request: (request) => {
+        seen.push(request.url);
+        const path = new URL(request.url).pathname;
+        const body = answers[path];
+        return Promise.resolve(
+          body === undefined
+            ? { status: 404, text: '{"error":{"code":"NOT_FOUND","message":"nope"}}' }
+            : { status: 200, text: JSON.stringify(body) },
+        );
+      },
+    };
+    const instance = new CompanionClient(transport, () => ({
+      url: 'http://127.0.0.1:8787',
+      token: 'tok',
+      offlineMode: true,
+    }));
+    return { instance, seen };
+  }
+
+  it('reads upcoming and missed reminders checked against the protocol', async () => {
+    const { instance, seen } = clientAnswering({
+      '/api/v1/reminders': { reminders: [reminder], next_cursor: null },
+      '/api/v1/reminders/missed': {
+        missed: [
+          {
+            reminder_id: 'r-x',
+            title: 'Old',
+            path: 'A.md',
+            occurrence: null,
+            reason: 'unresolved',
+            detail: 'natural language',
+          },
+        ],
+        next_cursor: null,
+      },
+    });
+    const answer = await instance.companionReminders();
+    expect(typeof answer).toBe('object');
+    if (typeof answer === 'string') return;
+    expect(answer.reminders.map((item) => item.title)).toEqual(['Call the bank']);
+    expect(answer.missed.map((item) => item.reason)).toEqual(['unresolved']);
+    expect(seen[0]).toBe('http://127.0.0.1:8787/api/v1/reminders?status=active&limit=100');
+  });
+
+  it('names the field when the companion answers something else', async () => {
+    const { instance } = clientAnswering({
+      '/api/v1/reminders': { reminders: [{ ...reminder, due: 'tomorrow' }], next_cursor: null },
+    });
+    const answer = await instance.companionReminders();
+    expect(typeof answer).toBe('string');
+    expect(answer).toMatch(/^GET \/api\/v1\/reminders: /);
+    const missing = clientAnswering({
+      '/api/v1/reminders': { reminders: [], next_cursor: null },
+    });
+    expect(await missing.instance.companionReminders()).toMatch(/404: nope/);
+  });
+});
