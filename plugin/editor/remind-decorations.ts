@@ -124,11 +124,27 @@ export function buildRemindDecorations(view: EditorView): DecorationSet {
   return builder.finish();
 }
 
+/** Labels such as "in 5 min" or "today 17:00" age; they are redrawn this often. */
+export const RELABEL_INTERVAL_MS = 60_000;
+
 class RemindDecorationsPlugin implements PluginValue {
   decorations: DecorationSet;
+  private readonly relabelTimer: number | null;
+  private readonly windowRef: Window | null;
 
-  constructor(view: EditorView) {
+  constructor(private readonly view: EditorView) {
     this.decorations = buildRemindDecorations(view);
+    // The editor's own window (Obsidian has pop-out windows); cleared in destroy(), which
+    // CodeMirror calls when the editor closes or the plugin's extension is removed on unload.
+    this.windowRef = view.dom.ownerDocument.defaultView;
+    this.relabelTimer =
+      this.windowRef?.setInterval(() => {
+        if (this.decorations.size > 0) refreshRemindDecorations(this.view);
+      }, RELABEL_INTERVAL_MS) ?? null;
+  }
+
+  destroy(): void {
+    if (this.relabelTimer !== null) this.windowRef?.clearInterval(this.relabelTimer);
   }
 
   update(update: ViewUpdate): void {

@@ -1,10 +1,11 @@
 import { EditorSelection, EditorState, Transaction } from '@codemirror/state';
 import type { Extension } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   INVALID_CLASS,
   NATURAL_CLASS,
+  RELABEL_INTERVAL_MS,
   TOKEN_CLASS,
   WIDGET_CLASS,
   buildRemindDecorations,
@@ -196,6 +197,24 @@ describe('@remind decorations', () => {
     clock.advance(2 * 60 * 60 * 1000);
     refreshRemindDecorations(view);
     expect(view.contentDOM.querySelector(`.${WIDGET_CLASS}`)?.textContent).toBe('past');
+  });
+
+  it('relabels every minute on its own and stops when the editor is destroyed', () => {
+    vi.useFakeTimers();
+    try {
+      const clock = ManualClock.at(MONDAY_0900_BERLIN);
+      const view = makeView('x @remind(2026-11-23 09:30)', configFor(clock));
+      const label = () => view.contentDOM.querySelector(`.${WIDGET_CLASS}`)?.textContent;
+      const before = label();
+      expect(before).toBe('today 09:30');
+      clock.advance(60 * 60 * 1000);
+      vi.advanceTimersByTime(RELABEL_INTERVAL_MS);
+      expect(label()).toBe('past');
+      view.destroy();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('decorates only the viewport of a 10,000-line note', () => {
