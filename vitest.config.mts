@@ -7,7 +7,11 @@ export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: 'repo', include: ['test/*.test.ts'], environment: 'node' },
+        test: {
+          name: 'repo',
+          include: ['test/*.test.ts', 'test/scripts/**/*.test.ts'],
+          environment: 'node',
+        },
       },
       {
         test: {

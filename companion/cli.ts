@@ -6,6 +6,8 @@ import { TokenError } from './auth/token';
 import { ConfigError, resolveConfig } from './config';
 import { embeddingsConfigFromEnv } from './embeddings/provider';
 import type { EmbeddingsConfig } from './embeddings/provider';
+import { summarizerConfigFromEnv } from './search/ollama-summarizer';
+import type { SummarizerConfig } from './search/ollama-summarizer';
 import { createLogger } from './logging';
 import type { Logger } from './logging';
 import { OPTIONS, usage } from './options';
@@ -68,8 +70,10 @@ async function main(argv: readonly string[]): Promise<number | null> {
     return EXIT_USAGE;
   }
   let embeddings: EmbeddingsConfig;
+  let summarizer: SummarizerConfig | null;
   try {
     embeddings = embeddingsConfigFromEnv(process.env);
+    summarizer = summarizerConfigFromEnv(process.env);
   } catch (error) {
     process.stderr.write(
       `cairn-companion: ${(error as Error).message}\nRun with --help for usage.\n`,
@@ -89,6 +93,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
       envToken,
       rotateToken: flags['rotate-token'] === true,
       embeddings,
+      ...(summarizer ? { summarizer } : {}),
     });
   } catch (error) {
     if (error instanceof TokenError) {
