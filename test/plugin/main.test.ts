@@ -4,6 +4,7 @@ import { setup, teardown } from 'obsidian-test-mocks/setup';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import CairnPlugin from '../../plugin/main';
 import { CAIRN_VIEW_TYPE } from '../../plugin/obsidian/cairn-view';
+import { REMINDERS_VIEW_TYPE } from '../../plugin/obsidian/reminder-upcoming-view';
 
 // Count every network call the plugin makes through Obsidian's requestUrl.
 const requestUrl = vi.hoisted(() => vi.fn());
@@ -62,8 +63,15 @@ beforeEach(() => {
 describe('CairnPlugin.onload', () => {
   it('registers the view, the command, the ribbon icon, the status bar item and the settings tab', async () => {
     const { mock } = await loadPlugin();
-    expect([...mock.views__.keys()]).toEqual([CAIRN_VIEW_TYPE]);
-    expect([...mock.commands__.keys()]).toEqual(['open-chat-pane']);
+    expect([...mock.views__.keys()]).toEqual([CAIRN_VIEW_TYPE, REMINDERS_VIEW_TYPE]);
+    expect([...mock.commands__.keys()]).toEqual([
+      'open-chat-pane',
+      'new-reminder',
+      'add-reminder-to-line',
+      'show-upcoming-reminders',
+      'snooze-reminder',
+      'complete-reminder',
+    ]);
     expect(mock.ribbonActions__).toHaveLength(1);
     expect(mock.statusBarItems__).toHaveLength(1);
     expect(mock.settingTabs__).toHaveLength(1);
