@@ -151,7 +151,9 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
         excludeGlobs: this.settings.search.excludeGlobs,
         embedder: choice.kind === 'active' ? choice.embedder : null,
         ...(choice.kind === 'none' ? { keywordOnlyReason: choice.reason } : {}),
-        onProgress: (progress) => status.setText(describeIndexProgress(progress)),
+        onProgress: (progress) => {
+          if (!released) status.setText(describeIndexProgress(progress));
+        },
         onProblem: (problem) =>
           console.warn(
             `Cairn search: ${problem.path}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`,
@@ -162,6 +164,8 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       watchVault(this.app.vault, service, (ref) => this.registerEvent(ref));
       await service.start();
     } catch (error) {
+      // A start cut short by unloading the plugin is not a failure worth reporting.
+      if (released) return;
       status.setText('Cairn: search unavailable');
       console.warn('Cairn: the search index could not start', error);
     }
