@@ -111,7 +111,10 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
       });
     });
     await cdp.send('ServiceWorker.enable');
-    await cdp.send('ServiceWorker.deliverPushMessage', {
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    const push = {
       origin,
       registrationId: await registrationId,
       data: JSON.stringify({
@@ -122,8 +125,10 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
         deep_link: 'obsidian://open?vault=Sample&file=Cairn%2FReminders%2Fcall-the-bank.md',
         actions: ['done', 'snooze_15m', 'snooze_1h', 'open'],
       }),
-    });
-    const shown = await poll(() =>
+    };
+    // A push that reaches a worker still starting up can be dropped; a real push service
+    // redelivers, so the test does too (the tag makes a repeat replace, not add).
+    const readShown = () =>
       page.evaluate(async () => {
         const registration = await navigator.serviceWorker.ready;
         return (await registration.getNotifications()).map((notification) => ({
@@ -134,8 +139,12 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
             (action) => action.action,
           ),
         }));
-      }),
-    );
+      });
+    let shown: Awaited<ReturnType<typeof readShown>> = [];
+    for (let attempt = 0; attempt < 6 && shown.length === 0; attempt++) {
+      await cdp.send('ServiceWorker.deliverPushMessage', push);
+      shown = await poll(readShown, 5_000);
+    }
     expect(shown).toEqual([
       {
         title: 'Call the bank',
