@@ -10,8 +10,8 @@
 // The TypeScript sources are bundled with esbuild into node_modules/.cache/cairn-bench/ first
 // (inside the repository, so the bundles' package imports resolve), so this runs without a full
 // build and measures exactly the code in companion/embeddings/.
-import esbuild from 'esbuild';
-import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { bundleForNode } from './bundle-for-node.mjs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -28,24 +28,14 @@ if (!Number.isInteger(chunkCount) || chunkCount < 1) {
   throw new Error(`--chunks must be a positive integer, got ${args.chunks}`);
 }
 
-const outdir = join(repo, 'node_modules/.cache/cairn-bench');
-mkdirSync(outdir, { recursive: true });
-await esbuild.build({
-  entryPoints: ['use-lite.ts', 'worker-embedder.ts', 'use-lite.worker.ts'].map((name) =>
-    join(repo, 'companion/embeddings', name),
+const bundle = await bundleForNode(
+  'cairn-bench',
+  ['use-lite.ts', 'worker-embedder.ts', 'use-lite.worker.ts'].map(
+    (name) => `companion/embeddings/${name}`,
   ),
-  entryNames: '[name]',
-  outdir,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  logLevel: 'warning',
-});
-const { UseLiteEmbedder } = await import(pathToFileURL(join(outdir, 'use-lite.mjs')).href);
-const { WorkerEmbedder } = await import(pathToFileURL(join(outdir, 'worker-embedder.mjs')).href);
+);
+const { UseLiteEmbedder } = await bundle.load('use-lite');
+const { WorkerEmbedder } = await bundle.load('worker-embedder');
 
 /** Paragraph-aligned chunks of about 1,000 characters, note by note, in a stable order. */
 function corpusChunks(dir, wanted) {
@@ -124,7 +114,7 @@ mainThread.dispose();
 
 for (const workers of [1, 2]) {
   const pool = await WorkerEmbedder.start({
-    workerFile: pathToFileURL(join(outdir, 'use-lite.worker.mjs')),
+    workerFile: pathToFileURL(join(bundle.outdir, 'use-lite.worker.mjs')),
     workers,
   });
   await pool.embed(chunks.slice(0, 4 * workers));

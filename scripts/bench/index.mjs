@@ -10,12 +10,12 @@
 //       vector KNN (no filter), vector with a folder filter (KNN oversampled, then filtered).
 //
 //   node scripts/bench/index.mjs [--copies 10] [--corpus path/to/obsidian-help-en]
-import esbuild from 'esbuild';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { bundleForNode } from '../bundle-for-node.mjs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -29,30 +29,14 @@ const copies = Number(args.copies);
 if (!Number.isInteger(copies) || copies < 1)
   throw new Error(`--copies must be a positive integer, got ${args.copies}`);
 
-const outdir = join(repo, 'node_modules/.cache/cairn-bench-index');
-mkdirSync(outdir, { recursive: true });
-await esbuild.build({
-  entryPoints: [
-    join(repo, 'companion/indexer/index.ts'),
-    join(repo, 'companion/db/open.ts'),
-    join(repo, 'companion/logging.ts'),
-  ],
-  entryNames: '[name]',
-  outdir,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  logLevel: 'warning',
-  banner: {
-    js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);",
-  },
-});
-const { VaultIndexer } = await import(pathToFileURL(join(outdir, 'index.mjs')).href);
-const { openDatabase } = await import(pathToFileURL(join(outdir, 'open.mjs')).href);
-const { createLogger } = await import(pathToFileURL(join(outdir, 'logging.mjs')).href);
+const bundle = await bundleForNode(
+  'cairn-bench-index',
+  ['companion/indexer/index.ts', 'companion/db/open.ts', 'companion/logging.ts'],
+  { withRequire: true },
+);
+const { VaultIndexer } = await bundle.load('index');
+const { openDatabase } = await bundle.load('open');
+const { createLogger } = await bundle.load('logging');
 
 const work = mkdtempSync(join(tmpdir(), 'cairn-bench-index-'));
 const vault = join(work, 'vault');

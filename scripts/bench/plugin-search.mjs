@@ -12,12 +12,12 @@
 // onload time is measured on the built main.js by test/plugin/bundle-smoke.test.ts.
 //
 //   node scripts/bench/plugin-search.mjs [--notes 10000] [--corpus path/to/obsidian-help-en]
-import esbuild from 'esbuild';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { bundleForNode } from '../bundle-for-node.mjs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import 'fake-indexeddb/auto';
 
@@ -32,28 +32,14 @@ const noteCount = Number(args.notes);
 if (!Number.isInteger(noteCount) || noteCount < 1)
   throw new Error(`--notes must be a positive integer, got ${args.notes}`);
 
-const outdir = join(repo, 'node_modules/.cache/cairn-bench-plugin-search');
-mkdirSync(outdir, { recursive: true });
-await esbuild.build({
-  entryPoints: [
-    join(repo, 'plugin/search/search-engine.ts'),
-    join(repo, 'plugin/search/vault-indexer.ts'),
-    join(repo, 'plugin/search/search-store.ts'),
-    join(repo, 'plugin/search/exclude-globs.ts'),
-    join(repo, 'shared/search/tokenize.ts'),
-    join(repo, 'scripts/bench/generate-vault.ts'),
-  ],
-  entryNames: '[name]',
-  outdir,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  logLevel: 'warning',
-});
-const load = (name) => import(pathToFileURL(join(outdir, `${name}.mjs`)).href);
+const { load } = await bundleForNode('cairn-bench-plugin-search', [
+  'plugin/search/search-engine.ts',
+  'plugin/search/vault-indexer.ts',
+  'plugin/search/search-store.ts',
+  'plugin/search/exclude-globs.ts',
+  'shared/search/tokenize.ts',
+  'scripts/bench/generate-vault.ts',
+]);
 const { createSearchEngine } = await load('search-engine');
 const { VaultIndexer } = await load('vault-indexer');
 const { SearchStore } = await load('search-store');

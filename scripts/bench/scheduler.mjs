@@ -10,12 +10,12 @@
 //
 // The TypeScript is bundled with esbuild into node_modules/.cache/cairn-bench/ first, as
 // scripts/bench-embeddings.mjs does, so this measures exactly the code in companion/scheduler/.
-import esbuild from 'esbuild';
+import { bundleForNode } from '../bundle-for-node.mjs';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 // Heap deltas need a forced GC: re-run this script with --expose-gc when it is missing.
@@ -28,7 +28,6 @@ if (typeof globalThis.gc !== 'function') {
   process.exit(result.status ?? 1);
 }
 
-const repo = resolve(fileURLToPath(import.meta.url), '../../..');
 const { values: args } = parseArgs({
   options: { reminders: { type: 'string', default: '10000' } },
 });
@@ -37,26 +36,12 @@ if (!Number.isInteger(COUNT) || COUNT < 100) {
   throw new Error(`--reminders must be an integer ≥ 100, got ${args.reminders}`);
 }
 
-const outdir = join(repo, 'node_modules/.cache/cairn-bench');
-mkdirSync(outdir, { recursive: true });
-await esbuild.build({
-  entryPoints: {
-    'scheduler-bench': join(repo, 'companion/scheduler/index.ts'),
-    'scheduler-bench-db': join(repo, 'companion/db/open.ts'),
-  },
-  outdir,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  logLevel: 'warning',
+const bundle = await bundleForNode('cairn-bench', {
+  'scheduler-bench': 'companion/scheduler/index.ts',
+  'scheduler-bench-db': 'companion/db/open.ts',
 });
-const { ReminderScheduler, InMemoryReminderSource } = await import(
-  pathToFileURL(join(outdir, 'scheduler-bench.mjs')).href
-);
-const { openDatabase } = await import(pathToFileURL(join(outdir, 'scheduler-bench-db.mjs')).href);
+const { ReminderScheduler, InMemoryReminderSource } = await bundle.load('scheduler-bench');
+const { openDatabase } = await bundle.load('scheduler-bench-db');
 
 const HOUR = 3_600_000;
 const realClock = { now: () => Date.now() };
