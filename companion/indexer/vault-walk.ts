@@ -1,6 +1,6 @@
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import type { ExcludeRules } from './exclude';
+import type { ExcludeRules } from '../../shared/search/exclude-rules';
 import { indexableKind } from './exclude';
 
 export interface WalkedFile {

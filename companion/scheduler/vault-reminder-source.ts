@@ -7,7 +7,7 @@ import {
   scheduleStartInstant,
 } from '../../shared/reminders';
 import type { ReminderSchedule as SharedSchedule } from '../../shared/reminders';
-import { ExcludeRules } from '../indexer/exclude';
+import { ExcludeRules } from '../../shared/search/exclude-rules';
 import { readExcludeGlobs } from '../indexer/exclude-settings';
 import type { IndexChange } from '../indexer/vault-indexer';
 import { walkVault } from '../indexer/vault-walk';

@@ -1,5 +1,5 @@
 import type { Embedder } from '../../shared/ports';
-import { ExcludeGlobs } from './exclude-globs';
+import { ExcludeRules } from '../../shared/search/exclude-rules';
 import type { NoteProblem } from './note-input';
 import type { Scheduler } from './scheduler';
 import { createSearchEngine } from './search-engine';
@@ -78,7 +78,7 @@ export class SearchService implements VaultSearch {
       engine: this.engine,
       embedder: this.options.embedder,
       scheduler: this.options.scheduler,
-      exclude: new ExcludeGlobs(this.options.excludeGlobs),
+      exclude: new ExcludeRules(this.options.excludeGlobs),
       ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}),
       ...(this.options.onProblem ? { onProblem: this.options.onProblem } : {}),
     });

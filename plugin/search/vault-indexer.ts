@@ -2,7 +2,7 @@ import { chunkNote } from '../../shared/search/chunk';
 import type { NoteChunk } from '../../shared/search/chunk';
 import { textHash } from '../../shared/search/hash';
 import type { Embedder } from '../../shared/ports';
-import type { ExcludeGlobs } from './exclude-globs';
+import type { ExcludeRules } from '../../shared/search/exclude-rules';
 import { noteInputFromMarkdown } from './note-input';
 import type { KnownNoteMeta, NoteProblem } from './note-input';
 import type { Scheduler } from './scheduler';
@@ -50,7 +50,7 @@ export interface VaultIndexerOptions {
   /** The engine's embedder; null = keyword only. */
   embedder: Embedder | null;
   scheduler: Scheduler;
-  exclude: ExcludeGlobs;
+  exclude: ExcludeRules;
   /** Longest stretch of work before yielding to the UI (default 25 ms). */
   sliceMs?: number;
   /** Quiet time after a vault event before re-indexing (default 500 ms). */

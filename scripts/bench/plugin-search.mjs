@@ -36,14 +36,14 @@ const { load } = await bundleForNode('cairn-bench-plugin-search', [
   'plugin/search/search-engine.ts',
   'plugin/search/vault-indexer.ts',
   'plugin/search/search-store.ts',
-  'plugin/search/exclude-globs.ts',
+  'shared/search/exclude-rules.ts',
   'shared/search/tokenize.ts',
   'scripts/bench/generate-vault.ts',
 ]);
 const { createSearchEngine } = await load('search-engine');
 const { VaultIndexer } = await load('vault-indexer');
 const { SearchStore } = await load('search-store');
-const { ExcludeGlobs } = await load('exclude-globs');
+const { ExcludeRules } = await load('exclude-rules');
 const { tokenize } = await load('tokenize');
 const { generateVault } = await load('generate-vault');
 
@@ -143,7 +143,7 @@ async function indexOnce(vault, storeKey, embedder) {
     engine,
     embedder,
     scheduler,
-    exclude: new ExcludeGlobs([]),
+    exclude: new ExcludeRules([]),
     onProblem: (problem) => problems.push(problem),
   });
   const started = performance.now();

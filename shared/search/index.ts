@@ -8,3 +8,4 @@ export * from './tokenize';
 export * from './fusion';
 export * from './excerpt';
 export * from './citation';
+export * from './exclude-rules';

@@ -1,6 +1,5 @@
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExcludeGlobs } from '../../../plugin/search/exclude-globs';
 import { describeIndexProgress } from '../../../plugin/search/index-progress';
 import { SearchService } from '../../../plugin/search/search-service';
 import { FakeEmbedder } from './fake-embedder';
@@ -88,27 +87,5 @@ describe('describeIndexProgress', () => {
       'Cairn: loading index 5/9',
     );
     expect(describeIndexProgress({ phase: 'idle', done: 0, total: 0 })).toBe('');
-  });
-});
-
-describe('ExcludeGlobs', () => {
-  it.each([
-    ['Templates/**', 'Templates/daily.md', true],
-    ['Templates/**', 'Notes/Templates.md', false],
-    ['Archive/', 'Archive/2020/old.md', true],
-    ['*.excalidraw.md', 'Drawings/x.excalidraw.md', true],
-    ['Notes/?.md', 'Notes/a.md', true],
-    ['Notes/?.md', 'Notes/ab.md', false],
-    ['(weird)[chars].md', '(weird)[chars].md', true],
-    ['', 'anything.md', false],
-  ])('%s vs %s → %s', (glob, path, excluded) => {
-    expect(new ExcludeGlobs([glob]).excludes(path)).toBe(excluded);
-  });
-
-  it('always skips dot-folders and dot-files', () => {
-    const rules = new ExcludeGlobs([]);
-    expect(rules.excludes('.obsidian/workspace.md')).toBe(true);
-    expect(rules.excludes('Notes/.hidden.md')).toBe(true);
-    expect(rules.excludes('Notes/visible.md')).toBe(false);
   });
 });

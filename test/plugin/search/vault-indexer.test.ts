@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExcludeGlobs } from '../../../plugin/search/exclude-globs';
+import { ExcludeRules } from '../../../shared/search/exclude-rules';
 import type { NoteProblem } from '../../../plugin/search/note-input';
 import { createSearchEngine } from '../../../plugin/search/search-engine';
 import type { SearchEngine } from '../../../plugin/search/search-engine';
@@ -46,7 +46,7 @@ async function harness(
     engine,
     embedder,
     scheduler,
-    exclude: new ExcludeGlobs(options.exclude ?? []),
+    exclude: new ExcludeRules(options.exclude ?? []),
     sliceMs: options.sliceMs ?? 25,
     embedBatch: 4,
     onProblem: (problem) => problems.push(problem),
