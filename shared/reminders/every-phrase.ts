@@ -15,6 +15,7 @@
  * the time of day; the start only anchors INTERVAL and the first occurrence. rrule's
  * `RRule.fromText` is not used: it ignores times of day and reads unknown words as nothing.
  */
+import { MONTH_NAMES } from './local-time';
 import { validateRrule } from './recurrence';
 
 /** Longest phrase read; anything longer is not a recurrence someone typed. */
@@ -70,20 +71,6 @@ const MONTHS: Record<string, number> = {
 };
 
 const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const MONTH_NAMES = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 
 const ORDINAL_WORDS: Record<string, number> = {
   first: 1,

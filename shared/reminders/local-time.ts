@@ -169,6 +169,22 @@ function pad2(value: number): string {
 // Howard Hinnant's days_from_civil / civil_from_days. Date.UTC is avoided because it
 // maps years 0-99 to 1900-1999.
 
+/** English month names, January first, for messages. */
+export const MONTH_NAMES: readonly string[] = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
 export function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }

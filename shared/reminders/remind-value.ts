@@ -14,7 +14,7 @@
  */
 import { canonicalZone, isKnownZone } from './known-zone';
 import { parseEveryPhrase } from './every-phrase';
-import { daysInMonth, formatWall, wallFromParts } from './local-time';
+import { MONTH_NAMES, daysInMonth, formatWall, wallFromParts } from './local-time';
 import { readsAsNaturalTime, splitTrailingZone } from './natural-time';
 import { validateRrule } from './recurrence';
 import { INLINE_RECURRENCE_START } from './reminder-schedule';
@@ -41,21 +41,6 @@ export type RemindValue =
     }
   | { kind: 'natural'; text: string }
   | { kind: 'invalid'; reason: string };
-
-const MONTH_NAMES = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 
 const DATE_TIME = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:\s+|T)(\d{1,2}):(\d{2}))?$/;
 const LOOKS_LIKE_DATE = /^\d{4}-\d{1,2}-\d{1,2}\b/;
