@@ -31,6 +31,8 @@ export function fetchOllamaHttp(fetchFn: FetchLike): OllamaHttp {
         controller.abort();
       }, request.timeoutMs);
       const onAbort = () => controller.abort();
+      // A turn stopped before the request went out must not send it at all.
+      if (request.signal?.aborted) controller.abort();
       request.signal?.addEventListener('abort', onAbort);
       const release = () => {
         window.clearTimeout(timer);

@@ -129,6 +129,25 @@ describe('fetchOllamaHttp (streaming)', () => {
     await expect(readAll(response.body)).rejects.toBeInstanceOf(OllamaTimeoutError);
   });
 
+  it('sends nothing live for a turn stopped before the request', async () => {
+    let sentAborted: boolean | undefined;
+    const records: FetchLike = (_url, init) => {
+      sentAborted = init.signal.aborted;
+      return Promise.reject(new Error('aborted'));
+    };
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      fetchOllamaHttp(records).post({
+        url: 'http://x',
+        body: '{}',
+        timeoutMs: 1_000,
+        signal: controller.signal,
+      }),
+    ).rejects.toThrow('aborted');
+    expect(sentAborted).toBe(true);
+  });
+
   it('stops when the caller aborts', async () => {
     const never: FetchLike = (_url, init) =>
       new Promise((_, reject) =>
