@@ -1,10 +1,2 @@
-import type { EmbeddingModel } from '../../shared/ports';
-
-/**
- * The identity of the built-in model's vectors, on its own so that code which only needs the
- * name (the main thread of `WorkerEmbedder`, routes) does not load TensorFlow.js.
- */
-export const USE_LITE_MODEL: EmbeddingModel = Object.freeze({
-  id: 'use-lite-512@energetic-ai-0.2.0',
-  dims: 512,
-});
+// The identity of the built-in model's vectors is shared with the plugin, which runs the same model.
+export { USE_LITE_MODEL } from '../../shared/embeddings/use-lite-model';

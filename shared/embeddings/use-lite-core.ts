@@ -1,0 +1,171 @@
+/**
+ * USE-lite from bytes already in memory: the graph (model.json + shards) and the vocabulary are
+ * handed over by the caller, so the same code runs in a Web Worker (the plugin reads the files
+ * through Obsidian's adapter and posts them) and in Node (tests read node_modules).
+ *
+ * The caller sets up the TensorFlow.js backend first (`tf.setBackend('wasm')`): how the wasm
+ * binary is found differs between a worker (blob URLs) and Node (a folder path).
+ *
+ * The embedding itself follows the companion's `UseLiteEmbedder` step for step (128-token cap,
+ * length-sorted batches, sparse input, unit-length output), so the vectors are interchangeable:
+ * test/shared/embeddings/use-lite-core.test.ts compares the two.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
+import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
+import type { EmbeddingModel } from '../ports';
+import { USE_LITE_MODEL } from './use-lite-model';
+import { useLiteTokenIds } from './use-lite-tokens';
+
+/** Texts per graph call, as in the companion. */
+export const USE_LITE_BATCH = 32;
+
+export interface UseLiteBytes {
+  /** model.json as UTF-8 bytes. */
+  readonly modelJson: ArrayBuffer;
+  /** Weight shards by the file name model.json lists them under. */
+  readonly shards: ReadonlyMap<string, ArrayBuffer>;
+  /** vocab.json as UTF-8 bytes. */
+  readonly vocab: ArrayBuffer;
+}
+
+interface ModelJson {
+  modelTopology: object;
+  format?: string;
+  weightsManifest: { paths: string[]; weights: tf.io.WeightsManifestEntry[] }[];
+}
+
+/** Parses model.json and pairs it with its shards; names what is missing or malformed. */
+function graphArtifacts(bytes: UseLiteBytes): tf.io.ModelArtifacts {
+  let json: ModelJson;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes.modelJson)) as ModelJson;
+  } catch (error) {
+    throw new Error(`model.json is not JSON (${errorText(error)})`);
+  }
+  if (typeof json.modelTopology !== 'object' || !Array.isArray(json.weightsManifest)) {
+    throw new Error('model.json has no modelTopology or weightsManifest');
+  }
+  const weightData = json.weightsManifest
+    .flatMap((group) => group.paths)
+    .map((name) => {
+      const shard = bytes.shards.get(name);
+      if (!shard) throw new Error(`weight shard ${name} (listed in model.json) was not given`);
+      return shard;
+    });
+  return {
+    modelTopology: json.modelTopology,
+    weightSpecs: json.weightsManifest.flatMap((group) => group.weights),
+    weightData,
+    ...(json.format === undefined ? {} : { format: json.format }),
+  };
+}
+
+function vocabulary(bytes: ArrayBuffer): [string, number][] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    throw new Error(`vocab.json is not JSON (${errorText(error)})`);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) {
+    throw new Error('vocab.json is not a list of [piece, score] pairs');
+  }
+  return parsed as [string, number][];
+}
+
+export class UseLiteCore {
+  readonly model: EmbeddingModel = USE_LITE_MODEL;
+
+  private constructor(
+    private readonly graph: GraphModel,
+    private readonly tokenizer: Tokenizer,
+  ) {}
+
+  /** Builds the graph and the tokenizer; the backend must already be set. */
+  static async fromBytes(bytes: UseLiteBytes): Promise<UseLiteCore> {
+    // Both checked before the graph takes backend memory, so a bad file leaks nothing.
+    const tokenizer = new Tokenizer(vocabulary(bytes.vocab));
+    const artifacts = graphArtifacts(bytes);
+    return new UseLiteCore(await loadGraphModel(tf.io.fromMemory(artifacts)), tokenizer);
+  }
+
+  /** One unit-length vector per text, in order; at most {@link USE_LITE_BATCH} per graph call. */
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    texts.forEach((text, index) => {
+      if (typeof text !== 'string') {
+        throw new TypeError(`embed: input[${index}] must be a string, got ${typeof text}`);
+      }
+    });
+    const tokenIds = texts.map((text) => useLiteTokenIds(this.tokenizer, text));
+    // The graph pads every row to the longest in its batch: similar lengths batch together.
+    const order = tokenIds
+      .map((_, index) => index)
+      .sort((a, b) => (tokenIds[a]?.length ?? 0) - (tokenIds[b]?.length ?? 0) || a - b);
+    const vectors = new Array<Float32Array>(texts.length);
+    for (let start = 0; start < order.length; start += USE_LITE_BATCH) {
+      const rows = order.slice(start, start + USE_LITE_BATCH);
+      const batch = await this.runGraph(rows.map((row) => tokenIds[row] ?? []));
+      rows.forEach((row, i) => {
+        vectors[row] = batch[i] as Float32Array;
+      });
+    }
+    return vectors;
+  }
+
+  dispose(): void {
+    this.graph.dispose();
+  }
+
+  /** One graph call: the model takes a sparse [row, position] → token id encoding of the batch. */
+  private async runGraph(batch: number[][]): Promise<Float32Array[]> {
+    const total = batch.reduce((sum, ids) => sum + ids.length, 0);
+    const positions = new Int32Array(total * 2);
+    const values = new Int32Array(total);
+    let k = 0;
+    batch.forEach((ids, row) => {
+      ids.forEach((id, position) => {
+        positions[2 * k] = row;
+        positions[2 * k + 1] = position;
+        values[k] = id;
+        k++;
+      });
+    });
+    const inputs = {
+      indices: tf.tensor2d(positions, [total, 2], 'int32'),
+      values: tf.tensor1d(values, 'int32'),
+    };
+    let output: tf.Tensor | tf.Tensor[] | undefined;
+    try {
+      output = await this.graph.executeAsync(inputs);
+      const result = Array.isArray(output) ? output[0] : output;
+      const dims = this.model.dims;
+      if (!result || result.shape.length !== 2 || result.shape[0] !== batch.length) {
+        throw new Error(
+          `USE-lite returned shape [${result?.shape.join(', ') ?? ''}] for ${batch.length} texts`,
+        );
+      }
+      if (result.shape[1] !== dims) {
+        throw new Error(`USE-lite returned ${result.shape[1]} dims; expected ${dims}`);
+      }
+      const flat = (await result.data()) as Float32Array;
+      return batch.map((_, row) => unitLength(flat.subarray(row * dims, (row + 1) * dims)));
+    } finally {
+      tf.dispose([inputs.indices, inputs.values, ...(output === undefined ? [] : [output].flat())]);
+    }
+  }
+}
+
+/** A copy scaled to unit length, in its own buffer (so each vector can be transferred alone). */
+function unitLength(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (const x of vector) sum += x * x;
+  const out = new Float32Array(vector.length);
+  const scale = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) * scale;
+  return out;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
