@@ -18,6 +18,7 @@ import type { ChatAppOptions } from './chat/register-chat';
 import { registerEmbeddingRoutes } from './routes/embeddings';
 import { registerHealthRoute } from './routes/health';
 import { registerMetricsRoute } from './routes/metrics';
+import { registerModelFileRoutes } from './routes/model-files';
 import { registerPhonePage } from './routes/phone-page';
 import { registerPushRoutes } from './routes/push';
 import { registerSearchRoute } from './routes/search';
@@ -137,6 +138,7 @@ export async function buildApp(
     ...deps.status,
   });
   registerMetricsRoute(app, metrics);
+  registerModelFileRoutes(app);
   if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder, clock: deps.clock });
   if (deps.push) registerPushRoutes(app, { push: deps.push, clock: deps.clock });
   if (deps.scheduler) registerMissedRoute(app, deps.scheduler);
