@@ -16,7 +16,7 @@ import type { ChangeSpec, Extension, Text, TransactionSpec } from '@codemirror/s
 import { EditorView } from '@codemirror/view';
 import type { ViewUpdate } from '@codemirror/view';
 import { findBlockIds, normaliseRemindLine, REMIND_OPEN } from '../../shared/reminders';
-import { bodyStartIndex, fencedCodeLines } from '../../shared/reminders/code-regions';
+import { bodyStartIndex, fencedCodeLines } from '../../shared/markdown/code-regions';
 import { remindEditorConfig } from './remind-editor-config';
 import type { RemindEditorConfig } from './remind-editor-config';
 

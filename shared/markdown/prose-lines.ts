@@ -8,6 +8,8 @@
  * nested list items, whose tags do count), HTML blocks and math blocks.
  */
 
+import { blankInlineCode, FenceTracker } from './code-regions';
+
 export interface ProseLine {
   /** 0-based index of the line in the body. */
   index: number;
@@ -15,36 +17,12 @@ export interface ProseLine {
   text: string;
 }
 
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
-
 export function proseLines(body: string): ProseLine[] {
-  const lines = body.split(/\r?\n/);
+  const fences = new FenceTracker();
   const result: ProseLine[] = [];
-  let fence: { marker: string; length: number } | null = null;
   let inComment = false;
-  lines.forEach((line, index) => {
-    if (fence !== null) {
-      const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line);
-      if (
-        close?.[1] !== undefined &&
-        close[1][0] === fence.marker &&
-        close[1].length >= fence.length
-      ) {
-        fence = null;
-      }
-      return;
-    }
-    if (!inComment) {
-      const open = FENCE_OPEN.exec(line);
-      // A backtick fence's info string may not contain backticks (CommonMark), else it is inline code.
-      if (
-        open?.[1] !== undefined &&
-        !(open[1][0] === '`' && line.slice(open[0].length).includes('`'))
-      ) {
-        fence = { marker: open[1][0] ?? '`', length: open[1].length };
-        return;
-      }
-    }
+  body.split(/\r?\n/).forEach((line, index) => {
+    if (fences.step(line, !inComment)) return;
     // Code first: `%%` inside inline code does not open a comment.
     const uncommented = stripComments(blankInlineCode(line), inComment);
     inComment = uncommented.inComment;
@@ -72,43 +50,4 @@ function stripComments(
     position = marker + 2;
   }
   return { text: output, inComment };
-}
-
-/** Blanks `code` spans: a run of n backticks up to the next run of exactly n backticks. */
-export function blankInlineCode(line: string): string {
-  if (!line.includes('`')) return line;
-  let output = '';
-  let position = 0;
-  while (position < line.length) {
-    const open = line.indexOf('`', position);
-    if (open === -1) {
-      output += line.slice(position);
-      break;
-    }
-    let openEnd = open;
-    while (line[openEnd] === '`') openEnd += 1;
-    const runLength = openEnd - open;
-    const close = findBacktickRun(line, openEnd, runLength);
-    if (close === -1) {
-      output += line.slice(position, openEnd);
-      position = openEnd;
-      continue;
-    }
-    output += line.slice(position, open) + ' '.repeat(close + runLength - open);
-    position = close + runLength;
-  }
-  return output;
-}
-
-function findBacktickRun(line: string, from: number, length: number): number {
-  let search = from;
-  while (search < line.length) {
-    const start = line.indexOf('`', search);
-    if (start === -1) return -1;
-    let end = start;
-    while (line[end] === '`') end += 1;
-    if (end - start === length) return start;
-    search = end;
-  }
-  return -1;
 }

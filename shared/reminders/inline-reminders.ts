@@ -17,7 +17,12 @@
  */
 import { isKnownZone } from './known-zone';
 import { findBlockId } from './block-id';
-import { bodyStartIndex, fencedCodeLines, inlineCodeSpans, overlapsSpan } from './code-regions';
+import {
+  bodyStartIndex,
+  fencedCodeLines,
+  inlineCodeSpans,
+  overlapsSpan,
+} from '../markdown/code-regions';
 import { findForeignTokens } from './foreign-syntax';
 
 import { classifyRemindText } from './remind-value';

@@ -10,7 +10,12 @@
  * and are skipped. Offsets and columns count UTF-16 code units, as CodeMirror and JS strings do.
  * Scanning is linear in the input and never throws.
  */
-import { bodyStartIndex, fencedCodeLines, inlineCodeSpans, overlapsSpan } from './code-regions';
+import {
+  bodyStartIndex,
+  fencedCodeLines,
+  inlineCodeSpans,
+  overlapsSpan,
+} from '../markdown/code-regions';
 
 export const REMIND_OPEN = '@remind(';
 

@@ -1,6 +1,7 @@
 /**
  * Where Markdown shows text literally: fenced code blocks and inline code spans. A reminder
- * written there is an example, not a reminder (`@remind(...)` in a how-to note must not fire).
+ * written there is an example, not a reminder (`@remind(...)` in a how-to note must not fire),
+ * and a `#tag` there is not a tag. One reading for both (reminders and prose-lines.ts).
  *
  * Deliberately smaller than CommonMark:
  * - fences are ``` or ~~~ (3 or more) indented by at most 3 spaces, closed by a run of the same
@@ -13,30 +14,44 @@
  */
 
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
+
+/**
+ * Line-by-line fence tracking, for callers that walk the lines themselves (prose-lines.ts also
+ * tracks `%%` comments, inside which a fence opens nothing).
+ */
+export class FenceTracker {
+  private fence: { char: string; length: number } | undefined;
+
+  /**
+   * Feeds the next line (a trailing `\r` ignored); true when it belongs to a fenced code block,
+   * fence lines included. With `mayOpen` false the line cannot open a fence.
+   */
+  step(rawLine: string, mayOpen = true): boolean {
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    if (this.fence === undefined) {
+      if (!mayOpen) return false;
+      const open = FENCE_OPEN.exec(line);
+      // A backtick fence's info string may not contain backticks (CommonMark 4.5).
+      if (!open || (open[1]!.startsWith('`') && open[2]!.includes('`'))) return false;
+      this.fence = { char: open[1]![0]!, length: open[1]!.length };
+      return true;
+    }
+    const close = FENCE_CLOSE.exec(line);
+    if (close && close[1]![0] === this.fence.char && close[1]!.length >= this.fence.length) {
+      this.fence = undefined;
+    }
+    return true;
+  }
+}
 
 /**
  * For each line (split on `\n`, a trailing `\r` ignored), whether it is inside a fenced code
  * block, fence lines included.
  */
 export function fencedCodeLines(lines: readonly string[]): boolean[] {
-  const inCode = new Array<boolean>(lines.length).fill(false);
-  let fence: { char: string; length: number } | undefined;
-  for (let index = 0; index < lines.length; index++) {
-    const line = (lines[index] ?? '').replace(/\r$/, '');
-    if (fence === undefined) {
-      const open = FENCE_OPEN.exec(line);
-      // A backtick fence's info string may not contain backticks (CommonMark 4.5).
-      if (open && !(open[1]!.startsWith('`') && open[2]!.includes('`'))) {
-        fence = { char: open[1]![0]!, length: open[1]!.length };
-        inCode[index] = true;
-      }
-      continue;
-    }
-    inCode[index] = true;
-    const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
-    if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) fence = undefined;
-  }
-  return inCode;
+  const tracker = new FenceTracker();
+  return lines.map((line) => tracker.step(line ?? ''));
 }
 
 /** `[from, to)` ranges (line-relative) of inline code spans, backticks included. */
@@ -59,6 +74,18 @@ export function inlineCodeSpans(line: string): Array<[number, number]> {
     index = close + runLength;
   }
   return spans;
+}
+
+/** The line with each inline code span (backticks included) replaced by spaces, columns kept. */
+export function blankInlineCode(line: string): string {
+  if (!line.includes('`')) return line;
+  let output = '';
+  let position = 0;
+  for (const [from, to] of inlineCodeSpans(line)) {
+    output += line.slice(position, from) + ' '.repeat(to - from);
+    position = to;
+  }
+  return output + line.slice(position);
 }
 
 function findBacktickRun(line: string, from: number, length: number): number {
