@@ -53,6 +53,8 @@ export interface WriteCard {
   undo?: UndoAction;
   undoState: 'available' | 'undoing' | 'undone' | 'failed';
   undoError?: string;
+  /** What the undo said about where it went (e.g. cancelled on the companion, note kept). */
+  undoNotice?: string;
 }
 
 export interface ChatMessageView {
@@ -296,8 +298,13 @@ export class ChatSession {
         },
       };
     }
-    if (result.success) setCard({ undoState: 'undone' });
-    else setCard({ undoState: 'failed', undoError: result.error.message });
+    if (result.success) {
+      const notice = (result.data as { notice?: unknown } | null)?.notice;
+      setCard({
+        undoState: 'undone',
+        ...(typeof notice === 'string' ? { undoNotice: notice } : {}),
+      });
+    } else setCard({ undoState: 'failed', undoError: result.error.message });
   }
 
   /** Starts a fresh conversation (the running turn, if any, is stopped). */

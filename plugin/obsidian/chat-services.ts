@@ -1,6 +1,6 @@
 /**
  * Builds the chat for the pane (DESIGN §4) over Obsidian: the ChatEngine with the vault-backed
- * writers, the in-vault search, conversations in the chats folder and, when a chat model is set,
+ * writers (reminders through the companion's API while one is paired), the in-vault search, conversations in the chats folder and, when a chat model is set,
  * Ollama for routing and phrasing; plus the pane's callbacks (Markdown through Obsidian's
  * renderer, citations opened at their line or page). Settings are read per message, so a
  * change in the settings tab applies to the next message without rebuilding anything.
@@ -8,7 +8,9 @@
 import { Component, MarkdownRenderer, Notice, Platform, TFile } from 'obsidian';
 import type { App } from 'obsidian';
 import { ChatSession, type ChatPaneServices } from '../chat/chat-session';
+import { CompanionReminders } from '../chat/companion-reminders';
 import { fetchOllamaHttp, transportOllamaHttp } from '../chat/ollama-transports';
+import { PairedReminders } from '../chat/paired-reminders';
 import { VaultConversations } from '../chat/vault-conversations';
 import { VaultNoteWriter } from '../chat/vault-note-writer';
 import { VaultReminders } from '../chat/vault-reminders';
@@ -66,7 +68,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
       return new VaultSearcher(search).search(request);
     },
   };
-  const reminders = new VaultReminders({
+  const vaultReminders = new VaultReminders({
     files,
     // Reminder notes refuse a `created` with seconds (minute resolution); a live clock has them.
     clock: minuteClock,
@@ -74,6 +76,17 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     remindersFolder: () => settings().folders.reminders,
     randomBytes,
   });
+  // Paired: the companion schedules what the chat sets at once; else (or unreachable) the vault.
+  const companionReminders = new CompanionReminders(
+    options.transport,
+    () => ({
+      url: settings().companion.url,
+      token: settings().companion.token,
+      offlineMode: settings().privacy.offlineMode,
+    }),
+    clock,
+  );
+  const reminders = new PairedReminders(companionReminders, vaultReminders, clock);
   const conversations = new VaultConversations({
     files,
     folder: () => settings().folders.chats,

@@ -35,6 +35,7 @@ import {
   type RoutedMessage,
   type Searcher,
   type SearchHit,
+  type WriteNotice,
 } from './ports';
 import { RecentWrites } from './recent-writes';
 import { resolveReminder } from './reminder-reference';
@@ -77,6 +78,8 @@ export interface AppendedData {
 export interface ReminderWrittenData {
   reminder: Reminder;
   undo: UndoAction;
+  /** Where the write went when not the usual place (e.g. the vault, companion unreachable). */
+  notice?: string;
 }
 export interface ReminderListData {
   reminders: Reminder[];
@@ -236,7 +239,7 @@ export class ChatEngine {
   /** Reverses a write made by this engine (or another: the action carries all it needs). */
   async undo(
     action: UndoAction,
-  ): Promise<ToolResult<{ undone: UndoAction['kind']; path?: string }>> {
+  ): Promise<ToolResult<{ undone: UndoAction['kind']; path?: string; notice?: string }>> {
     try {
       switch (action.kind) {
         case 'delete_note':
@@ -246,13 +249,19 @@ export class ChatEngine {
         case 'remove_appended':
           await this.deps.notes.removeAppended({ path: action.path, text: action.text });
           return toolSuccess({ undone: action.kind, path: action.path });
-        case 'delete_reminder':
-          await this.deps.reminderWriter.delete(action.id);
+        case 'delete_reminder': {
+          const written = await this.deps.reminderWriter.delete(action.id);
           this.recentReminders.forget((data) => data.reminder.id === action.id);
-          return toolSuccess({ undone: action.kind, path: action.path });
-        case 'restore_reminder':
-          await this.deps.reminderWriter.restore(action.previous);
-          return toolSuccess({ undone: action.kind, path: action.previous.path });
+          return toolSuccess({ undone: action.kind, path: action.path, ...noticeOf(written) });
+        }
+        case 'restore_reminder': {
+          const written = await this.deps.reminderWriter.restore(action.previous);
+          return toolSuccess({
+            undone: action.kind,
+            path: action.previous.path,
+            ...noticeOf(written),
+          });
+        }
         default:
           return toolFailure({
             code: 'VALIDATION_ERROR',
@@ -285,21 +294,29 @@ export class ChatEngine {
         }
         case 'snooze_reminder': {
           const previous = await resolveReminder(this.deps.reminderReader, call.args.id);
-          const reminder = await this.deps.reminderWriter.snooze(previous.id, call.args.minutes);
+          const { notice, ...reminder } = await this.deps.reminderWriter.snooze(
+            previous.id,
+            call.args.minutes,
+          );
           const data: ReminderWrittenData = {
             reminder,
             undo: { kind: 'restore_reminder', previous },
+            ...noticeOf({ notice }),
           };
-          return { text: snoozedText(reminder, call.args.minutes), result: toolSuccess(data) };
+          return {
+            text: withNotice(snoozedText(reminder, call.args.minutes), notice),
+            result: toolSuccess(data),
+          };
         }
         case 'complete_reminder': {
           const previous = await resolveReminder(this.deps.reminderReader, call.args.id);
-          const reminder = await this.deps.reminderWriter.complete(previous.id);
+          const { notice, ...reminder } = await this.deps.reminderWriter.complete(previous.id);
           const data: ReminderWrittenData = {
             reminder,
             undo: { kind: 'restore_reminder', previous },
+            ...noticeOf({ notice }),
           };
-          return { text: completedText(reminder), result: toolSuccess(data) };
+          return { text: withNotice(completedText(reminder), notice), result: toolSuccess(data) };
         }
         case 'search': {
           const results = await this.deps.searcher.search(call.args);
@@ -388,7 +405,7 @@ export class ChatEngine {
         result: toolSuccess(recent, { deduplicated: true }),
       };
     }
-    const reminder = await this.deps.reminderWriter.create({
+    const { notice, ...reminder } = await this.deps.reminderWriter.create({
       title: args.title,
       due: args.due,
       timezone,
@@ -397,9 +414,13 @@ export class ChatEngine {
     const data: ReminderWrittenData = {
       reminder,
       undo: { kind: 'delete_reminder', id: reminder.id, path: reminder.path },
+      ...noticeOf({ notice }),
     };
     this.recentReminders.remember(key, data);
-    return { text: reminderCreatedText(reminder, false), result: toolSuccess(data) };
+    return {
+      text: withNotice(reminderCreatedText(reminder, false), notice),
+      result: toolSuccess(data),
+    };
   }
 
   private async answer(
@@ -501,4 +522,15 @@ function toToolError(error: unknown, what: string): ToolError {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** `{ notice }` when a writer said where its write went, else nothing (no `notice: undefined`). */
+function noticeOf(written: WriteNotice | void): WriteNotice {
+  const notice = written?.notice;
+  return notice === undefined || notice === '' ? {} : { notice };
+}
+
+/** The reply, with the writer's notice as its own paragraph. */
+function withNotice(text: string, notice: string | undefined): string {
+  return notice === undefined || notice === '' ? text : `${text}\n\n${notice}`;
 }

@@ -71,6 +71,15 @@ export interface ReminderReader {
   get(id: string): Promise<Reminder | undefined>;
 }
 
+/**
+ * A sentence a writer adds for the user when a write went somewhere other than usual (the
+ * plugin writing into the vault because the paired companion was unreachable, say). The engine
+ * puts it into the tool result's data and under the reply.
+ */
+export interface WriteNotice {
+  notice?: string;
+}
+
 export interface ReminderWriter {
   /** Writes a reminder note (DESIGN §2). `due` without offset is wall time in `timezone`. */
   create(reminder: {
@@ -78,13 +87,13 @@ export interface ReminderWriter {
     due: string;
     timezone: string;
     repeat?: string;
-  }): Promise<Reminder>;
-  snooze(id: string, minutes: number): Promise<Reminder>;
-  complete(id: string): Promise<Reminder>;
-  /** Undo of `create`: deletes the reminder note. */
-  delete(id: string): Promise<void>;
+  }): Promise<Reminder & WriteNotice>;
+  snooze(id: string, minutes: number): Promise<Reminder & WriteNotice>;
+  complete(id: string): Promise<Reminder & WriteNotice>;
+  /** Undo of `create`: deletes (or cancels) the reminder. */
+  delete(id: string): Promise<void | WriteNotice>;
   /** Undo of `snooze`/`complete`: writes back status and snoozed_until as they were. */
-  restore(previous: Reminder): Promise<void>;
+  restore(previous: Reminder): Promise<void | WriteNotice>;
 }
 
 export interface SearchHit {

@@ -186,6 +186,27 @@ describe('ChatPane with a chat', () => {
     expect(screen.getByRole('button', { name: 'Undo' })).toBeTruthy();
   });
 
+  it('an undo that only cancelled the reminder says so and keeps the link', async () => {
+    const { backend, input, settle } = setUp();
+    backend.undoResult = {
+      success: true,
+      data: {
+        undone: 'delete_reminder',
+        notice: 'The companion cancelled it; the note stays, with status: cancelled.',
+      },
+    };
+    await type(input(), 'remind me');
+    await fireEvent.keyDown(input(), { key: 'Enter' });
+    backend.emit(REMINDER_TOOL, { type: 'done' });
+    await settle();
+    await fireEvent.click(screen.getByRole('button', { name: 'Undo' }));
+    await settle();
+    expect(
+      screen.getByText('The companion cancelled it; the note stays, with status: cancelled.'),
+    ).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Call the bank' })).toBeTruthy();
+  });
+
   it('shows an error event in the pane, with its field', async () => {
     const { backend, input, settle } = setUp();
     await type(input(), 'remind me yesterday');
