@@ -47,7 +47,6 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private readonly chat = new ChatServicesSlot();
 
   override async onload(): Promise<void> {
-    const started = performance.now();
     await this.restoreSettings();
 
     const client = new CompanionClient(new ObsidianHttpTransport(), () => ({
@@ -82,7 +81,6 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());
-    console.debug(`Cairn: loaded in ${(performance.now() - started).toFixed(1)} ms`);
   }
 
   /** Work that may touch the network or the vault starts only once Obsidian has drawn itself. */
@@ -225,7 +223,8 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
 
   private async restoreSettings(): Promise<void> {
     const raw: unknown = await this.loadData();
-    const loaded = loadSettings(raw, systemTimeZone());
+    // The system zone is looked up when first needed, not while Obsidian waits for onload.
+    const loaded = loadSettings(raw, systemTimeZone);
     this.settings = loaded.settings;
     this.settingsProblems = loaded.problems;
     this.storedData = raw;

@@ -23,7 +23,54 @@ export interface LoadedSettings {
   migrations: string[];
 }
 
-export function loadSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
+/**
+ * `systemTimeZone` is the default zone, or a function giving it: a function is called only
+ * when `timezone` is first read (and only if data.json has no valid zone), because asking the
+ * runtime for its zone costs tens of milliseconds the first time and plugin start-up need not
+ * pay them (see validation.ts, isValidTimeZone).
+ */
+export function loadSettings(
+  raw: unknown,
+  systemTimeZone: string | (() => string),
+): LoadedSettings {
+  if (typeof systemTimeZone === 'string') return readSettings(raw, systemTimeZone);
+  const loaded = readSettings(raw, SYSTEM_ZONE_PENDING);
+  if (loaded.settings.timezone === SYSTEM_ZONE_PENDING) {
+    resolveTimeZoneOnFirstUse(loaded.settings, systemTimeZone);
+  }
+  return loaded;
+}
+
+/**
+ * Stands in for the system zone while settings are read. It is not a zone name, so a
+ * data.json holding this text fails the zone check and gets the default like any typo.
+ */
+const SYSTEM_ZONE_PENDING = '(system time zone)';
+
+/**
+ * Makes `settings.timezone` a property that asks `systemTimeZone` on its first read and then
+ * holds the answer as a plain value; a write before any read skips the question. It stays
+ * enumerable, so saving, spreading and comparing see the zone like any other field.
+ */
+function resolveTimeZoneOnFirstUse(settings: CairnSettings, systemTimeZone: () => string): void {
+  const settle = (zone: string): string => {
+    Object.defineProperty(settings, 'timezone', {
+      value: zone,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    return zone;
+  };
+  Object.defineProperty(settings, 'timezone', {
+    get: () => settle(systemTimeZone()),
+    set: (zone: string) => settle(zone),
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
   const defaults = defaultSettings(systemTimeZone);
   const problems: SettingsProblem[] = [];
   // Obsidian's loadData() answers null for a fresh install: that is not a problem.

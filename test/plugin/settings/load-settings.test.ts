@@ -164,6 +164,52 @@ describe('loadSettings: a wrong field falls back to its default and is reported 
   });
 });
 
+describe('loadSettings: the system zone asked for lazily', () => {
+  const counting = (zone: string) => {
+    const asked = { count: 0 };
+    const systemZone = () => {
+      asked.count++;
+      return zone;
+    };
+    return { asked, systemZone };
+  };
+
+  it('asks for the system zone only when timezone is first read, and only once', () => {
+    const { asked, systemZone } = counting('Asia/Kolkata');
+    const { settings } = loadSettings({ settingsVersion: 1 }, systemZone);
+    expect(asked.count).toBe(0);
+    expect(settings.timezone).toBe('Asia/Kolkata');
+    expect(settings.timezone).toBe('Asia/Kolkata');
+    expect(asked.count).toBe(1);
+  });
+
+  it('never asks when data.json holds a valid zone, or when the zone is set before a read', () => {
+    const stored = counting('Asia/Kolkata');
+    expect(loadSettings({ timezone: 'Asia/Tokyo' }, stored.systemZone).settings.timezone).toBe(
+      'Asia/Tokyo',
+    );
+    const written = counting('Asia/Kolkata');
+    const { settings } = loadSettings(null, written.systemZone);
+    settings.timezone = 'Europe/Paris';
+    expect(settings.timezone).toBe('Europe/Paris');
+    expect(stored.asked.count + written.asked.count).toBe(0);
+  });
+
+  it('uses the system zone for an invalid stored zone and still reports it', () => {
+    const { systemZone } = counting('Asia/Kolkata');
+    const loaded = loadSettings({ settingsVersion: 1, timezone: 'Mars/Olympus' }, systemZone);
+    expect(loaded.problems.map((problem) => problem.field)).toEqual(['timezone']);
+    expect(loaded.settings.timezone).toBe('Asia/Kolkata');
+  });
+
+  it('saves, spreads and compares like settings built with the zone up front', () => {
+    const { settings } = loadSettings(null, counting(ZONE).systemZone);
+    expect(Object.keys(settings)).toEqual(Object.keys(defaults));
+    expect({ ...settings }).toEqual(defaults);
+    expect(JSON.parse(JSON.stringify(toStoredData(settings, null)))).toEqual(defaults);
+  });
+});
+
 describe('loadSettings: versions', () => {
   it('migrates a v0 file (no settingsVersion) and reports the migration', () => {
     const loaded = loadSettings(

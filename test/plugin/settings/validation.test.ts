@@ -147,3 +147,28 @@ describe('isValidTimeZone', () => {
     expect(isValidTimeZone(zone)).toBe(valid);
   });
 });
+
+describe('isValidTimeZone agrees with Intl.DateTimeFormat', () => {
+  // The listed zones are answered from Intl.supportedValuesOf; the rest by a DateTimeFormat.
+  const acceptedByIntl = (zone: string) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('accepts every zone the runtime lists', () => {
+    const listed = Intl.supportedValuesOf('timeZone');
+    expect(listed.length).toBeGreaterThan(100);
+    expect(listed.filter((zone) => !isValidTimeZone(zone))).toEqual([]);
+  });
+
+  it.each(['US/Eastern', 'Etc/GMT+5', 'europe/berlin', 'GMT', 'Europe/Berlinn', 'UTC+1', ' UTC'])(
+    'answers %j as a DateTimeFormat would',
+    (zone) => {
+      expect(isValidTimeZone(zone)).toBe(acceptedByIntl(zone));
+    },
+  );
+});
