@@ -14,7 +14,8 @@ import { proseLines } from './prose-lines';
 // rightly objects to combining characters inside a character class.
 const TAG_CHARACTER = String.raw`(?:[\p{L}\p{M}\p{N}_\-/\p{Extended_Pictographic}]|\u{200D}|\u{FE0F})`;
 const TAG_BODY = new RegExp(`^${TAG_CHARACTER}+$`, 'u');
-const INLINE_TAG = new RegExp(`(?<=^|\\s)#(${TAG_CHARACTER}+)`, 'gu');
+// `(^|\s)` rather than a lookbehind, which older iOS cannot parse (the plugin runs there).
+const INLINE_TAG = new RegExp(`(?:^|\\s)#(${TAG_CHARACTER}+)`, 'gu');
 
 /** True when `tag` (without `#`) is a tag Obsidian would recognise. */
 export function isValidTag(tag: string): boolean {
