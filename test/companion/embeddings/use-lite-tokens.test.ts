@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
 import { describe, expect, it } from 'vitest';
 import {
+  USE_LITE_HARD_CUT_CHARS,
   USE_LITE_MAX_TOKENS,
+  USE_LITE_SEGMENT_CHARS,
   useLiteTokenIds,
 } from '../../../companion/embeddings/use-lite-tokens';
 import { corpusPath } from '../../helpers/corpora';
@@ -49,6 +51,25 @@ describe('useLiteTokenIds', () => {
     const text = 'word '.repeat(1_000);
     expect(useLiteTokenIds(tokenizer, text)).toHaveLength(USE_LITE_MAX_TOKENS);
     expect(useLiteTokenIds(tokenizer, text, 5)).toEqual(tokenizer.encode(text).slice(0, 5));
+  });
+
+  it('hands the tokenizer segments of prose no longer than a segment (its cost is quadratic)', () => {
+    const text = readFileSync(notes(corpusPath('obsidian-help-en'))[0] as string, 'utf8');
+    const captured: string[] = [];
+    useLiteTokenIds({ encode: (s) => (captured.push(s), [1]) }, text, 1_000);
+    expect(captured.length).toBeGreaterThan(1);
+    for (const segment of captured)
+      expect(segment.length).toBeLessThanOrEqual(USE_LITE_SEGMENT_CHARS);
+  });
+
+  it('does not cut a run without spaces that fits within the hard-cut reach', () => {
+    const url = `https://example.com/${'a'.repeat(USE_LITE_SEGMENT_CHARS * 2)}`;
+    expect(url.length).toBeLessThan(USE_LITE_HARD_CUT_CHARS);
+    const text = `See ${url} for details`;
+    const captured: string[] = [];
+    useLiteTokenIds({ encode: (s) => (captured.push(s), [1]) }, text, 1_000);
+    expect(captured.some((segment) => segment.includes(url))).toBe(true);
+    expect(useLiteTokenIds(tokenizer, text, 1_000)).toEqual(tokenizer.encode(text));
   });
 
   it('cuts a text without spaces at a hard limit without splitting a surrogate pair', () => {
