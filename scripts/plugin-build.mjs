@@ -3,6 +3,7 @@
 // exactly the same main.js.
 import sveltePlugin from 'esbuild-svelte';
 import { builtinModules } from 'node:module';
+import { inlineWorkerPlugin } from './inline-worker-plugin.mjs';
 
 /** Provided by Obsidian at run time; bundling a second copy breaks the editor. */
 export const PLUGIN_EXTERNALS = [
@@ -42,6 +43,11 @@ export function pluginBuildOptions({ production, outfile = 'main.js', plugins = 
     treeShaking: true,
     minify: production,
     outfile,
-    plugins: [sveltePlugin({ compilerOptions: { css: 'external', dev: !production } }), ...plugins],
+    plugins: [
+      sveltePlugin({ compilerOptions: { css: 'external', dev: !production } }),
+      // The built-in model's Web Worker, bundled first and imported as text.
+      inlineWorkerPlugin(),
+      ...plugins,
+    ],
   };
 }

@@ -1,13 +1,12 @@
-import type { Embedder } from '../../shared/ports';
 import type { HttpTransport } from '../connection/http-transport';
 import type { CairnSettings } from '../settings/settings';
 import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+import type { BuiltinModelHost } from './builtin-embedder';
+import type { EmbedderChoice } from './embedder-choice';
 import { CompanionEmbedder } from './companion-embedder';
 import { OllamaEmbedder } from './ollama-embedder';
 
-/** The provider search will use, or why there is none (shown as "keyword only"). */
-export type EmbedderChoice =
-  { kind: 'active'; embedder: Embedder; label: string } | { kind: 'none'; reason: string };
+export type { EmbedderChoice };
 
 /**
  * Turns the `embeddings.provider` setting into an Embedder, checking it answers. Failures are
@@ -16,19 +15,20 @@ export type EmbedderChoice =
 export async function selectEmbedder(
   settings: Pick<CairnSettings, 'embeddings' | 'companion' | 'ollama' | 'privacy'>,
   transport: HttpTransport,
+  /** Where the built-in model lives; without it, `builtin` falls back to keyword search. */
+  builtin?: BuiltinModelHost,
 ): Promise<EmbedderChoice> {
   const provider = settings.embeddings.provider;
   try {
     switch (provider) {
       case 'none':
         return { kind: 'none', reason: 'embeddings are off in settings' };
-      case 'builtin':
-        // USE-lite needs 28 MB of weights that cannot ship in main.js; not wired in the plugin yet.
-        return {
-          kind: 'none',
-          reason:
-            'the built-in model is not available in the plugin yet; pair the companion or use Ollama',
-        };
+      case 'builtin': {
+        if (!builtin) return { kind: 'none', reason: 'the built-in model has no folder here' };
+        // Loaded on demand: the worker code is reached only when this provider is chosen.
+        const { startBuiltinEmbedder } = await import('./builtin-embedder');
+        return await startBuiltinEmbedder(builtin);
+      }
       case 'companion': {
         const url = checkedUrl(
           settings.companion.url,

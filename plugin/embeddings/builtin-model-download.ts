@@ -1,0 +1,147 @@
+import { USE_LITE_FILES, USE_LITE_TOTAL_BYTES } from '../../shared/embeddings/use-lite-files';
+import type { ModelFolderAdapter } from './builtin-model-folder';
+
+/*
+ * Fills the model folder from the paired companion's `GET /api/v1/models/use-lite/files/:name`.
+ * Each file is checked (size and SHA-256) and written under a temporary name, then renamed into
+ * place; a file is never half-written under its real name, so an interrupted download leaves a
+ * folder that the check reports as incomplete (naming what is missing), never one that looks
+ * complete. Files already in place and intact are kept, so a second run resumes.
+ */
+
+export interface BinaryResponse {
+  readonly status: number;
+  readonly body: ArrayBuffer;
+  /** The Content-Length header when the server sent one. */
+  readonly contentLength?: number;
+}
+
+/** GETs a URL as bytes; resolves with any status, rejects only when no answer came. */
+export type BinaryFetch = (url: string, headers: Record<string, string>) => Promise<BinaryResponse>;
+
+export interface DownloadProgress {
+  readonly file: string;
+  /** 1-based position of `file` among the files. */
+  readonly index: number;
+  readonly count: number;
+  /** Bytes of the files finished so far, out of `totalBytes`. */
+  readonly doneBytes: number;
+  readonly totalBytes: number;
+}
+
+export interface DownloadOptions {
+  readonly adapter: ModelFolderAdapter;
+  readonly dir: string;
+  /** The companion's base URL (no trailing slash) and API token. */
+  readonly companionUrl: string;
+  readonly token: string;
+  readonly fetch: BinaryFetch;
+  readonly onProgress?: (progress: DownloadProgress) => void;
+}
+
+export class ModelDownloadError extends Error {
+  override readonly name = 'ModelDownloadError';
+}
+
+const TEMP_SUFFIX = '.download';
+
+export async function downloadBuiltinModel(options: DownloadOptions): Promise<void> {
+  const { adapter, dir } = options;
+  if (!(await adapter.exists(dir))) await adapter.mkdir(dir);
+  let doneBytes = 0;
+  for (const [position, file] of USE_LITE_FILES.entries()) {
+    options.onProgress?.({
+      file: file.name,
+      index: position + 1,
+      count: USE_LITE_FILES.length,
+      doneBytes,
+      totalBytes: USE_LITE_TOTAL_BYTES,
+    });
+    const target = `${dir}/${file.name}`;
+    if (!(await isIntact(adapter, target, file.bytes, file.sha256))) {
+      const body = await fetchFile(options, file.name, file.bytes);
+      const digest = await sha256Hex(body);
+      if (digest !== file.sha256) {
+        throw new ModelDownloadError(
+          `${file.name} from the companion does not match the expected model (SHA-256 ${digest}); is the companion a different version?`,
+        );
+      }
+      await writeInPlace(adapter, target, body);
+    }
+    doneBytes += file.bytes;
+  }
+}
+
+async function fetchFile(
+  options: DownloadOptions,
+  name: string,
+  expectedBytes: number,
+): Promise<ArrayBuffer> {
+  const url = `${options.companionUrl}/api/v1/models/use-lite/files/${encodeURIComponent(name)}`;
+  let response: BinaryResponse;
+  try {
+    response = await options.fetch(url, { Authorization: `Bearer ${options.token.trim()}` });
+  } catch (error) {
+    throw new ModelDownloadError(
+      `could not download ${name} from ${url} (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  if (response.status !== 200) {
+    throw new ModelDownloadError(
+      `the companion answered ${response.status} for ${name}${errorSuffix(response.body)}`,
+    );
+  }
+  const received = response.body.byteLength;
+  if (received !== expectedBytes || (response.contentLength ?? received) !== received) {
+    throw new ModelDownloadError(
+      `${name} arrived with ${received} bytes (Content-Length ${response.contentLength ?? 'absent'}), expected ${expectedBytes}`,
+    );
+  }
+  return response.body;
+}
+
+/** Writes under a temporary name, then renames: `target` is either absent or whole. */
+async function writeInPlace(
+  adapter: ModelFolderAdapter,
+  target: string,
+  body: ArrayBuffer,
+): Promise<void> {
+  const temp = `${target}${TEMP_SUFFIX}`;
+  try {
+    await adapter.writeBinary(temp, body);
+    // Obsidian's adapter refuses to rename onto an existing file.
+    if (await adapter.exists(target)) await adapter.remove(target);
+    await adapter.rename(temp, target);
+  } catch (error) {
+    if (await adapter.exists(temp).catch(() => false)) await adapter.remove(temp).catch(() => {});
+    throw new ModelDownloadError(
+      `could not write ${target} (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+}
+
+async function isIntact(
+  adapter: ModelFolderAdapter,
+  path: string,
+  bytes: number,
+  sha256: string,
+): Promise<boolean> {
+  if (!(await adapter.exists(path))) return false;
+  if ((await adapter.stat(path))?.size !== bytes) return false;
+  return (await sha256Hex(await adapter.readBinary(path))) === sha256;
+}
+
+async function sha256Hex(data: ArrayBuffer): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', data));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** The companion's `{ error: { message } }`, when the body is one. */
+function errorSuffix(body: ArrayBuffer): string {
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(body)) as { error?: { message?: unknown } };
+    return typeof parsed.error?.message === 'string' ? `: ${parsed.error.message}` : '';
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,231 @@
+// @vitest-environment node
+/**
+ * The built-in model in the plugin, without Obsidian: the folder check, the download from a
+ * real companion app (and an interrupted one from a real HTTP server), and selectEmbedder
+ * starting the worker's handler on the real weights.
+ */
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  unlinkSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { USE_LITE_FILES } from '../../../shared/embeddings/use-lite-files';
+import {
+  checkModelFolder,
+  builtinModelDir,
+  INSTALL_HINT,
+} from '../../../plugin/embeddings/builtin-model-folder';
+import {
+  downloadBuiltinModel,
+  type BinaryFetch,
+} from '../../../plugin/embeddings/builtin-model-download';
+import { selectEmbedder } from '../../../plugin/embeddings/select-embedder';
+import { defaultSettings } from '../../../plugin/settings/settings';
+import { buildTestApp, TEST_TOKEN, type TestApp } from '../../companion/helpers/app';
+import { NodeHttpTransport } from '../../helpers/node-http-transport';
+import { DiskAdapter, copyModel, inProcessWorker, installedFile } from './builtin-test-kit';
+
+/** A real HTTP client: Node's fetch. */
+const nodeFetch: BinaryFetch = async (url, headers) => {
+  const response = await fetch(url, { headers });
+  const length = response.headers.get('content-length');
+  return {
+    status: response.status,
+    body: await response.arrayBuffer(),
+    ...(length === null ? {} : { contentLength: Number(length) }),
+  };
+};
+
+let root: string;
+let dir: string;
+const adapter = new DiskAdapter();
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'cairn-builtin-'));
+  dir = builtinModelDir(`${root}/.obsidian/plugins/cairn/`);
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('the model folder check', () => {
+  it('puts the model under the plugin folder', () => {
+    expect(builtinModelDir('.obsidian/plugins/cairn')).toBe(
+      '.obsidian/plugins/cairn/models/use-lite',
+    );
+  });
+
+  it('says the model is not installed, and how to install it, when the folder is empty', async () => {
+    expect(await checkModelFolder(adapter, dir)).toMatchObject({
+      complete: false,
+      message: `the built-in model is not installed: ${INSTALL_HINT}`,
+    });
+  });
+
+  it('is complete with every file, and names a missing shard and a short wasm file', async () => {
+    copyModel(dir);
+    expect(await checkModelFolder(adapter, dir)).toEqual({ complete: true });
+    unlinkSync(`${dir}/group1-shard3of7`);
+    truncateSync(`${dir}/tfjs-backend-wasm.wasm`, 100);
+    const check = await checkModelFolder(adapter, dir);
+    expect(check.complete).toBe(false);
+    expect(!check.complete && check.message).toBe(
+      `the built-in model in ${dir} is incomplete (missing group1-shard3of7; tfjs-backend-wasm.wasm is 100 bytes, expected 311123): ${INSTALL_HINT}`,
+    );
+  });
+});
+
+describe('downloading the model from the companion', () => {
+  let companion: TestApp;
+  let url: string;
+
+  beforeAll(async () => {
+    companion = await buildTestApp();
+    await companion.app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(companion.app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await companion.close();
+  });
+
+  it('fills the folder with checked files, reporting progress, and a second run keeps them', async () => {
+    const progress: string[] = [];
+    await downloadBuiltinModel({
+      adapter,
+      dir,
+      companionUrl: url,
+      token: TEST_TOKEN,
+      fetch: nodeFetch,
+      onProgress: (p) => progress.push(`${p.index}/${p.count} ${p.file}`),
+    });
+    expect(await checkModelFolder(adapter, dir)).toEqual({ complete: true });
+    expect(progress).toHaveLength(USE_LITE_FILES.length);
+    expect(progress[0]).toBe(`1/${USE_LITE_FILES.length} model.json`);
+    for (const file of USE_LITE_FILES) {
+      expect(
+        readFileSync(`${dir}/${file.name}`).equals(readFileSync(installedFile(file.name))),
+      ).toBe(true);
+    }
+    expect(readdirSync(dir).sort()).toEqual(USE_LITE_FILES.map((f) => f.name).sort());
+
+    const writes = adapter.written.length;
+    await downloadBuiltinModel({
+      adapter,
+      dir,
+      companionUrl: url,
+      token: TEST_TOKEN,
+      fetch: nodeFetch,
+    });
+    expect(adapter.written.length).toBe(writes);
+  });
+
+  it('refuses with the companion’s answer when the token is wrong, writing nothing', async () => {
+    await expect(
+      downloadBuiltinModel({ adapter, dir, companionUrl: url, token: 'wrong', fetch: nodeFetch }),
+    ).rejects.toThrow(/the companion answered 401 for model\.json/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('an interrupted download', () => {
+  let server: Server;
+  let url: string;
+  const CUT = 'group1-shard3of7';
+
+  beforeAll(async () => {
+    // Serves the real files, but the connection drops halfway through one shard.
+    server = createServer((request, response) => {
+      const name = decodeURIComponent(request.url?.split('/').pop() ?? '');
+      const data = readFileSync(installedFile(name));
+      response.writeHead(200, { 'Content-Length': String(data.length) });
+      if (name !== CUT) return response.end(data);
+      response.write(data.subarray(0, data.length / 2), () => response.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('leaves no file half-written and a folder the check reports incomplete, naming what is missing', async () => {
+    await expect(
+      downloadBuiltinModel({ adapter, dir, companionUrl: url, token: 't', fetch: nodeFetch }),
+    ).rejects.toThrow(`could not download ${CUT}`);
+    const check = await checkModelFolder(adapter, dir);
+    expect(check.complete).toBe(false);
+    expect(!check.complete && check.problems.map((p) => p.name)).toEqual(
+      USE_LITE_FILES.map((f) => f.name).slice(USE_LITE_FILES.findIndex((f) => f.name === CUT)),
+    );
+    expect(readdirSync(dir).filter((name) => name.endsWith('.download'))).toEqual([]);
+    expect(existsSync(`${dir}/${CUT}`)).toBe(false);
+  });
+});
+
+describe('selectEmbedder with the built-in provider', () => {
+  const settings = defaultSettings('UTC');
+  const transport = new NodeHttpTransport();
+
+  it('is builtin by default, and keyword-only with the install hint while the folder is empty', async () => {
+    expect(settings.embeddings.provider).toBe('builtin');
+    const worker = inProcessWorker();
+    const choice = await selectEmbedder(settings, transport, {
+      adapter,
+      dir,
+      startWorker: () => worker,
+    });
+    expect(choice).toEqual({
+      kind: 'none',
+      reason:
+        'the built-in model is not installed: run "Download the built-in model from the companion" or npm run install-plugin -- --with-model',
+    });
+  });
+
+  it('runs the worker on a complete folder: the companion’s model id, 512 dims, batches above 32', async () => {
+    copyModel(dir);
+    const worker = inProcessWorker();
+    const choice = await selectEmbedder(settings, transport, {
+      adapter,
+      dir,
+      startWorker: () => worker,
+    });
+    if (choice.kind !== 'active') throw new Error(`no embedder: ${choice.reason}`);
+    expect(choice.label).toBe('use-lite-512@energetic-ai-0.2.0');
+    expect(choice.embedder.model).toEqual({ id: 'use-lite-512@energetic-ai-0.2.0', dims: 512 });
+    const texts = Array.from({ length: 35 }, (_, i) => `reminder ${i}: call the bank`);
+    const [vectors, query] = await Promise.all([
+      choice.embedder.embed(texts),
+      choice.embedder.embed(['kitten']),
+    ]);
+    expect(vectors).toHaveLength(35);
+    expect(vectors.every((v) => v.length === 512)).toBe(true);
+    expect(query).toHaveLength(1);
+    choice.close?.();
+    expect(worker.terminated).toBe(true);
+    await expect(choice.embedder.embed(['after close'])).rejects.toThrow(
+      'built-in model: the worker was stopped',
+    );
+  }, 60_000);
+
+  it('reports a worker that cannot load the model as the reason, and stops it', async () => {
+    copyModel(dir);
+    const worker = inProcessWorker({ failBackend: 'wasm refused' });
+    const choice = await selectEmbedder(settings, transport, {
+      adapter,
+      dir,
+      startWorker: () => worker,
+    });
+    expect(choice).toEqual({
+      kind: 'none',
+      reason: 'built-in model: could not load USE-lite: wasm refused',
+    });
+    expect(worker.terminated).toBe(true);
+  });
+});
