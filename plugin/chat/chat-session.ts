@@ -14,6 +14,7 @@ import type {
   ConversationMessage,
   ConversationProblem,
   Conversation,
+  StoredUndo,
 } from '../../shared/chat/conversation-file';
 import type { ToolName, ToolResult } from '../../shared/chat/tool-schemas';
 import type { ChatEvent } from '../../shared/protocol/chat';
@@ -39,6 +40,8 @@ export interface ConversationStore {
     | { ok: false; problem: ConversationProblem }
     | undefined
   >;
+  /** Why a reopened write's Undo cannot run (its file gone or changed), else undefined. */
+  undoBlocker?(undo: StoredUndo): Promise<string | undefined>;
 }
 
 /** A write the assistant made, shown as a card with the file and an Undo. */
@@ -49,8 +52,12 @@ export interface WriteCard {
   title: string;
   path: string;
   deduplicated: boolean;
-  /** Absent for cards of a reopened chat: the undo data is not kept in the file. */
+  /** Absent for writes that cannot be undone (or a chat saved before undo was kept). */
   undo?: UndoAction;
+  /** A reopened card's undo as the chat file kept it: checked again before it runs. */
+  stored?: StoredUndo;
+  /** Why Undo is disabled (the file changed or went away since the write). */
+  undoBlocked?: string;
   undoState: 'available' | 'undoing' | 'undone' | 'failed';
   undoError?: string;
   /** What the undo said about where it went (e.g. cancelled on the companion, note kept). */
@@ -277,7 +284,12 @@ export class ChatSession {
   /** Undoes the write shown on a message's card. */
   async undo(key: number): Promise<void> {
     const card = this.state.messages.find((m) => m.key === key)?.card;
-    if (card?.undo === undefined || card.undoState === 'undoing' || card.undoState === 'undone')
+    if (
+      card?.undo === undefined ||
+      card.undoBlocked !== undefined ||
+      card.undoState === 'undoing' ||
+      card.undoState === 'undone'
+    )
       return;
     const setCard = (change: Partial<WriteCard>) =>
       this.set({
@@ -288,6 +300,12 @@ export class ChatSession {
     setCard({ undoState: 'undoing', undoError: undefined });
     let result: ToolResult;
     try {
+      // The file may have changed since the chat was reopened.
+      const blocked = card.stored === undefined ? undefined : await this.blockerOf(card.stored);
+      if (blocked !== undefined) {
+        setCard({ undoState: 'available', undoBlocked: blocked });
+        return;
+      }
       result = await this.backend.undo(card.undo);
     } catch (error) {
       result = {
@@ -355,9 +373,15 @@ export class ChatSession {
       this.set({ notice: `${path}${where} is not a readable chat: ${opened.problem.message}` });
       return;
     }
+    const stored = opened.conversation.messages;
+    const blockers = await Promise.all(
+      stored.map((message) =>
+        message.undo === undefined ? undefined : this.blockerOf(message.undo),
+      ),
+    );
     this.stop();
     this.generation += 1;
-    const messages = opened.conversation.messages.map((stored) => this.reopened(stored));
+    const messages = stored.map((message, index) => this.reopened(message, blockers[index]));
     this.set({
       messages,
       conversation: path,
@@ -372,7 +396,7 @@ export class ChatSession {
     this.listeners.clear();
   }
 
-  private reopened(stored: ConversationMessage): ChatMessageView {
+  private reopened(stored: ConversationMessage, blocked: string | undefined): ChatMessageView {
     const view = this.message(stored.role, stored.text);
     view.citations = stored.citations.map(linkCitation);
     if (stored.tool !== undefined && stored.wrote !== undefined && WRITE_LABEL[stored.tool]) {
@@ -382,10 +406,22 @@ export class ChatSession {
         title: stored.wrote.replace(/^.*\//, '').replace(/\.md$/, ''),
         path: stored.wrote,
         deduplicated: false,
+        ...(stored.undo === undefined ? {} : { undo: stored.undo.action, stored: stored.undo }),
+        ...(blocked === undefined ? {} : { undoBlocked: blocked }),
         undoState: 'available',
       };
     }
     return view;
+  }
+
+  /** The store's verdict on a kept undo; a store that cannot check lets the undo's own checks decide. */
+  private async blockerOf(undo: StoredUndo): Promise<string | undefined> {
+    if (this.store?.undoBlocker === undefined) return undefined;
+    try {
+      return await this.store.undoBlocker(undo);
+    } catch (error) {
+      return `the file could not be checked: ${describe(error)}`;
+    }
   }
 
   private readSearchMode(): string | undefined {

@@ -3,8 +3,11 @@
  * added to its chat's Markdown file (shared/chat/conversation-file), and the folder can be
  * listed to reopen a chat. A file that no longer reads as a chat (edited by hand into something
  * else) is never overwritten: the turn starts a new chat file instead.
+ *
+ * A write's turn keeps the hash of the file it wrote, read back as the turn is recorded, so a
+ * reopened chat offers Undo only while that file is still exactly what Cairn left.
  */
-import type { ChatTurn, ConversationSink } from '../../shared/chat/chat-engine';
+import type { ChatTurn, ConversationSink, UndoAction } from '../../shared/chat/chat-engine';
 import {
   appendTurn,
   conversationFileName,
@@ -15,7 +18,9 @@ import {
   type Conversation,
   type ConversationListing,
   type ConversationProblem,
+  type StoredUndo,
 } from '../../shared/chat/conversation-file';
+import { textHash } from '../../shared/search/hash';
 import { newNoteId, newShortId, type RandomBytes } from '../../shared/markdown';
 import type { ChatVaultFiles } from './chat-vault-files';
 
@@ -32,17 +37,32 @@ export class VaultConversations implements ConversationSink {
 
   async record(conversation: string | undefined, turn: ChatTurn): Promise<string> {
     const { files } = this.options;
+    const written = await this.writtenHash(turn);
     if (conversation !== undefined && files.exists(conversation)) {
       let continued = false;
       await files.process(conversation, (current) => {
         const parsed = parseConversation(current);
         if (!parsed.ok) return current;
         continued = true;
-        return formatConversation(appendTurn(parsed.conversation, turn));
+        return formatConversation(appendTurn(parsed.conversation, turn, written));
       });
       if (continued) return conversation;
     }
-    return this.start(turn);
+    return this.start(turn, written);
+  }
+
+  /**
+   * Why a reopened card's Undo cannot run, or undefined when it may: the file it would undo is
+   * gone or changed since the write. Without a stored hash (the file was not in this vault at
+   * the time, e.g. a reminder the companion wrote) the undo's own checks decide.
+   */
+  async undoBlocker(stored: StoredUndo): Promise<string | undefined> {
+    if (stored.hash === undefined) return undefined;
+    const path = undoPath(stored.action);
+    const text = await this.options.files.read(path);
+    if (text === undefined) return `${path} no longer exists`;
+    if (textHash(text) !== stored.hash) return `${path} changed since Cairn wrote it`;
+    return undefined;
   }
 
   /** The chats in the folder, newest first, and the files there that are not readable chats. */
@@ -72,10 +92,19 @@ export class VaultConversations implements ConversationSink {
     return text === undefined ? undefined : parseConversation(text);
   }
 
-  private async start(turn: ChatTurn): Promise<string> {
+  /** The hash of the file the turn wrote, as it is now (just after the write). */
+  private async writtenHash(turn: ChatTurn): Promise<string | undefined> {
+    if (turn.result === undefined || !turn.result.success) return undefined;
+    const action = (turn.result.data as { undo?: UndoAction } | null)?.undo;
+    if (action === undefined) return undefined;
+    const text = await this.options.files.read(undoPath(action));
+    return text === undefined ? undefined : textHash(text);
+  }
+
+  private async start(turn: ChatTurn, written: string | undefined): Promise<string> {
     const { files, randomBytes } = this.options;
     const fresh = newConversation(newNoteId(randomBytes), turn.at, this.options.zone(), turn.user);
-    const conversation = appendTurn(fresh, turn);
+    const conversation = appendTurn(fresh, turn, written);
     const folder = this.options.folder().replace(/\/+$/, '');
     const name = conversationFileName(conversation);
     let path = folder === '' ? name : `${folder}/${name}`;
@@ -83,4 +112,8 @@ export class VaultConversations implements ConversationSink {
     await files.create(path, formatConversation(conversation));
     return path;
   }
+}
+
+function undoPath(action: UndoAction): string {
+  return action.kind === 'restore_reminder' ? action.previous.path : action.path;
 }

@@ -21,14 +21,28 @@
  * 1. [[Travel/Visa rules.md#Fees|Visa rules]]
  *
  * <!-- cairn-tool: answer -->
+ *
+ * ## You · 2026-11-22 10:31
+ * note: passport photo
+ *
+ * ## Cairn · 2026-11-22 10:31
+ * Note created: "passport photo".
+ *
+ * Wrote: [[Cairn/Notes/passport-photo.md]]
+ *
+ * <!-- cairn-tool: create_note -->
+ * <!-- cairn-undo: {"action":{"kind":"delete_note","id":"0f8c…","path":"Cairn/Notes/passport-photo.md"},"hash":"1a2b…"} -->
  * ```
  *
  * Each message is an H2 section `## You · <local time>` or `## Cairn · <local time>`. A line
  * inside a message that would read as such a heading is written with a leading backslash and
  * read back without it, so any text round-trips. Citations are wiki links `[[path#heading]]`
  * (`#page=N` for PDFs), under "Sources:"; a file a write tool made is linked under "Wrote:".
+ * What Undo needs is kept in a last `<!-- cairn-undo: … -->` comment (hidden in reading view):
+ * the engine's undo action as one line of JSON, and the written file's `textHash` when it was
+ * in the vault then, so a reopened chat offers Undo only while that file is unchanged.
  * Parsing never throws: a file that is not a readable chat comes back as a problem naming the
- * line and field.
+ * line and field; an undo comment that does not read is dropped (that card has no Undo).
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { Citation } from '../protocol/citation';
@@ -40,7 +54,7 @@ import {
   parseLocalDateTime,
   wallToInstant,
 } from '../reminders/local-time';
-import type { ChatTurn } from './chat-engine';
+import type { ChatTurn, UndoAction } from './chat-engine';
 import { isToolName, type ToolName } from './tool-schemas';
 
 export const CONVERSATION_TYPE = 'chat';
@@ -65,6 +79,15 @@ export interface ConversationMessage {
   citations: ConversationLink[];
   /** Vault path a write tool created or changed. */
   wrote?: string;
+  /** What undoes that write, as kept in the file. */
+  undo?: StoredUndo;
+}
+
+/** An undo action as a conversation file keeps it. */
+export interface StoredUndo {
+  action: UndoAction;
+  /** `textHash` (shared/search/hash) of the written file right after the write, if it was there. */
+  hash?: string;
 }
 
 export interface Conversation {
@@ -93,6 +116,7 @@ const HEADING_LIKE = /^\\*## (?:You|Cairn) · /;
 const TOOL_COMMENT = /^<!-- cairn-tool: ([a-z_]+) -->$/;
 const LINK_ITEM = /^\d+\. \[\[([^\]|#]+)(?:#([^\]|]*))?(?:\|([^\]]*))?\]\]$/;
 const WROTE_LINE = /^Wrote: \[\[([^\]|#]+)(?:\|[^\]]*)?\]\]$/;
+const UNDO_COMMENT = /^<!-- cairn-undo: (\{.*\}) -->$/;
 
 /** A new, empty conversation; `id` comes from the caller (crypto.randomUUID where it runs). */
 export function newConversation(
@@ -137,8 +161,15 @@ export function conversationFileName(conversation: Conversation): string {
   return `${stamp} ${title === '' ? 'Chat' : title}.md`;
 }
 
-/** Adds a finished engine turn (the user's message and Cairn's reply) to a conversation. */
-export function appendTurn(conversation: Conversation, turn: ChatTurn): Conversation {
+/**
+ * Adds a finished engine turn (the user's message and Cairn's reply) to a conversation.
+ * `writtenHash` is the `textHash` of the file the turn wrote, read back right after the write.
+ */
+export function appendTurn(
+  conversation: Conversation,
+  turn: ChatTurn,
+  writtenHash?: string,
+): Conversation {
   const user: ConversationMessage = { role: 'user', at: turn.at, text: turn.user, citations: [] };
   const assistant: ConversationMessage = {
     role: 'assistant',
@@ -149,6 +180,10 @@ export function appendTurn(conversation: Conversation, turn: ChatTurn): Conversa
   if (turn.tool !== undefined) assistant.tool = turn.tool;
   const wrote = writtenPath(turn);
   if (wrote !== undefined) assistant.wrote = wrote;
+  const action = undoActionOf(turn);
+  if (action !== undefined) {
+    assistant.undo = writtenHash === undefined ? { action } : { action, hash: writtenHash };
+  }
   return {
     ...conversation,
     updated: Math.max(conversation.updated, turn.at),
@@ -182,6 +217,10 @@ export function formatConversation(conversation: Conversation): string {
     }
     if (message.wrote !== undefined) lines.push('', `Wrote: [[${linkTarget(message.wrote)}]]`);
     if (message.tool !== undefined) lines.push('', `<!-- cairn-tool: ${message.tool} -->`);
+    if (message.undo !== undefined) {
+      if (message.tool === undefined) lines.push('');
+      lines.push(`<!-- cairn-undo: ${undoJson(message.undo)} -->`);
+    }
     return lines.join('\n');
   });
   return `---\n${frontMatter}---\n${sections.join('\n\n')}${sections.length > 0 ? '\n' : ''}`;
@@ -305,6 +344,13 @@ function readBody(message: ConversationMessage, body: string[]): void {
     while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
   };
   popBlank();
+  const undo = UNDO_COMMENT.exec(lines[lines.length - 1] ?? '');
+  if (undo) {
+    const stored = readStoredUndo(undo[1]!);
+    if (stored !== undefined) message.undo = stored;
+    lines.pop();
+    popBlank();
+  }
   const tool = TOOL_COMMENT.exec(lines[lines.length - 1] ?? '');
   if (tool && isToolName(tool[1]!)) {
     message.tool = tool[1];
@@ -331,14 +377,20 @@ function escapeBody(text: string): string[] {
   return text.split(/\r?\n/).map((line) => {
     if (HEADING_LIKE.test(line)) return `\\${line}`;
     // Lines that would be read back as trailers are escaped the same way.
-    if (line === 'Sources:' || TOOL_COMMENT.test(line) || WROTE_LINE.test(line)) return `\\${line}`;
-    if (/^\\+(?:Sources:|<!-- cairn-tool|Wrote: )/.test(line)) return `\\${line}`;
+    if (
+      line === 'Sources:' ||
+      TOOL_COMMENT.test(line) ||
+      UNDO_COMMENT.test(line) ||
+      WROTE_LINE.test(line)
+    )
+      return `\\${line}`;
+    if (/^\\+(?:Sources:|<!-- cairn-(?:tool|undo)|Wrote: )/.test(line)) return `\\${line}`;
     return line;
   });
 }
 
 function unescapeLine(line: string): string {
-  if (/^\\+(?:## (?:You|Cairn) · |Sources:|<!-- cairn-tool|Wrote: )/.test(line))
+  if (/^\\+(?:## (?:You|Cairn) · |Sources:|<!-- cairn-(?:tool|undo)|Wrote: )/.test(line))
     return line.slice(1);
   return line;
 }
@@ -391,6 +443,60 @@ function writtenPath(turn: ChatTurn): string | undefined {
   const data = turn.result.data as { undo?: { path?: unknown; previous?: { path?: unknown } } };
   const path = data.undo?.path ?? data.undo?.previous?.path;
   return typeof path === 'string' ? path : undefined;
+}
+
+function undoActionOf(turn: ChatTurn): UndoAction | undefined {
+  if (turn.result === undefined || !turn.result.success) return undefined;
+  const undo = (turn.result.data as { undo?: unknown } | null)?.undo;
+  return isUndoAction(undo) ? undo : undefined;
+}
+
+/** One line of JSON that cannot end the comment early (`<`/`>` only occur inside strings). */
+function undoJson(stored: StoredUndo): string {
+  return JSON.stringify(stored).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+}
+
+function readStoredUndo(json: string): StoredUndo | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value) || !isUndoAction(value.action)) return undefined;
+  if (value.hash !== undefined && typeof value.hash !== 'string') return undefined;
+  return value.hash === undefined
+    ? { action: value.action }
+    : { action: value.action, hash: value.hash };
+}
+
+/** The shapes of UndoAction; a hand-edited comment that fits none is not trusted. */
+function isUndoAction(value: unknown): value is UndoAction {
+  if (!isRecord(value)) return false;
+  const text = (key: string) => typeof value[key] === 'string' && value[key] !== '';
+  switch (value.kind) {
+    case 'delete_note':
+    case 'delete_reminder':
+      return text('id') && text('path');
+    case 'remove_appended':
+      return text('path') && typeof value.text === 'string';
+    case 'restore_reminder': {
+      const previous = value.previous;
+      return (
+        isRecord(previous) &&
+        typeof previous.id === 'string' &&
+        typeof previous.path === 'string' &&
+        typeof previous.status === 'string' &&
+        typeof previous.due === 'string'
+      );
+    }
+    default:
+      return false;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function problem(message: string, line?: number, field?: string): ConversationParse {

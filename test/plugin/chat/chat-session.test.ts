@@ -240,7 +240,7 @@ describe('ChatSession over the real engine', () => {
     expect(session.current.conversation).not.toBe(first);
   });
 
-  it('reopens a saved chat with its messages, links as chips and write cards without undo', async () => {
+  it('reopens a saved chat with its messages, links as chips and write cards with their undo', async () => {
     const writer = new ChatSession(engine(), conversations);
     await writer.send('What is the visa fee?');
     await writer.send('remind me next Monday at 8 to call the bank');
@@ -256,10 +256,69 @@ describe('ChatSession over the real engine', () => {
       path: 'Travel/Visa rules.md',
       heading: 'Key points',
     });
-    expect(messages[3]?.card).toMatchObject({ tool: 'create_reminder' });
-    expect(messages[3]?.card?.undo).toBeUndefined();
+    expect(messages[3]?.card).toMatchObject({ tool: 'create_reminder', undoState: 'available' });
+    expect(messages[3]?.card?.undo).toMatchObject({ kind: 'delete_reminder' });
+    expect(messages[3]?.card?.undoBlocked).toBeUndefined();
     await reader.send('How long does processing take?');
     expect(reader.current.conversation).toBe(path);
+  });
+
+  it('undoes a write from a reopened chat (a fresh engine: no memory of the write)', async () => {
+    const writer = new ChatSession(engine(), conversations);
+    await writer.send('note: Packing list\n- passport');
+    const notePath = writer.current.messages[1]?.card?.path ?? '';
+    await writer.send('remind me next Monday at 8 to call the bank');
+    await writer.send('snooze the bank reminder for an hour');
+    const reminderPath = writer.current.messages[3]?.card?.path ?? '';
+    const path = writer.current.conversation ?? '';
+    expect(files.files.get(path)).toMatch(/<!-- cairn-undo: \{"action":\{"kind":"delete_note"/);
+
+    const reader = new ChatSession(engine(), conversations);
+    await reader.open(path);
+    const [, note, , , , snooze] = reader.current.messages;
+    expect(snooze?.card?.undo).toMatchObject({ kind: 'restore_reminder' });
+    await reader.undo(snooze?.key ?? -1);
+    expect(reader.current.messages[5]?.card?.undoState).toBe('undone');
+    expect(files.files.get(reminderPath)).not.toContain('snoozed_until');
+    await reader.undo(note?.key ?? -1);
+    expect(reader.current.messages[1]?.card?.undoState).toBe('undone');
+    expect(files.files.has(notePath)).toBe(false);
+  });
+
+  it('disables Undo on a reopened card whose file changed or is gone, with the reason', async () => {
+    const writer = new ChatSession(engine(), conversations);
+    await writer.send('note: Packing list\n- passport');
+    const notePath = writer.current.messages[1]?.card?.path ?? '';
+    await writer.send('remind me next Monday at 8 to call the bank');
+    const reminderPath = writer.current.messages[3]?.card?.path ?? '';
+    const path = writer.current.conversation ?? '';
+    await files.process(notePath, (text) => `${text}- my own line\n`);
+    await files.trash(reminderPath);
+
+    const reader = new ChatSession(engine(), conversations);
+    await reader.open(path);
+    const [, note, , reminder] = reader.current.messages;
+    expect(note?.card?.undoBlocked).toBe(`${notePath} changed since Cairn wrote it`);
+    expect(reminder?.card?.undoBlocked).toBe(`${reminderPath} no longer exists`);
+    await reader.undo(note?.key ?? -1);
+    expect(files.files.get(notePath)).toContain('my own line');
+    expect(reader.current.messages[1]?.card?.undoState).toBe('available');
+  });
+
+  it('checks the file again when Undo is pressed, not only when the chat was reopened', async () => {
+    const writer = new ChatSession(engine(), conversations);
+    await writer.send('note: Packing list\n- passport');
+    const notePath = writer.current.messages[1]?.card?.path ?? '';
+    const path = writer.current.conversation ?? '';
+    const reader = new ChatSession(engine(), conversations);
+    await reader.open(path);
+    expect(reader.current.messages[1]?.card?.undoBlocked).toBeUndefined();
+    await files.process(notePath, (text) => text.replace('passport', 'passport and visa'));
+    await reader.undo(reader.current.messages[1]?.key ?? -1);
+    expect(reader.current.messages[1]?.card?.undoBlocked).toBe(
+      `${notePath} changed since Cairn wrote it`,
+    );
+    expect(files.files.has(notePath)).toBe(true);
   });
 
   it('names the file and line when a saved chat does not read, and a missing one', async () => {

@@ -322,6 +322,47 @@ describe('ChatPane with a chat', () => {
     );
   });
 
+  it('a reopened card whose note changed shows Undo disabled with the reason', async () => {
+    const action = { kind: 'delete_note' as const, id: 'n1', path: 'Cairn/Notes/packing.md' };
+    const store: ConversationStore = {
+      list: () => Promise.resolve({ conversations: [], problems: [] }),
+      open: () =>
+        Promise.resolve({
+          ok: true,
+          conversation: {
+            id: 'c2',
+            title: 'Packing',
+            created: 0,
+            updated: 0,
+            timezone: 'UTC',
+            messages: [
+              { role: 'user', at: 0, text: 'note: packing', citations: [] },
+              {
+                role: 'assistant',
+                at: 0,
+                text: 'Note created.',
+                citations: [],
+                tool: 'create_note',
+                wrote: action.path,
+                undo: { action, hash: 'h' },
+              },
+            ],
+          },
+        }),
+      undoBlocker: () => Promise.resolve(`${action.path} changed since Cairn wrote it`),
+    };
+    const { backend, settle, session } = setUp({ store });
+    await session.open('Cairn/Chats/packing.md');
+    await settle();
+    const undo = screen.getByRole<HTMLButtonElement>('button', { name: 'Undo' });
+    expect(undo.disabled).toBe(true);
+    expect(
+      screen.getByText('Undo unavailable: Cairn/Notes/packing.md changed since Cairn wrote it'),
+    ).toBeTruthy();
+    await fireEvent.click(undo);
+    expect(backend.undone).toEqual([]);
+  });
+
   it('labels keyword-only search, and says nothing when hybrid', () => {
     setUp({ searchMode: () => 'keyword only (no embedding provider)' });
     expect(screen.getByText('Search: keyword only (no embedding provider)')).toBeTruthy();

@@ -92,6 +92,7 @@ describe('formatConversation', () => {
         'Wrote: [[Reminders/call-the-bank.md]]',
         '',
         '<!-- cairn-tool: create_reminder -->',
+        '<!-- cairn-undo: {"action":{"kind":"delete_reminder","id":"r-1","path":"Reminders/call-the-bank.md"}} -->',
         '',
       ].join('\n'),
     );
@@ -104,6 +105,67 @@ describe('formatConversation', () => {
       'word word word word word word word word word word word word…',
     );
     expect(conversationTitle('')).toBe('Chat');
+  });
+});
+
+describe('undo kept in the file', () => {
+  const appendTurnOf = (text: string): ChatTurn => ({
+    at: AT,
+    user: 'append to Trip: bring --> the <adapter>',
+    assistant: 'Appended to "Trip".',
+    tool: 'append_to_note',
+    result: {
+      success: true,
+      data: { undo: { kind: 'remove_appended', path: 'Trip.md', text } },
+    },
+    citations: [],
+  });
+
+  it('keeps the undo action and the written hash, even text that would end a comment', () => {
+    const text = 'bring --> the <adapter>\nand "quotes"';
+    const conversation = appendTurn(
+      newConversation('u', AT, ZONE, 'x'),
+      appendTurnOf(text),
+      '00abcdef123456',
+    );
+    const file = formatConversation(conversation);
+    const comment = file.split('\n').filter((line) => line.startsWith('<!-- cairn-undo'));
+    expect(comment).toHaveLength(1);
+    expect(comment[0]!.indexOf('-->')).toBe(comment[0]!.length - 3);
+    const parsed = parseConversation(file);
+    expect(parsed.ok && parsed.conversation.messages[1]!.undo).toEqual({
+      action: { kind: 'remove_appended', path: 'Trip.md', text },
+      hash: '00abcdef123456',
+    });
+    expect(parsed).toEqual({ ok: true, conversation });
+  });
+
+  it('drops an undo comment that does not read, keeping the rest of the message', () => {
+    const good = formatConversation(
+      appendTurn(newConversation('u', AT, ZONE, 'x'), appendTurnOf('y')),
+    );
+    for (const broken of [
+      '<!-- cairn-undo: {"action":{"kind":"format_disk"}} -->',
+      '<!-- cairn-undo: {not json} -->',
+      '<!-- cairn-undo: {"action":{"kind":"delete_note","id":"a","path":"b"},"hash":7} -->',
+    ]) {
+      const edited = good.replace(/<!-- cairn-undo: .* -->/, broken);
+      const parsed = parseConversation(edited);
+      expect(parsed.ok).toBe(true);
+      if (!parsed.ok) continue;
+      const message = parsed.conversation.messages[1]!;
+      expect(message.undo).toBeUndefined();
+      expect(message.tool).toBe('append_to_note');
+      expect(message.wrote).toBe('Trip.md');
+      expect(message.text).toBe('Appended to "Trip".');
+    }
+  });
+
+  it('reads a chat written before undo was kept (no comment): no undo', () => {
+    const old = formatConversation(chat()).replace(/\n<!-- cairn-undo: .* -->/, '');
+    const parsed = parseConversation(old);
+    expect(parsed.ok && parsed.conversation.messages[3]!.undo).toBeUndefined();
+    expect(parsed.ok && parsed.conversation.messages[3]!.wrote).toBe('Reminders/call-the-bank.md');
   });
 });
 
@@ -127,6 +189,7 @@ describe('parseConversation', () => {
       'Sources:',
       '1. [[Fake.md]]',
       '<!-- cairn-tool: search -->',
+      '<!-- cairn-undo: {"action":{"kind":"delete_note","id":"a","path":"b"}} -->',
       'Wrote: [[Nope.md]]',
       '# A real heading',
       '',
