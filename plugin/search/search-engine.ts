@@ -1,20 +1,25 @@
-import { count, create, insert, remove, search as oramaSearch } from '@orama/orama';
-import type { AnyOrama } from '@orama/orama';
 import { toCitation } from '../../shared/search/citation';
 import type { NoteChunk } from '../../shared/search/chunk';
 import { dedupePerNote, fuseRankings, fuseScores } from '../../shared/search/fusion';
 import type { Scored } from '../../shared/search/fusion';
-import { normaliseQuery, STOP_WORDS } from '../../shared/search/tokenize';
+import { normaliseQuery } from '../../shared/search/tokenize';
 import type { Embedder } from '../../shared/ports';
-import { chunkFilter, docTypeOf, folderChain, normaliseTag, tagChain } from './filters';
+import { createAnalyzer } from './analyzer';
+import type { Analyzer } from './analyzer';
+import { Bm25fIndex } from './bm25f-index';
+import type { ScoredDoc } from './bm25f-index';
+import { chunkFilter } from './filters';
 import { FlatVectorIndex } from './flat-vector-index';
-import { linearTimeIndex } from './orama-index-component';
+import { ENGINE_SNAPSHOT_VERSION, joinList, splitList } from './engine-snapshot';
+import type { EngineSnapshot } from './engine-snapshot';
 import type { SearchHit, SearchMode, VaultSearchOptions } from './vault-search';
 
 /*
- * The in-vault index: Orama over chunks (DESIGN §3), tuned for natural-language questions, plus
- * exact vector similarity (FlatVectorIndex) when an embedder is active, fused by rank. Pure: no Obsidian, no storage;
- * the indexer feeds it and the store persists what it needs to rebuild it.
+ * The in-vault index (DESIGN §3): BM25F over chunks (Bm25fIndex, real term frequencies,
+ * optional English stemming) tuned for natural-language questions, plus exact vector
+ * similarity (FlatVectorIndex) when an embedder is active, fused by rank. Pure: no Obsidian,
+ * no storage; the indexer feeds it, and it hands the indexer a snapshot to persist and takes
+ * one back at start (so a restart re-tokenises nothing).
  */
 
 export interface SearchEngineOptions {
@@ -24,14 +29,14 @@ export interface SearchEngineOptions {
   fusion?: 'rrf' | 'weighted';
   /** Per-list weights for [keyword, vector] (default [1, 1]). */
   weights?: readonly [number, number];
-  /** Apply Orama's English stemmer (default false: it lowered nDCG@10 on the eval). */
+  /** English stemming (default DEFAULT_STEMMING; measured with the eval). */
   stemming?: boolean;
-  /** Field boosts (defaults in BOOSTS); for tuning with the eval. */
-  boosts?: Partial<Record<keyof typeof BOOSTS, number>>;
-  /** One-edit typo tolerance on long words (default true). */
+  /** Field weights (defaults in BOOSTS); for tuning with the eval. */
+  boosts?: Partial<Record<FieldName, number>>;
+  /** One-edit typo tolerance on long words when a query finds too little (default true). */
   typoTolerance?: boolean;
-  /** Orama's BM25 parameters (default RELEVANCE). */
-  relevance?: { k?: number; b?: number; d?: number };
+  /** BM25F parameters (default RELEVANCE). */
+  relevance?: { k?: number; b?: number };
   /** Chunks considered from each ranking before fusion (default 60). */
   candidates?: number;
   /**
@@ -61,28 +66,76 @@ export interface SearchEngine {
   /** Text hashes of `path`'s chunks that have no vector yet. */
   chunksWithoutVectors(path: string): NoteChunk[];
   search(query: string, options?: VaultSearchOptions): Promise<SearchHit[]>;
+  /** True when notes changed since the last snapshot was taken or loaded. */
+  readonly changedSinceSnapshot: boolean;
+  /**
+   * Compacts the keyword index and returns what to persist, in steps (each `yield` is a point
+   * to give the UI a turn; no upsert or removal may run until it returns). `contentHashOf`
+   * names the file version each note was indexed from; a note without one is left out.
+   */
+  takeSnapshot(
+    contentHashOf: (path: string) => string | undefined,
+  ): Generator<void, EngineSnapshot>;
+  /**
+   * Replaces the whole index with a snapshot's. Its notes stay unconfirmed (unsearchable) until
+   * `adoptNote` matches them with their stored chunks; `finishRestore` drops the rest. Throws,
+   * leaving the engine empty, when the snapshot is of another version or analyzer, or corrupt.
+   */
+  loadSnapshot(snapshot: EngineSnapshot): void;
+  /**
+   * Binds a snapshot note to its chunks when the snapshot indexed the same file version with the
+   * same chunks. Returns false (and changes nothing) otherwise: upsert the note instead.
+   */
+  adoptNote(
+    path: string,
+    contentHash: string,
+    chunks: readonly NoteChunk[],
+    vectors?: VectorLookup,
+  ): boolean;
+  /** Removes snapshot notes nobody adopted (deleted or excluded since); returns their paths. */
+  finishRestore(): string[];
 }
 
 export type VectorLookup = (textHash: string) => Float32Array | undefined;
 
+export type FieldName = 'title' | 'aliases' | 'fileName' | 'headings' | 'text';
+const FIELDS: readonly FieldName[] = ['title', 'aliases', 'fileName', 'headings', 'text'];
+
 interface IndexedNote {
   chunks: NoteChunk[];
+  /** Keyword-index doc id of each chunk, in the same order. */
+  docs: number[];
   /** chunkIds that have a vector in the vector index. */
   withVector: Set<string>;
 }
 
+interface UnconfirmedNote {
+  contentHash: string;
+  docs: number[];
+  chunkIds: string[];
+}
+
 /*
- * Tuned with the eval (scripts/eval, obsidian-help-en, 45 questions, nDCG@10): Orama's defaults
- * with title/heading boosts 3/2 and stemming scored 0.37. Each chunk repeats its note's title,
- * so boosting it over-rewards short chunks of loosely related notes; the body carries the
- * answer. Body ×3, headings ×0.5, BM25 k 0.9 / b 0.4 and no stemming scored 0.55 (stemming
- * cost 0.06 at the same settings, as STACK.md found).
+ * Tuned with the eval (scripts/eval/plugin-tune.ts, keyword only, nDCG@10 Cranfield /
+ * obsidian-help-en). BM25F with real term frequencies at k1 1.2, b 0.75, body ×3: 0.497 / 0.612
+ * (Orama's per-field BM25 with tf = 1/length scored 0.410 / 0.55). The body weighted like the
+ * title: 0.530 / 0.655 (×3 made a long body's repeats outweigh a title match). k1 2 and title
+ * ×2: 0.541 / 0.666. Without stemming: −0.015 on both, so stemming is on (it lowered Orama's
+ * scores because Orama stemmed without real term frequencies).
  */
-const BOOSTS = { title: 1, aliases: 1, fileName: 1, headings: 0.5, text: 3 } as const;
-const RELEVANCE = { k: 0.9, b: 0.4, d: 0.5 } as const;
-const SEARCHED = Object.keys(BOOSTS);
+const BOOSTS: Record<FieldName, number> = {
+  title: 2,
+  aliases: 1,
+  fileName: 1,
+  headings: 0.5,
+  text: 1,
+};
+const RELEVANCE = { k: 2, b: 0.75 } as const;
+const DEFAULT_STEMMING = true;
 /** Typo tolerance only for longer words: on short ones one edit makes a different word. */
 const TOLERANCE_MIN_TERM_LENGTH = 5;
+/** A last query word not in the vocabulary is taken as a prefix (typing), from this length. */
+const PREFIX_MIN_LENGTH = 3;
 /** Words only: a number or code with one character changed is a different thing, not a typo. */
 function allowsTypos(term: string): boolean {
   return term.length >= TOLERANCE_MIN_TERM_LENGTH && /^\p{L}+$/u.test(term);
@@ -98,62 +151,68 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const weights = options.weights ?? [1, 1];
   const boosts = { ...BOOSTS, ...options.boosts };
   const typoTolerance = options.typoTolerance ?? true;
-  const db: AnyOrama = create({
-    schema: {
-      title: 'string',
-      aliases: 'string',
-      fileName: 'string',
-      headings: 'string',
-      text: 'string',
-      folders: 'enum[]',
-      tags: 'enum[]',
-      type: 'enum',
-    },
-    components: {
-      index: linearTimeIndex(),
-      tokenizer: {
-        language: 'english',
-        stemming: options.stemming ?? false,
-        stopWords: [...STOP_WORDS],
-      },
-    },
-  });
+  const analyzer: Analyzer = createAnalyzer({ stemming: options.stemming ?? DEFAULT_STEMMING });
+  const params = {
+    k1: options.relevance?.k ?? RELEVANCE.k,
+    b: options.relevance?.b ?? RELEVANCE.b,
+    weights: FIELDS.map((field) => boosts[field]),
+  };
+  let index = new Bm25fIndex(FIELDS.length);
+  /** Keyword doc id → its chunk (undefined for removed or unconfirmed docs). */
+  let chunkOfDoc: Array<NoteChunk | undefined> = [];
   const vectorIndex = embedder ? new FlatVectorIndex(embedder.model.dims) : null;
   const notes = new Map<string, IndexedNote>();
   const chunkById = new Map<string, NoteChunk>();
+  let unconfirmed = new Map<string, UnconfirmedNote>();
+  let changed = false;
 
-  function insertChunk(chunk: NoteChunk, vector: Float32Array | undefined): boolean {
-    synchronous(
-      insert(db, {
-        id: chunk.chunkId,
-        title: chunk.title,
-        aliases: chunk.aliases.join(' · '),
-        fileName: fileNameOf(chunk.path),
-        headings: chunk.headingPath.join(' · '),
-        text: chunk.titleOnly ? '' : chunk.text,
-        folders: folderChain(chunk.path),
-        tags: tagChain(chunk.tags),
-        type: docTypeOf(chunk),
-      }),
-    );
+  function fieldTerms(chunk: NoteChunk): string[][] {
+    return [
+      analyzer.terms(chunk.title),
+      analyzer.terms(chunk.aliases.join(' · ')),
+      analyzer.terms(fileNameOf(chunk.path)),
+      analyzer.terms(chunk.headingPath.join(' · ')),
+      chunk.titleOnly ? [] : analyzer.terms(chunk.text),
+    ];
+  }
+
+  function bind(doc: number, chunk: NoteChunk, vector: Float32Array | undefined): boolean {
+    chunkOfDoc[doc] = chunk;
     chunkById.set(chunk.chunkId, chunk);
     return vector !== undefined && vectorIndex !== null && vectorIndex.set(chunk.chunkId, vector);
   }
 
   function removeNote(path: string): void {
+    const pending = unconfirmed.get(path);
+    if (pending) {
+      for (const doc of pending.docs) index.remove(doc);
+      unconfirmed.delete(path);
+      changed = true;
+    }
     const note = notes.get(path);
     if (!note) return;
-    for (const chunk of note.chunks) {
-      synchronous(remove(db, chunk.chunkId));
+    for (const [i, chunk] of note.chunks.entries()) {
+      index.remove(note.docs[i]!);
+      chunkOfDoc[note.docs[i]!] = undefined;
       chunkById.delete(chunk.chunkId);
       vectorIndex?.delete(chunk.chunkId);
     }
     notes.delete(path);
+    changed = true;
+  }
+
+  function keywordRanking(groups: number[][], accept: (chunk: NoteChunk) => boolean, pool: number) {
+    const scored = index.score(groups, params);
+    const best = topAccepted(scored, pool, (doc) => {
+      const chunk = chunkOfDoc[doc];
+      return chunk !== undefined && accept(chunk);
+    });
+    return best.map((item) => ({ key: chunkOfDoc[item.doc]!.chunkId, score: item.score }));
   }
 
   async function vectorRanking(
     query: string,
-    options: VaultSearchOptions,
+    accept: (chunk: NoteChunk) => boolean,
     limit: number,
   ): Promise<Scored[]> {
     if (!embedder || !vectorIndex || vectorIndex.size === 0) return [];
@@ -163,7 +222,6 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         `embedding: ${embedder.model.id} returned ${vector?.length ?? 0} dims for the query, expected ${embedder.model.dims}`,
       );
     }
-    const accept = chunkFilter(options);
     return vectorIndex.search(vector, limit, VECTOR_SIMILARITY_FLOOR, (key) => {
       const chunk = chunkById.get(key);
       return chunk !== undefined && accept(chunk);
@@ -178,16 +236,20 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       return embedder ? 'hybrid' : 'keyword';
     },
     get size() {
-      return count(db);
+      return chunkById.size;
     },
     get noteCount() {
       return notes.size;
+    },
+    get changedSinceSnapshot() {
+      return changed;
     },
     upsertNote(path, chunks, vectors) {
       removeNote(path);
       const withVector = new Set<string>();
       const seen = new Set<string>();
       const kept: NoteChunk[] = [];
+      const docs: number[] = [];
       for (const chunk of chunks) {
         if (chunk.path !== path) {
           throw new Error(
@@ -197,9 +259,16 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         if (seen.has(chunk.chunkId)) continue;
         seen.add(chunk.chunkId);
         kept.push(chunk);
-        if (insertChunk(chunk, vectors?.(chunk.textHash))) withVector.add(chunk.chunkId);
       }
-      notes.set(path, { chunks: kept, withVector });
+      // Tokenise everything before touching the index, so a throw leaves it unchanged.
+      const terms = kept.map(fieldTerms);
+      for (const [i, chunk] of kept.entries()) {
+        const doc = index.add(terms[i]!);
+        docs.push(doc);
+        if (bind(doc, chunk, vectors?.(chunk.textHash))) withVector.add(chunk.chunkId);
+      }
+      notes.set(path, { chunks: kept, docs, withVector });
+      changed = true;
     },
     removeNote,
     setVectors(path, vectors) {
@@ -208,7 +277,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       for (const chunk of note.chunks) {
         if (note.withVector.has(chunk.chunkId)) continue;
         const vector = vectors(chunk.textHash);
-        if (vector && vectorIndex?.set(chunk.chunkId, vector)) note.withVector.add(chunk.chunkId);
+        if (vector && vectorIndex.set(chunk.chunkId, vector)) note.withVector.add(chunk.chunkId);
       }
     },
     hasNote(path) {
@@ -224,40 +293,43 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       if (!Number.isInteger(limit) || limit < 1) {
         throw new RangeError(`search: limit must be a positive integer (got ${limit})`);
       }
-      const { terms, text } = normaliseQuery(query);
+      const { terms } = normaliseQuery(query);
       if (terms.length === 0 || notes.size === 0) return [];
-      const where = whereOf(searchOptions);
+      const accept = chunkFilter(searchOptions);
       const pool = Math.max(candidates, limit * 3);
-      const keywordSearch = (tolerance: number) =>
-        oramaSearch(db, {
-          term: text,
-          properties: SEARCHED,
-          boost: boosts,
-          relevance: { ...RELEVANCE, ...options.relevance },
-          threshold: 1,
-          tolerance,
-          limit: pool,
-          ...(where ? { where } : {}),
-        });
-      // Typo tolerance walks the whole vocabulary (slow in a large vault), so it is the fallback
-      // for queries that find less than a page of hits as typed.
-      let keyword = await keywordSearch(0);
-      if (typoTolerance && keyword.hits.length < limit && terms.every(allowsTypos)) {
-        keyword = await keywordSearch(1);
+      const words = queryWords(terms, analyzer);
+      const groups = words.map((word) => index.termIds(word.stem));
+      // A last word the vault does not know is probably still being typed.
+      const last = words[words.length - 1]!;
+      const lastGroup = groups[groups.length - 1]!;
+      if (lastGroup.length === 0 && last.raw.length >= PREFIX_MIN_LENGTH) {
+        lastGroup.push(...index.termIds(last.raw, 'prefix'));
       }
-      const keywordRanking = keyword.hits.map((hit) => ({ key: hit.id, score: hit.score }));
+      let keyword = keywordRanking(groups, accept, pool);
+      // Typo tolerance scans the vocabulary, so it is the fallback for queries that find less
+      // than a page of hits as typed.
+      if (typoTolerance && keyword.length < limit && terms.every(allowsTypos)) {
+        const tolerant = words.map(({ raw, stem }, i) => [
+          ...new Set([
+            ...groups[i]!,
+            ...index.termIds(stem, 'typo'),
+            ...(stem === raw ? [] : index.termIds(raw, 'typo')),
+          ]),
+        ]);
+        keyword = keywordRanking(tolerant, accept, pool);
+      }
       let vectorRankingList: Scored[] = [];
       try {
-        vectorRankingList = await vectorRanking(query, searchOptions, pool);
+        vectorRankingList = await vectorRanking(query, accept, pool);
       } catch (error) {
         options.onVectorError?.(error instanceof Error ? error : new Error(String(error)));
       }
       const fused =
         vectorRankingList.length === 0
-          ? scaleByBest(keywordRanking)
+          ? scaleByBest(keyword)
           : options.fusion === 'weighted'
-            ? fuseScores([keywordRanking, vectorRankingList], { weights })
-            : fuseRankings([keywordRanking, vectorRankingList], { weights });
+            ? fuseScores([keyword, vectorRankingList], { weights })
+            : fuseRankings([keyword, vectorRankingList], { weights });
       const ranked = fused.flatMap((item) => {
         const chunk = chunkById.get(item.key);
         return chunk ? [{ chunk, score: item.score }] : [];
@@ -272,31 +344,169 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           mode,
         }));
     },
+    *takeSnapshot(contentHashOf) {
+      if (unconfirmed.size > 0) throw new Error('search index: snapshot before restore finished');
+      const remap = yield* index.compact();
+      const remapped: Array<NoteChunk | undefined> = [];
+      for (const note of notes.values()) {
+        note.docs = note.docs.map((doc) => remap[doc]!);
+        for (const [i, doc] of note.docs.entries()) remapped[doc] = note.chunks[i];
+      }
+      chunkOfDoc = remapped;
+      const saved = index.save();
+      const paths: string[] = [];
+      const hashes: string[] = [];
+      const firstDocs: number[] = [];
+      const docCounts: number[] = [];
+      const chunkIds: string[] = new Array<string>(saved.docCount).fill('');
+      for (const [path, note] of notes) {
+        const hash = contentHashOf(path);
+        if (hash === undefined) continue;
+        const first = note.docs[0] ?? 0;
+        if (note.docs.some((doc, i) => doc !== first + i)) {
+          throw new Error(`search index: the chunks of ${path} are not contiguous`);
+        }
+        paths.push(path);
+        hashes.push(hash);
+        firstDocs.push(first);
+        docCounts.push(note.docs.length);
+        for (const [i, doc] of note.docs.entries()) chunkIds[doc] = note.chunks[i]!.chunkId;
+      }
+      changed = false;
+      return {
+        version: ENGINE_SNAPSHOT_VERSION,
+        analyzer: analyzer.id,
+        index: saved,
+        paths: joinList(paths),
+        contentHashes: joinList(hashes),
+        firstDocs: Uint32Array.from(firstDocs),
+        docCounts: Uint32Array.from(docCounts),
+        chunkIds: joinList(chunkIds),
+      };
+    },
+    loadSnapshot(snapshot) {
+      for (const path of [...notes.keys(), ...unconfirmed.keys()]) removeNote(path);
+      index = new Bm25fIndex(FIELDS.length);
+      chunkOfDoc = [];
+      unconfirmed = new Map();
+      if (snapshot.version !== ENGINE_SNAPSHOT_VERSION) {
+        throw new Error(
+          `snapshot version ${String(snapshot.version)}, this build reads ${ENGINE_SNAPSHOT_VERSION}`,
+        );
+      }
+      if (snapshot.analyzer !== analyzer.id) {
+        throw new Error(
+          `snapshot analyzer ${String(snapshot.analyzer)}, this one is ${analyzer.id}`,
+        );
+      }
+      const loaded = Bm25fIndex.load(snapshot.index);
+      const paths = splitList(snapshot.paths);
+      const hashes = splitList(snapshot.contentHashes);
+      const chunkIds = splitList(snapshot.chunkIds);
+      const { firstDocs, docCounts } = snapshot;
+      if (
+        !(firstDocs instanceof Uint32Array) ||
+        !(docCounts instanceof Uint32Array) ||
+        hashes.length !== paths.length ||
+        firstDocs.length !== paths.length ||
+        docCounts.length !== paths.length ||
+        chunkIds.length !== snapshot.index.docCount
+      ) {
+        throw new Error('snapshot note table does not match its index');
+      }
+      const pending = new Map<string, UnconfirmedNote>();
+      const owned = new Uint8Array(snapshot.index.docCount);
+      for (const [i, path] of paths.entries()) {
+        const docs: number[] = [];
+        for (let doc = firstDocs[i]!; doc < firstDocs[i]! + docCounts[i]!; doc++) {
+          if (doc >= owned.length || owned[doc] === 1) {
+            throw new Error(`snapshot note table: ${path} claims doc ${doc}`);
+          }
+          owned[doc] = 1;
+          docs.push(doc);
+        }
+        pending.set(path, {
+          contentHash: hashes[i]!,
+          docs,
+          chunkIds: docs.map((doc) => chunkIds[doc]!),
+        });
+      }
+      // Docs no note claims (a note saved without a content hash) are simply not searchable.
+      for (let doc = 0; doc < owned.length; doc++) if (owned[doc] === 0) loaded.remove(doc);
+      index = loaded;
+      unconfirmed = pending;
+      changed = owned.includes(0);
+    },
+    adoptNote(path, contentHash, chunks, vectors) {
+      const pending = unconfirmed.get(path);
+      if (!pending || pending.contentHash !== contentHash) return false;
+      const kept: NoteChunk[] = [];
+      const seen = new Set<string>();
+      for (const chunk of chunks) {
+        if (seen.has(chunk.chunkId) || chunk.path !== path) continue;
+        seen.add(chunk.chunkId);
+        kept.push(chunk);
+      }
+      if (
+        kept.length !== pending.chunkIds.length ||
+        kept.some((chunk, i) => chunk.chunkId !== pending.chunkIds[i])
+      ) {
+        return false;
+      }
+      unconfirmed.delete(path);
+      const withVector = new Set<string>();
+      for (const [i, chunk] of kept.entries()) {
+        if (bind(pending.docs[i]!, chunk, vectors?.(chunk.textHash))) withVector.add(chunk.chunkId);
+      }
+      notes.set(path, { chunks: kept, docs: pending.docs, withVector });
+      return true;
+    },
+    finishRestore() {
+      const dropped = [...unconfirmed.keys()];
+      for (const path of dropped) removeNote(path);
+      return dropped;
+    },
   };
 }
 
-/** Orama's insert/remove are synchronous with its default components; a promise here is a bug. */
-function synchronous<T>(result: T | Promise<T>): T {
-  if (result instanceof Promise) throw new Error('search index: Orama went asynchronous');
-  return result;
+/**
+ * The `limit` best documents passing `accept`, best first: a bounded insertion list over the
+ * candidates in score order would sort them all; this keeps a small sorted window instead.
+ */
+function topAccepted(
+  scored: readonly ScoredDoc[],
+  limit: number,
+  accept: (doc: number) => boolean,
+): ScoredDoc[] {
+  const best: ScoredDoc[] = [];
+  for (const item of scored) {
+    if (best.length === limit && item.score <= best[best.length - 1]!.score) continue;
+    if (!accept(item.doc)) continue;
+    let at = best.length;
+    while (at > 0 && best[at - 1]!.score < item.score) at--;
+    best.splice(at, 0, item);
+    if (best.length > limit) best.pop();
+  }
+  return best;
 }
 
-type Where = Record<string, unknown> | undefined;
+/** Each query word with its index term; words with the same index term count once. */
+function queryWords(
+  terms: readonly string[],
+  analyzer: Analyzer,
+): Array<{ raw: string; stem: string }> {
+  const byStem = new Map<string, string>();
+  for (const raw of terms) {
+    const stem = analyzer.queryTerm(raw);
+    if (!byStem.has(stem)) byStem.set(stem, raw);
+  }
+  return [...byStem].map(([stem, raw]) => ({ raw, stem }));
+}
 
 /** Keyword only: BM25 scores divided by the best, so the top hit is 1 and the rest keep their spread. */
 function scaleByBest(ranking: readonly Scored[]): Scored[] {
   const best = ranking[0]?.score ?? 0;
   return ranking.map((item) => ({ key: item.key, score: best > 0 ? item.score / best : 0 }));
-}
-
-function whereOf(options: VaultSearchOptions): Where {
-  const where: Record<string, unknown> = {};
-  const folder = options.folder?.trim().replace(/^\/+|\/+$/g, '');
-  if (folder) where.folders = { containsAll: [folder] };
-  const tag = options.tag === undefined ? '' : normaliseTag(options.tag);
-  if (tag) where.tags = { containsAll: [tag] };
-  if (options.type) where.type = { eq: options.type };
-  return Object.keys(where).length > 0 ? where : undefined;
 }
 
 function fileNameOf(path: string): string {

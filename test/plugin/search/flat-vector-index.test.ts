@@ -1,7 +1,5 @@
-import { create, insert, search } from '@orama/orama';
 import { describe, expect, it } from 'vitest';
 import { FlatVectorIndex } from '../../../plugin/search/flat-vector-index';
-import { linearTimeIndex } from '../../../plugin/search/orama-index-component';
 
 describe('FlatVectorIndex', () => {
   it('ranks by cosine, honours limit, floor and the filter', () => {
@@ -33,27 +31,5 @@ describe('FlatVectorIndex', () => {
     expect(index.search(new Float32Array([1, 1, 1]), 5, -1, () => true)).toEqual([]);
     index.delete('a');
     expect(index.has('a')).toBe(false);
-  });
-});
-
-describe('linearTimeIndex', () => {
-  it('gives exactly the scores of Orama’s default index', async () => {
-    const docs = Array.from({ length: 60 }, (_, n) => ({
-      id: `d${n}`,
-      text: Array.from({ length: 30 + (n % 7) }, (_, w) => `w${(n * 31 + w * 7) % 97}`).join(' '),
-    }));
-    const build = (fast: boolean) => {
-      const db = create({
-        schema: { text: 'string' },
-        components: fast ? { index: linearTimeIndex() } : {},
-      });
-      for (const doc of docs) insert(db, doc);
-      return db;
-    };
-    const query = { term: 'w3 w10 w50', threshold: 1, limit: 60 };
-    const expected = (await search(build(false), query)).hits.map((h) => [h.id, h.score]);
-    const actual = (await search(build(true), query)).hits.map((h) => [h.id, h.score]);
-    expect(actual.length).toBeGreaterThan(5);
-    expect(actual).toEqual(expected);
   });
 });
