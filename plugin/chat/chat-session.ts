@@ -376,7 +376,7 @@ export class ChatSession {
     const stored = opened.conversation.messages;
     const blockers = await Promise.all(
       stored.map((message) =>
-        message.undo === undefined ? undefined : this.blockerOf(message.undo),
+        message.undo === undefined ? Promise.resolve(undefined) : this.blockerOf(message.undo),
       ),
     );
     this.stop();
