@@ -78,11 +78,14 @@ export class IndexStore {
       .get(path);
   }
 
-  paths(): string[] {
-    return this.db
-      .prepare<[], { path: string }>('SELECT path FROM index_files')
-      .all()
-      .map((row) => row.path);
+  /** Every indexed path with what a scan compares against, in one query. */
+  fileStates(): Map<string, StoredFileState> {
+    const rows = this.db
+      .prepare<[], StoredFileState & { path: string }>(
+        'SELECT path, content_hash AS contentHash, mtime_ms AS mtimeMs, size FROM index_files',
+      )
+      .all();
+    return new Map(rows.map(({ path, ...state }) => [path, state]));
   }
 
   /** Replaces everything stored for `file.path` with this record and these chunks. */

@@ -16,7 +16,7 @@ import { ExcludeRules } from '../../shared/search/exclude-rules';
 import { indexableKind } from './exclude';
 import { readExcludeGlobs } from './exclude-settings';
 import { IndexStore } from './index-store';
-import type { FileKind } from './index-store';
+import type { FileKind, StoredFileState } from './index-store';
 import { SqliteIndexQueries } from './index-queries';
 import type { ColumnWeights } from './index-queries';
 import { createPdfReader } from '../pdf/pdf-reader';
@@ -24,12 +24,17 @@ import type { PdfTextReader } from '../pdf/pdf-reader';
 import { contentHash, INDEX_FORMAT, readVaultFile } from './read-vault-file';
 import type { IndexedFile } from './read-vault-file';
 import { symlinkProblem, walkVault } from './vault-walk';
+import type { FileStat } from './vault-walk';
 
 export const DEFAULT_DEBOUNCE_MS = 300;
 export const DEFAULT_RESCAN_INTERVAL_MS = 30 * 60_000;
 /** At most this many failures are listed in status; the count in metrics is complete. */
 export const MAX_LISTED_FAILURES = 100;
-/** During a long scan, the embedding queue is woken every this many files. */
+/**
+ * During a long scan, the embedding queue is woken every this many files written. Only written
+ * files count: each pass asks SQLite for the texts without a vector, a query over every chunk,
+ * and waking it every 50 files *checked* made a restart at 10k notes run 200 such passes (20 s).
+ */
 const EMBED_KICK_EVERY = 50;
 /**
  * Parsed files are written in groups of up to this many, one transaction per group: each
@@ -107,6 +112,14 @@ export class VaultIndexer implements IndexStatusSource {
   /** Parsed files not written yet (see WRITE_BATCH_FILES), and when the first was added. */
   private writes: IndexedFile[] = [];
   private writesSince = 0;
+  /** Files written since the embedding queue was last woken (see EMBED_KICK_EVERY). */
+  private writtenSinceKick = 0;
+  /**
+   * Whether the embedding queue has a reason to look for texts without a vector: true at start
+   * (a previous run may have stopped before embedding everything, or the model changed), then
+   * set by every write. A scan that finds nothing changed wakes it once, not per drain.
+   */
+  private embeddingsWanted = true;
   /** Files read and written since start (tests check a restart re-reads nothing). */
   indexedCount = 0;
 
@@ -129,13 +142,17 @@ export class VaultIndexer implements IndexStatusSource {
   }
 
   /**
-   * Starts watching, then scans the whole vault in the background (changes made during the
-   * scan are not lost: the watcher is already listening). Resolves once the watcher is ready;
-   * `whenIdle()` resolves once the scan is through.
+   * Scans the whole vault in the background, and starts watching once the scan has looked at
+   * every file; `whenIdle()` resolves once the scan is through. Not side by side: the watcher's
+   * start stats every file twice and takes seconds at 10k notes, and its stats would queue
+   * ahead of the scan's in libuv's thread pool. Nothing is lost in between: when the watcher
+   * is ready, the time and size it saw for every file are compared with the index and the
+   * folders are listed again (no file I/O), so what changed since the scan's look is read then.
    */
   async start(): Promise<void> {
-    if (this.options.watch !== false) await this.startWatcher();
     this.startScan();
+    // Normally started by the scan itself; this covers a first scan that failed before that.
+    void this.scanning?.then(() => this.startWatcherOnce());
     const interval = this.options.rescanIntervalMs ?? DEFAULT_RESCAN_INTERVAL_MS;
     if (interval > 0 && this.options.watch !== false) {
       this.rescanTimer = setInterval(() => {
@@ -191,11 +208,14 @@ export class VaultIndexer implements IndexStatusSource {
     return this.whenIdle();
   }
 
-  /** Runs a scan after any running one; only the latest clears `scanning` when it ends. */
-  private startScan(): void {
+  /**
+   * Runs a scan after any running one; only the latest clears `scanning` when it ends. With
+   * `watcherStats` the scan takes files' times and sizes from there instead of stat'ing them.
+   */
+  private startScan(watcherStats?: ReadonlyMap<string, FileStat>): void {
     const previous = this.scanning ?? Promise.resolve();
     const tracked: Promise<void> = previous
-      .then(() => this.guardedScan())
+      .then(() => this.guardedScan(watcherStats))
       .finally(() => {
         if (this.scanning === tracked) this.afterScan();
       });
@@ -235,9 +255,9 @@ export class VaultIndexer implements IndexStatusSource {
   // ---- scanning and watching ----------------------------------------------------------------
 
   /** A scan that fails (the vault folder vanished, a disk error) is logged, never thrown. */
-  private async guardedScan(): Promise<void> {
+  private async guardedScan(watcherStats?: ReadonlyMap<string, FileStat>): Promise<void> {
     try {
-      await this.scan();
+      await this.scan(watcherStats);
     } catch (error) {
       this.options.logger.error(
         { err: { message: (error as Error).message } },
@@ -246,10 +266,11 @@ export class VaultIndexer implements IndexStatusSource {
     }
   }
 
-  private async scan(): Promise<void> {
+  private async scan(watcherStats?: ReadonlyMap<string, FileStat>): Promise<void> {
     const started = performance.now();
-    const walked = await walkVault(this.root, this.exclude);
+    const walked = await walkVault(this.root, this.exclude, { withStats: !watcherStats });
     if (this.closed) return;
+    const stored = this.store.fileStates();
     const seen = new Set(walked.files.map((file) => file.path));
     for (const refused of walked.refused) {
       seen.add(refused.path);
@@ -257,13 +278,21 @@ export class VaultIndexer implements IndexStatusSource {
     }
     // Files indexed before that are gone now (deleted while the companion was down), or are
     // excluded since.
-    for (const path of this.store.paths())
-      if (!seen.has(path)) this.enqueue({ type: 'file', path });
-    for (const file of walked.files) this.enqueue({ type: 'file', path: file.path });
+    for (const path of stored.keys()) if (!seen.has(path)) this.enqueue({ type: 'file', path });
+    // A file whose time and size match the index is not looked at again (indexPath would skip
+    // it after the same comparison); every other one is read, hashed and compared.
+    let unchanged = 0;
+    for (const file of walked.files) {
+      const stat = file.stat ?? watcherStats?.get(file.path);
+      if (stat && isUnchanged(stored.get(file.path), stat)) unchanged++;
+      else this.enqueue({ type: 'file', path: file.path });
+    }
     this.options.logger.info(
-      { files: walked.files.length, pending: this.queue.size },
+      { files: walked.files.length, unchanged, pending: this.queue.size },
       'vault scan: checking files',
     );
+    // The first scan has looked at every file: from here on the watcher reports changes.
+    this.startWatcherOnce();
     // A drain already running (a watcher event) may end before it reached these paths.
     while (!this.closed && (this.queue.size > 0 || this.draining)) await this.drain();
     this.options.logger.info(
@@ -277,17 +306,31 @@ export class VaultIndexer implements IndexStatusSource {
     );
   }
 
-  private async startWatcher(): Promise<void> {
+  private startWatcherOnce(): void {
+    if (this.watcher === null && this.options.watch !== false && !this.closed) this.startWatcher();
+  }
+
+  private startWatcher(): void {
+    let initialStats = new Map<string, FileStat>();
+    let ready = false;
     const watcher = watch(this.root, {
-      ignoreInitial: true,
+      // Its first walk reports every file with its stats: compared with the index once ready.
+      ignoreInitial: false,
       followSymlinks: false,
       // Dot-folders (.obsidian, .trash, .git) and user excludes are never even watched.
       ignored: (absolute: string) => this.exclude.excludes(this.toRelative(absolute) ?? ''),
     });
     this.watcher = watcher;
-    watcher.on('all', (event, absolute) => {
+    watcher.on('all', (event, absolute, stats) => {
       const path = this.toRelative(absolute);
       if (path === null || path === '') return;
+      if (!ready && (event === 'add' || event === 'addDir')) {
+        // The first walk, not a change: the scan once ready decides what needs reading. A
+        // symlink gets no stat here, so that scan hands it to indexPath, which checks it.
+        if (event === 'add' && stats?.isFile())
+          initialStats.set(path, { mtimeMs: stats.mtimeMs, size: stats.size });
+        return;
+      }
       if (event === 'unlinkDir' || event === 'addDir') this.debounce({ type: 'folder', path });
       else if (indexableKind(path) !== null) this.debounce({ type: 'file', path });
     });
@@ -297,7 +340,13 @@ export class VaultIndexer implements IndexStatusSource {
         'vault watcher error',
       );
     });
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    watcher.once('ready', () => {
+      ready = true;
+      // Catches what changed between the first scan's look at a file and the watcher's.
+      const seen = initialStats;
+      initialStats = new Map();
+      if (!this.closed) this.startScan(seen);
+    });
   }
 
   private toRelative(absolute: string): string | null {
@@ -330,7 +379,6 @@ export class VaultIndexer implements IndexStatusSource {
   private drain(): Promise<void> {
     if (this.draining) return this.draining;
     this.draining = (async () => {
-      let processed = 0;
       while (!this.closed) {
         const next = this.queue.entries().next();
         if (next.done) break;
@@ -353,7 +401,7 @@ export class VaultIndexer implements IndexStatusSource {
           this.flushWrites();
         }
         // Long scans feed the embedder as they go rather than only at the end.
-        if (++processed % EMBED_KICK_EVERY === 0) this.embeddings?.kick();
+        if (this.writtenSinceKick >= EMBED_KICK_EVERY) this.kickEmbeddings();
         // Let HTTP requests in between files.
         await yieldToEventLoop();
       }
@@ -364,8 +412,10 @@ export class VaultIndexer implements IndexStatusSource {
         void this.drain();
         return;
       }
-      if (!this.scanning) this.cleanUpWhenQuiet();
-      this.embeddings?.kick();
+      if (!this.scanning) {
+        this.cleanUpWhenQuiet();
+        this.kickEmbeddings();
+      }
       this.settleIfIdle();
     });
     return this.draining;
@@ -374,8 +424,16 @@ export class VaultIndexer implements IndexStatusSource {
   private afterScan(): void {
     this.scanning = null;
     this.cleanUpWhenQuiet();
-    this.embeddings?.kick();
+    this.kickEmbeddings();
     this.settleIfIdle();
+  }
+
+  /** Wakes the embedding queue if files were written (or nothing was looked at yet). */
+  private kickEmbeddings(): void {
+    if (!this.embeddings || !this.embeddingsWanted) return;
+    this.embeddingsWanted = false;
+    this.writtenSinceKick = 0;
+    this.embeddings.kick();
   }
 
   /**
@@ -422,6 +480,8 @@ export class VaultIndexer implements IndexStatusSource {
     for (const { file, chunks } of batch) {
       this.indexedCount++;
       this.changedSinceCleanup = true;
+      this.embeddingsWanted = true;
+      this.writtenSinceKick++;
       if (file.error !== undefined) {
         this.options.logger.warn({ path: file.path, reason: file.error }, 'file not indexed');
       } else if (file.warnings.length > 0) {
@@ -491,14 +551,7 @@ export class VaultIndexer implements IndexStatusSource {
     const before = stats.isSymbolicLink() ? await stat(absolute) : stats;
     const stored = this.store.fileState(path);
     const mtimeMs = Math.round(before.mtimeMs);
-    if (
-      stored &&
-      stored.mtimeMs === mtimeMs &&
-      stored.size === before.size &&
-      stored.contentHash.startsWith(`${INDEX_FORMAT}:`)
-    ) {
-      return;
-    }
+    if (isUnchanged(stored, before)) return;
     let bytes: Buffer;
     try {
       bytes = await readFile(absolute);
@@ -600,6 +653,20 @@ export class VaultIndexer implements IndexStatusSource {
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/**
+ * Whether a file with this time and size is what the index holds, so it need not be read: a
+ * sync tool that rewrites a file keeping both (rare: it would have to keep the size too) is
+ * caught only once the time or size changes. Files stored by an older INDEX_FORMAT are read.
+ */
+function isUnchanged(stored: StoredFileState | undefined, stat: FileStat): boolean {
+  return (
+    stored !== undefined &&
+    stored.mtimeMs === Math.round(stat.mtimeMs) &&
+    stored.size === stat.size &&
+    stored.contentHash.startsWith(`${INDEX_FORMAT}:`)
+  );
 }
 
 /** A `/`-separated relative path with no `.`/`..`/empty segments: it cannot leave the vault. */

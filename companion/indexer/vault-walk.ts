@@ -7,7 +7,26 @@ export interface WalkedFile {
   /** Vault-relative, `/`-separated. */
   readonly path: string;
   readonly kind: 'markdown' | 'text' | 'pdf';
+  /**
+   * The file's own time and size when asked for (`withStats`) and it is a regular file (not a
+   * symlink) that could be stat'ed; a restart compares them with the index to skip the read.
+   */
+  readonly stat?: FileStat;
 }
+
+/** What a restart compares with the index to know a file is unchanged without reading it. */
+export interface FileStat {
+  readonly mtimeMs: number;
+  readonly size: number;
+}
+
+export interface WalkOptions {
+  /** Stat every regular file found (a few at a time) and return its `stat`. */
+  readonly withStats?: boolean;
+}
+
+/** Files stat'ed at once: enough to keep the disk busy, few file handles at a time. */
+const STAT_CONCURRENCY = 64;
 
 export interface WalkResult {
   readonly files: WalkedFile[];
@@ -20,9 +39,15 @@ export interface WalkResult {
  * not followed (they could loop, or lead out of the vault); a symlinked file is indexed only
  * when its target is inside the vault (ASVS 5.3.2), otherwise it is refused with a reason.
  */
-export async function walkVault(root: string, exclude: ExcludeRules): Promise<WalkResult> {
+export async function walkVault(
+  root: string,
+  exclude: ExcludeRules,
+  options: WalkOptions = {},
+): Promise<WalkResult> {
   const realRoot = await realpath(root);
   const files: WalkedFile[] = [];
+  /** Regular files found, stat'ed after the walk when `withStats`. */
+  const regular: Array<{ path: string; kind: WalkedFile['kind'] }> = [];
   const refused: Array<{ path: string; reason: string }> = [];
   const pending: string[] = [''];
   while (pending.length > 0) {
@@ -48,9 +73,25 @@ export async function walkVault(root: string, exclude: ExcludeRules): Promise<Wa
           refused.push({ path: relative, reason: problem });
           continue;
         }
-      } else if (!entry.isFile()) continue;
-      files.push({ path: relative, kind });
+        files.push({ path: relative, kind });
+      } else if (entry.isFile()) {
+        if (options.withStats) regular.push({ path: relative, kind });
+        else files.push({ path: relative, kind });
+      }
     }
+  }
+  for (let start = 0; start < regular.length; start += STAT_CONCURRENCY) {
+    const group = regular.slice(start, start + STAT_CONCURRENCY);
+    const stats = await Promise.all(
+      // Gone since readdir, or unreadable: listed without a stat, so the indexer looks at it.
+      group.map((file) => lstat(join(realRoot, file.path)).catch(() => null)),
+    );
+    group.forEach((file, index) => {
+      const stat = stats[index];
+      files.push(
+        stat?.isFile() ? { ...file, stat: { mtimeMs: stat.mtimeMs, size: stat.size } } : file,
+      );
+    });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, refused };
