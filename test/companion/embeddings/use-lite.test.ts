@@ -65,6 +65,43 @@ describe('UseLiteEmbedder (real USE-lite weights from node_modules)', () => {
     }
   });
 
+  it('gives a text the vector it gets alone whatever it is batched with and wherever it sits', async () => {
+    // Lengths from 1 token to the model's 128: the graph pads a batch to its longest row, and
+    // the embedder reorders texts by length into graph calls; neither may change a vector.
+    const long = 'Obsidian keeps every note as a plain Markdown file in your vault folder. ';
+    const texts = [
+      'bank',
+      'Remind me to call the bank on Monday',
+      long.repeat(3),
+      long.repeat(12),
+      'Canvas files hold cards, arrows and groups. '.repeat(6),
+    ];
+    const alone = new Map<string, Float32Array>();
+    for (const text of texts) alone.set(text, (await embedder.embed([text]))[0]!);
+    const small = await UseLiteEmbedder.load({ batchSize: 2 });
+    try {
+      const compositions: Array<[UseLiteEmbedder, string[]]> = [
+        [embedder, texts],
+        [embedder, [...texts].reverse()],
+        [embedder, [texts[3]!, texts[0]!, texts[4]!]],
+        // Three graph calls of at most two texts, formed by length, not by position.
+        [small, [texts[2]!, texts[0]!, texts[4]!, texts[1]!, texts[3]!]],
+      ];
+      for (const [model, batch] of compositions) {
+        const vectors = await model.embed(batch);
+        expect(vectors).toHaveLength(batch.length);
+        batch.forEach((text, i) => {
+          expect(
+            dot(vectors[i]!, alone.get(text)!),
+            `${text.slice(0, 20)} at ${i}`,
+          ).toBeGreaterThan(0.9999);
+        });
+      }
+    } finally {
+      small.dispose();
+    }
+  });
+
   it('keeps order and row count when empty strings are anywhere in the batch', async () => {
     const vectors = await embedder.embed(['cat', '', 'dog', '']);
     expect(vectors).toHaveLength(4);
