@@ -1,9 +1,9 @@
 /**
  * The chat's NoteWriter over the vault: notes as DESIGN §2 lays them out (shared/markdown's
- * `buildNoteFile`, `source: chat`), appends that leave every existing byte alone
+ * `buildNoteFile`, `source: chat`, or `command` for the palette's New note), appends that leave every existing byte alone
  * (`appendToNoteBody`), and undo that refuses to destroy what the user changed since.
  */
-import { ChatPortError, type NoteWriter } from '../../shared/chat/ports';
+import { ChatPortError, type NoteSource, type NoteWriter } from '../../shared/chat/ports';
 import {
   appendToNoteBody,
   buildNoteFile,
@@ -42,7 +42,13 @@ export class VaultNoteWriter implements NoteWriter {
 
   constructor(private readonly options: VaultNoteWriterOptions) {}
 
-  async create(note: { title: string; body: string; tags?: string[]; folder?: string }) {
+  async create(note: {
+    title: string;
+    body: string;
+    tags?: string[];
+    folder?: string;
+    source?: NoteSource;
+  }) {
     const { files, clock, zone, randomBytes } = this.options;
     const id = newNoteId(randomBytes);
     const folder = note.folder ?? this.options.notesFolder();
@@ -53,7 +59,7 @@ export class VaultNoteWriter implements NoteWriter {
         title: note.title,
         tags: note.tags ?? [],
         created: formatInZone(clock.now(), zone()),
-        source: 'chat',
+        source: note.source ?? 'chat',
         body: note.body,
       });
     } catch (error) {

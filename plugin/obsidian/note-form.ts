@@ -15,7 +15,7 @@ export interface NoteFormInput {
 }
 
 export type NoteFormCheck =
-  | { ok: true; note: { title: string; tags: string[]; body: string } }
+  | { ok: true; note: { title: string; tags: string[]; body: string; source: 'command' } }
   | { ok: false; field: 'title' | 'tags' | 'body'; message: string };
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
@@ -59,7 +59,11 @@ export function checkNoteForm(input: NoteFormInput): NoteFormCheck {
       message: `Body: at most ${NOTE_BODY_MAX_CHARS} characters.`,
     };
   }
-  return { ok: true, note: { title, tags, body: input.body.replace(/\r\n?/g, '\n') } };
+  // The palette's New note: `source: command` tells it apart from notes the chat wrote.
+  return {
+    ok: true,
+    note: { title, tags, body: input.body.replace(/\r\n?/g, '\n'), source: 'command' },
+  };
 }
 
 /**

@@ -36,13 +36,20 @@ export interface AppendedText {
   title: string;
 }
 
+/**
+ * Who asked for a note, written as its `source` key: `chat` (the chat, the default), `command`
+ * (the palette's New note); the companion's API writes `api`.
+ */
+export type NoteSource = 'chat' | 'command' | 'api';
+
 export interface NoteWriter {
-  /** Writes a front-mattered note (DESIGN §2, `source: chat`). */
+  /** Writes a front-mattered note (DESIGN §2, `source: chat` unless `source` says otherwise). */
   create(note: {
     title: string;
     body: string;
     tags?: string[];
     folder?: string;
+    source?: NoteSource;
   }): Promise<CreatedNote>;
   /**
    * Appends `text` to the note named by `note` (a path, an id or an exact title, compared without

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { VaultNoteWriter } from '../../../plugin/chat/vault-note-writer';
 import {
   ASK_SELECTION_MAX_CHARS,
   NOTE_TITLE_MAX_CHARS,
   askPrefill,
   checkNoteForm,
 } from '../../../plugin/obsidian/note-form';
+import { ManualClock } from '../../fakes/clock';
+import { countingBytes, MemoryVaultFiles } from '../chat/memory-vault-files';
 
 describe('checkNoteForm', () => {
   it('trims the title, reads tags with or without # split by spaces or commas, keeps the body', () => {
@@ -16,8 +19,30 @@ describe('checkNoteForm', () => {
       }),
     ).toEqual({
       ok: true,
-      note: { title: 'Visa rules', tags: ['visa', 'travel', 'nested/tag'], body: 'a\nb' },
+      note: {
+        title: 'Visa rules',
+        tags: ['visa', 'travel', 'nested/tag'],
+        body: 'a\nb',
+        source: 'command',
+      },
     });
+  });
+
+  it('the note it checks is written with source: command, not chat', async () => {
+    const checked = checkNoteForm({ title: 'Groceries', tags: '', body: '- milk' });
+    if (!checked.ok) throw new Error(checked.message);
+    const files = new MemoryVaultFiles();
+    const writer = new VaultNoteWriter({
+      files,
+      clock: ManualClock.at('2026-11-22T09:30:00Z'),
+      zone: () => 'Europe/Berlin',
+      notesFolder: () => 'Cairn/Notes',
+      randomBytes: countingBytes(),
+    });
+    const created = await writer.create(checked.note);
+    const text = files.files.get(created.path) ?? '';
+    expect(text).toMatch(/\nsource: command\n/);
+    expect(text).not.toContain('source: chat');
   });
 
   it.each([
