@@ -14,14 +14,14 @@
 //   edit         edit → searchable latency with the watcher running;
 //   search       keyword/vector/hybrid latency p50/p95 at --notes notes, query embedding
 //                excluded; RSS after each.
-// The TypeScript parts (scripts/bench/*.ts) are bundled with esbuild into
+// The TypeScript parts (scripts/bench/*.ts) are bundled by bundle-for-node.mjs into
 // node_modules/.cache/cairn-bench/ first.
-import esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { bundleForNode } from './bundle-for-node.mjs';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../..');
 const SCRIPTS = readdirSync(join(repo, 'scripts/bench'))
@@ -64,27 +64,14 @@ for (const script of SCRIPTS) {
 
 const rest = parts.filter((part) => OWN.includes(part));
 if (rest.length > 0) {
-  const outdir = join(repo, 'node_modules/.cache/cairn-bench');
-  mkdirSync(outdir, { recursive: true });
-  await esbuild.build({
-    entryPoints: [
-      join(repo, 'scripts/bench/main.ts'),
-      join(repo, 'companion/embeddings/use-lite.worker.ts'),
-    ],
-    entryNames: '[name]',
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
+  const bundle = await bundleForNode('cairn-bench', {
+    main: 'scripts/bench/main.ts',
+    'use-lite.worker': 'companion/embeddings/use-lite.worker.ts',
   });
-  const { runParts } = await import(pathToFileURL(join(outdir, 'main.mjs')).href);
+  const { runParts } = await bundle.load('main');
   await runParts(rest, {
     corpora: process.env.CAIRN_CORPORA ?? resolve(repo, '../shared/corpora'),
-    workerFile: join(outdir, 'use-lite.worker.mjs'),
+    workerFile: join(bundle.outdir, 'use-lite.worker.mjs'),
     notes,
     queries,
   });
