@@ -81,7 +81,7 @@ export interface SearchEngine {
    * `adoptNote` matches them with their stored chunks; `finishRestore` drops the rest. Throws,
    * leaving the engine empty, when the snapshot is of another version or analyzer, or corrupt.
    */
-  loadSnapshot(snapshot: EngineSnapshot): void;
+  loadSnapshot(snapshot: unknown): void;
   /**
    * Binds a snapshot note to its chunks when the snapshot indexed the same file version with the
    * same chunks. Returns false (and changes nothing) otherwise: upsert the note instead.
@@ -384,11 +384,16 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         chunkIds: joinList(chunkIds),
       };
     },
-    loadSnapshot(snapshot) {
+    loadSnapshot(stored) {
       for (const path of [...notes.keys(), ...unconfirmed.keys()]) removeNote(path);
       index = new Bm25fIndex(FIELDS.length);
       chunkOfDoc = [];
       unconfirmed = new Map();
+      if (typeof stored !== 'object' || stored === null || !('index' in stored)) {
+        throw new Error('snapshot is not an object with an index');
+      }
+      // Every field is checked below or by Bm25fIndex.load before it is trusted.
+      const snapshot = stored as EngineSnapshot;
       if (snapshot.version !== ENGINE_SNAPSHOT_VERSION) {
         throw new Error(
           `snapshot version ${String(snapshot.version)}, this build reads ${ENGINE_SNAPSHOT_VERSION}`,

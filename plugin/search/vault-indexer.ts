@@ -11,10 +11,13 @@ import type { SearchStore, StoredFile } from './search-store';
 
 /*
  * Keeps the search engine in step with the vault (DESIGN §1.3, Omnisearch's design): restore
- * from the store, diff path → (mtime, size) against the vault, then follow vault events through
- * a debounced dirty set. Work runs in slices of at most `sliceMs` with a UI turn between them;
- * every file is persisted as it is done, so a stop anywhere resumes from the next diff.
- * Embedding runs after indexing, in batches, and only for text hashes with no stored vector.
+ * from the store (the engine's index snapshot, checked note by note against the stored files;
+ * only notes that differ are re-tokenised), diff path → (mtime, size) against the vault, then
+ * follow vault events through a debounced dirty set. Work runs in slices of at most `sliceMs`
+ * with a UI turn between them; every file is persisted as it is done, so a stop anywhere
+ * resumes from the next diff. Embedding runs after indexing, in batches, and only for text
+ * hashes with no stored vector. The snapshot is rewritten once indexing settles: at the end
+ * of the start-up pass, then `snapshotDelayMs` after later changes.
  */
 
 export interface VaultFileStat {
@@ -55,6 +58,8 @@ export interface VaultIndexerOptions {
   sliceMs?: number;
   /** Quiet time after a vault event before re-indexing (default 500 ms). */
   debounceMs?: number;
+  /** Quiet time after indexing before the index snapshot is rewritten (default 60 s). */
+  snapshotDelayMs?: number;
   /** Chunks per embedding request (default 32). */
   embedBatch?: number;
   /** After an embedding failure, wait this long before trying again (default 60 s). */
@@ -65,11 +70,15 @@ export interface VaultIndexerOptions {
 
 type QueuedWork = 'upsert' | 'delete';
 
+/** Stored files per IndexedDB read while restoring. */
+const RESTORE_BATCH = 250;
+
 export class VaultIndexer {
   private readonly sliceMs: number;
   private readonly debounceMs: number;
   private readonly embedBatch: number;
   private readonly embedRetryMs: number;
+  private readonly snapshotDelayMs: number;
   /** What the store holds per path (without chunks), to diff against the vault. */
   private readonly known = new Map<string, Omit<StoredFile, 'chunks'>>();
   private readonly queue = new Map<string, QueuedWork>();
@@ -78,6 +87,8 @@ export class VaultIndexer {
   private readonly toEmbed = new Set<string>();
   private cancelDebounce: (() => void) | undefined;
   private cancelRetry: (() => void) | undefined;
+  private cancelSnapshot: (() => void) | undefined;
+  private snapshotWanted = false;
   private pumping: Promise<void> | undefined;
   private embedBlocked = false;
   private stopped = false;
@@ -89,6 +100,7 @@ export class VaultIndexer {
     this.debounceMs = options.debounceMs ?? 500;
     this.embedBatch = options.embedBatch ?? 32;
     this.embedRetryMs = options.embedRetryMs ?? 60_000;
+    this.snapshotDelayMs = options.snapshotDelayMs ?? 60_000;
   }
 
   /** True once the persisted index is searchable (before the diff has caught up). */
@@ -108,6 +120,8 @@ export class VaultIndexer {
     await this.restore();
     if (this.stopped) return;
     this.diffAgainstVault();
+    // The first pass ends with a snapshot; later changes write one after snapshotDelayMs.
+    this.snapshotWanted = true;
     await this.pump();
   }
 
@@ -133,44 +147,127 @@ export class VaultIndexer {
     this.stopped = true;
     this.cancelDebounce?.();
     this.cancelRetry?.();
+    this.cancelSnapshot?.();
   }
 
   private async restore(): Promise<void> {
-    const { store, engine, embedder, exclude } = this.options;
+    const { store, engine, embedder, exclude, scheduler } = this.options;
     this.report({ phase: 'loading', done: 0, total: 0 });
-    const files = await store.allFiles();
-    const vectors = embedder
-      ? await store.vectorsOf(embedder.model.id)
-      : new Map<string, Float32Array>();
+    const total = await store.countFiles();
+    await this.loadSnapshot(total);
     const used = new Set<string>();
-    this.report({ phase: 'loading', done: 0, total: files.length });
-    let sliceStart = this.options.scheduler.now();
-    for (const [index, file] of files.entries()) {
+    let done = 0;
+    let after: string | undefined;
+    let sliceStart = scheduler.now();
+    // Batches keep each IndexedDB read (and its structured-clone cost) within a UI slice.
+    for (;;) {
+      const files = await store.filesAfter(after, RESTORE_BATCH);
       if (this.stopped) return;
-      if (exclude.excludes(file.path)) {
-        await store.deleteFile(file.path);
-        continue;
-      }
-      this.known.set(file.path, {
-        path: file.path,
-        mtime: file.mtime,
-        size: file.size,
-        contentHash: file.contentHash,
-      });
-      engine.upsertNote(file.path, file.chunks, (hash) => vectors.get(hash));
-      for (const chunk of file.chunks) used.add(chunk.textHash);
-      if (embedder && engine.chunksWithoutVectors(file.path).length > 0)
-        this.toEmbed.add(file.path);
-      if (this.options.scheduler.now() - sliceStart >= this.sliceMs) {
-        this.report({ phase: 'loading', done: index + 1, total: files.length });
-        await this.options.scheduler.yieldToUi();
-        sliceStart = this.options.scheduler.now();
+      if (files.length === 0) break;
+      after = files[files.length - 1]!.path;
+      const vectors = embedder
+        ? await store.vectorsFor(
+            embedder.model.id,
+            files.flatMap((file) => file.chunks.map((chunk) => chunk.textHash)),
+          )
+        : new Map<string, Float32Array>();
+      if (this.stopped) return;
+      for (const file of files) {
+        done++;
+        if (exclude.excludes(file.path)) {
+          await store.deleteFile(file.path);
+          continue;
+        }
+        this.known.set(file.path, {
+          path: file.path,
+          mtime: file.mtime,
+          size: file.size,
+          contentHash: file.contentHash,
+        });
+        const lookup = (hash: string) => vectors.get(hash);
+        if (!engine.adoptNote(file.path, file.contentHash, file.chunks, lookup)) {
+          engine.upsertNote(file.path, file.chunks, lookup);
+        }
+        for (const chunk of file.chunks) used.add(chunk.textHash);
+        if (embedder && engine.chunksWithoutVectors(file.path).length > 0)
+          this.toEmbed.add(file.path);
+        if (scheduler.now() - sliceStart >= this.sliceMs) {
+          this.report({ phase: 'loading', done, total });
+          await scheduler.yieldToUi();
+          if (this.stopped) return;
+          sliceStart = scheduler.now();
+        }
       }
     }
+    engine.finishRestore();
+    this.isReady = true;
     // Vectors of another model or of text no note has any more. With no provider, keep them:
     // switching back to it should not cost a full re-embedding.
     if (embedder) await store.pruneVectors(embedder.model.id, used);
-    this.isReady = true;
+  }
+
+  /** Loads the engine's snapshot; when there is none or it is unusable, the restore re-tokenises. */
+  private async loadSnapshot(storedFiles: number): Promise<void> {
+    const { store, engine } = this.options;
+    let reason: string;
+    try {
+      const snapshot = await store.readSnapshot();
+      if (snapshot !== undefined) {
+        engine.loadSnapshot(snapshot);
+        return;
+      }
+      reason = 'there is none yet';
+    } catch (error) {
+      reason = errorMessage(error);
+      await store.deleteSnapshot().catch(() => undefined);
+    }
+    if (storedFiles > 0) {
+      this.options.onProblem?.({
+        path: '',
+        message: `search index snapshot not used (${reason}): re-indexing ${storedFiles} stored files`,
+      });
+    }
+  }
+
+  /**
+   * Compacts the engine's index and persists it, in slices. Runs inside the pump, so no
+   * indexing changes the engine meanwhile (searches may run: they read the old arrays).
+   */
+  private async writeSnapshot(): Promise<void> {
+    const { engine, store, scheduler } = this.options;
+    this.snapshotWanted = false;
+    const steps = engine.takeSnapshot((path) => this.known.get(path)?.contentHash);
+    let sliceStart = scheduler.now();
+    try {
+      for (;;) {
+        const step = steps.next();
+        if (step.done) {
+          await store.putSnapshot(step.value);
+          return;
+        }
+        if (scheduler.now() - sliceStart >= this.sliceMs) {
+          await scheduler.yieldToUi();
+          if (this.stopped) return;
+          sliceStart = scheduler.now();
+        }
+      }
+    } catch (error) {
+      this.options.onProblem?.({
+        path: '',
+        message: `search index snapshot not saved: ${errorMessage(error)}; the next start re-indexes what changed`,
+      });
+    } finally {
+      steps.return(undefined as never);
+    }
+  }
+
+  private scheduleSnapshot(): void {
+    if (this.cancelSnapshot || this.stopped) return;
+    this.cancelSnapshot = this.options.scheduler.after(this.snapshotDelayMs, () => {
+      this.cancelSnapshot = undefined;
+      this.snapshotWanted = true;
+      void this.pump();
+    });
   }
 
   private diffAgainstVault(): void {
@@ -203,9 +300,18 @@ export class VaultIndexer {
     if (this.pumping) return this.pumping;
     this.pumping = (async () => {
       try {
-        while (!this.stopped && (this.queue.size > 0 || this.canEmbed())) {
-          if (this.queue.size > 0) await this.drainQueue();
-          else await this.embedPending();
+        for (;;) {
+          while (!this.stopped && (this.queue.size > 0 || this.canEmbed())) {
+            if (this.queue.size > 0) await this.drainQueue();
+            else await this.embedPending();
+          }
+          if (this.stopped || !this.options.engine.changedSinceSnapshot) break;
+          if (!this.snapshotWanted) {
+            this.scheduleSnapshot();
+            break;
+          }
+          await this.writeSnapshot();
+          // Events that arrived meanwhile were queued for this pump.
         }
       } finally {
         this.pumping = undefined;
