@@ -3,34 +3,18 @@
 // and on labelled questions over obsidian-help-en. See scripts/eval/main.ts for flags.
 //
 // The TypeScript (scripts/eval/, and the companion's indexer and search it exercises) is bundled
-// with esbuild into node_modules/.cache/cairn-eval/ first, so this runs without a full build and
-// measures exactly the code in the repository.
-import esbuild from 'esbuild';
-import { mkdirSync } from 'node:fs';
+// by bundle-for-node.mjs into node_modules/.cache/cairn-eval/ first, so this runs without a full
+// build and measures exactly the code in the repository.
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleForNode, repo } from './bundle-for-node.mjs';
 
-const repo = resolve(fileURLToPath(import.meta.url), '../..');
-const outdir = join(repo, 'node_modules/.cache/cairn-eval');
-mkdirSync(outdir, { recursive: true });
-await esbuild.build({
-  entryPoints: [
-    join(repo, 'scripts/eval/cli.ts'),
-    join(repo, 'companion/embeddings/use-lite.worker.ts'),
-  ],
-  entryNames: '[name]',
-  outdir,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  logLevel: 'warning',
-});
-const { main } = await import(pathToFileURL(join(outdir, 'cli.mjs')).href);
+const bundle = await bundleForNode('cairn-eval', [
+  'scripts/eval/cli.ts',
+  'companion/embeddings/use-lite.worker.ts',
+]);
+const { main } = await bundle.load('cli');
 await main(process.argv.slice(2), {
   repo,
   corpora: process.env.CAIRN_CORPORA ?? resolve(repo, '../shared/corpora'),
-  workerFile: join(outdir, 'use-lite.worker.mjs'),
+  workerFile: join(bundle.outdir, 'use-lite.worker.mjs'),
 });
