@@ -11,6 +11,7 @@ import { setUpReminders } from './obsidian/reminder-setup';
 import { ObsidianHttpTransport } from './obsidian/http-transport';
 import { SearchModal } from './obsidian/search-modal';
 import { CairnSettingTab } from './obsidian/settings-tab';
+import { builtinModelHost, registerBuiltinModelCommand } from './obsidian/builtin-model-commands';
 import { ObsidianVaultSource, watchVault } from './obsidian/vault-source';
 import { selectEmbedder } from './embeddings/select-embedder';
 import { browserScheduler } from './search/scheduler';
@@ -73,6 +74,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       callback: () => void this.openChatPane(),
     });
     this.addSettingTab(new CairnSettingTab(this.app, this, this));
+    registerBuiltinModelCommand(this, () => this.settings);
     this.setUpStatusBar();
     setUpReminders(this, {
       settings: () => this.settings,
@@ -140,8 +142,15 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       callback: () => this.openSearch(),
     });
     try {
-      const choice = await selectEmbedder(this.settings, new ObsidianHttpTransport());
-      if (released) return;
+      const choice = await selectEmbedder(
+        this.settings,
+        new ObsidianHttpTransport(),
+        builtinModelHost(this),
+      );
+      // The built-in model's worker lives until unload (or now, if unload came first).
+      const release = choice.kind === 'active' ? choice.close : undefined;
+      if (released) return release?.();
+      if (release) this.register(release);
       const service = new SearchService({
         vaultKey: this.vaultKey(),
         source: new ObsidianVaultSource(this.app.vault),

@@ -6,6 +6,7 @@ import type { ConnectionTone } from '../connection/connection-state';
 import type { SettingsHost } from '../settings/settings-host';
 import { ObsidianHttpTransport } from './http-transport';
 import { renderPairingSection } from './pairing-section';
+import { checkBuiltinModel, downloadBuiltinModelWithNotice } from './builtin-model-commands';
 import { EMBEDDING_PROVIDERS } from '../settings/settings';
 import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings/settings';
 import {
@@ -70,10 +71,10 @@ export class CairnSettingTab extends PluginSettingTab {
 
   constructor(
     app: App,
-    plugin: Plugin,
+    private readonly owner: Plugin,
     private readonly host: SettingsHost,
   ) {
-    super(app, plugin);
+    super(app, owner);
   }
 
   override display(): void {
@@ -283,6 +284,8 @@ export class CairnSettingTab extends PluginSettingTab {
         });
       });
 
+    this.builtinModelSetting(containerEl);
+
     this.addUrlSetting(containerEl, {
       name: 'Ollama URL',
       desc: 'Your model server, used for embeddings and, when a chat model is set, to phrase answers.',
@@ -342,6 +345,39 @@ export class CairnSettingTab extends PluginSettingTab {
           });
         }),
       );
+  }
+
+  /** Whether the built-in model's files are in place, and a button to fetch them from the companion. */
+  private builtinModelSetting(containerEl: HTMLElement): void {
+    const setting = new Setting(containerEl)
+      .setName('Built-in model files')
+      .setDesc(
+        'The built-in model (about 29 megabytes) is kept in this plugin’s folder, never in your notes. Download it once from the paired companion.',
+      );
+    const message = new InlineMessage(setting);
+    const showState = async () => {
+      message.show('Checking…', 'pending');
+      const check = await checkBuiltinModel(this.owner);
+      // The tab may have been closed or redrawn while the folder was being checked.
+      if (!setting.settingEl.isConnected) return;
+      if (check.complete) message.show('Installed.', 'ok');
+      else message.show(check.message, 'warning');
+    };
+    setting.addButton((button) =>
+      button.setButtonText('Download from companion').onClick(async () => {
+        button.setDisabled(true);
+        message.show('Downloading… (progress in the notice)', 'pending');
+        try {
+          await downloadBuiltinModelWithNotice(this.owner, this.host.settings);
+        } finally {
+          button.setDisabled(false);
+          await showState().catch(() => undefined);
+        }
+      }),
+    );
+    showState().catch((error: unknown) =>
+      message.show(`Cannot check the model folder: ${String(error)}`, 'error'),
+    );
   }
 
   private foldersSection(containerEl: HTMLElement): void {

@@ -166,6 +166,7 @@ describe('the built main.js', () => {
     expect(app.statusBarEl.children).toHaveLength(1);
     expect([...app.commands.keys()]).toEqual([
       'cairn:open-chat-pane',
+      'cairn:download-builtin-model',
       'cairn:new-reminder',
       'cairn:add-reminder-to-line',
       'cairn:show-upcoming-reminders',

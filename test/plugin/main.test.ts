@@ -66,6 +66,7 @@ describe('CairnPlugin.onload', () => {
     expect([...mock.views__.keys()]).toEqual([CAIRN_VIEW_TYPE, REMINDERS_VIEW_TYPE]);
     expect([...mock.commands__.keys()]).toEqual([
       'open-chat-pane',
+      'download-builtin-model',
       'new-reminder',
       'add-reminder-to-line',
       'show-upcoming-reminders',
