@@ -1,4 +1,5 @@
 import { rmSync, utimesSync } from 'node:fs';
+import type * as FsPromises from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IndexStore } from '../../../companion/indexer/index-store';
@@ -9,7 +10,7 @@ import type { IndexerFixture } from './helpers';
 /** Every file the indexer reads goes through readFile: counted here, by path. */
 const reads = vi.hoisted(() => ({ paths: [] as string[] }));
 vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const actual = await importOriginal<typeof FsPromises>();
   const readFile = ((...args: Parameters<typeof actual.readFile>) => {
     reads.paths.push(String(args[0]));
     return actual.readFile(...args);
