@@ -1,17 +1,24 @@
 #!/usr/bin/env node
 // Copies the built plugin (main.js, manifest.json, styles.css) into a vault:
-//   npm run install-plugin -- <path-to-vault> [--build] [--source <dir>]
+//   npm run install-plugin -- <path-to-vault> [--build] [--source <dir>] [--with-model]
 // --build runs the release build first; --source takes the files from another folder
-// (a CI artefact, say) instead of the repository root. data.json in the vault's plugin
-// folder (the user's settings) is never touched.
+// (a CI artefact, say) instead of the repository root; --with-model also copies the built-in
+// embedding model (29 MB, from node_modules) into the plugin's models/use-lite/ folder.
+// data.json in the vault's plugin folder (the user's settings) is never touched.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ARTEFACTS = ['main.js', 'manifest.json', 'styles.css'];
-const USAGE = 'Usage: npm run install-plugin -- <path-to-vault> [--build] [--source <dir>]';
+const USAGE =
+  'Usage: npm run install-plugin -- <path-to-vault> [--build] [--source <dir>] [--with-model]';
+/** The built-in model's files (shared with the plugin's folder check and the companion's route). */
+const MODEL_FILES = JSON.parse(
+  readFileSync(join(repoRoot, 'shared/embeddings/use-lite-files.json'), 'utf8'),
+).files;
 
 function fail(message) {
   console.error(`install-plugin: ${message}`);
@@ -19,7 +26,7 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const options = { vault: null, build: false, source: repoRoot };
+  const options = { vault: null, build: false, source: repoRoot, withModel: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') {
@@ -27,6 +34,8 @@ function parseArgs(argv) {
       process.exit(0);
     } else if (arg === '--build') {
       options.build = true;
+    } else if (arg === '--with-model') {
+      options.withModel = true;
     } else if (arg === '--source') {
       const value = argv[++i];
       if (!value) fail(`--source needs a folder.\n${USAGE}`);
@@ -92,7 +101,39 @@ for (const name of ARTEFACTS) {
   const size = statSync(join(target, name)).size;
   console.log(`install-plugin: copied ${name} (${size.toLocaleString('en')} bytes)`);
 }
+if (options.withModel) copyModel(join(target, 'models', 'use-lite'));
 console.log(`install-plugin: installed ${pluginId} into ${target}`);
 console.log(
   'install-plugin: in Obsidian, enable it under Settings → Community plugins (or reload the app if it was already on).',
 );
+
+/**
+ * Copies the model files from the installed npm packages. Each goes under a temporary name first,
+ * so an interrupted copy never leaves a file that looks complete; sizes are checked against the
+ * list the plugin checks its folder with.
+ */
+function copyModel(modelDir) {
+  const resolveFromRepo = createRequire(join(repoRoot, 'package.json'));
+  mkdirSync(modelDir, { recursive: true });
+  for (const file of MODEL_FILES) {
+    let from;
+    try {
+      from = resolveFromRepo.resolve(`${file.package}/dist/${file.name}`);
+    } catch {
+      fail(`${file.package} is not installed, so ${file.name} cannot be copied; run npm ci first.`);
+    }
+    const size = statSync(from).size;
+    if (size !== file.bytes) {
+      fail(
+        `${from} is ${size} bytes, not the ${file.bytes} the plugin expects (another version?).`,
+      );
+    }
+    const to = join(modelDir, file.name);
+    copyFileSync(from, `${to}.download`);
+    renameSync(`${to}.download`, to);
+  }
+  const total = MODEL_FILES.reduce((sum, file) => sum + file.bytes, 0);
+  console.log(
+    `install-plugin: copied the built-in model (${MODEL_FILES.length} files, ${total.toLocaleString('en')} bytes) into ${modelDir}`,
+  );
+}

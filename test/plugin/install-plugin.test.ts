@@ -1,9 +1,19 @@
 // @vitest-environment node
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkModelFolder } from '../../plugin/embeddings/builtin-model-folder';
 
 const SCRIPT = resolve('scripts/install-plugin.mjs');
 
@@ -72,6 +82,21 @@ describe('scripts/install-plugin.mjs', () => {
     const result = run(...args(() => makeVault('Plain', false)));
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(message);
+  });
+
+  it('--with-model copies the built-in model into the plugin folder, complete for its check', async () => {
+    const vault = makeVault('Vault');
+    const result = run(vault, '--source', source, '--with-model');
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const modelDir = join(vault, '.obsidian', 'plugins', 'cairn', 'models', 'use-lite');
+    expect(result.stdout).toContain(`copied the built-in model (11 files`);
+    const adapter = {
+      exists: async (path: string) => existsSync(path),
+      stat: async (path: string) => (existsSync(path) ? { size: statSync(path).size } : null),
+    };
+    expect(await checkModelFolder(adapter, modelDir)).toEqual({ complete: true });
+    expect(readdirSync(modelDir).filter((name) => name.endsWith('.download'))).toEqual([]);
   });
 
   it('names the missing build files and copies nothing', () => {
