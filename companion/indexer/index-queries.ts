@@ -1,9 +1,13 @@
 import type { EmbeddingModel } from '../../shared/ports';
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../db/open';
 import { toFtsQuery } from './fts-query';
 import { vectorTable } from './index-store';
 import type { FileKind } from './index-store';
 import { loadVectorExtension } from './vector-extension';
+import { RERANK_FACTOR, RERANK_MIN } from './vector-matrix';
+import type { VectorNeighbour } from './vector-matrix';
+import { VectorMemory } from './vector-memory';
 
 export interface IndexFilters {
   /** Vault-relative folder; the file must be inside it (at any depth). */
@@ -77,10 +81,11 @@ export interface IndexQueriesOptions {
 }
 
 const MAX_LIMIT = 1000;
-/** sqlite-vec's KNN caps k. */
-const MAX_KNN = 4096;
-/** With filters, KNN fetches this many times `limit` neighbours before filtering. */
-const KNN_OVERSAMPLE = 20;
+
+/** The queryable model with its row id (its vec0 table and index_vectors rows). */
+interface QueryableModel extends EmbeddingModel {
+  rowId: number;
+}
 
 interface FilterSql {
   sql: string;
@@ -108,6 +113,8 @@ interface ChunkRow {
 /** The read side of the vault index over SQLite FTS5 and sqlite-vec; see IndexQueries. */
 export class SqliteIndexQueries implements IndexQueries {
   private readonly weights: ColumnWeights;
+  private readonly statements = new Map<string, Statement<unknown[], unknown>>();
+  private cachedModel: { key: string; model: QueryableModel | null } | undefined;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -131,20 +138,26 @@ export class SqliteIndexQueries implements IndexQueries {
     const filter = filterSql(filters);
     const { title, aliases, headings, text } = this.weights;
     const rank = `bm25(index_chunks_fts, ${title}, ${aliases}, ${headings}, ${text})`;
-    const rows = this.db
-      .prepare<Array<string | number>, { id: number; rank: number }>(
-        `SELECT c.id AS id, ${rank} AS rank
-         FROM index_chunks_fts JOIN index_chunks c ON c.id = index_chunks_fts.rowid
-         JOIN index_files f ON f.id = c.file_id
-         WHERE index_chunks_fts MATCH ? ${filter.sql}
-         ORDER BY rank LIMIT ?`,
-      )
-      .all(match, ...filter.params, count);
+    // Unfiltered, the FTS table answers alone: joining chunks and files would cost two lookups
+    // for every matching row before the sort keeps `count` of them.
+    const sql =
+      filter.sql === ''
+        ? `SELECT rowid AS id, ${rank} AS rank FROM index_chunks_fts
+           WHERE index_chunks_fts MATCH ? ORDER BY rank LIMIT ?`
+        : `SELECT c.id AS id, ${rank} AS rank
+           FROM index_chunks_fts JOIN index_chunks c ON c.id = index_chunks_fts.rowid
+           JOIN index_files f ON f.id = c.file_id
+           WHERE index_chunks_fts MATCH ? ${filter.sql}
+           ORDER BY rank LIMIT ?`;
+    const rows = this.statement(sql).all(match, ...filter.params, count) as Array<{
+      id: number;
+      rank: number;
+    }>;
     return rows.map((row) => ({ chunkId: row.id, score: -row.rank }));
   }
 
   vector(queryVector: Float32Array, filters: IndexFilters, limit: number): ChunkHit[] {
-    const model = this.embeddingModel();
+    const model = this.queryableModel();
     const count = clampLimit(limit);
     if (model === null || count === 0) return [];
     if (queryVector.length !== model.dims) {
@@ -152,65 +165,63 @@ export class SqliteIndexQueries implements IndexQueries {
         `vector query: ${queryVector.length} dimensions, but the index holds ${model.id} vectors of ${model.dims}`,
       );
     }
-    const row = this.db
-      .prepare<[string], { id: number }>('SELECT id FROM index_embedding_models WHERE model = ?')
-      .get(model.id);
-    if (!row) return [];
-    const table = vectorTable(row.id);
-    const blob = Buffer.from(queryVector.buffer, queryVector.byteOffset, queryVector.byteLength);
-    const filter = filterSql(filters);
-    // sqlite-vec's KNN finds the nearest texts; their chunks are then filtered. A text shared
-    // by several chunks counts once per chunk. With a narrow filter (one folder of many), the
-    // nearest k may hold fewer than `limit` matching chunks: then the filtered chunks are
-    // compared exactly instead (a scan, but only over what the filter lets through).
-    const total = this.vectorTotal(row.id);
-    const nearestMatching = (k: number) =>
-      this.db
-        .prepare<Array<Buffer | string | number>, { id: number; distance: number }>(
-          `WITH nearest AS (
-             SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?
-           )
-           SELECT c.id AS id, nearest.distance AS distance
-           FROM nearest JOIN index_vectors v ON v.id = nearest.rowid
-           JOIN index_chunks c ON c.text_hash = v.text_hash
-           JOIN index_files f ON f.id = c.file_id
-           WHERE 1 ${filter.sql}
-           ORDER BY nearest.distance, c.id LIMIT ?`,
-        )
-        .all(blob, k, ...filter.params, count);
-    // A filter is tried first over a small oversample, then over the widest KNN sqlite-vec
-    // allows (one pass over the vectors either way: ~50 ms at 40k), and only then by the exact
-    // per-chunk comparison, whose vec0 row lookups cost seconds at 10k notes (bench: 10 s).
-    let k = Math.min(MAX_KNN, filter.sql === '' ? count * 2 : count * KNN_OVERSAMPLE, total);
-    let knn = nearestMatching(k);
-    if (knn.length < count && k < total && k < MAX_KNN) {
-      k = Math.min(MAX_KNN, total);
-      knn = nearestMatching(k);
-    }
-    const rows =
-      knn.length >= count || k >= total
-        ? knn
-        : this.db
-            .prepare<Array<Buffer | string | number>, { id: number; distance: number }>(
-              `SELECT c.id AS id, vec_distance_cosine(e.embedding, ?) AS distance
-               FROM index_chunks c JOIN index_files f ON f.id = c.file_id
-               JOIN index_vectors v ON v.model_id = ? AND v.text_hash = c.text_hash
-               JOIN ${table} e ON e.rowid = v.id
-               WHERE 1 ${filter.sql}
-               ORDER BY distance, c.id LIMIT ?`,
-            )
-            .all(blob, row.id, ...filter.params, count);
-    return rows.map((hit) => ({ chunkId: hit.id, score: 1 - hit.distance }));
-  }
-
-  private vectorTotal(modelRowId: number): number {
-    return (
-      this.db
-        .prepare<[number], { n: number }>(
-          'SELECT count(*) AS n FROM index_vectors WHERE model_id = ?',
-        )
-        .get(modelRowId)?.n ?? 0
+    const matrix = VectorMemory.of(this.db).matrix(
+      model.rowId,
+      model.dims,
+      vectorTable(model.rowId),
     );
+    const filter = filterSql(filters);
+    // A text shared by several chunks counts once per chunk, in chunk id order.
+    const hits = (neighbours: VectorNeighbour[], chunksOf: Map<number, number[]>): ChunkHit[] =>
+      neighbours
+        .flatMap((neighbour) =>
+          (chunksOf.get(neighbour.id) ?? []).map((chunkId) => ({
+            chunkId,
+            score: neighbour.similarity,
+          })),
+        )
+        .sort((a, b) => b.score - a.score || a.chunkId - b.chunkId)
+        .slice(0, count);
+    const chunksOfTexts = (neighbours: VectorNeighbour[]) =>
+      groupChunks(
+        this.statement(
+          `SELECT v.id, c.id FROM index_vectors v JOIN index_chunks c ON c.text_hash = v.text_hash
+           JOIN index_files f ON f.id = c.file_id
+           WHERE v.id IN (SELECT value FROM json_each(?)) ${filter.sql}`,
+        )
+          .raw()
+          .all(
+            JSON.stringify(neighbours.map((neighbour) => neighbour.id)),
+            ...filter.params,
+          ) as Array<[number, number]>,
+      );
+    if (filter.sql !== '') {
+      // A broad filter keeps enough of the nearest texts overall: those are re-ranked exactly
+      // (no second prefilter), then filtered.
+      const texts = Math.min(matrix.size, Math.max(RERANK_MIN, count * RERANK_FACTOR));
+      const overall = matrix.nearest(queryVector, texts, { rerank: texts });
+      const found = hits(overall, chunksOfTexts(overall));
+      if (found.length >= count || texts >= matrix.size) return found;
+      // A narrow one (a folder of many) picks its chunks first, files first in the plan (the
+      // filters are on files), and only their vectors are compared: exact, and never misses.
+      const chunksOf = groupChunks(
+        this.statement(
+          `SELECT v.id, c.id FROM index_files f CROSS JOIN index_chunks c ON c.file_id = f.id
+           CROSS JOIN index_vectors v ON v.model_id = ? AND v.text_hash = c.text_hash
+           WHERE 1 ${filter.sql}`,
+        )
+          .raw()
+          .all(model.rowId, ...filter.params) as Array<[number, number]>,
+      );
+      return hits(matrix.nearest(queryVector, count, { only: chunksOf.keys() }), chunksOf);
+    }
+    // Texts no chunk uses any more (deleted, not yet cleaned up) map to nothing: ask for more
+    // texts until `count` chunks are found or every vector was looked at.
+    for (let texts = count; ; texts = Math.min(matrix.size, texts * 4)) {
+      const neighbours = matrix.nearest(queryVector, texts);
+      const found = hits(neighbours, chunksOfTexts(neighbours));
+      if (found.length >= count || texts >= matrix.size) return found;
+    }
   }
 
   chunks(ids: readonly number[]): IndexedChunk[] {
@@ -240,6 +251,28 @@ export class SqliteIndexQueries implements IndexQueries {
   }
 
   embeddingModel(): EmbeddingModel | null {
+    const model = this.queryableModel();
+    return model === null ? null : { id: model.id, dims: model.dims };
+  }
+
+  /**
+   * The model to query, recomputed only after the database changed: the coverage count reads
+   * every chunk and vector (~20 ms at 40k chunks), and search asks on every query. Any write
+   * on this connection moves total_changes(), a commit from another moves data_version.
+   */
+  private queryableModel(): QueryableModel | null {
+    const version = this.statement(
+      'SELECT total_changes() AS changes, (SELECT data_version FROM pragma_data_version) AS data',
+    ).get() as { changes: number; data: number };
+    const preferred = this.options.preferredModel?.() ?? null;
+    const key = `${version.changes}/${version.data}/${preferred?.id ?? ''}/${preferred?.dims ?? ''}`;
+    if (this.cachedModel?.key !== key) {
+      this.cachedModel = { key, model: this.computeQueryableModel(preferred) };
+    }
+    return this.cachedModel.model;
+  }
+
+  private computeQueryableModel(preferred: EmbeddingModel | null): QueryableModel | null {
     const total =
       this.db
         .prepare<[], { n: number }>('SELECT count(DISTINCT text_hash) AS n FROM index_chunks')
@@ -255,13 +288,36 @@ export class SqliteIndexQueries implements IndexQueries {
       .all()
       .filter((row) => row.vectors / total >= QUERYABLE_COVERAGE);
     if (models.length === 0) return null;
-    const preferred = this.options.preferredModel?.();
     const chosen =
       models.find(
         (row) => preferred && row.model === preferred.id && row.dims === preferred.dims,
       ) ?? [...models].sort((a, b) => b.vectors - a.vectors)[0]!;
-    return { id: chosen.model, dims: chosen.dims };
+    return { id: chosen.model, dims: chosen.dims, rowId: chosen.id };
   }
+
+  /** Prepared once per SQL text: preparing costs as much as a small query. */
+  private statement(sql: string): Statement<unknown[], unknown> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+/** Rows of (vector id, chunk id) grouped by vector id, chunk ids ascending. */
+function groupChunks(
+  rows: ReadonlyArray<[number, number]>,
+  into = new Map<number, number[]>(),
+): Map<number, number[]> {
+  for (const [vectorId, chunkId] of rows) {
+    const chunks = into.get(vectorId);
+    if (chunks) chunks.push(chunkId);
+    else into.set(vectorId, [chunkId]);
+  }
+  for (const chunks of into.values()) chunks.sort((a, b) => a - b);
+  return into;
 }
 
 function clampLimit(limit: number): number {

@@ -2,6 +2,7 @@ import type { EmbeddingModel } from '../../shared/ports';
 import { inTransaction } from '../db/open';
 import type { SqliteDatabase } from '../db/open';
 import { loadVectorExtension } from './vector-extension';
+import { VectorMemory } from './vector-memory';
 
 export type FileKind = 'note' | 'reminder' | 'pdf';
 
@@ -278,6 +279,8 @@ export class IndexStore {
   private dropModel(row: ModelRow): void {
     this.db.exec(`DROP TABLE IF EXISTS ${vectorTable(row.id)}`);
     this.db.prepare('DELETE FROM index_embedding_models WHERE id = ?').run(row.id);
+    // Even if the transaction rolls back: the model is then read from SQLite again on demand.
+    VectorMemory.of(this.db).dropped(row.id);
   }
 
   /** Distinct chunk texts that have no vector for this model yet, oldest chunks first. */
@@ -321,7 +324,8 @@ export class IndexStore {
     items: ReadonlyArray<{ textHash: string; vector: Float32Array }>,
   ): number {
     for (const item of items) checkVector(model, item.vector);
-    return inTransaction(this.db, () => {
+    const added: Array<{ id: number; vector: Float32Array }> = [];
+    const stored = inTransaction(this.db, () => {
       const insertRow = this.db.prepare(
         'INSERT OR IGNORE INTO index_vectors (model_id, text_hash, dims, created_at) VALUES (?, ?, ?, ?)',
       );
@@ -341,6 +345,9 @@ export class IndexStore {
       }
       return stored;
     });
+    // After the commit: the in-memory copy never holds a vector the database rolled back.
+    VectorMemory.of(this.db).added(model.id, added);
+    return stored;
   }
 
   /**
@@ -348,7 +355,8 @@ export class IndexStore {
    * Called when the indexer is idle, so a rename (delete, then add of the same text) keeps them.
    */
   removeOrphanVectors(): number {
-    return inTransaction(this.db, () => {
+    const removedByModel = new Map<number, number[]>();
+    const removed = inTransaction(this.db, () => {
       let removed = 0;
       for (const model of this.models()) {
         const orphans = this.db
@@ -365,10 +373,17 @@ export class IndexStore {
           deleteVector.run(BigInt(orphan.id));
           deleteRow.run(orphan.id);
         }
+        removedByModel.set(
+          model.id,
+          orphans.map((orphan) => orphan.id),
+        );
         removed += orphans.length;
       }
       return removed;
     });
+    const memory = VectorMemory.of(this.db);
+    for (const [modelId, ids] of removedByModel) memory.removed(modelId, ids);
+    return removed;
   }
 
   private count(sql: string): number {
