@@ -14,6 +14,7 @@ import { createEmbedder } from './embeddings/provider';
 import type { ClosableEmbedder, EmbeddingsConfig } from './embeddings/provider';
 import { SettingsStore } from './db/settings';
 import { registerIndexMetrics, VaultIndexer } from './indexer';
+import { watchExcludeGlobs } from './indexer/exclude-settings';
 import { MetricsRegistry } from './metrics/registry';
 import type { Logger } from './logging';
 import { createPushService } from './push/push-service';
@@ -183,6 +184,12 @@ export async function startServer(
     await app.close();
     throw error;
   }
+  // Exclude globs edited in the plugin apply without a restart.
+  const excludeWatch = watchExcludeGlobs(config.vault, {
+    onChange: (globs) => indexer.setPluginExcludeGlobs(globs),
+    logger: options.logger,
+  });
+  app.addHook('onClose', () => excludeWatch.close());
   // Reminders: read the vault, fire what was missed within the grace window, then follow the
   // indexer's changes (those arriving during the start wait for it). On close, hooks added
   // later run first: the vault link drains, the scheduler stops, then the indexer and database.

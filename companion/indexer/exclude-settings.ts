@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Logger } from '../logging';
 import { PLUGIN_SETTINGS_PATH } from '../vault/plugin-settings';
 
 /**
@@ -29,4 +30,95 @@ export function readExcludeGlobs(vaultRoot: string): { globs: string[]; warnings
     };
   }
   return { globs: globs as string[], warnings: [] };
+}
+
+export interface ExcludeGlobsWatchOptions {
+  /** Called with the new globs when they differ from the last ones applied. */
+  readonly onChange: (globs: readonly string[]) => Promise<void>;
+  readonly logger: Logger;
+  /** How often the file is stat'ed; default 2 s. */
+  readonly intervalMs?: number;
+}
+
+export interface ExcludeGlobsWatch {
+  /** Stops watching and waits for a change being applied. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_WATCH_INTERVAL_MS = 2_000;
+
+/**
+ * Follows the plugin's data.json (the indexer's own watcher ignores `.obsidian/`) and hands
+ * changed exclude globs to `onChange`, one change at a time. It polls the file's stat rather
+ * than using fs.watch: Obsidian and sync tools replace the file by rename, which ends an
+ * fs.watch on it, and the folder may not exist until the plugin is installed. The stat is
+ * taken before the first read, so a change in between is seen at the first poll (fs.watchFile
+ * takes its baseline later, asynchronously, and could miss it). A file that does
+ * not read (half-written, bad JSON) keeps the rules in force, with a warning; a missing file
+ * means no plugin globs, as at start.
+ */
+export function watchExcludeGlobs(
+  vaultRoot: string,
+  options: ExcludeGlobsWatchOptions,
+): ExcludeGlobsWatch {
+  const file = join(vaultRoot, PLUGIN_SETTINGS_PATH);
+  let seen = statKey(file);
+  let current = readExcludeGlobs(vaultRoot).globs;
+  let applying: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  const check = () => {
+    const read = readExcludeGlobs(vaultRoot);
+    if (read.warnings.length > 0) {
+      for (const warning of read.warnings)
+        options.logger.warn(`${warning}; keeping the rules in force`);
+      return;
+    }
+    if (sameGlobs(read.globs, current)) return;
+    const previous = current;
+    current = read.globs;
+    options.logger.info(
+      {
+        added: read.globs.filter((glob) => !previous.includes(glob)),
+        removed: previous.filter((glob) => !read.globs.includes(glob)),
+      },
+      'exclude globs changed in the plugin settings; rescanning the vault',
+    );
+    applying = applying
+      .then(() => (closed ? undefined : options.onChange(read.globs)))
+      .catch((error: unknown) =>
+        options.logger.error(
+          { err: { message: (error as Error).message } },
+          'applying the new exclude globs failed',
+        ),
+      );
+  };
+  const timer = setInterval(() => {
+    const now = statKey(file);
+    if (now === seen) return;
+    seen = now;
+    check();
+  }, options.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS);
+  timer.unref();
+  return {
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      await applying;
+    },
+  };
+}
+
+/** What tells one version of the file from the next (a rename gives a new inode). */
+function statKey(file: string): string {
+  try {
+    const stats = statSync(file, { throwIfNoEntry: false });
+    return stats === undefined ? 'missing' : `${stats.ino}:${stats.mtimeMs}:${stats.size}`;
+  } catch (error) {
+    return `error:${(error as NodeJS.ErrnoException).code ?? 'unknown'}`;
+  }
+}
+
+function sameGlobs(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((glob, index) => glob === b[index]);
 }

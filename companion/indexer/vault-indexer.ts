@@ -94,7 +94,7 @@ export class VaultIndexer implements IndexStatusSource {
   readonly queries: SqliteIndexQueries;
   readonly embeddings: EmbeddingQueue | null;
   private readonly root: string;
-  private readonly exclude: ExcludeRules;
+  private exclude: ExcludeRules;
   private readonly debounceMs: number;
   private readonly readPdfText: PdfTextReader;
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -199,6 +199,20 @@ export class VaultIndexer implements IndexStatusSource {
   onChange(listener: (change: IndexChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The plugin's exclude globs changed (its data.json, see exclude-settings.ts): the rescan
+   * drops files now excluded and indexes ones no longer excluded, and the watcher starts again
+   * so it watches the folders the old rules skipped.
+   */
+  async setPluginExcludeGlobs(globs: readonly string[]): Promise<void> {
+    if (this.closed) return;
+    this.exclude = new ExcludeRules([...globs, ...(this.options.excludeGlobs ?? [])]);
+    const watcher = this.watcher;
+    this.watcher = null;
+    await watcher?.close();
+    await this.rescan();
   }
 
   /** Walks the vault again (e.g. after the watcher may have missed events). */
