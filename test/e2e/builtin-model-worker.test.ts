@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Plugin } from 'esbuild';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,7 +64,7 @@ describe.skipIf(!availability.available)('the built-in model worker in Chromium'
     const { build } = await import('esbuild');
     const { inlineWorkerPlugin } = (await import(
       pathToFileURL(resolve('scripts/inline-worker-plugin.mjs')).href
-    )) as { inlineWorkerPlugin: () => import('esbuild').Plugin };
+    )) as { inlineWorkerPlugin: () => Plugin };
     const bundle = await build({
       stdin: { contents: PAGE_ENTRY, resolveDir: resolve('.'), loader: 'ts' },
       bundle: true,
