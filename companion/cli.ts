@@ -94,6 +94,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
       rotateToken: flags['rotate-token'] === true,
       embeddings,
       ...(summarizer ? { summarizer } : {}),
+      ...(config.pushSubject === undefined ? {} : { pushSubject: config.pushSubject }),
     });
   } catch (error) {
     if (error instanceof TokenError) {

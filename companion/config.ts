@@ -6,6 +6,7 @@ import type { LevelWithSilent } from 'pino';
 import { LOG_LEVELS } from './logging';
 import { OPTIONS } from './options';
 import type { OptionName } from './options';
+import { subjectProblem } from './push/vapid-keys';
 import { DEFAULT_FOLDERS, readPluginSettings } from './vault/plugin-settings';
 import type { VaultFolders } from './vault/plugin-settings';
 
@@ -30,6 +31,8 @@ export interface CompanionConfig {
   readonly logLevel: LevelWithSilent;
   /** Push-service hosts subscriptions may point at; empty = any `https:` host. */
   readonly pushHosts: readonly string[];
+  /** VAPID contact (`--push-subject`); absent, the key file's or the default (push/vapid-keys.ts). */
+  readonly pushSubject?: string;
   /** Missed occurrences younger than this fire on start; older ones are listed as missed. */
   readonly graceHours: number;
   /** Proxy addresses/CIDRs whose X-Forwarded-For is believed; empty = none. */
@@ -131,6 +134,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
   const tls = resolveTls(raw('tls-cert'), raw('tls-key'), cwd, problems);
   const logLevel = resolveLogLevel(raw('log-level'), problems);
   const pushHosts = resolvePushHosts(raw('push-hosts'), problems);
+  const pushSubject = resolvePushSubject(raw('push-subject'), problems);
   const graceHours = resolveGraceHours(raw('grace-hours'), problems);
   const trustProxy = resolveTrustProxy(raw('trust-proxy'), problems);
 
@@ -147,6 +151,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       tls,
       logLevel,
       pushHosts,
+      ...(pushSubject === undefined ? {} : { pushSubject }),
       graceHours,
       trustProxy,
       folders: { ...DEFAULT_FOLDERS, ...vaultSettings.settings.folders },
@@ -298,6 +303,18 @@ function resolveTrustProxy(raw: Raw | undefined, problems: string[]): string[] {
     }
   }
   return entries;
+}
+
+/** Checked here as well as when the keys load, so a bad value is a usage error naming the flag. */
+function resolvePushSubject(raw: Raw | undefined, problems: string[]): string | undefined {
+  if (!raw) return undefined;
+  const subject = raw.value.trim();
+  const problem = subjectProblem(subject);
+  if (problem !== null) {
+    problems.push(`${raw.label}: "${raw.value}": ${problem}`);
+    return undefined;
+  }
+  return subject;
 }
 
 function splitList(value: string): string[] {

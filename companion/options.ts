@@ -86,6 +86,15 @@ export const OPTIONS = [
     defaultText: 'any https host',
   },
   {
+    name: 'push-subject',
+    env: 'CAIRN_PUSH_SUBJECT',
+    kind: 'string',
+    value: '<mailto:|https:>',
+    description: 'Contact given to push services in every VAPID token (a public address)',
+    defaultText:
+      "the push key file's subject, else mailto:cairn-companion@users.noreply.github.com",
+  },
+  {
     name: 'grace-hours',
     env: 'CAIRN_GRACE_HOURS',
     kind: 'string',

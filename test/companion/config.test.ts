@@ -100,6 +100,16 @@ describe('resolveConfig: precedence flag > env > data.json > default', () => {
     });
   });
 
+  it('takes the push subject from CAIRN_PUSH_SUBJECT, --push-subject winning; none by default', () => {
+    expect(resolveConfig(inputs()).config).not.toHaveProperty('pushSubject');
+    const env = { CAIRN_PUSH_SUBJECT: 'mailto:ops@example.com' };
+    expect(resolveConfig(inputs({ env })).config.pushSubject).toBe('mailto:ops@example.com');
+    const flagged = resolveConfig(
+      inputs({ env, flags: { vault, 'push-subject': 'https://cairn.example.org' } }),
+    );
+    expect(flagged.config.pushSubject).toBe('https://cairn.example.org');
+  });
+
   it('takes the vault from CAIRN_VAULT and treats empty variables as unset', () => {
     const { config } = resolveConfig(
       inputs({ flags: {}, env: { CAIRN_VAULT: vault, CAIRN_PORT: '' } }),
@@ -191,6 +201,18 @@ describe('resolveConfig: bad flags and variables name themselves', () => {
       { 'push-hosts': 'https://fcm.googleapis.com' },
       {},
       '--push-hosts: "https://fcm.googleapis.com" is not a host name',
+    ],
+    [
+      'push subject not a URL',
+      { 'push-subject': 'admin@example.com' },
+      {},
+      '--push-subject: "admin@example.com": not a URL',
+    ],
+    [
+      'push subject on a local name',
+      {},
+      { CAIRN_PUSH_SUBJECT: 'mailto:me@nas.local' },
+      'CAIRN_PUSH_SUBJECT: "mailto:me@nas.local": "nas.local" is not a public name',
     ],
     [
       'proxy not an address',

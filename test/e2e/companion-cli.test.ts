@@ -235,7 +235,16 @@ describe('cairn-companion CLI', () => {
       env: cleanEnv(),
     });
     expect(result.status).toBe(0);
-    for (const text of ['--vault', '--port', 'CAIRN_PORT', '--data', 'CAIRN_TOKEN', '8787']) {
+    for (const text of [
+      '--vault',
+      '--port',
+      'CAIRN_PORT',
+      '--data',
+      'CAIRN_TOKEN',
+      '8787',
+      '--push-subject',
+      'CAIRN_PUSH_SUBJECT',
+    ]) {
       expect(result.stdout).toContain(text);
     }
   });
@@ -250,6 +259,7 @@ describe('cairn-companion CLI', () => {
     [['--bogus'], "Unknown option '--bogus'"],
     [['--port', '70000'], '--port: 70000 is not a port (1–65535)'],
     [[], '--vault: required'],
+    [['--push-subject', 'ops@example.com'], '--push-subject: "ops@example.com": not a URL'],
   ])('usage errors exit 2: %j', (args, message) => {
     const result = spawnSync(process.execPath, [CLI, ...args], {
       encoding: 'utf8',
