@@ -199,9 +199,24 @@ export class VectorMatrix {
   /** Writes the sign code of the rotated `vector` into `out` at word `offset`. */
   private encode(vector: Float32Array, out: Int32Array, offset: number): void {
     const x = this.rotated;
+    const signs = this.signs;
     const n = this.bits;
-    for (let j = 0; j < n; j++) x[j] = j < this.dims ? vector[j]! * this.signs[j]! : 0;
-    for (let h = 1; h < n; h *= 2) {
+    const dims = this.dims;
+    for (let j = 0; j < dims; j++) x[j] = vector[j]! * signs[j]!;
+    x.fill(0, dims);
+    // Walsh–Hadamard transform in place; its first two levels at once (n ≥ 32): this runs for
+    // every vector loaded, so it is most of the load time.
+    for (let i = 0; i < n; i += 4) {
+      const a = x[i]!;
+      const b = x[i + 1]!;
+      const c = x[i + 2]!;
+      const d = x[i + 3]!;
+      x[i] = a + b + (c + d);
+      x[i + 1] = a - b + (c - d);
+      x[i + 2] = a + b - (c + d);
+      x[i + 3] = a - b - (c - d);
+    }
+    for (let h = 4; h < n; h *= 2) {
       for (let i = 0; i < n; i += 2 * h) {
         for (let j = i; j < i + h; j++) {
           const a = x[j]!;
@@ -211,8 +226,12 @@ export class VectorMatrix {
         }
       }
     }
-    out.fill(0, offset, offset + this.words);
-    for (let j = 0; j < n; j++) if (x[j]! > 0) out[offset + (j >>> 5)]! |= 1 << (j & 31);
+    for (let w = 0; w < this.words; w++) {
+      let word = 0;
+      const base = w * 32;
+      for (let bit = 0; bit < 32; bit++) if (x[base + bit]! > 0) word |= 1 << bit;
+      out[offset + w] = word;
+    }
   }
 
   private grow(): void {

@@ -74,22 +74,9 @@ export class VectorMemory {
           'SELECT count(*) AS n FROM index_vectors WHERE model_id = ?',
         )
         .get(modelRowId)?.n ?? 0;
-    const matrix = new VectorMatrix(dims, expected);
-    // Read through the vec0 table: its own row-by-row scan (~40 µs a row at 40k rows here) is
-    // the price of not depending on sqlite-vec's private storage layout.
-    const rows = this.db
-      .prepare<[], [number, Buffer]>(`SELECT rowid, embedding FROM ${table}`)
-      .raw()
-      .iterate();
-    for (const [id, blob] of rows) {
-      if (blob.byteLength !== dims * 4) {
-        throw new Error(
-          `${table}: row ${id} holds ${blob.byteLength / 4} dimensions, expected ${dims}`,
-        );
-      }
-      matrix.set(id, floatsOf(blob));
-    }
-    return matrix;
+    return (
+      readVectorStorage(this.db, table, dims, expected) ?? readVectorRows(this.db, table, dims)
+    );
   }
 
   private readDataVersion(): number {
@@ -102,4 +89,68 @@ export function floatsOf(blob: Buffer): Float32Array {
   return blob.byteOffset % 4 === 0
     ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4)
     : new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+}
+
+/**
+ * The vectors of a vec0 table read through vec0 itself: one lookup per row (~40 µs a row here,
+ * 1.6 s at 40k rows on the loaded bench machine). Always right; the fallback.
+ */
+export function readVectorRows(db: SqliteDatabase, table: string, dims: number): VectorMatrix {
+  const matrix = new VectorMatrix(dims);
+  const rows = db
+    .prepare<[], [number, Buffer]>(`SELECT rowid, embedding FROM ${table}`)
+    .raw()
+    .iterate();
+  for (const [id, blob] of rows) {
+    if (blob.byteLength !== dims * 4) {
+      throw new Error(
+        `${table}: row ${id} holds ${blob.byteLength / 4} dimensions, expected ${dims}`,
+      );
+    }
+    matrix.set(id, floatsOf(blob));
+  }
+  return matrix;
+}
+
+/**
+ * The same vectors read from vec0's storage tables directly (sqlite-vec 0.1.x: `<t>_chunks`
+ * holds per chunk of rows a validity bitmap and the rowids as int64, `<t>_vector_chunks00` the
+ * float32 vectors of that chunk): one read per ~1,000 vectors, 4–5× faster than the row-by-row
+ * scan. Anything unexpected in that layout (another sqlite-vec version) answers null, and the
+ * caller reads through vec0 instead; the row count must match `index_vectors` too.
+ */
+export function readVectorStorage(
+  db: SqliteDatabase,
+  table: string,
+  dims: number,
+  expected: number,
+): VectorMatrix | null {
+  const matrix = new VectorMatrix(dims, expected);
+  try {
+    const chunks = db
+      .prepare<[], [number, Buffer, Buffer, Buffer]>(
+        `SELECT c.size, c.validity, c.rowids, v.vectors FROM "${table}_chunks" c
+         JOIN "${table}_vector_chunks00" v ON v.rowid = c.chunk_id`,
+      )
+      .raw()
+      .iterate();
+    for (const [size, validity, rowids, vectors] of chunks) {
+      if (
+        !Number.isInteger(size) ||
+        validity.byteLength * 8 < size ||
+        rowids.byteLength !== size * 8 ||
+        vectors.byteLength !== size * dims * 4
+      ) {
+        return null;
+      }
+      const floats = floatsOf(vectors);
+      for (let i = 0; i < size; i++) {
+        if ((validity[i >>> 3]! & (1 << (i & 7))) === 0) continue;
+        matrix.set(Number(rowids.readBigInt64LE(i * 8)), floats.subarray(i * dims, (i + 1) * dims));
+      }
+    }
+  } catch {
+    return null; // no such tables or columns: not the layout this reads
+  }
+  return matrix.size === expected ? matrix : null;
 }

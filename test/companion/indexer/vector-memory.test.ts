@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { VectorMemory } from '../../../companion/indexer/vector-memory';
+import {
+  readVectorRows,
+  readVectorStorage,
+  VectorMemory,
+} from '../../../companion/indexer/vector-memory';
 import { vectorTable } from '../../../companion/indexer/index-store';
 import { openDatabase } from '../../../companion/db/open';
 import { HashingEmbedder, hashVector, startIndexer } from './helpers';
@@ -115,5 +119,27 @@ describe('in-memory vectors stay in step with the index', () => {
     }
     expect(matrixOf()).not.toBe(before);
     expect(fixture.indexer.queries.vector(query, {}, 10)).toHaveLength(3);
+  });
+
+  it("reads sqlite-vec's storage tables exactly as its own row scan, deleted rows included", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`N${i}.md`] = `note number ${i} about topic ${i % 7}`;
+    fixture = await startIndexer({ files, embedder: new HashingEmbedder() });
+    await fixture.indexer.whenEmbedded();
+    for (const i of [0, 3, 17, 29]) rmSync(join(fixture.vault, `N${i}.md`));
+    await fixture.indexer.rescan();
+    const model = fixture.indexer.store.models()[0]!;
+    const table = vectorTable(model.id);
+    const count = fixture.indexer.store.vectorCount(model.id);
+    expect(count).toBe(26);
+    const fast = readVectorStorage(fixture.db, table, model.dims, count);
+    const slow = readVectorRows(fixture.db, table, model.dims);
+    expect(fast?.size).toBe(26);
+    expect(slow.size).toBe(26);
+    const query = hashVector('note number 5 about topic 5', model.dims);
+    expect(fast!.nearest(query, 26)).toEqual(slow.nearest(query, 26));
+    // A count that does not match (rows missing from the layout read) is refused.
+    expect(readVectorStorage(fixture.db, table, model.dims, count + 1)).toBeNull();
+    expect(readVectorStorage(fixture.db, 'index_vec_999', model.dims, count)).toBeNull();
   });
 });
