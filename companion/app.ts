@@ -8,6 +8,7 @@ import type { CompanionConfig } from './config';
 import type { SqliteDatabase } from './db/open';
 import { registerCors } from './http/cors';
 import { registerErrorHandling } from './http/error-handler';
+import { partAwareValidator } from './http/part-aware-validator';
 import { createLogger } from './logging';
 import type { Logger } from './logging';
 import { registerHttpMetrics } from './metrics/http-metrics';
@@ -97,8 +98,10 @@ export async function buildApp(
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     // Fastify's default silently strips properties a schema forbids; an unknown field is more
     // likely a client bug (a typo in `snoozed_until`) than noise, so it is a 400 naming it.
-    // Scalar coercion stays on: query strings arrive as text (`?limit=10`).
+    // Scalar coercion applies to query strings, params and headers (they arrive as text,
+    // `?limit=10`), never to JSON bodies: see http/part-aware-validator.ts.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } },
+    schemaController: { compilersFactory: { buildValidator: partAwareValidator() } },
     ...(transport.https ? { https: { cert: transport.https.cert, key: transport.https.key } } : {}),
     ...(transport.connectionTimeoutMs !== undefined
       ? { connectionTimeout: transport.connectionTimeoutMs }

@@ -131,6 +131,10 @@ describe('error envelope', () => {
   it.each([
     ['missing property', { keys: { p256dh: 'x'.repeat(12) } }, 'title', 'body.title is required'],
     ['wrong type', { title: { text: 'a' } }, 'title', 'body.title must be string'],
+    // A JSON body is typed already: a number is not quietly turned into "42".
+    ['number for a string', { title: 42 }, 'title', 'body.title must be string'],
+    ['boolean for a string', { title: true }, 'title', 'body.title must be string'],
+    ['array for a string', { title: ['a'] }, 'title', 'body.title must be string'],
     ['nested field', { title: 'a', keys: { p256dh: 'short' } }, 'keys.p256dh', 'body.keys.p256dh'],
     [
       'extra property',
@@ -149,6 +153,47 @@ describe('error envelope', () => {
     const error = expectEnvelope(response.body, 'VALIDATION_ERROR');
     expect(error.field).toBe(field);
     expect(error.message).toContain(message);
+  });
+
+  it('query strings keep their coercion: ?limit=10 arrives as a number, a list from one value', async () => {
+    t.app.get(
+      '/api/v1/echo-query',
+      {
+        schema: {
+          querystring: Type.Object({
+            limit: Type.Integer({ minimum: 1 }),
+            tag: Type.Optional(Type.Array(Type.String())),
+          }),
+        },
+      },
+      async (request) => request.query,
+    );
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/echo-query?limit=10&tag=travel',
+      headers: authorized,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ limit: 10, tag: ['travel'] });
+    const refused = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/echo-query?limit=ten',
+      headers: authorized,
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(expectEnvelope(refused.body, 'VALIDATION_ERROR').field).toBe('limit');
+  });
+
+  it('a real route refuses a number where its body wants text (POST /api/v1/answer)', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/answer',
+      headers: authorized,
+      payload: { question: 42 },
+    });
+    expect(response.statusCode).toBe(400);
+    const error = expectEnvelope(response.body, 'VALIDATION_ERROR');
+    expect(error.field).toBe('question');
   });
 
   it.each([
