@@ -228,21 +228,16 @@ export class SqliteIndexQueries implements IndexQueries {
     if (ids.length === 0) return [];
     const wanted = [...new Set(ids)].filter((id) => Number.isSafeInteger(id));
     const byId = new Map<number, IndexedChunk>();
-    // SQLite's default bound-parameter limit is 32766; stay well below it.
-    for (let start = 0; start < wanted.length; start += 500) {
-      const slice = wanted.slice(start, start + 500);
-      const rows = this.db
-        .prepare<number[], ChunkRow>(
-          `SELECT c.id AS id, f.path AS path, f.kind AS kind, f.note_id AS noteId, f.title AS title,
-             f.aliases AS aliases, f.tags AS tags, c.heading_path AS headingPath,
-             c.start_line AS startLine, c.end_line AS endLine, c.page AS page, c.text AS text,
-             f.mtime_ms AS mtimeMs, f.created_ms AS createdMs, c.text_hash AS textHash
-           FROM index_chunks c JOIN index_files f ON f.id = c.file_id
-           WHERE c.id IN (${slice.map(() => '?').join(',')})`,
-        )
-        .all(...slice);
-      for (const row of rows) byId.set(row.id, toIndexedChunk(row));
-    }
+    // One statement for any number of ids (a JSON array), prepared once.
+    const rows = this.statement(
+      `SELECT c.id AS id, f.path AS path, f.kind AS kind, f.note_id AS noteId, f.title AS title,
+         f.aliases AS aliases, f.tags AS tags, c.heading_path AS headingPath,
+         c.start_line AS startLine, c.end_line AS endLine, c.page AS page, c.text AS text,
+         f.mtime_ms AS mtimeMs, f.created_ms AS createdMs, c.text_hash AS textHash
+       FROM index_chunks c JOIN index_files f ON f.id = c.file_id
+       WHERE c.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(wanted)) as ChunkRow[];
+    for (const row of rows) byId.set(row.id, toIndexedChunk(row));
     // In the order asked for; ids no longer in the index (a file deleted since) are left out.
     return ids.flatMap((id) => {
       const chunk = byId.get(id);
