@@ -6,10 +6,19 @@
  * the vocabulary with `readFile`, and the backend's .wasm binary through Emscripten's Node file
  * loader (`setWasmPaths` with a plain directory path).
  *
- * Costs measured on the 2-core dev machine: load ~0.25 s; ~60–110 ms per text of 128 tokens
- * whatever the batch size (the graph is a small transformer; batching saves only per-call
- * overhead). The model reads at most 128 tokens per text (see `use-lite-tokens.ts`), roughly
- * 300–500 characters of prose: longer chunks are represented by their beginning.
+ * Costs measured on the 2-core dev machine (scripts/bench-embeddings.mjs, CPU time, which holds
+ * steady while other processes load the machine): load ~0.25 s; ~67 ms of CPU per ~800-character
+ * chunk one at a time, ~58–60 ms in graph calls of 32 (each call runs ~256 kernels whatever its
+ * size; batching saves that overhead and no more). Sorting texts by token count before forming
+ * graph calls (below) saves padding only where lengths differ: 93% of obsidian-help-en's
+ * ~800-character chunks fill all 128 tokens. Padding never changes a vector (the graph masks it:
+ * a text's vector in any batch is within 2e-7 of its vector alone). What remains is arithmetic:
+ * the dense layers run in XNNPACK, the attention products in tfjs-wasm's plain loop (batched or
+ * transposed matmuls never reach XNNPACK). The SIMD binary is the one loaded. tfjs disables wasm
+ * threads under Node (and forcing them fails: its pthread workers start from `blob:` URLs, which
+ * Node's Worker refuses), so one model uses one core: a second core needs a second worker
+ * (`worker-embedder.ts`). The model reads at most 128 tokens per text (see `use-lite-tokens.ts`),
+ * roughly 300–500 characters of prose: longer chunks are represented by their beginning.
  *
  * This runs on the calling thread. The server uses it from a worker thread (`worker-embedder.ts`).
  */
