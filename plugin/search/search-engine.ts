@@ -203,10 +203,15 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
 
   function keywordRanking(groups: number[][], accept: (chunk: NoteChunk) => boolean, pool: number) {
     const scored = index.score(groups, params);
-    const best = topAccepted(scored, pool, (doc) => {
-      const chunk = chunkOfDoc[doc];
-      return chunk !== undefined && accept(chunk);
-    });
+    const best = topAccepted(
+      scored,
+      pool,
+      (doc) => {
+        const chunk = chunkOfDoc[doc];
+        return chunk !== undefined && accept(chunk);
+      },
+      (doc) => chunkOfDoc[doc]?.chunkId ?? '',
+    );
     return best.map((item) => ({ key: chunkOfDoc[item.doc]!.chunkId, score: item.score }));
   }
 
@@ -475,20 +480,24 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
 }
 
 /**
- * The `limit` best documents passing `accept`, best first: a bounded insertion list over the
- * candidates in score order would sort them all; this keeps a small sorted window instead.
+ * The `limit` best documents passing `accept`, best first, in a small sorted window (the
+ * candidates are not sorted as a whole). Equal scores are ordered by `keyOf`, so the ranking
+ * does not depend on internal doc numbers (a snapshot load renumbers them).
  */
 function topAccepted(
   scored: readonly ScoredDoc[],
   limit: number,
   accept: (doc: number) => boolean,
+  keyOf: (doc: number) => string,
 ): ScoredDoc[] {
   const best: ScoredDoc[] = [];
+  const before = (a: ScoredDoc, b: ScoredDoc) =>
+    a.score > b.score || (a.score === b.score && keyOf(a.doc) < keyOf(b.doc));
   for (const item of scored) {
-    if (best.length === limit && item.score <= best[best.length - 1]!.score) continue;
+    if (best.length === limit && !before(item, best[best.length - 1]!)) continue;
     if (!accept(item.doc)) continue;
     let at = best.length;
-    while (at > 0 && best[at - 1]!.score < item.score) at--;
+    while (at > 0 && before(item, best[at - 1]!)) at--;
     best.splice(at, 0, item);
     if (best.length > limit) best.pop();
   }

@@ -123,6 +123,7 @@ export class VaultIndexer {
     // The first pass ends with a snapshot; later changes write one after snapshotDelayMs.
     this.snapshotWanted = true;
     await this.pump();
+    this.snapshotWanted = false;
   }
 
   fileChanged(path: string): void {
@@ -298,7 +299,7 @@ export class VaultIndexer {
   /** One drain of the queue, then embedding; concurrent callers share the running drain. */
   private pump(): Promise<void> {
     if (this.pumping) return this.pumping;
-    this.pumping = (async () => {
+    const pumping = (async () => {
       try {
         for (;;) {
           while (!this.stopped && (this.queue.size > 0 || this.canEmbed())) {
@@ -314,11 +315,17 @@ export class VaultIndexer {
           // Events that arrived meanwhile were queued for this pump.
         }
       } finally {
-        this.pumping = undefined;
         if (!this.stopped) this.report({ phase: 'idle', done: 0, total: 0 });
       }
     })();
-    return this.pumping;
+    // Cleared once settled, not inside the body: a pass with nothing to await finishes before
+    // the assignment below, and clearing there left a settled promise that swallowed every
+    // later pump (and made idle() spin).
+    this.pumping = pumping;
+    void pumping.finally(() => {
+      if (this.pumping === pumping) this.pumping = undefined;
+    });
+    return pumping;
   }
 
   private async drainQueue(): Promise<void> {

@@ -8,7 +8,8 @@
 //   (b) restart over the unchanged vault: time until searchable, files re-read, texts
 //       re-embedded (both must be 0);
 //   (c) search latency p50/p95 over the vault's own words, keyword and hybrid;
-//   (d) what the store holds per 1,000 notes (chunk records as JSON + raw vector bytes).
+//   (d) what the store holds per 1,000 notes (chunk records as JSON + the index snapshot's
+//       arrays and strings + raw vector bytes).
 // onload time is measured on the built main.js by test/plugin/bundle-smoke.test.ts.
 //
 //   node scripts/bench/plugin-search.mjs [--notes 10000] [--corpus path/to/obsidian-help-en]
@@ -178,7 +179,16 @@ async function searchLatency(engine, queries) {
 async function storedBytes(store) {
   let json = 0;
   for (const file of await store.allFiles()) json += JSON.stringify(file).length;
-  return json;
+  return json + snapshotBytes(await store.readSnapshot());
+}
+
+/** Bytes of the engine snapshot's typed arrays and strings (2 bytes per UTF-16 unit). */
+function snapshotBytes(value) {
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'string') return value.length * 2;
+  if (ArrayBuffer.isView(value)) return value.byteLength;
+  if (typeof value !== 'object') return 8;
+  return Object.values(value).reduce((sum, part) => sum + snapshotBytes(part), 0);
 }
 
 /** Queries from the vault's own text: two or three of its words, as a person would type. */
