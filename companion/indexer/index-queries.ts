@@ -78,9 +78,17 @@ export interface IndexQueriesOptions {
   weights?: Partial<ColumnWeights>;
   /** The model the running embedder produces; preferred when it is queryable. */
   preferredModel?: () => EmbeddingModel | null;
+  /** A filter letting through at most this many chunks is searched exactly (default 2,000). */
+  filterExactMax?: number;
 }
 
 const MAX_LIMIT = 1000;
+/**
+ * A filter letting through at most this many chunks is searched exactly over just those.
+ * Selecting them costs ~1 µs a chunk (bench: ~3.5 ms for 2,000), which a broad filter pays
+ * before the nearest-overall pass.
+ */
+const FILTER_EXACT_MAX = 2000;
 
 /** The queryable model with its row id (its vec0 table and index_vectors rows). */
 interface QueryableModel extends EmbeddingModel {
@@ -196,24 +204,35 @@ export class SqliteIndexQueries implements IndexQueries {
           ) as Array<[number, number]>,
       );
     if (filter.sql !== '') {
+      // The filter's own chunks first, files first in the plan (the filters are on files), at
+      // most `filterExactMax` + 1 of them. A narrow filter (a folder or tag of many) ends here:
+      // only its vectors are compared, exactly, so it never misses a match (bench: 782 chunks
+      // of 40k in ~3 ms, where the pass below costs ~6 ms and finds too few).
+      const selected = (max: number) =>
+        groupChunks(
+          this.statement(
+            `SELECT v.id, c.id FROM index_files f CROSS JOIN index_chunks c ON c.file_id = f.id
+             CROSS JOIN index_vectors v ON v.model_id = ? AND v.text_hash = c.text_hash
+             WHERE 1 ${filter.sql} LIMIT ?`,
+          )
+            .raw()
+            .all(model.rowId, ...filter.params, max) as Array<[number, number]>,
+        );
+      const exactMax = this.options.filterExactMax ?? FILTER_EXACT_MAX;
+      const narrow = selected(exactMax + 1);
+      const narrowRows = [...narrow.values()].reduce((sum, chunks) => sum + chunks.length, 0);
+      if (narrowRows <= exactMax) {
+        return hits(matrix.nearest(queryVector, count, { only: narrow.keys() }), narrow);
+      }
       // A broad filter keeps enough of the nearest texts overall: those are re-ranked exactly
       // (no second prefilter), then filtered.
       const texts = Math.min(matrix.size, Math.max(RERANK_MIN, count * RERANK_FACTOR));
       const overall = matrix.nearest(queryVector, texts, { rerank: texts });
       const found = hits(overall, chunksOfTexts(overall));
       if (found.length >= count || texts >= matrix.size) return found;
-      // A narrow one (a folder of many) picks its chunks first, files first in the plan (the
-      // filters are on files), and only their vectors are compared: exact, and never misses.
-      const chunksOf = groupChunks(
-        this.statement(
-          `SELECT v.id, c.id FROM index_files f CROSS JOIN index_chunks c ON c.file_id = f.id
-           CROSS JOIN index_vectors v ON v.model_id = ? AND v.text_hash = c.text_hash
-           WHERE 1 ${filter.sql}`,
-        )
-          .raw()
-          .all(model.rowId, ...filter.params) as Array<[number, number]>,
-      );
-      return hits(matrix.nearest(queryVector, count, { only: chunksOf.keys() }), chunksOf);
+      // Between the two: every chunk the filter lets through, prefiltered by code.
+      const all = selected(-1);
+      return hits(matrix.nearest(queryVector, count, { only: all.keys() }), all);
     }
     // Texts no chunk uses any more (deleted, not yet cleaned up) map to nothing: ask for more
     // texts until `count` chunks are found or every vector was looked at.

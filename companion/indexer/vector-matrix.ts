@@ -109,7 +109,8 @@ export class VectorMatrix {
   }
 
   /**
-   * The `k` vectors most similar to `query`, best first (ties by id). `only`, when given,
+   * The `k` vectors most similar to `query`, best first (ties by id), plus any tied with the
+   * k-th. `only`, when given,
    * restricts the search to those ids (unknown ids are ignored). Exact when the candidates
    * fit the re-rank budget (`rerank`, default the larger of RERANK_MIN and RERANK_FACTOR × k),
    * otherwise the Hamming prefilter picks which are compared exactly.
@@ -154,7 +155,11 @@ export class VectorMatrix {
       scored[i] = { id: this.ids[slot]!, similarity };
     }
     scored.sort((a, b) => b.similarity - a.similarity || a.id - b.id);
-    return scored.length > k ? scored.slice(0, k) : scored;
+    if (scored.length <= k) return scored;
+    // Vectors tied with the k-th stay: the caller breaks ties by its own key (chunk id).
+    let end = k;
+    while (end < scored.length && scored[end]!.similarity === scored[k - 1]!.similarity) end++;
+    return scored.slice(0, end);
   }
 
   /** The `budget` slots whose codes are nearest the query's (a counting select, no sort). */

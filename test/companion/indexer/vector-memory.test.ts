@@ -8,6 +8,7 @@ import {
 } from '../../../companion/indexer/vector-memory';
 import { vectorTable } from '../../../companion/indexer/index-store';
 import { openDatabase } from '../../../companion/db/open';
+import { SqliteIndexQueries } from '../../../companion/indexer';
 import { HashingEmbedder, hashVector, startIndexer } from './helpers';
 import type { IndexerFixture } from './helpers';
 
@@ -141,5 +142,24 @@ describe('in-memory vectors stay in step with the index', () => {
     // A count that does not match (rows missing from the layout read) is refused.
     expect(readVectorStorage(fixture.db, table, model.dims, count + 1)).toBeNull();
     expect(readVectorStorage(fixture.db, 'index_vec_999', model.dims, count)).toBeNull();
+  });
+
+  it('a broad filter (nearest overall, then filtered) answers as the exact per-filter search', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 24; i++) {
+      const folder = i % 3 === 0 ? 'Rare' : 'Bulk';
+      const tags = i % 4 === 0 ? 'tags: [bird]\n' : '';
+      files[`${folder}/N${i}.md`] = `---\n${tags}---\nheron ${i} egret ${i % 5} river ${i % 7}\n`;
+    }
+    fixture = await startIndexer({ files, embedder: new HashingEmbedder() });
+    await fixture.indexer.whenEmbedded();
+    const exact = fixture.indexer.queries; // every filter here lets through < 2,000 chunks
+    const broad = new SqliteIndexQueries(fixture.db, { filterExactMax: 1 });
+    const query = hashVector('heron 3 egret 3 river 3', 64);
+    for (const filters of [{ folder: 'Rare' }, { tag: 'bird' }, { type: 'note' as const }]) {
+      const want = exact.vector(query, filters, 5);
+      expect(want.length).toBeGreaterThan(0);
+      expect(broad.vector(query, filters, 5)).toEqual(want);
+    }
   });
 });
