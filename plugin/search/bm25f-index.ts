@@ -176,7 +176,8 @@ export class Bm25fIndex {
     if (doc < 0 || doc >= this.allocated || this.alive[doc] !== 1) return;
     this.alive[doc] = 0;
     this.liveCount--;
-    for (let f = 0; f < this.fieldCount; f++) this.lengthSums[f] = this.lengthSums[f]! - this.lengths[f]![doc]!;
+    for (let f = 0; f < this.fieldCount; f++)
+      this.lengthSums[f] = this.lengthSums[f]! - this.lengths[f]![doc]!;
   }
 
   isAlive(doc: number): boolean {
@@ -256,11 +257,14 @@ export class Bm25fIndex {
    * a turn; the index stays searchable (on its old arrays) until the last step and must not be
    * changed meanwhile. Returns old doc id → new doc id (-1 for removed documents).
    */
-  *compact(stepTerms = 4096): Generator<void, Int32Array> {
+  *compact(stepPostings = 50_000): Generator<void, Int32Array> {
     this.assertNotCompacting();
     this.compacting = true;
     try {
       const remap = new Int32Array(this.allocated).fill(-1);
+      // Postings visited since the last yield: steps are bounded by work, not by terms (a
+      // common term alone can have a posting per document).
+      let work = 0;
       let next = 0;
       for (let d = 0; d < this.allocated; d++) if (this.alive[d] === 1) remap[d] = next++;
       const docCount = next;
@@ -283,7 +287,11 @@ export class Bm25fIndex {
           const list = byTerm[t];
           if (list) for (let i = 0; i < list.length; i += 2) if (remap[list[i]!]! >= 0) count++;
           fieldOffsets[t + 1] = fieldOffsets[t]! + count;
-          if (t % stepTerms === stepTerms - 1) yield;
+          work += 1 + count;
+          if (work >= stepPostings) {
+            work = 0;
+            yield;
+          }
         }
         const total = fieldOffsets[termCount]!;
         const fieldDocs = new Uint32Array(total);
@@ -307,12 +315,17 @@ export class Bm25fIndex {
               fieldTfs[at++] = list[i + 1]!;
             }
           }
-          if (t % stepTerms === stepTerms - 1) yield;
+          work += 1 + at - fieldOffsets[t]!;
+          if (work >= stepPostings) {
+            work = 0;
+            yield;
+          }
         }
         offsets.push(fieldOffsets);
         docs.push(fieldDocs);
         tfs.push(fieldTfs);
       }
+      yield;
       const lengths = this.lengths.map((old) => {
         const fresh = new Uint32Array(docCount + 64);
         for (let d = 0; d < this.allocated; d++) if (remap[d]! >= 0) fresh[remap[d]!] = old[d]!;

@@ -122,6 +122,24 @@ export class SearchStore {
     return new Map(rows.map((row) => [row.textHash, row.vector]));
   }
 
+  /**
+   * Up to `count` vectors of `model` in text-hash order, starting after `afterHash`: one range
+   * read per batch instead of a get per chunk.
+   */
+  async vectorsAfter(
+    model: string,
+    afterHash: string | undefined,
+    count: number,
+  ): Promise<Array<[string, Float32Array]>> {
+    const range = IDBKeyRange.bound(
+      [model, afterHash ?? ''],
+      [model, '\uffff'],
+      afterHash !== undefined,
+    );
+    const rows = await this.db.getAll('vectors', range, count);
+    return rows.map((row) => [row.textHash, row.vector]);
+  }
+
   /** The stored vectors of `model` among `hashes` (missing ones are simply absent). */
   async vectorsFor(model: string, hashes: readonly string[]): Promise<Map<string, Float32Array>> {
     const found = new Map<string, Float32Array>();

@@ -72,6 +72,8 @@ type QueuedWork = 'upsert' | 'delete';
 
 /** Stored files per IndexedDB read while restoring. */
 const RESTORE_BATCH = 250;
+/** Stored vectors per IndexedDB read while restoring (2 KB each at 512 dimensions). */
+const RESTORE_VECTOR_BATCH = 2000;
 
 export class VaultIndexer {
   private readonly sliceMs: number;
@@ -156,6 +158,9 @@ export class VaultIndexer {
     this.report({ phase: 'loading', done: 0, total: 0 });
     const total = await store.countFiles();
     await this.loadSnapshot(total);
+    const vectors = embedder ? await this.readVectors(embedder.model.id) : undefined;
+    if (this.stopped) return;
+    const lookup = (hash: string) => vectors?.get(hash);
     const used = new Set<string>();
     let done = 0;
     let after: string | undefined;
@@ -166,13 +171,6 @@ export class VaultIndexer {
       if (this.stopped) return;
       if (files.length === 0) break;
       after = files[files.length - 1]!.path;
-      const vectors = embedder
-        ? await store.vectorsFor(
-            embedder.model.id,
-            files.flatMap((file) => file.chunks.map((chunk) => chunk.textHash)),
-          )
-        : new Map<string, Float32Array>();
-      if (this.stopped) return;
       for (const file of files) {
         done++;
         if (exclude.excludes(file.path)) {
@@ -185,7 +183,6 @@ export class VaultIndexer {
           size: file.size,
           contentHash: file.contentHash,
         });
-        const lookup = (hash: string) => vectors.get(hash);
         if (!engine.adoptNote(file.path, file.contentHash, file.chunks, lookup)) {
           engine.upsertNote(file.path, file.chunks, lookup);
         }
@@ -205,6 +202,20 @@ export class VaultIndexer {
     // Vectors of another model or of text no note has any more. With no provider, keep them:
     // switching back to it should not cost a full re-embedding.
     if (embedder) await store.pruneVectors(embedder.model.id, used);
+  }
+
+  /** Every stored vector of `model`, read in batches with a UI turn between them. */
+  private async readVectors(model: string): Promise<Map<string, Float32Array>> {
+    const { store, scheduler } = this.options;
+    const vectors = new Map<string, Float32Array>();
+    let after: string | undefined;
+    for (;;) {
+      const rows = await store.vectorsAfter(model, after, RESTORE_VECTOR_BATCH);
+      if (rows.length === 0 || this.stopped) return vectors;
+      for (const [hash, vector] of rows) vectors.set(hash, vector);
+      after = rows[rows.length - 1]![0];
+      await scheduler.yieldToUi();
+    }
   }
 
   /** Loads the engine's snapshot; when there is none or it is unusable, the restore re-tokenises. */
@@ -237,12 +248,17 @@ export class VaultIndexer {
   private async writeSnapshot(): Promise<void> {
     const { engine, store, scheduler } = this.options;
     this.snapshotWanted = false;
+    await scheduler.yieldToUi();
+    if (this.stopped) return;
     const steps = engine.takeSnapshot((path) => this.known.get(path)?.contentHash);
     let sliceStart = scheduler.now();
     try {
       for (;;) {
         const step = steps.next();
         if (step.done) {
+          // Writing clones the snapshot's arrays: a fresh slice for it.
+          await scheduler.yieldToUi();
+          if (this.stopped) return;
           await store.putSnapshot(step.value);
           return;
         }
@@ -305,6 +321,8 @@ export class VaultIndexer {
           while (!this.stopped && (this.queue.size > 0 || this.canEmbed())) {
             if (this.queue.size > 0) await this.drainQueue();
             else await this.embedPending();
+            // Each stage ends mid-slice; the next starts on a fresh one.
+            await this.options.scheduler.yieldToUi();
           }
           if (this.stopped || !this.options.engine.changedSinceSnapshot) break;
           if (!this.snapshotWanted) {
