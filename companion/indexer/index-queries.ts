@@ -222,7 +222,10 @@ export class SqliteIndexQueries implements IndexQueries {
       const narrow = selected(exactMax + 1);
       const narrowRows = [...narrow.values()].reduce((sum, chunks) => sum + chunks.length, 0);
       if (narrowRows <= exactMax) {
-        return hits(matrix.nearest(queryVector, count, { only: narrow.keys() }), narrow);
+        return hits(
+          matrix.nearest(queryVector, count, { only: narrow.keys(), rerank: narrow.size }),
+          narrow,
+        );
       }
       // A broad filter keeps enough of the nearest texts overall: those are re-ranked exactly
       // (no second prefilter), then filtered.
