@@ -3,7 +3,7 @@ import type { Embedder } from '../../shared/ports';
 import { WorkerEmbedder } from '../../companion/embeddings/worker-embedder';
 import { answerability } from './answerability';
 import { CompanionEngine } from './companion-engine';
-import { PluginOramaEngine } from './orama-engine';
+import { PluginEngine } from './plugin-engine';
 import { BASELINE_ENGINES, runEval } from './main';
 import type { EngineFactory } from './main';
 import { tuneFusion } from './tune';
@@ -65,8 +65,15 @@ export function companionEngines(useLite: () => Promise<Embedder>): EngineFactor
       new CompanionEngine({ name, fusion, ...(hybrid ? { embedder: useLite } : {}) }),
   });
   return [
-    { key: 'plugin-orama-keyword', create: async () => new PluginOramaEngine() },
-    { key: 'plugin-orama-hybrid', create: async () => new PluginOramaEngine(useLite) },
+    {
+      key: 'plugin-keyword',
+      create: async () => new PluginEngine({ name: 'plugin keyword-only (BM25F)' }),
+    },
+    {
+      key: 'plugin-hybrid',
+      create: async () =>
+        new PluginEngine({ name: 'plugin hybrid (BM25F + USE-lite)', embedder: useLite }),
+    },
     engine('companion-keyword', 'companion keyword-only (FTS5)', false),
     engine('companion-vector', 'companion vector-only (USE-lite)', true, { keywordWeight: 0 }),
     engine('companion-hybrid', 'companion hybrid (default: weighted 1:0.3)', true),

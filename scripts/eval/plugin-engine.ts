@@ -20,7 +20,9 @@ export interface PluginEngineOptions {
 
 /**
  * The plugin's real in-vault search (plugin/search/search-engine.ts): each document parsed and
- * chunked as the plugin's indexer does, chunks embedded in batches, hits deduplicated per note.
+ * chunked as the plugin's indexer does, chunks embedded with the plugin's embedding input, hits
+ * deduplicated per note. Options other than `name` and `embedder` are for tuning
+ * (plugin-tune.ts); absent, the plugin's defaults apply.
  */
 export class PluginEngine implements EvalEngine {
   readonly name: string;
