@@ -184,6 +184,24 @@ export async function startServer(
     await app.close();
     throw error;
   }
+  // Vectors are held in memory for search; load them once the scan is through rather than on
+  // the first question someone asks.
+  void indexer
+    .whenIdle()
+    .then(() => {
+      const started = performance.now();
+      indexer.queries.warmVectors();
+      options.logger.info(
+        { ms: Math.round(performance.now() - started) },
+        'vectors loaded for search',
+      );
+    })
+    .catch((error: unknown) => {
+      options.logger.warn(
+        { err: { message: (error as Error).message } },
+        'loading vectors failed; the first vector search loads them',
+      );
+    });
   // Exclude globs edited in the plugin apply without a restart.
   const excludeWatch = watchExcludeGlobs(config.vault, {
     onChange: (globs) => indexer.setPluginExcludeGlobs(globs),

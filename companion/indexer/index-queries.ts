@@ -54,6 +54,11 @@ export interface IndexQueries {
   chunks(ids: readonly number[]): IndexedChunk[];
   /** The model whose vectors are stored and complete enough to query, or null (keyword-only). */
   embeddingModel(): EmbeddingModel | null;
+  /**
+   * Loads the queryable model's vectors into memory now (a no-op when loaded or keyword-only),
+   * so the first vector search after a start does not pay for it (0.4–0.9 s at 10k notes).
+   */
+  warmVectors(): void;
 }
 
 /** BM25 weights of the FTS columns, in table order: title, aliases, headings, text. */
@@ -162,6 +167,14 @@ export class SqliteIndexQueries implements IndexQueries {
       rank: number;
     }>;
     return rows.map((row) => ({ chunkId: row.id, score: -row.rank }));
+  }
+
+  warmVectors(): void {
+    if (!this.db.open) return;
+    const model = this.queryableModel();
+    if (model !== null) {
+      VectorMemory.of(this.db).matrix(model.rowId, model.dims, vectorTable(model.rowId));
+    }
   }
 
   vector(queryVector: Float32Array, filters: IndexFilters, limit: number): ChunkHit[] {

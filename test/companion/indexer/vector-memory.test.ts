@@ -45,6 +45,22 @@ const NOTES: Record<string, string> = {
 };
 
 describe('in-memory vectors stay in step with the index', () => {
+  it('warmVectors loads the queryable model ahead of the first query, and is a no-op without vectors', async () => {
+    fixture = await startIndexer({ files: NOTES });
+    fixture.indexer.queries.warmVectors();
+    expect(fixture.indexer.store.models()).toEqual([]);
+    await fixture.close();
+
+    fixture = await startIndexer({ files: NOTES, embedder: new HashingEmbedder() });
+    await fixture.indexer.whenEmbedded();
+    const model = fixture.indexer.store.models()[0]!;
+    expect(VectorMemory.of(fixture.db).isLoaded(model.id)).toBe(false);
+    fixture.indexer.queries.warmVectors();
+    expect(VectorMemory.of(fixture.db).isLoaded(model.id)).toBe(true);
+    const query = hashVector('heron river wading', 64);
+    expect(vectorPaths(fixture, query, 4)).toEqual(exactChunkPaths(fixture, query, 4));
+  });
+
   it('adds the vectors of a new note, drops those of a deleted one, and matches the exact KNN', async () => {
     fixture = await startIndexer({ files: NOTES, embedder: new HashingEmbedder() });
     await fixture.indexer.whenEmbedded();
