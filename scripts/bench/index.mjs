@@ -7,7 +7,9 @@
 //   (c) embedding pass with a synthetic 512-dim embedder (stores vectors; the model's own
 //       cost is scripts/bench-embeddings.mjs), then a restart that embeds nothing;
 //   (d) query latency, p50/p95 over the corpus's own note titles as queries: keyword (FTS5),
-//       vector KNN (no filter), vector with a folder filter (KNN oversampled, then filtered).
+//       vector KNN (no filter; the in-memory binary prefilter + exact re-rank of
+//       companion/indexer/vector-matrix.ts), vector with a folder filter (the folder's own
+//       chunks compared exactly).
 //
 //   node scripts/bench/index.mjs [--copies 10] [--corpus path/to/obsidian-help-en]
 import { bundleForNode } from '../bundle-for-node.mjs';
