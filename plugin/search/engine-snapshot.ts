@@ -4,8 +4,9 @@ import type { Bm25fSnapshot } from './bm25f-index';
  * What the search engine persists so a restart rebuilds nothing (STACK.md: never Orama's or
  * anyone's JSON dump): the compacted keyword index as typed arrays plus its vocabulary as one
  * string, and a note table (path, content hash it was indexed from, its run of doc ids, chunk
- * ids per doc) to check each note against the store's current files. Chunk texts and vectors
- * are not in it: they stay in the store's files and vectors.
+ * ids per doc) to check each note against the store's current files, and the vector index as
+ * one Float32Array (so a hybrid restart reads no vector records). Chunk texts are not in it:
+ * they stay in the store's files.
  */
 
 /** Bump when the snapshot's shape or the index's meaning changes: older snapshots are rebuilt. */
@@ -25,6 +26,14 @@ export interface EngineSnapshot {
   docCounts: Uint32Array;
   /** Per doc, its chunk id. */
   chunkIds: string;
+  /** The vector index (unit vectors by chunk id), when the engine had an embedder. */
+  vectors?: {
+    model: string;
+    dims: number;
+    /** Chunk ids, joined by LIST_SEPARATOR, in the order of `data`. */
+    keys: string;
+    data: Float32Array;
+  };
 }
 
 /** NUL never occurs in a vault path or a chunk id (both are built from paths and headings). */

@@ -5,6 +5,13 @@
  * growing Float32Array (slot × dims), so a scan walks memory in order and a removed vector's
  * slot is reused.
  */
+/** The vectors as persisted: unit length, in key order, `dims` floats each. */
+export interface VectorSnapshot {
+  dims: number;
+  keys: readonly string[];
+  data: Float32Array;
+}
+
 export class FlatVectorIndex {
   private data: Float32Array;
   private readonly keys: Array<string | undefined> = [];
@@ -40,6 +47,59 @@ export class FlatVectorIndex {
     const base = slot * this.dims;
     for (let i = 0; i < vector.length; i++) this.data[base + i] = vector[i]! / norm;
     return true;
+  }
+
+  /**
+   * Loads `save()`'s output; throws when its parts do not fit. The vectors are used as they
+   * are (already unit length), so a restart normalises nothing.
+   */
+  static load(snapshot: VectorSnapshot): FlatVectorIndex {
+    const { dims, keys, data } = snapshot;
+    if (!Number.isInteger(dims) || dims < 1 || !(data instanceof Float32Array)) {
+      throw new Error('vector index: dimensions or data missing');
+    }
+    if (data.length !== keys.length * dims) {
+      throw new Error(`vector index: ${data.length} floats for ${keys.length} × ${dims}`);
+    }
+    const index = new FlatVectorIndex(dims);
+    index.data = data;
+    for (const [slot, key] of keys.entries()) {
+      if (index.slotOf.has(key)) throw new Error(`vector index: ${key} twice`);
+      index.keys[slot] = key;
+      index.slotOf.set(key, slot);
+    }
+    return index;
+  }
+
+  /**
+   * The vectors without gaps, for persisting (vectors are first moved into freed slots). Shares
+   * this index's buffer when it is exactly full (a clone copies a view's whole buffer, so a
+   * part of it is copied out): persist it before the index changes again.
+   */
+  save(): VectorSnapshot {
+    let to = 0;
+    for (let from = 0; from < this.keys.length; from++) {
+      const key = this.keys[from];
+      if (key === undefined) continue;
+      if (from !== to) {
+        this.data.copyWithin(to * this.dims, from * this.dims, (from + 1) * this.dims);
+        this.keys[to] = key;
+        this.slotOf.set(key, to);
+      }
+      to++;
+    }
+    this.keys.length = to;
+    this.freeSlots.length = 0;
+    return {
+      dims: this.dims,
+      keys: this.keys as string[],
+      data: to * this.dims === this.data.length ? this.data : this.data.slice(0, to * this.dims),
+    };
+  }
+
+  /** Deletes every vector whose key `keep` refuses. */
+  retain(keep: (key: string) => boolean): void {
+    for (const key of [...this.slotOf.keys()]) if (!keep(key)) this.delete(key);
   }
 
   has(key: string): boolean {

@@ -68,6 +68,8 @@ export interface SearchEngine {
   search(query: string, options?: VaultSearchOptions): Promise<SearchHit[]>;
   /** True when notes changed since the last snapshot was taken or loaded. */
   readonly changedSinceSnapshot: boolean;
+  /** True when the loaded snapshot brought this embedder's vectors (none need reading). */
+  readonly vectorsFromSnapshot: boolean;
   /**
    * Compacts the keyword index and returns what to persist, in steps (each `yield` is a point
    * to give the UI a turn; no upsert or removal may run until it returns). `contentHashOf`
@@ -160,7 +162,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   let index = new Bm25fIndex(FIELDS.length);
   /** Keyword doc id → its chunk (undefined for removed or unconfirmed docs). */
   let chunkOfDoc: Array<NoteChunk | undefined> = [];
-  const vectorIndex = embedder ? new FlatVectorIndex(embedder.model.dims) : null;
+  let vectorIndex = embedder ? new FlatVectorIndex(embedder.model.dims) : null;
+  let vectorsFromSnapshot = false;
   const notes = new Map<string, IndexedNote>();
   const chunkById = new Map<string, NoteChunk>();
   let unconfirmed = new Map<string, UnconfirmedNote>();
@@ -179,13 +182,17 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   function bind(doc: number, chunk: NoteChunk, vector: Float32Array | undefined): boolean {
     chunkOfDoc[doc] = chunk;
     chunkById.set(chunk.chunkId, chunk);
-    return vector !== undefined && vectorIndex !== null && vectorIndex.set(chunk.chunkId, vector);
+    if (vectorIndex === null) return false;
+    // A snapshot's vector for an adopted chunk is the vector of this very text.
+    if (vectorIndex.has(chunk.chunkId)) return true;
+    return vector !== undefined && vectorIndex.set(chunk.chunkId, vector);
   }
 
   function removeNote(path: string): void {
     const pending = unconfirmed.get(path);
     if (pending) {
       for (const doc of pending.docs) index.remove(doc);
+      for (const chunkId of pending.chunkIds) vectorIndex?.delete(chunkId);
       unconfirmed.delete(path);
       changed = true;
     }
@@ -248,6 +255,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     },
     get changedSinceSnapshot() {
       return changed;
+    },
+    get vectorsFromSnapshot() {
+      return vectorsFromSnapshot;
     },
     upsertNote(path, chunks, vectors) {
       removeNote(path);
@@ -378,7 +388,22 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         for (const [i, doc] of note.docs.entries()) chunkIds[doc] = note.chunks[i]!.chunkId;
       }
       changed = false;
+      // Saving the vectors may copy them (tens of MB at 10k notes): a step of its own.
+      yield;
+      const vectors =
+        vectorIndex && embedder
+          ? (() => {
+              const saved = vectorIndex.save();
+              return {
+                model: embedder.model.id,
+                dims: saved.dims,
+                keys: joinList(saved.keys),
+                data: saved.data,
+              };
+            })()
+          : undefined;
       return {
+        ...(vectors ? { vectors } : {}),
         version: ENGINE_SNAPSHOT_VERSION,
         analyzer: analyzer.id,
         index: saved,
@@ -394,6 +419,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       index = new Bm25fIndex(FIELDS.length);
       chunkOfDoc = [];
       unconfirmed = new Map();
+      vectorIndex = embedder ? new FlatVectorIndex(embedder.model.dims) : null;
+      vectorsFromSnapshot = false;
       if (typeof stored !== 'object' || stored === null || !('index' in stored)) {
         throw new Error('snapshot is not an object with an index');
       }
@@ -443,8 +470,23 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       }
       // Docs no note claims (a note saved without a content hash) are simply not searchable.
       for (let doc = 0; doc < owned.length; doc++) if (owned[doc] === 0) loaded.remove(doc);
+      // Vectors of another model (or of none) are simply not used; the store still has them.
+      const vectors = snapshot.vectors;
+      let loadedVectors: FlatVectorIndex | null = null;
+      if (embedder && vectors && vectors.model === embedder.model.id) {
+        if (vectors.dims !== embedder.model.dims) {
+          throw new Error(
+            `snapshot vectors have ${vectors.dims} dims, ${embedder.model.id} ${embedder.model.dims}`,
+          );
+        }
+        loadedVectors = FlatVectorIndex.load({ ...vectors, keys: splitList(vectors.keys) });
+      }
       index = loaded;
       unconfirmed = pending;
+      if (loadedVectors) {
+        vectorIndex = loadedVectors;
+        vectorsFromSnapshot = true;
+      }
       changed = owned.includes(0);
     },
     adoptNote(path, contentHash, chunks, vectors) {
@@ -474,6 +516,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     finishRestore() {
       const dropped = [...unconfirmed.keys()];
       for (const path of dropped) removeNote(path);
+      // Vectors of chunks the snapshot's note table did not name.
+      vectorIndex?.retain((key) => chunkById.has(key));
       return dropped;
     },
   };

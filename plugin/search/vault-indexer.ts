@@ -158,7 +158,12 @@ export class VaultIndexer {
     this.report({ phase: 'loading', done: 0, total: 0 });
     const total = await store.countFiles();
     await this.loadSnapshot(total);
-    const vectors = embedder ? await this.readVectors(embedder.model.id) : undefined;
+    // With the snapshot's vectors, only notes it did not cover need vector records (looked up
+    // per batch); without them, every vector is read, in range batches.
+    const vectors =
+      embedder && !engine.vectorsFromSnapshot
+        ? await this.readVectors(embedder.model.id)
+        : undefined;
     if (this.stopped) return;
     const lookup = (hash: string) => vectors?.get(hash);
     const used = new Set<string>();
@@ -171,12 +176,14 @@ export class VaultIndexer {
       if (this.stopped) return;
       if (files.length === 0) break;
       after = files[files.length - 1]!.path;
+      const kept: StoredFile[] = [];
       for (const file of files) {
         done++;
         if (exclude.excludes(file.path)) {
           await store.deleteFile(file.path);
           continue;
         }
+        kept.push(file);
         this.known.set(file.path, {
           path: file.path,
           mtime: file.mtime,
@@ -187,8 +194,6 @@ export class VaultIndexer {
           engine.upsertNote(file.path, file.chunks, lookup);
         }
         for (const chunk of file.chunks) used.add(chunk.textHash);
-        if (embedder && engine.chunksWithoutVectors(file.path).length > 0)
-          this.toEmbed.add(file.path);
         if (scheduler.now() - sliceStart >= this.sliceMs) {
           this.report({ phase: 'loading', done, total });
           await scheduler.yieldToUi();
@@ -196,12 +201,34 @@ export class VaultIndexer {
           sliceStart = scheduler.now();
         }
       }
+      if (embedder)
+        await this.restoreMissingVectors(embedder.model.id, kept, vectors === undefined);
+      if (this.stopped) return;
     }
     engine.finishRestore();
     this.isReady = true;
     // Vectors of another model or of text no note has any more. With no provider, keep them:
     // switching back to it should not cost a full re-embedding.
     if (embedder) await store.pruneVectors(embedder.model.id, used);
+  }
+
+  /** Gives restored notes the stored vectors they lack; what is still missing gets embedded. */
+  private async restoreMissingVectors(
+    model: string,
+    files: readonly StoredFile[],
+    readStore: boolean,
+  ): Promise<void> {
+    const { engine, store } = this.options;
+    const missing = files.flatMap((file) =>
+      engine.chunksWithoutVectors(file.path).map((chunk) => chunk.textHash),
+    );
+    if (missing.length > 0 && readStore) {
+      const found = await store.vectorsFor(model, missing);
+      for (const file of files) engine.setVectors(file.path, (hash) => found.get(hash));
+    }
+    for (const file of files) {
+      if (engine.chunksWithoutVectors(file.path).length > 0) this.toEmbed.add(file.path);
+    }
   }
 
   /** Every stored vector of `model`, read in batches with a UI turn between them. */

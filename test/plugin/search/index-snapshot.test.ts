@@ -129,6 +129,37 @@ describe('engine snapshot', () => {
     expect((await loaded.search('uniq0'))[0]?.citation.path).toBe('Work/note-0.md');
   });
 
+  it('brings the vectors of its model along, and ignores those of another model', async () => {
+    const files = corpus(6);
+    const embedder = new FakeEmbedder('model-a');
+    const built = createSearchEngine({ embedder });
+    for (const [path, markdown] of Object.entries(files)) {
+      const chunks = chunksOf(path, markdown);
+      built.upsertNote(path, chunks, (hash) =>
+        embedder.vectorOf(chunks.find((chunk) => chunk.textHash === hash)!.text),
+      );
+    }
+    const snapshot = structuredClone(drain(built.takeSnapshot(() => 'v1')));
+    expect(snapshot.vectors?.model).toBe('model-a');
+    const adoptAll = (engine: SearchEngine) => {
+      engine.loadSnapshot(snapshot);
+      for (const [path, markdown] of Object.entries(files))
+        engine.adoptNote(path, 'v1', chunksOf(path, markdown));
+      engine.finishRestore();
+    };
+    const same = createSearchEngine({ embedder: new FakeEmbedder('model-a') });
+    adoptAll(same);
+    expect(same.vectorsFromSnapshot).toBe(true);
+    expect(same.chunksWithoutVectors('Home/note-1.md')).toEqual([]);
+    expect(await results(same)).toEqual(await results(built));
+    expect((await same.search('planting seeds'))[0]?.mode).toBe('hybrid');
+    const other = createSearchEngine({ embedder: new FakeEmbedder('model-b') });
+    adoptAll(other);
+    expect(other.vectorsFromSnapshot).toBe(false);
+    expect(other.chunksWithoutVectors('Home/note-1.md').length).toBeGreaterThan(0);
+    expect((await other.search('planting seeds'))[0]?.mode).toBe('keyword');
+  });
+
   it('refuses snapshots of another version or analyzer, and corrupt ones, leaving the engine empty', () => {
     const built = createSearchEngine();
     built.upsertNote('a.md', chunksOf('a.md', note('A', 'alpha beta')));
