@@ -39,12 +39,53 @@ interface SearchDb extends DBSchema {
 }
 
 const SNAPSHOT_KEY = 'engine';
+/** Floats per vector record of the snapshot: 4 MB, ~2,000 vectors of 512 dimensions. */
+const VECTOR_PART_FLOATS = 1 << 20;
+
+/** The snapshot's main record: the engine snapshot with its vectors' data in other records. */
+type StoredSnapshot = Omit<EngineSnapshot, 'vectors'> & {
+  generation: string;
+  vectors?: Omit<NonNullable<EngineSnapshot['vectors']>, 'data'> & {
+    parts: number;
+    length: number;
+  };
+};
+
+interface VectorPart {
+  generation: string;
+  data: Float32Array;
+}
+
+function vectorPartKey(part: number): string {
+  return `vectors-${part}`;
+}
+
+function isStoredSnapshot(value: unknown): value is StoredSnapshot {
+  if (typeof value !== 'object' || value === null || !('generation' in value)) return false;
+  const vectors = (value as { vectors?: unknown }).vectors;
+  if (vectors === undefined) return true;
+  if (typeof vectors !== 'object' || vectors === null) return false;
+  const { parts, length } = vectors as { parts?: unknown; length?: unknown };
+  return Number.isInteger(parts) && Number.isInteger(length) && (length as number) >= 0;
+}
+
+function isVectorPart(value: unknown): value is VectorPart {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as VectorPart).generation === 'string' &&
+    (value as VectorPart).data instanceof Float32Array
+  );
+}
 
 export function searchStoreName(vaultKey: string, version = SEARCH_STORE_SCHEMA_VERSION): string {
   return `${NAME_PREFIX}-${vaultKey}-v${version}`;
 }
 
 export class SearchStore {
+  /** Snapshot writes by this connection, for generation ids. */
+  private writes = 0;
+
   private constructor(
     private readonly db: IDBPDatabase<SearchDb>,
     readonly name: string,
@@ -91,17 +132,76 @@ export class SearchStore {
     return this.db.count('files');
   }
 
-  /** The stored engine snapshot, unchecked (the engine validates it), or undefined. */
-  readSnapshot(): Promise<unknown> {
-    return this.db.get('snapshot', SNAPSHOT_KEY);
+  /**
+   * The stored engine snapshot, its vector parts put back together, otherwise unchecked (the
+   * engine validates it); undefined when there is none. `between` runs between part reads
+   * (a UI turn). Throws when a vector part is missing or from another write.
+   */
+  async readSnapshot(between: () => Promise<void> = async () => {}): Promise<unknown> {
+    const meta = await this.db.get('snapshot', SNAPSHOT_KEY);
+    if (!isStoredSnapshot(meta) || meta.vectors === undefined) return meta;
+    const { parts, length, ...vectors } = meta.vectors;
+    const data = new Float32Array(length);
+    let at = 0;
+    for (let part = 0; part < parts; part++) {
+      await between();
+      const stored = await this.db.get('snapshot', vectorPartKey(part));
+      if (!isVectorPart(stored) || stored.generation !== meta.generation) {
+        throw new Error(`snapshot vector part ${part} is missing or from another write`);
+      }
+      if (at + stored.data.length > length) throw new Error('snapshot vector parts overflow');
+      data.set(stored.data, at);
+      at += stored.data.length;
+    }
+    if (at !== length) throw new Error(`snapshot vector parts hold ${at} of ${length} floats`);
+    return { ...meta, vectors: { ...vectors, data } };
   }
 
-  async putSnapshot(snapshot: EngineSnapshot): Promise<void> {
-    await this.db.put('snapshot', snapshot, SNAPSHOT_KEY);
+  /**
+   * Stores the snapshot: the vectors in parts of VECTOR_PART_FLOATS, one put each with
+   * `between` after it (each put clones its value at once, so one record of 80 MB would be
+   * one long task), then the rest. Every record carries the write's generation, and the main
+   * record goes last: a write cut short leaves parts that do not match it, which the next read
+   * refuses.
+   */
+  async putSnapshot(
+    snapshot: EngineSnapshot,
+    between: () => Promise<void> = async () => {},
+  ): Promise<void> {
+    const generation = `${Date.now().toString(36)}-${(this.writes++).toString(36)}`;
+    const { vectors, ...rest } = snapshot;
+    let parts = 0;
+    if (vectors) {
+      for (let start = 0; start < vectors.data.length; start += VECTOR_PART_FLOATS) {
+        const data = vectors.data.slice(start, start + VECTOR_PART_FLOATS);
+        await this.db.put('snapshot', { generation, data }, vectorPartKey(parts++));
+        await between();
+      }
+    }
+    const meta: StoredSnapshot = {
+      ...rest,
+      generation,
+      ...(vectors
+        ? {
+            vectors: {
+              model: vectors.model,
+              dims: vectors.dims,
+              keys: vectors.keys,
+              parts,
+              length: vectors.data.length,
+            },
+          }
+        : {}),
+    };
+    await this.db.put('snapshot', meta, SNAPSHOT_KEY);
+    for (const key of await this.db.getAllKeys('snapshot')) {
+      const part = /^vectors-(\d+)$/.exec(key);
+      if (part && Number(part[1]) >= parts) await this.db.delete('snapshot', key);
+    }
   }
 
   async deleteSnapshot(): Promise<void> {
-    await this.db.delete('snapshot', SNAPSHOT_KEY);
+    await this.db.clear('snapshot');
   }
 
   getFile(path: string): Promise<StoredFile | undefined> {

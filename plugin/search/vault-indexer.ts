@@ -250,7 +250,7 @@ export class VaultIndexer {
     const { store, engine } = this.options;
     let reason: string;
     try {
-      const snapshot = await store.readSnapshot();
+      const snapshot = await store.readSnapshot(() => this.options.scheduler.yieldToUi());
       if (snapshot !== undefined) {
         engine.loadSnapshot(snapshot);
         return;
@@ -286,7 +286,7 @@ export class VaultIndexer {
           // Writing clones the snapshot's arrays: a fresh slice for it.
           await scheduler.yieldToUi();
           if (this.stopped) return;
-          await store.putSnapshot(step.value);
+          await store.putSnapshot(step.value, () => scheduler.yieldToUi());
           return;
         }
         if (scheduler.now() - sliceStart >= this.sliceMs) {
@@ -296,6 +296,8 @@ export class VaultIndexer {
         }
       }
     } catch (error) {
+      // Closing mid-write closes the store under it: not a failure to report.
+      if (this.stopped) return;
       this.options.onProblem?.({
         path: '',
         message: `search index snapshot not saved: ${errorMessage(error)}; the next start re-indexes what changed`,

@@ -1,4 +1,5 @@
 import 'fake-indexeddb/auto';
+import { openDB } from 'idb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chunkNote } from '../../../shared/search/chunk';
 import type { NoteChunk } from '../../../shared/search/chunk';
@@ -330,5 +331,25 @@ describe('VaultIndexer with snapshots', () => {
       // Rewritten at the end of the start, so the next one uses it again.
       expect(((await second.store.readSnapshot()) as EngineSnapshot).version, what).toBe(1);
     }
+  });
+
+  it('a vector part left by another write is refused: rebuilt from the store, nothing re-embedded', async () => {
+    const scheduler = new ManualScheduler();
+    const vault = new FakeVault(scheduler, corpus(6));
+    const key = `snap${++storeCounter}`;
+    const first = await open(vault, scheduler, key, new FakeEmbedder());
+    const expected = await results(first.engine);
+    const raw = await openDB(first.store.name);
+    await raw.put('snapshot', { generation: 'another', data: new Float32Array(64) }, 'vectors-0');
+    raw.close();
+    first.store.close();
+
+    const embedder = new FakeEmbedder();
+    const second = await open(vault, scheduler, key, embedder);
+    expect(snapshotProblems(second.problems).map((p) => p.message)).toEqual([
+      expect.stringMatching(/vector part 0 is missing or from another write/),
+    ]);
+    expect(embedder.calls).toBe(0);
+    expect(await results(second.engine)).toEqual(expected);
   });
 });
