@@ -233,6 +233,7 @@ async function run(label, root, words) {
       longestSliceMs: first.longestSliceMs.toFixed(1),
       peakHeapMB: mb(first.peakHeap),
       restartReadyS: (second.readyMs / 1000).toFixed(2),
+      restartSliceMs: second.longestSliceMs.toFixed(1),
       restartReads: vault.reads,
       restartEmbeds: restartEmbedder ? restartEmbedder.embedded : 0,
       searchP50ms: latency.p50.toFixed(1),
