@@ -126,13 +126,20 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-/** One row from the runs of a mode: medians, and the median of per-round ratios to (a). */
+/**
+ * One row from the runs of a mode: medians, and the ratio to (a): the median of per-round ratios
+ * for a mode run in the same rounds as (a), else the ratio to (a)'s median rate.
+ */
 function summarise(runs, naiveRuns) {
+  const ratio =
+    runs.length === naiveRuns.length
+      ? median(runs.map((r, i) => r.perSecond / naiveRuns[i].perSecond))
+      : median(runs.map((r) => r.perSecond)) / median(naiveRuns.map((r) => r.perSecond));
   return {
     name: runs[0].name,
     seconds: median(runs.map((r) => r.seconds)),
     perSecond: median(runs.map((r) => r.perSecond)),
-    ratio: median(runs.map((r, i) => r.perSecond / naiveRuns[i % naiveRuns.length].perSecond)),
+    ratio,
     cpuMsPerChunk: median(runs.map((r) => r.cpuMsPerChunk)),
     maxStallMs: Math.max(...runs.map((r) => r.maxStallMs)),
     rssMb: runs.at(-1).rssMb,

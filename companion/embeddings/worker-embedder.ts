@@ -52,7 +52,8 @@ export interface WorkerEmbedderOptions {
 /**
  * One worker per core, at most two (each USE-lite worker costs ~150 MB). The model is
  * single-threaded, so this is what puts a second core to work: on the 2-core dev machine two
- * workers embed ~1.9x as fast as one (scripts/bench-embeddings.mjs). The event loop does not need
+ * workers embed 1.7–1.9x as fast as one (scripts/bench-embeddings.mjs, runs on a lightly loaded
+ * machine). The event loop does not need
  * a core of its own: it shares with the workers, which run only while there is something to
  * embed, and the OS gives it its turn (the bench notes the worst stall of the main thread).
  */
