@@ -341,6 +341,7 @@ export class IndexStore {
           BigInt(result.lastInsertRowid),
           Buffer.from(item.vector.buffer, item.vector.byteOffset, item.vector.byteLength),
         );
+        added.push({ id: Number(result.lastInsertRowid), vector: item.vector });
         stored++;
       }
       return stored;
