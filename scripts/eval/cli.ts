@@ -4,6 +4,7 @@ import { WorkerEmbedder } from '../../companion/embeddings/worker-embedder';
 import { answerability } from './answerability';
 import { CompanionEngine } from './companion-engine';
 import { PluginEngine } from './plugin-engine';
+import { PLUGIN_KEYWORD_VARIANTS, tunePluginKeyword } from './plugin-tune';
 import { BASELINE_ENGINES, runEval } from './main';
 import type { EngineFactory } from './main';
 import { tuneFusion } from './tune';
@@ -18,6 +19,11 @@ export interface CliOptions {
 
 /** Entry point bundled by scripts/eval.mjs. */
 export async function main(argv: readonly string[], options: CliOptions): Promise<void> {
+  // `--tune-plugin`: the plugin engine's keyword settings side by side (no embedding model).
+  if (argv.includes('--tune-plugin')) {
+    console.log(await tunePluginKeyword(options.repo, options.corpora, PLUGIN_KEYWORD_VARIANTS));
+    return;
+  }
   let worker: WorkerEmbedder | null = null;
   let cached: Embedder | null = null;
   // One USE-lite worker pool for every engine that embeds, behind a vector cache.

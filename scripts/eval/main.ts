@@ -12,6 +12,7 @@ import type { EngineScores } from './run';
  * `npm run eval`: nDCG@10, Recall@10 and MRR@10 per engine per dataset.
  *
  *   node scripts/eval.mjs [--dataset cranfield|obsidian-help] [--engine <substring>] [--json]
+ *   node scripts/eval.mjs --tune-plugin   (the plugin's keyword settings, scripts/eval/plugin-tune.ts)
  *
  * Engines are built lazily so `--engine bm25` does not load the embedding model.
  */

@@ -4,6 +4,17 @@ import { PluginEngine } from './plugin-engine';
 import type { PluginEngineOptions } from './plugin-engine';
 import { evaluate } from './run';
 
+/** The settings plugin/search/README.md reports, around the defaults. */
+export const PLUGIN_KEYWORD_VARIANTS: ReadonlyArray<Omit<PluginEngineOptions, 'embedder'>> = [
+  { name: 'defaults (k1 2, b 0.75, title ×2, body ×1, stemming)' },
+  { name: 'no stemming', stemming: false },
+  { name: 'no typo tolerance', typoTolerance: false },
+  { name: 'k1 1.2, title ×1, body ×3', relevance: { k: 1.2 }, boosts: { title: 1, text: 3 } },
+  { name: 'k1 1.2, title ×1', relevance: { k: 1.2 }, boosts: { title: 1 } },
+  { name: 'k1 0.9, b 0.4', relevance: { k: 0.9, b: 0.4 } },
+  { name: 'headings ×1', boosts: { headings: 1 } },
+];
+
 /**
  * Keyword settings of the plugin engine side by side (nDCG@10 on Cranfield and obsidian-help),
  * one index per setting: what the defaults in plugin/search/search-engine.ts were chosen from.
