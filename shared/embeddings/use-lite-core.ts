@@ -6,9 +6,9 @@
  * The caller sets up the TensorFlow.js backend first (`tf.setBackend('wasm')`): how the wasm
  * binary is found differs between a worker (blob URLs) and Node (a folder path).
  *
- * The embedding itself follows the companion's `UseLiteEmbedder` step for step (128-token cap,
- * length-sorted batches, sparse input, unit-length output), so the vectors are interchangeable:
- * test/shared/embeddings/use-lite-core.test.ts compares the two.
+ * The companion's `UseLiteEmbedder` wraps this same core (reading the bytes from node_modules),
+ * so the plugin's vectors and the companion's are interchangeable: 128-token cap, length-sorted
+ * batches, sparse input, unit-length output.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
@@ -80,17 +80,29 @@ export class UseLiteCore {
   private constructor(
     private readonly graph: GraphModel,
     private readonly tokenizer: Tokenizer,
+    private readonly batchSize: number,
   ) {}
 
-  /** Builds the graph and the tokenizer; the backend must already be set. */
-  static async fromBytes(bytes: UseLiteBytes): Promise<UseLiteCore> {
+  /**
+   * Builds the graph and the tokenizer; the backend must already be set. `batchSize` is texts
+   * per graph call (default {@link USE_LITE_BATCH}).
+   */
+  static async fromBytes(
+    bytes: UseLiteBytes,
+    options: { batchSize?: number } = {},
+  ): Promise<UseLiteCore> {
+    const batchSize = options.batchSize ?? USE_LITE_BATCH;
+    if (!Number.isInteger(batchSize) || batchSize < 1) {
+      throw new RangeError(`USE-lite batchSize must be a positive integer, got ${batchSize}`);
+    }
     // Both checked before the graph takes backend memory, so a bad file leaks nothing.
     const tokenizer = new Tokenizer(vocabulary(bytes.vocab));
     const artifacts = graphArtifacts(bytes);
-    return new UseLiteCore(await loadGraphModel(tf.io.fromMemory(artifacts)), tokenizer);
+    const graph = await loadGraphModel(tf.io.fromMemory(artifacts));
+    return new UseLiteCore(graph, tokenizer, batchSize);
   }
 
-  /** One unit-length vector per text, in order; at most {@link USE_LITE_BATCH} per graph call. */
+  /** One unit-length vector per text, in order; at most `batchSize` texts per graph call. */
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     texts.forEach((text, index) => {
       if (typeof text !== 'string') {
@@ -98,13 +110,14 @@ export class UseLiteCore {
       }
     });
     const tokenIds = texts.map((text) => useLiteTokenIds(this.tokenizer, text));
-    // The graph pads every row to the longest in its batch: similar lengths batch together.
+    // The graph pads every row to the longest one in its batch: grouping texts of similar
+    // length keeps a single long text from making 31 short ones pay for its length.
     const order = tokenIds
       .map((_, index) => index)
       .sort((a, b) => (tokenIds[a]?.length ?? 0) - (tokenIds[b]?.length ?? 0) || a - b);
     const vectors = new Array<Float32Array>(texts.length);
-    for (let start = 0; start < order.length; start += USE_LITE_BATCH) {
-      const rows = order.slice(start, start + USE_LITE_BATCH);
+    for (let start = 0; start < order.length; start += this.batchSize) {
+      const rows = order.slice(start, start + this.batchSize);
       const batch = await this.runGraph(rows.map((row) => tokenIds[row] ?? []));
       rows.forEach((row, i) => {
         vectors[row] = batch[i] as Float32Array;
