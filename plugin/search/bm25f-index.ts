@@ -71,6 +71,18 @@ export class Bm25fIndex {
 
   /** An index holding exactly what `save()` returned; throws naming what does not fit. */
   static load(snapshot: Bm25fSnapshot): Bm25fIndex {
+    const steps = Bm25fIndex.loadInSteps(snapshot);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `load` as a generator: checking every posting of a 10k-note vault takes tens of ms, so it
+   * yields after each field for the caller to give the UI a turn.
+   */
+  static *loadInSteps(snapshot: Bm25fSnapshot): Generator<void, Bm25fIndex> {
     const { fieldCount, docCount } = snapshot;
     if (!Number.isInteger(fieldCount) || fieldCount < 1 || !Number.isInteger(docCount)) {
       throw new Error('keyword index: field or document count missing');
@@ -111,6 +123,7 @@ export class Bm25fIndex {
       if (lengths.length !== docCount) {
         throw new Error(`keyword index: field ${f} lengths are for ${lengths.length} docs`);
       }
+      yield;
     }
     index.baseOffsets = snapshot.offsets;
     index.baseDocs = snapshot.docs;

@@ -84,6 +84,8 @@ export interface SearchEngine {
    * leaving the engine empty, when the snapshot is of another version or analyzer, or corrupt.
    */
   loadSnapshot(snapshot: unknown): void;
+  /** `loadSnapshot` in steps (each `yield` a point to give the UI a turn). */
+  loadSnapshotInSteps(snapshot: unknown): Generator<void, void>;
   /**
    * Binds a snapshot note to its chunks when the snapshot indexed the same file version with the
    * same chunks. Returns false (and changes nothing) otherwise: upsert the note instead.
@@ -415,6 +417,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       };
     },
     loadSnapshot(stored) {
+      const steps = this.loadSnapshotInSteps(stored);
+      while (!steps.next().done);
+    },
+    *loadSnapshotInSteps(stored) {
       for (const path of [...notes.keys(), ...unconfirmed.keys()]) removeNote(path);
       index = new Bm25fIndex(FIELDS.length);
       chunkOfDoc = [];
@@ -436,7 +442,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           `snapshot analyzer ${String(snapshot.analyzer)}, this one is ${analyzer.id}`,
         );
       }
-      const loaded = Bm25fIndex.load(snapshot.index);
+      const loaded = yield* Bm25fIndex.loadInSteps(snapshot.index);
       const paths = splitList(snapshot.paths);
       const hashes = splitList(snapshot.contentHashes);
       const chunkIds = splitList(snapshot.chunkIds);

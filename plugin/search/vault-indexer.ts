@@ -252,7 +252,8 @@ export class VaultIndexer {
     try {
       const snapshot = await store.readSnapshot(() => this.options.scheduler.yieldToUi());
       if (snapshot !== undefined) {
-        engine.loadSnapshot(snapshot);
+        const steps = engine.loadSnapshotInSteps(snapshot);
+        while (!steps.next().done) await this.options.scheduler.yieldToUi();
         return;
       }
       reason = 'there is none yet';
