@@ -4,7 +4,7 @@ import { WorkerEmbedder } from '../../companion/embeddings/worker-embedder';
 import { answerability } from './answerability';
 import { CompanionEngine } from './companion-engine';
 import { PluginEngine } from './plugin-engine';
-import { PLUGIN_KEYWORD_VARIANTS, tunePluginKeyword } from './plugin-tune';
+import { PLUGIN_KEYWORD_VARIANTS, pluginHybridVariants, tunePluginKeyword } from './plugin-tune';
 import { BASELINE_ENGINES, runEval } from './main';
 import type { EngineFactory } from './main';
 import { tuneFusion } from './tune';
@@ -35,6 +35,12 @@ export async function main(argv: readonly string[], options: CliOptions): Promis
   };
   const engines: EngineFactory[] = [...BASELINE_ENGINES, ...companionEngines(useLite)];
   try {
+    // `--tune-plugin-hybrid`: the plugin's fusion settings side by side (USE-lite vectors).
+    if (argv.includes('--tune-plugin-hybrid')) {
+      const variants = pluginHybridVariants(useLite);
+      console.log(await tunePluginKeyword(options.repo, options.corpora, variants));
+      return;
+    }
     await runEval(argv, {
       repo: options.repo,
       corpora: options.corpora,

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { Embedder } from '../../shared/ports';
 import { loadCranfield, loadVaultQuestions } from './datasets';
 import { PluginEngine } from './plugin-engine';
 import type { PluginEngineOptions } from './plugin-engine';
@@ -15,6 +16,18 @@ export const PLUGIN_KEYWORD_VARIANTS: ReadonlyArray<Omit<PluginEngineOptions, 'e
   { name: 'headings ×1', boosts: { headings: 1 } },
 ];
 
+/** Fusion settings of the plugin's hybrid search, around the defaults (weighted 1:0.3). */
+export function pluginHybridVariants(embedder: () => Promise<Embedder>): PluginEngineOptions[] {
+  return [
+    { name: 'hybrid: defaults', embedder },
+    { name: 'hybrid: RRF 1:1', embedder, fusion: 'rrf', weights: [1, 1] },
+    { name: 'hybrid: RRF 1:0.5', embedder, fusion: 'rrf', weights: [1, 0.5] },
+    { name: 'hybrid: RRF 1:0.3', embedder, fusion: 'rrf', weights: [1, 0.3] },
+    { name: 'hybrid: weighted 1:0.3', embedder, fusion: 'weighted', weights: [1, 0.3] },
+    { name: 'hybrid: weighted 1:0.5', embedder, fusion: 'weighted', weights: [1, 0.5] },
+  ];
+}
+
 /**
  * Keyword settings of the plugin engine side by side (nDCG@10 on Cranfield and obsidian-help),
  * one index per setting: what the defaults in plugin/search/search-engine.ts were chosen from.
@@ -22,7 +35,7 @@ export const PLUGIN_KEYWORD_VARIANTS: ReadonlyArray<Omit<PluginEngineOptions, 'e
 export async function tunePluginKeyword(
   repo: string,
   corpora: string,
-  variants: ReadonlyArray<Omit<PluginEngineOptions, 'embedder'>>,
+  variants: readonly PluginEngineOptions[],
 ): Promise<string> {
   const datasets = [
     loadCranfield(resolve(corpora, 'cranfield')),
