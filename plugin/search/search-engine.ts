@@ -371,12 +371,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     *takeSnapshot(contentHashOf) {
       if (unconfirmed.size > 0) throw new Error('search index: snapshot before restore finished');
       const remap = yield* index.compact();
+      yield;
       const remapped: Array<NoteChunk | undefined> = [];
       for (const note of notes.values()) {
         note.docs = note.docs.map((doc) => remap[doc]!);
         for (const [i, doc] of note.docs.entries()) remapped[doc] = note.chunks[i];
       }
       chunkOfDoc = remapped;
+      yield;
       const saved = index.save();
       const paths: string[] = [];
       const hashes: string[] = [];
