@@ -5,8 +5,8 @@ import { toFtsQuery } from './fts-query';
 import { vectorTable } from './index-store';
 import type { FileKind } from './index-store';
 import { loadVectorExtension } from './vector-extension';
-import { RERANK_FACTOR, RERANK_MIN } from './vector-matrix';
-import type { VectorNeighbour } from './vector-matrix';
+import { RERANK_FACTOR, RERANK_MIN } from '../../shared/search/vector-matrix';
+import type { VectorNeighbour } from '../../shared/search/vector-matrix';
 import { VectorMemory } from './vector-memory';
 
 export interface IndexFilters {

@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from '../db/open';
-import { VectorMatrix } from './vector-matrix';
+import { VectorMatrix } from '../../shared/search/vector-matrix';
 
 /*
  * The vectors of each embedding model, held in memory (VectorMatrix) next to the database that

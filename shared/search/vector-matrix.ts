@@ -34,11 +34,8 @@ export interface VectorNeighbour {
 
 export class VectorMatrix {
   readonly dims: number;
-  /** Code length in bits: `dims` rounded up to a power of two (the transform's size). */
-  private readonly bits: number;
+  private readonly coder: RotatedSignCoder;
   private readonly words: number;
-  private readonly signs: Float64Array;
-  private readonly rotated: Float64Array;
   private floats: Float32Array;
   private codes: Int32Array;
   private ids: Float64Array;
@@ -49,12 +46,8 @@ export class VectorMatrix {
     if (!Number.isInteger(dims) || dims < 1)
       throw new RangeError(`vector matrix: bad dims ${dims}`);
     this.dims = dims;
-    let bits = 32;
-    while (bits < dims) bits *= 2;
-    this.bits = bits;
-    this.words = bits / 32;
-    this.signs = randomSigns(bits, ROTATION_SEED);
-    this.rotated = new Float64Array(bits);
+    this.coder = new RotatedSignCoder(dims);
+    this.words = this.coder.words;
     const initial = Math.max(1, capacity);
     this.floats = new Float32Array(initial * dims);
     this.codes = new Int32Array(initial * this.words);
@@ -89,7 +82,7 @@ export class VectorMatrix {
     const norm = Math.sqrt(dot(vector, 0, vector, 0, this.dims));
     const base = slot * this.dims;
     for (let j = 0; j < this.dims; j++) this.floats[base + j] = norm > 0 ? vector[j]! / norm : 0;
-    this.encode(vector, this.codes, slot * this.words);
+    this.coder.encode(vector, this.codes, slot * this.words);
   }
 
   /** Removes `id`'s vector (the last slot moves into its place). */
@@ -140,7 +133,8 @@ export class VectorMatrix {
       slots = Int32Array.from(wanted);
     }
     const budget = options.rerank ?? Math.max(RERANK_MIN, RERANK_FACTOR * k);
-    const candidates = slots.length <= budget ? slots : this.closestCodes(query, slots, budget);
+    const candidates =
+      slots.length <= budget ? slots : closestCodes(this.coder, this.codes, query, slots, budget);
     return this.rerank(query, candidates, k);
   }
 
@@ -160,83 +154,6 @@ export class VectorMatrix {
     let end = k;
     while (end < scored.length && scored[end]!.similarity === scored[k - 1]!.similarity) end++;
     return scored.slice(0, end);
-  }
-
-  /** The `budget` slots whose codes are nearest the query's (a counting select, no sort). */
-  private closestCodes(query: Float32Array, slots: Int32Array, budget: number): Int32Array {
-    const words = this.words;
-    const queryCode = new Int32Array(words);
-    this.encode(query, queryCode, 0);
-    const codes = this.codes;
-    const distances = new Uint16Array(slots.length);
-    const histogram = new Int32Array(this.bits + 1);
-    for (let i = 0; i < slots.length; i++) {
-      const base = slots[i]! * words;
-      let distance = 0;
-      for (let w = 0; w < words; w++) {
-        // Population count of the differing bits (SWAR: bits per 2, 4, then 8 summed at once).
-        let x = codes[base + w]! ^ queryCode[w]!;
-        x -= (x >>> 1) & 0x55555555;
-        x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-        distance += Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-      }
-      distances[i] = distance;
-      histogram[distance]!++;
-    }
-    // The distance below which fewer than `budget` codes lie; ties at it fill up to the budget.
-    let cut = 0;
-    let below = 0;
-    while (cut < this.bits && below + histogram[cut]! < budget) below += histogram[cut++]!;
-    const out = new Int32Array(budget);
-    let taken = 0;
-    let ties = budget - below;
-    for (let i = 0; i < slots.length && taken < budget; i++) {
-      const distance = distances[i]!;
-      if (distance < cut) out[taken++] = slots[i]!;
-      else if (distance === cut && ties > 0) {
-        out[taken++] = slots[i]!;
-        ties--;
-      }
-    }
-    return taken === budget ? out : out.subarray(0, taken);
-  }
-
-  /** Writes the sign code of the rotated `vector` into `out` at word `offset`. */
-  private encode(vector: Float32Array, out: Int32Array, offset: number): void {
-    const x = this.rotated;
-    const signs = this.signs;
-    const n = this.bits;
-    const dims = this.dims;
-    for (let j = 0; j < dims; j++) x[j] = vector[j]! * signs[j]!;
-    x.fill(0, dims);
-    // Walsh–Hadamard transform in place; its first two levels at once (n ≥ 32): this runs for
-    // every vector loaded, so it is most of the load time.
-    for (let i = 0; i < n; i += 4) {
-      const a = x[i]!;
-      const b = x[i + 1]!;
-      const c = x[i + 2]!;
-      const d = x[i + 3]!;
-      x[i] = a + b + (c + d);
-      x[i + 1] = a - b + (c - d);
-      x[i + 2] = a + b - (c + d);
-      x[i + 3] = a - b - (c - d);
-    }
-    for (let h = 4; h < n; h *= 2) {
-      for (let i = 0; i < n; i += 2 * h) {
-        for (let j = i; j < i + h; j++) {
-          const a = x[j]!;
-          const b = x[j + h]!;
-          x[j] = a + b;
-          x[j + h] = a - b;
-        }
-      }
-    }
-    for (let w = 0; w < this.words; w++) {
-      let word = 0;
-      const base = w * 32;
-      for (let bit = 0; bit < 32; bit++) if (x[base + bit]! > 0) word |= 1 << bit;
-      out[offset + w] = word;
-    }
   }
 
   private grow(): void {
@@ -277,4 +194,112 @@ function randomSigns(length: number, seed: number): Float64Array {
     signs[i] = ((t ^ (t >>> 14)) >>> 0) & 1 ? 1 : -1;
   }
   return signs;
+}
+
+/**
+ * The fixed random rotation (sign flips, then a Walsh–Hadamard transform) and the 1 bit per
+ * dimension code of a rotated vector. Shared by the companion's VectorMatrix and the plugin's
+ * FlatVectorIndex, which keep their vectors differently but prefilter the same way.
+ */
+export class RotatedSignCoder {
+  /** Code length in bits: `dims` rounded up to a power of two (the transform's size). */
+  readonly bits: number;
+  /** 32-bit words per code. */
+  readonly words: number;
+  private readonly signs: Float64Array;
+  private readonly rotated: Float64Array;
+
+  constructor(readonly dims: number) {
+    let bits = 32;
+    while (bits < dims) bits *= 2;
+    this.bits = bits;
+    this.words = bits / 32;
+    this.signs = randomSigns(bits, ROTATION_SEED);
+    this.rotated = new Float64Array(bits);
+  }
+
+  /** Writes the sign code of the rotated `vector` (read from `from`) into `out` at word `offset`. */
+  encode(vector: Float32Array, out: Int32Array, offset: number, from = 0): void {
+    const x = this.rotated;
+    const signs = this.signs;
+    const n = this.bits;
+    const dims = this.dims;
+    for (let j = 0; j < dims; j++) x[j] = vector[from + j]! * signs[j]!;
+    x.fill(0, dims);
+    // Walsh–Hadamard transform in place; its first two levels at once (n ≥ 32): this runs for
+    // every vector loaded, so it is most of the load time.
+    for (let i = 0; i < n; i += 4) {
+      const a = x[i]!;
+      const b = x[i + 1]!;
+      const c = x[i + 2]!;
+      const d = x[i + 3]!;
+      x[i] = a + b + (c + d);
+      x[i + 1] = a - b + (c - d);
+      x[i + 2] = a + b - (c + d);
+      x[i + 3] = a - b - (c - d);
+    }
+    for (let h = 4; h < n; h *= 2) {
+      for (let i = 0; i < n; i += 2 * h) {
+        for (let j = i; j < i + h; j++) {
+          const a = x[j]!;
+          const b = x[j + h]!;
+          x[j] = a + b;
+          x[j + h] = a - b;
+        }
+      }
+    }
+    for (let w = 0; w < this.words; w++) {
+      let word = 0;
+      const base = w * 32;
+      for (let bit = 0; bit < 32; bit++) if (x[base + bit]! > 0) word |= 1 << bit;
+      out[offset + w] = word;
+    }
+  }
+}
+
+/**
+ * The `budget` of `slots` whose codes (in `codes`, `coder.words` per slot) are nearest the
+ * query's, in slot-list order (a counting select, no sort).
+ */
+export function closestCodes(
+  coder: RotatedSignCoder,
+  codes: Int32Array,
+  query: Float32Array,
+  slots: Int32Array,
+  budget: number,
+): Int32Array {
+  const words = coder.words;
+  const queryCode = new Int32Array(words);
+  coder.encode(query, queryCode, 0);
+  const distances = new Uint16Array(slots.length);
+  const histogram = new Int32Array(coder.bits + 1);
+  for (let i = 0; i < slots.length; i++) {
+    const base = slots[i]! * words;
+    let distance = 0;
+    for (let w = 0; w < words; w++) {
+      // Population count of the differing bits (SWAR: bits per 2, 4, then 8 summed at once).
+      let x = codes[base + w]! ^ queryCode[w]!;
+      x -= (x >>> 1) & 0x55555555;
+      x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+      distance += Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+    }
+    distances[i] = distance;
+    histogram[distance]!++;
+  }
+  // The distance below which fewer than `budget` codes lie; ties at it fill up to the budget.
+  let cut = 0;
+  let below = 0;
+  while (cut < coder.bits && below + histogram[cut]! < budget) below += histogram[cut++]!;
+  const out = new Int32Array(budget);
+  let taken = 0;
+  let ties = budget - below;
+  for (let i = 0; i < slots.length && taken < budget; i++) {
+    const distance = distances[i]!;
+    if (distance < cut) out[taken++] = slots[i]!;
+    else if (distance === cut && ties > 0) {
+      out[taken++] = slots[i]!;
+      ties--;
+    }
+  }
+  return taken === budget ? out : out.subarray(0, taken);
 }

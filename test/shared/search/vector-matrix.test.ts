@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VectorMatrix } from '../../../companion/indexer/vector-matrix';
+import { VectorMatrix } from '../../../shared/search/vector-matrix';
 
 /** Deterministic pseudo-random vectors (mulberry32), some clustered, some with negative parts. */
 function randomVectors(count: number, dims: number, seed: number): Float32Array[] {
