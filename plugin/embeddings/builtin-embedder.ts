@@ -1,3 +1,5 @@
+import type { Embedder, EmbeddingModel } from '../../shared/ports';
+import { USE_LITE_MODEL } from '../../shared/embeddings/use-lite-model';
 import type { EmbedderChoice } from './embedder-choice';
 import { checkModelFolder, readModelFolder, type ModelFolderAdapter } from './builtin-model-folder';
 import { BuiltinWorkerEmbedder } from './builtin-worker-embedder';
@@ -15,25 +17,59 @@ export interface BuiltinModelHost {
 /**
  * The built-in model when its folder is complete, else why not (keyword search, labelled).
  * The worker, and with it TensorFlow.js, exists only from here on: nothing of it runs at onload.
+ *
+ * Only the folder check is awaited. Loading the model (reading 28 MB, starting the worker,
+ * building the graph: about a second on a desktop, more on a phone) goes on in the background,
+ * so the index restores and keyword search answers meanwhile; embedding calls wait for it, and
+ * fail with the load error if it failed (search then answers by keyword, saying why).
  */
 export async function startBuiltinEmbedder(host: BuiltinModelHost): Promise<EmbedderChoice> {
   const check = await checkModelFolder(host.adapter, host.dir);
   if (!check.complete) return { kind: 'none', reason: check.message };
-  const payload = await readModelFolder(host.adapter, host.dir);
-  const worker = host.startWorker
-    ? host.startWorker()
-    : (await import('./builtin-worker-source')).startBuiltinWorker();
-  let embedder: BuiltinWorkerEmbedder;
-  try {
-    embedder = await BuiltinWorkerEmbedder.start(worker, payload);
-  } catch (error) {
-    worker.terminate();
-    throw error;
-  }
+  let stopped = false;
+  const loading = loadWorkerEmbedder(host).then((embedder) => {
+    // Unloaded while the model was loading: stop the worker as soon as it exists.
+    if (stopped) embedder.close();
+    return embedder;
+  });
+  // Reported to whoever embeds next; not an unhandled rejection in the meantime.
+  loading.catch(() => undefined);
+  const embedder = new LoadingEmbedder(USE_LITE_MODEL, loading);
   return {
     kind: 'active',
     embedder,
     label: embedder.model.id,
-    close: () => embedder.close(),
+    close: () => {
+      stopped = true;
+      void loading.then(
+        (loaded) => loaded.close(),
+        () => undefined,
+      );
+    },
   };
+}
+
+async function loadWorkerEmbedder(host: BuiltinModelHost): Promise<BuiltinWorkerEmbedder> {
+  const payload = await readModelFolder(host.adapter, host.dir);
+  const worker = host.startWorker
+    ? host.startWorker()
+    : (await import('./builtin-worker-source')).startBuiltinWorker();
+  try {
+    return await BuiltinWorkerEmbedder.start(worker, payload);
+  } catch (error) {
+    worker.terminate();
+    throw error;
+  }
+}
+
+/** An Embedder whose model is known before it has loaded; calls wait for the load. */
+class LoadingEmbedder implements Embedder {
+  constructor(
+    readonly model: EmbeddingModel,
+    private readonly loading: Promise<Embedder>,
+  ) {}
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return (await this.loading).embed(texts);
+  }
 }

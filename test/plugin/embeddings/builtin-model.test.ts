@@ -208,13 +208,54 @@ describe('selectEmbedder with the built-in provider', () => {
     expect(vectors.every((v) => v.length === 512)).toBe(true);
     expect(query).toHaveLength(1);
     choice.close?.();
-    expect(worker.terminated).toBe(true);
     await expect(choice.embedder.embed(['after close'])).rejects.toThrow(
       'built-in model: the worker was stopped',
     );
+    expect(worker.terminated).toBe(true);
   }, 60_000);
 
-  it('reports a worker that cannot load the model as the reason, and stops it', async () => {
+  it('answers before the model has loaded: only embedding calls wait for it', async () => {
+    copyModel(dir);
+    // Reading the model's files is held back until the choice has been made.
+    let releaseReads!: () => void;
+    const readsReleased = new Promise<void>((resolve) => (releaseReads = resolve));
+    const gatedAdapter: typeof adapter = Object.assign(Object.create(adapter) as typeof adapter, {
+      readBinary: async (path: string) => {
+        await readsReleased;
+        return adapter.readBinary(path);
+      },
+    });
+    const worker = inProcessWorker();
+    const choice = await selectEmbedder(settings, transport, {
+      adapter: gatedAdapter,
+      dir,
+      startWorker: () => worker,
+    });
+    if (choice.kind !== 'active') throw new Error(`no embedder: ${choice.reason}`);
+    expect(choice.embedder.model).toEqual({ id: 'use-lite-512@energetic-ai-0.2.0', dims: 512 });
+    const vectors = choice.embedder.embed(['waits for the model']);
+    releaseReads();
+    expect(await vectors).toHaveLength(1);
+    choice.close?.();
+  }, 60_000);
+
+  it('closing while the model loads stops the worker once it exists', async () => {
+    copyModel(dir);
+    const worker = inProcessWorker();
+    const choice = await selectEmbedder(settings, transport, {
+      adapter,
+      dir,
+      startWorker: () => worker,
+    });
+    if (choice.kind !== 'active') throw new Error(`no embedder: ${choice.reason}`);
+    choice.close?.();
+    await expect(choice.embedder.embed(['after close'])).rejects.toThrow(
+      'built-in model: the worker was stopped',
+    );
+    expect(worker.terminated).toBe(true);
+  }, 60_000);
+
+  it('reports a worker that cannot load the model on every embedding call, and stops it', async () => {
     copyModel(dir);
     const worker = inProcessWorker({ failBackend: 'wasm refused' });
     const choice = await selectEmbedder(settings, transport, {
@@ -222,10 +263,12 @@ describe('selectEmbedder with the built-in provider', () => {
       dir,
       startWorker: () => worker,
     });
-    expect(choice).toEqual({
-      kind: 'none',
-      reason: 'built-in model: could not load USE-lite: wasm refused',
-    });
+    if (choice.kind !== 'active') throw new Error(`no embedder: ${choice.reason}`);
+    for (const text of ['first', 'second']) {
+      await expect(choice.embedder.embed([text])).rejects.toThrow(
+        'built-in model: could not load USE-lite: wasm refused',
+      );
+    }
     expect(worker.terminated).toBe(true);
   });
 });
