@@ -17,8 +17,26 @@ export interface CliOptions {
   workerFile: string;
 }
 
+const USAGE = `npm run eval -- [options]   retrieval quality: nDCG@10, Recall@10, MRR@10
+
+  --dataset cranfield|obsidian-help   one dataset (default: both)
+  --engine <substring>                engines whose name contains it (bm25, minisearch,
+                                      companion, plugin, keyword, hybrid, vector, ...)
+  --json                              the scores as JSON instead of a table
+  --answerable                        the answer gate: answerable questions answered,
+                                      unanswerable ones declined (companion, USE-lite)
+  --tune                              the companion's fusion settings side by side
+  --tune-plugin                       the plugin's keyword settings side by side
+  --tune-plugin-hybrid                the plugin's fusion settings side by side (USE-lite)
+
+Corpora are read from ../shared/corpora, or from $CAIRN_CORPORA.`;
+
 /** Entry point bundled by scripts/eval.mjs. */
 export async function main(argv: readonly string[], options: CliOptions): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
   // `--tune-plugin`: the plugin engine's keyword settings side by side (no embedding model).
   if (argv.includes('--tune-plugin')) {
     console.log(await tunePluginKeyword(options.repo, options.corpora, PLUGIN_KEYWORD_VARIANTS));
