@@ -35,8 +35,15 @@ const { values } = parseArgs({
     only: { type: 'string', multiple: true },
     notes: { type: 'string', default: '10000' },
     queries: { type: 'string', default: '200' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+if (values.help) {
+  console.log(
+    `npm run bench -- [--only <part>]... [--notes 10000] [--queries 200]\n\nParts: ${ALL.join(', ')}.\nEach part prints its own table; see the header of scripts/bench.mjs for what each measures.`,
+  );
+  process.exit(0);
+}
 const parts = values.only ?? ALL;
 for (const part of parts) {
   if (!ALL.includes(part))
