@@ -33,9 +33,7 @@ export function tagChain(tags: readonly string[]): string[] {
 
 /** The same filters as the keyword side's Orama `where`, for the vector side's candidates. */
 export function chunkFilter(options: VaultSearchOptions): (chunk: NoteChunk) => boolean {
-  const folder = options.folder?.trim().replace(/^\/+|\/+$/g, '') ?? '';
-  const tag = options.tag === undefined ? '' : normaliseTag(options.tag);
-  const type = options.type;
+  const { folder, tag, type } = filterValues(options);
   return (chunk) =>
     (folder === '' || folderChain(chunk.path).includes(folder)) &&
     (tag === '' || tagChain(chunk.tags).includes(tag)) &&
@@ -46,4 +44,18 @@ export function chunkFilter(options: VaultSearchOptions): (chunk: NoteChunk) => 
 export function docTypeOf(chunk: Pick<NoteChunk, 'type' | 'path'>): 'note' | 'reminder' | 'pdf' {
   if (chunk.type === 'reminder') return 'reminder';
   return chunk.path.toLowerCase().endsWith('.pdf') ? 'pdf' : 'note';
+}
+
+/** Whether `options` narrow the search at all (chunkFilter would refuse some chunk). */
+export function hasFilter(options: VaultSearchOptions): boolean {
+  const { folder, tag, type } = filterValues(options);
+  return folder !== '' || tag !== '' || type !== undefined;
+}
+
+function filterValues(options: VaultSearchOptions) {
+  return {
+    folder: options.folder?.trim().replace(/^\/+|\/+$/g, '') ?? '',
+    tag: options.tag === undefined ? '' : normaliseTag(options.tag),
+    type: options.type,
+  };
 }

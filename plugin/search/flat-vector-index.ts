@@ -1,9 +1,22 @@
+import {
+  RERANK_FACTOR,
+  RERANK_MIN,
+  RotatedSignCoder,
+  closestCodes,
+} from '../../shared/search/vector-matrix';
+
 /**
- * Exact cosine search by a linear scan over normalised vectors (STACK.md: ~2.8 GB/s in plain
- * JS, 10k × 512 in ~7 ms). Kept beside the keyword index rather than in it: giving a
- * keyword-indexed chunk its vector later must not touch its postings. All vectors live in one
- * growing Float32Array (slot × dims), so a scan walks memory in order and a removed vector's
- * slot is reused.
+ * Cosine search over normalised vectors, kept beside the keyword index rather than in it:
+ * giving a keyword-indexed chunk its vector later must not touch its postings. All vectors live
+ * in one growing Float32Array (slot × dims), so a scan walks memory in order and a removed
+ * vector's slot is reused.
+ *
+ * An exact scan of 40k × 512 floats (10k notes) cost 12–24 ms a query here, the whole cost of a
+ * hybrid search. So each vector also has the companion's rotated sign code (64 bytes at 512
+ * dims, shared/search/vector-matrix.ts): a Hamming scan of the codes picks the candidates, and
+ * only those (at least RERANK_MIN) are compared exactly. With no more vectors than that, or a
+ * filter that lets fewer through, the search is exact. Codes are not persisted: they are
+ * recomputed at load, in steps.
  */
 /** The vectors as persisted: unit length, in key order, `dims` floats each. */
 export interface VectorSnapshot {
@@ -12,14 +25,32 @@ export interface VectorSnapshot {
   data: Float32Array;
 }
 
+export interface FlatVectorIndexOptions {
+  /**
+   * Candidates compared exactly after the code scan: at least this many (default the larger of
+   * RERANK_MIN and RERANK_FACTOR × limit). `Infinity` makes every search exact.
+   */
+  rerank?: number;
+}
+
+/** Vectors whose codes are computed between two UI turns of a load (~2–3 µs each at 512 dims). */
+const LOAD_CODES_PER_STEP = 4000;
+
 export class FlatVectorIndex {
   private data: Float32Array;
+  private codes: Int32Array;
+  private readonly coder: RotatedSignCoder;
   private readonly keys: Array<string | undefined> = [];
   private readonly slotOf = new Map<string, number>();
   private readonly freeSlots: number[] = [];
 
-  constructor(readonly dims: number) {
+  constructor(
+    readonly dims: number,
+    private readonly options: FlatVectorIndexOptions = {},
+  ) {
+    this.coder = new RotatedSignCoder(dims);
     this.data = new Float32Array(dims * 64);
+    this.codes = new Int32Array(this.coder.words * 64);
   }
 
   get size(): number {
@@ -36,16 +67,13 @@ export class FlatVectorIndex {
     let slot = this.slotOf.get(key);
     if (slot === undefined) {
       slot = this.freeSlots.pop() ?? this.keys.length;
-      if ((slot + 1) * this.dims > this.data.length) {
-        const bigger = new Float32Array(Math.max(this.data.length * 2, (slot + 1) * this.dims));
-        bigger.set(this.data);
-        this.data = bigger;
-      }
+      if ((slot + 1) * this.dims > this.data.length) this.grow(slot + 1);
       this.keys[slot] = key;
       this.slotOf.set(key, slot);
     }
     const base = slot * this.dims;
     for (let i = 0; i < vector.length; i++) this.data[base + i] = vector[i]! / norm;
+    this.coder.encode(this.data, this.codes, slot * this.coder.words, base);
     return true;
   }
 
@@ -53,7 +81,22 @@ export class FlatVectorIndex {
    * Loads `save()`'s output; throws when its parts do not fit. The vectors are used as they
    * are (already unit length), so a restart normalises nothing.
    */
-  static load(snapshot: VectorSnapshot): FlatVectorIndex {
+  static load(snapshot: VectorSnapshot, options: FlatVectorIndexOptions = {}): FlatVectorIndex {
+    const steps = FlatVectorIndex.loadInSteps(snapshot, options);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * `load` with a pause (a `yield`) every LOAD_CODES_PER_STEP vectors while their codes are
+   * computed (40k vectors: ~100 ms in all, too much for one UI turn).
+   */
+  static *loadInSteps(
+    snapshot: VectorSnapshot,
+    options: FlatVectorIndexOptions = {},
+  ): Generator<void, FlatVectorIndex, void> {
     const { dims, keys, data } = snapshot;
     if (!Number.isInteger(dims) || dims < 1 || !(data instanceof Float32Array)) {
       throw new Error('vector index: dimensions or data missing');
@@ -61,12 +104,18 @@ export class FlatVectorIndex {
     if (data.length !== keys.length * dims) {
       throw new Error(`vector index: ${data.length} floats for ${keys.length} × ${dims}`);
     }
-    const index = new FlatVectorIndex(dims);
+    const index = new FlatVectorIndex(dims, options);
     index.data = data;
+    index.codes = new Int32Array(Math.max(1, keys.length) * index.coder.words);
     for (const [slot, key] of keys.entries()) {
       if (index.slotOf.has(key)) throw new Error(`vector index: ${key} twice`);
       index.keys[slot] = key;
       index.slotOf.set(key, slot);
+    }
+    const words = index.coder.words;
+    for (let slot = 0; slot < keys.length; slot++) {
+      if (slot > 0 && slot % LOAD_CODES_PER_STEP === 0) yield;
+      index.coder.encode(data, index.codes, slot * words, slot * dims);
     }
     return index;
   }
@@ -77,12 +126,14 @@ export class FlatVectorIndex {
    * part of it is copied out): persist it before the index changes again.
    */
   save(): VectorSnapshot {
+    const words = this.coder.words;
     let to = 0;
     for (let from = 0; from < this.keys.length; from++) {
       const key = this.keys[from];
       if (key === undefined) continue;
       if (from !== to) {
         this.data.copyWithin(to * this.dims, from * this.dims, (from + 1) * this.dims);
+        this.codes.copyWithin(to * words, from * words, (from + 1) * words);
         this.keys[to] = key;
         this.slotOf.set(key, to);
       }
@@ -115,38 +166,86 @@ export class FlatVectorIndex {
   }
 
   /**
-   * The `limit` most similar keys passing `accept`, cosine ≥ `floor`, best first; equal scores
-   * by key, so the order does not depend on the order vectors were added in.
+   * The `limit` most similar keys passing `accept` (every key when it is omitted), cosine ≥
+   * `floor`, best first; equal scores by key, so the order does not depend on the order vectors
+   * were added in.
+   *
+   * The code scan picks the candidates among all vectors, then `accept` is asked only about
+   * those worth a place. When that leaves fewer than `limit` (a narrow filter), `accept` is
+   * asked about every key, and the ones it lets through are compared exactly when they fit the
+   * re-rank budget, or else prefiltered by code among themselves.
    */
   search(
     query: Float32Array,
     limit: number,
     floor: number,
-    accept: (key: string) => boolean,
+    accept?: (key: string) => boolean,
   ): Array<{ key: string; score: number }> {
     let norm = 0;
     for (let i = 0; i < query.length; i++) norm += query[i]! * query[i]!;
     norm = Math.sqrt(norm);
-    if (query.length !== this.dims || !(norm > 0)) return [];
+    if (query.length !== this.dims || !(norm > 0) || limit < 1) return [];
     const unit = new Float32Array(this.dims);
     for (let i = 0; i < this.dims; i++) unit[i] = query[i]! / norm;
+    const budget = this.options.rerank ?? Math.max(RERANK_MIN, RERANK_FACTOR * limit);
+    const live = this.liveSlots(() => true);
+    const candidates = live.length <= budget ? live : this.closest(unit, live, budget);
+    const best = this.rank(unit, candidates, limit, floor, accept);
+    if (accept === undefined || best.length >= limit || candidates === live) return best;
+    const accepted = this.liveSlots(accept);
+    const narrowed = accepted.length <= budget ? accepted : this.closest(unit, accepted, budget);
+    return this.rank(unit, narrowed, limit, floor, undefined);
+  }
+
+  private liveSlots(accept: (key: string) => boolean): Int32Array {
+    const slots = new Int32Array(this.slotOf.size);
+    let count = 0;
+    for (let slot = 0; slot < this.keys.length; slot++) {
+      const key = this.keys[slot];
+      if (key !== undefined && accept(key)) slots[count++] = slot;
+    }
+    return count === slots.length ? slots : slots.subarray(0, count);
+  }
+
+  private closest(unit: Float32Array, slots: Int32Array, budget: number): Int32Array {
+    return closestCodes(this.coder, this.codes, unit, slots, budget);
+  }
+
+  /** Exact cosine over `slots`, the best `limit` passing `floor` and `accept`. */
+  private rank(
+    unit: Float32Array,
+    slots: Int32Array,
+    limit: number,
+    floor: number,
+    accept: ((key: string) => boolean) | undefined,
+  ): Array<{ key: string; score: number }> {
     const best: Array<{ key: string; score: number }> = [];
     const before = (score: number, key: string, other: { key: string; score: number }) =>
       score > other.score || (score === other.score && key < other.key);
     const { data, dims, keys } = this;
-    for (let slot = 0; slot < keys.length; slot++) {
-      const key = keys[slot];
-      if (key === undefined) continue;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      const key = keys[slot]!;
       const dot = dotAt(data, slot * dims, unit);
       if (dot < floor) continue;
       if (best.length === limit && !before(dot, key, best[best.length - 1]!)) continue;
-      if (!accept(key)) continue;
+      if (accept !== undefined && !accept(key)) continue;
       let at = best.length;
       while (at > 0 && before(dot, key, best[at - 1]!)) at--;
       best.splice(at, 0, { key, score: dot });
       if (best.length > limit) best.pop();
     }
     return best;
+  }
+
+  private grow(slots: number): void {
+    const capacity = Math.max((this.data.length / this.dims) * 2, slots);
+    const data = new Float32Array(capacity * this.dims);
+    data.set(this.data);
+    this.data = data;
+    const codes = new Int32Array(capacity * this.coder.words);
+    codes.set(this.codes);
+    this.codes = codes;
   }
 }
 

@@ -8,7 +8,7 @@ import { createAnalyzer } from './analyzer';
 import type { Analyzer } from './analyzer';
 import { Bm25fIndex } from './bm25f-index';
 import type { ScoredDoc } from './bm25f-index';
-import { chunkFilter } from './filters';
+import { chunkFilter, hasFilter } from './filters';
 import { FlatVectorIndex } from './flat-vector-index';
 import { ENGINE_SNAPSHOT_VERSION, joinList, splitList } from './engine-snapshot';
 import type { EngineSnapshot } from './engine-snapshot';
@@ -39,6 +39,11 @@ export interface SearchEngineOptions {
   relevance?: { k?: number; b?: number };
   /** Chunks considered from each ranking before fusion (default 60). */
   candidates?: number;
+  /**
+   * Vectors compared exactly after the sign-code prefilter (FlatVectorIndexOptions.rerank);
+   * `Infinity` makes the vector side an exact scan (for tests and evals).
+   */
+  vectorRerank?: number;
   /**
    * Called when the query could not be embedded (provider down, wrong size); that search then
    * answers by keyword alone, its hits marked `keyword`.
@@ -171,7 +176,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   let index = new Bm25fIndex(FIELDS.length);
   /** Keyword doc id → its chunk (undefined for removed or unconfirmed docs). */
   let chunkOfDoc: Array<NoteChunk | undefined> = [];
-  let vectorIndex = embedder ? new FlatVectorIndex(embedder.model.dims) : null;
+  const vectorOptions = options.vectorRerank === undefined ? {} : { rerank: options.vectorRerank };
+  let vectorIndex = embedder ? new FlatVectorIndex(embedder.model.dims, vectorOptions) : null;
   let vectorsFromSnapshot = false;
   const notes = new Map<string, IndexedNote>();
   const chunkById = new Map<string, NoteChunk>();
@@ -233,7 +239,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
 
   async function vectorRanking(
     query: string,
-    accept: (chunk: NoteChunk) => boolean,
+    accept: ((chunk: NoteChunk) => boolean) | undefined,
     limit: number,
   ): Promise<Scored[]> {
     if (!embedder || !vectorIndex || vectorIndex.size === 0) return [];
@@ -243,10 +249,17 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         `embedding: ${embedder.model.id} returned ${vector?.length ?? 0} dims for the query, expected ${embedder.model.dims}`,
       );
     }
-    return vectorIndex.search(vector, limit, VECTOR_SIMILARITY_FLOOR, (key) => {
-      const chunk = chunkById.get(key);
-      return chunk !== undefined && accept(chunk);
-    });
+    // Every indexed vector belongs to a chunk in chunkById: no filter, no question per key.
+    return vectorIndex.search(
+      vector,
+      limit,
+      VECTOR_SIMILARITY_FLOOR,
+      accept &&
+        ((key) => {
+          const chunk = chunkById.get(key);
+          return chunk !== undefined && accept(chunk);
+        }),
+    );
   }
 
   return {
@@ -344,7 +357,11 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       }
       let vectorRankingList: Scored[] = [];
       try {
-        vectorRankingList = await vectorRanking(query, accept, pool);
+        vectorRankingList = await vectorRanking(
+          query,
+          hasFilter(searchOptions) ? accept : undefined,
+          pool,
+        );
       } catch (error) {
         options.onVectorError?.(error instanceof Error ? error : new Error(String(error)));
       }
@@ -434,7 +451,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       index = new Bm25fIndex(FIELDS.length);
       chunkOfDoc = [];
       unconfirmed = new Map();
-      vectorIndex = embedder ? new FlatVectorIndex(embedder.model.dims) : null;
+      vectorIndex = embedder ? new FlatVectorIndex(embedder.model.dims, vectorOptions) : null;
       vectorsFromSnapshot = false;
       if (typeof stored !== 'object' || stored === null || !('index' in stored)) {
         throw new Error('snapshot is not an object with an index');
@@ -494,7 +511,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
             `snapshot vectors have ${vectors.dims} dims, ${embedder.model.id} ${embedder.model.dims}`,
           );
         }
-        loadedVectors = FlatVectorIndex.load({ ...vectors, keys: splitList(vectors.keys) });
+        loadedVectors = yield* FlatVectorIndex.loadInSteps(
+          { ...vectors, keys: splitList(vectors.keys) },
+          vectorOptions,
+        );
       }
       index = loaded;
       unconfirmed = pending;

@@ -32,4 +32,89 @@ describe('FlatVectorIndex', () => {
     index.delete('a');
     expect(index.has('a')).toBe(false);
   });
+
+  it('prefilters by sign code beyond the re-rank budget and still finds the exact top hits', () => {
+    const dims = 48;
+    const random = seeded(7);
+    const centres = Array.from({ length: 40 }, () => randomVector(dims, random));
+    const prefiltered = new FlatVectorIndex(dims, { rerank: 300 });
+    const exact = new FlatVectorIndex(dims, { rerank: Infinity });
+    for (let i = 0; i < 4000; i++) {
+      const vector = jitter(centres[i % centres.length]!, 0.4, random);
+      prefiltered.set(`k${i}`, vector);
+      exact.set(`k${i}`, vector);
+    }
+    let found = 0;
+    let wanted = 0;
+    for (let q = 0; q < 20; q++) {
+      const query = jitter(centres[q]!, 0.4, random);
+      const all = new Map(exact.search(query, 4000, -1).map((hit) => [hit.key, hit.score]));
+      const truth = exact.search(query, 10, -1).map((hit) => hit.key);
+      const got = prefiltered.search(query, 10, -1);
+      // Scores are exact cosines, not code estimates.
+      for (const hit of got) expect(hit.score).toBeCloseTo(all.get(hit.key)!, 6);
+      found += got.filter((hit) => truth.includes(hit.key)).length;
+      wanted += truth.length;
+    }
+    expect(found / wanted).toBeGreaterThan(0.9);
+    // The prefilter really dropped vectors: a far vector is missing from a long list.
+    const query = centres[0]!;
+    expect(prefiltered.search(query, 4000, -1).length).toBe(300);
+    expect(exact.search(query, 4000, -1).length).toBe(4000);
+  });
+
+  it("compares a narrow filter's vectors exactly, however far their codes are", () => {
+    const dims = 32;
+    const random = seeded(11);
+    const index = new FlatVectorIndex(dims, { rerank: 50 });
+    const exact = new FlatVectorIndex(dims, { rerank: Infinity });
+    for (let i = 0; i < 2000; i++) {
+      const vector = randomVector(dims, random);
+      index.set(`k${i}`, vector);
+      exact.set(`k${i}`, vector);
+    }
+    const narrow = (key: string) => Number(key.slice(1)) % 97 === 0;
+    for (let q = 0; q < 5; q++) {
+      const query = randomVector(dims, random);
+      expect(index.search(query, 10, -1, narrow)).toEqual(exact.search(query, 10, -1, narrow));
+    }
+  });
+
+  it('loads in steps, recomputing the codes of a saved index; reused slots get new codes', () => {
+    const dims = 16;
+    const random = seeded(3);
+    const index = new FlatVectorIndex(dims, { rerank: 20 });
+    for (let i = 0; i < 9000; i++) index.set(`k${i}`, randomVector(dims, random));
+    for (let i = 0; i < 9000; i += 3) index.delete(`k${i}`);
+    const target = randomVector(dims, random);
+    index.set('target', target);
+    expect(index.search(target, 1, -1)[0]?.key).toBe('target');
+    const saved = index.save();
+    const steps = FlatVectorIndex.loadInSteps(saved, { rerank: 20 });
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    expect(pauses).toBeGreaterThan(0);
+    const loaded = step.value;
+    expect(loaded.size).toBe(6001);
+    expect(loaded.search(target, 1, -1)[0]).toEqual({ key: 'target', score: expect.closeTo(1, 5) });
+    const query = randomVector(dims, random);
+    expect(loaded.search(query, 5, -1)).toEqual(index.search(query, 5, -1));
+  });
 });
+
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+function randomVector(dims: number, random: () => number): Float32Array {
+  return Float32Array.from({ length: dims }, () => random() * 2 - 1);
+}
+
+function jitter(centre: Float32Array, amount: number, random: () => number): Float32Array {
+  return centre.map((value) => value + (random() * 2 - 1) * amount);
+}

@@ -201,3 +201,40 @@ function walk(dir: string): string[] {
     entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
   );
 }
+
+describe('createSearchEngine: vector prefilter', () => {
+  it('ranks hybrid hits as the exact scan does, with and without a narrow filter', async () => {
+    const embedder = new FakeEmbedder('m', 64);
+    const words = VAULT_WORDS.split(' ');
+    let state = 5;
+    const pick = () => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return words[state % words.length]!;
+    };
+    const notes: Array<[string, string]> = [];
+    for (let i = 0; i < 1600; i++) {
+      const body = Array.from({ length: 12 }, pick).join(' ');
+      notes.push([`F${i % 40}/note ${i}.md`, `# ${pick()} ${pick()}\n\n${body}.\n`]);
+    }
+    // 1,600 chunks: more than the default re-rank budget (1,200 for a pool of 60).
+    const prefiltered = createSearchEngine({ embedder });
+    const exact = createSearchEngine({ embedder, vectorRerank: Infinity });
+    for (const [path, markdown] of notes) {
+      add(prefiltered, path, markdown, embedder);
+      add(exact, path, markdown, embedder);
+    }
+    for (let q = 0; q < 8; q++) {
+      const query = `${pick()} ${pick()} ${pick()}`;
+      for (const options of [{}, { folder: 'F7' }, { limit: 20 }]) {
+        const got = await prefiltered.search(query, options);
+        expect(got.length).toBeGreaterThan(0);
+        expect(got).toEqual(await exact.search(query, options));
+      }
+    }
+  });
+});
+
+const VAULT_WORDS =
+  'river mountain budget passport visa kettle garden orbit violin harbour ledger copper ' +
+  'lantern meadow falcon quartz summit canyon velvet pepper saddle timber glacier harvest ' +
+  'comet anchor marble compass beacon thistle walnut cobalt ember prairie lagoon tundra';
