@@ -311,6 +311,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     setVectors(path, vectors) {
       const note = notes.get(path);
       if (!note || !vectorIndex) return;
+      vectorIndex.reserve(chunkById.size);
       for (const chunk of note.chunks) {
         if (note.withVector.has(chunk.chunkId)) continue;
         const vector = vectors(chunk.textHash);

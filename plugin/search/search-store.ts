@@ -2,6 +2,7 @@ import { deleteDB, openDB } from 'idb';
 import type { DBSchema, IDBPDatabase } from 'idb';
 import type { NoteChunk } from '../../shared/search/chunk';
 import type { EngineSnapshot } from './engine-snapshot';
+import { joinLargeFields, splitLargeFields } from './snapshot-parts';
 
 /*
  * What survives a restart (STACK.md: never an engine's JSON dump): per file its mtime, size,
@@ -58,6 +59,13 @@ interface VectorPart {
 
 function vectorPartKey(part: number): string {
   return `vectors-${part}`;
+}
+
+/** Bytes per record of the main record's large fields (snapshot-parts.ts). */
+const FIELD_PART_BYTES = 4 << 20;
+
+function fieldPartKey(part: number): string {
+  return `fields-${part}`;
 }
 
 function isStoredSnapshot(value: unknown): value is StoredSnapshot {
@@ -138,8 +146,21 @@ export class SearchStore {
    * (a UI turn). Throws when a vector part is missing or from another write.
    */
   async readSnapshot(between: () => Promise<void> = async () => {}): Promise<unknown> {
-    const meta = await this.db.get('snapshot', SNAPSHOT_KEY);
-    if (!isStoredSnapshot(meta) || meta.vectors === undefined) return meta;
+    const stored = await this.db.get('snapshot', SNAPSHOT_KEY);
+    if (!isStoredSnapshot(stored)) return stored;
+    const meta = (await joinLargeFields(stored, async (part) => {
+      await between();
+      const record: unknown = await this.db.get('snapshot', fieldPartKey(part));
+      if (
+        typeof record !== 'object' ||
+        record === null ||
+        (record as { generation?: unknown }).generation !== stored.generation
+      ) {
+        throw new Error(`snapshot field part ${part} is missing or from another write`);
+      }
+      return (record as { data?: unknown }).data;
+    })) as StoredSnapshot;
+    if (meta.vectors === undefined) return meta;
     const { parts, length, ...vectors } = meta.vectors;
     const data = new Float32Array(length);
     let at = 0;
@@ -160,9 +181,9 @@ export class SearchStore {
   /**
    * Stores the snapshot: the vectors in parts of VECTOR_PART_FLOATS, one put each with
    * `between` after it (each put clones its value at once, so one record of 80 MB would be
-   * one long task), then the rest. Every record carries the write's generation, and the main
-   * record goes last: a write cut short leaves parts that do not match it, which the next read
-   * refuses.
+   * one long task), then the large fields of the rest in parts of FIELD_PART_BYTES likewise,
+   * then the rest. Every record carries the write's generation, and the main record goes last:
+   * a write cut short leaves parts that do not match it, which the next read refuses.
    */
   async putSnapshot(
     snapshot: EngineSnapshot,
@@ -193,10 +214,21 @@ export class SearchStore {
           }
         : {}),
     };
-    await this.db.put('snapshot', meta, SNAPSHOT_KEY);
+    const split = splitLargeFields(meta, FIELD_PART_BYTES);
+    for (const [part, data] of split.parts.entries()) {
+      await this.db.put('snapshot', { generation, data: data() }, fieldPartKey(part));
+      await between();
+    }
+    await this.db.put('snapshot', split.main, SNAPSHOT_KEY);
     for (const key of await this.db.getAllKeys('snapshot')) {
-      const part = /^vectors-(\d+)$/.exec(key);
-      if (part && Number(part[1]) >= parts) await this.db.delete('snapshot', key);
+      const vectorPart = /^vectors-(\d+)$/.exec(key);
+      const fieldPart = /^fields-(\d+)$/.exec(key);
+      if (
+        (vectorPart && Number(vectorPart[1]) >= parts) ||
+        (fieldPart && Number(fieldPart[1]) >= split.parts.length)
+      ) {
+        await this.db.delete('snapshot', key);
+      }
     }
   }
 

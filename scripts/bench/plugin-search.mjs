@@ -9,6 +9,8 @@
 //   (b) restart over the unchanged vault: time until searchable, files re-read, texts
 //       re-embedded (both must be 0);
 //   (c) search latency p50/p95 over the vault's own words, keyword and hybrid;
+//   (c') on the snapshot's vectors alone: the sign-code prefilter against the exact scan
+//       (recall@10, ms per query) and the longest step of loading them (codes recomputed);
 //   (d) what the store holds per 1,000 notes (chunk records as JSON + the index snapshot's
 //       arrays and strings + raw vector bytes).
 // onload time is measured on the built main.js by test/plugin/bundle-smoke.test.ts.
@@ -39,6 +41,8 @@ const { load } = await bundleForNode('cairn-bench-plugin-search', [
   'plugin/search/search-engine.ts',
   'plugin/search/vault-indexer.ts',
   'plugin/search/search-store.ts',
+  'plugin/search/flat-vector-index.ts',
+  'plugin/search/engine-snapshot.ts',
   'shared/search/exclude-rules.ts',
   'shared/search/tokenize.ts',
   'scripts/bench/generate-vault.ts',
@@ -49,6 +53,8 @@ const { SearchStore } = await load('search-store');
 const { ExcludeRules } = await load('exclude-rules');
 const { tokenize } = await load('tokenize');
 const { generateVault } = await load('generate-vault');
+const { FlatVectorIndex } = await load('flat-vector-index');
+const { splitList } = await load('engine-snapshot');
 
 /** Files on disk as the indexer's VaultSource; counts reads. */
 class DiskVault {
@@ -218,8 +224,58 @@ function queriesFrom(words, count) {
   return queries;
 }
 
+/** The prefiltered vector search against the exact one on the snapshot's own vectors. */
+async function vectorQuality(store, embedder, queries) {
+  const snapshot = await store.readSnapshot();
+  const saved = snapshot?.vectors;
+  if (!saved) return null;
+  const vectors = { dims: saved.dims, keys: splitList(saved.keys), data: saved.data };
+  const steps = FlatVectorIndex.loadInSteps(vectors);
+  let longestLoadStep = 0;
+  let loadMs = 0;
+  let index;
+  for (;;) {
+    const started = performance.now();
+    const step = steps.next();
+    const took = performance.now() - started;
+    longestLoadStep = Math.max(longestLoadStep, took);
+    loadMs += took;
+    if (step.done) {
+      index = step.value;
+      break;
+    }
+  }
+  const exact = FlatVectorIndex.load(vectors, { rerank: Infinity });
+  const queryVectors = await embedder.embed(queries);
+  let found = 0;
+  let wanted = 0;
+  const fast = [];
+  const slow = [];
+  for (const query of queryVectors) {
+    let started = performance.now();
+    const got = index.search(query, 60, 0.1);
+    fast.push(performance.now() - started);
+    started = performance.now();
+    const truth = exact.search(query, 10, 0.1);
+    slow.push(performance.now() - started);
+    const top = new Set(got.slice(0, 10).map((hit) => hit.key));
+    found += truth.filter((hit) => top.has(hit.key)).length;
+    wanted += truth.length;
+  }
+  fast.sort((a, b) => a - b);
+  slow.sort((a, b) => a - b);
+  return {
+    recallAt10: wanted === 0 ? 1 : found / wanted,
+    prefilterP50: percentile(fast, 50),
+    exactP50: percentile(slow, 50),
+    loadMs,
+    longestLoadStep,
+  };
+}
+
 const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
 const rows = [];
+const vectorRows = [];
 
 async function run(label, root, words) {
   for (const embedded of [false, true]) {
@@ -233,6 +289,7 @@ async function run(label, root, words) {
     const latency = await searchLatency(first.engine, queries);
     const json = await storedBytes(first.store);
     const vectors = embedder ? (await first.store.countVectors()) * 512 * 4 : 0;
+    const quality = embedder ? await vectorQuality(first.store, embedder, queries) : null;
     first.store.close();
 
     vault.reads = 0;
@@ -259,6 +316,17 @@ async function run(label, root, words) {
       storeMBPer1k: mb(((json + vectors) / notes) * 1000),
       problems: first.problems.length,
     });
+    if (quality) {
+      vectorRows.push({
+        vault: label,
+        vectors: first.engine.size,
+        recallAt10: quality.recallAt10.toFixed(3),
+        prefilterP50ms: quality.prefilterP50.toFixed(2),
+        exactP50ms: quality.exactP50.toFixed(2),
+        codesLoadMs: quality.loadMs.toFixed(1),
+        longestLoadStepMs: quality.longestLoadStep.toFixed(1),
+      });
+    }
     console.error(`  ${label} ${embedded ? 'hybrid' : 'keyword'} done`);
   }
 }
@@ -284,12 +352,23 @@ try {
   rmSync(temp, { recursive: true, force: true });
 }
 
-const columns = Object.keys(rows[0]);
-const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
-const line = (cells) => cells.map((cell, i) => String(cell).padEnd(widths[i])).join('  ');
-console.log(line(columns));
-console.log(line(widths.map((w) => '-'.repeat(w))));
-for (const row of rows) console.log(line(columns.map((c) => row[c])));
+function table(tableRows) {
+  const columns = Object.keys(tableRows[0]);
+  const widths = columns.map((c) =>
+    Math.max(c.length, ...tableRows.map((r) => String(r[c]).length)),
+  );
+  const line = (cells) => cells.map((cell, i) => String(cell).padEnd(widths[i])).join('  ');
+  console.log(line(columns));
+  console.log(line(widths.map((w) => '-'.repeat(w))));
+  for (const row of tableRows) console.log(line(columns.map((c) => row[c])));
+}
+table(rows);
+if (vectorRows.length > 0) {
+  console.log(
+    '\nVector side alone (pool of 60, floor 0.1; recall@10 of the prefilter vs the exact scan):',
+  );
+  table(vectorRows);
+}
 console.log(
   '\nTargets: restart ready < 1.5 s and search p50 < 20 ms at 10k notes; longest slice ≈ 25 ms budget + one file.',
 );
