@@ -4,6 +4,7 @@
 // dependency-cruiser (.dependency-cruiser.cjs).
 import js from '@eslint/js';
 import obsidianmd from 'eslint-plugin-obsidianmd';
+import { DEFAULT_ACRONYMS } from 'eslint-plugin-obsidianmd/dist/lib/rules/ui/acronyms.js';
 import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
 import { defineConfig } from 'eslint/config';
@@ -153,6 +154,13 @@ export default defineConfig([
   {
     files: ['plugin/**/*.ts', 'plugin/**/*.svelte', 'companion/web/**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', ...noLookbehind] },
+  },
+  {
+    // "QR code" is how people write it; the rule's own list lacks it (options replace the list).
+    files: ['plugin/**/*.ts'],
+    rules: {
+      'obsidianmd/ui/sentence-case': ['warn', { acronyms: [...DEFAULT_ACRONYMS, 'QR'] }],
+    },
   },
   {
     files: ['plugin/obsidian/**/*.ts', 'plugin/main.ts'],
