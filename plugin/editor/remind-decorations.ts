@@ -39,7 +39,6 @@ class RemindLabelWidget extends WidgetType {
 
   toDOM(view: EditorView): HTMLElement {
     // Plain DOM, not Obsidian's createSpan global: this file runs outside Obsidian in tests.
-    // eslint-disable-next-line obsidianmd/prefer-create-el -- see above
     const span = view.dom.ownerDocument.createElement('span');
     span.className = this.natural ? `${WIDGET_CLASS} ${NATURAL_CLASS}` : WIDGET_CLASS;
     span.textContent = this.label;
