@@ -249,7 +249,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         `embedding: ${embedder.model.id} returned ${vector?.length ?? 0} dims for the query, expected ${embedder.model.dims}`,
       );
     }
-    // Every indexed vector belongs to a chunk in chunkById: no filter, no question per key.
+    // No filter, no question per key: after the restore every vector has its chunk
+    // (finishRestore drops the rest), and hits are looked up in chunkById anyway.
     return vectorIndex.search(
       vector,
       limit,
