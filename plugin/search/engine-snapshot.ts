@@ -33,6 +33,9 @@ export interface EngineSnapshot {
     /** Chunk ids, joined by LIST_SEPARATOR, in the order of `data`. */
     keys: string;
     data: Float32Array;
+    /** The vectors' sign codes and the coder that wrote them (absent in older snapshots). */
+    codes?: Int32Array;
+    coder?: string;
   };
 }
 

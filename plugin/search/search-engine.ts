@@ -429,6 +429,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
                 dims: saved.dims,
                 keys: joinList(saved.keys),
                 data: saved.data,
+                ...(saved.codes && saved.coder ? { codes: saved.codes, coder: saved.coder } : {}),
               };
             })()
           : undefined;

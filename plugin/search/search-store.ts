@@ -208,6 +208,9 @@ export class SearchStore {
               model: vectors.model,
               dims: vectors.dims,
               keys: vectors.keys,
+              ...(vectors.codes && vectors.coder
+                ? { codes: vectors.codes, coder: vectors.coder }
+                : {}),
               parts,
               length: vectors.data.length,
             },

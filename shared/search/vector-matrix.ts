@@ -206,6 +206,8 @@ export class RotatedSignCoder {
   readonly bits: number;
   /** 32-bit words per code. */
   readonly words: number;
+  /** Names the code this coder writes: codes persisted under another id must be recomputed. */
+  readonly id: string;
   private readonly signs: Float64Array;
   private readonly rotated: Float64Array;
 
@@ -214,6 +216,7 @@ export class RotatedSignCoder {
     while (bits < dims) bits *= 2;
     this.bits = bits;
     this.words = bits / 32;
+    this.id = `rotated-sign-1:${dims}:${bits}:${ROTATION_SEED.toString(16)}`;
     this.signs = randomSigns(bits, ROTATION_SEED);
     this.rotated = new Float64Array(bits);
   }

@@ -89,7 +89,8 @@ describe('FlatVectorIndex', () => {
     const target = randomVector(dims, random);
     index.set('target', target);
     expect(index.search(target, 1, -1)[0]?.key).toBe('target');
-    const saved = index.save();
+    // As an older snapshot has it: vectors without their codes.
+    const { codes: _codes, coder: _coder, ...saved } = index.save();
     const steps = FlatVectorIndex.loadInSteps(saved, { rerank: 20 });
     let pauses = 0;
     let step = steps.next();
@@ -100,6 +101,34 @@ describe('FlatVectorIndex', () => {
     expect(loaded.search(target, 1, -1)[0]).toEqual({ key: 'target', score: expect.closeTo(1, 5) });
     const query = randomVector(dims, random);
     expect(loaded.search(query, 5, -1)).toEqual(index.search(query, 5, -1));
+  });
+
+  it('takes saved codes as they are, and recomputes codes a different coder wrote', () => {
+    const dims = 16;
+    const random = seeded(4);
+    const index = new FlatVectorIndex(dims, { rerank: 20 });
+    for (let i = 0; i < 5000; i++) index.set(`k${i}`, randomVector(dims, random));
+    const saved = index.save();
+    expect(saved.codes).toHaveLength(5000 * 1);
+    const pausesOf = (snapshot: typeof saved) => {
+      const steps = FlatVectorIndex.loadInSteps(snapshot, { rerank: 20 });
+      let pauses = 0;
+      let step = steps.next();
+      for (; !step.done; step = steps.next()) pauses++;
+      return { pauses, loaded: step.value };
+    };
+    const reused = pausesOf(saved);
+    expect(reused.pauses).toBe(0);
+    const stale = pausesOf({ ...saved, codes: new Int32Array(saved.codes!.length), coder: 'old' });
+    expect(stale.pauses).toBeGreaterThan(0);
+    const query = randomVector(dims, random);
+    const expected = index.search(query, 5, -1);
+    expect(reused.loaded.search(query, 5, -1)).toEqual(expected);
+    expect(stale.loaded.search(query, 5, -1)).toEqual(expected);
+    // A new vector after the load gets a code of its own beside the loaded ones.
+    const target = randomVector(dims, random);
+    reused.loaded.set('target', target);
+    expect(reused.loaded.search(target, 1, -1)[0]?.key).toBe('target');
   });
 });
 
