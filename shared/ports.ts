@@ -19,6 +19,11 @@ export interface EmbeddingModel {
 /** Turns texts into vectors. Implementations batch internally; callers pass as many texts as they have. */
 export interface Embedder {
   readonly model: EmbeddingModel;
+  /**
+   * False while the model is still loading (embed() would wait for it). A caller that cannot
+   * wait, such as a search as you type, may go without vectors meanwhile. Absent = ready.
+   */
+  readonly ready?: boolean;
   /** One vector per input text, in order, each of length `model.dims`. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
 }

@@ -20,8 +20,9 @@ export interface BuiltinModelHost {
  *
  * Only the folder check is awaited. Loading the model (reading 28 MB, starting the worker,
  * building the graph: about a second on a desktop, more on a phone) goes on in the background,
- * so the index restores and keyword search answers meanwhile; embedding calls wait for it, and
- * fail with the load error if it failed (search then answers by keyword, saying why).
+ * so the index restores and search answers by keyword meanwhile (`ready` is false); embedding
+ * calls wait for it, and fail with the load error if it failed (search then answers by keyword,
+ * saying why).
  */
 export async function startBuiltinEmbedder(host: BuiltinModelHost): Promise<EmbedderChoice> {
   const check = await checkModelFolder(host.adapter, host.dir);
@@ -64,10 +65,22 @@ async function loadWorkerEmbedder(host: BuiltinModelHost): Promise<BuiltinWorker
 
 /** An Embedder whose model is known before it has loaded; calls wait for the load. */
 class LoadingEmbedder implements Embedder {
+  private loaded = false;
+
   constructor(
     readonly model: EmbeddingModel,
     private readonly loading: Promise<Embedder>,
-  ) {}
+  ) {
+    // A failed load counts as ready too: calls then fail at once with the reason.
+    const settle = () => {
+      this.loaded = true;
+    };
+    loading.then(settle, settle);
+  }
+
+  get ready(): boolean {
+    return this.loaded;
+  }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     return (await this.loading).embed(texts);

@@ -242,7 +242,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     accept: ((chunk: NoteChunk) => boolean) | undefined,
     limit: number,
   ): Promise<Scored[]> {
-    if (!embedder || !vectorIndex || vectorIndex.size === 0) return [];
+    // A model still loading would hold the whole search up: answer by keyword until it is in.
+    if (!embedder || embedder.ready === false || !vectorIndex || vectorIndex.size === 0) return [];
     const [vector] = await embedder.embed([query]);
     if (!vector || vector.length !== embedder.model.dims) {
       throw new Error(

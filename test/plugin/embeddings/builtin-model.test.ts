@@ -233,9 +233,11 @@ describe('selectEmbedder with the built-in provider', () => {
     });
     if (choice.kind !== 'active') throw new Error(`no embedder: ${choice.reason}`);
     expect(choice.embedder.model).toEqual({ id: 'use-lite-512@energetic-ai-0.2.0', dims: 512 });
+    expect(choice.embedder.ready).toBe(false);
     const vectors = choice.embedder.embed(['waits for the model']);
     releaseReads();
     expect(await vectors).toHaveLength(1);
+    expect(choice.embedder.ready).toBe(true);
     choice.close?.();
   }, 60_000);
 

@@ -138,6 +138,20 @@ describe('createSearchEngine: hybrid', () => {
     expect(hits[0]?.mode).toBe('hybrid');
   });
 
+  it('answers by keyword, without asking for a query vector, while the model is still loading', async () => {
+    const embedder = new FakeEmbedder();
+    const engine = vaultEngine(embedder);
+    const loading = Object.assign(Object.create(embedder) as FakeEmbedder, { ready: false });
+    const whileLoading = vaultEngine(loading);
+    // The two share one `embedded` list (a query embedded through either would land in it).
+    const embeddedBefore = embedder.embedded.length;
+    const hits = await whileLoading.search('budget hiring quarter');
+    expect(embedder.embedded).toHaveLength(embeddedBefore);
+    expect(hits[0]?.citation.path).toBe('Work/Meeting notes.md');
+    expect(hits.every((hit) => hit.mode === 'keyword')).toBe(true);
+    expect((await engine.search('budget hiring quarter'))[0]?.mode).toBe('hybrid');
+  });
+
   it('a chunk without a vector is still found by keyword; setVectors adds it to the vector side', async () => {
     const embedder = new FakeEmbedder();
     const engine = createSearchEngine({ embedder });
