@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { buildPluginBundle } from '../helpers/plugin-bundle';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CairnSettings } from '../../plugin/settings/settings';
 import { FakeCompanionServer } from '../helpers/fake-companion-server';
@@ -26,10 +26,6 @@ const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as {
   description: string;
   author: string;
 };
-
-interface PluginBuildModule {
-  pluginBuildOptions(options: { production: boolean; outfile: string }): Record<string, unknown>;
-}
 
 interface LoadedPlugin {
   load(): unknown;
@@ -54,16 +50,7 @@ function text(selector: string): string {
 }
 
 beforeAll(async () => {
-  // The same options esbuild.config.mjs uses, so this is the bundle users get.
-  const { build } = await import('esbuild');
-  const buildModule = (await import(
-    pathToFileURL(resolve('scripts/plugin-build.mjs')).href
-  )) as PluginBuildModule;
-  await build({
-    ...buildModule.pluginBuildOptions({ production: true, outfile: OUTFILE }),
-    logLevel: 'warning',
-  });
-  source = readFileSync(OUTFILE, 'utf8');
+  ({ source } = await buildPluginBundle('bundle-smoke'));
 
   server = FakeCompanionServer.healthy(TOKEN);
   baseUrl = await server.start();

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { buildPluginBundle } from '../../helpers/plugin-bundle';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createObsidianEnvironment } from '../../helpers/obsidian-shim';
 import type { AppShimInstance, ObsidianEnvironment } from '../../helpers/obsidian-shim';
@@ -37,15 +37,7 @@ function utcWall(minutes: number): string {
 }
 
 beforeAll(async () => {
-  const { build } = await import('esbuild');
-  const buildModule = (await import(pathToFileURL(resolve('scripts/plugin-build.mjs')).href)) as {
-    pluginBuildOptions(options: { production: boolean; outfile: string }): Record<string, unknown>;
-  };
-  await build({
-    ...buildModule.pluginBuildOptions({ production: true, outfile: OUTFILE }),
-    logLevel: 'warning',
-  });
-  source = readFileSync(OUTFILE, 'utf8');
+  ({ source } = await buildPluginBundle('reminders-bundle'));
 }, 60_000);
 
 beforeEach(() => {

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { buildPluginBundle } from '../../helpers/plugin-bundle';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createObsidianEnvironment } from '../../helpers/obsidian-shim';
 import type { AppShimInstance, ObsidianEnvironment } from '../../helpers/obsidian-shim';
@@ -21,17 +21,7 @@ let env: ObsidianEnvironment;
 let app: AppShimInstance;
 
 beforeAll(async () => {
-  const { build } = await import('esbuild');
-  const { pluginBuildOptions } = (await import(
-    pathToFileURL(resolve('scripts/plugin-build.mjs')).href
-  )) as {
-    pluginBuildOptions(o: { production: boolean; outfile: string }): Record<string, unknown>;
-  };
-  await build({
-    ...pluginBuildOptions({ production: true, outfile: OUTFILE }),
-    logLevel: 'warning',
-  });
-  source = readFileSync(OUTFILE, 'utf8');
+  ({ source } = await buildPluginBundle('chat-bundle'));
 }, 60_000);
 
 afterEach(async () => {
