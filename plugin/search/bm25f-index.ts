@@ -40,6 +40,8 @@ export interface ScoredDoc {
 
 /** Term frequencies are stored in 16 bits; a token repeated more often than this counts as this. */
 const MAX_TF = 0xffff;
+/** Postings checked per step of `loadInSteps` (~1M: a few ms). */
+const LOAD_POSTINGS_PER_STEP = 1 << 20;
 
 export class Bm25fIndex {
   private vocabulary: Vocabulary;
@@ -80,7 +82,8 @@ export class Bm25fIndex {
 
   /**
    * `load` as a generator: checking every posting of a 10k-note vault takes tens of ms, so it
-   * yields after each field for the caller to give the UI a turn.
+   * yields after the vocabulary, every LOAD_POSTINGS_PER_STEP postings and after each field for
+   * the caller to give the UI a turn.
    */
   static *loadInSteps(snapshot: Bm25fSnapshot): Generator<void, Bm25fIndex> {
     const { fieldCount, docCount } = snapshot;
@@ -90,6 +93,7 @@ export class Bm25fIndex {
     const index = new Bm25fIndex(fieldCount);
     index.vocabulary = Vocabulary.load(snapshot.terms, snapshot.termTable);
     const termCount = index.vocabulary.size;
+    yield;
     for (const part of ['offsets', 'docs', 'tfs', 'lengths'] as const) {
       if (!Array.isArray(snapshot[part]) || snapshot[part].length !== fieldCount) {
         throw new Error(`keyword index: ${part} is not one array per field`);
@@ -117,8 +121,14 @@ export class Bm25fIndex {
       if (offsets[termCount] !== docs.length || tfs.length !== docs.length) {
         throw new Error(`keyword index: field ${f} postings are cut short`);
       }
-      for (let i = 0; i < docs.length; i++) {
-        if (docs[i]! >= docCount) throw new Error(`keyword index: field ${f} names doc ${docs[i]}`);
+      // The body field holds millions of postings at 10k notes: checked in steps.
+      for (let start = 0; start < docs.length; start += LOAD_POSTINGS_PER_STEP) {
+        const end = Math.min(docs.length, start + LOAD_POSTINGS_PER_STEP);
+        for (let i = start; i < end; i++) {
+          if (docs[i]! >= docCount)
+            throw new Error(`keyword index: field ${f} names doc ${docs[i]}`);
+        }
+        if (end < docs.length) yield;
       }
       if (lengths.length !== docCount) {
         throw new Error(`keyword index: field ${f} lengths are for ${lengths.length} docs`);

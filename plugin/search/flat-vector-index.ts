@@ -42,6 +42,8 @@ export interface FlatVectorIndexOptions {
  * loaded machine (40k: ~300 ms in all), so a step stays near 10 ms.
  */
 const LOAD_CODES_PER_STEP = 1500;
+/** Keys put in the key table per step of `loadInSteps` (40k keys were a ~20–60 ms step). */
+const LOAD_KEYS_PER_STEP = 10_000;
 
 export class FlatVectorIndex {
   private data: Float32Array;
@@ -115,6 +117,7 @@ export class FlatVectorIndex {
     index.data = data;
     index.codes = new Int32Array(Math.max(1, keys.length) * index.coder.words);
     for (const [slot, key] of keys.entries()) {
+      if (slot > 0 && slot % LOAD_KEYS_PER_STEP === 0) yield;
       if (index.slotOf.has(key)) throw new Error(`vector index: ${key} twice`);
       index.keys[slot] = key;
       index.slotOf.set(key, slot);

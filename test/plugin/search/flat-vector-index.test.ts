@@ -103,6 +103,22 @@ describe('FlatVectorIndex', () => {
     expect(loaded.search(query, 5, -1)).toEqual(index.search(query, 5, -1));
   });
 
+  it('builds the key table of a large load in steps even when the codes are reused', () => {
+    const dims = 4;
+    const random = seeded(5);
+    const index = new FlatVectorIndex(dims, { rerank: 20 });
+    for (let i = 0; i < 25_000; i++) index.set(`k${i}`, randomVector(dims, random));
+    const steps = FlatVectorIndex.loadInSteps(index.save(), { rerank: 20 });
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    // 25k keys at 10k per step: two pauses, and no code is recomputed.
+    expect(pauses).toBe(2);
+    expect(step.value.size).toBe(25_000);
+    const query = randomVector(dims, random);
+    expect(step.value.search(query, 5, -1)).toEqual(index.search(query, 5, -1));
+  });
+
   it('takes saved codes as they are, and recomputes codes a different coder wrote', () => {
     const dims = 16;
     const random = seeded(4);
