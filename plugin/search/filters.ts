@@ -2,8 +2,8 @@ import type { NoteChunk } from '../../shared/search/chunk';
 import type { VaultSearchOptions } from './vault-search';
 
 /*
- * Filter keys stored with each chunk, so folder and tag filters are exact enum lookups in
- * Orama rather than tokenised text matches.
+ * Folder, tag and type filters as exact matches on a chunk's folder chain, tag chain and type
+ * (never tokenised text matches), checked per candidate on the keyword and the vector side.
  */
 
 /** `A/B/note.md` → `['A', 'A/B']`: a folder filter matches everything below it. */
@@ -31,7 +31,7 @@ export function tagChain(tags: readonly string[]): string[] {
   return [...chain];
 }
 
-/** The same filters as the keyword side's Orama `where`, for the vector side's candidates. */
+/** The search options' filters as one predicate over chunks, for either side's candidates. */
 export function chunkFilter(options: VaultSearchOptions): (chunk: NoteChunk) => boolean {
   const { folder, tag, type } = filterValues(options);
   return (chunk) =>
