@@ -9,7 +9,9 @@ import { sha256 } from '../../../companion/auth/token';
 import { DEFAULT_FOLDERS } from '../../../companion/vault/plugin-settings';
 import type { CompanionConfig } from '../../../companion/config';
 import { openDatabase } from '../../../companion/db/open';
+import { VaultIndexer } from '../../../companion/indexer/vault-indexer';
 import { createLogger } from '../../../companion/logging';
+import { indexAfterWrite } from '../../../companion/vault/index-after-write';
 import { ManualClock } from '../../fakes/clock';
 import { repoRoot } from '../../helpers/corpora';
 
@@ -86,6 +88,57 @@ export async function buildTestApp(
     clock,
     dir: dir.path,
     close: async () => {
+      await app.close();
+      dir.remove();
+    },
+  };
+}
+
+export interface IndexedTestApp {
+  readonly app: FastifyInstance;
+  readonly vault: string;
+  readonly clock: ManualClock;
+  readonly indexer: VaultIndexer;
+  /** The temp folder holding the vault, the database and the data dir. */
+  readonly dir: string;
+  /** Stops the indexer, closes the app and removes the temp folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * The real app over a temp copy of the sample vault, indexed (no watcher) before it returns, and
+ * with the routes' writes re-indexed at once: for routes that write notes and must find them.
+ */
+export async function buildIndexedTestApp(prefix: string): Promise<IndexedTestApp> {
+  const dir = tempDir(prefix);
+  const vault = copySampleVault(dir.path);
+  const clock = ManualClock.at('2026-11-22T09:30:00Z');
+  const db = openDatabase(join(dir.path, 'cairn.db'));
+  const indexer = new VaultIndexer({
+    vault,
+    db,
+    clock,
+    logger: createLogger('silent'),
+    watch: false,
+  });
+  await indexer.start();
+  await indexer.whenIdle();
+  const app = await buildApp({
+    config: testConfig(vault, join(dir.path, 'data')),
+    db,
+    clock,
+    tokenSha256: sha256(TEST_TOKEN),
+    version: '0.0.0-test',
+    indexAfterWrite: indexAfterWrite(indexer),
+  });
+  return {
+    app,
+    vault,
+    clock,
+    indexer,
+    dir: dir.path,
+    close: async () => {
+      await indexer.close();
       await app.close();
       dir.remove();
     },

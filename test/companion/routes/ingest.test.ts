@@ -2,44 +2,27 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { VaultIndexer } from '../../../companion/indexer/vault-indexer';
 import { buildApp } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
 import { openDatabase } from '../../../companion/db/open';
-import { VaultIndexer } from '../../../companion/indexer/vault-indexer';
-import { createLogger } from '../../../companion/logging';
 import { registerIngestRoute, safeName } from '../../../companion/routes/ingest';
-import { indexAfterWrite } from '../../../companion/vault/index-after-write';
 import { ManualClock } from '../../fakes/clock';
 import { corpusPath } from '../../helpers/corpora';
-import { TEST_TOKEN, authorized, copySampleVault, tempDir, testConfig } from '../helpers/app';
+import { TEST_TOKEN, authorized, buildIndexedTestApp, testConfig } from '../helpers/app';
+import type { IndexedTestApp } from '../helpers/app';
 
 let app: FastifyInstance;
 let vault: string;
 let indexer: VaultIndexer;
-let dir: { path: string; remove: () => void };
+
+let testApp: IndexedTestApp;
 
 beforeEach(async () => {
-  dir = tempDir('ingest');
-  vault = copySampleVault(dir.path);
-  const clock = ManualClock.at('2026-11-22T09:30:00Z');
-  const db = openDatabase(join(dir.path, 'cairn.db'));
-  indexer = new VaultIndexer({ vault, db, clock, logger: createLogger('silent'), watch: false });
-  await indexer.start();
-  await indexer.whenIdle();
-  app = await buildApp({
-    config: testConfig(vault, join(dir.path, 'data')),
-    db,
-    clock,
-    tokenSha256: sha256(TEST_TOKEN),
-    version: '0.0.0-test',
-    indexAfterWrite: indexAfterWrite(indexer),
-  });
+  testApp = await buildIndexedTestApp('ingest');
+  ({ app, vault, indexer } = testApp);
 });
-afterEach(async () => {
-  await indexer.close();
-  await app.close();
-  dir.remove();
-});
+afterEach(() => testApp.close());
 
 const BOUNDARY = '----cairn-test-boundary';
 
@@ -117,8 +100,8 @@ describe('POST /api/v1/ingest', () => {
 
   it('answers 413 over the limit and 400 for a request that is not a multipart upload', async () => {
     const small = await buildApp({
-      config: testConfig(vault, join(dir.path, 'data2')),
-      db: openDatabase(join(dir.path, 'small.db')),
+      config: testConfig(vault, join(testApp.dir, 'data2')),
+      db: openDatabase(join(testApp.dir, 'small.db')),
       clock: ManualClock.at('2026-11-22T09:30:00Z'),
       tokenSha256: sha256(TEST_TOKEN),
       version: '0.0.0-test',

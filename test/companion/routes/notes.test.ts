@@ -2,44 +2,25 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../companion/app';
-import { sha256 } from '../../../companion/auth/token';
-import { openDatabase } from '../../../companion/db/open';
-import { VaultIndexer } from '../../../companion/indexer/vault-indexer';
-import { createLogger } from '../../../companion/logging';
-import { indexAfterWrite } from '../../../companion/vault/index-after-write';
+import type { VaultIndexer } from '../../../companion/indexer/vault-indexer';
 import { parseFrontMatter } from '../../../shared/markdown';
-import { ManualClock } from '../../fakes/clock';
-import { TEST_TOKEN, authorized, copySampleVault, tempDir, testConfig } from '../helpers/app';
+import type { ManualClock } from '../../fakes/clock';
+import { authorized, buildIndexedTestApp } from '../helpers/app';
+import type { IndexedTestApp } from '../helpers/app';
 
 let app: FastifyInstance;
 let vault: string;
 let clock: ManualClock;
 let indexer: VaultIndexer;
-let dir: { path: string; remove: () => void };
+
+let testApp: IndexedTestApp;
 
 beforeEach(async () => {
-  dir = tempDir('notes');
-  vault = copySampleVault(dir.path);
-  clock = ManualClock.at('2026-11-22T09:30:00Z');
-  const db = openDatabase(join(dir.path, 'cairn.db'));
-  indexer = new VaultIndexer({ vault, db, clock, logger: createLogger('silent'), watch: false });
-  await indexer.start();
-  await indexer.whenIdle();
-  app = await buildApp({
-    config: testConfig(vault, join(dir.path, 'data')),
-    db,
-    clock,
-    tokenSha256: sha256(TEST_TOKEN),
-    version: '0.0.0-test',
-    indexAfterWrite: indexAfterWrite(indexer),
-  });
+  testApp = await buildIndexedTestApp('notes');
+  ({ app, vault, indexer } = testApp);
+  clock = testApp.clock;
 });
-afterEach(async () => {
-  await indexer.close();
-  await app.close();
-  dir.remove();
-});
+afterEach(() => testApp.close());
 
 const post = (payload: unknown) =>
   app.inject({
