@@ -15,6 +15,7 @@ import { UseLiteEmbedder } from '../../companion/embeddings/use-lite';
 import { useLiteFile } from '../../shared/embeddings/use-lite-files';
 import { browserAvailability, launchChromium, type LaunchedBrowser } from '../helpers/browser';
 import { installedFile } from '../plugin/embeddings/builtin-test-kit';
+import { cosine } from '../helpers/cosine';
 
 const availability = browserAvailability();
 const SENTENCE = 'How long can I stay in Portugal without a visa?';
@@ -42,18 +43,6 @@ window.embedSentence = async (text) => {
   }
 };
 `;
-
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += (a[i] as number) * (b[i] as number);
-    na += (a[i] as number) ** 2;
-    nb += (b[i] as number) ** 2;
-  }
-  return dot / Math.sqrt(na * nb);
-}
 
 describe.skipIf(!availability.available)('the built-in model worker in Chromium', () => {
   let server: Server;

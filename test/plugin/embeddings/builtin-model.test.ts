@@ -172,15 +172,18 @@ describe('an interrupted download', () => {
 describe('selectEmbedder with the built-in provider', () => {
   const settings = defaultSettings('UTC');
   const transport = new NodeHttpTransport();
+  /** The settings' default provider (builtin) over the test folder, on `worker`. */
+  const choose = (worker: ReturnType<typeof inProcessWorker>, folderAdapter = adapter) =>
+    selectEmbedder(settings, transport, {
+      adapter: folderAdapter,
+      dir,
+      startWorker: () => worker,
+    });
 
   it('is builtin by default, and keyword-only with the install hint while the folder is empty', async () => {
     expect(settings.embeddings.provider).toBe('builtin');
     const worker = inProcessWorker();
-    const choice = await selectEmbedder(settings, transport, {
-      adapter,
-      dir,
-      startWorker: () => worker,
-    });
+    const choice = await choose(worker);
     expect(choice).toEqual({
       kind: 'none',
       reason:
@@ -191,11 +194,7 @@ describe('selectEmbedder with the built-in provider', () => {
   it('runs the worker on a complete folder: the companion’s model id, 512 dims, batches above 32', async () => {
     copyModel(dir);
     const worker = inProcessWorker();
-    const choice = await selectEmbedder(settings, transport, {
-      adapter,
-      dir,
-      startWorker: () => worker,
-    });
+    const choice = await choose(worker);
     if (choice.kind !== 'active') throw new Error(`no embedder: ${choice.reason}`);
     expect(choice.label).toBe('use-lite-512@energetic-ai-0.2.0');
     expect(choice.embedder.model).toEqual({ id: 'use-lite-512@energetic-ai-0.2.0', dims: 512 });
@@ -226,11 +225,7 @@ describe('selectEmbedder with the built-in provider', () => {
       },
     });
     const worker = inProcessWorker();
-    const choice = await selectEmbedder(settings, transport, {
-      adapter: gatedAdapter,
-      dir,
-      startWorker: () => worker,
-    });
+    const choice = await choose(worker, gatedAdapter);
     if (choice.kind !== 'active') throw new Error(`no embedder: ${choice.reason}`);
     expect(choice.embedder.model).toEqual({ id: 'use-lite-512@energetic-ai-0.2.0', dims: 512 });
     expect(choice.embedder.ready).toBe(false);
@@ -244,11 +239,7 @@ describe('selectEmbedder with the built-in provider', () => {
   it('closing while the model loads stops the worker once it exists', async () => {
     copyModel(dir);
     const worker = inProcessWorker();
-    const choice = await selectEmbedder(settings, transport, {
-      adapter,
-      dir,
-      startWorker: () => worker,
-    });
+    const choice = await choose(worker);
     if (choice.kind !== 'active') throw new Error(`no embedder: ${choice.reason}`);
     choice.close?.();
     await expect(choice.embedder.embed(['after close'])).rejects.toThrow(
@@ -260,11 +251,7 @@ describe('selectEmbedder with the built-in provider', () => {
   it('reports a worker that cannot load the model on every embedding call, and stops it', async () => {
     copyModel(dir);
     const worker = inProcessWorker({ failBackend: 'wasm refused' });
-    const choice = await selectEmbedder(settings, transport, {
-      adapter,
-      dir,
-      startWorker: () => worker,
-    });
+    const choice = await choose(worker);
     if (choice.kind !== 'active') throw new Error(`no embedder: ${choice.reason}`);
     for (const text of ['first', 'second']) {
       await expect(choice.embedder.embed([text])).rejects.toThrow(

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UseLiteEmbedder } from '../../../companion/embeddings/use-lite';
 import { UseLiteCore, type UseLiteBytes } from '../../../shared/embeddings/use-lite-core';
 import { USE_LITE_FILES } from '../../../shared/embeddings/use-lite-files';
+import { cosine } from '../../helpers/cosine';
 
 const resolvePackage = createRequire(import.meta.url);
 const modelDir = dirname(
@@ -27,18 +28,6 @@ async function modelBytes(skip?: string): Promise<UseLiteBytes> {
   const shards = new Map<string, ArrayBuffer>();
   for (const name of shardNames) if (name !== skip) shards.set(name, await bytesOf(name));
   return { modelJson: await bytesOf('model.json'), vocab: await bytesOf('vocab.json'), shards };
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += (a[i] as number) * (b[i] as number);
-    na += (a[i] as number) ** 2;
-    nb += (b[i] as number) ** 2;
-  }
-  return dot / Math.sqrt(na * nb);
 }
 
 const TEXTS = [
