@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extractPdfText } from '../../../companion/pdf/extract-text';
-import { corpusPath } from '../../helpers/corpora';
+import { buildPdf, paperPages } from '../../helpers/pdf-builder';
 import { startIndexer } from './helpers';
 import type { IndexerFixture } from './helpers';
 
@@ -10,8 +9,6 @@ afterEach(async () => {
   await fixture?.close();
   fixture = undefined;
 });
-
-const corpusPdf = (name: string) => readFileSync(corpusPath('pdfs', name));
 
 async function indexed(files: Record<string, string | Uint8Array>): Promise<IndexerFixture> {
   fixture = await startIndexer({ files });
@@ -103,7 +100,7 @@ describe('PDFs', () => {
   it('indexes a real PDF page by page with page locators', async () => {
     // The first 4 of its 14 pages keep the test quick; the page limit is reported.
     fixture = await startIndexer({
-      files: { 'Papers/tracemonkey.pdf': corpusPdf('tracemonkey.pdf') },
+      files: { 'Papers/tracemonkey.pdf': buildPdf(paperPages(14)) },
       pdfReader: (bytes) => extractPdfText(bytes, { maxPages: 4, maxChars: 1_000_000 }),
     });
     await fixture.indexer.whenIdle();
@@ -119,7 +116,7 @@ describe('PDFs', () => {
       ],
     });
     expect(status.chunks).toBeGreaterThanOrEqual(4);
-    const hits = f.indexer.queries.keyword('trace trees', { type: 'pdf' }, 50);
+    const hits = f.indexer.queries.keyword('trace compiler', { type: 'pdf' }, 50);
     const chunks = f.indexer.queries.chunks(hits.map((hit) => hit.chunkId));
     expect(chunks[0]).toMatchObject({
       path: 'Papers/tracemonkey.pdf',
@@ -132,8 +129,8 @@ describe('PDFs', () => {
 
   it('encrypted, empty, zero-byte and broken PDFs land in failed with a clear reason', async () => {
     const f = await indexed({
-      'encrypted.pdf': corpusPdf('issue6010_1.pdf'),
-      'empty.pdf': corpusPdf('empty.pdf'),
+      'encrypted.pdf': buildPdf([{ lines: ['secret'] }], { userPassword: 'abc' }),
+      'empty.pdf': buildPdf([{}]),
       'zero.pdf': new Uint8Array(),
       'broken.pdf': Buffer.from('%PDF-1.4\nthis is not really a pdf\n%%EOF'),
       'renamed.pdf': Buffer.from('# Actually Markdown\n'),

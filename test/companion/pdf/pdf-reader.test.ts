@@ -1,14 +1,18 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PdfExtractionError } from '../../../companion/pdf/extract-text';
 import { createPdfReader } from '../../../companion/pdf/pdf-reader';
-import { corpusPath } from '../../helpers/corpora';
+import { buildPdf, paperPages } from '../../helpers/pdf-builder';
 import { buildWorkerForTest } from '../embeddings/worker-build';
 import { tempDir } from '../helpers/app';
 
-const pdf = (name: string) => new Uint8Array(readFileSync(corpusPath('pdfs', name)));
+// Written for the tests (test/helpers/pdf-builder.ts), so a bare clone runs them too.
+const rotated = () => buildPdf([{ lines: ['Rotated text'], rotate: 90 }]);
+const paper = () => buildPdf(paperPages(14));
+const encrypted = () => buildPdf([{ lines: ['secret'] }], { userPassword: 'abc' });
+const empty = () => buildPdf([{}]);
 let workerFile: URL;
 
 beforeAll(async () => {
@@ -18,14 +22,14 @@ beforeAll(async () => {
 describe('createPdfReader (worker thread per PDF)', () => {
   it('reads a real PDF in the worker, page by page', async () => {
     const read = createPdfReader({ workerFile });
-    const text = await read(pdf('rotated.pdf'));
+    const text = await read(rotated());
     expect(text.numPages).toBe(1);
     expect(text.pages[0]).toContain('Rotated text');
   });
 
   it('passes the plain reasons of encrypted and broken PDFs through', async () => {
     const read = createPdfReader({ workerFile });
-    await expect(read(pdf('issue6010_1.pdf'))).rejects.toThrow(
+    await expect(read(encrypted())).rejects.toThrow(
       new PdfExtractionError('encrypted PDF: it needs a password, which Cairn does not have'),
     );
     await expect(read(new TextEncoder().encode('nope'))).rejects.toThrow(
@@ -35,7 +39,7 @@ describe('createPdfReader (worker thread per PDF)', () => {
 
   it('abandons a PDF that takes longer than the timeout, naming the limit', async () => {
     const read = createPdfReader({ workerFile, timeoutMs: 1 });
-    await expect(read(pdf('tracemonkey.pdf'))).rejects.toThrow(
+    await expect(read(paper())).rejects.toThrow(
       new PdfExtractionError('reading took longer than 1 ms; not indexed'),
     );
   });
@@ -43,10 +47,10 @@ describe('createPdfReader (worker thread per PDF)', () => {
   it('stops reading when the signal aborts (the companion is stopping)', async () => {
     const read = createPdfReader({ workerFile });
     const controller = new AbortController();
-    const reading = read(pdf('tracemonkey.pdf'), controller.signal);
+    const reading = read(paper(), controller.signal);
     controller.abort();
     await expect(reading).rejects.toThrow('reading was cancelled (the companion is stopping)');
-    await expect(read(pdf('rotated.pdf'), controller.signal)).rejects.toThrow('cancelled');
+    await expect(read(rotated(), controller.signal)).rejects.toThrow('cancelled');
   });
 
   it('a worker that dies is an error, not a crash', async () => {
@@ -55,7 +59,7 @@ describe('createPdfReader (worker thread per PDF)', () => {
       const crashing = join(dir.path, 'crash.worker.mjs');
       writeFileSync(crashing, 'process.exit(3);\n');
       const read = createPdfReader({ workerFile: crashing });
-      await expect(read(pdf('rotated.pdf'))).rejects.toThrow('PDF reader stopped (exit code 3)');
+      await expect(read(rotated())).rejects.toThrow('PDF reader stopped (exit code 3)');
     } finally {
       dir.remove();
     }
@@ -65,6 +69,6 @@ describe('createPdfReader (worker thread per PDF)', () => {
     const read = createPdfReader({
       workerFile: join(fileURLToPath(new URL('.', workerFile)), 'missing.worker.mjs'),
     });
-    expect((await read(pdf('empty.pdf'))).pages).toEqual(['']);
+    expect((await read(empty())).pages).toEqual(['']);
   });
 });

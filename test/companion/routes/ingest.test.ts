@@ -8,7 +8,7 @@ import { sha256 } from '../../../companion/auth/token';
 import { openDatabase } from '../../../companion/db/open';
 import { registerIngestRoute, safeName } from '../../../companion/routes/ingest';
 import { ManualClock } from '../../fakes/clock';
-import { corpusPath } from '../../helpers/corpora';
+import { buildPdf } from '../../helpers/pdf-builder';
 import { TEST_TOKEN, authorized, buildIndexedTestApp, testConfig } from '../helpers/app';
 import type { IndexedTestApp } from '../helpers/app';
 
@@ -53,7 +53,7 @@ const attachments = () => {
 
 describe('POST /api/v1/ingest', () => {
   it('saves a PDF into the attachments folder and indexes it', async () => {
-    const pdf = readFileSync(corpusPath('pdfs/rotated.pdf'));
+    const pdf = Buffer.from(buildPdf([{ lines: ['Rotated text'], rotate: 90 }]));
     const response = await upload(app, 'rotated.pdf', pdf);
     expect(response.statusCode, response.body).toBe(201);
     expect(response.json()).toMatchObject({

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Bm25Engine } from '../../../scripts/eval/bm25';
 import { loadCranfield, loadVaultQuestions, readVault } from '../../../scripts/eval/datasets';
-import { corpusPath, repoRoot } from '../../helpers/corpora';
+import { corpusPath, optionalCorpus, repoRoot } from '../../helpers/corpora';
 import { tempDir } from '../../companion/helpers/app';
 
 let dir: { path: string; remove: () => void };
@@ -86,18 +86,21 @@ describe('loadVaultQuestions', () => {
     expect(() => loadVaultQuestions('tiny', vault(), file)).toThrow(/broken\.json: not valid JSON/);
   });
 
-  it('accepts the committed obsidian-help question set against the corpus', () => {
-    const dataset = loadVaultQuestions(
-      'obsidian-help-en',
-      corpusPath('obsidian-help-en'),
-      join(repoRoot, 'test/fixtures/eval/obsidian-help-questions.json'),
-    );
-    expect(dataset.queries.length).toBeGreaterThanOrEqual(35);
-    expect(dataset.unanswerable?.length).toBeGreaterThan(0);
-  });
+  it.skipIf(!optionalCorpus('obsidian-help-en'))(
+    'accepts the committed obsidian-help question set against the corpus',
+    () => {
+      const dataset = loadVaultQuestions(
+        'obsidian-help-en',
+        corpusPath('obsidian-help-en'),
+        join(repoRoot, 'test/fixtures/eval/obsidian-help-questions.json'),
+      );
+      expect(dataset.queries.length).toBeGreaterThanOrEqual(35);
+      expect(dataset.unanswerable?.length).toBeGreaterThan(0);
+    },
+  );
 });
 
-describe('loadCranfield', () => {
+describe.skipIf(!optionalCorpus('cranfield'))('loadCranfield', () => {
   it('reads 1,400 documents and the 225 judged queries with gains 5 − position', () => {
     const dataset = loadCranfield(corpusPath('cranfield'));
     expect(dataset.documents).toHaveLength(1400);

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFrontMatter, updateFrontMatter } from '../../../shared/markdown/front-matter';
 import { extractNoteMeta } from '../../../shared/markdown/note-meta';
-import { corpusPath } from '../../helpers/corpora';
+import { optionalCorpus, repoRoot } from '../../helpers/corpora';
 
 function markdownFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -13,18 +13,31 @@ function markdownFiles(folder: string): string[] {
   });
 }
 
-const root = corpusPath('obsidian-help-en');
-const notes = markdownFiles(root).map((path) => ({
-  path: relative(root, path).split('\\').join('/'),
-  text: readFileSync(path, 'utf8'),
-}));
+// In-repo vaults always run, so a bare clone tests real Markdown; the Obsidian Help vault (team
+// corpora, beside the repository) adds 173 notes written by others where it is present.
+const vaults: Array<[string, string | undefined, number]> = [
+  ['the handbook fixture vault', join(repoRoot, 'test/fixtures/vaults/handbook'), 8],
+  ['the sample vault', join(repoRoot, 'companion/sample-vault'), 5],
+  ['the Obsidian Help vault', optionalCorpus('obsidian-help-en'), 100],
+];
 
-describe('front matter over the Obsidian Help vault', () => {
+describe.each(vaults)('front matter over %s', (_name, root, minimumNotes) => {
+  const notes = root
+    ? markdownFiles(root).map((path) => ({
+        path: relative(root, path).split('\\').join('/'),
+        text: readFileSync(path, 'utf8'),
+      }))
+    : [];
+  if (!root) {
+    it.skip('corpus absent', () => {});
+    return;
+  }
+
   it('finds the vault', () => {
-    expect(notes.length).toBeGreaterThan(100);
+    expect(notes.length).toBeGreaterThanOrEqual(minimumNotes);
     expect(
       notes.filter((note) => parseFrontMatter(note.text).ok && note.text.startsWith('---')).length,
-    ).toBeGreaterThan(10);
+    ).toBeGreaterThan(1);
   });
 
   it('parses every note without throwing, and an empty update returns identical bytes', () => {

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { corpusPath } from '../../helpers/corpora';
+import { paperPages } from '../../helpers/pdf-builder';
 import { chunkPdfPages } from '../../../shared/search/index';
 
 const pdf = (pages: string[]) => ({ path: 'Attachments/paper.pdf', title: 'Paper', pages });
@@ -26,8 +25,8 @@ describe('chunkPdfPages', () => {
   });
 
   it('splits long pages within maxChars, never across pages, with every word kept', () => {
-    const reference = readFileSync(corpusPath('pdfs', 'reference_text', 'tracemonkey.txt'), 'utf8');
-    const pages = reference.split('\f');
+    // The text of a 14-page generated paper, one long page each (test/helpers/pdf-builder.ts).
+    const pages = paperPages(14, 60).map((page) => (page.lines ?? []).join('\n'));
     const chunks = chunkPdfPages(pdf(pages));
     expect(new Set(chunks.map((chunk) => chunk.page)).size).toBe(14);
     for (const chunk of chunks) {
