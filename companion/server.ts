@@ -22,7 +22,6 @@ import { OllamaSummarizer } from './search/ollama-summarizer';
 import type { SummarizerConfig } from './search/ollama-summarizer';
 import type { PushService } from './push/push-service';
 import { loadOrCreateVapidKeys } from './push/vapid-keys';
-import { deliverThroughPush } from './scheduler/push-adapter';
 import { ReminderScheduler } from './scheduler/scheduler';
 import { connectVaultReminders, VaultReminderSource } from './scheduler/vault-reminder-source';
 import { indexAfterWrite } from './vault/index-after-write';
@@ -66,7 +65,7 @@ export interface RunningServer {
   readonly databaseFile: string;
   /** Keeps the index in step with the vault; `onChange` tells what changed. */
   readonly indexer: VaultIndexer;
-  /** Push subscriptions and the sender (`push.sender` is the scheduler's `PushDeliverer`). */
+  /** Push subscriptions and the sender (`push.sender` is the scheduler's `ReminderDeliverer`). */
   readonly push: PushService;
   /** Fires the vault's reminders through `push`; follows the indexer's changes. */
   readonly scheduler: ReminderScheduler;
@@ -136,7 +135,7 @@ export async function startServer(
       db,
       clock: options.clock,
       source: reminderSource,
-      deliverer: deliverThroughPush(push.sender),
+      deliverer: push.sender,
       graceMs: config.graceHours * 3_600_000,
       logger: options.logger,
       metrics,

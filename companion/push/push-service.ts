@@ -10,7 +10,7 @@ import { WebPushSender } from './web-push-sender';
 
 /**
  * Everything push, built once by server.ts and shared: the routes use it through `buildApp`,
- * the reminder scheduler delivers through `sender` (a `PushDeliverer`).
+ * the reminder scheduler delivers through `sender` (its `ReminderDeliverer`).
  */
 export interface PushService {
   /** VAPID public key (base64url) for the browser's `applicationServerKey`. */
@@ -35,7 +35,6 @@ export interface PushServiceOptions {
   readonly agent?: Agent;
   readonly timeoutMs?: number;
   readonly maxConcurrent?: number;
-  readonly random?: () => number;
 }
 
 export function createPushService(options: PushServiceOptions): PushService {
@@ -50,7 +49,6 @@ export function createPushService(options: PushServiceOptions): PushService {
     ...(options.agent ? { agent: options.agent } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.maxConcurrent !== undefined ? { maxConcurrent: options.maxConcurrent } : {}),
-    ...(options.random ? { random: options.random } : {}),
   });
   options.metrics?.gauge('cairn_push_subscriptions', 'Devices subscribed to push messages.', () =>
     store.count(),

@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/ports';
 import type { PushPayload } from '../../shared/protocol/push';
-import type { PushDeliverer } from './deliverer';
+import type { ReminderDeliverer } from '../scheduler/delivery-port';
 
 /** Short-lived: a test nobody sees within a minute is not worth showing later. */
 export const TEST_TTL_SECONDS = 60;
@@ -12,7 +12,7 @@ const TEST_TOPIC = 'cairn-test-notification';
  * pressing "send test" wants to know now. Devices the push service reports gone are removed.
  */
 export async function sendTestNotification(
-  deliverer: PushDeliverer,
+  deliverer: ReminderDeliverer,
   clock: Clock,
   subscriptionIds: readonly string[],
 ): Promise<{ sent: number; failed: number }> {
@@ -31,9 +31,11 @@ export async function sendTestNotification(
         payload,
         ttlSeconds: TEST_TTL_SECONDS,
         topic: TEST_TOPIC,
+        urgency: 'high',
+        attempt: 1,
       }),
     ),
   );
-  const sent = outcomes.filter((outcome) => outcome.status === 'sent').length;
+  const sent = outcomes.filter((outcome) => outcome.kind === 'sent').length;
   return { sent, failed: outcomes.length - sent };
 }

@@ -5,10 +5,13 @@ import type { Clock } from '../../shared/ports';
 import { PushPayload } from '../../shared/protocol/push';
 import type { Logger } from '../logging';
 import type { Counter, MetricsRegistry } from '../metrics/registry';
-import { backoffDelayMs, parseRetryAfterMs } from './backoff';
+import { parseRetryAfterMs } from './retry-after';
 import { ConcurrencyLimit } from './concurrency-limit';
-import { MAX_DELIVERY_ATTEMPTS } from './deliverer';
-import type { DeliveryOutcome, PushDeliverer, PushDelivery } from './deliverer';
+import type {
+  DeliveryOutcome,
+  ReminderDeliverer,
+  ReminderDelivery,
+} from '../scheduler/delivery-port';
 import { endpointHost, endpointProblem } from './endpoint-policy';
 import { p256dhProblem } from './key-check';
 import { PrivateAddressError, privateAddressGuard } from './private-address-lookup';
@@ -24,8 +27,11 @@ import type { VapidKeys } from './vapid-keys';
  * VAPID token, push-request.ts posts it with a timeout that can cancel, and the push service's
  * answer maps to an outcome (RFC 8030; reliability_anchors.md §4):
  *
- *   2xx → sent · 404/410 → the subscription is deleted, gone · 429 → retry after Retry-After
- *   (else backoff) · 5xx, timeout, network error → retry with backoff · other 4xx → failed.
+ *   2xx → sent · 404/410 → the subscription is deleted, gone · 429, 5xx, timeout, network
+ *   error → retry (with the service's Retry-After, when it sent one) · other 4xx → failed.
+ *
+ * It implements the scheduler's delivery port directly: one attempt per call, a fact per answer.
+ * When to try again, and when to give up, is the scheduler's retry policy.
  *
  * Logs and stored failure reasons carry the subscription id and the endpoint's host, never the
  * endpoint path (which is the device's address) or keys.
@@ -59,28 +65,21 @@ export interface WebPushSenderOptions {
   readonly agent?: Agent;
   readonly timeoutMs?: number;
   readonly maxConcurrent?: number;
-  readonly maxAttempts?: number;
-  /** Jitter source in [0, 1); tests pin it. */
-  readonly random?: () => number;
   /** Name resolution under the private-address guard; tests fake it. Default: the system's. */
   readonly lookup?: LookupFunction;
 }
 
-type Outcome = DeliveryOutcome['status'];
+type Outcome = DeliveryOutcome['kind'];
 
-export class WebPushSender implements PushDeliverer {
+export class WebPushSender implements ReminderDeliverer {
   private readonly limit: ConcurrencyLimit;
   private readonly timeoutMs: number;
-  private readonly maxAttempts: number;
-  private readonly random: () => number;
   private readonly deliveries: Counter | undefined;
   private readonly lookup: LookupFunction | undefined;
 
   constructor(private readonly options: WebPushSenderOptions) {
     this.limit = new ConcurrencyLimit(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_SENDS);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
-    this.maxAttempts = options.maxAttempts ?? MAX_DELIVERY_ATTEMPTS;
-    this.random = options.random ?? Math.random;
     // Without an allowlist any public host may be a push service, so every connection checks
     // the addresses it resolves to. With one, the operator has named the hosts to trust.
     this.lookup =
@@ -96,17 +95,20 @@ export class WebPushSender implements PushDeliverer {
     return this.options.store.list().map(({ id }) => ({ id }));
   }
 
-  async deliver(delivery: PushDelivery): Promise<DeliveryOutcome> {
+  async deliver(delivery: ReminderDelivery): Promise<DeliveryOutcome> {
     const subscription = this.options.store.get(delivery.subscriptionId);
-    if (!subscription) return this.count({ status: 'gone' });
+    if (!subscription) return this.count({ kind: 'gone' });
     const problem = this.deliveryProblem(delivery, subscription);
-    if (problem) return this.settle(subscription, delivery, { status: 'failed', reason: problem });
+    if (problem) return this.settle(subscription, delivery, { kind: 'failed', reason: problem });
     const outcome = await this.limit.run(() => this.send(subscription, delivery));
     return this.settle(subscription, delivery, outcome);
   }
 
   /** Input that can never be sent, checked before anything goes on the wire. */
-  private deliveryProblem(delivery: PushDelivery, subscription: StoredSubscription): string | null {
+  private deliveryProblem(
+    delivery: ReminderDelivery,
+    subscription: StoredSubscription,
+  ): string | null {
     const host = endpointProblem(subscription.endpoint, this.options.pushHosts);
     if (host) return `endpoint ${host}`;
     // Checked on subscribe; checked again because a stored row that cannot be encrypted to would
@@ -132,9 +134,8 @@ export class WebPushSender implements PushDeliverer {
 
   private async send(
     subscription: StoredSubscription,
-    delivery: PushDelivery,
+    delivery: ReminderDelivery,
   ): Promise<DeliveryOutcome> {
-    const attempt = delivery.attempt ?? 1;
     const { keys } = this.options;
     let message: PushRequest;
     try {
@@ -157,7 +158,7 @@ export class WebPushSender implements PushDeliverer {
         },
       ) as PushRequest;
     } catch (error) {
-      return { status: 'failed', reason: `cannot prepare the message: ${errorSummary(error)}` };
+      return { kind: 'failed', reason: `cannot prepare the message: ${errorSummary(error)}` };
     }
     let answer: PushAnswer;
     try {
@@ -168,47 +169,41 @@ export class WebPushSender implements PushDeliverer {
         deadlineMs: this.timeoutMs * 2,
       });
     } catch (error) {
-      if (error instanceof PrivateAddressError) return { status: 'failed', reason: error.message };
+      if (error instanceof PrivateAddressError) return { kind: 'failed', reason: error.message };
       const reason = `no answer from the push service (${errorSummary(error)})`;
-      return { status: 'retry', afterMs: backoffDelayMs(attempt, this.random), reason };
+      return { kind: 'retry', reason };
     }
-    return this.outcomeOfAnswer(answer, attempt);
+    return this.outcomeOfAnswer(answer);
   }
 
-  private outcomeOfAnswer(answer: PushAnswer, attempt: number): DeliveryOutcome {
+  private outcomeOfAnswer(answer: PushAnswer): DeliveryOutcome {
     const { status } = answer;
-    if (status >= 200 && status < 300) return { status: 'sent' };
-    if (status === 404 || status === 410) return { status: 'gone' };
+    if (status >= 200 && status < 300) return { kind: 'sent' };
+    if (status === 404 || status === 410) return { kind: 'gone' };
     const reason = `push service answered ${status}${quoteBody(answer.body)}`;
     if (status === 429 || status >= 500) {
-      const retryAfter = parseRetryAfterMs(answer.headers['retry-after'], this.options.clock.now());
-      return {
-        status: 'retry',
-        afterMs: retryAfter ?? backoffDelayMs(attempt, this.random),
-        reason,
-      };
+      const retryAfterMs = parseRetryAfterMs(
+        answer.headers['retry-after'],
+        this.options.clock.now(),
+      );
+      return { kind: 'retry', reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     }
-    return { status: 'failed', reason };
+    return { kind: 'failed', reason };
   }
 
-  /** Records the outcome on the subscription, in metrics and the log; turns exhausted retries into failures. */
+  /** Records the outcome on the subscription, in metrics and the log. */
   private settle(
     subscription: StoredSubscription,
-    delivery: PushDelivery,
+    delivery: ReminderDelivery,
     outcome: DeliveryOutcome,
   ): DeliveryOutcome {
-    const attempt = delivery.attempt ?? 1;
     const { store, logger } = this.options;
     const context = {
       subscription: subscription.id,
       host: endpointHost(subscription.endpoint),
-      attempt,
+      attempt: delivery.attempt,
     };
-    let final = outcome;
-    if (outcome.status === 'retry' && attempt >= this.maxAttempts) {
-      final = { status: 'failed', reason: `gave up after ${attempt} attempts: ${outcome.reason}` };
-    }
-    switch (final.status) {
+    switch (outcome.kind) {
       case 'sent':
         store.recordSuccess(subscription.id);
         logger?.debug(context, 'push message accepted');
@@ -218,22 +213,22 @@ export class WebPushSender implements PushDeliverer {
         logger?.info(context, 'push subscription expired at the push service; removed');
         break;
       case 'retry':
-        store.recordFailure(subscription.id, final.reason);
+        store.recordFailure(subscription.id, outcome.reason);
         logger?.warn(
-          { ...context, retryInMs: final.afterMs, reason: final.reason },
+          { ...context, retryAfterMs: outcome.retryAfterMs, reason: outcome.reason },
           'push message will be retried',
         );
         break;
       case 'failed':
-        store.recordFailure(subscription.id, final.reason);
-        logger?.warn({ ...context, reason: final.reason }, 'push message failed');
+        store.recordFailure(subscription.id, outcome.reason);
+        logger?.warn({ ...context, reason: outcome.reason }, 'push message failed');
         break;
     }
-    return this.count(final);
+    return this.count(outcome);
   }
 
-  private count<T extends { status: Outcome }>(outcome: T): T {
-    this.deliveries?.inc({ outcome: outcome.status });
+  private count<T extends { kind: Outcome }>(outcome: T): T {
+    this.deliveries?.inc({ outcome: outcome.kind });
     return outcome;
   }
 }

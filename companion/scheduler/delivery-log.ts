@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from '../db/open';
 import { inTransaction } from '../db/open';
-import type { DeliveryOutcome } from './deliverer';
+import type { DeliveryOutcome } from './delivery-port';
 import type { OccurrenceAction } from './fire-times';
 
 /** A delivery row's life: claimed → sent | gone | failed, with retry in between. */

@@ -1,11 +1,5 @@
 // Public surface of the companion's reminder scheduler.
-export {
-  ReminderScheduler,
-  MAX_ATTEMPTS,
-  MISSED_PER_REMINDER,
-  SYNC_LAG_MS,
-  topicFor,
-} from './scheduler';
+export { ReminderScheduler, MISSED_PER_REMINDER, SYNC_LAG_MS } from './scheduler';
 export type { MissedItem, SchedulerOptions } from './scheduler';
 export type {
   ReminderDefinition,
@@ -14,7 +8,8 @@ export type {
 } from './reminder-definition';
 export type { ReminderSource } from './reminder-source';
 export { InMemoryReminderSource } from './reminder-source';
-export type { DeliveryOutcome, ReminderDeliverer, ReminderDelivery } from './deliverer';
+export type { DeliveryOutcome, ReminderDeliverer, ReminderDelivery } from './delivery-port';
+export { MAX_DELIVERY_ATTEMPTS } from './retry-policy';
 export type { TimerHandle, TimerPort } from './timer';
 export { MAX_SLEEP_MS, nodeTimer } from './timer';
 export { registerMissedRoute } from './missed-route';

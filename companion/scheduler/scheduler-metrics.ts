@@ -1,5 +1,5 @@
 import type { Counter, Histogram, MetricsRegistry } from '../metrics/registry';
-import type { DeliveryOutcome } from './deliverer';
+import type { DeliveryOutcome } from './delivery-port';
 
 /** Seconds from a fire time to the message being handed to push; catch-up fires land high. */
 const FIRE_LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 60, 300, 3600, 86_400];

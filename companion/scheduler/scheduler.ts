@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Clock } from '../../shared/ports';
 import { PUSH_ACTIONS } from '../../shared/protocol/push';
 import type { PushPayload } from '../../shared/protocol/push';
@@ -11,7 +10,7 @@ import type { Logger } from '../logging';
 import type { MetricsRegistry } from '../metrics/registry';
 import type { SchedulerStatusSource } from '../status/sources';
 import { definitionProblem } from './check-definition';
-import type { DeliveryOutcome, ReminderDeliverer } from './deliverer';
+import type { DeliveryOutcome, ReminderDeliverer } from './delivery-port';
 import { DeliveryLog } from './delivery-log';
 import { deliveryKey } from './delivery-log';
 import type { MissedRow, OccurrenceClaim, PlanStep, RecordedOutcome } from './delivery-log';
@@ -19,6 +18,7 @@ import { DueQueue } from './due-queue';
 import { FireTimes } from './fire-times';
 import type { OccurrenceAction } from './fire-times';
 import { MAX_PUSH_TITLE_CHARS } from './reminder-definition';
+import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from './retry-policy';
 import type { ReminderDefinition, UnresolvedReminder } from './reminder-definition';
 import type { ReminderSource } from './reminder-source';
 import { SchedulerMetrics } from './scheduler-metrics';
@@ -32,11 +32,6 @@ import type { TimerHandle, TimerPort } from './timer';
  * line is edited (its identity is its text, DESIGN §2).
  */
 export const SYNC_LAG_MS = 15 * 60_000;
-/** Attempts per delivery before it is given up as failed. */
-export const MAX_ATTEMPTS = 10;
-/** Retry delays asked for by the deliverer are clamped to this range. */
-const MIN_RETRY_MS = 1_000;
-const MAX_RETRY_MS = 60 * 60_000;
 /** Steps claimed in one transaction: one fsync for many reminders due at the same instant. */
 const CLAIM_BATCH = 256;
 /** Deliveries sent at once. */
@@ -62,6 +57,8 @@ export interface SchedulerOptions {
   readonly logger?: Logger;
   /** Where fire lag and delivery counts are registered; absent, they are not exported. */
   readonly metrics?: MetricsRegistry;
+  /** Jitter for retry backoff, in [0, 1); tests pin it. Default Math.random. */
+  readonly random?: () => number;
 }
 
 /** One fire time of one reminder that is being handed to delivery. */
@@ -116,6 +113,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
   private readonly source: ReminderSource;
   private readonly deliverer: ReminderDeliverer;
   private readonly graceMs: number;
+  private readonly random: () => number;
 
   private readonly plans = new Map<string, FireTimes>();
   private readonly rejected = new Map<string, UnresolvedReminder>();
@@ -145,6 +143,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
     this.source = options.source;
     this.deliverer = options.deliverer;
     this.graceMs = options.graceMs;
+    this.random = options.random ?? Math.random;
     this.metrics = new SchedulerMetrics(options.metrics, {
       scheduled: () => this.queue.size,
       missed: () => (this.state === 'stopped' ? 0 : this.log.missedCount()),
@@ -513,7 +512,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
       if (pending.length === 0) return;
       const sends: Send[] = [];
       for (const row of pending) {
-        if (row.attempts >= MAX_ATTEMPTS) {
+        if (row.attempts >= MAX_DELIVERY_ATTEMPTS) {
           this.log.giveUp(row, `gave up after ${row.attempts} attempts`, undefined, now);
           this.metrics.delivery('failed');
           continue;
@@ -636,7 +635,8 @@ export class ReminderScheduler implements SchedulerStatusSource {
     }
     const payload = this.payloadFor(definition, latest);
     const ttlSeconds = Math.max(60, Math.floor(Math.min(this.graceMs, 86_400_000) / 1000));
-    const topic = topicFor(id);
+    // The reminder id: repeats of one reminder replace each other at the push service.
+    const topic = id;
     const claim: OccurrenceClaim = {
       reminderId: id,
       occurrence: latest,
@@ -712,11 +712,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
       });
     } catch (error) {
       // The port says deliverers answer outcomes; a throw is treated as a transient failure.
-      outcome = {
-        kind: 'retry',
-        afterMs: backoffMs(send.attempts),
-        reason: (error as Error).message,
-      };
+      outcome = { kind: 'retry', reason: (error as Error).message };
     }
     const now = this.clock.now();
     const key = {
@@ -724,12 +720,13 @@ export class ReminderScheduler implements SchedulerStatusSource {
       occurrence: send.occurrence,
       deviceId: send.deviceId,
     };
-    if (outcome.kind === 'retry' && send.attempts + 1 >= MAX_ATTEMPTS) {
-      outcome = { kind: 'failed', reason: `gave up after ${send.attempts + 1} attempts` };
+    const attempt = send.attempts + 1;
+    if (outcome.kind === 'retry' && attempt >= MAX_DELIVERY_ATTEMPTS) {
+      outcome = { kind: 'failed', reason: `gave up after ${attempt} attempts: ${outcome.reason}` };
     }
     const retryAt =
       outcome.kind === 'retry'
-        ? now + Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, outcome.afterMs))
+        ? now + retryDelayMs(attempt, outcome.retryAfterMs, this.random)
         : undefined;
     this.metrics.delivery(outcome.kind);
     await this.commitOutcome({ key, outcome, now, ...(retryAt === undefined ? {} : { retryAt }) });
@@ -780,15 +777,6 @@ function missedRow(definition: ReminderDefinition, occurrence: number): MissedRo
     ...(definition.line === undefined ? {} : { line: definition.line }),
     zone: definition.schedule.zone,
   };
-}
-
-/** Push `Topic`: at most 32 base64url characters (RFC 8030 §5.4), stable per reminder. */
-export function topicFor(reminderId: string): string {
-  return createHash('sha256').update(reminderId).digest('base64url').slice(0, 32);
-}
-
-function backoffMs(attempts: number): number {
-  return Math.min(MAX_RETRY_MS, 30_000 * 2 ** attempts);
 }
 
 function compareText(a: string, b: string): number {

@@ -78,7 +78,6 @@ async function buildPushApp(config: Partial<CompanionConfig> = {}): Promise<Push
     metrics,
     agent: service.agent,
     timeoutMs: 2_000,
-    random: () => 0,
   });
   const app = await buildApp({
     config: fullConfig,

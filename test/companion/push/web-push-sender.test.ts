@@ -8,8 +8,7 @@ import { openDatabase } from '../../../companion/db/open';
 import type { SqliteDatabase } from '../../../companion/db/open';
 import { createLogger } from '../../../companion/logging';
 import { MetricsRegistry } from '../../../companion/metrics/registry';
-import { MAX_DELIVERY_ATTEMPTS, REMINDER_TTL_SECONDS } from '../../../companion/push/deliverer';
-import type { PushDelivery } from '../../../companion/push/deliverer';
+import type { ReminderDelivery } from '../../../companion/scheduler/delivery-port';
 import type { LookupFunction } from '../../../companion/push/private-address-lookup';
 import { PushSubscriptionStore } from '../../../companion/push/subscription-store';
 import { pushTopic } from '../../../companion/push/topic';
@@ -51,7 +50,6 @@ function sender(overrides: Partial<WebPushSenderOptions> = {}): WebPushSender {
     pushHosts: ['127.0.0.1'],
     agent: service.agent,
     timeoutMs: 2_000,
-    random: () => 0,
     ...overrides,
   });
 }
@@ -78,12 +76,14 @@ const payload: PushPayload = {
   actions: ['done', 'snooze_15m', 'snooze_1h', 'open'],
 };
 
-function delivery(id: string, extra: Partial<PushDelivery> = {}): PushDelivery {
+function delivery(id: string, extra: Partial<ReminderDelivery> = {}): ReminderDelivery {
   return {
     subscriptionId: id,
     payload,
-    ttlSeconds: REMINDER_TTL_SECONDS,
+    ttlSeconds: 3600,
     topic: payload.reminder_id,
+    urgency: 'high',
+    attempt: 1,
     ...extra,
   };
 }
@@ -95,7 +95,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
 
     const outcome = await sender({ metrics }).deliver(delivery(id));
 
-    expect(outcome).toEqual({ status: 'sent' });
+    expect(outcome).toEqual({ kind: 'sent' });
     const [message, ...others] = service.messagesFor(browser.endpoint);
     expect(others).toHaveLength(0);
     expect(message?.payload).toBe(JSON.stringify(payload));
@@ -117,13 +117,13 @@ describe('WebPushSender against a local HTTPS push service', () => {
     const fits = { ...payload, body: 'x'.repeat(MAX_PAYLOAD_BYTES - base) };
     expect(Buffer.byteLength(JSON.stringify(fits))).toBe(MAX_PAYLOAD_BYTES);
 
-    expect(await sender().deliver(delivery(id, { payload: fits }))).toEqual({ status: 'sent' });
+    expect(await sender().deliver(delivery(id, { payload: fits }))).toEqual({ kind: 'sent' });
     expect(service.messagesFor(browser.endpoint)[0]?.payload).toBe(JSON.stringify(fits));
 
     const tooBig = { ...fits, body: `${fits.body}x` };
     const outcome = await sender().deliver(delivery(id, { payload: tooBig }));
     expect(outcome).toEqual({
-      status: 'failed',
+      kind: 'failed',
       reason: `payload is ${MAX_PAYLOAD_BYTES + 1} bytes; a push message holds at most ${MAX_PAYLOAD_BYTES}`,
     });
     expect(service.messagesFor(browser.endpoint)).toHaveLength(1);
@@ -137,12 +137,12 @@ describe('WebPushSender against a local HTTPS push service', () => {
       const other = subscribe();
       service.script(browser.endpoint, { status });
 
-      expect(await sender({ metrics }).deliver(delivery(id))).toEqual({ status: 'gone' });
+      expect(await sender({ metrics }).deliver(delivery(id))).toEqual({ kind: 'gone' });
       expect(store.get(id)).toBeUndefined();
       expect(store.get(other.id)).toBeDefined();
       expect(metrics.render()).toContain('cairn_push_deliveries_total{outcome="gone"} 1');
       // Delivering again to a deleted subscription is "gone" without a request.
-      expect(await sender().deliver(delivery(id))).toEqual({ status: 'gone' });
+      expect(await sender().deliver(delivery(id))).toEqual({ kind: 'gone' });
       expect(service.messagesFor(browser.endpoint)).toHaveLength(1);
     },
   );
@@ -158,10 +158,14 @@ describe('WebPushSender against a local HTTPS push service', () => {
     const push = sender();
 
     const first = await push.deliver(delivery(id, { attempt: 1 }));
-    expect(first).toEqual({ status: 'retry', afterMs: 7_000, reason: 'push service answered 429' });
+    expect(first).toEqual({
+      kind: 'retry',
+      retryAfterMs: 7_000,
+      reason: 'push service answered 429',
+    });
     const second = await push.deliver(delivery(id, { attempt: 2 }));
-    expect(second).toMatchObject({ status: 'retry', afterMs: 120_000 });
-    expect(await push.deliver(delivery(id, { attempt: 3 }))).toEqual({ status: 'sent' });
+    expect(second).toMatchObject({ kind: 'retry', retryAfterMs: 120_000 });
+    expect(await push.deliver(delivery(id, { attempt: 3 }))).toEqual({ kind: 'sent' });
 
     const messages = service.messagesFor(browser.endpoint);
     expect(messages.map((message) => message.answered)).toEqual([429, 429, 201]);
@@ -169,39 +173,20 @@ describe('WebPushSender against a local HTTPS push service', () => {
     expect(store.get(id)?.lastFailure).toBe('push service answered 429');
   });
 
-  it('retries 5xx with exponential backoff and jitter, then succeeds', async () => {
+  it('reports 5xx as retry without a wish of its own (the scheduler backs off), then sent', async () => {
     const { id, browser } = subscribe();
     service.script(browser.endpoint, { status: 500 }, { status: 503 }, { status: 502 });
-    const push = sender({ random: () => 1 });
-
-    const delays: number[] = [];
-    for (let attempt = 1; ; attempt += 1) {
-      const outcome = await push.deliver(delivery(id, { attempt }));
-      if (outcome.status !== 'retry') {
-        expect(outcome).toEqual({ status: 'sent' });
-        break;
-      }
-      delays.push(outcome.afterMs);
+    const push = sender();
+    const outcomes = [];
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      outcomes.push(await push.deliver(delivery(id, { attempt })));
     }
-    // base 10 s doubling; random() = 1 is the top of each step.
-    expect(delays).toEqual([10_000, 20_000, 40_000]);
-    // random() = 0 is the bottom: half the step, never zero.
-    service.script(browser.endpoint, { status: 500 });
-    expect(await sender({ random: () => 0 }).deliver(delivery(id, { attempt: 4 }))).toMatchObject({
-      status: 'retry',
-      afterMs: 40_000,
-    });
-  });
-
-  it('gives up (failed) once the attempts are used up', async () => {
-    const { id, browser } = subscribe();
-    service.script(browser.endpoint, { status: 500, body: 'internal' });
-    const outcome = await sender().deliver(delivery(id, { attempt: MAX_DELIVERY_ATTEMPTS }));
-    expect(outcome).toEqual({
-      status: 'failed',
-      reason: `gave up after ${MAX_DELIVERY_ATTEMPTS} attempts: push service answered 500: internal`,
-    });
-    expect(store.get(id)).toBeDefined();
+    expect(outcomes).toEqual([
+      { kind: 'retry', reason: 'push service answered 500' },
+      { kind: 'retry', reason: 'push service answered 503' },
+      { kind: 'retry', reason: 'push service answered 502' },
+      { kind: 'sent' },
+    ]);
   });
 
   it.each([
@@ -217,7 +202,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
     const outcome = await sender({ metrics }).deliver(delivery(id));
 
     const reason = `push service answered ${status}${body ? `: ${body}` : ''}`;
-    expect(outcome).toEqual({ status: 'failed', reason });
+    expect(outcome).toEqual({ kind: 'failed', reason });
     expect(store.get(id)?.lastFailure).toBe(reason);
     expect(store.get(id)?.lastFailureAt).toBe(clock.now());
     expect(metrics.render()).toContain('cairn_push_deliveries_total{outcome="failed"} 1');
@@ -230,8 +215,8 @@ describe('WebPushSender against a local HTTPS push service', () => {
       body: `bad\r\n\u0000token ${'x'.repeat(100_000)}`,
     });
     const outcome = await sender().deliver(delivery(id));
-    expect(outcome.status).toBe('failed');
-    const reason = outcome.status === 'failed' ? outcome.reason : '';
+    expect(outcome.kind).toBe('failed');
+    const reason = outcome.kind === 'failed' ? outcome.reason : '';
     expect(reason.startsWith('push service answered 403: bad token xxx')).toBe(true);
     expect(reason.endsWith('…')).toBe(true);
     expect(reason.length).toBeLessThanOrEqual('push service answered 403: '.length + 201);
@@ -244,7 +229,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
     const forged = { ...keys, privateKey: stranger.privateKey };
     const outcome = await sender({ keys: forged }).deliver(delivery(id));
     expect(outcome).toEqual({
-      status: 'failed',
+      kind: 'failed',
       reason: 'push service answered 401: JWT signature does not verify with k',
     });
     expect(service.messagesFor(browser.endpoint)[0]?.vapid.valid).toBe(false);
@@ -266,11 +251,11 @@ describe('WebPushSender against a local HTTPS push service', () => {
       return outcome;
     });
 
-    expect(await fast).toEqual({ status: 'sent' });
+    expect(await fast).toEqual({ kind: 'sent' });
     expect(finished).toEqual(['healthy']);
     const outcome = await slow;
-    expect(outcome).toMatchObject({ status: 'retry', afterMs: 5_000 });
-    expect(outcome.status === 'retry' && outcome.reason).toMatch(/no answer from the push service/);
+    expect(outcome).toMatchObject({ kind: 'retry' });
+    expect(outcome.kind === 'retry' && outcome.reason).toMatch(/no answer from the push service/);
     expect(finished).toEqual(['healthy', 'hanging']);
     await waitFor(() => service.openRequests === 0);
   });
@@ -280,8 +265,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
     service.script(browser.endpoint, { drip: true });
     const outcome = await sender({ timeoutMs: 250 }).deliver(delivery(id));
     expect(outcome).toEqual({
-      status: 'retry',
-      afterMs: 5_000,
+      kind: 'retry',
       reason: 'no answer from the push service (no complete answer within 500 ms)',
     });
     // The request was cancelled, not abandoned: the push service sees the connection close.
@@ -295,7 +279,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
 
     const outcomes = await Promise.all(subscriptions.map(({ id }) => push.deliver(delivery(id))));
 
-    expect(outcomes.every((outcome) => outcome.status === 'retry')).toBe(true);
+    expect(outcomes.every((outcome) => outcome.kind === 'retry')).toBe(true);
     const arrivals = subscriptions.map(
       ({ browser }) => service.messagesFor(browser.endpoint)[0]?.at ?? 0,
     );
@@ -317,7 +301,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
       });
       const started = Date.now();
       const outcome = await sender({ timeoutMs: 200 }).deliver(delivery(id));
-      expect(outcome).toMatchObject({ status: 'retry', afterMs: 5_000 });
+      expect(outcome).toMatchObject({ kind: 'retry' });
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -332,8 +316,8 @@ describe('WebPushSender against a local HTTPS push service', () => {
       keys: service.createSubscription().keys,
     });
     const outcome = await sender().deliver(delivery(id));
-    expect(outcome).toMatchObject({ status: 'retry', afterMs: 5_000 });
-    expect(outcome.status === 'retry' && outcome.reason).toContain('ECONNREFUSED');
+    expect(outcome).toMatchObject({ kind: 'retry' });
+    expect(outcome.kind === 'retry' && outcome.reason).toContain('ECONNREFUSED');
   });
 
   it('without an allowlist, refuses a public-looking name that resolves to a private address', async () => {
@@ -349,7 +333,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
     };
     const outcome = await sender({ pushHosts: [], lookup: toLoopback }).deliver(delivery(id));
     expect(outcome).toEqual({
-      status: 'failed',
+      kind: 'failed',
       reason:
         'push.rebind.example resolves to a loopback/private address, not a push service (list it in CAIRN_PUSH_HOSTS to allow it)',
     });
@@ -359,8 +343,8 @@ describe('WebPushSender against a local HTTPS push service', () => {
   it('does not send to an endpoint whose host is no longer allowed', async () => {
     const { id, browser } = subscribe();
     const outcome = await sender({ pushHosts: ['fcm.googleapis.com'] }).deliver(delivery(id));
-    expect(outcome).toMatchObject({ status: 'failed' });
-    expect(outcome.status === 'failed' && outcome.reason).toContain(
+    expect(outcome).toMatchObject({ kind: 'failed' });
+    expect(outcome.kind === 'failed' && outcome.reason).toContain(
       'not in the allowed push services',
     );
     expect(service.messagesFor(browser.endpoint)).toHaveLength(0);
@@ -370,11 +354,11 @@ describe('WebPushSender against a local HTTPS push service', () => {
     const { id, browser } = subscribe();
     const broken = { ...payload, occurrence: 'tomorrow' } as PushPayload;
     expect(await sender().deliver(delivery(id, { payload: broken }))).toMatchObject({
-      status: 'failed',
+      kind: 'failed',
       reason: expect.stringContaining('/occurrence') as unknown as string,
     });
     expect(await sender().deliver(delivery(id, { ttlSeconds: -1 }))).toMatchObject({
-      status: 'failed',
+      kind: 'failed',
       reason: 'ttlSeconds must be a whole number ≥ 0 (got -1)',
     });
     expect(service.messagesFor(browser.endpoint)).toHaveLength(0);
@@ -384,7 +368,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
     const { id, browser } = subscribe();
     db.prepare('UPDATE push_subscriptions SET auth = ? WHERE id = ?').run('AAAA', id);
     expect(await sender().deliver(delivery(id))).toEqual({
-      status: 'failed',
+      kind: 'failed',
       reason: 'stored keys.auth is not 16 bytes',
     });
     db.prepare('UPDATE push_subscriptions SET p256dh = ? WHERE id = ?').run(
@@ -392,7 +376,7 @@ describe('WebPushSender against a local HTTPS push service', () => {
       id,
     );
     expect(await sender().deliver(delivery(id))).toEqual({
-      status: 'failed',
+      kind: 'failed',
       reason: 'stored keys.p256dh is not a point on the P-256 curve',
     });
     expect(service.messagesFor(browser.endpoint)).toHaveLength(0);

@@ -61,7 +61,7 @@ const deliverer = {
   async deliver(delivery) {
     // A push request takes a while: kills land before, during and after it.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 15));
-    if (Math.random() < 0.1) return { kind: 'retry', afterMs: 5000 };
+    if (Math.random() < 0.1) return { kind: 'retry', reason: 'push service answered 503', retryAfterMs: 5000 };
     appendFileSync(deliveredFile,
       delivery.payload.reminder_id + '|' + Date.parse(delivery.payload.occurrence) + '|' + delivery.subscriptionId + '\\n');
     return { kind: 'sent' };

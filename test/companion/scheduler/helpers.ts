@@ -7,7 +7,7 @@ import type {
   DeliveryOutcome,
   ReminderDeliverer,
   ReminderDelivery,
-} from '../../../companion/scheduler/deliverer';
+} from '../../../companion/scheduler/delivery-port';
 import type { ReminderDefinition } from '../../../companion/scheduler/reminder-definition';
 import { InMemoryReminderSource } from '../../../companion/scheduler/reminder-source';
 import { ReminderScheduler } from '../../../companion/scheduler/scheduler';
@@ -174,6 +174,8 @@ export class Harness {
   readonly deliverer: RecordingDeliverer;
   db: SqliteDatabase | undefined;
   scheduler: ReminderScheduler | undefined;
+  /** Backoff jitter: pinned, so retry times are exact. */
+  random: () => number = () => 0.5;
 
   constructor(
     startIso: string,
@@ -200,6 +202,7 @@ export class Harness {
       source: this.source,
       deliverer: this.deliverer,
       graceMs: this.graceMs,
+      random: this.random,
     });
     await this.scheduler.start();
     return this.scheduler;

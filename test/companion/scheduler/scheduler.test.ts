@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_SLEEP_MS } from '../../../companion/scheduler/timer';
-import { MAX_ATTEMPTS, MISSED_PER_REMINDER } from '../../../companion/scheduler/scheduler';
+import { MISSED_PER_REMINDER } from '../../../companion/scheduler/scheduler';
+import { MAX_DELIVERY_ATTEMPTS } from '../../../companion/scheduler/retry-policy';
 import type { ReminderDefinition } from '../../../companion/scheduler/reminder-definition';
 import { Harness, HOUR, MINUTE, once, recurring } from './helpers';
 
@@ -38,7 +39,8 @@ describe('one-off reminders', () => {
     });
     expect(first.delivery.urgency).toBe('high');
     expect(first.delivery.ttlSeconds).toBe(86_400);
-    expect(first.delivery.topic).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    // The reminder id; the push carrier hashes it into a Topic header (RFC 8030 §5.4).
+    expect(first.delivery.topic).toBe('call-bank');
     await h.advanceTo('2026-11-30T00:00:00Z');
     expect(h.deliverer.sent).toHaveLength(2);
     expect(h.running.schedulerStatus()).toEqual({ reminders: 0, next_fire: null });
@@ -431,11 +433,13 @@ describe('catch-up after downtime', () => {
 });
 
 describe('delivery outcomes', () => {
-  it('retries after the delay the deliverer asks for, then records sent', async () => {
+  it('retries after the delay the push service asks for (Retry-After), then records sent', async () => {
     const h = setUp('2026-11-23T10:00:00Z', [once('r', '2026-11-23T11:00:00Z')]);
     h.deliverer.devices = ['phone'];
     h.deliverer.respond = (_delivery, attempt) =>
-      attempt < 3 ? { kind: 'retry', afterMs: 30_000 } : { kind: 'sent' };
+      attempt < 3
+        ? { kind: 'retry', reason: 'push service answered 429', retryAfterMs: 30_000 }
+        : { kind: 'sent' };
     await h.start();
     await h.advanceTo('2026-11-23T11:00:00Z');
     expect(h.deliverer.sent).toHaveLength(1);
@@ -465,24 +469,39 @@ describe('delivery outcomes', () => {
     expect(h.running.deliveryCounts()).toMatchObject({ sent: 1, gone: 1, failed: 1 });
   });
 
-  it(`gives up after ${MAX_ATTEMPTS} attempts, and treats a throwing deliverer as transient`, async () => {
+  it(`gives up after ${MAX_DELIVERY_ATTEMPTS} attempts, and treats a throwing deliverer as transient`, async () => {
     const h = setUp('2026-11-23T10:00:00Z', [once('r', '2026-11-23T11:00:00Z')]);
     h.deliverer.devices = ['phone'];
     h.deliverer.respond = (_delivery, attempt) => {
       if (attempt === 1) throw new Error('socket hang up');
-      return { kind: 'retry', afterMs: 1000 };
+      return { kind: 'retry', reason: 'push service answered 503' };
     };
     await h.start();
     await h.advanceTo('2026-11-23T14:00:00Z');
-    expect(h.deliverer.sent).toHaveLength(MAX_ATTEMPTS);
+    expect(h.deliverer.sent).toHaveLength(MAX_DELIVERY_ATTEMPTS);
     expect(h.running.deliveryCounts()).toMatchObject({ failed: 1, retry: 0 });
+  });
+
+  it('backs off exponentially with jitter when the push service names no delay', async () => {
+    const h = setUp('2026-11-23T10:00:00Z', [once('r', '2026-11-23T11:00:00Z')]);
+    h.random = () => 1;
+    h.deliverer.devices = ['phone'];
+    h.deliverer.respond = (_delivery, attempt) =>
+      attempt < 4 ? { kind: 'retry', reason: 'push service answered 500' } : { kind: 'sent' };
+    await h.start();
+    await h.advanceTo('2026-11-23T12:00:00Z');
+    const at = h.deliverer.sent.map((s) => (s.at - Date.parse('2026-11-23T11:00:00Z')) / 1000);
+    // 10 s, then 20 s, then 40 s: random() = 1 is the top of each doubling step.
+    expect(at).toEqual([0, 10, 30, 70]);
   });
 
   it('keeps retrying across a restart', async () => {
     const h = setUp('2026-11-23T10:00:00Z', [once('r', '2026-11-23T11:00:00Z')]);
     h.deliverer.devices = ['phone'];
     h.deliverer.respond = (_d, attempt) =>
-      attempt === 1 ? { kind: 'retry', afterMs: 10 * MINUTE } : { kind: 'sent' };
+      attempt === 1
+        ? { kind: 'retry', reason: 'push service answered 503', retryAfterMs: 10 * MINUTE }
+        : { kind: 'sent' };
     await h.start();
     await h.advanceTo('2026-11-23T11:00:00Z');
     await h.stop();

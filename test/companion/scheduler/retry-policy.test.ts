@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   BACKOFF_BASE_MS,
   BACKOFF_CAP_MS,
-  RETRY_AFTER_CAP_MS,
+  MAX_RETRY_DELAY_MS,
+  MIN_RETRY_DELAY_MS,
   backoffDelayMs,
-  parseRetryAfterMs,
-} from '../../../companion/push/backoff';
+  retryDelayMs,
+} from '../../../companion/scheduler/retry-policy';
 
 describe('backoffDelayMs', () => {
   it('doubles per attempt between half and all of the step, capped', () => {
@@ -24,23 +25,14 @@ describe('backoffDelayMs', () => {
   });
 });
 
-describe('parseRetryAfterMs', () => {
-  const now = Date.parse('2026-11-22T10:00:00Z');
-
-  it('reads delay seconds and HTTP dates', () => {
-    expect(parseRetryAfterMs('0', now)).toBe(0);
-    expect(parseRetryAfterMs('120', now)).toBe(120_000);
-    expect(parseRetryAfterMs(' 5 ', now)).toBe(5_000);
-    expect(parseRetryAfterMs(['30', '60'], now)).toBe(30_000);
-    expect(parseRetryAfterMs('Sun, 22 Nov 2026 10:02:00 GMT', now)).toBe(120_000);
+describe('retryDelayMs', () => {
+  it("takes the push service's Retry-After when it sent one, else backoff", () => {
+    expect(retryDelayMs(1, 7_000, () => 1)).toBe(7_000);
+    expect(retryDelayMs(3, undefined, () => 1)).toBe(40_000);
   });
 
-  it('caps long waits and treats past dates as now', () => {
-    expect(parseRetryAfterMs('999999999', now)).toBe(RETRY_AFTER_CAP_MS);
-    expect(parseRetryAfterMs('Sun, 22 Nov 2026 09:00:00 GMT', now)).toBe(0);
-  });
-
-  it.each([undefined, '', '-5', '1.5', 'soon', '\u0000'])('ignores %j', (value) => {
-    expect(parseRetryAfterMs(value, now)).toBeUndefined();
+  it('clamps every wish into one second to one hour', () => {
+    expect(retryDelayMs(1, 0, () => 1)).toBe(MIN_RETRY_DELAY_MS);
+    expect(retryDelayMs(1, 10 * MAX_RETRY_DELAY_MS, () => 1)).toBe(MAX_RETRY_DELAY_MS);
   });
 });
