@@ -14,7 +14,7 @@ import { createEmbedder } from './embeddings/provider';
 import type { ClosableEmbedder, EmbeddingsConfig } from './embeddings/provider';
 import { SettingsStore } from './db/settings';
 import { registerIndexMetrics, VaultIndexer } from './indexer';
-import { watchExcludeGlobs } from './indexer/exclude-settings';
+import { VaultExcludes, watchExcludeGlobs } from './vault/exclude-settings';
 import { MetricsRegistry } from './metrics/registry';
 import type { Logger } from './logging';
 import { createPushService } from './push/push-service';
@@ -118,11 +118,15 @@ export async function startServer(
       logger: options.logger,
       metrics,
     });
+    // One live rule set: a folder (un)excluded in the plugin's settings applies to the index
+    // and to reminders at once.
+    const excludes = VaultExcludes.read(config.vault, [], options.logger);
     indexer = new VaultIndexer({
       vault: config.vault,
       db,
       clock: options.clock,
       logger: options.logger,
+      excludes,
       ...(embedder ? { embedder } : {}),
     });
     registerIndexMetrics(metrics, indexer);
@@ -130,6 +134,7 @@ export async function startServer(
       vault: config.vault,
       defaultZone: config.timezone,
       logger: options.logger,
+      excludes,
     });
     scheduler = new ReminderScheduler({
       db,

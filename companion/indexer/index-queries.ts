@@ -3,7 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../db/open';
 import { toFtsQuery } from './fts-query';
 import { vectorTable } from './index-store';
-import type { FileKind } from './index-store';
+import type { DocumentType } from '../../shared/protocol/search';
 import { loadVectorExtension } from './vector-extension';
 import { RERANK_FACTOR, RERANK_MIN } from '../../shared/search/vector-matrix';
 import type { VectorNeighbour } from '../../shared/search/vector-matrix';
@@ -14,7 +14,7 @@ export interface IndexFilters {
   folder?: string;
   /** A tag without `#`; also matches its nested tags (`travel` matches `travel/visa`). Case-insensitive. */
   tag?: string;
-  type?: FileKind;
+  type?: DocumentType;
   /** Inclusive bounds, ms since the epoch, on front-matter `created` or else the file's mtime. */
   from?: number;
   to?: number;
@@ -29,7 +29,7 @@ export interface ChunkHit {
 export interface IndexedChunk {
   chunkId: number;
   path: string;
-  fileType: FileKind;
+  fileType: DocumentType;
   noteId?: string;
   title: string;
   aliases: string[];
@@ -108,7 +108,7 @@ interface FilterSql {
 interface ChunkRow {
   id: number;
   path: string;
-  kind: FileKind;
+  kind: DocumentType;
   noteId: string | null;
   title: string;
   aliases: string;

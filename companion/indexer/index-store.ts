@@ -1,15 +1,14 @@
 import type { EmbeddingModel } from '../../shared/ports';
+import type { DocumentType } from '../../shared/protocol/search';
 import { inTransaction } from '../db/open';
 import type { SqliteDatabase } from '../db/open';
 import { loadVectorExtension } from './vector-extension';
 import { VectorMemory } from './vector-memory';
 
-export type FileKind = 'note' | 'reminder' | 'pdf';
-
 /** One vault file as the index stores it. */
 export interface FileRecord {
   readonly path: string;
-  readonly kind: FileKind;
+  readonly kind: DocumentType;
   readonly noteId?: string;
   readonly title: string;
   readonly tags: readonly string[];
@@ -146,7 +145,7 @@ export class IndexStore {
   }
 
   /** Removes a file and its chunks; returns its kind, or null when it was not indexed. */
-  removeFileKind(path: string): FileKind | null {
+  removeDocumentType(path: string): DocumentType | null {
     return inTransaction(this.db, () => {
       const kind = this.kindOf(path);
       if (kind !== null) this.deleteRows(path);
@@ -155,11 +154,11 @@ export class IndexStore {
   }
 
   /** Removes every file under a folder (deleted or moved away); returns what was removed. */
-  removeFolderWithKinds(folder: string): Array<{ path: string; kind: FileKind }> {
+  removeFolderWithKinds(folder: string): Array<{ path: string; kind: DocumentType }> {
     const prefix = folder.endsWith('/') ? folder : `${folder}/`;
     return inTransaction(this.db, () => {
       const rows = this.db
-        .prepare<[string, number], { path: string; kind: FileKind }>(
+        .prepare<[string, number], { path: string; kind: DocumentType }>(
           'SELECT path, kind FROM index_files WHERE substr(path, 1, ?2) = ?1',
         )
         .all(prefix, prefix.length);
@@ -175,10 +174,10 @@ export class IndexStore {
       .run(Math.round(mtimeMs), size, path);
   }
 
-  private kindOf(path: string): FileKind | null {
+  private kindOf(path: string): DocumentType | null {
     return (
       this.db
-        .prepare<[string], { kind: FileKind }>('SELECT kind FROM index_files WHERE path = ?')
+        .prepare<[string], { kind: DocumentType }>('SELECT kind FROM index_files WHERE path = ?')
         .get(path)?.kind ?? null
     );
   }

@@ -12,19 +12,19 @@ import type { Logger } from '../logging';
 import type { IndexStatusSource } from '../status/sources';
 import { EmbeddingQueue } from './embedding-queue';
 import type { EmbeddingQueueOptions } from './embedding-queue';
-import { ExcludeRules } from '../../shared/search/exclude-rules';
-import { indexableKind } from './exclude';
-import { readExcludeGlobs } from './exclude-settings';
+import { indexableKind } from '../vault/indexable-kind';
+import { VaultExcludes } from '../vault/exclude-settings';
+import type { VaultChange, VaultChangeFeed } from '../vault/vault-change';
 import { IndexStore } from './index-store';
-import type { FileKind, StoredFileState } from './index-store';
+import type { StoredFileState } from './index-store';
 import { SqliteIndexQueries } from './index-queries';
 import type { ColumnWeights } from './index-queries';
 import { createPdfReader } from '../pdf/pdf-reader';
 import type { PdfTextReader } from '../pdf/pdf-reader';
 import { contentHash, INDEX_FORMAT, readVaultFile } from './read-vault-file';
 import type { IndexedFile } from './read-vault-file';
-import { symlinkProblem, walkVault } from './vault-walk';
-import type { FileStat } from './vault-walk';
+import { symlinkProblem, walkVault } from '../vault/vault-walk';
+import type { FileStat } from '../vault/vault-walk';
 
 export const DEFAULT_DEBOUNCE_MS = 300;
 export const DEFAULT_RESCAN_INTERVAL_MS = 30 * 60_000;
@@ -45,14 +45,6 @@ const WRITE_BATCH_FILES = 32;
 /** …and a group waits at most this long, so a slow file (a big PDF) does not hold others back. */
 const WRITE_BATCH_MS = 250;
 
-/** A file the index added, changed or dropped; the reminder scheduler re-plans on these. */
-export interface IndexChange {
-  readonly type: 'upsert' | 'delete';
-  /** Vault-relative path. */
-  readonly path: string;
-  readonly kind: FileKind;
-}
-
 export interface VaultIndexerOptions {
   /** The vault folder (its real path is used). */
   readonly vault: string;
@@ -64,6 +56,11 @@ export interface VaultIndexerOptions {
   readonly embedder?: Embedder;
   /** Globs excluded on top of the plugin's `search.excludeGlobs` and dot-folders. */
   readonly excludeGlobs?: readonly string[];
+  /**
+   * The vault's live exclude rules, shared with the reminder source; built from the vault's
+   * data.json and `excludeGlobs` when absent.
+   */
+  readonly excludes?: VaultExcludes;
   /** Quiet time after a file's last event before it is read (sync tools write in steps). */
   readonly debounceMs?: number;
   /** Watch for changes after the initial scan; default true. */
@@ -89,17 +86,17 @@ type Work =
  * chunked and written in one transaction; a deleted file or folder drops its rows. Chunks
  * without a vector go to the embedding queue. One file's bad content never stops the rest.
  */
-export class VaultIndexer implements IndexStatusSource {
+export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
   readonly store: IndexStore;
   readonly queries: SqliteIndexQueries;
   readonly embeddings: EmbeddingQueue | null;
   private readonly root: string;
-  private exclude: ExcludeRules;
+  private readonly exclude: VaultExcludes;
   private readonly debounceMs: number;
   private readonly readPdfText: PdfTextReader;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly queue = new Map<string, Work>();
-  private readonly listeners = new Set<(change: IndexChange) => void>();
+  private readonly listeners = new Set<(change: VaultChange) => void>();
   private idleWaiters: Array<() => void> = [];
   private watcher: FSWatcher | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
@@ -131,9 +128,8 @@ export class VaultIndexer implements IndexStatusSource {
       ...(options.weights ? { weights: options.weights } : {}),
       preferredModel: () => embedderModel,
     });
-    const plugin = readExcludeGlobs(this.root);
-    for (const warning of plugin.warnings) options.logger.warn(warning);
-    this.exclude = new ExcludeRules([...plugin.globs, ...(options.excludeGlobs ?? [])]);
+    this.exclude =
+      options.excludes ?? VaultExcludes.read(this.root, options.excludeGlobs, options.logger);
     this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
     this.readPdfText = options.pdfReader ?? createPdfReader();
     this.embeddings = options.embedder
@@ -196,7 +192,7 @@ export class VaultIndexer implements IndexStatusSource {
   }
 
   /** Subscribes to index changes; returns the unsubscribe function. */
-  onChange(listener: (change: IndexChange) => void): () => void {
+  onChange(listener: (change: VaultChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -208,7 +204,7 @@ export class VaultIndexer implements IndexStatusSource {
    */
   async setPluginExcludeGlobs(globs: readonly string[]): Promise<void> {
     if (this.closed) return;
-    this.exclude = new ExcludeRules([...globs, ...(this.options.excludeGlobs ?? [])]);
+    this.exclude.setPluginGlobs(globs);
     const watcher = this.watcher;
     this.watcher = null;
     await watcher?.close();
@@ -607,7 +603,7 @@ export class VaultIndexer implements IndexStatusSource {
   private remove(path: string): void {
     // Earlier writes first, so a file written then deleted within one group ends deleted.
     this.flushWrites();
-    const kind = this.store.removeFileKind(path);
+    const kind = this.store.removeDocumentType(path);
     if (kind === null) return;
     this.changedSinceCleanup = true;
     this.emit({ type: 'delete', path, kind });
@@ -638,7 +634,7 @@ export class VaultIndexer implements IndexStatusSource {
     this.options.logger.warn({ path, reason }, 'file not indexed');
   }
 
-  private emit(change: IndexChange): void {
+  private emit(change: VaultChange): void {
     for (const listener of this.listeners) {
       try {
         listener(change);

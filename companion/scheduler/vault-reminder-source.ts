@@ -7,10 +7,9 @@ import {
   scheduleStartInstant,
 } from '../../shared/reminders';
 import type { ReminderSchedule as SharedSchedule } from '../../shared/reminders';
-import { ExcludeRules } from '../../shared/search/exclude-rules';
-import { readExcludeGlobs } from '../indexer/exclude-settings';
-import type { IndexChange } from '../indexer/vault-indexer';
-import { walkVault } from '../indexer/vault-walk';
+import { VaultExcludes } from '../vault/exclude-settings';
+import type { VaultChange, VaultChangeFeed } from '../vault/vault-change';
+import { walkVault } from '../vault/vault-walk';
 import { createLogger } from '../logging';
 import type { Logger } from '../logging';
 import type {
@@ -37,6 +36,11 @@ export interface VaultReminderSourceOptions {
   readonly logger?: Logger;
   /** Extra exclude globs on top of the plugin's; dot-folders are always excluded. */
   readonly excludeGlobs?: readonly string[];
+  /**
+   * The vault's live exclude rules, the same instance the indexer holds, so a rule changed at
+   * run time applies to reminders too; built from data.json and `excludeGlobs` when absent.
+   */
+  readonly excludes?: VaultExcludes;
 }
 
 interface FileReminders {
@@ -59,13 +63,13 @@ export class VaultReminderSource implements ReminderSource {
   /** id → path → definition: every file that claims the id. */
   private readonly claims = new Map<string, Map<string, ReminderDefinition>>();
   private readonly logger: Logger;
-  private readonly exclude: ExcludeRules;
+  private readonly exclude: VaultExcludes;
   private readonly vaultName: string;
 
   constructor(private readonly options: VaultReminderSourceOptions) {
     this.logger = options.logger ?? createLogger('silent');
-    const plugin = readExcludeGlobs(options.vault);
-    this.exclude = new ExcludeRules([...plugin.globs, ...(options.excludeGlobs ?? [])]);
+    this.exclude =
+      options.excludes ?? VaultExcludes.read(options.vault, options.excludeGlobs, this.logger);
     this.vaultName = basename(options.vault);
   }
 
@@ -103,7 +107,7 @@ export class VaultReminderSource implements ReminderSource {
    * What the scheduler re-plans for one index change (see `connectVaultReminders`): the ids of
    * reminders that came, changed or went with the file.
    */
-  async applyChange(change: IndexChange): Promise<string[]> {
+  async applyChange(change: VaultChange): Promise<string[]> {
     return change.type === 'delete' ? this.removeFile(change.path) : this.refreshFile(change.path);
   }
 
@@ -274,7 +278,7 @@ export class VaultReminderSource implements ReminderSource {
  * unsubscribe function (call it on close).
  */
 export function connectVaultReminders(
-  indexer: { onChange(listener: (change: IndexChange) => void): () => void },
+  changes: VaultChangeFeed,
   source: VaultReminderSource,
   scheduler: { replan(ids?: readonly string[]): Promise<void> },
   logger: Logger,
@@ -285,7 +289,7 @@ export function connectVaultReminders(
     () => undefined,
     () => undefined,
   );
-  const unsubscribe = indexer.onChange((change) => {
+  const unsubscribe = changes.onChange((change) => {
     if (change.kind === 'pdf') return;
     chain = chain.then(async () => {
       try {

@@ -1,4 +1,5 @@
 import type { EmbeddingModel } from '../../shared/ports';
+import type { DocumentType } from '../../shared/protocol/search';
 
 /*
  * The read side of the vault index as search needs it: the contract with the indexer
@@ -6,14 +7,12 @@ import type { EmbeddingModel } from '../../shared/ports';
  * port so search and its tests depend on these four methods, not on SQLite.
  */
 
-export type IndexedFileType = 'note' | 'reminder' | 'pdf';
-
 export interface IndexFilters {
   /** Vault-relative folder; matches files inside it at any depth. */
   folder?: string;
   /** Tag without `#`; nested tags match too. */
   tag?: string;
-  type?: IndexedFileType;
+  type?: DocumentType;
   /** Inclusive bounds, ms since the epoch, on front-matter `created` or else the mtime. */
   from?: number;
   to?: number;
@@ -28,7 +27,7 @@ export interface ChunkHit {
 export interface IndexedChunk {
   chunkId: number;
   path: string;
-  fileType: IndexedFileType;
+  fileType: DocumentType;
   noteId?: string;
   title: string;
   aliases: string[];

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { IndexChange } from '../../../companion/indexer';
+import type { VaultChange } from '../../../companion/indexer';
 import { HashingEmbedder, startIndexer } from './helpers';
 import type { IndexerFixture } from './helpers';
 
@@ -33,7 +33,7 @@ async function watching(files: Record<string, string>, embedder?: HashingEmbedde
 describe('watcher', () => {
   it('picks up a created, then modified, then deleted note, with events', async () => {
     fixture = await watching({ 'Keep.md': 'unrelated' });
-    const changes: IndexChange[] = [];
+    const changes: VaultChange[] = [];
     fixture.indexer.onChange((change) => changes.push(change));
 
     fixture.write('New.md', 'a note about kestrels');
@@ -120,7 +120,7 @@ describe('watcher', () => {
 
   it('a sync tool writing a temp dot-file, then renaming it over the note, is one update', async () => {
     fixture = await watching({ 'Note.md': 'old words about voles' });
-    const changes: IndexChange[] = [];
+    const changes: VaultChange[] = [];
     fixture.indexer.onChange((change) => changes.push(change));
     writeFileSync(join(fixture.vault, '.Note.md.syncthing.tmp'), 'new words about shrews');
     renameSync(join(fixture.vault, '.Note.md.syncthing.tmp'), join(fixture.vault, 'Note.md'));
@@ -150,7 +150,7 @@ describe('watcher', () => {
 
   it('a note that becomes a reminder changes kind', async () => {
     fixture = await watching({ 'Task.md': 'call the plumber' });
-    const changes: IndexChange[] = [];
+    const changes: VaultChange[] = [];
     fixture.indexer.onChange((change) => changes.push(change));
     fixture.write('Task.md', '---\ntype: reminder\ntitle: Call the plumber\n---\ncall the plumber');
     await settled(fixture, () => expect(changes).toHaveLength(1));

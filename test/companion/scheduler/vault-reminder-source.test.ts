@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../companion/logging';
-import type { IndexChange } from '../../../companion/indexer/vault-indexer';
+import type { VaultChange } from '../../../companion/vault/vault-change';
 import {
   VaultReminderSource,
   connectVaultReminders,
@@ -170,9 +170,9 @@ describe('VaultReminderSource', () => {
     const deliverer = new RecordingDeliverer(clock, ['phone']);
     const db = openDatabase(join(dir!.path, 'cairn.db'));
     const scheduler = new ReminderScheduler({ db, clock, timer, source, deliverer, graceMs: HOUR });
-    const listeners: Array<(change: IndexChange) => void> = [];
+    const listeners: Array<(change: VaultChange) => void> = [];
     const indexer = {
-      onChange(listener: (change: IndexChange) => void) {
+      onChange(listener: (change: VaultChange) => void) {
         listeners.push(listener);
         return () => listeners.splice(listeners.indexOf(listener), 1);
       },

@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ExcludeRules } from '../../shared/search/exclude-rules';
 import type { Logger } from '../logging';
-import { PLUGIN_SETTINGS_PATH } from '../vault/plugin-settings';
+import { PLUGIN_SETTINGS_PATH } from './plugin-settings';
 
 /**
  * The plugin's `search.excludeGlobs` from its data.json, so the companion indexes what the
@@ -30,6 +31,38 @@ export function readExcludeGlobs(vaultRoot: string): { globs: string[]; warnings
     };
   }
   return { globs: globs as string[], warnings: [] };
+}
+
+/**
+ * The one live set of exclude rules for the vault: dot-folders, the plugin's
+ * `search.excludeGlobs` and the companion's own globs. The indexer and the reminder source hold
+ * the same instance, so a rule changed while the companion runs (data.json edited in Obsidian)
+ * applies to both at once: a folder un-excluded is indexed and its reminders scheduled together.
+ */
+export class VaultExcludes {
+  private rules: ExcludeRules;
+
+  constructor(
+    pluginGlobs: readonly string[],
+    private readonly ownGlobs: readonly string[] = [],
+  ) {
+    this.rules = new ExcludeRules([...pluginGlobs, ...ownGlobs]);
+  }
+
+  /** The rules in the vault's data.json now, plus `ownGlobs`; warnings go to `logger`. */
+  static read(vaultRoot: string, ownGlobs: readonly string[] = [], logger?: Logger): VaultExcludes {
+    const plugin = readExcludeGlobs(vaultRoot);
+    for (const warning of plugin.warnings) logger?.warn(warning);
+    return new VaultExcludes(plugin.globs, ownGlobs);
+  }
+
+  excludes(relative: string): boolean {
+    return this.rules.excludes(relative);
+  }
+
+  setPluginGlobs(globs: readonly string[]): void {
+    this.rules = new ExcludeRules([...globs, ...this.ownGlobs]);
+  }
 }
 
 export interface ExcludeGlobsWatchOptions {

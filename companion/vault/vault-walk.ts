@@ -1,7 +1,6 @@
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import type { ExcludeRules } from '../../shared/search/exclude-rules';
-import { indexableKind } from './exclude';
+import { indexableKind } from './indexable-kind';
 
 export interface WalkedFile {
   /** Vault-relative, `/`-separated. */
@@ -41,7 +40,7 @@ export interface WalkResult {
  */
 export async function walkVault(
   root: string,
-  exclude: ExcludeRules,
+  exclude: { excludes(relative: string): boolean },
   options: WalkOptions = {},
 ): Promise<WalkResult> {
   const realRoot = await realpath(root);

@@ -1,11 +1,19 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { readExcludeGlobs, watchExcludeGlobs } from '../../../companion/indexer/exclude-settings';
-import type { ExcludeGlobsWatch } from '../../../companion/indexer/exclude-settings';
+import {
+  VaultExcludes,
+  readExcludeGlobs,
+  watchExcludeGlobs,
+} from '../../../companion/vault/exclude-settings';
+import {
+  VaultReminderSource,
+  connectVaultReminders,
+} from '../../../companion/scheduler/vault-reminder-source';
+import type { ExcludeGlobsWatch } from '../../../companion/vault/exclude-settings';
 import { createLogger } from '../../../companion/logging';
 import { PLUGIN_SETTINGS_PATH } from '../../../companion/vault/plugin-settings';
-import { startIndexer, type IndexerFixture } from './helpers';
+import { startIndexer, type IndexerFixture } from '../indexer/helpers';
 
 let fixture: IndexerFixture | undefined;
 let watch: ExcludeGlobsWatch | undefined;
@@ -119,5 +127,52 @@ describe('watchExcludeGlobs with the real indexer', () => {
     );
     expect(onChange).toHaveBeenCalledTimes(1);
     expect(onChange).toHaveBeenCalledWith([]);
+  });
+});
+
+describe('one live rule set for the index and the reminders', () => {
+  it('a folder un-excluded at run time is indexed and its reminders scheduled, without a restart', async () => {
+    const files = {
+      'Notes/a.md': '- [ ] Visible @remind(2026-12-01 09:00) ^r-vis1',
+      'Private/todo.md': '- [ ] Hidden until un-excluded @remind(2026-12-02 09:00) ^r-hid1',
+      [PLUGIN_SETTINGS_PATH]: settings(['Private/**']),
+    };
+    // What server.ts does: one VaultExcludes, read from data.json, held by both.
+    const excludes = new VaultExcludes(['Private/**']);
+    fixture = await startIndexer({ files, excludes });
+    const g = fixture;
+    expect(readExcludeGlobs(g.vault).globs).toEqual(['Private/**']);
+    await g.indexer.whenIdle();
+    const source = new VaultReminderSource({ vault: g.vault, defaultZone: 'UTC', excludes });
+    await source.load();
+    expect(source.all().reminders.map((reminder) => reminder.id)).toEqual(['r-vis1']);
+
+    const replanned: string[] = [];
+    const link = connectVaultReminders(
+      g.indexer,
+      source,
+      { replan: async (ids = []) => void replanned.push(...ids) },
+      createLogger('silent'),
+    );
+    try {
+      await g.indexer.setPluginExcludeGlobs([]);
+      await vi.waitFor(() => expect(replanned).toContain('r-hid1'), WAIT);
+      expect(indexedPaths(g)).toContain('Private/todo.md');
+      expect(
+        source
+          .all()
+          .reminders.map((reminder) => reminder.id)
+          .sort(),
+      ).toEqual(['r-hid1', 'r-vis1']);
+
+      // And back: excluded again, its reminders leave with the file's index entry.
+      await g.indexer.setPluginExcludeGlobs(['Private/**']);
+      await vi.waitFor(
+        () => expect(source.all().reminders.map((reminder) => reminder.id)).toEqual(['r-vis1']),
+        WAIT,
+      );
+    } finally {
+      await link.close();
+    }
   });
 });

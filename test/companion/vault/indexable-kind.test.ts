@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexableKind } from '../../../companion/indexer/exclude';
+import { indexableKind } from '../../../companion/vault/indexable-kind';
 
 describe('indexableKind', () => {
   it('reads Markdown, text and PDF by extension, any case', () => {
