@@ -145,7 +145,7 @@ export class IndexStore {
   }
 
   /** Removes a file and its chunks; returns its kind, or null when it was not indexed. */
-  removeDocumentType(path: string): DocumentType | null {
+  removeFile(path: string): DocumentType | null {
     return inTransaction(this.db, () => {
       const kind = this.kindOf(path);
       if (kind !== null) this.deleteRows(path);

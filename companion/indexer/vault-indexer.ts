@@ -603,7 +603,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
   private remove(path: string): void {
     // Earlier writes first, so a file written then deleted within one group ends deleted.
     this.flushWrites();
-    const kind = this.store.removeDocumentType(path);
+    const kind = this.store.removeFile(path);
     if (kind === null) return;
     this.changedSinceCleanup = true;
     this.emit({ type: 'delete', path, kind });
