@@ -39,7 +39,7 @@ export function definitionProblem(definition: ReminderDefinition): string | unde
     return 'snoozed_until: not an instant between 1900 and 9999';
   }
   if (typeof schedule !== 'object' || schedule === null) return 'schedule: missing';
-  if (typeof schedule.zone !== 'string' || !knownZone(schedule.zone)) {
+  if (typeof schedule.zone !== 'string' || !isValidZone(schedule.zone)) {
     return `timezone: "${String(schedule.zone)}" is not an IANA time zone`;
   }
   if (schedule.kind === 'once') {
@@ -56,24 +56,6 @@ export function definitionProblem(definition: ReminderDefinition): string | unde
     return undefined;
   }
   return `schedule: unknown kind "${String((schedule as { kind?: unknown }).kind)}"`;
-}
-
-/**
- * Zone names already checked. Luxon checks by constructing an Intl.DateTimeFormat (~50 µs), and
- * a vault uses a handful of zones across thousands of reminders. Bounded against a source that
- * invents names.
- */
-const zoneValidity = new Map<string, boolean>();
-const ZONE_CACHE_LIMIT = 1_000;
-
-function knownZone(zone: string): boolean {
-  let valid = zoneValidity.get(zone);
-  if (valid === undefined) {
-    valid = isValidZone(zone);
-    if (zoneValidity.size >= ZONE_CACHE_LIMIT) zoneValidity.clear();
-    zoneValidity.set(zone, valid);
-  }
-  return valid;
 }
 
 /** Rule texts already checked: many reminders share a handful of rules (weekly on Monday…). */

@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/ports';
+import { compareCodeUnits } from '../../shared/protocol/json';
 import { PUSH_ACTIONS } from '../../shared/protocol/push';
 import type { PushPayload } from '../../shared/protocol/push';
 import type { StatusResponse } from '../../shared/protocol/status';
@@ -284,7 +285,9 @@ export class ReminderScheduler implements SchedulerStatusSource {
   async missed(offset: number, limit: number): Promise<{ items: MissedItem[]; total: number }> {
     const unresolved = [...(await this.source.unresolved()), ...this.rejected.values()].sort(
       (a, b) =>
-        a.path.localeCompare(b.path) || (a.line ?? 0) - (b.line ?? 0) || compareText(a.id, b.id),
+        a.path.localeCompare(b.path) ||
+        (a.line ?? 0) - (b.line ?? 0) ||
+        compareCodeUnits(a.id, b.id),
     );
     const items: MissedItem[] = [];
     for (const entry of unresolved.slice(offset, offset + limit)) {
@@ -777,8 +780,4 @@ function missedRow(definition: ReminderDefinition, occurrence: number): MissedRo
     ...(definition.line === undefined ? {} : { line: definition.line }),
     zone: definition.schedule.zone,
   };
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

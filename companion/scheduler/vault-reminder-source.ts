@@ -7,6 +7,7 @@ import {
   scheduleStartInstant,
 } from '../../shared/reminders';
 import type { ReminderSchedule as SharedSchedule } from '../../shared/reminders';
+import { compareCodeUnits } from '../../shared/protocol/json';
 import { VaultExcludes } from '../vault/exclude-settings';
 import type { VaultChange, VaultChangeFeed } from '../vault/vault-change';
 import { walkVault } from '../vault/vault-walk';
@@ -139,7 +140,8 @@ export class VaultReminderSource implements ReminderSource {
     const claims = this.claims.get(id);
     if (!claims || claims.size === 0) return undefined;
     const paths = [...claims.keys()].sort(
-      (a, b) => Number(CONFLICT_COPY.test(a)) - Number(CONFLICT_COPY.test(b)) || compare(a, b),
+      (a, b) =>
+        Number(CONFLICT_COPY.test(a)) - Number(CONFLICT_COPY.test(b)) || compareCodeUnits(a, b),
     );
     return claims.get(paths[0]!);
   }
@@ -318,8 +320,4 @@ function toSchedule(schedule: SharedSchedule): ReminderSchedule | string {
     }
   }
   return { kind: 'recurring', rrule: schedule.rrule, start: schedule.start, zone: schedule.zone };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isRecord } from '../../shared/protocol/json';
 
 /** Where the Cairn plugin keeps its settings, relative to the vault (Obsidian's default config folder). */
 export const PLUGIN_SETTINGS_PATH = '.obsidian/plugins/cairn/data.json';
@@ -107,8 +108,4 @@ function folderProblem(folder: string): string | null {
   }
   if (folder.includes('\0')) return 'must not contain NUL';
   return null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

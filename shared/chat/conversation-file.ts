@@ -56,6 +56,7 @@ import {
 } from '../reminders/local-time';
 import type { ChatTurn, UndoAction } from './chat-engine';
 import { isToolName, type ToolName } from './tool-schemas';
+import { isRecord } from '../protocol/json';
 
 export const CONVERSATION_TYPE = 'chat';
 export const CONVERSATION_TITLE_MAX_CHARS = 60;
@@ -493,10 +494,6 @@ function isUndoAction(value: unknown): value is UndoAction {
     default:
       return false;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function problem(message: string, line?: number, field?: string): ConversationParse {
