@@ -59,7 +59,7 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
     await page.waitForSelector('#home:not([hidden])');
     // The token leaves the address bar at once.
     expect(new URL(page.url()).hash).toBe('');
-    expect(await page.textContent('#companion')).toBe('Companion 0.0.0-test: 0 files indexed.');
+    expect(await page.textContent('#companion')).toBe('0 notes');
 
     const scriptUrl = await page.evaluate(async () => {
       const registration = await navigator.serviceWorker.ready;
