@@ -208,6 +208,8 @@ async function signOut(registration: Promise<ServiceWorkerRegistration | null>):
 async function showView(name: ViewName): Promise<void> {
   if (!VIEW_NAMES.includes(name)) return;
   current = name;
+  // A confirmation belongs to the view it was given in; an error stays until the next message.
+  if (shell.message.dataset.tone !== 'error') say('');
   for (const view of VIEW_NAMES) {
     byId<HTMLElement>(`view-${view}`).hidden = view !== name;
   }

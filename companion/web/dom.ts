@@ -40,22 +40,54 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** "Thu 26 Nov, 17:00" in the phone's locale and zone. */
-export function formatWhen(iso: string): string {
+/**
+ * "Today, 17:00", "Tomorrow, 09:30", "Wed 2 Dec, 11:00" (with the year when it is not this
+ * year), in the phone's locale and zone, the way reminder apps say when.
+ */
+export function formatWhen(iso: string, now: number = Date.now()): string {
   const instant = Date.parse(iso);
   if (!Number.isFinite(instant)) return '';
-  return new Intl.DateTimeFormat(undefined, {
+  const time = formatTime(iso);
+  const day = localDay(instant);
+  const today = localDay(now);
+  const names: Record<number, string> = { [-1]: 'Yesterday', 0: 'Today', 1: 'Tomorrow' };
+  const name = names[day - today];
+  if (name !== undefined) return `${name}, ${time}`;
+  const sameYear = new Date(instant).getFullYear() === new Date(now).getFullYear();
+  const date = new Intl.DateTimeFormat(undefined, {
     weekday: 'short',
     day: 'numeric',
     month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
+    ...(sameYear ? {} : { year: 'numeric' }),
   }).format(instant);
+  return `${date}, ${time}`;
 }
 
-/** "17:00" in the phone's locale and zone. */
+/** "17:00" / "5:00 PM" in the phone's locale and zone. */
 export function formatTime(iso: string): string {
   const instant = Date.parse(iso);
   if (!Number.isFinite(instant)) return '';
-  return new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(instant);
+  return new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' }).format(instant);
+}
+
+/** Days since 1970-01-01 of the phone's local calendar date at `instant`. */
+function localDay(instant: number): number {
+  const date = new Date(instant);
+  return Math.round(Date.UTC(date.getFullYear(), date.getMonth(), date.getDate()) / 86_400_000);
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** A stroked 24 × 24 line icon from fixed path data (never user data). */
+export function lineIcon(paths: readonly string[]): SVGSVGElement {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('class', 'line-icon');
+  for (const d of paths) {
+    const path = document.createElementNS(SVG, 'path');
+    path.setAttribute('d', d);
+    svg.append(path);
+  }
+  return svg;
 }

@@ -226,7 +226,7 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
     const missed = page.locator('#missed li.row', { hasText: 'Pick up the parcel' });
     expect(await missed.locator('.when').textContent()).toBe('Needs attention');
     expect(await missed.locator('button.done').count()).toBe(0);
-    await page.screenshot({ path: join(shots, 'phone-light.png'), fullPage: true });
+    await page.screenshot({ path: join(shots, 'phone-light.png') });
   });
 
   it('Done writes - [x] into the note on disk and takes the reminder off the list', async () => {
@@ -290,7 +290,7 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
     expect(await first.locator('.where').textContent()).toMatch(
       /^Travel\/Visa rules\.md › Key points · lines? \d+(?:–\d+)?$/,
     );
-    await page.screenshot({ path: join(shots, 'phone-ask.png'), fullPage: true });
+    await page.screenshot({ path: join(shots, 'phone-ask.png') });
   });
 
   it('streams a chat answer with its sources', async () => {
@@ -343,7 +343,7 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
     expect(luminance(colours.background)).toBeLessThan(0.05);
     expect(contrast(colours.text, colours.background)).toBeGreaterThan(7);
     expect(contrast(colours.when, colours.row)).toBeGreaterThan(4.5);
-    await page.screenshot({ path: join(shots, 'phone-dark.png'), fullPage: true });
+    await page.screenshot({ path: join(shots, 'phone-dark.png') });
     await page.emulateMedia({ colorScheme: 'light' });
   });
 

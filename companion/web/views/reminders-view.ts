@@ -3,7 +3,7 @@ import { zoneNow } from '../../../shared/chat/zone-calendar';
 import { noteDeepLink } from '../../../shared/reminders/deep-link';
 import { CompanionApiError } from '../api-client';
 import type { CompanionApi } from '../api-client';
-import { byId, describeError, el, formatWhen, noticeItem } from '../dom';
+import { byId, describeError, el, formatWhen, lineIcon, noticeItem } from '../dom';
 import type { PageContext, PageView } from './page-context';
 
 /*
@@ -38,6 +38,14 @@ const SNOOZES = [
   { minutes: 24 * 60, label: 'Tomorrow' },
 ] as const;
 
+/** An alarm clock with "z": snooze. */
+const SNOOZE_ICON = [
+  'M12 21a8 8 0 1 0 0-16 8 8 0 0 0 0 16z',
+  'M10 10h4l-4 5h4',
+  'M5 3 2.5 5.5',
+  'M19 3l2.5 2.5',
+] as const;
+
 /** "remind me", "reminder:" and friends are optional in the box. */
 const OPENER = /^\s*(?:remind me(?: to)?|reminder\s*:|new reminder\s*:?)\s*/i;
 
@@ -62,7 +70,8 @@ export function remindersView(context: PageContext): PageView {
     add.disabled = phrase === null || !phrase.ok;
     if (phrase === null) {
       preview.dataset.state = 'empty';
-      preview.textContent = 'Say what and when, e.g. “friday 9am renew passport”.';
+      preview.textContent =
+        'In your words, e.g. “tomorrow 5pm call the bank” or “every monday 9am standup”.';
       return;
     }
     if (!phrase.ok) {
@@ -117,19 +126,58 @@ export function remindersView(context: PageContext): PageView {
     await load();
   }
 
-  function actions(id: string, title: string, occurrence: string | null): HTMLElement {
+  /** Done (a circle, as in reminder apps) on the left; Snooze on the right; its choices below. */
+  function row(options: {
+    id: string;
+    title: string;
+    when: string;
+    whenTone?: 'late' | 'soon';
+    path: string;
+    line?: number;
+    occurrence: string | null;
+    actionable: boolean;
+    detail?: string;
+  }): HTMLLIElement {
+    const { id, title } = options;
+    const link = el(
+      'a',
+      { class: 'where', href: noteDeepLink(context.vault(), options.path) },
+      options.line ? `${options.path}:${options.line}` : options.path,
+    );
+    const body = el(
+      'div',
+      { class: 'row-body' },
+      el('span', { class: 'title' }, title),
+      el('span', { class: `when ${options.whenTone ?? ''}`.trim() }, options.when),
+      options.detail ? el('span', { class: 'detail' }, options.detail) : null,
+      link,
+    );
+    const item = el('li', { class: 'row', 'data-id': id });
+    if (!options.actionable) {
+      item.append(el('span', { class: 'row-mark', 'aria-hidden': 'true' }, '!'), body);
+      return item;
+    }
     const base = `/api/v1/reminders/${encodeURIComponent(id)}`;
-    const acted = occurrence ? { occurrence } : {};
+    const acted = options.occurrence ? { occurrence: options.occurrence } : {};
     const done = el(
       'button',
       { type: 'button', class: 'done', 'aria-label': `Done: ${title}`, title: 'Done' },
       el('span', { class: 'tick', 'aria-hidden': 'true' }),
     );
-    done.addEventListener('click', () => void act(`${base}/done`, acted, `Done: ${title}`));
+    done.addEventListener('click', () => {
+      item.classList.add('completing');
+      void act(`${base}/done`, acted, `Done: ${title}`);
+    });
     const snooze = el(
       'button',
-      { type: 'button', class: 'ghost snooze', 'aria-expanded': 'false' },
-      'Snooze',
+      {
+        type: 'button',
+        class: 'snooze',
+        'aria-expanded': 'false',
+        'aria-label': `Snooze: ${title}`,
+        title: 'Snooze',
+      },
+      lineIcon(SNOOZE_ICON),
     );
     const choices = el('div', { class: 'snooze-choices', hidden: '' });
     for (const choice of SNOOZES) {
@@ -154,36 +202,7 @@ export function remindersView(context: PageContext): PageView {
       choices.hidden = !open;
       snooze.setAttribute('aria-expanded', String(open));
     });
-    const wrap = el('div', { class: 'row-actions' }, done, snooze);
-    return el('div', { class: 'row-tail' }, wrap, choices);
-  }
-
-  function row(options: {
-    id: string;
-    title: string;
-    when: string;
-    whenTone?: 'late' | 'soon';
-    path: string;
-    line?: number;
-    occurrence: string | null;
-    actionable: boolean;
-    detail?: string;
-  }): HTMLLIElement {
-    const link = el(
-      'a',
-      { class: 'where', href: noteDeepLink(context.vault(), options.path) },
-      options.line ? `${options.path}:${options.line}` : options.path,
-    );
-    const body = el(
-      'div',
-      { class: 'row-body' },
-      el('span', { class: 'title' }, options.title),
-      el('span', { class: `when ${options.whenTone ?? ''}`.trim() }, options.when),
-      options.detail ? el('span', { class: 'detail' }, options.detail) : null,
-      link,
-    );
-    const item = el('li', { class: 'row', 'data-id': options.id }, body);
-    if (options.actionable) item.append(actions(options.id, options.title, options.occurrence));
+    item.append(done, body, snooze, choices);
     return item;
   }
 
@@ -219,7 +238,7 @@ export function remindersView(context: PageContext): PageView {
         row({
           id: entry.reminder_id,
           title: entry.title,
-          when: entry.occurrence ? `Missed ${formatWhen(entry.occurrence)}` : 'Needs attention',
+          when: entry.occurrence ? `Missed · ${formatWhen(entry.occurrence)}` : 'Needs attention',
           whenTone: 'late',
           path: entry.path,
           ...(entry.line ? { line: entry.line } : {}),
