@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailability, launchChromium } from '../helpers/browser';
@@ -75,7 +75,9 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
   let browser: LaunchedBrowser;
   let page: Page;
   const keepShots = process.env.CAIRN_SCREENSHOTS;
-  const shots = keepShots ? join(repoRoot, keepShots) : mkdtempSync(join(tmpdir(), 'cairn-shots-'));
+  const shots = keepShots
+    ? resolve(repoRoot, keepShots)
+    : mkdtempSync(join(tmpdir(), 'cairn-shots-'));
 
   async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
     const response = await fetch(`${origin}${path}`, {
@@ -307,6 +309,19 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
     expect(await answer.locator('.bubble-error').count()).toBe(0);
     const link = await answer.locator('li.citation a.title').first().getAttribute('href');
     expect(link).toMatch(/^obsidian:\/\/open\?vault=Sample%20Vault&file=Travel%2FVisa%20rules\.md/);
+    await page.screenshot({ path: join(shots, 'phone-chat.png') });
+  });
+
+  it('shows what a chat instruction wrote, linked into Obsidian', async () => {
+    await page.fill('#chat-input', 'remind me tomorrow at 9 to buy milk');
+    await page.click('#chat-send');
+    const card = page.locator('#chat-log li.bubble.assistant').last().locator('.tool-card');
+    await card.waitFor({ timeout: 30_000 });
+    expect(await card.locator('strong').textContent()).toBe('Reminder created');
+    const href = await card.locator('a').getAttribute('href');
+    const file = new URL(href!).searchParams.get('file')!;
+    expect(file).toMatch(/^Cairn\/Reminders\/buy-milk.*\.md$/);
+    expect(readFileSync(join(vault, file), 'utf8')).toMatch(/^title: Buy milk$/m);
   });
 
   it('shows the week with today marked, or says the companion does not serve it', async () => {
@@ -322,7 +337,8 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
       expect(await page.locator('#week-days > li.day').count()).toBe(7);
       expect(await page.locator('#week-days > li.day.today').count()).toBe(1);
     }
-    expect(await page.textContent('#week-label')).toMatch(/^Week \d+ · /);
+    expect(await page.textContent('#week-number')).toMatch(/^Week \d+$/);
+    expect(await page.isVisible('#week-today')).toBe(false);
     const label = await page.textContent('#week-label');
     await page.click('#week-next');
     await expect.poll(() => page.textContent('#week-label')).not.toBe(label);

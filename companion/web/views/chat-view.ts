@@ -14,15 +14,13 @@ import type { PageContext, PageView } from './page-context';
  * The conversation note the companion saved is passed back, so follow-ups continue it.
  */
 
-const TOOL_LABELS: Record<string, string> = {
+/** Tools that change the vault get a card saying what they wrote; reading tools speak for themselves. */
+const WRITE_TOOL_LABELS: Record<string, string> = {
   create_note: 'Note created',
   append_to_note: 'Added to note',
   create_reminder: 'Reminder created',
   snooze_reminder: 'Reminder snoozed',
   complete_reminder: 'Reminder done',
-  list_reminders: 'Reminders',
-  search: 'Searched',
-  answer: 'Answered',
 };
 
 export function chatView(context: PageContext): PageView {
@@ -73,8 +71,10 @@ export function chatView(context: PageContext): PageView {
       );
       await readEvents(response, (type, event) => {
         if (type === 'token' && typeof event.text === 'string') text.append(event.text);
-        else if (type === 'tool') extras.append(toolCard(event));
-        else if (type === 'citations' && Array.isArray(event.citations)) {
+        else if (type === 'tool') {
+          const card = toolCard(event);
+          if (card) extras.append(card);
+        } else if (type === 'citations' && Array.isArray(event.citations)) {
           const citations = event.citations
             .map(asCitation)
             .filter((citation): citation is CitationView => citation !== null);
@@ -118,7 +118,8 @@ export function chatView(context: PageContext): PageView {
     }
   }
 
-  function toolCard(event: Record<string, unknown>): HTMLElement {
+  /** What a tool did, as a card; null for a reading tool that succeeded (its answer is the text). */
+  function toolCard(event: Record<string, unknown>): HTMLElement | null {
     const name = typeof event.name === 'string' ? event.name : '';
     const result = isRecord(event.result) ? event.result : {};
     if (result.success === false) {
@@ -130,10 +131,17 @@ export function chatView(context: PageContext): PageView {
         el('span', {}, typeof error.message === 'string' ? error.message : name),
       );
     }
+    const label = WRITE_TOOL_LABELS[name];
+    if (label === undefined) return null;
     const data = isRecord(result.data) ? result.data : {};
-    const path = typeof data.path === 'string' ? data.path : null;
-    const title = typeof data.title === 'string' ? data.title : null;
-    const label = TOOL_LABELS[name] ?? name;
+    // What was written: `data.reminder` or `data.note`, or the data itself (append_to_note).
+    const written = isRecord(data.reminder)
+      ? data.reminder
+      : isRecord(data.note)
+        ? data.note
+        : data;
+    const path = typeof written.path === 'string' ? written.path : null;
+    const title = typeof written.title === 'string' ? written.title : null;
     return el(
       'div',
       { class: 'tool-card' },

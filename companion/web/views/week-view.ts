@@ -34,6 +34,7 @@ export function weekView(context: PageContext): PageView {
   const previous = byId<HTMLButtonElement>('week-previous');
   const next = byId<HTMLButtonElement>('week-next');
   const thisWeek = byId<HTMLButtonElement>('week-today');
+  const number = byId<HTMLSpanElement>('week-number');
   let week = isoWeekOf(todayIn(Date.now()));
 
   previous.addEventListener('click', () => void go(shiftWeek(week, -1)));
@@ -49,8 +50,9 @@ export function weekView(context: PageContext): PageView {
     const api = context.api();
     if (!api) return;
     const today = todayIn(Date.now());
-    label.textContent = weekTitle(week);
-    thisWeek.disabled = week === isoWeekOf(today);
+    label.textContent = weekRange(week);
+    number.textContent = `Week ${Number(week.slice(6))}`;
+    thisWeek.hidden = week === isoWeekOf(today);
     days.setAttribute('aria-busy', 'true');
     try {
       const body = await api.get<unknown>(`/api/v1/calendar/week?week=${encodeURIComponent(week)}`);
@@ -80,18 +82,23 @@ export function weekView(context: PageContext): PageView {
       }).format(Date.parse(`${day.date}T00:00:00Z`)),
       isToday ? el('span', { class: 'today-badge' }, 'Today') : null,
     );
+    const empty = day.items.length === 0;
+    if (empty) heading.append(el('span', { class: 'free' }, 'Nothing planned'));
     const items = el('ul', { class: 'day-items' });
-    for (const item of day.items) items.append(itemRow(item));
-    if (day.items.length === 0) items.append(el('li', { class: 'empty' }, 'Nothing planned'));
+    // All-day first, then by start time.
+    const sorted = [...day.items].sort(
+      (a, b) => Number(b.all_day) - Number(a.all_day) || Date.parse(a.start) - Date.parse(b.start),
+    );
+    for (const item of sorted) items.append(itemRow(item));
     return el(
       'li',
       {
-        class: `day${isToday ? ' today' : ''}`,
+        class: `day${isToday ? ' today' : ''}${empty ? ' empty-day' : ''}`,
         'data-date': day.date,
         ...(isToday ? { 'aria-current': 'date' } : {}),
       },
       heading,
-      items,
+      empty ? null : items,
     );
   }
 
@@ -137,15 +144,14 @@ export function weekView(context: PageContext): PageView {
   };
 }
 
-/** "Week 48 · 23 Nov – 29 Nov". */
-function weekTitle(week: string): string {
+/** "Nov 23 – 29", "Nov 30 – Dec 6" in the phone's locale. */
+function weekRange(week: string): string {
   const monday = Date.parse(`${mondayOf(week)}T00:00:00Z`);
-  const format = new Intl.DateTimeFormat(undefined, {
+  return new Intl.DateTimeFormat(undefined, {
     day: 'numeric',
     month: 'short',
     timeZone: 'UTC',
-  });
-  return `Week ${Number(week.slice(6))} · ${format.format(monday)} – ${format.format(monday + 6 * 86_400_000)}`;
+  }).formatRange(monday, monday + 6 * 86_400_000);
 }
 
 function readDays(body: unknown): WeekDay[] {
