@@ -182,6 +182,9 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
         background: body.backgroundColor,
         color: body.color,
         titleWeight: title ? getComputedStyle(title).fontWeight : '',
+        rowBackground: getComputedStyle(document.querySelector('#upcoming')!).backgroundColor,
+        when: getComputedStyle(document.querySelector('#upcoming .row .when')!).color,
+        where: getComputedStyle(document.querySelector('#upcoming .row .where')!).color,
         sheetRules: [...document.styleSheets].reduce(
           (count, sheet) => count + sheet.cssRules.length,
           0,
@@ -194,6 +197,9 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
     expect(Number(styles.titleWeight)).toBeGreaterThanOrEqual(600);
     expect(luminance(styles.background)).toBeGreaterThan(0.8);
     expect(contrast(styles.color, styles.background)).toBeGreaterThan(7);
+    // Secondary text (time, path) still reads: WCAG AA for normal text.
+    expect(contrast(styles.when, styles.rowBackground)).toBeGreaterThan(4.5);
+    expect(contrast(styles.where, styles.rowBackground)).toBeGreaterThan(4.5);
 
     // Title, time and path are stacked blocks, not one run of text.
     const plumber = row('Call the plumber');
@@ -354,11 +360,13 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
       background: getComputedStyle(document.body).backgroundColor,
       text: getComputedStyle(document.body).color,
       when: getComputedStyle(document.querySelector('#upcoming .row .when')!).color,
+      where: getComputedStyle(document.querySelector('#upcoming .row .where')!).color,
       row: getComputedStyle(document.querySelector('#upcoming')!).backgroundColor,
     }));
     expect(luminance(colours.background)).toBeLessThan(0.05);
     expect(contrast(colours.text, colours.background)).toBeGreaterThan(7);
     expect(contrast(colours.when, colours.row)).toBeGreaterThan(4.5);
+    expect(contrast(colours.where, colours.row)).toBeGreaterThan(4.5);
     await page.screenshot({ path: join(shots, 'phone-dark.png') });
     await page.emulateMedia({ colorScheme: 'light' });
   });
