@@ -83,6 +83,10 @@ async function start(): Promise<void> {
   for (const tab of shell.tabs.querySelectorAll<HTMLButtonElement>('button[data-view]')) {
     tab.addEventListener('click', () => void showView(tab.dataset.view as ViewName));
   }
+  // Back from the background (a home-screen app is rarely reloaded): show what changed since.
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible' && api) void refresh();
+  });
   // A pairing link opened in a tab that already shows the page changes only the fragment:
   // no reload, so the link has to be read here as well as at start.
   window.addEventListener('hashchange', () => void pairFromFragment(registration));
@@ -205,6 +209,20 @@ async function signOut(registration: Promise<ServiceWorkerRegistration | null>):
   );
 }
 
+/** Re-reads the status line and the view on screen. */
+async function refresh(): Promise<void> {
+  await Promise.all([refreshStatus(), views[current].show()]);
+}
+
+async function refreshStatus(): Promise<void> {
+  if (!api) return;
+  try {
+    shell.status.textContent = describeStatus(await api.get<unknown>('/api/v1/status'));
+  } catch (error) {
+    shell.status.textContent = `Companion unreachable (${describeError(error)})`;
+  }
+}
+
 async function showView(name: ViewName): Promise<void> {
   if (!VIEW_NAMES.includes(name)) return;
   current = name;
@@ -217,7 +235,8 @@ async function showView(name: ViewName): Promise<void> {
     tab.setAttribute('aria-selected', String(tab.dataset.view === name));
   }
   document.body.dataset.view = name;
-  await views[name].show();
+  // The status line follows indexing (e.g. semantic search getting ready) as the user moves.
+  await Promise.all([views[name].show(), refreshStatus()]);
 }
 
 async function showNotificationState(

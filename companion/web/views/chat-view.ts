@@ -36,6 +36,12 @@ export function chatView(context: PageContext): PageView {
     event.preventDefault();
     void turn();
   });
+  // The box grows with the message, up to the CSS max-height.
+  const fit = () => {
+    input.style.height = 'auto';
+    input.style.height = `${input.scrollHeight + 2}px`;
+  };
+  input.addEventListener('input', fit);
   input.addEventListener('keydown', (event) => {
     // Enter sends, Shift+Enter breaks the line (as in messaging apps).
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
@@ -55,6 +61,7 @@ export function chatView(context: PageContext): PageView {
     const message = input.value.trim();
     if (!api || message === '' || running) return;
     input.value = '';
+    fit();
     log.append(el('li', { class: 'bubble user' }, message));
     const text = el('p', { class: 'bubble-text' });
     const extras = el('div', { class: 'bubble-extras' });

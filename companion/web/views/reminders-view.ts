@@ -254,6 +254,8 @@ export function remindersView(context: PageContext): PageView {
   async function load(): Promise<void> {
     const api = context.api();
     if (!api) return;
+    // First load after sign-in: say so rather than show an empty card.
+    if (upcoming.childElementCount === 0) upcoming.replaceChildren(noticeItem('Loading…'));
     await Promise.all([
       loadUpcoming(api).catch((error: unknown) =>
         upcoming.replaceChildren(noticeItem(loadFailure(error), 'error')),
