@@ -13,6 +13,7 @@ export class CompanionApiError extends Error {
 export interface CompanionApi {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body?: unknown): Promise<T>;
+  patch<T>(path: string, body: unknown): Promise<T>;
   delete(path: string): Promise<void>;
   /** POSTs and hands back the open response (for Server-Sent Events); errors as for `post`. */
   stream(path: string, body: unknown, signal?: AbortSignal): Promise<Response>;
@@ -58,6 +59,7 @@ export function companionApi(token: string, fetchImpl: typeof fetch = fetch): Co
   return {
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body ?? {}),
+    patch: (path, body) => call('PATCH', path, body),
     delete: async (path) => {
       await call('DELETE', path);
     },

@@ -1,6 +1,6 @@
 import { CompanionApiError, companionApi, isRecord } from './api-client';
 import type { CompanionApi } from './api-client';
-import { byId, describeError } from './dom';
+import { byId, describeError, el } from './dom';
 import { tokenFromFragment } from './pairing';
 import { describeStatus } from './status-line';
 import {
@@ -13,7 +13,7 @@ import {
 } from './token-store';
 import { askView } from './views/ask-view';
 import { chatView } from './views/chat-view';
-import type { PageContext, PageView } from './views/page-context';
+import type { MessageAction, PageContext, PageView } from './views/page-context';
 import { remindersView } from './views/reminders-view';
 import { weekView } from './views/week-view';
 
@@ -25,7 +25,7 @@ import { weekView } from './views/week-view';
  */
 
 const shell = {
-  message: byId<HTMLParagraphElement>('message'),
+  message: byId<HTMLDivElement>('message'),
   signIn: byId<HTMLElement>('sign-in'),
   signInForm: byId<HTMLFormElement>('sign-in-form'),
   tokenInput: byId<HTMLInputElement>('token'),
@@ -60,13 +60,25 @@ const views: Record<ViewName, PageView> = {
 };
 let current: ViewName = 'reminders';
 
-function say(text: string, tone: 'info' | 'error' = 'info'): void {
+function say(text: string, tone: 'info' | 'error' = 'info', action?: MessageAction): void {
   clearTimeout(messageTimer);
-  shell.message.textContent = text;
+  const parts: Node[] = [el('span', { class: 'message-text' }, text)];
+  if (action) {
+    const button = el('button', { type: 'button', class: 'message-action' }, action.label);
+    button.addEventListener('click', () => {
+      say('');
+      action.run();
+    });
+    parts.push(button);
+  }
+  shell.message.replaceChildren(...parts);
   shell.message.dataset.tone = tone;
   shell.message.hidden = text === '';
-  // Confirmations fade on their own; errors stay until the next message.
-  if (text !== '' && tone === 'info') messageTimer = setTimeout(() => say(''), 6000);
+  // Confirmations fade on their own (later when they offer an action); errors stay until the
+  // next message.
+  if (text !== '' && tone === 'info') {
+    messageTimer = setTimeout(() => say(''), action ? 8000 : 6000);
+  }
 }
 
 async function start(): Promise<void> {

@@ -237,12 +237,21 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
     await page.screenshot({ path: join(shots, 'phone-light.png') });
   });
 
-  it('Done writes - [x] into the note on disk and takes the reminder off the list', async () => {
+  it('Done writes - [x] into the note on disk; Undo unchecks it again', async () => {
     await row('Call the plumber').locator('button.done').click();
     await page.waitForSelector('#message:not([hidden])');
-    expect(await page.textContent('#message')).toBe('Done: Call the plumber about the boiler');
+    expect(await page.textContent('#message .message-text')).toBe(
+      'Done: Call the plumber about the boiler',
+    );
     expect(errandsFile()).toContain('- [x] Call the plumber about the boiler @remind(');
     await expect.poll(() => row('Call the plumber').count()).toBe(0);
+
+    await page.click('#message button.message-action');
+    await row('Call the plumber').waitFor();
+    expect(errandsFile()).toContain('- [ ] Call the plumber about the boiler @remind(');
+    expect(await page.textContent('#message .message-text')).toBe(
+      'Back on the list: Call the plumber about the boiler',
+    );
   });
 
   it('Snooze moves the time forward, in the page and at the companion', async () => {
@@ -410,6 +419,7 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
     expect(devices.subscriptions.map((entry) => entry.id)).not.toContain(device.id);
     await page.reload();
     await page.waitForSelector('#sign-in:not([hidden])');
+    await page.screenshot({ path: join(shots, 'phone-sign-in.png') });
   });
 
   it('signs in from a pairing link opened in the tab that already shows the page', async () => {

@@ -8,7 +8,13 @@ export interface PageContext {
   vault(): string;
   /** The zone reminders typed on this phone are written in (the phone's own). */
   zone(): string;
-  say(text: string, tone?: 'info' | 'error'): void;
+  /** Shows a message; an info message may offer one action (e.g. Undo) while it is shown. */
+  say(text: string, tone?: 'info' | 'error', action?: MessageAction): void;
+}
+
+export interface MessageAction {
+  label: string;
+  run(): void;
 }
 
 /** A view of the page: filled when shown, emptied when the user signs out. */

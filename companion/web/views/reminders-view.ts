@@ -114,16 +114,38 @@ export function remindersView(context: PageContext): PageView {
     }
   }
 
-  async function act(path: string, body: Record<string, unknown>, confirmation: string) {
+  /** Posts an action, says how it went (with an undo when there is one), reloads the lists. */
+  async function act(
+    path: string,
+    body: Record<string, unknown>,
+    done: { confirmation: string; failure: string; undo?: () => Promise<void> },
+  ): Promise<void> {
     const api = context.api();
     if (!api) return;
     try {
       await api.post(path, body);
-      context.say(confirmation);
+      const undo = done.undo;
+      context.say(
+        done.confirmation,
+        'info',
+        undo ? { label: 'Undo', run: () => void undo().then(load) } : undefined,
+      );
     } catch (error) {
-      context.say(`${confirmation.replace(/:.*$/, '')} failed: ${describeError(error)}`, 'error');
+      context.say(`${done.failure}: ${describeError(error)}`, 'error');
     }
     await load();
+  }
+
+  /** Undoes Done on a one-off reminder: back to active (an inline task line is unchecked). */
+  async function reopen(id: string, title: string): Promise<void> {
+    const api = context.api();
+    if (!api) return;
+    try {
+      await api.patch(`/api/v1/reminders/${encodeURIComponent(id)}`, { status: 'active' });
+      context.say(`Back on the list: ${title}`);
+    } catch (error) {
+      context.say(`Could not undo: ${describeError(error)}`, 'error');
+    }
   }
 
   /** Done (a circle, as in reminder apps) on the left; Snooze on the right; its choices below. */
@@ -136,6 +158,7 @@ export function remindersView(context: PageContext): PageView {
     line?: number;
     occurrence: string | null;
     actionable: boolean;
+    recurring: boolean;
     detail?: string;
   }): HTMLLIElement {
     const { id, title } = options;
@@ -166,7 +189,12 @@ export function remindersView(context: PageContext): PageView {
     );
     done.addEventListener('click', () => {
       item.classList.add('completing');
-      void act(`${base}/done`, acted, `Done: ${title}`);
+      void act(`${base}/done`, acted, {
+        confirmation: `Done: ${title}`,
+        failure: 'Done failed',
+        // Done on one occurrence of a series is delivery state; only a one-off reopens.
+        ...(options.recurring ? {} : { undo: () => reopen(id, title) }),
+      });
     });
     const snooze = el(
       'button',
@@ -192,7 +220,10 @@ export function remindersView(context: PageContext): PageView {
           void act(
             `${base}/snooze`,
             { minutes: choice.minutes, ...acted },
-            `Snoozed ${choice.label.toLowerCase()}: ${title}`,
+            {
+              confirmation: `Snoozed ${choice.label.toLowerCase()}: ${title}`,
+              failure: 'Snooze failed',
+            },
           ),
       );
       choices.append(button);
@@ -225,6 +256,7 @@ export function remindersView(context: PageContext): PageView {
           ...(reminder.line ? { line: reminder.line } : {}),
           occurrence: null,
           actionable: true,
+          recurring: Boolean(reminder.repeat),
         });
       });
     upcoming.replaceChildren(...(rows.length > 0 ? rows : [noticeItem('Nothing coming up.')]));
@@ -245,6 +277,8 @@ export function remindersView(context: PageContext): PageView {
           occurrence: entry.occurrence,
           // An unresolved @remind has no time to act on: it is fixed in the note itself.
           actionable: entry.reason !== 'unresolved',
+          // The missed list does not say; an occurrence of a series is acted on as one.
+          recurring: true,
           ...(entry.detail ? { detail: entry.detail } : {}),
         }),
       ),
