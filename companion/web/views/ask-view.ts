@@ -14,6 +14,12 @@ export function askView(context: PageContext): PageView {
   const answer = byId<HTMLDivElement>('answer');
   const results = byId<HTMLUListElement>('results');
 
+  const hint = () =>
+    noticeItem(
+      'Ask a question to get an answer quoted from your notes, or search for words. Each source opens in Obsidian.',
+    );
+  results.replaceChildren(hint());
+
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const submitter = (event as SubmitEvent).submitter as HTMLButtonElement | null;
@@ -81,13 +87,13 @@ export function askView(context: PageContext): PageView {
 
   return {
     show: async () => {
-      if (results.childElementCount === 0) query.focus();
+      if (query.value === '') query.focus();
     },
     reset() {
       query.value = '';
       answer.hidden = true;
       answer.textContent = '';
-      results.replaceChildren();
+      results.replaceChildren(hint());
     },
   };
 }

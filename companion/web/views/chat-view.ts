@@ -29,7 +29,17 @@ export function chatView(context: PageContext): PageView {
   const input = byId<HTMLTextAreaElement>('chat-input');
   const send = byId<HTMLButtonElement>('chat-send');
   const newChat = byId<HTMLButtonElement>('chat-new');
+  const empty = byId<HTMLDivElement>('chat-empty');
   let conversation: string | undefined;
+
+  // Examples fill the box (not send): the user sees and may edit what will be asked.
+  for (const example of empty.querySelectorAll<HTMLButtonElement>('button[data-example]')) {
+    example.addEventListener('click', () => {
+      input.value = (example.textContent ?? '').trim().replace(/\s+/g, ' ');
+      fit();
+      input.focus();
+    });
+  }
   let running: AbortController | null = null;
 
   form.addEventListener('submit', (event) => {
@@ -53,6 +63,7 @@ export function chatView(context: PageContext): PageView {
     running?.abort();
     conversation = undefined;
     log.replaceChildren();
+    empty.hidden = false;
     input.focus();
   });
 
@@ -62,6 +73,7 @@ export function chatView(context: PageContext): PageView {
     if (!api || message === '' || running) return;
     input.value = '';
     fit();
+    empty.hidden = true;
     log.append(el('li', { class: 'bubble user' }, message));
     const text = el('p', { class: 'bubble-text' });
     const extras = el('div', { class: 'bubble-extras' });
@@ -166,6 +178,7 @@ export function chatView(context: PageContext): PageView {
       running?.abort();
       conversation = undefined;
       log.replaceChildren();
+      empty.hidden = false;
     },
   };
 }
