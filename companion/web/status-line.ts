@@ -11,7 +11,7 @@ export function describeStatus(status: unknown): string {
   const files = typeof index.files === 'number' ? index.files : 0;
   const pending = typeof index.pending === 'number' ? index.pending : 0;
   const parts = [`${files} ${files === 1 ? 'note' : 'notes'}`];
-  if (pending > 0) parts.push(`${pending} waiting to be indexed`);
+  if (pending > 0) parts.push(`indexing ${pending} more`);
   const semantic = describeSemantic(index.semantic);
   if (semantic !== null) parts.push(semantic);
   return parts.join(' · ');

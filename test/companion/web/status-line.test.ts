@@ -16,7 +16,7 @@ describe('the phone status line', () => {
   it('counts notes and what waits to be indexed', () => {
     expect(describeStatus(base)).toBe('120 notes');
     expect(describeStatus({ ...base, index: { ...base.index, files: 1, pending: 4 } })).toBe(
-      '1 note · 4 waiting to be indexed',
+      '1 note · indexing 4 more',
     );
   });
 
