@@ -298,15 +298,20 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
     await page.fill('#query', 'What is the visa fee?');
     await page.click('#search-form button[value=ask]');
     await page.waitForSelector('#answer:not([hidden])');
-    const first = page.locator('#results li.citation').first();
-    await first.waitFor();
-    const href = await first.locator('a.title').getAttribute('href');
+    await page.locator('#results li.citation').first().waitFor();
+    // Ranking may move with the embedding model; the fee's passage must be among the sources.
+    const fee = page.locator('#results li.citation', { hasText: 'fee is €90' }).first();
+    const href = await fee.locator('a.title').getAttribute('href');
     expect(href).toMatch(/^obsidian:\/\/open\?vault=Sample%20Vault&file=/);
-    const file = new URL(href!).searchParams.get('file');
-    expect(file).toBe('Travel/Visa rules.md#Key points');
-    expect(await first.locator('.where').textContent()).toMatch(
+    expect(new URL(href!).searchParams.get('file')).toBe('Travel/Visa rules.md#Key points');
+    expect(await fee.locator('.where').textContent()).toMatch(
       /^Travel\/Visa rules\.md › Key points · lines? \d+(?:–\d+)?$/,
     );
+    for (const link of await page.locator('#results li.citation a.title').all()) {
+      expect(await link.getAttribute('href')).toMatch(
+        /^obsidian:\/\/open\?vault=Sample%20Vault&file=/,
+      );
+    }
     await page.screenshot({ path: join(shots, 'phone-ask.png') });
   });
 
@@ -322,8 +327,11 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
     );
     expect((await answer.locator('.bubble-text').textContent())?.length).toBeGreaterThan(10);
     expect(await answer.locator('.bubble-error').count()).toBe(0);
-    const link = await answer.locator('li.citation a.title').first().getAttribute('href');
-    expect(link).toMatch(/^obsidian:\/\/open\?vault=Sample%20Vault&file=Travel%2FVisa%20rules\.md/);
+    const links = await answer
+      .locator('li.citation a.title')
+      .evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href') ?? ''));
+    expect(links.length).toBeGreaterThan(0);
+    expect(links.some((link) => link.includes('&file=Travel%2FVisa%20rules.md'))).toBe(true);
     await page.screenshot({ path: join(shots, 'phone-chat.png') });
   });
 
