@@ -27,58 +27,60 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
   beforeAll(async () => {
     web = await buildPhonePage();
     testApp = await buildTestApp({ deps: { webRoot: web.webRoot } });
-    // The week route is another issue's (#15); until it is merged, this stands in for it with
-    // the agreed contract, so the view is checked against the shape it will get.
-    testApp.app.get<{ Querystring: { week: string } }>('/api/v1/calendar/week', async (request) => {
-      const week = request.query.week;
-      weeksAsked.push(week);
-      const monday = Date.parse(`${mondayOf(week)}T00:00:00Z`);
-      const days = Array.from({ length: 7 }, (_, index) =>
-        new Date(monday + index * 86_400_000).toISOString().slice(0, 10),
-      );
-      return {
-        week,
-        start: days[0],
-        end: days[6],
-        timezone: 'Europe/Berlin',
-        days: days.map((date, index) => ({
-          date,
-          items:
-            index === 2
-              ? [
-                  {
-                    kind: 'reminder',
-                    id: 'r-7k2p',
-                    title: 'Call the bank',
-                    start: `${date}T17:00:00+01:00`,
-                    end: null,
-                    all_day: false,
-                    path: 'Cairn/Reminders/call-the-bank.md',
-                    line: null,
-                    status: 'active',
-                    recurring: true,
-                  },
-                  {
-                    kind: 'event',
-                    id: 'ev-1',
-                    title: 'Dentist',
-                    start: `${date}T09:00:00+01:00`,
-                    end: `${date}T10:00:00+01:00`,
-                    all_day: false,
-                    path: 'Calendar/Dentist.md',
-                    line: null,
-                    status: null,
-                    recurring: false,
-                  },
-                ]
-              : [],
-        })),
-      };
-    });
     origin = await testApp.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
     await browser.context.grantPermissions(['notifications'], { origin });
   }, 120_000);
+
+  /**
+   * The week as `GET /api/v1/calendar/week` answers it (issue #15's contract). The browser test
+   * serves it from the page's side (`page.route`), so the view is checked against the agreed
+   * shape whether or not this companion build has the route.
+   */
+  function weekAnswer(week: string) {
+    const monday = Date.parse(`${mondayOf(week)}T00:00:00Z`);
+    const days = Array.from({ length: 7 }, (_, index) =>
+      new Date(monday + index * 86_400_000).toISOString().slice(0, 10),
+    );
+    return {
+      week,
+      start: days[0],
+      end: days[6],
+      timezone: 'Europe/Berlin',
+      days: days.map((date, index) => ({
+        date,
+        items:
+          index === 2
+            ? [
+                {
+                  kind: 'reminder',
+                  id: 'r-7k2p',
+                  title: 'Call the bank',
+                  start: `${date}T17:00:00+01:00`,
+                  end: null,
+                  all_day: false,
+                  path: 'Cairn/Reminders/call-the-bank.md',
+                  line: null,
+                  status: 'active',
+                  recurring: true,
+                },
+                {
+                  kind: 'event',
+                  id: 'ev-1',
+                  title: 'Dentist',
+                  start: `${date}T09:00:00+01:00`,
+                  end: `${date}T10:00:00+01:00`,
+                  all_day: false,
+                  path: 'Calendar/Dentist.md',
+                  line: null,
+                  status: null,
+                  recurring: false,
+                },
+              ]
+            : [],
+      })),
+    };
+  }
 
   afterAll(async () => {
     await browser?.close();
@@ -209,6 +211,11 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
   it('shows the week: seven days, today marked, previous and next weeks', async () => {
     const page = await openPage('');
     await page.setViewportSize({ width: 360, height: 780 });
+    await page.route('**/api/v1/calendar/week?*', async (route) => {
+      const week = new URL(route.request().url()).searchParams.get('week') ?? '';
+      weeksAsked.push(week);
+      await route.fulfill({ json: weekAnswer(week) });
+    });
     await page.waitForSelector('#home:not([hidden])');
     await page.click('#tab-week');
     await page.waitForSelector('#week-days > li.day');
