@@ -1,6 +1,7 @@
 import helmet from '@fastify/helmet';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import { basename, resolve } from 'node:path';
 import type { Clock, Embedder } from '../shared/ports';
 import { registerTokenAuth } from './auth/require-token';
 import type { FailedAuthLimit } from './auth/require-token';
@@ -20,7 +21,7 @@ import { registerEmbeddingRoutes } from './routes/embeddings';
 import { registerHealthRoute } from './routes/health';
 import { registerMetricsRoute } from './routes/metrics';
 import { registerModelFileRoutes } from './routes/model-files';
-import { registerPhonePage } from './routes/phone-page';
+import { registerPhoneConfigRoute, registerPhonePage } from './routes/phone-page';
 import { registerPushRoutes } from './routes/push';
 import { registerSearchRoute } from './routes/search';
 import { registerStatusRoute } from './routes/status';
@@ -134,6 +135,10 @@ export async function buildApp(
 
   registerHealthRoute(app);
   if (deps.webRoot !== undefined) registerPhonePage(app, deps.webRoot);
+  registerPhoneConfigRoute(app, {
+    vault: basename(resolve(deps.config.vault)),
+    timezone: deps.config.timezone,
+  });
   registerStatusRoute(app, deps.version, {
     ...areaNotRunning,
     ...(deps.push ? { push: deps.push.status } : {}),

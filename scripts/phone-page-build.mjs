@@ -22,13 +22,28 @@ export function phonePageBuildOptions({ root = '.', outdir, production = false }
   };
 }
 
-/** Copies everything that is not TypeScript (HTML, CSS, manifest, icons) next to the bundles. */
+/**
+ * Copies everything that is not TypeScript (HTML, CSS, manifest, icons) next to the bundles.
+ * Folders of modules (views/) are bundled into app.js, so a folder holding only TypeScript is
+ * not copied.
+ */
 export function copyPhonePageStatic({ root = '.', outdir }) {
   const webDir = join(root, PHONE_PAGE_SOURCE);
   if (!existsSync(webDir)) return;
   mkdirSync(outdir, { recursive: true });
-  for (const name of readdirSync(webDir)) {
-    if (name.endsWith('.ts')) continue;
-    cpSync(join(webDir, name), join(outdir, name), { recursive: true });
+  for (const entry of readdirSync(webDir, { withFileTypes: true })) {
+    if (entry.name.endsWith('.ts')) continue;
+    const from = join(webDir, entry.name);
+    if (entry.isDirectory() && !hasStaticFiles(from)) continue;
+    cpSync(from, join(outdir, entry.name), {
+      recursive: true,
+      filter: (source) => !source.endsWith('.ts'),
+    });
   }
+}
+
+function hasStaticFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).some((entry) =>
+    entry.isDirectory() ? hasStaticFiles(join(dir, entry.name)) : !entry.name.endsWith('.ts'),
+  );
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { PhoneConfigResponse } from '../../shared/protocol/phone';
 
 /** The phone page's build output, beside the CLI bundle (`dist/companion/web/`). */
 export function defaultWebRoot(): string {
@@ -49,6 +50,19 @@ export function registerPhonePage(app: FastifyInstance, webRoot: string): { serv
     );
   }
   return { served: files.size - 1 };
+}
+
+/**
+ * `GET /api/v1/phone/config` (token required, like every API route): the vault's name for
+ * `obsidian://` links and the companion's zone. Registered whether or not the page is built, so
+ * another phone client can use it too.
+ */
+export function registerPhoneConfigRoute(app: FastifyInstance, config: PhoneConfigResponse): void {
+  app.get(
+    '/api/v1/phone/config',
+    { schema: { response: { 200: PhoneConfigResponse } } },
+    async (): Promise<PhoneConfigResponse> => config,
+  );
 }
 
 function readWebFiles(webRoot: string): Map<string, StaticFile> {

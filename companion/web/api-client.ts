@@ -13,11 +13,20 @@ export class CompanionApiError extends Error {
 export interface CompanionApi {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body?: unknown): Promise<T>;
+  patch<T>(path: string, body: unknown): Promise<T>;
+  delete(path: string): Promise<void>;
+  /** POSTs and hands back the open response (for Server-Sent Events); errors as for `post`. */
+  stream(path: string, body: unknown, signal?: AbortSignal): Promise<Response>;
 }
 
 /** Calls the companion that served this page (same origin), with the bearer token. */
 export function companionApi(token: string, fetchImpl: typeof fetch = fetch): CompanionApi {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async function send(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<Response> {
     let response: Response;
     try {
       response = await fetchImpl(path, {
@@ -27,13 +36,13 @@ export function companionApi(token: string, fetchImpl: typeof fetch = fetch): Co
           ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(signal === undefined ? {} : { signal }),
       });
     } catch {
       throw new CompanionApiError(0, 'UNREACHABLE', 'The companion cannot be reached.');
     }
-    const text = await response.text();
-    const parsed = parseJson(text);
     if (!response.ok) {
+      const parsed = parseJson(await response.text());
       const error = isRecord(parsed) && isRecord(parsed.error) ? parsed.error : {};
       throw new CompanionApiError(
         response.status,
@@ -41,11 +50,20 @@ export function companionApi(token: string, fetchImpl: typeof fetch = fetch): Co
         typeof error.message === 'string' ? error.message : `HTTP ${response.status}`,
       );
     }
-    return parsed as T;
+    return response;
+  }
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await send(method, path, body);
+    return parseJson(await response.text()) as T;
   }
   return {
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body ?? {}),
+    patch: (path, body) => call('PATCH', path, body),
+    delete: async (path) => {
+      await call('DELETE', path);
+    },
+    stream: (path, body, signal) => send('POST', path, body, signal),
   };
 }
 

@@ -1,84 +1,125 @@
 import { CompanionApiError, companionApi, isRecord } from './api-client';
 import type { CompanionApi } from './api-client';
+import { byId, describeError, el } from './dom';
 import { tokenFromFragment } from './pairing';
-import { clearToken, readToken, writeToken } from './token-store';
+import { describeStatus } from './status-line';
+import {
+  clearSubscriptionId,
+  clearToken,
+  readSubscriptionId,
+  readToken,
+  writeSubscriptionId,
+  writeToken,
+} from './token-store';
+import { askView } from './views/ask-view';
+import { chatView } from './views/chat-view';
+import type { MessageAction, PageContext, PageView } from './views/page-context';
+import { remindersView } from './views/reminders-view';
+import { weekView } from './views/week-view';
 
 /*
- * The phone page: sign in with the companion's token (or a pairing link), allow notifications,
- * see upcoming and missed reminders, search and ask. Plain DOM: it has to load fast on a phone
- * and be readable by anyone auditing what runs next to their vault.
+ * The phone page: sign in with the companion's token (or a pairing link), then four views —
+ * Reminders, Week, Search, Chat — each in its own module under views/. This file owns the
+ * session (token, push subscription), the tab bar and the status line. Plain DOM: it has to load
+ * fast on a phone and be readable by anyone auditing what runs next to their vault.
  */
 
-const $ = <T extends HTMLElement>(id: string): T => {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`phone page: #${id} is missing from index.html`);
-  return element as T;
+const shell = {
+  message: byId<HTMLDivElement>('message'),
+  signIn: byId<HTMLElement>('sign-in'),
+  signInForm: byId<HTMLFormElement>('sign-in-form'),
+  tokenInput: byId<HTMLInputElement>('token'),
+  signOut: byId<HTMLButtonElement>('sign-out'),
+  home: byId<HTMLElement>('home'),
+  tabs: byId<HTMLElement>('tabs'),
+  status: byId<HTMLParagraphElement>('companion'),
+  notificationState: byId<HTMLParagraphElement>('notification-state'),
+  enableNotifications: byId<HTMLButtonElement>('enable-notifications'),
+  testNotification: byId<HTMLButtonElement>('test-notification'),
 };
 
-const view = {
-  message: $<HTMLParagraphElement>('message'),
-  signIn: $<HTMLElement>('sign-in'),
-  signInForm: $<HTMLFormElement>('sign-in-form'),
-  tokenInput: $<HTMLInputElement>('token'),
-  signOut: $<HTMLButtonElement>('sign-out'),
-  home: $<HTMLElement>('home'),
-  notificationState: $<HTMLParagraphElement>('notification-state'),
-  enableNotifications: $<HTMLButtonElement>('enable-notifications'),
-  testNotification: $<HTMLButtonElement>('test-notification'),
-  upcoming: $<HTMLUListElement>('upcoming'),
-  missed: $<HTMLUListElement>('missed'),
-  searchForm: $<HTMLFormElement>('search-form'),
-  query: $<HTMLInputElement>('query'),
-  answer: $<HTMLDivElement>('answer'),
-  results: $<HTMLUListElement>('results'),
-  companion: $<HTMLParagraphElement>('companion'),
-};
+type ViewName = 'reminders' | 'week' | 'ask' | 'chat';
+const VIEW_NAMES: readonly ViewName[] = ['reminders', 'week', 'ask', 'chat'];
 
 let api: CompanionApi | null = null;
+let vaultName = '';
+let messageTimer: ReturnType<typeof setTimeout> | undefined;
 
-function say(text: string, tone: 'info' | 'error' = 'info'): void {
-  view.message.textContent = text;
-  view.message.dataset.tone = tone;
-  view.message.hidden = text === '';
-}
+const context: PageContext = {
+  api: () => api,
+  vault: () => vaultName,
+  zone: () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
+  say,
+};
 
-function describeError(error: unknown): string {
-  if (error instanceof CompanionApiError) return error.message;
-  return error instanceof Error ? error.message : String(error);
+const views: Record<ViewName, PageView> = {
+  reminders: remindersView(context),
+  week: weekView(context),
+  ask: askView(context),
+  chat: chatView(context),
+};
+let current: ViewName = 'reminders';
+
+function say(text: string, tone: 'info' | 'error' = 'info', action?: MessageAction): void {
+  clearTimeout(messageTimer);
+  const parts: Node[] = [el('span', { class: 'message-text' }, text)];
+  if (action) {
+    const button = el('button', { type: 'button', class: 'message-action' }, action.label);
+    button.addEventListener('click', () => {
+      say('');
+      action.run();
+    });
+    parts.push(button);
+  }
+  shell.message.replaceChildren(...parts);
+  shell.message.dataset.tone = tone;
+  shell.message.hidden = text === '';
+  // Confirmations fade on their own (later when they offer an action); errors stay until the
+  // next message.
+  if (text !== '' && tone === 'info') {
+    messageTimer = setTimeout(() => say(''), action ? 8000 : 6000);
+  }
 }
 
 async function start(): Promise<void> {
   const registration = registerServiceWorker();
-  const paired = tokenFromFragment(location.hash);
-  if (paired) {
-    // Out of the address bar (and history) at once; it lives in IndexedDB from here on.
-    history.replaceState(null, '', location.pathname);
-    await writeToken(paired);
-  }
-  const token = await readToken();
-  if (token) await signIn(token, registration);
-  else showSignIn();
-
-  view.signInForm.addEventListener('submit', (event) => {
+  shell.signInForm.addEventListener('submit', (event) => {
     event.preventDefault();
-    const entered = view.tokenInput.value.trim();
+    const entered = shell.tokenInput.value.trim();
     if (entered === '') return;
     void writeToken(entered).then(() => signIn(entered, registration));
   });
-  view.signOut.addEventListener('click', () => {
-    void clearToken().then(() => {
-      api = null;
-      showSignIn();
-      say('Signed out.');
-    });
+  shell.signOut.addEventListener('click', () => void signOut(registration));
+  shell.enableNotifications.addEventListener('click', () => void enableNotifications(registration));
+  shell.testNotification.addEventListener('click', () => void sendTestNotification());
+  for (const tab of shell.tabs.querySelectorAll<HTMLButtonElement>('button[data-view]')) {
+    tab.addEventListener('click', () => void showView(tab.dataset.view as ViewName));
+  }
+  // Back from the background (a home-screen app is rarely reloaded): show what changed since.
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible' && api) void refresh();
   });
-  view.enableNotifications.addEventListener('click', () => void enableNotifications(registration));
-  view.testNotification.addEventListener('click', () => void sendTestNotification());
-  view.searchForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const submitter = (event as SubmitEvent).submitter as HTMLButtonElement | null;
-    void (submitter?.value === 'ask' ? ask() : search());
-  });
+  // A pairing link opened in a tab that already shows the page changes only the fragment:
+  // no reload, so the link has to be read here as well as at start.
+  window.addEventListener('hashchange', () => void pairFromFragment(registration));
+
+  if (await pairFromFragment(registration)) return;
+  const token = await readToken();
+  if (token) await signIn(token, registration);
+  else showSignIn();
+}
+
+/** Signs in with the token in the address bar's fragment, if there is one; true if it did. */
+async function pairFromFragment(
+  registration: Promise<ServiceWorkerRegistration | null>,
+): Promise<boolean> {
+  const paired = tokenFromFragment(location.hash);
+  if (!paired) return false;
+  // Out of the address bar (and history) at once; it lives in IndexedDB from here on.
+  history.replaceState(null, '', location.pathname);
+  await writeToken(paired);
+  await signIn(paired, registration);
+  return true;
 }
 
 function registerServiceWorker(): Promise<ServiceWorkerRegistration | null> {
@@ -93,10 +134,13 @@ function registerServiceWorker(): Promise<ServiceWorkerRegistration | null> {
 }
 
 function showSignIn(): void {
-  view.signIn.hidden = false;
-  view.home.hidden = true;
-  view.signOut.hidden = true;
-  view.tokenInput.focus();
+  shell.signIn.hidden = false;
+  shell.home.hidden = true;
+  shell.tabs.hidden = true;
+  shell.signOut.hidden = true;
+  shell.status.textContent = '';
+  document.body.dataset.signedIn = 'false';
+  shell.tokenInput.focus();
 }
 
 async function signIn(
@@ -107,14 +151,18 @@ async function signIn(
   try {
     const status = await candidate.get<unknown>('/api/v1/status');
     api = candidate;
+    vaultName = await readVaultName(candidate);
     say('');
-    view.signIn.hidden = true;
-    view.home.hidden = false;
-    view.signOut.hidden = false;
-    view.tokenInput.value = '';
-    view.companion.textContent = describeStatus(status);
-    await Promise.all([showNotificationState(await registration), loadUpcoming(), loadMissed()]);
+    shell.signIn.hidden = true;
+    shell.home.hidden = false;
+    shell.tabs.hidden = false;
+    shell.signOut.hidden = false;
+    shell.tokenInput.value = '';
+    document.body.dataset.signedIn = 'true';
+    shell.status.textContent = describeStatus(status);
+    await Promise.all([showNotificationState(await registration), showView(current)]);
   } catch (error) {
+    api = null;
     if (error instanceof CompanionApiError && error.status === 401) {
       await clearToken();
       showSignIn();
@@ -126,39 +174,106 @@ async function signIn(
   }
 }
 
-function describeStatus(status: unknown): string {
-  if (!isRecord(status)) return '';
-  const index = isRecord(status.index) ? status.index : {};
-  const files = typeof index.files === 'number' ? index.files : 0;
-  const pending = typeof index.pending === 'number' ? index.pending : 0;
-  const version = typeof status.version === 'string' ? status.version : '?';
-  const indexing = pending > 0 ? `, ${pending} waiting to be indexed` : '';
-  return `Companion ${version}: ${files} files indexed${indexing}.`;
+/** The vault's name for `obsidian://` links; an older companion without the route gets ''. */
+async function readVaultName(client: CompanionApi): Promise<string> {
+  try {
+    const config = await client.get<unknown>('/api/v1/phone/config');
+    return isRecord(config) && typeof config.vault === 'string' ? config.vault : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Forgets this phone: the push subscription (in the browser and at the companion, so no
+ * reminder reaches a signed-out device) and the token. Each step is tried even if one before
+ * it failed; what could not be done is said.
+ */
+async function signOut(registration: Promise<ServiceWorkerRegistration | null>): Promise<void> {
+  const problems: string[] = [];
+  const subscriptionId = await readSubscriptionId().catch(() => null);
+  if (api && subscriptionId) {
+    try {
+      await api.delete(`/api/v1/push/subscriptions/${encodeURIComponent(subscriptionId)}`);
+    } catch (error) {
+      if (!(error instanceof CompanionApiError && error.status === 404)) {
+        problems.push(`the companion still lists this device (${describeError(error)})`);
+      }
+    }
+  }
+  try {
+    const subscription = await (await registration)?.pushManager.getSubscription();
+    await subscription?.unsubscribe();
+  } catch (error) {
+    problems.push(`the browser kept its push subscription (${describeError(error)})`);
+  }
+  await clearSubscriptionId().catch(() => undefined);
+  await clearToken();
+  api = null;
+  vaultName = '';
+  for (const view of Object.values(views)) view.reset();
+  showSignIn();
+  say(
+    problems.length === 0
+      ? 'Signed out. This device no longer receives reminders.'
+      : `Signed out, but ${problems.join('; ')}.`,
+    problems.length === 0 ? 'info' : 'error',
+  );
+}
+
+/** Re-reads the status line and the view on screen. */
+async function refresh(): Promise<void> {
+  await Promise.all([refreshStatus(), views[current].show()]);
+}
+
+async function refreshStatus(): Promise<void> {
+  if (!api) return;
+  try {
+    shell.status.textContent = describeStatus(await api.get<unknown>('/api/v1/status'));
+  } catch (error) {
+    shell.status.textContent = `Companion unreachable (${describeError(error)})`;
+  }
+}
+
+async function showView(name: ViewName): Promise<void> {
+  if (!VIEW_NAMES.includes(name)) return;
+  current = name;
+  // A confirmation belongs to the view it was given in; an error stays until the next message.
+  if (shell.message.dataset.tone !== 'error') say('');
+  for (const view of VIEW_NAMES) {
+    byId<HTMLElement>(`view-${view}`).hidden = view !== name;
+  }
+  for (const tab of shell.tabs.querySelectorAll<HTMLButtonElement>('button[data-view]')) {
+    tab.setAttribute('aria-selected', String(tab.dataset.view === name));
+  }
+  document.body.dataset.view = name;
+  // The status line follows indexing (e.g. semantic search getting ready) as the user moves.
+  await Promise.all([views[name].show(), refreshStatus()]);
 }
 
 async function showNotificationState(
   registration: ServiceWorkerRegistration | null,
 ): Promise<void> {
-  view.enableNotifications.hidden = true;
-  view.testNotification.hidden = true;
+  shell.enableNotifications.hidden = true;
+  shell.testNotification.hidden = true;
   if (!registration || !('PushManager' in window) || !('Notification' in window)) {
-    view.notificationState.textContent = window.isSecureContext
+    shell.notificationState.textContent = window.isSecureContext
       ? 'This browser cannot receive push notifications. On iPhone, add Cairn to the home screen first (Share → Add to Home Screen), then open it from there.'
       : 'Notifications need HTTPS. Open the companion through its https:// address (see the README: --tls-cert, Caddy or Tailscale).';
     return;
   }
   if (Notification.permission === 'denied') {
-    view.notificationState.textContent =
+    shell.notificationState.textContent =
       'Notifications are blocked for this site. Allow them in the browser’s site settings.';
     return;
   }
   const subscription = await registration.pushManager.getSubscription();
   if (subscription && Notification.permission === 'granted') {
-    view.notificationState.textContent = 'This device receives reminders.';
-    view.testNotification.hidden = false;
+    shell.notificationState.textContent = 'This device receives reminders.';
+    shell.testNotification.hidden = false;
   } else {
-    view.notificationState.textContent = 'This device does not receive reminders yet.';
-    view.enableNotifications.hidden = false;
+    shell.notificationState.textContent = 'This device does not receive reminders yet.';
+    shell.enableNotifications.hidden = false;
   }
 }
 
@@ -179,10 +294,11 @@ async function enableNotifications(
       userVisibleOnly: true,
       applicationServerKey: base64UrlToBytes(key.public_key),
     });
-    await api.post('/api/v1/push/subscriptions', {
+    const device = await api.post<{ id: string }>('/api/v1/push/subscriptions', {
       ...subscription.toJSON(),
       name: deviceName(),
     });
+    await writeSubscriptionId(device.id);
     say('Notifications are on for this device.');
   } catch (error) {
     say(`Could not turn on notifications: ${describeError(error)}`, 'error');
@@ -200,168 +316,6 @@ async function sendTestNotification(): Promise<void> {
   } catch (error) {
     say(`Could not send a test notification: ${describeError(error)}`, 'error');
   }
-}
-
-interface ReminderView {
-  id: string;
-  title: string;
-  path: string;
-  next_fire?: string | null;
-  due?: string;
-}
-
-interface MissedView {
-  title: string;
-  path: string;
-  occurrence: string | null;
-  reason: string;
-  detail?: string;
-}
-
-async function loadUpcoming(): Promise<void> {
-  await fillList(
-    view.upcoming,
-    async (client) => {
-      const body = await client.get<{ reminders: ReminderView[] }>(
-        '/api/v1/reminders?status=active&limit=50',
-      );
-      const upcoming = body.reminders
-        .filter((reminder) => typeof reminder.next_fire === 'string')
-        .sort((a, b) => Date.parse(a.next_fire ?? '') - Date.parse(b.next_fire ?? ''));
-      return upcoming.map((reminder) =>
-        listItem(reminder.title, formatWhen(reminder.next_fire ?? ''), reminder.path),
-      );
-    },
-    'Nothing coming up.',
-  );
-}
-
-async function loadMissed(): Promise<void> {
-  await fillList(
-    view.missed,
-    async (client) => {
-      const body = await client.get<{ missed: MissedView[] }>('/api/v1/reminders/missed?limit=50');
-      return body.missed.map((missed) =>
-        listItem(
-          missed.title,
-          missed.occurrence
-            ? `missed ${formatWhen(missed.occurrence)}`
-            : (missed.detail ?? 'needs attention'),
-          missed.path,
-        ),
-      );
-    },
-    'Nothing missed.',
-  );
-}
-
-async function fillList(
-  list: HTMLUListElement,
-  load: (client: CompanionApi) => Promise<HTMLLIElement[]>,
-  empty: string,
-): Promise<void> {
-  list.replaceChildren();
-  if (!api) return;
-  try {
-    const items = await load(api);
-    list.replaceChildren(...(items.length > 0 ? items : [noticeItem(empty)]));
-  } catch (error) {
-    const text =
-      error instanceof CompanionApiError && error.status === 404
-        ? 'This companion does not schedule reminders.'
-        : `Could not load: ${describeError(error)}`;
-    list.replaceChildren(noticeItem(text));
-  }
-}
-
-/** A line in a list that is a message, not an entry ("Nothing missed."). */
-function noticeItem(text: string): HTMLLIElement {
-  const item = document.createElement('li');
-  item.className = 'muted';
-  item.textContent = text;
-  return item;
-}
-
-function listItem(title: string, when?: string, where?: string): HTMLLIElement {
-  const item = document.createElement('li');
-  const titleEl = document.createElement('span');
-  titleEl.className = 'title';
-  titleEl.textContent = title;
-  item.append(titleEl);
-  for (const [cls, text] of [
-    ['when', when],
-    ['where', where],
-  ] as const) {
-    if (!text) continue;
-    const line = document.createElement('span');
-    line.className = cls;
-    line.textContent = text;
-    item.append(line);
-  }
-  return item;
-}
-
-interface CitationView {
-  title: string;
-  path: string;
-  heading?: string;
-  page?: number;
-  excerpt?: string;
-}
-
-function citationItem(citation: CitationView): HTMLLIElement {
-  const where = citation.page
-    ? `${citation.path}, page ${citation.page}`
-    : citation.heading
-      ? `${citation.path} › ${citation.heading}`
-      : citation.path;
-  return listItem(citation.title, citation.excerpt, where);
-}
-
-async function search(): Promise<void> {
-  const query = view.query.value.trim();
-  if (!api || query === '') return;
-  view.answer.hidden = true;
-  try {
-    const body = await api.get<{ results: { citation: CitationView }[] }>(
-      `/api/v1/search?q=${encodeURIComponent(query)}&limit=10`,
-    );
-    view.results.replaceChildren(
-      ...(body.results.length > 0
-        ? body.results.map((result) => citationItem(result.citation))
-        : [noticeItem('No notes match.')]),
-    );
-  } catch (error) {
-    view.results.replaceChildren(noticeItem(`Search failed: ${describeError(error)}`));
-  }
-}
-
-async function ask(): Promise<void> {
-  const question = view.query.value.trim();
-  if (!api || question === '') return;
-  try {
-    const body = await api.post<{ answer: string; citations: CitationView[] }>('/api/v1/answer', {
-      question,
-    });
-    view.answer.textContent = body.answer;
-    view.answer.hidden = false;
-    view.results.replaceChildren(...body.citations.map(citationItem));
-  } catch (error) {
-    view.answer.hidden = true;
-    view.results.replaceChildren(noticeItem(`Asking failed: ${describeError(error)}`));
-  }
-}
-
-function formatWhen(iso: string): string {
-  const instant = Date.parse(iso);
-  if (!Number.isFinite(instant)) return '';
-  return new Intl.DateTimeFormat(undefined, {
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-  }).format(instant);
 }
 
 function deviceName(): string {

@@ -1,6 +1,8 @@
 import { companionApi } from './api-client';
 import { clickOutcome, notificationFromPush } from './notification-actions';
 import type { ReminderPush } from './notification-actions';
+import { registerOfflineShell } from './offline-shell';
+import type { OfflineShellScope } from './offline-shell';
 import { readToken } from './token-store';
 
 /*
@@ -42,6 +44,9 @@ interface ServiceWorkerScope {
 }
 
 const worker = self as unknown as ServiceWorkerScope;
+
+// Offline shell (offline-shell.ts): separate from the notification handling below.
+registerOfflineShell(self as unknown as OfflineShellScope, caches);
 
 worker.addEventListener('install', (event) => event.waitUntil(worker.skipWaiting()));
 worker.addEventListener('activate', (event) => event.waitUntil(worker.clients.claim()));

@@ -5,6 +5,8 @@
 const DATABASE = 'cairn-phone';
 const STORE = 'settings';
 const TOKEN_KEY = 'token';
+/** The companion's id for this device's push subscription, to delete it on sign-out. */
+const SUBSCRIPTION_KEY = 'push-subscription-id';
 
 function open(): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
@@ -39,4 +41,17 @@ export async function writeToken(token: string): Promise<void> {
 
 export async function clearToken(): Promise<void> {
   await run('readwrite', (store) => store.delete(TOKEN_KEY));
+}
+
+export async function readSubscriptionId(): Promise<string | null> {
+  const value = await run<unknown>('readonly', (store) => store.get(SUBSCRIPTION_KEY));
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+export async function writeSubscriptionId(id: string): Promise<void> {
+  await run('readwrite', (store) => store.put(id, SUBSCRIPTION_KEY));
+}
+
+export async function clearSubscriptionId(): Promise<void> {
+  await run('readwrite', (store) => store.delete(SUBSCRIPTION_KEY));
 }

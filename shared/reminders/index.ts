@@ -75,7 +75,8 @@ export type {
 } from './reminder-note';
 export { checkSchedule, describeNextFire, nextFire } from './next-fire';
 export type { ReminderFireState } from './next-fire';
-export { reminderDeepLink } from './deep-link';
+export { noteDeepLink, reminderDeepLink } from './deep-link';
+export type { DeepLinkTarget } from './deep-link';
 export { buildReminderNoteFile } from './reminder-note-file';
 export { previewRemindText } from './remind-preview';
 export type { RemindPreview, RemindPreviewOptions } from './remind-preview';

@@ -7,6 +7,7 @@ import { browserAvailability, launchChromium } from '../helpers/browser';
 import type { LaunchedBrowser } from '../helpers/browser';
 import { buildPhonePage } from '../helpers/phone-page';
 import { buildTestApp, TEST_TOKEN } from '../companion/helpers/app';
+import { isoWeekOf, mondayOf, todayIn } from '../../companion/web/iso-week';
 import type { TestApp } from '../companion/helpers/app';
 
 // The phone page in a real (headless) Chromium against the real companion app on loopback,
@@ -18,6 +19,7 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
   let testApp: TestApp;
   let origin: string;
   let browser: LaunchedBrowser;
+  const weeksAsked: string[] = [];
   // CAIRN_SCREENSHOTS=docs/screenshots keeps the pictures (the README's come from here).
   const keepShots = process.env.CAIRN_SCREENSHOTS;
   const shots = keepShots ?? mkdtempSync(join(tmpdir(), 'cairn-shots-'));
@@ -29,6 +31,56 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
     browser = await launchChromium();
     await browser.context.grantPermissions(['notifications'], { origin });
   }, 120_000);
+
+  /**
+   * The week as `GET /api/v1/calendar/week` answers it (issue #15's contract). The browser test
+   * serves it from the page's side (`page.route`), so the view is checked against the agreed
+   * shape whether or not this companion build has the route.
+   */
+  function weekAnswer(week: string) {
+    const monday = Date.parse(`${mondayOf(week)}T00:00:00Z`);
+    const days = Array.from({ length: 7 }, (_, index) =>
+      new Date(monday + index * 86_400_000).toISOString().slice(0, 10),
+    );
+    return {
+      week,
+      start: days[0],
+      end: days[6],
+      timezone: 'Europe/Berlin',
+      days: days.map((date, index) => ({
+        date,
+        items:
+          index === 2
+            ? [
+                {
+                  kind: 'reminder',
+                  id: 'r-7k2p',
+                  title: 'Call the bank',
+                  start: `${date}T17:00:00+01:00`,
+                  end: null,
+                  all_day: false,
+                  path: 'Cairn/Reminders/call-the-bank.md',
+                  line: null,
+                  status: 'active',
+                  recurring: true,
+                },
+                {
+                  kind: 'event',
+                  id: 'ev-1',
+                  title: 'Dentist',
+                  start: `${date}T09:00:00+01:00`,
+                  end: `${date}T10:00:00+01:00`,
+                  all_day: false,
+                  path: 'Calendar/Dentist.md',
+                  line: null,
+                  status: null,
+                  recurring: false,
+                },
+              ]
+            : [],
+      })),
+    };
+  }
 
   afterAll(async () => {
     await browser?.close();
@@ -59,7 +111,7 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
     await page.waitForSelector('#home:not([hidden])');
     // The token leaves the address bar at once.
     expect(new URL(page.url()).hash).toBe('');
-    expect(await page.textContent('#companion')).toBe('Companion 0.0.0-test: 0 files indexed.');
+    expect(await page.textContent('#companion')).toBe('0 notes');
 
     const scriptUrl = await page.evaluate(async () => {
       const registration = await navigator.serviceWorker.ready;
@@ -153,6 +205,74 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
         actions: expect.arrayContaining(['done', 'snooze_15m']),
       },
     ]);
+    await page.close();
+  });
+
+  it('shows the week: seven days, today marked, previous and next weeks', async () => {
+    const page = await openPage('');
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page.route('**/api/v1/calendar/week?*', async (route) => {
+      const week = new URL(route.request().url()).searchParams.get('week') ?? '';
+      weeksAsked.push(week);
+      await route.fulfill({ json: weekAnswer(week) });
+    });
+    await page.waitForSelector('#home:not([hidden])');
+    await page.click('#tab-week');
+    await page.waitForSelector('#week-days > li.day');
+    const thisWeek = isoWeekOf(todayIn(Date.now()));
+    expect(weeksAsked.at(-1)).toBe(thisWeek);
+    expect(await page.locator('#week-days > li.day').count()).toBe(7);
+    const today = page.locator('#week-days > li.day.today');
+    expect(await today.count()).toBe(1);
+    expect(await today.getAttribute('data-date')).toBe(todayIn(Date.now()));
+    expect(await today.getAttribute('aria-current')).toBe('date');
+    const items = page.locator('#week-days > li.day').nth(2).locator('.week-item');
+    // Sorted by time (the route need not sort): the 09:00 event before the 17:00 reminder.
+    expect(await items.locator('.title').allTextContents()).toEqual(['Dentist', 'Call the bank']);
+    expect(await items.nth(1).locator('.meta').textContent()).toBe('Reminder · repeats');
+    expect(await items.nth(1).locator('a.title').getAttribute('href')).toBe(
+      'obsidian://open?vault=vault&file=Cairn%2FReminders%2Fcall-the-bank.md',
+    );
+    mkdirSync(shots, { recursive: true });
+    await page.screenshot({ path: join(shots, 'phone-week.png') });
+
+    await page.click('#week-next');
+    await expect.poll(() => weeksAsked.at(-1)).not.toBe(thisWeek);
+    await expect.poll(() => page.locator('#week-days > li.day.today').count()).toBe(0);
+    await page.click('#week-previous');
+    await page.click('#week-previous');
+    await expect.poll(() => weeksAsked.length).toBeGreaterThanOrEqual(4);
+    await page.click('#week-today');
+    await expect.poll(() => weeksAsked.at(-1)).toBe(thisWeek);
+    await expect.poll(() => page.locator('#week-days > li.day.today').count()).toBe(1);
+    await page.close();
+  });
+
+  it('opens from the offline shell when the companion cannot be reached', async () => {
+    const page = await openPage('');
+    await page.waitForSelector('#home:not([hidden])');
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+      // The shell is cached at install; wait until it is there.
+      for (let i = 0; i < 100 && !(await caches.has('cairn-shell-v1')); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    });
+    // Controlled by the worker from this load on.
+    await page.reload();
+    await page.waitForSelector('#home:not([hidden])');
+    await browser.context.setOffline(true);
+    try {
+      await page.reload();
+      await page.waitForSelector('#message:not([hidden])');
+      expect(await page.textContent('#message')).toBe(
+        'Could not reach the companion: The companion cannot be reached.',
+      );
+      const font = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
+      expect(font.startsWith('system-ui')).toBe(true);
+    } finally {
+      await browser.context.setOffline(false);
+    }
     await page.close();
   });
 

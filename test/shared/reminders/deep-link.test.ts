@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reminderDeepLink } from '../../../shared/reminders/index';
+import { noteDeepLink, reminderDeepLink } from '../../../shared/reminders/index';
 
 describe('reminderDeepLink', () => {
   it.each([
@@ -27,5 +27,20 @@ describe('reminderDeepLink', () => {
     expect(decodeURIComponent(new URL(link).searchParams.get('file') ?? '')).toBe(
       blockId === undefined ? path : `${path}#^${blockId.replace(/^\^/, '')}`,
     );
+  });
+});
+
+describe('noteDeepLink', () => {
+  it.each([
+    [undefined, 'Travel/Visa rules.md'],
+    [{ heading: 'Key points' }, 'Travel/Visa rules.md#Key points'],
+    [{ blockId: '^r-x81c' }, 'Travel/Visa rules.md#^r-x81c'],
+    [{ page: 12 }, 'Travel/Visa rules.md#page=12'],
+  ] as const)('%j reaches %s', (target, file) => {
+    const link = noteDeepLink('My Vault', 'Travel/Visa rules.md', target);
+    expect(link.startsWith('obsidian://open?vault=My%20Vault&file=Travel%2FVisa%20rules.md')).toBe(
+      true,
+    );
+    expect(new URL(link).searchParams.get('file')).toBe(file);
   });
 });
