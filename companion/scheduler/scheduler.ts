@@ -107,6 +107,15 @@ interface Send {
  * - **First run.** Nothing before the scheduler's first start on a database fires (before
  *   pairing, the plugin was in charge of reminders, and it fires its own).
  */
+/**
+ * What `snoozeOccurrence` did: `snoozed` (the occurrence, or the one whose snooze was moved,
+ * now rings at `until`), or `merged` (the series' next occurrence at `into` comes first and
+ * rings instead; the snoozed one is acknowledged).
+ */
+export type SnoozeOutcome =
+  | { readonly kind: 'snoozed'; readonly occurrence: number; readonly until: number }
+  | { readonly kind: 'merged'; readonly into: number };
+
 export class ReminderScheduler implements SchedulerStatusSource {
   private readonly log: DeliveryLog;
   private readonly clock: Clock;
@@ -215,12 +224,46 @@ export class ReminderScheduler implements SchedulerStatusSource {
   /**
    * Snoozes one occurrence (or a snooze's fire time) until `until`: it fires then, keyed by
    * `until`, and not at its own time if that has not come yet. For the phone's "snooze" action
-   * and the API's snooze of a recurring reminder.
+   * and the API's snooze of a recurring reminder or an inline one-off. The caller picks `until`
+   * (ReminderService: never before the occurrence's own time).
    */
-  snoozeOccurrence(reminderId: string, occurrence: number, until: number): void {
+  snoozeOccurrence(reminderId: string, occurrence: number, until: number): SnoozeOutcome {
     this.assertRunning('snoozeOccurrence');
     if (!Number.isFinite(until)) throw new RangeError('snooze: until is not an instant');
-    this.putAction(reminderId, occurrence, { kind: 'snoozed', until });
+    const actions = this.actions.get(reminderId);
+    // Snoozing a snooze's end moves that snooze: one occurrence has one pending ring, never two.
+    let original = occurrence;
+    for (const [at, action] of actions ?? []) {
+      if (action.kind === 'snoozed' && action.until === occurrence) original = at;
+    }
+    const plan = this.plans.get(reminderId);
+    if (plan && plan.definition.schedule.kind === 'recurring') {
+      // A snooze never adds a ring: when it would end at or after the series' next occurrence,
+      // that occurrence's ring stands in for it and the snoozed one is acknowledged.
+      const without = new Map(actions ?? []);
+      without.set(original, { kind: 'done' });
+      const following = new FireTimes(plan.definition, without).nextAfter(original);
+      if (following !== undefined && following <= until) {
+        this.putAction(reminderId, original, { kind: 'done' });
+        return { kind: 'merged', into: following };
+      }
+    }
+    this.putAction(reminderId, original, { kind: 'snoozed', until });
+    return { kind: 'snoozed', occurrence: original, until };
+  }
+
+  /**
+   * The fire times an action without a named occurrence is about: the latest at or before
+   * `now` (it rang, or its time came while nothing could ring it) and the first after `now`.
+   * Undefined when the reminder is not in the plan.
+   */
+  fireTimesAround(
+    reminderId: string,
+    now: number,
+  ): { latest: number | undefined; next: number | undefined } | undefined {
+    const plan = this.plans.get(reminderId);
+    if (!plan) return undefined;
+    return { latest: plan.latestIn(Number.NEGATIVE_INFINITY, now), next: plan.nextAfter(now) };
   }
 
   /** Marks one occurrence done: it will not fire (again), and leaves the missed list. */
