@@ -28,6 +28,8 @@ import {
 } from '../../shared/reminders';
 import type { ReminderNote } from '../../shared/reminders';
 import { ApiHttpError } from '../http/api-error';
+import { createOnce } from '../idempotency/content-dedup';
+import type { WriteMemory } from '../idempotency/write-memory';
 import { decodeCursor, encodeCursor } from '../search/cursor';
 import type { ReminderDefinition } from '../scheduler/reminder-definition';
 import type { ReminderScheduler } from '../scheduler/scheduler';
@@ -57,6 +59,8 @@ export interface ReminderServiceDeps {
   readonly clock: Clock;
   readonly scheduler: ReminderScheduler;
   readonly source: VaultReminderSource;
+  /** Remembers creates for the five-minute dedup of identical ones (companion/idempotency). */
+  readonly memory: WriteMemory;
   readonly randomBytes?: RandomBytes;
 }
 
@@ -147,7 +151,12 @@ export class ReminderService {
     return list;
   }
 
-  async create(body: ReminderCreate): Promise<Reminder> {
+  /**
+   * Writes a reminder note. The same title (case and spacing aside), due instant, zone and rule
+   * asked again within five minutes answers the first reminder, `deduplicated`, while it is
+   * still active; anything different is a new reminder.
+   */
+  async create(body: ReminderCreate): Promise<{ reminder: Reminder; deduplicated: boolean }> {
     const now = this.deps.clock.now();
     const zone = body.timezone ?? this.deps.defaultZone;
     const id = newNoteId(this.randomBytes);
@@ -171,6 +180,23 @@ export class ReminderService {
         'due',
       );
     }
+    const identical = [note.title.toLowerCase(), note.due, note.timezone, note.repeat ?? null];
+    const made = await createOnce<Reminder>(
+      this.deps.memory,
+      'reminder',
+      identical,
+      (earlier) => {
+        const [current] = this.deps.source.get([earlier.id]);
+        if (current === undefined || current.status !== 'active') return undefined;
+        return reminderView(current, this.deps.scheduler);
+      },
+      () => this.writeNote(note),
+    );
+    return { reminder: made.value, deduplicated: made.deduplicated };
+  }
+
+  private async writeNote(note: ReminderNote): Promise<Reminder> {
+    const id = note.id;
     const content = buildReminderNoteFile(note);
     for (let attempt = 1; ; attempt++) {
       const taken = caseInsensitiveExists(await folderEntries(this.deps.vault, this.deps.folder));

@@ -60,6 +60,16 @@ export const Reminder = Type.Object({
 });
 export type Reminder = Static<typeof Reminder>;
 
+/**
+ * `POST /api/v1/reminders` answer: the reminder, and whether it is one made by an identical
+ * request within the last five minutes (200 instead of 201; DESIGN §4).
+ */
+export const ReminderCreated = Type.Object({
+  ...Reminder.properties,
+  deduplicated: Type.Boolean(),
+});
+export type ReminderCreated = Static<typeof ReminderCreated>;
+
 /** `GET /api/v1/reminders` querystring. */
 export const ReminderListQuery = Type.Object({
   status: Type.Optional(ReminderStatus),

@@ -250,7 +250,11 @@ describe('POST /api/v1/reminders', () => {
       created: '2026-11-22T11:00:00+01:00',
     });
     expect(h.scheduler.nextFire(reminder.id)).toBe(Date.parse('2026-11-24T08:00:00Z'));
-    expect((await call('GET', `/api/v1/reminders/${reminder.id}`)).body).toEqual(reminder);
+    expect(reminder).toMatchObject({ deduplicated: false });
+    expect((await call('GET', `/api/v1/reminders/${reminder.id}`)).body).toEqual({
+      ...reminder,
+      deduplicated: undefined,
+    });
 
     const series = await call('POST', '/api/v1/reminders', {
       title: 'Standup',

@@ -1,0 +1,26 @@
+import type { Migration } from '../migrate';
+
+/*
+ * The companion's memory of recent writes (companion/idempotency/), so a retried request is
+ * answered with what the first one did, across restarts:
+ * - `idem:<Idempotency-Key header>` rows keep a write's response for 24 hours, with a hash of
+ *   the request (method, path, body) so a key reused for a different request is refused;
+ * - `dedup:<kind>:<content hash>` rows keep, for five minutes, what an identical create
+ *   (same title and due, same title and body) made (DESIGN §4), chat's included.
+ * Times are Unix milliseconds; rows past `expires_at` are ignored and pruned.
+ */
+export const writeMemoryTable: Migration = {
+  version: 5,
+  name: 'write-memory',
+  up: `
+    CREATE TABLE write_memory (
+      key          TEXT PRIMARY KEY NOT NULL,
+      request_hash TEXT NOT NULL,
+      status       INTEGER NOT NULL,
+      response     TEXT NOT NULL,
+      created_at   INTEGER NOT NULL,
+      expires_at   INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX write_memory_expiry ON write_memory (expires_at);
+  `,
+};
