@@ -46,8 +46,9 @@ export class WriteMemory {
       ),
       remove: db.prepare('DELETE FROM write_memory WHERE key = ?'),
       prefixed: db.prepare(
-        // `prefix` ends before U+FFFF, so every key starting with it sorts below prefix + U+FFFF.
-        'SELECT key, response FROM write_memory WHERE key >= ?1 AND key < ?1 || char(65535) AND expires_at > ?2',
+        // Every key starting with `prefix` sorts in [prefix, prefix + U+FFFF).
+        `SELECT key, response FROM write_memory
+         WHERE key >= @prefix AND key < @prefix || char(65535) AND expires_at > @now`,
       ),
       prune: db.prepare('DELETE FROM write_memory WHERE expires_at <= ?'),
     };
@@ -74,7 +75,7 @@ export class WriteMemory {
 
   /** Live entries whose key starts with `prefix` (a namespace), as key and response text. */
   entries(prefix: string): { key: string; response: string }[] {
-    return this.statements.prefixed.all(prefix, this.clock.now()) as {
+    return this.statements.prefixed.all({ prefix, now: this.clock.now() }) as {
       key: string;
       response: string;
     }[];
