@@ -270,14 +270,20 @@ export class ReminderService {
       this.deps.scheduler.completeOccurrence(id, this.targetOccurrence(definition, occurrence));
       return this.get(id);
     }
+    // A one-off that is done leaves the missed list (it may be there as past_due or expired).
+    const dismiss = () => this.deps.scheduler.dismissMissed(id, schedule.at);
     if (definition.line === undefined) {
-      if (definition.status === 'done') return this.get(id);
-      await this.editNote(definition, () => ({ status: 'done' }));
+      if (definition.status !== 'done') await this.editNote(definition, () => ({ status: 'done' }));
+      dismiss();
       return this.get(id);
     }
-    if (definition.taskChecked) return this.get(id);
+    if (definition.taskChecked) {
+      dismiss();
+      return this.get(id);
+    }
     try {
       await this.editFile(definition, checkTaskEdit(definition.path, this.deps.defaultZone, id));
+      dismiss();
       return this.viewAfterRewrite(definition, 'done');
     } catch (error) {
       if (!(error instanceof VaultWriteError && /is not a task line/.test(error.message))) {

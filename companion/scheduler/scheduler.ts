@@ -132,6 +132,8 @@ export class ReminderScheduler implements SchedulerStatusSource {
   private highWaters = new Map<string, number>();
   private actions = new Map<string, Map<number, OccurrenceAction>>();
   private epoch = 0;
+  /** True while the first start on a new database takes in the vault. */
+  private firstLoad = false;
   /** While starting: when the previous run was last alive. Afterwards undefined (= now). */
   private coverageStart: number | undefined;
 
@@ -170,7 +172,8 @@ export class ReminderScheduler implements SchedulerStatusSource {
     this.state = 'running';
     const now = this.clock.now();
     this.epoch = this.log.meta('epoch') ?? now;
-    if (this.log.meta('epoch') === undefined) this.log.setMeta('epoch', this.epoch);
+    this.firstLoad = this.log.meta('epoch') === undefined;
+    if (this.firstLoad) this.log.setMeta('epoch', this.epoch);
     this.coverageStart = Math.min(now, this.log.meta('alive_at') ?? now);
     this.highWaters = this.log.highWaters();
     this.actions = this.log.actions();
@@ -178,6 +181,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
     const { reminders, unresolved } = await this.source.all();
     this.applyDefinitions(reminders, { complete: true });
     this.coverageStart = undefined;
+    this.firstLoad = false;
     this.markAlive(now);
     this.logger.info(
       { reminders: this.plans.size, scheduled: this.queue.size, unresolved: unresolved.length },
@@ -366,6 +370,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
   ): void {
     const now = this.clock.now();
     const fresh: { id: string; highWater: number }[] = [];
+    const pastDue: MissedRow[] = [];
     const seen = complete ? new Set<string>() : undefined;
     for (const definition of definitions) {
       const known = this.plans.get(definition.id);
@@ -397,6 +402,14 @@ export class ReminderScheduler implements SchedulerStatusSource {
         highWater = Math.max(this.epoch, (this.coverageStart ?? now) - SYNC_LAG_MS);
         this.highWaters.set(id, highWater);
         fresh.push({ id, highWater });
+        // A one-off already past when first seen would never fire: list it instead of letting
+        // it vanish. Not on a database's first start: the plugin fired those before pairing.
+        const past =
+          !this.firstLoad && definition.schedule.kind === 'once'
+            ? plan.latestIn(Number.NEGATIVE_INFINITY, highWater)
+            : undefined;
+        if (past !== undefined)
+          pastDue.push({ ...missedRow(definition, past), reason: 'past_due' });
       }
       this.queue.set(id, plan.nextAfter(highWater));
     }
@@ -405,6 +418,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
       for (const id of [...this.rejected.keys()]) if (!seen.has(id)) this.rejected.delete(id);
     }
     this.log.addReminders(fresh, now);
+    this.log.listAsMissed(pastDue, now);
   }
 
   /** Drops a reminder from the plan; its high-water mark stays (in memory and on disk). */
