@@ -12,17 +12,24 @@ export class CompanionApiError extends Error {
 
 export interface CompanionApi {
   get<T>(path: string): Promise<T>;
-  post<T>(path: string, body?: unknown): Promise<T>;
+  /** `headers` adds request headers, e.g. `Idempotency-Key` so a retried action is applied once. */
+  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
 }
 
 /** Calls the companion that served this page (same origin), with the bearer token. */
 export function companionApi(token: string, fetchImpl: typeof fetch = fetch): CompanionApi {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async function call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     let response: Response;
     try {
       response = await fetchImpl(path, {
         method,
         headers: {
+          ...headers,
           Authorization: `Bearer ${token}`,
           ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
@@ -45,7 +52,7 @@ export function companionApi(token: string, fetchImpl: typeof fetch = fetch): Co
   }
   return {
     get: (path) => call('GET', path),
-    post: (path, body) => call('POST', path, body ?? {}),
+    post: (path, body, headers) => call('POST', path, body ?? {}, headers),
   };
 }
 

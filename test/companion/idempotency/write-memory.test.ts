@@ -5,6 +5,7 @@ import { chatWriteMemory } from '../../../companion/idempotency/chat-write-memor
 import { WriteMemory } from '../../../companion/idempotency/write-memory';
 import { openDatabase } from '../../../companion/db/open';
 import { RecentWrites } from '../../../shared/chat/recent-writes';
+import { clickOutcome } from '../../../companion/web/notification-actions';
 import { ManualClock } from '../../fakes/clock';
 import { copySampleVault, tempDir } from '../helpers/app';
 import { openReminderApp } from '../helpers/reminder-app';
@@ -155,6 +156,24 @@ describe('Idempotency-Key', () => {
     );
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: { field: 'Idempotency-Key' } });
+  });
+});
+
+describe('the phone notification actions', () => {
+  it('apply a double-tapped snooze once, from the occurrence that rang', async () => {
+    await h.advanceTo('2026-11-23T16:05:00Z');
+    const sent = h.deliverer.sent.find((entry) => entry.reminderId === 'r-7k2p');
+    expect(sent).toBeDefined();
+    const push = sent!.delivery.payload;
+    const outcome = clickOutcome('snooze_15m', { ...push, actions: [...push.actions] });
+    if (outcome.kind !== 'request') throw new Error('snooze is a request');
+    const tap = () =>
+      h.call('POST', outcome.path, outcome.body, { 'idempotency-key': outcome.idempotencyKey });
+    const [first, second] = [await tap(), await tap()];
+    expect(first.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    expect(first.body).toMatchObject({ next_fire: '2026-11-23T17:20:00+01:00' });
+    expect(h.scheduler.nextFire('r-7k2p')).toBe(Date.parse('2026-11-23T16:20:00Z'));
   });
 });
 
