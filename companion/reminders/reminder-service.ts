@@ -82,9 +82,9 @@ const CREATE_ATTEMPTS = 3;
  *   On a recurring reminder (note or line) done acknowledges one occurrence only, in the
  *   companion's delivery state: the given one, else the one that rang in the last 24 h, else
  *   the next. To end a series, PATCH `status: done` (note) or check the line.
- * - **Snooze** of a one-off rewrites its time: `snoozed_until` in a note, the `@remind(...)`
- *   date on a line (the Reminder and Tasks plugins' syntaxes are never rewritten: their snooze
- *   is delivery state). Snoozing one occurrence of a series is delivery state.
+ * - **Snooze** (docs/reminders.md) postpones one ring, never earlier than its own time: a
+ *   one-off note gets `snoozed_until`; lines of every syntax and occurrences of a series are
+ *   delivery state, so the user's text and rules stay as written.
  * - **DELETE** is the least destructive change that stops the reminder: a note gets
  *   `status: cancelled` (the file and its body stay); an inline reminder loses its
  *   `@remind(...)` token, the line's words and block id stay.
