@@ -5,7 +5,7 @@ import { sha256 } from '../../../companion/auth/token';
 import { openDatabase } from '../../../companion/db/open';
 import { ReminderScheduler } from '../../../companion/scheduler/scheduler';
 import { VaultReminderSource } from '../../../companion/scheduler/vault-reminder-source';
-import { ManualClock } from '../../fakes/clock';
+import type { ManualClock } from '../../fakes/clock';
 import { HOUR, ManualTimer, RecordingDeliverer } from '../scheduler/helpers';
 import { TEST_TOKEN, authorized, testConfig } from './app';
 
