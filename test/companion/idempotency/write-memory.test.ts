@@ -159,6 +159,37 @@ describe('Idempotency-Key', () => {
   });
 });
 
+describe('Idempotency-Key on an upload', () => {
+  const upload = (boundary: string, name: string, content: string, key: string) =>
+    h.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest',
+      headers: {
+        authorization: 'Bearer test-token-0123456789abcdefghijklmnopqrstuvw',
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'idempotency-key': key,
+      },
+      payload: Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+          `Content-Type: text/plain\r\n\r\n${content}\r\n--${boundary}--\r\n`,
+      ),
+    });
+
+  it('replays a retried upload (new multipart boundary, same file) and refuses other content', async () => {
+    const first = await upload('b-one', 'list.txt', 'milk, eggs', 'upload-1');
+    expect(first.statusCode).toBe(201);
+    const retry = await upload('b-two', 'list.txt', 'milk, eggs', 'upload-1');
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotency-replayed']).toBe('true');
+    expect(retry.json()).toEqual(first.json());
+    const changed = await upload('b-three', 'list.txt', 'bread', 'upload-1');
+    expect(changed.statusCode).toBe(422);
+    expect(changed.json()).toMatchObject({ error: { field: 'Idempotency-Key' } });
+    const folder = join(vault, 'Cairn/Attachments');
+    expect(readdirSync(folder).filter((name) => name.startsWith('list'))).toEqual(['list.txt']);
+  });
+});
+
 describe('the phone notification actions', () => {
   it('apply a double-tapped snooze once, from the occurrence that rang', async () => {
     await h.advanceTo('2026-11-23T16:05:00Z');
