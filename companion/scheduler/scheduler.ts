@@ -281,6 +281,20 @@ export class ReminderScheduler implements SchedulerStatusSource {
     return this.log.dismissMissed(reminderId, occurrence);
   }
 
+  /**
+   * The earliest end of a snooze kept as delivery state that has not rung yet (it lies beyond
+   * the reminder's high-water mark), or undefined.
+   */
+  pendingSnooze(reminderId: string): number | undefined {
+    const handled = this.highWaters.get(reminderId) ?? this.epoch;
+    let earliest: number | undefined;
+    for (const action of this.actions.get(reminderId)?.values() ?? []) {
+      if (action.kind !== 'snoozed' || action.until <= handled) continue;
+      if (earliest === undefined || action.until < earliest) earliest = action.until;
+    }
+    return earliest;
+  }
+
   /** When `reminderId` fires next, or undefined (unknown, done, checked, nothing left). */
   nextFire(reminderId: string): number | undefined {
     return this.queue.dueOf(reminderId);

@@ -40,6 +40,7 @@ describe('snooze before the reminder has rung', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       due: '2027-01-10T09:00:00-05:00',
+      snoozed_until: '2027-01-10T10:00:00-05:00',
       next_fire: '2027-01-10T10:00:00-05:00',
     });
     expect(read('Travel/Visa rules.md')).toBe(before);
@@ -52,6 +53,10 @@ describe('snooze before the reminder has rung', () => {
     expect(again.body).toMatchObject({ next_fire: '2026-11-23T18:15:00+01:00' });
     await h.advanceTo('2026-11-23T20:00:00Z');
     expect(rings('r-7k2p')).toEqual(['2026-11-23T18:15:00+01:00']);
+    // Rung: nothing is pending any more.
+    expect((await h.call('GET', '/api/v1/reminders/r-7k2p')).body).toMatchObject({
+      snoozed_until: null,
+    });
     expect(read('Journal/2026-11-22.md')).toBe(journal);
   });
 
