@@ -1,8 +1,6 @@
+import { DEDUP_WINDOW_MS } from '../../shared/chat/recent-writes';
 import { fingerprint } from './write-memory';
 import type { WriteMemory } from './write-memory';
-
-/** DESIGN §4: the same create asked again within this window returns the first result. */
-export const CONTENT_DEDUP_MS = 5 * 60_000;
 
 /**
  * Dedup of identical creates (a double tap, a client retry without an Idempotency-Key, chat
@@ -30,7 +28,8 @@ export async function createOnce<T>(
     memory.remember(
       key,
       { requestHash: key, status: 201, response: JSON.stringify(value) },
-      CONTENT_DEDUP_MS,
+      // DESIGN §4's window, the same constant chat's RecentWrites uses.
+      DEDUP_WINDOW_MS,
     );
     return { value, deduplicated: false };
   });
