@@ -37,13 +37,18 @@ function replaceLine(text: string, at: Located, line: string): string {
   return text.slice(0, at.lineStart) + line + text.slice(at.lineEnd);
 }
 
+/** The line holds no checkbox: "done" cannot be written into it (a plain line is acknowledged). */
+export class NotATaskLineError extends VaultWriteError {
+  override name = 'NotATaskLineError';
+}
+
 /** `- [ ]` → `- [x]` on the reminder's line; a line already checked is left as it is. */
 export function checkTaskEdit(path: string, zone: string, id: string) {
   return (text: string): string => {
     const at = locate(text, path, zone, id);
     if (CHECKED_TASK.test(at.line)) return text;
     if (!OPEN_TASK.test(at.line)) {
-      throw new VaultWriteError(
+      throw new NotATaskLineError(
         'UNPROCESSABLE',
         `line ${at.reminder.line} of ${path} is not a task line`,
       );

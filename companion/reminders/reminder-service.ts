@@ -42,6 +42,7 @@ import {
 } from '../vault/atomic-write';
 import {
   checkTaskEdit,
+  NotATaskLineError,
   onceTokenText,
   removeTokenEdit,
   rewriteTokenEdit,
@@ -286,9 +287,7 @@ export class ReminderService {
       dismiss();
       return this.viewAfterRewrite(definition, 'done');
     } catch (error) {
-      if (!(error instanceof VaultWriteError && /is not a task line/.test(error.message))) {
-        throw error;
-      }
+      if (!(error instanceof NotATaskLineError)) throw error;
     }
     // A plain line: done once fired and acknowledged (DESIGN §2), which is delivery state.
     const target =
