@@ -302,9 +302,18 @@ export class ReminderService {
 
   private definition(id: string): ReminderDefinition {
     const [definition] = this.deps.source.get([id]);
-    if (!definition)
-      throw new ApiHttpError('NOT_FOUND', `no reminder with id ${JSON.stringify(id)}`);
-    return definition;
+    if (definition) return definition;
+    // On the missed list as unresolved: there, but nothing can be computed from it (a time
+    // without an offset cannot be read in a zone that does not exist). Say so, not "no reminder".
+    const unresolved = this.deps.source.unresolved().find((entry) => entry.id === id);
+    if (unresolved) {
+      throw new ApiHttpError(
+        'UNPROCESSABLE',
+        `reminder ${id} in ${unresolved.path} cannot be scheduled: ${unresolved.detail}; fix it in the note`,
+        unresolved.problem === 'bad_zone' ? 'timezone' : undefined,
+      );
+    }
+    throw new ApiHttpError('NOT_FOUND', `no reminder with id ${JSON.stringify(id)}`);
   }
 
   private assertActive(definition: ReminderDefinition): void {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Reminder } from '../../../shared/protocol/reminders';
@@ -184,6 +184,26 @@ describe('PATCH changes only the fields it names', () => {
     });
     expect(response.status).toBe(200);
     expect(read('Garden.md')).toContain('Water the plants @remind(2026-12-07 10:00) ^r-x81c');
+  });
+
+  it('refuses a due on a reminder whose zone cannot be resolved, naming timezone', async () => {
+    const path = join(vault, 'Garden.md');
+    writeFileSync(
+      path,
+      `${read('Garden.md')}Repot the fern @remind(2026-12-01 09:00 Mars/Olympus) ^r-mars\n`,
+    );
+    await h.scheduler.replan(await h.source.refreshFile('Garden.md'));
+    const before = read('Garden.md');
+    const response = await h.call('PATCH', '/api/v1/reminders/r-mars', { due: '2026-12-02T09:00' });
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({
+      error: {
+        code: 'UNPROCESSABLE',
+        field: 'timezone',
+        message: expect.stringMatching(/Mars\/Olympus/),
+      },
+    });
+    expect(read('Garden.md')).toBe(before);
   });
 
   it('names unknown fields and a reminder that does not exist', async () => {
