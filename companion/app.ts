@@ -32,6 +32,7 @@ import { registerMissedRoute } from './scheduler/missed-route';
 import type { ReminderScheduler } from './scheduler/scheduler';
 import type { VaultReminderSource } from './scheduler/vault-reminder-source';
 import { ReminderService } from './reminders/reminder-service';
+import { WriteMemory } from './idempotency/write-memory';
 import { registerReminderRoutes } from './routes/reminders';
 import { registerNoteRoutes } from './routes/notes';
 import { registerIngestRoute } from './routes/ingest';
@@ -150,6 +151,8 @@ export async function buildApp(
   if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder, clock: deps.clock });
   if (deps.push) registerPushRoutes(app, { push: deps.push, clock: deps.clock });
   if (deps.scheduler) registerMissedRoute(app, deps.scheduler);
+  // One memory of recent writes for Idempotency-Key replays, create dedup and chat's dedup.
+  const writeMemory = new WriteMemory(deps.db, deps.clock);
   let reminderService: ReminderService | undefined;
   if (deps.scheduler && deps.reminderSource) {
     const reminders = new ReminderService({
@@ -159,8 +162,9 @@ export async function buildApp(
       clock: deps.clock,
       scheduler: deps.scheduler,
       source: deps.reminderSource,
+      memory: writeMemory,
     });
-    registerReminderRoutes(app, reminders);
+    registerReminderRoutes(app, reminders, writeMemory);
     reminderService = reminders;
   }
   const indexNow = deps.indexAfterWrite ? { indexAfterWrite: deps.indexAfterWrite } : {};
@@ -169,11 +173,13 @@ export async function buildApp(
     folder: deps.config.folders.notes,
     zone: deps.config.timezone,
     clock: deps.clock,
+    memory: writeMemory,
     ...indexNow,
   });
   await registerIngestRoute(app, {
     vault: deps.config.vault,
     folder: deps.config.folders.attachments,
+    memory: writeMemory,
     ...indexNow,
   });
   // The app's embedder embeds queries unless the search deps bring their own.
@@ -197,6 +203,7 @@ export async function buildApp(
       notes: { vault: deps.config.vault, folder: deps.config.folders.notes, ...indexNow },
       // No index-after-write for chats: it rescans the vault before `done`; the watcher suffices.
       chats: { vault: deps.config.vault, folder: deps.config.folders.chats },
+      memory: writeMemory,
     },
     deps.chat,
   );

@@ -1,3 +1,4 @@
+import type { RecentWritesStore } from '../../shared/chat/recent-writes';
 import { ChatEngine } from '../../shared/chat/chat-engine';
 import type { ConversationSink } from '../../shared/chat/chat-engine';
 import type { OllamaHttp } from '../../shared/chat/ollama-http';
@@ -39,6 +40,8 @@ export interface CompanionChatDeps {
   reminderWriter?: ReminderWriter;
   /** Keeps each finished turn as a chat note; absent, chats are not saved. */
   conversations?: ConversationSink;
+  /** Where chat's five-minute dedup of writes lives; absent, in memory. */
+  recentWrites?: RecentWritesStore;
 }
 
 /**
@@ -74,5 +77,6 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     ...(phraser === undefined ? {} : { phraser }),
     ...(router === undefined ? {} : { router }),
     ...(deps.conversations === undefined ? {} : { conversations: deps.conversations }),
+    ...(deps.recentWrites === undefined ? {} : { recentWrites: deps.recentWrites }),
   });
 }

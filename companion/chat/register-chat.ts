@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../shared/ports';
+import { chatWriteMemory } from '../idempotency/chat-write-memory';
+import type { WriteMemory } from '../idempotency/write-memory';
 import { registerChatRoute } from '../routes/chat';
 import type { ChatRouteOptions } from '../routes/chat';
 import type { ReminderService } from '../reminders/reminder-service';
@@ -28,6 +30,8 @@ export function registerChat(
     notes?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
     /** Where chats are saved (`Cairn/Chats`); absent, companion chats are not kept. */
     chats?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
+    /** The companion's write memory: chat's dedup survives a restart in it. */
+    memory?: WriteMemory;
   },
   options: ChatAppOptions = {},
 ): void {
@@ -36,6 +40,7 @@ export function registerChat(
     clock: core.clock,
     zone: () => core.zone,
     search: core.search,
+    ...(core.memory ? { recentWrites: chatWriteMemory(core.memory) } : {}),
     ...(core.reminders ? reminderChatPorts(core.reminders) : {}),
     ...(core.notes
       ? {

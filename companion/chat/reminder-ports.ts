@@ -36,15 +36,17 @@ export function reminderChatPorts(service: ReminderService): {
     },
   };
   const reminderWriter: ReminderWriter = {
-    create: (reminder) =>
-      asChatPort(() =>
+    create: async (reminder) => {
+      const made = await asChatPort(() =>
         service.create({
           title: reminder.title,
           due: reminder.due,
           timezone: reminder.timezone,
           ...(reminder.repeat === undefined ? {} : { repeat: reminder.repeat }),
         }),
-      ),
+      );
+      return { ...made.reminder, deduplicated: made.deduplicated };
+    },
     snooze: (id, minutes) => asChatPort(() => service.snooze(id, minutes)),
     complete: (id) => asChatPort(() => service.done(id)),
     // The companion never deletes a user's file: undoing a create cancels the reminder (the

@@ -19,7 +19,7 @@ export const OBSIDIAN_ORIGINS: readonly string[] = [
 ];
 
 const ALLOWED_METHODS = 'GET, POST, PATCH, DELETE';
-const ALLOWED_HEADERS = 'Authorization, Content-Type';
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /**

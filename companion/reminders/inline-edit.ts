@@ -37,13 +37,18 @@ function replaceLine(text: string, at: Located, line: string): string {
   return text.slice(0, at.lineStart) + line + text.slice(at.lineEnd);
 }
 
+/** The line holds no checkbox: "done" cannot be written into it (a plain line is acknowledged). */
+export class NotATaskLineError extends VaultWriteError {
+  override name = 'NotATaskLineError';
+}
+
 /** `- [ ]` → `- [x]` on the reminder's line; a line already checked is left as it is. */
 export function checkTaskEdit(path: string, zone: string, id: string) {
   return (text: string): string => {
     const at = locate(text, path, zone, id);
     if (CHECKED_TASK.test(at.line)) return text;
     if (!OPEN_TASK.test(at.line)) {
-      throw new VaultWriteError(
+      throw new NotATaskLineError(
         'UNPROCESSABLE',
         `line ${at.reminder.line} of ${path} is not a task line`,
       );
@@ -83,7 +88,8 @@ function assertOwnSyntax(at: Located, path: string, field: string): void {
 }
 
 /**
- * Replaces the reminder's `@remind(...)` with `@remind(<inner>)`. Other plugins' syntaxes are
+ * Replaces the reminder's `@remind(...)` with `@remind(<inner>)`, `inner` given the reminder and
+ * the token's current inner text. Other plugins' syntaxes are
  * read, never rewritten (DESIGN §2). The result must read back as a reminder on that line
  * without a problem, else nothing is written and the grammar's message is the error.
  */
@@ -91,7 +97,7 @@ export function rewriteTokenEdit(
   path: string,
   zone: string,
   id: string,
-  inner: (reminder: InlineReminder) => string,
+  inner: (reminder: InlineReminder, written: string) => string,
   field: string,
 ) {
   return (text: string): string => {
@@ -99,7 +105,9 @@ export function rewriteTokenEdit(
     assertOwnSyntax(at, path, field);
     const from = at.reminder.from - at.lineStart;
     const to = at.reminder.to - at.lineStart;
-    const line = `${at.line.slice(0, from)}@remind(${inner(at.reminder)})${at.line.slice(to)}`;
+    // The text between `@remind(` and `)` as the user wrote it.
+    const written = at.line.slice(from + '@remind('.length, to - 1);
+    const line = `${at.line.slice(0, from)}@remind(${inner(at.reminder, written)})${at.line.slice(to)}`;
     const next = replaceLine(text, at, line);
     const check = findInlineReminders(next, { path, defaultZone: zone });
     const problem = check.problems.find(

@@ -17,15 +17,19 @@ import type {
   ReminderListResponse,
   ReminderPatch,
 } from '../../shared/protocol/reminders';
+import { SNOOZE_MINUTES_MAX } from '../../shared/protocol/reminders';
 import {
   buildReminderNoteFile,
   formatInZone,
   nextOccurrences,
   previousOccurrence,
   readReminderNote,
+  splitTrailingZone,
 } from '../../shared/reminders';
 import type { ReminderNote } from '../../shared/reminders';
 import { ApiHttpError } from '../http/api-error';
+import { createOnce } from '../idempotency/content-dedup';
+import type { WriteMemory } from '../idempotency/write-memory';
 import { decodeCursor, encodeCursor } from '../search/cursor';
 import type { ReminderDefinition } from '../scheduler/reminder-definition';
 import type { ReminderScheduler } from '../scheduler/scheduler';
@@ -38,6 +42,7 @@ import {
 } from '../vault/atomic-write';
 import {
   checkTaskEdit,
+  NotATaskLineError,
   onceTokenText,
   removeTokenEdit,
   rewriteTokenEdit,
@@ -55,6 +60,8 @@ export interface ReminderServiceDeps {
   readonly clock: Clock;
   readonly scheduler: ReminderScheduler;
   readonly source: VaultReminderSource;
+  /** Remembers creates for the five-minute dedup of identical ones (companion/idempotency). */
+  readonly memory: WriteMemory;
   readonly randomBytes?: RandomBytes;
 }
 
@@ -76,9 +83,9 @@ const CREATE_ATTEMPTS = 3;
  *   On a recurring reminder (note or line) done acknowledges one occurrence only, in the
  *   companion's delivery state: the given one, else the one that rang in the last 24 h, else
  *   the next. To end a series, PATCH `status: done` (note) or check the line.
- * - **Snooze** of a one-off rewrites its time: `snoozed_until` in a note, the `@remind(...)`
- *   date on a line (the Reminder and Tasks plugins' syntaxes are never rewritten: their snooze
- *   is delivery state). Snoozing one occurrence of a series is delivery state.
+ * - **Snooze** (docs/reminders.md) postpones one ring, never earlier than its own time: a
+ *   one-off note gets `snoozed_until`; lines of every syntax and occurrences of a series are
+ *   delivery state, so the user's text and rules stay as written.
  * - **DELETE** is the least destructive change that stops the reminder: a note gets
  *   `status: cancelled` (the file and its body stay); an inline reminder loses its
  *   `@remind(...)` token, the line's words and block id stay.
@@ -145,7 +152,12 @@ export class ReminderService {
     return list;
   }
 
-  async create(body: ReminderCreate): Promise<Reminder> {
+  /**
+   * Writes a reminder note. The same title (case and spacing aside), due instant, zone and rule
+   * asked again within five minutes answers the first reminder, `deduplicated`, while it is
+   * still active; anything different is a new reminder.
+   */
+  async create(body: ReminderCreate): Promise<{ reminder: Reminder; deduplicated: boolean }> {
     const now = this.deps.clock.now();
     const zone = body.timezone ?? this.deps.defaultZone;
     const id = newNoteId(this.randomBytes);
@@ -169,6 +181,23 @@ export class ReminderService {
         'due',
       );
     }
+    const identical = [note.title.toLowerCase(), note.due, note.timezone, note.repeat ?? null];
+    const made = await createOnce<Reminder>(
+      this.deps.memory,
+      'reminder',
+      identical,
+      (earlier) => {
+        const [current] = this.deps.source.get([earlier.id]);
+        if (current === undefined || current.status !== 'active') return undefined;
+        return reminderView(current, this.deps.scheduler);
+      },
+      () => this.writeNote(note),
+    );
+    return { reminder: made.value, deduplicated: made.deduplicated };
+  }
+
+  private async writeNote(note: ReminderNote): Promise<Reminder> {
+    const id = note.id;
     const content = buildReminderNoteFile(note);
     for (let attempt = 1; ; attempt++) {
       const taken = caseInsensitiveExists(await folderEntries(this.deps.vault, this.deps.folder));
@@ -203,11 +232,26 @@ export class ReminderService {
     return { ...before, status: 'cancelled', next_fire: null };
   }
 
+  /**
+   * Snoozes one ring of the reminder by `minutes` (docs/reminders.md): from now when its time
+   * has come (it rang, or was missed), else from its own time, so a snooze never moves a
+   * reminder earlier. A one-off reminder note records `snoozed_until`; everything else (inline
+   * lines of every syntax, one occurrence of a series) is delivery state, so the user's line
+   * keeps its text and a series keeps its rule.
+   */
   async snooze(id: string, minutes: number, occurrence?: string): Promise<Reminder> {
+    if (!Number.isInteger(minutes) || minutes < 1 || minutes > SNOOZE_MINUTES_MAX) {
+      throw new ApiHttpError(
+        'VALIDATION_ERROR',
+        `minutes: ${String(minutes)} is not a whole number of minutes from 1 to ${SNOOZE_MINUTES_MAX} (a year)`,
+        'minutes',
+      );
+    }
     const definition = this.definition(id);
     this.assertActive(definition);
     const now = this.deps.clock.now();
-    const until = Math.ceil((now + minutes * 60_000) / 60_000) * 60_000;
+    const target = this.snoozeTarget(definition, occurrence, now);
+    const until = Math.ceil((Math.max(target, now) + minutes * 60_000) / 60_000) * 60_000;
     const { schedule } = definition;
     if (schedule.kind === 'once' && definition.line === undefined) {
       await this.editNote(definition, () => ({
@@ -215,27 +259,6 @@ export class ReminderService {
       }));
       return this.get(id);
     }
-    if (schedule.kind === 'once') {
-      try {
-        await this.editFile(
-          definition,
-          rewriteTokenEdit(
-            definition.path,
-            this.deps.defaultZone,
-            id,
-            () => onceTokenText(until, schedule.zone, this.deps.defaultZone),
-            'minutes',
-          ),
-        );
-        return this.viewAfterRewrite(definition);
-      } catch (error) {
-        // Another plugin's syntax: Cairn does not rewrite it, so the snooze is delivery state.
-        if (!(error instanceof VaultWriteError && /does not rewrite it/.test(error.message))) {
-          throw error;
-        }
-      }
-    }
-    const target = this.targetOccurrence(definition, occurrence);
     this.deps.scheduler.snoozeOccurrence(id, target, until);
     return this.get(id);
   }
@@ -248,19 +271,23 @@ export class ReminderService {
       this.deps.scheduler.completeOccurrence(id, this.targetOccurrence(definition, occurrence));
       return this.get(id);
     }
+    // A one-off that is done leaves the missed list (it may be there as past_due or expired).
+    const dismiss = () => this.deps.scheduler.dismissMissed(id, schedule.at);
     if (definition.line === undefined) {
-      if (definition.status === 'done') return this.get(id);
-      await this.editNote(definition, () => ({ status: 'done' }));
+      if (definition.status !== 'done') await this.editNote(definition, () => ({ status: 'done' }));
+      dismiss();
       return this.get(id);
     }
-    if (definition.taskChecked) return this.get(id);
+    if (definition.taskChecked) {
+      dismiss();
+      return this.get(id);
+    }
     try {
       await this.editFile(definition, checkTaskEdit(definition.path, this.deps.defaultZone, id));
+      dismiss();
       return this.viewAfterRewrite(definition, 'done');
     } catch (error) {
-      if (!(error instanceof VaultWriteError && /is not a task line/.test(error.message))) {
-        throw error;
-      }
+      if (!(error instanceof NotATaskLineError)) throw error;
     }
     // A plain line: done once fired and acknowledged (DESIGN §2), which is delivery state.
     const target =
@@ -275,9 +302,18 @@ export class ReminderService {
 
   private definition(id: string): ReminderDefinition {
     const [definition] = this.deps.source.get([id]);
-    if (!definition)
-      throw new ApiHttpError('NOT_FOUND', `no reminder with id ${JSON.stringify(id)}`);
-    return definition;
+    if (definition) return definition;
+    // On the missed list as unresolved: there, but nothing can be computed from it (a time
+    // without an offset cannot be read in a zone that does not exist). Say so, not "no reminder".
+    const unresolved = this.deps.source.unresolved().find((entry) => entry.id === id);
+    if (unresolved) {
+      throw new ApiHttpError(
+        'UNPROCESSABLE',
+        `reminder ${id} in ${unresolved.path} cannot be scheduled: ${unresolved.detail}; fix it in the note`,
+        unresolved.problem === 'bad_zone' ? 'timezone' : undefined,
+      );
+    }
+    throw new ApiHttpError('NOT_FOUND', `no reminder with id ${JSON.stringify(id)}`);
   }
 
   private assertActive(definition: ReminderDefinition): void {
@@ -290,7 +326,7 @@ export class ReminderService {
     }
   }
 
-  /** The occurrence an action is about: the given one, else the one that just rang, else the next. */
+  /** The occurrence "done" is about: the given one, else the one that just rang, else the next. */
   private targetOccurrence(definition: ReminderDefinition, occurrence: string | undefined): number {
     const { schedule } = definition;
     if (occurrence !== undefined) return readRequestTime(occurrence, schedule.zone, 'occurrence');
@@ -310,6 +346,29 @@ export class ReminderService {
       throw new ApiHttpError('CONFLICT', `reminder ${definition.id} has no occurrence left`);
     }
     return next;
+  }
+
+  /**
+   * The ring a snooze is about: the given occurrence, else the reminder's current fire time
+   * (a one-off: its pending ring, else the one that rang; a series: the one that rang in the
+   * last 24 h, else the next). Fire times include earlier snoozes' ends, so snoozing again
+   * moves the same ring instead of adding one.
+   */
+  private snoozeTarget(
+    definition: ReminderDefinition,
+    occurrence: string | undefined,
+    now: number,
+  ): number {
+    const { schedule } = definition;
+    if (occurrence !== undefined) return readRequestTime(occurrence, schedule.zone, 'occurrence');
+    const around = this.deps.scheduler.fireTimesAround(definition.id, now);
+    const { latest, next } = around ?? { latest: undefined, next: undefined };
+    const rang = latest !== undefined && latest > now - CURRENT_OCCURRENCE_WINDOW_MS;
+    const target = schedule.kind === 'once' ? (next ?? latest) : rang ? latest : (next ?? latest);
+    if (target === undefined) {
+      throw new ApiHttpError('CONFLICT', `reminder ${definition.id} has no occurrence left`);
+    }
+    return target;
   }
 
   private async patchNote(definition: ReminderDefinition, patch: ReminderPatch): Promise<Reminder> {
@@ -347,22 +406,30 @@ export class ReminderService {
     }
     const { path, id } = definition;
     const zone = this.deps.defaultZone;
-    if (patch.status !== undefined) {
-      if (patch.status === 'cancelled') return this.cancel(id);
-      await this.editFile(
-        definition,
-        patch.status === 'done' ? checkTaskEdit(path, zone, id) : uncheckTaskEdit(path, zone, id),
-      );
-    }
+    // Every check runs before anything is written.
+    let tokenEdit: ((text: string) => string) | undefined;
     if (patch.due !== undefined || patch.repeat !== undefined || patch.timezone !== undefined) {
       const tokenZone = patch.timezone ?? definition.schedule.zone;
       const field =
         patch.repeat !== undefined ? 'repeat' : patch.due !== undefined ? 'due' : 'timezone';
-      let inner: string;
-      if (typeof patch.repeat === 'string') {
-        const rule = patch.repeat.replace(/^RRULE:/, '');
-        inner = `RRULE:${rule}`;
-        if (tokenZone !== zone) inner += ` ${tokenZone}`;
+      const zoneSuffix = tokenZone === zone ? '' : ` ${tokenZone}`;
+      const recurringAfter =
+        typeof patch.repeat === 'string' ||
+        (patch.repeat === undefined && definition.schedule.kind === 'recurring');
+      let inner: (reminder: unknown, written: string) => string;
+      if (recurringAfter && patch.due !== undefined) {
+        // PATCH changes only what it names: a due must not silently turn a series into a one-off.
+        throw new ApiHttpError(
+          'UNPROCESSABLE',
+          'due: an inline recurring reminder has no start date to move (its rule fixes the time); change repeat, or send repeat: null with due to make it a one-off',
+          'due',
+        );
+      } else if (typeof patch.repeat === 'string') {
+        const rule = `RRULE:${patch.repeat.replace(/^RRULE:/, '')}${zoneSuffix}`;
+        inner = () => rule;
+      } else if (recurringAfter) {
+        // Only the zone changes: the rule keeps the words the user wrote (`every monday 09:00`).
+        inner = (_reminder, written) => `${splitTrailingZone(written).body}${zoneSuffix}`;
       } else {
         const due =
           patch.due !== undefined
@@ -377,13 +444,19 @@ export class ReminderService {
             'due',
           );
         }
-        inner = onceTokenText(due, tokenZone, zone);
+        const text = onceTokenText(due, tokenZone, zone);
+        inner = () => text;
       }
+      tokenEdit = rewriteTokenEdit(path, zone, id, inner, field);
+    }
+    if (patch.status !== undefined) {
+      if (patch.status === 'cancelled') return this.cancel(id);
       await this.editFile(
         definition,
-        rewriteTokenEdit(path, zone, id, () => inner, field),
+        patch.status === 'done' ? checkTaskEdit(path, zone, id) : uncheckTaskEdit(path, zone, id),
       );
     }
+    if (tokenEdit !== undefined) await this.editFile(definition, tokenEdit);
     return this.viewAfterRewrite(definition);
   }
 

@@ -1,8 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiHttpError } from '../http/api-error';
+import { answerOnce } from '../idempotency/idempotency-key';
+import type { WriteMemory } from '../idempotency/write-memory';
 import { createVaultFile, VaultWriteError } from '../vault/atomic-write';
 import type { IndexAfterWrite } from '../vault/index-after-write';
 import { resolveVaultPath } from '../vault/paths';
@@ -35,6 +37,8 @@ export interface IngestRouteDeps {
   /** Vault-relative attachments folder (settings). */
   readonly folder: string;
   readonly indexAfterWrite?: IndexAfterWrite;
+  /** Idempotency-Key replays (companion/idempotency). */
+  readonly memory: WriteMemory;
   /** Test seam: a smaller limit than 50 MB. */
   readonly maxBytes?: number;
 }
@@ -105,16 +109,27 @@ export async function registerIngestRoute(
           );
         }
 
-        const path = await saveUnique(deps, stem, extension, bytes);
-        const outcome = deps.indexAfterWrite
-          ? await deps.indexAfterWrite(path)
-          : { indexed: false, error: 'no index is running' };
-        return reply.code(201).send({
-          path,
-          kind,
-          bytes: bytes.length,
-          indexed: outcome.indexed,
-          ...(outcome.error === undefined ? {} : { index_error: outcome.error }),
+        // A retry sends the same file under a new multipart boundary: the key's request is
+        // the file's name and content.
+        const content = {
+          file: part.filename,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+        };
+        return answerOnce(deps.memory, request, reply, content, async () => {
+          const path = await saveUnique(deps, stem, extension, bytes);
+          const outcome = deps.indexAfterWrite
+            ? await deps.indexAfterWrite(path)
+            : { indexed: false, error: 'no index is running' };
+          return {
+            status: 201,
+            body: {
+              path,
+              kind,
+              bytes: bytes.length,
+              indexed: outcome.indexed,
+              ...(outcome.error === undefined ? {} : { index_error: outcome.error }),
+            },
+          };
         });
       },
     );

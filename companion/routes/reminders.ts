@@ -6,21 +6,29 @@ import {
   OccurrencesResponse,
   Reminder,
   ReminderCreate,
+  ReminderCreated,
   ReminderIdParams,
   ReminderListQuery,
   ReminderListResponse,
   ReminderPatch,
 } from '../../shared/protocol/reminders';
 import { ApiHttpError } from '../http/api-error';
+import { answerOnce } from '../idempotency/idempotency-key';
+import type { WriteMemory } from '../idempotency/write-memory';
 import type { ReminderService } from '../reminders/reminder-service';
 import { VaultWriteError } from '../vault/atomic-write';
 
 /*
  * The reminder routes of DESIGN §6 (`/missed` is the scheduler's, see missed-route.ts). The
- * behaviour lives in ReminderService; this file is schemas and status codes.
+ * behaviour lives in ReminderService; this file is schemas and status codes. The POST routes
+ * honour `Idempotency-Key` (companion/idempotency/idempotency-key.ts).
  */
 
-export function registerReminderRoutes(app: FastifyInstance, reminders: ReminderService): void {
+export function registerReminderRoutes(
+  app: FastifyInstance,
+  reminders: ReminderService,
+  memory: WriteMemory,
+): void {
   app.get<{ Querystring: ReminderListQuery }>(
     '/api/v1/reminders',
     { schema: { querystring: ReminderListQuery, response: { 200: ReminderListResponse } } },
@@ -29,11 +37,15 @@ export function registerReminderRoutes(app: FastifyInstance, reminders: Reminder
 
   app.post<{ Body: ReminderCreate }>(
     '/api/v1/reminders',
-    { schema: { body: ReminderCreate, response: { 201: Reminder } } },
-    async (request, reply) => {
-      const created = await vaultErrors(() => reminders.create(request.body));
-      return reply.code(201).send(created);
-    },
+    { schema: { body: ReminderCreate, response: { 200: ReminderCreated, 201: ReminderCreated } } },
+    async (request, reply) =>
+      answerOnce(memory, request, reply, request.body, async () => {
+        const made = await vaultErrors(() => reminders.create(request.body));
+        return {
+          status: made.deduplicated ? 200 : 201,
+          body: { ...made.reminder, deduplicated: made.deduplicated },
+        };
+      }),
   );
 
   app.get<{ Params: ReminderIdParams }>(
@@ -81,14 +93,17 @@ export function registerReminderRoutes(app: FastifyInstance, reminders: Reminder
         response: { 200: Reminder },
       },
     },
-    async (request) =>
-      vaultErrors(() =>
-        reminders.snooze(
-          request.params.id,
-          request.body.minutes,
-          request.body.occurrence || undefined,
+    async (request, reply) =>
+      answerOnce(memory, request, reply, request.body, async () => ({
+        status: 200,
+        body: await vaultErrors(() =>
+          reminders.snooze(
+            request.params.id,
+            request.body.minutes,
+            request.body.occurrence || undefined,
+          ),
         ),
-      ),
+      })),
   );
 
   app.post<{ Params: ReminderIdParams; Body: ReminderDoneRequest }>(
@@ -96,8 +111,13 @@ export function registerReminderRoutes(app: FastifyInstance, reminders: Reminder
     {
       schema: { params: ReminderIdParams, body: ReminderDoneRequest, response: { 200: Reminder } },
     },
-    async (request) =>
-      vaultErrors(() => reminders.done(request.params.id, request.body?.occurrence || undefined)),
+    async (request, reply) =>
+      answerOnce(memory, request, reply, request.body ?? null, async () => ({
+        status: 200,
+        body: await vaultErrors(() =>
+          reminders.done(request.params.id, request.body?.occurrence || undefined),
+        ),
+      })),
   );
 }
 

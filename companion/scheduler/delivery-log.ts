@@ -30,7 +30,12 @@ export interface MissedRow {
   readonly path: string;
   readonly line?: number;
   readonly zone: string;
+  /** `expired` (older than the grace window when it came due) unless said otherwise. */
+  readonly reason?: MissedRowReason;
 }
+
+/** Why an occurrence is on the missed list (migration 005). */
+export type MissedRowReason = 'expired' | 'past_due';
 
 export interface OccurrenceClaim {
   readonly reminderId: string;
@@ -128,11 +133,12 @@ export class DeliveryLog {
         )
         .pluck(),
       insertMissed: db.prepare(
-        `INSERT INTO missed_occurrences (reminder_id, occurrence, title, path, line, zone, recorded_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        `INSERT INTO missed_occurrences
+           (reminder_id, occurrence, title, path, line, zone, recorded_at, reason)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       ),
       listMissed: db.prepare(
-        `SELECT reminder_id, occurrence, title, path, line, zone FROM missed_occurrences
+        `SELECT reminder_id, occurrence, title, path, line, zone, reason FROM missed_occurrences
          ORDER BY occurrence DESC, reminder_id LIMIT ? OFFSET ?`,
       ),
       countMissed: db.prepare('SELECT count(*) FROM missed_occurrences').pluck(),
@@ -200,6 +206,7 @@ export class DeliveryLog {
             row.line ?? null,
             row.zone,
             step.now,
+            row.reason ?? 'expired',
           );
         }
         const claim = step.claim;
@@ -272,6 +279,26 @@ export class DeliveryLog {
           missed.line ?? null,
           missed.zone,
           now,
+          missed.reason ?? 'expired',
+        );
+      }
+    });
+  }
+
+  /** Lists occurrences as missed on their own (a one-off already past when first seen). */
+  listAsMissed(rows: readonly MissedRow[], now: number): void {
+    if (rows.length === 0) return;
+    inTransaction(this.db, () => {
+      for (const row of rows) {
+        this.statements.insertMissed.run(
+          row.reminderId,
+          row.occurrence,
+          row.title,
+          row.path,
+          row.line ?? null,
+          row.zone,
+          now,
+          row.reason ?? 'expired',
         );
       }
     });
@@ -328,6 +355,7 @@ export class DeliveryLog {
       path: string;
       line: number | null;
       zone: string;
+      reason: MissedRowReason;
     }[];
     return rows.map((row) => ({
       reminderId: row.reminder_id,
@@ -336,6 +364,7 @@ export class DeliveryLog {
       path: row.path,
       ...(row.line === null ? {} : { line: row.line }),
       zone: row.zone,
+      reason: row.reason,
     }));
   }
 

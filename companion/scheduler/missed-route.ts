@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { Cursor } from '../../shared/protocol/formats';
-import { MissedResponse } from '../../shared/protocol/reminders';
+import { MissedResponse, TITLE_MAX_CHARS } from '../../shared/protocol/reminders';
 import type { MissedReminder } from '../../shared/protocol/reminders';
 import { formatInZone } from '../../shared/reminders/local-time';
 import { ApiHttpError } from '../http/api-error';
@@ -23,8 +23,10 @@ const MissedQuery = Type.Object(
 type MissedQuery = Static<typeof MissedQuery>;
 
 /**
- * `GET /api/v1/reminders/missed` (DESIGN §6): unresolved `@remind(...)` tokens, then occurrences
- * that were older than the grace window when the companion came back, newest first.
+ * `GET /api/v1/reminders/missed` (DESIGN §6): every reminder that cannot fire. First the
+ * unresolved ones (natural language, bad zone, anything that does not read), then listed
+ * occurrences, newest first: `expired` (older than the grace window when the companion came
+ * back) and `past_due` (a one-off already past when first seen).
  *
  * The cursor is an opaque position in that list. An entry added or removed while a client pages
  * can shift the next page by that many entries (a repeat or a skip at the seam), which is
@@ -43,21 +45,22 @@ export function registerMissedRoute(app: FastifyInstance, scheduler: ReminderSch
         if (item.kind === 'unresolved') {
           return {
             reminder_id: item.id,
-            title: item.title,
+            title: capTitle(item.title),
             path: item.path,
             ...line,
             occurrence: null,
             reason: 'unresolved',
+            problem: item.problem ?? 'invalid',
             detail: item.detail,
           };
         }
         return {
           reminder_id: item.reminderId,
-          title: item.title,
+          title: capTitle(item.title),
           path: item.path,
           ...line,
           occurrence: formatInZone(item.occurrence, item.zone),
-          reason: 'expired',
+          reason: item.reason ?? 'expired',
         };
       });
       const nextOffset = offset + items.length;
@@ -67,6 +70,11 @@ export function registerMissedRoute(app: FastifyInstance, scheduler: ReminderSch
       };
     },
   );
+}
+
+/** Titles come from the vault, where a line can be any length: cut like the API's own. */
+function capTitle(title: string): string {
+  return title.length <= TITLE_MAX_CHARS ? title : `${title.slice(0, TITLE_MAX_CHARS - 1)}…`;
 }
 
 const CURSOR_PREFIX = 'm1:';

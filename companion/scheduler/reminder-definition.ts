@@ -1,3 +1,5 @@
+import type { UnresolvedProblem } from '../../shared/protocol/reminders';
+
 /**
  * What the scheduler is told about each reminder: the scheduler's input port, independent of
  * how reminders are written in the vault (reminder notes, `@remind(...)` lines, other plugins'
@@ -55,6 +57,8 @@ export interface UnresolvedReminder {
   readonly line?: number;
   /** What is wrong, naming the token, e.g. `"tomorrow 5pm" is natural language; open the note to fix it`. */
   readonly detail: string;
+  /** Which kind of problem; `invalid` when absent. */
+  readonly problem?: UnresolvedProblem;
 }
 
 /** Longest title carried into a push message; longer ones are cut (the payload limit is ~4 KB). */

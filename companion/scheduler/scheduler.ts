@@ -105,6 +105,15 @@ interface Send {
  * - **First run.** Nothing before the scheduler's first start on a database fires (before
  *   pairing, the plugin was in charge of reminders, and it fires its own).
  */
+/**
+ * What `snoozeOccurrence` did: `snoozed` (the occurrence, or the one whose snooze was moved,
+ * now rings at `until`), or `merged` (the series' next occurrence at `into` comes first and
+ * rings instead; the snoozed one is acknowledged).
+ */
+export type SnoozeOutcome =
+  | { readonly kind: 'snoozed'; readonly occurrence: number; readonly until: number }
+  | { readonly kind: 'merged'; readonly into: number };
+
 export class ReminderScheduler implements SchedulerStatusSource {
   private readonly log: DeliveryLog;
   private readonly clock: Clock;
@@ -122,6 +131,8 @@ export class ReminderScheduler implements SchedulerStatusSource {
   private highWaters = new Map<string, number>();
   private actions = new Map<string, Map<number, OccurrenceAction>>();
   private epoch = 0;
+  /** True while the first start on a new database takes in the vault. */
+  private firstLoad = false;
   /** While starting: when the previous run was last alive. Afterwards undefined (= now). */
   private coverageStart: number | undefined;
 
@@ -161,7 +172,8 @@ export class ReminderScheduler implements SchedulerStatusSource {
     this.state = 'running';
     const now = this.clock.now();
     this.epoch = this.log.meta('epoch') ?? now;
-    if (this.log.meta('epoch') === undefined) this.log.setMeta('epoch', this.epoch);
+    this.firstLoad = this.log.meta('epoch') === undefined;
+    if (this.firstLoad) this.log.setMeta('epoch', this.epoch);
     this.coverageStart = Math.min(now, this.log.meta('alive_at') ?? now);
     this.highWaters = this.log.highWaters();
     this.actions = this.log.actions();
@@ -169,6 +181,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
     const { reminders, unresolved } = await this.source.all();
     this.applyDefinitions(reminders, { complete: true });
     this.coverageStart = undefined;
+    this.firstLoad = false;
     this.markAlive(now);
     this.logger.info(
       { reminders: this.plans.size, scheduled: this.queue.size, unresolved: unresolved.length },
@@ -215,12 +228,46 @@ export class ReminderScheduler implements SchedulerStatusSource {
   /**
    * Snoozes one occurrence (or a snooze's fire time) until `until`: it fires then, keyed by
    * `until`, and not at its own time if that has not come yet. For the phone's "snooze" action
-   * and the API's snooze of a recurring reminder.
+   * and the API's snooze of a recurring reminder or an inline one-off. The caller picks `until`
+   * (ReminderService: never before the occurrence's own time).
    */
-  snoozeOccurrence(reminderId: string, occurrence: number, until: number): void {
+  snoozeOccurrence(reminderId: string, occurrence: number, until: number): SnoozeOutcome {
     this.assertRunning('snoozeOccurrence');
     if (!Number.isFinite(until)) throw new RangeError('snooze: until is not an instant');
-    this.putAction(reminderId, occurrence, { kind: 'snoozed', until });
+    const actions = this.actions.get(reminderId);
+    // Snoozing a snooze's end moves that snooze: one occurrence has one pending ring, never two.
+    let original = occurrence;
+    for (const [at, action] of actions ?? []) {
+      if (action.kind === 'snoozed' && action.until === occurrence) original = at;
+    }
+    const plan = this.plans.get(reminderId);
+    if (plan && plan.definition.schedule.kind === 'recurring') {
+      // A snooze never adds a ring: when it would end at or after the series' next occurrence,
+      // that occurrence's ring stands in for it and the snoozed one is acknowledged.
+      const without = new Map(actions ?? []);
+      without.set(original, { kind: 'done' });
+      const following = new FireTimes(plan.definition, without).nextAfter(original);
+      if (following !== undefined && following <= until) {
+        this.putAction(reminderId, original, { kind: 'done' });
+        return { kind: 'merged', into: following };
+      }
+    }
+    this.putAction(reminderId, original, { kind: 'snoozed', until });
+    return { kind: 'snoozed', occurrence: original, until };
+  }
+
+  /**
+   * The fire times an action without a named occurrence is about: the latest at or before
+   * `now` (it rang, or its time came while nothing could ring it) and the first after `now`.
+   * Undefined when the reminder is not in the plan.
+   */
+  fireTimesAround(
+    reminderId: string,
+    now: number,
+  ): { latest: number | undefined; next: number | undefined } | undefined {
+    const plan = this.plans.get(reminderId);
+    if (!plan) return undefined;
+    return { latest: plan.latestIn(Number.NEGATIVE_INFINITY, now), next: plan.nextAfter(now) };
   }
 
   /** Marks one occurrence done: it will not fire (again), and leaves the missed list. */
@@ -232,6 +279,20 @@ export class ReminderScheduler implements SchedulerStatusSource {
   /** Removes one entry from the missed list; false when it was not there. */
   dismissMissed(reminderId: string, occurrence: number): boolean {
     return this.log.dismissMissed(reminderId, occurrence);
+  }
+
+  /**
+   * The earliest end of a snooze kept as delivery state that has not rung yet (it lies beyond
+   * the reminder's high-water mark), or undefined.
+   */
+  pendingSnooze(reminderId: string): number | undefined {
+    const handled = this.highWaters.get(reminderId) ?? this.epoch;
+    let earliest: number | undefined;
+    for (const action of this.actions.get(reminderId)?.values() ?? []) {
+      if (action.kind !== 'snoozed' || action.until <= handled) continue;
+      if (earliest === undefined || action.until < earliest) earliest = action.until;
+    }
+    return earliest;
   }
 
   /** When `reminderId` fires next, or undefined (unknown, done, checked, nothing left). */
@@ -325,6 +386,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
   ): void {
     const now = this.clock.now();
     const fresh: { id: string; highWater: number }[] = [];
+    const pastDue: MissedRow[] = [];
     const seen = complete ? new Set<string>() : undefined;
     for (const definition of definitions) {
       const known = this.plans.get(definition.id);
@@ -356,6 +418,14 @@ export class ReminderScheduler implements SchedulerStatusSource {
         highWater = Math.max(this.epoch, (this.coverageStart ?? now) - SYNC_LAG_MS);
         this.highWaters.set(id, highWater);
         fresh.push({ id, highWater });
+        // A one-off already past when first seen would never fire: list it instead of letting
+        // it vanish. Not on a database's first start: the plugin fired those before pairing.
+        const past =
+          !this.firstLoad && definition.schedule.kind === 'once'
+            ? plan.latestIn(Number.NEGATIVE_INFINITY, highWater)
+            : undefined;
+        if (past !== undefined)
+          pastDue.push({ ...missedRow(definition, past), reason: 'past_due' });
       }
       this.queue.set(id, plan.nextAfter(highWater));
     }
@@ -364,6 +434,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
       for (const id of [...this.rejected.keys()]) if (!seen.has(id)) this.rejected.delete(id);
     }
     this.log.addReminders(fresh, now);
+    this.log.listAsMissed(pastDue, now);
   }
 
   /** Drops a reminder from the plan; its high-water mark stays (in memory and on disk). */

@@ -227,6 +227,10 @@ export class VaultReminderSource implements ReminderSource {
           detail: read.ok
             ? String(schedule)
             : read.problems.map((problem) => problem.message).join('; '),
+          problem:
+            !read.ok && read.problems.some((problem) => problem.field === 'timezone')
+              ? 'bad_zone'
+              : 'invalid',
         });
       }
     }
@@ -241,6 +245,7 @@ export class VaultReminderSource implements ReminderSource {
           path,
           line: reminder.line,
           detail: schedule,
+          problem: 'invalid',
         });
         continue;
       }
@@ -263,6 +268,12 @@ export class VaultReminderSource implements ReminderSource {
         path,
         line: problem.line,
         detail: problem.message,
+        problem:
+          problem.kind === 'unresolved'
+            ? 'natural_language'
+            : problem.field === 'zone'
+              ? 'bad_zone'
+              : 'invalid',
       });
     }
     return { definitions, unresolved };

@@ -1,3 +1,5 @@
+import { isRecord } from '../../shared/protocol/json';
+
 /** A failed API call, with the companion's error envelope (`{ error: { code, message } }`) unpacked. */
 export class CompanionApiError extends Error {
   override name = 'CompanionApiError';
@@ -12,26 +14,30 @@ export class CompanionApiError extends Error {
 
 export interface CompanionApi {
   get<T>(path: string): Promise<T>;
-  post<T>(path: string, body?: unknown): Promise<T>;
+  /** `headers` adds request headers, e.g. `Idempotency-Key` so a retried action is applied once. */
+  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
   delete(path: string): Promise<void>;
   /** POSTs and hands back the open response (for Server-Sent Events); errors as for `post`. */
   stream(path: string, body: unknown, signal?: AbortSignal): Promise<Response>;
 }
 
+interface SendOptions {
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  readonly signal?: AbortSignal;
+}
+
 /** Calls the companion that served this page (same origin), with the bearer token. */
 export function companionApi(token: string, fetchImpl: typeof fetch = fetch): CompanionApi {
-  async function send(
-    method: string,
-    path: string,
-    body?: unknown,
-    signal?: AbortSignal,
-  ): Promise<Response> {
+  async function send(method: string, path: string, options: SendOptions = {}): Promise<Response> {
+    const { body, headers = {}, signal } = options;
     let response: Response;
     try {
       response = await fetchImpl(path, {
         method,
         headers: {
+          ...headers,
           Authorization: `Bearer ${token}`,
           ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
@@ -52,18 +58,19 @@ export function companionApi(token: string, fetchImpl: typeof fetch = fetch): Co
     }
     return response;
   }
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await send(method, path, body);
+  async function call<T>(method: string, path: string, options?: SendOptions): Promise<T> {
+    const response = await send(method, path, options);
     return parseJson(await response.text()) as T;
   }
   return {
     get: (path) => call('GET', path),
-    post: (path, body) => call('POST', path, body ?? {}),
-    patch: (path, body) => call('PATCH', path, body),
+    post: (path, body, headers) =>
+      call('POST', path, { body: body ?? {}, ...(headers ? { headers } : {}) }),
+    patch: (path, body) => call('PATCH', path, { body }),
     delete: async (path) => {
       await call('DELETE', path);
     },
-    stream: (path, body, signal) => send('POST', path, body, signal),
+    stream: (path, body, signal) => send('POST', path, { body, ...(signal ? { signal } : {}) }),
   };
 }
 
@@ -74,8 +81,4 @@ function parseJson(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
-import { CompanionApiError, companionApi, isRecord } from './api-client';
+import { isRecord } from '../../shared/protocol/json';
+import { CompanionApiError, companionApi } from './api-client';
 import type { CompanionApi } from './api-client';
 import { byId, describeError, el } from './dom';
 import { tokenFromFragment } from './pairing';

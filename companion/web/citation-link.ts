@@ -1,6 +1,6 @@
 import { noteDeepLink } from '../../shared/reminders/deep-link';
 import type { DeepLinkTarget } from '../../shared/reminders/deep-link';
-import { isRecord } from './api-client';
+import { isRecord } from '../../shared/protocol/json';
 
 /** The fields of a citation (shared/protocol/citation.ts) the page shows; read defensively. */
 export interface CitationView {

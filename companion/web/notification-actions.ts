@@ -1,4 +1,4 @@
-import { isRecord } from './api-client';
+import { isRecord } from '../../shared/protocol/json';
 
 /**
  * What a push message turns into on the phone, and what each notification button does. Pure,
@@ -67,9 +67,11 @@ export function notificationFromPush(data: unknown): NotificationSpec {
     title: push.title,
     options: {
       body: push.body,
-      // One notification per reminder: a repeat of the same reminder replaces the older one.
-      tag: `reminder:${push.reminder_id}`,
-      renotify: true,
+      // One notification per occurrence: the same occurrence delivered again (at least once,
+      // e.g. after a restart mid-burst) replaces the one shown, silently; another occurrence
+      // or a snooze's ring is a notification of its own.
+      tag: occurrenceTag(push),
+      renotify: false,
       requireInteraction: true,
       icon: '/icons/icon-192.png',
       badge: '/icons/icon-192.png',
@@ -83,13 +85,30 @@ export function notificationFromPush(data: unknown): NotificationSpec {
   };
 }
 
+/**
+ * `reminder:<id>@<occurrence as epoch ms>`: the same for every delivery of one occurrence,
+ * whatever offset the instant was written with.
+ */
+export function occurrenceTag(push: Pick<ReminderPush, 'reminder_id' | 'occurrence'>): string {
+  const instant = Date.parse(push.occurrence);
+  return `reminder:${push.reminder_id}@${Number.isFinite(instant) ? instant : push.occurrence}`;
+}
+
 export type ClickOutcome =
-  | { kind: 'request'; path: string; body: Record<string, unknown>; confirmation: string }
+  | {
+      kind: 'request';
+      path: string;
+      body: Record<string, unknown>;
+      /** Sent as `Idempotency-Key`: a double tap or a retried call acts once. */
+      idempotencyKey: string;
+      confirmation: string;
+    }
   | { kind: 'open'; url: string };
 
 /** What pressing `action` (empty for a tap on the notification itself) should do. */
 export function clickOutcome(action: string, push: ReminderPush): ClickOutcome {
   const base = `/api/v1/reminders/${encodeURIComponent(push.reminder_id)}`;
+  const key = actionKey(action, push);
   if (push.reminder_id !== '') {
     switch (action) {
       case 'done':
@@ -97,25 +116,52 @@ export function clickOutcome(action: string, push: ReminderPush): ClickOutcome {
           kind: 'request',
           path: `${base}/done`,
           body: { occurrence: push.occurrence },
+          idempotencyKey: key,
           confirmation: `Done: ${push.title}`,
         };
       case 'snooze_15m':
         return {
           kind: 'request',
           path: `${base}/snooze`,
-          body: { minutes: 15 },
+          body: { minutes: 15, occurrence: push.occurrence },
+          idempotencyKey: key,
           confirmation: `Snoozed for 15 minutes: ${push.title}`,
         };
       case 'snooze_1h':
         return {
           kind: 'request',
           path: `${base}/snooze`,
-          body: { minutes: 60 },
+          body: { minutes: 60, occurrence: push.occurrence },
+          idempotencyKey: key,
           confirmation: `Snoozed for 1 hour: ${push.title}`,
         };
     }
   }
   return { kind: 'open', url: safeOpenUrl(push.deep_link) };
+}
+
+/**
+ * One key per (action, reminder, occurrence): printable, no spaces, short (ids of lines without
+ * a block id hold the line's text, so the id enters as a 64-bit FNV-1a hash).
+ */
+export function actionKey(
+  action: string,
+  push: Pick<ReminderPush, 'reminder_id' | 'occurrence'>,
+): string {
+  const instant = Date.parse(push.occurrence);
+  return `cairn-${action}-${fnv1a64(push.reminder_id)}-${Number.isFinite(instant) ? instant : fnv1a64(push.occurrence)}`;
+}
+
+function fnv1a64(text: string): string {
+  // Two 32-bit FNV-1a lanes with different offsets: plain Math.imul, no BigInt needed.
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x01000193);
+  }
+  return `${(a >>> 0).toString(16).padStart(8, '0')}${(b >>> 0).toString(16).padStart(8, '0')}`;
 }
 
 /** Only Obsidian deep links and this page's own paths are opened; anything else opens the page. */

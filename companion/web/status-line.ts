@@ -1,4 +1,4 @@
-import { isRecord } from './api-client';
+import { isRecord } from '../../shared/protocol/json';
 
 /**
  * The one line under the title that says what the companion can do right now, read from

@@ -75,7 +75,12 @@ function readPushData(event: PushEvent): unknown {
 }
 
 async function callCompanion(
-  outcome: { path: string; body: Record<string, unknown>; confirmation: string },
+  outcome: {
+    path: string;
+    body: Record<string, unknown>;
+    idempotencyKey: string;
+    confirmation: string;
+  },
   title: string,
 ): Promise<void> {
   const token = await readToken();
@@ -84,7 +89,9 @@ async function callCompanion(
     message = `Not signed in: open Cairn to sign in, then try again (${title}).`;
   } else {
     try {
-      await companionApi(token).post(outcome.path, outcome.body);
+      await companionApi(token).post(outcome.path, outcome.body, {
+        'Idempotency-Key': outcome.idempotencyKey,
+      });
     } catch (error) {
       message = `Could not reach the companion: ${(error as Error).message} (${title})`;
     }

@@ -38,6 +38,7 @@ import {
   type WriteNotice,
 } from './ports';
 import { RecentWrites } from './recent-writes';
+import type { RecentWritesStore } from './recent-writes';
 import { resolveReminder } from './reminder-reference';
 import {
   NOTHING_FOUND_TEXT,
@@ -124,6 +125,8 @@ export interface ChatEngineDeps {
   /** An LLM that phrases answers from passages; without one, answers stay extractive. */
   phraser?: AnswerPhraser;
   conversations?: ConversationSink;
+  /** Where the five-minute dedup of writes is kept; in memory when absent. */
+  recentWrites?: RecentWritesStore;
 }
 
 export interface ChatTurnOptions {
@@ -151,8 +154,8 @@ export class ChatEngine {
   private readonly recentReminders: RecentWrites<ReminderWrittenData>;
 
   constructor(private readonly deps: ChatEngineDeps) {
-    this.recentNotes = new RecentWrites(deps.clock);
-    this.recentReminders = new RecentWrites(deps.clock);
+    this.recentNotes = new RecentWrites(deps.clock, 'chat-note', deps.recentWrites);
+    this.recentReminders = new RecentWrites(deps.clock, 'chat-reminder', deps.recentWrites);
   }
 
   /** One chat turn as a stream of events; never throws (failures become an `error` event). */
@@ -339,7 +342,7 @@ export class ChatEngine {
   private async createNote(
     args: Extract<ToolCall, { name: 'create_note' }>['args'],
   ): Promise<Outcome> {
-    const key = RecentWrites.noteKey(args.title);
+    const key = RecentWrites.noteKey(args);
     const recent = this.recentNotes.find(key);
     if (recent !== undefined) {
       return {
@@ -405,7 +408,7 @@ export class ChatEngine {
         result: toolSuccess(recent, { deduplicated: true }),
       };
     }
-    const { notice, ...reminder } = await this.deps.reminderWriter.create({
+    const { notice, deduplicated, ...reminder } = await this.deps.reminderWriter.create({
       title: args.title,
       due: args.due,
       timezone,
@@ -417,9 +420,11 @@ export class ChatEngine {
       ...noticeOf({ notice }),
     };
     this.recentReminders.remember(key, data);
+    // The writer may itself know the reminder from an identical request (the companion's API).
+    const again = deduplicated === true;
     return {
-      text: withNotice(reminderCreatedText(reminder, false), notice),
-      result: toolSuccess(data),
+      text: withNotice(reminderCreatedText(reminder, again), notice),
+      result: toolSuccess(data, { deduplicated: again }),
     };
   }
 

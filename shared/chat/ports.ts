@@ -94,7 +94,7 @@ export interface ReminderWriter {
     due: string;
     timezone: string;
     repeat?: string;
-  }): Promise<Reminder & WriteNotice>;
+  }): Promise<Reminder & WriteNotice & { deduplicated?: boolean }>;
   snooze(id: string, minutes: number): Promise<Reminder & WriteNotice>;
   complete(id: string): Promise<Reminder & WriteNotice>;
   /** Undo of `create`: deletes (or cancels) the reminder. */

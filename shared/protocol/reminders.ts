@@ -60,6 +60,16 @@ export const Reminder = Type.Object({
 });
 export type Reminder = Static<typeof Reminder>;
 
+/**
+ * `POST /api/v1/reminders` answer: the reminder, and whether it is one made by an identical
+ * request within the last five minutes (200 instead of 201; DESIGN §4).
+ */
+export const ReminderCreated = Type.Object({
+  ...Reminder.properties,
+  deduplicated: Type.Boolean(),
+});
+export type ReminderCreated = Static<typeof ReminderCreated>;
+
 /** `GET /api/v1/reminders` querystring. */
 export const ReminderListQuery = Type.Object({
   status: Type.Optional(ReminderStatus),
@@ -117,21 +127,41 @@ export const SnoozeRequest = Type.Object(
 export type SnoozeRequest = Static<typeof SnoozeRequest>;
 
 /**
- * Why a reminder is on the missed/attention list: an occurrence older than the grace window when
- * the companion came back, or a `@remind(...)` it will not guess at (natural language left
- * unnormalised, a bad date or zone).
+ * Why a reminder is on the missed/attention list: `expired`, an occurrence older than the grace
+ * window when the companion came back; `past_due`, a one-off whose time had already passed
+ * when the companion first saw it (written or synced late), so it never fired; `unresolved`, a
+ * reminder it will not guess at (see `UnresolvedProblem`).
  */
-export const MissedReason = Type.Union([Type.Literal('expired'), Type.Literal('unresolved')]);
+export const MissedReason = Type.Union([
+  Type.Literal('expired'),
+  Type.Literal('past_due'),
+  Type.Literal('unresolved'),
+]);
 export type MissedReason = Static<typeof MissedReason>;
+
+/**
+ * What is wrong with an `unresolved` reminder: natural language the plugin has not normalised
+ * yet (`tomorrow 5pm`), a time zone that is not an IANA name, or anything else that does not
+ * read (a bad date, rule or front matter).
+ */
+export const UnresolvedProblem = Type.Union([
+  Type.Literal('natural_language'),
+  Type.Literal('bad_zone'),
+  Type.Literal('invalid'),
+]);
+export type UnresolvedProblem = Static<typeof UnresolvedProblem>;
 
 export const MissedReminder = Type.Object({
   reminder_id: Type.String(),
-  title: Type.String(),
+  /** The reminder's title, at most TITLE_MAX_CHARS characters (cut with an ellipsis). */
+  title: Type.String({ maxLength: TITLE_MAX_CHARS }),
   path: Type.String(),
   line: Type.Optional(Type.Integer({ minimum: 1 })),
   /** The occurrence that was missed; null for an unresolved token, which has no instant. */
   occurrence: Type.Union([IsoInstant(), Type.Null()]),
   reason: MissedReason,
+  /** For `unresolved`: which kind of problem. */
+  problem: Type.Optional(UnresolvedProblem),
   /** For `unresolved`: what is wrong, e.g. `"tomorrow 5pm" is natural language; open the note to fix it`. */
   detail: Type.Optional(Type.String()),
 });

@@ -95,9 +95,14 @@ export interface ReminderProblem {
   reason: string;
   /** Full message: ``line 12: `@remind(2026-13-01)`: month 13 does not exist``. */
   message: string;
-  /** For `unresolved`: the line's title and block id, so the problem can be listed by name. */
+  /**
+   * For `unresolved` and an invalid `@remind(...)`: the line's title and block id, so the
+   * problem can be listed by name.
+   */
   title?: string;
   blockId?: string;
+  /** For `invalid`: `zone` when the time zone is what is wrong. */
+  field?: 'zone';
 }
 
 export interface InlineRemindersResult {
@@ -195,9 +200,16 @@ export function findInlineReminders(
         : ({
             kind: 'invalid',
             reason: `unknown default time zone "${options.defaultZone}"`,
+            field: 'zone',
           } as const);
       if (value.kind === 'invalid') {
-        result.problems.push(problem('invalid', first.from, first.to, value.reason));
+        // Named like a reminder, so the companion's attention list can say which line it is.
+        const named = {
+          title: titleOf(lineText, cairnTokens, lineFacts.blockId, path),
+          ...(lineFacts.blockId ? { blockId: lineFacts.blockId.id } : {}),
+          ...(value.field === undefined ? {} : { field: value.field }),
+        };
+        result.problems.push(problem('invalid', first.from, first.to, value.reason, named));
         continue;
       }
       if (value.kind === 'natural') {
@@ -222,7 +234,7 @@ export function findInlineReminders(
       }
       if (!isKnownZone(options.defaultZone)) {
         const reason = `unknown default time zone "${options.defaultZone}"`;
-        result.problems.push(problem('invalid', token.from, token.to, reason));
+        result.problems.push(problem('invalid', token.from, token.to, reason, { field: 'zone' }));
         continue;
       }
       chosen = {

@@ -40,7 +40,8 @@ export type RemindValue =
       form: 'every' | 'rrule';
     }
   | { kind: 'natural'; text: string }
-  | { kind: 'invalid'; reason: string };
+  /** `field: 'zone'` when the zone is what is wrong. */
+  | { kind: 'invalid'; reason: string; field?: 'zone' };
 
 const DATE_TIME = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:\s+|T)(\d{1,2}):(\d{2}))?$/;
 const LOOKS_LIKE_DATE = /^\d{4}-\d{1,2}-\d{1,2}\b/;
@@ -96,10 +97,15 @@ function classify(inner: string, defaultZone: string): RemindValue {
     return {
       kind: 'invalid',
       reason: `unknown time zone "${writtenZone}" (use an IANA name like Europe/Berlin)`,
+      field: 'zone',
     };
   }
   if (writtenZone === undefined && !isKnownZone(defaultZone)) {
-    return { kind: 'invalid', reason: `unknown default time zone "${defaultZone}"` };
+    return {
+      kind: 'invalid',
+      reason: `unknown default time zone "${defaultZone}"`,
+      field: 'zone',
+    };
   }
   const zone =
     writtenZone === undefined ? defaultZone : (canonicalZone(writtenZone) ?? writtenZone);

@@ -201,7 +201,8 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
       {
         title: 'Call the bank',
         body: 'Cairn/Reminders/call-the-bank.md',
-        tag: 'reminder:r-7k2p',
+        // One notification per occurrence (docs/reminders.md).
+        tag: `reminder:r-7k2p@${Date.parse('2026-11-23T16:00:00Z')}`,
         actions: expect.arrayContaining(['done', 'snooze_15m']),
       },
     ]);

@@ -3,6 +3,7 @@ import { settingsTable } from './001-settings';
 import { vaultIndex } from './002-vault-index';
 import { pushTables } from './003-push';
 import { reminderTables } from './004-reminders';
+import { writeMemoryTable } from './005-write-memory';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -17,4 +18,5 @@ export const migrations: readonly Migration[] = [
   vaultIndex,
   pushTables,
   reminderTables,
+  writeMemoryTable,
 ];

@@ -1,5 +1,5 @@
 import { noteDeepLink } from '../../../shared/reminders/deep-link';
-import { isRecord } from '../api-client';
+import { isRecord } from '../../../shared/protocol/json';
 import { asCitation } from '../citation-link';
 import type { CitationView } from '../citation-link';
 import { byId, describeError, el } from '../dom';

@@ -1,5 +1,6 @@
 import { noteDeepLink } from '../../../shared/reminders/deep-link';
-import { CompanionApiError, isRecord } from '../api-client';
+import { isRecord } from '../../../shared/protocol/json';
+import { CompanionApiError } from '../api-client';
 import { byId, describeError, el, formatTime } from '../dom';
 import { isoWeekOf, mondayOf, shiftWeek, todayIn } from '../iso-week';
 import type { PageContext, PageView } from './page-context';

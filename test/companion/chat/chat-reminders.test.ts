@@ -143,7 +143,8 @@ describe('chat reminder tools on the companion', () => {
     const created = reminderOf(await chat('remind me tomorrow at 9 to call the plumber'));
     const snoozed = reminderOf(await chat('snooze the plumber reminder for an hour'));
     expect(snoozed.id).toBe(created.id);
-    expect(frontMatter(created.path).snoozed_until).toBe('2026-11-22T12:00:00+01:00');
+    // Due tomorrow at 9 and not rung yet: an hour later than its own time, never today.
+    expect(frontMatter(created.path).snoozed_until).toBe('2026-11-23T10:00:00+01:00');
 
     const done = reminderOf(await chat('mark call the plumber as done'));
     expect(done).toMatchObject({ id: created.id, status: 'done' });

@@ -6,6 +6,7 @@ import type { VaultIndexer } from '../../../companion/indexer/vault-indexer';
 import { buildApp } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
 import { openDatabase } from '../../../companion/db/open';
+import { WriteMemory } from '../../../companion/idempotency/write-memory';
 import { registerIngestRoute, safeName } from '../../../companion/routes/ingest';
 import { ManualClock } from '../../fakes/clock';
 import { buildPdf } from '../../helpers/pdf-builder';
@@ -109,9 +110,12 @@ describe('POST /api/v1/ingest', () => {
     try {
       // The app registers the 50 MB route; a second instance shows the limit at a small size.
       const limited = (await import('fastify')).default();
+      const limitedDb = openDatabase(join(testApp.dir, 'limited.db'));
+      limited.addHook('onClose', async () => limitedDb.close());
       await registerIngestRoute(limited, {
         vault,
         folder: 'Cairn/Attachments',
+        memory: new WriteMemory(limitedDb, ManualClock.at('2026-11-22T09:30:00Z')),
         maxBytes: 1024,
       });
       const { registerErrorHandling } = await import('../../../companion/http/error-handler');

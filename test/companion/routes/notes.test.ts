@@ -58,18 +58,21 @@ describe('POST /api/v1/notes', () => {
     expect(indexer.store.fileState(created.path)).toBeDefined();
   });
 
-  it('deduplicates the same title within 5 minutes, and adds a suffix after that', async () => {
+  it('deduplicates the same note within 5 minutes, never a different body', async () => {
     const first = (await post({ title: 'Groceries', body: 'milk' })).json() as { path: string };
-    const again = await post({ title: '  groceries ', body: 'eggs' });
+    const again = await post({ title: '  groceries ', body: 'milk' });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toMatchObject({ path: first.path, deduplicated: true });
+    // Same title, new words: a second note, the words kept.
+    const other = await post({ title: 'Groceries', body: 'eggs' });
+    expect(other.statusCode).toBe(201);
+    const otherPath = (other.json() as { path: string }).path;
+    expect(otherPath).toMatch(/^Cairn\/Notes\/groceries-[0-9a-f]{4}\.md$/);
+    expect(readFileSync(join(vault, otherPath), 'utf8')).toContain('eggs');
     clock.advance(5 * 60_000 + 1);
-    const later = await post({ title: 'Groceries', body: 'eggs' });
+    const later = await post({ title: 'Groceries', body: 'milk' });
     expect(later.statusCode).toBe(201);
-    expect((later.json() as { path: string }).path).toMatch(
-      /^Cairn\/Notes\/groceries-[0-9a-f]{4}\.md$/,
-    );
-    expect(readdirSync(join(vault, 'Cairn/Notes')).sort()).toHaveLength(2);
+    expect(readdirSync(join(vault, 'Cairn/Notes')).sort()).toHaveLength(3);
   });
 
   it('writes into a given folder, creating it; refuses folders outside the vault', async () => {

@@ -250,7 +250,11 @@ describe('POST /api/v1/reminders', () => {
       created: '2026-11-22T11:00:00+01:00',
     });
     expect(h.scheduler.nextFire(reminder.id)).toBe(Date.parse('2026-11-24T08:00:00Z'));
-    expect((await call('GET', `/api/v1/reminders/${reminder.id}`)).body).toEqual(reminder);
+    expect(reminder).toMatchObject({ deduplicated: false });
+    expect((await call('GET', `/api/v1/reminders/${reminder.id}`)).body).toEqual({
+      ...reminder,
+      deduplicated: undefined,
+    });
 
     const series = await call('POST', '/api/v1/reminders', {
       title: 'Standup',
@@ -429,20 +433,20 @@ describe('POST /api/v1/reminders/:id/snooze and /done', () => {
     expect(read('Garden.md')).toBe(garden);
   });
 
-  it('snooze rewrites a one-off: the inline token, or snoozed_until in a note', async () => {
+  it('snooze keeps an inline line as written; a one-off note gets snoozed_until', async () => {
     const inline = await call('POST', '/api/v1/reminders/r-7k2p/snooze', { minutes: 15 });
     expect(inline.status).toBe(200);
-    // 10:00Z + 15 min = 11:15 in Berlin.
-    expect(read('Journal/2026-11-22.md')).toContain('@remind(2026-11-22 11:15) ^r-7k2p');
-    expect(inline.body).toMatchObject({ next_fire: '2026-11-22T11:15:00+01:00' });
+    // Not rung yet: 17:00 + 15 min, the line untouched (delivery state, docs/reminders.md).
+    expect(read('Journal/2026-11-22.md')).toContain('@remind(2026-11-23 17:00) ^r-7k2p');
+    expect(inline.body).toMatchObject({ next_fire: '2026-11-23T17:15:00+01:00' });
 
     const created = (
       await call('POST', '/api/v1/reminders', { title: 'Once', due: '2026-11-22T12:00' })
     ).body as unknown as Reminder;
     const note = await call('POST', `/api/v1/reminders/${created.id}/snooze`, { minutes: 60 * 24 });
     expect(note.status).toBe(200);
-    expect(read(created.path)).toContain('snoozed_until: 2026-11-23T11:00:00+01:00');
-    expect(note.body).toMatchObject({ snoozed_until: '2026-11-23T11:00:00+01:00' });
+    expect(read(created.path)).toContain('snoozed_until: 2026-11-23T12:00:00+01:00');
+    expect(note.body).toMatchObject({ snoozed_until: '2026-11-23T12:00:00+01:00' });
   });
 
   it('snoozing a recurring reminder is delivery state: the file is untouched', async () => {

@@ -83,6 +83,7 @@ describe('GET /api/v1/reminders/missed', () => {
         line: 4,
         occurrence: null,
         reason: 'unresolved',
+        problem: 'invalid',
         detail: '"tomorrow 5pm" is natural language; open the note to fix it',
       },
       {

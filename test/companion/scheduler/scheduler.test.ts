@@ -359,6 +359,7 @@ describe('catch-up after downtime', () => {
         title: 'Title r',
         path: 'Reminders/r.md',
         zone: 'Europe/Berlin',
+        reason: 'expired',
       },
     ]);
     // Done on a missed occurrence clears it from the list.

@@ -114,7 +114,13 @@ describe('VaultReminderSource', () => {
     await source.load();
     expect(source.all().reminders).toEqual([]);
     expect(source.unresolved()).toEqual([
-      { id: 'abc', title: 'Pay rent', path: 'r.md', detail: expect.stringMatching(/^due: /) },
+      {
+        id: 'abc',
+        title: 'Pay rent',
+        path: 'r.md',
+        detail: expect.stringMatching(/^due: /),
+        problem: 'invalid',
+      },
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  actionKey,
   clickOutcome,
   notificationFromPush,
   safeOpenUrl,
@@ -16,11 +17,13 @@ const push = {
 };
 
 describe('notificationFromPush', () => {
-  it('shows a reminder with its buttons, one notification per reminder', () => {
+  it('shows a reminder with its buttons, one notification per occurrence', () => {
     const spec = notificationFromPush(push);
     expect(spec.title).toBe('Call the bank');
     expect(spec.options.body).toBe('Cairn/Reminders/call-the-bank.md');
-    expect(spec.options.tag).toBe('reminder:r-7k2p');
+    expect(spec.options.tag).toBe(`reminder:r-7k2p@${Date.parse('2026-11-23T16:00:00Z')}`);
+    // A repeated delivery replaces the notification without ringing again.
+    expect(spec.options.renotify).toBe(false);
     expect(spec.options.timestamp).toBe(Date.parse('2026-11-23T16:00:00Z'));
     expect(spec.options.actions).toEqual([
       { action: 'done', title: 'Done' },
@@ -43,6 +46,16 @@ describe('notificationFromPush', () => {
     expect(spec.options.actions).toEqual([]);
   });
 
+  it('gives a repeated delivery of one occurrence the same tag, and other occurrences their own', () => {
+    const tag = notificationFromPush(push).options.tag;
+    const sameInUtc = { ...push, occurrence: '2026-11-23T16:00:00Z' };
+    expect(notificationFromPush(sameInUtc).options.tag).toBe(tag);
+    const snoozeRing = { ...push, occurrence: '2026-11-23T17:15:00+01:00' };
+    expect(notificationFromPush(snoozeRing).options.tag).not.toBe(tag);
+    const otherReminder = { ...push, reminder_id: 'r-x81c' };
+    expect(notificationFromPush(otherReminder).options.tag).not.toBe(tag);
+  });
+
   it('drops unknown actions and fields of the wrong type', () => {
     const spec = notificationFromPush({ ...push, actions: ['done', 'explode', 7], body: 3 });
     expect(spec.options.actions.map((action) => action.action)).toEqual(['done']);
@@ -56,16 +69,33 @@ describe('clickOutcome', () => {
       kind: 'request',
       path: '/api/v1/reminders/r-7k2p/done',
       body: { occurrence: '2026-11-23T17:00:00+01:00' },
+      idempotencyKey: actionKey('done', push),
       confirmation: 'Done: Call the bank',
     });
   });
 
-  it('snoozes for 15 minutes or an hour', () => {
+  it('snoozes that occurrence for 15 minutes or an hour', () => {
     expect(clickOutcome('snooze_15m', push)).toMatchObject({
       path: '/api/v1/reminders/r-7k2p/snooze',
-      body: { minutes: 15 },
+      body: { minutes: 15, occurrence: '2026-11-23T17:00:00+01:00' },
     });
     expect(clickOutcome('snooze_1h', push)).toMatchObject({ body: { minutes: 60 } });
+  });
+
+  it('keys each action on each occurrence once, in a shape the companion accepts', () => {
+    const lineId = { ...push, reminder_id: 'Inbox.md::call mum about the trip ✈ '.repeat(20) };
+    const keys = [
+      actionKey('done', push),
+      actionKey('snooze_15m', push),
+      actionKey('snooze_1h', push),
+      actionKey('done', { ...push, occurrence: '2026-11-30T17:00:00+01:00' }),
+      actionKey('done', { ...push, reminder_id: 'r-x81c' }),
+      actionKey('done', lineId),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const key of keys) expect(key).toMatch(/^[\x21-\x7e]{1,255}$/);
+    // A double tap sends the same key.
+    expect(actionKey('snooze_15m', { ...push })).toBe(keys[1]);
   });
 
   it('escapes reminder ids in the path', () => {

@@ -203,7 +203,7 @@ describe('ChatEngine: reminders', () => {
 });
 
 describe('ChatEngine: notes', () => {
-  it('creates a note, deduplicates the same title for 5 minutes, undo deletes it', async () => {
+  it('creates a note, deduplicates the same note for 5 minutes, undo deletes it', async () => {
     const chat = engine();
     const events = await collect(chat.send('note: the spare key is under the pot #home'));
     expect(toolEvent(events)).toMatchObject({
@@ -214,9 +214,14 @@ describe('ChatEngine: notes', () => {
         data: { note: { path: 'Notes/the-spare-key-is-under-the-pot.md' } },
       },
     });
-    const again = await collect(chat.send('Note: The spare key is under the pot'));
+    const again = await collect(chat.send('note: the spare key is under the pot #home'));
     expect(toolEvent(again).result).toMatchObject({ deduplicated: true });
     expect(vault.notes.size).toBe(1);
+    // Same title, different tags: not the same note, so it is written (nothing swallowed).
+    const other = await collect(chat.send('note: the spare key is under the pot'));
+    expect(toolEvent(other).result).not.toHaveProperty('deduplicated');
+    expect(vault.notes.size).toBe(2);
+    await chat.undo(undoOf(other));
 
     expect(await chat.undo(undoOf(events))).toMatchObject({ success: true });
     expect(vault.notes.size).toBe(0);

@@ -185,7 +185,8 @@ describe('classifyRemindText: bad input gets a precise reason', () => {
       `too long (${MAX_REMIND_TEXT_LENGTH + 1} characters; at most ${MAX_REMIND_TEXT_LENGTH})`,
     ],
   ])('%j: %s', (text, reason) => {
-    expect(classifyRemindText(text, ZONE)).toEqual({ kind: 'invalid', reason });
+    const zoneProblem = reason.startsWith('unknown time zone') ? { field: 'zone' } : {};
+    expect(classifyRemindText(text, ZONE)).toEqual({ kind: 'invalid', reason, ...zoneProblem });
   });
 
   it('a bad RRULE part is named by the recurrence validator', () => {
@@ -198,6 +199,7 @@ describe('classifyRemindText: bad input gets a precise reason', () => {
     expect(classifyRemindText('2026-11-23 17:00', 'Nowhere/Land')).toEqual({
       kind: 'invalid',
       reason: 'unknown default time zone "Nowhere/Land"',
+      field: 'zone',
     });
     expect(classifyRemindText('2026-11-23 17:00 Asia/Kolkata', 'Nowhere/Land')).toMatchObject({
       kind: 'once',

@@ -1,0 +1,36 @@
+import { DEDUP_WINDOW_MS } from '../../shared/chat/recent-writes';
+import { fingerprint } from './write-memory';
+import type { WriteMemory } from './write-memory';
+
+/**
+ * Dedup of identical creates (a double tap, a client retry without an Idempotency-Key, chat
+ * asked twice): `content` is everything that makes two requests the same (a reminder's title,
+ * due, zone and rule; a note's title, body, tags and folder), so a request that differs in
+ * anything is never swallowed. Within five minutes, across restarts, the first result is
+ * returned with `deduplicated: true` as long as `stillThere` says it still exists (a deleted
+ * note is written again). Concurrent identical creates wait for each other.
+ */
+export async function createOnce<T>(
+  memory: WriteMemory,
+  kind: string,
+  content: unknown,
+  stillThere: (earlier: T) => Promise<T | undefined> | T | undefined,
+  create: () => Promise<T>,
+): Promise<{ value: T; deduplicated: boolean }> {
+  const key = `dedup:${kind}:${fingerprint(content)}`;
+  return memory.exclusive(key, async () => {
+    const earlier = memory.recall(key);
+    if (earlier !== undefined) {
+      const current = await stillThere(JSON.parse(earlier.response) as T);
+      if (current !== undefined) return { value: current, deduplicated: true };
+    }
+    const value = await create();
+    memory.remember(
+      key,
+      { requestHash: key, status: 201, response: JSON.stringify(value) },
+      // DESIGN §4's window, the same constant chat's RecentWrites uses.
+      DEDUP_WINDOW_MS,
+    );
+    return { value, deduplicated: false };
+  });
+}
