@@ -2,7 +2,11 @@ import helmet from '@fastify/helmet';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Clock, Embedder } from '../shared/ports';
-import { registerTokenAuth } from './auth/require-token';
+import { ownerThenStored, registerTokenAuth } from './auth/require-token';
+import { TokenStore } from './auth/token-store';
+import { AuditLog } from './audit/audit-log';
+import { registerWriteAudit } from './audit/audit-hooks';
+import { registerAuditRoutes } from './routes/audit';
 import type { FailedAuthLimit } from './auth/require-token';
 import type { CompanionConfig } from './config';
 import type { SqliteDatabase } from './db/open';
@@ -127,7 +131,12 @@ export async function buildApp(
     contentSecurityPolicy: { directives: { upgradeInsecureRequests: tls ? [] : null } },
   });
   registerCors(app);
-  await registerTokenAuth(app, deps.tokenSha256, deps.failedAuthLimit);
+  const tokens = new TokenStore(deps.db);
+  await registerTokenAuth(app, ownerThenStored(deps.tokenSha256, tokens), deps.failedAuthLimit);
+
+  const audit = new AuditLog(deps.db, deps.clock);
+  registerWriteAudit(app, audit);
+  registerAuditRoutes(app, audit);
 
   const metrics = deps.metrics ?? new MetricsRegistry();
   registerHttpMetrics(app, metrics);

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import type { AuditLog } from '../audit/audit-log';
 import type { Clock } from '../../shared/ports';
 import { registerChatRoute } from '../routes/chat';
 import type { ChatRouteOptions } from '../routes/chat';
 import type { ReminderService } from '../reminders/reminder-service';
 import type { SearchServices } from '../search/search-services';
 import type { IndexAfterWrite } from '../vault/index-after-write';
+import type { ChatEngine } from '../../shared/chat/chat-engine';
 import { createCompanionChatEngine } from './companion-chat-engine';
 import type { CompanionChatDeps } from './companion-chat-engine';
 import { VaultNoteWriter } from './note-writer';
@@ -28,9 +30,11 @@ export function registerChat(
     notes?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
     /** Where chats are saved (`Cairn/Chats`); absent, companion chats are not kept. */
     chats?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
+    /** Where tool calls are recorded (DESIGN §8). */
+    audit?: AuditLog;
   },
   options: ChatAppOptions = {},
-): void {
+): ChatEngine {
   const { heartbeatMs, maxStreamsPerClient, rateLimit, ...ports } = options;
   const engine = createCompanionChatEngine({
     clock: core.clock,
@@ -57,5 +61,7 @@ export function registerChat(
     ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
     ...(maxStreamsPerClient === undefined ? {} : { maxStreamsPerClient }),
     ...(rateLimit === undefined ? {} : { rateLimit }),
+    ...(core.audit === undefined ? {} : { audit: core.audit }),
   });
+  return engine;
 }

@@ -50,9 +50,11 @@ import {
   snoozedText,
 } from './reply-text';
 import {
+  WRITE_TOOLS,
   toolFailure,
   toolSuccess,
   validateToolCall,
+  writeScopeRefusal,
   type ToolCall,
   type ToolName,
   type ToolResult,
@@ -132,6 +134,11 @@ export interface ChatTurnOptions {
   /** Phrase answers with the LLM when one is configured; default true. */
   summarize?: boolean;
   signal?: AbortSignalLike;
+  /**
+   * False when the caller's token lacks the write scope (DESIGN §8): a routed write tool is
+   * refused with FORBIDDEN instead of run. Default true.
+   */
+  canWrite?: boolean;
 }
 
 type Outcome = {
@@ -196,7 +203,10 @@ export class ChatEngine {
       return;
     }
 
-    const outcome = await this.run(routed.call, options, context);
+    const outcome =
+      options.canWrite === false && WRITE_TOOLS.has(routed.call.name)
+        ? { text: '', result: toolFailure(writeScopeRefusal(routed.call.name)) }
+        : await this.run(routed.call, options, context);
     let assistant = '';
     if (outcome.stream !== undefined) {
       for await (const piece of outcome.stream) {
@@ -234,6 +244,21 @@ export class ChatEngine {
     if (!check.ok) return toolFailure(check.error);
     const context = { now: this.deps.clock.now(), zone: this.deps.zone() };
     return (await this.run(check.call, { summarize: false }, context)).result;
+  }
+
+  /**
+   * `execute` plus what the chat would have said and cited: for clients that show text (MCP,
+   * the OpenAI route). Never phrased by an LLM: a client's own model does that.
+   */
+  async runTool(
+    name: string,
+    args: unknown,
+  ): Promise<{ result: ToolResult; text: string; citations: Citation[] }> {
+    const check = validateToolCall(name, args);
+    if (!check.ok) return { result: toolFailure(check.error), text: '', citations: [] };
+    const context = { now: this.deps.clock.now(), zone: this.deps.zone() };
+    const outcome = await this.run(check.call, { summarize: false }, context);
+    return { result: outcome.result, text: outcome.text, citations: outcome.citations ?? [] };
   }
 
   /** Reverses a write made by this engine (or another: the action carries all it needs). */
