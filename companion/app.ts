@@ -7,6 +7,9 @@ import { TokenStore } from './auth/token-store';
 import { AuditLog } from './audit/audit-log';
 import { registerWriteAudit } from './audit/audit-hooks';
 import { registerAuditRoutes } from './routes/audit';
+import { ToolRegistry } from './clients/tool-registry';
+import type { MemoryPort } from './clients/tool-registry';
+import { registerMcpRoute } from './routes/mcp';
 import type { FailedAuthLimit } from './auth/require-token';
 import type { CompanionConfig } from './config';
 import type { SqliteDatabase } from './db/open';
@@ -76,6 +79,8 @@ export interface AppDeps {
   readonly webRoot?: string;
   /** Chat's Ollama phrasing, writers and limits; absent, chat answers extractively and cannot write. */
   readonly chat?: ChatAppOptions;
+  /** Memories (#15) for the `remember`/`recall` tools; absent, they answer UNAVAILABLE. */
+  readonly memory?: MemoryPort;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -191,7 +196,7 @@ export async function buildApp(
   );
   registerSearchRoute(app, search, deps.config.timezone);
   registerAnswerRoute(app, search, deps.config.timezone);
-  registerChat(
+  const chatEngine = registerChat(
     app,
     {
       clock: deps.clock,
@@ -201,9 +206,18 @@ export async function buildApp(
       notes: { vault: deps.config.vault, folder: deps.config.folders.notes, ...indexNow },
       // No index-after-write for chats: it rescans the vault before `done`; the watcher suffices.
       chats: { vault: deps.config.vault, folder: deps.config.folders.chats },
+      audit,
     },
     deps.chat,
   );
+  // One registry for MCP and the OpenAI route, over the chat's own engine (DESIGN §8).
+  const tools = new ToolRegistry({
+    engine: chatEngine,
+    vault: deps.config.vault,
+    audit,
+    ...(deps.memory ? { memory: deps.memory } : {}),
+  });
+  registerMcpRoute(app, tools);
 
   return app;
 }
