@@ -10,6 +10,10 @@ import { registerAuditRoutes } from './routes/audit';
 import { ToolRegistry } from './clients/tool-registry';
 import type { MemoryPort } from './clients/tool-registry';
 import { registerMcpRoute } from './routes/mcp';
+import { registerChatCompletionsRoute } from './routes/chat-completions';
+import { registerModelsRoute } from './routes/models';
+import type { OllamaModel } from './clients/openai-turn';
+import { fetchOllamaHttp } from './chat/fetch-ollama-http';
 import type { FailedAuthLimit } from './auth/require-token';
 import type { CompanionConfig } from './config';
 import type { SqliteDatabase } from './db/open';
@@ -81,6 +85,8 @@ export interface AppDeps {
   readonly chat?: ChatAppOptions;
   /** Memories (#15) for the `remember`/`recall` tools; absent, they answer UNAVAILABLE. */
   readonly memory?: MemoryPort;
+  /** `CAIRN_OLLAMA_VISION_MODEL`: answers `/v1/chat/completions` messages with images. */
+  readonly vision?: OllamaModel;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -156,7 +162,11 @@ export async function buildApp(
   });
   registerMetricsRoute(app, metrics);
   registerModelFileRoutes(app);
-  if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder, clock: deps.clock });
+  if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder });
+  registerModelsRoute(app, {
+    clock: deps.clock,
+    ...(deps.embedder ? { embedder: deps.embedder } : {}),
+  });
   if (deps.push) registerPushRoutes(app, { push: deps.push, clock: deps.clock });
   if (deps.scheduler) registerMissedRoute(app, deps.scheduler);
   let reminderService: ReminderService | undefined;
@@ -218,6 +228,14 @@ export async function buildApp(
     ...(deps.memory ? { memory: deps.memory } : {}),
   });
   registerMcpRoute(app, tools);
+  registerChatCompletionsRoute(app, {
+    engine: chatEngine,
+    audit,
+    clock: deps.clock,
+    http: deps.chat?.ollamaHttp ?? fetchOllamaHttp(),
+    ...(deps.chat?.ollama ? { chatModel: deps.chat.ollama } : {}),
+    ...(deps.vision ? { visionModel: deps.vision } : {}),
+  });
 
   return app;
 }

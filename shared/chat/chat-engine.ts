@@ -139,6 +139,8 @@ export interface ChatTurnOptions {
    * refused with FORBIDDEN instead of run. Default true.
    */
   canWrite?: boolean;
+  /** False: do not keep this turn as a chat note (clients that keep their own history). */
+  record?: boolean;
 }
 
 type Outcome = {
@@ -469,7 +471,7 @@ export class ChatEngine {
 
   private async finish(options: ChatTurnOptions, turn: ChatTurn): Promise<ChatEvent> {
     const sink = this.deps.conversations;
-    if (sink === undefined) return { type: 'done' };
+    if (sink === undefined || options.record === false) return { type: 'done' };
     try {
       const conversation = await sink.record(options.conversation, turn);
       return { type: 'done', conversation };

@@ -22,6 +22,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   index = await startIndexer({ source: SAMPLE_VAULT });
+  await index.indexer.whenIdle();
 });
 afterAll(async () => {
   await index?.close();
