@@ -5,7 +5,7 @@ import type { OllamaHttp } from '../../shared/chat/ollama-http';
 import type { AbortSignalLike } from '../../shared/chat/ports';
 import type { Citation } from '../../shared/protocol/citation';
 import type { ApiErrorCode } from '../../shared/protocol/errors';
-import { CHAT_MESSAGE_MAX_CHARS } from '../../shared/protocol/openai-chat';
+import { COMPLETION_MESSAGE_MAX_CHARS } from '../../shared/protocol/openai-chat';
 import type { ChatCompletionMessage } from '../../shared/protocol/openai-chat';
 import type { AuditLog } from '../audit/audit-log';
 import { auditToolCall } from '../audit/tool-audit';
@@ -183,10 +183,10 @@ function partsOf(
     }
     images.push({ base64: match[1].replace(/\s+/g, ''), param });
   });
-  if (text.length > CHAT_MESSAGE_MAX_CHARS) {
+  if (text.length > COMPLETION_MESSAGE_MAX_CHARS) {
     throw new OpenAiTurnError(
       'PAYLOAD_TOO_LARGE',
-      `the message is ${text.length} characters; at most ${CHAT_MESSAGE_MAX_CHARS} (put long text into a note and ask about it)`,
+      `the message is ${text.length} characters; at most ${COMPLETION_MESSAGE_MAX_CHARS} (put long text into a note and ask about it)`,
       field,
     );
   }

@@ -12,7 +12,7 @@ import { Citation } from './citation';
 export const CAIRN_CHAT_MODEL = 'cairn';
 
 /** Characters of text a message may carry; more is a 413 (the vault is searched, not the prompt). */
-export const CHAT_MESSAGE_MAX_CHARS = 100_000;
+export const COMPLETION_MESSAGE_MAX_CHARS = 100_000;
 
 /** Messages in one request. */
 export const CHAT_MESSAGES_MAX = 500;
