@@ -23,6 +23,7 @@ import type { SettingsProblem } from './settings/load-settings';
 import type { CairnSettings } from './settings/settings';
 import type { SettingsHost } from './settings/settings-host';
 import { systemTimeZone } from './settings/validation';
+import { registerAuditView } from './obsidian/audit-setup';
 
 /** How often the companion's status is re-checked while Obsidian is open. */
 const CONNECTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
@@ -56,6 +57,14 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       offlineMode: this.settings.privacy.offlineMode,
     }));
     this.connection = new ConnectionMonitor(client);
+    registerAuditView(this, {
+      transport: new ObsidianHttpTransport(),
+      endpoint: () => ({
+        url: this.settings.companion.url,
+        token: this.settings.companion.token,
+        offlineMode: this.settings.privacy.offlineMode,
+      }),
+    });
 
     this.registerView(
       CAIRN_VIEW_TYPE,
