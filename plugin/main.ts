@@ -57,14 +57,6 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       offlineMode: this.settings.privacy.offlineMode,
     }));
     this.connection = new ConnectionMonitor(client);
-    registerAuditView(this, {
-      transport: new ObsidianHttpTransport(),
-      endpoint: () => ({
-        url: this.settings.companion.url,
-        token: this.settings.companion.token,
-        offlineMode: this.settings.privacy.offlineMode,
-      }),
-    });
 
     this.registerView(
       CAIRN_VIEW_TYPE,
@@ -89,6 +81,14 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       settings: () => this.settings,
       isPaired: () => this.connection.current.kind === 'connected',
       companionReminders: () => client.companionReminders(),
+    });
+    registerAuditView(this, {
+      transport: new ObsidianHttpTransport(),
+      endpoint: () => ({
+        url: this.settings.companion.url,
+        token: this.settings.companion.token,
+        offlineMode: this.settings.privacy.offlineMode,
+      }),
     });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());
