@@ -136,7 +136,8 @@ async function main(argv: readonly string[]): Promise<number | null> {
     try {
       await runMcpCommand({
         dataDir: config.dataDir,
-        envToken,
+        // The token this session presents: a scoped one (CAIRN_MCP_TOKEN), else the owner's.
+        envToken: emptyToUndefined(process.env.CAIRN_MCP_TOKEN) ?? envToken,
         logger,
         startLocal: () =>
           startServer({ ...config, host: '127.0.0.1', port: 0, tls: null }, startOptions),

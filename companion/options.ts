@@ -135,6 +135,11 @@ export const ENV_ONLY = [
     description: 'Ollama embedding model (default nomic-embed-text)',
   },
   {
+    env: 'CAIRN_MCP_TOKEN',
+    description:
+      "mcp only: the token the stdio session uses (e.g. a read-only one); default the owner's",
+  },
+  {
     env: 'CAIRN_OLLAMA_VISION_MODEL',
     description: 'Ollama vision model for images sent to /v1/chat/completions (e.g. llava)',
   },

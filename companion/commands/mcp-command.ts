@@ -25,6 +25,7 @@ const HEALTH_TIMEOUT_MS = 1_500;
  */
 export async function runMcpCommand(options: {
   dataDir: string;
+  /** The token to present (`CAIRN_MCP_TOKEN` or `CAIRN_TOKEN`); else the data folder's file. */
   envToken: string | undefined;
   logger: Logger;
   /** Starts a companion on 127.0.0.1:0 over this data folder (the caller's startServer). */
