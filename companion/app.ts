@@ -147,7 +147,7 @@ export async function buildApp(
 
   const audit = new AuditLog(deps.db, deps.clock);
   registerWriteAudit(app, audit);
-  registerAuditRoutes(app, audit);
+  registerAuditRoutes(app, { audit, tokens, clock: deps.clock });
 
   const metrics = deps.metrics ?? new MetricsRegistry();
   registerHttpMetrics(app, metrics);

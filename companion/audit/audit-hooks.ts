@@ -20,6 +20,8 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'POST /api/v1/push/subscriptions': 'push.subscribe',
   'DELETE /api/v1/push/subscriptions/:id': 'push.unsubscribe',
   'POST /api/v1/push/test': 'push.test',
+  'POST /api/v1/tokens': 'token.create',
+  'DELETE /api/v1/tokens/:name': 'token.revoke',
 };
 
 /** Routes that run tools log each tool call themselves (chat, MCP, OpenAI). */

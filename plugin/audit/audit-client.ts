@@ -1,15 +1,20 @@
 /**
- * The companion's audit log and token scopes (DESIGN §8) for the plugin: `GET /api/v1/audit`
- * ("What did Cairn change?") and `GET /api/v1/tokens/self` (the settings' token line). Pure:
+ * The companion's audit log and tokens (DESIGN §8) for the plugin: `GET /api/v1/audit`
+ * ("What did Cairn change?"), `GET /api/v1/tokens/self` (the settings' token line) and the
+ * phone's pairing token (`POST /api/v1/tokens`). Pure:
  * HTTP goes through the plugin's transport seam, answers are checked against the protocol
  * schemas, and every failure comes back as a sentence instead of an exception.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
-import { AuditListResponse, TokenSelfResponse } from '../../shared/protocol/audit';
+import {
+  AuditListResponse,
+  TokenCreateResponse,
+  TokenSelfResponse,
+} from '../../shared/protocol/audit';
 import type { AuditEntry } from '../../shared/protocol/audit';
 import { checkSchema } from '../../shared/protocol/validate';
 import type { CompanionEndpoint } from '../connection/client';
-import type { HttpTransport } from '../connection/http-transport';
+import type { HttpResponse, HttpTransport } from '../connection/http-transport';
 import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
 
 export interface AuditPage {
@@ -38,29 +43,59 @@ export class AuditClient {
     return this.get('/api/v1/tokens/self', TokenSelfResponse);
   }
 
+  /**
+   * A fresh read+write token for pairing a phone (DESIGN §8), replacing the previous one of that
+   * name (so re-pairing revokes the old phone token). Needs the plugin's token to be `admin`.
+   */
+  async pairingToken(name = 'phone'): Promise<{ token: string } | string> {
+    const removed = await this.call('DELETE', `/api/v1/tokens/${encodeURIComponent(name)}`);
+    if (typeof removed === 'string') return removed;
+    if (removed.status !== 204 && removed.status !== 404) {
+      return failure(`DELETE /api/v1/tokens/${name}`, removed.status, removed.text);
+    }
+    const created = await this.call('POST', '/api/v1/tokens', { name, scopes: ['read', 'write'] });
+    if (typeof created === 'string') return created;
+    if (created.status !== 201) return failure('POST /api/v1/tokens', created.status, created.text);
+    const body = checkSchema(TokenCreateResponse, parseJson(created.text));
+    return body.ok ? { token: body.value.token } : `POST /api/v1/tokens: ${body.violation.message}`;
+  }
+
   private async get<T extends TSchema>(path: string, schema: T): Promise<Static<T> | string> {
+    const route = path.split('?')[0] ?? path;
+    const response = await this.call('GET', path);
+    if (typeof response === 'string') return response;
+    if (response.status !== 200) return failure(`GET ${route}`, response.status, response.text);
+    const body = checkSchema(schema, parseJson(response.text));
+    return body.ok ? body.value : `GET ${route}: ${body.violation.message}`;
+  }
+
+  /** One request with the token; a string says why none was made or answered. */
+  private async call(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<HttpResponse | string> {
     const { url, token, offlineMode } = this.endpoint();
     const checked = checkHttpUrl(url);
     if (url.trim() === '' || !checked.ok) return 'no companion URL is set';
     const blocked = offlineModeViolation(checked.url, offlineMode);
     if (blocked) return blocked;
     if (token.trim() === '') return 'no companion token is set';
-    const route = path.split('?')[0] ?? path;
-    let response;
     try {
-      response = await this.transport.request({
+      return await this.transport.request({
         url: `${checked.url}${path}`,
-        method: 'GET',
+        method,
         headers: { Authorization: `Bearer ${token.trim()}` },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {
       return `${checked.url} is unreachable (${error instanceof Error ? error.message : String(error)})`;
     }
-    if (response.status !== 200)
-      return `GET ${route} answered ${response.status}${errorSuffix(response.text)}`;
-    const body = checkSchema(schema, parseJson(response.text));
-    return body.ok ? body.value : `GET ${route}: ${body.violation.message}`;
   }
+}
+
+function failure(what: string, status: number, text: string): string {
+  return `${what} answered ${status}${errorSuffix(text)}`;
 }
 
 /** The settings' token line: `Token "laptop": read, write` (or why it is unknown). */

@@ -20,6 +20,24 @@ export const TokenSelfResponse = Type.Object({
 });
 export type TokenSelfResponse = Static<typeof TokenSelfResponse>;
 
+/** `POST /api/v1/tokens` (admin): a named token, e.g. `phone` with read and write for pairing. */
+export const TokenCreateRequest = Type.Object(
+  {
+    name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }),
+    scopes: Type.Array(TokenScope, { minItems: 1, maxItems: 3, uniqueItems: true }),
+  },
+  { additionalProperties: false },
+);
+export type TokenCreateRequest = Static<typeof TokenCreateRequest>;
+
+/** The token itself appears in this answer only. */
+export const TokenCreateResponse = Type.Object({
+  name: Type.String(),
+  scopes: Type.Array(TokenScope),
+  token: Type.String(),
+});
+export type TokenCreateResponse = Static<typeof TokenCreateResponse>;
+
 /** Who made the call: the HTTP API, the chat, an MCP client, `/v1/chat/completions`, the phone. */
 export const AuditClient = Type.Union([
   Type.Literal('api'),

@@ -79,4 +79,20 @@ describe('AuditClient', () => {
       'Token scopes unknown: GET /api/v1/tokens/self answered 401: invalid token.',
     );
   });
+
+  it('makes a read+write phone token for pairing; pairing again revokes the previous one', async () => {
+    const first = await client().pairingToken();
+    if (typeof first === 'string') throw new Error(first);
+    const asPhone = () =>
+      new AuditClient(new NodeHttpTransport(), () => ({ ...endpoint, token: first.token }));
+    expect(await asPhone().tokenSelf()).toEqual({ name: 'phone', scopes: ['read', 'write'] });
+    // The phone may not read the audit log (admin).
+    expect(await asPhone().page()).toMatch(
+      /^GET \/api\/v1\/audit answered 403: .*needs the admin scope/,
+    );
+    const second = await client().pairingToken();
+    if (typeof second === 'string') throw new Error(second);
+    expect(second.token).not.toBe(first.token);
+    expect(await asPhone().tokenSelf()).toBe('GET /api/v1/tokens/self answered 401: invalid token');
+  });
 });
