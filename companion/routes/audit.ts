@@ -7,7 +7,8 @@ import {
   TokenSelfResponse,
 } from '../../shared/protocol/audit';
 import type { Clock } from '../../shared/ports';
-import { TokenStore, TokenStoreError } from '../auth/token-store';
+import type { TokenStore } from '../auth/token-store';
+import { TokenStoreError } from '../auth/token-store';
 import { AuditCursorError } from '../audit/audit-log';
 import type { AuditLog } from '../audit/audit-log';
 import { ApiHttpError } from '../http/api-error';
