@@ -127,6 +127,8 @@ export async function registerTokenAuth(
 
 /** The scope the matched route needs (see `FastifyContextConfig.scope`). */
 export function requiredScope(request: FastifyRequest): Scope {
+  // No route: any valid token gets the honest 404, not a 403 for a scope nothing needs.
+  if (request.is404) return 'read';
   const configured = request.routeOptions.config.scope;
   if (configured !== undefined) return configured;
   if (request.method === 'GET' || request.method === 'HEAD') return 'read';
