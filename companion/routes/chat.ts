@@ -144,13 +144,18 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
       });
       for await (const event of turn) {
         if (event.type === 'tool' && options.audit && identity !== null) {
-          auditToolCall(options.audit, {
-            identity,
-            client: requestClient(request) === 'phone' ? 'phone' : 'chat',
-            tool: event.name,
-            args: event.args,
-            result: event.result,
-          });
+          try {
+            auditToolCall(options.audit, {
+              identity,
+              client: requestClient(request) === 'phone' ? 'phone' : 'chat',
+              tool: event.name,
+              args: event.args,
+              result: event.result,
+            });
+          } catch (error) {
+            // The tool ran; a failed log write must not cost the user the answer.
+            request.log.error({ err: error }, 'audit log write failed');
+          }
         }
         if (ended) break;
         write(response, formatSseEvent(event));

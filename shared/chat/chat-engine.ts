@@ -242,10 +242,7 @@ export class ChatEngine {
    * Arguments are checked again here: the engine trusts no caller.
    */
   async execute(name: string, args: unknown): Promise<ToolResult> {
-    const check = validateToolCall(name, args);
-    if (!check.ok) return toolFailure(check.error);
-    const context = { now: this.deps.clock.now(), zone: this.deps.zone() };
-    return (await this.run(check.call, { summarize: false }, context)).result;
+    return (await this.runTool(name, args)).result;
   }
 
   /**
