@@ -54,9 +54,45 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 const ABOUT_CONVERSATION =
   /\b(what (did|have) (i|we) (just )?(ask|asked|say|said|talk(ed)? about)|(our|this) (conversation|chat)|(you|i) (just )?said|earlier in (this|our) (chat|conversation)|(my|the) (last|previous|first) (question|message)|repeat (that|your last answer))\b/i;
 
+/** A request that passed the checks needing no model: what `openAiTurn` runs. */
+export interface CheckedTurn {
+  /** Text of the last user message. */
+  text: string;
+  /** Its images, base64, for the vision model. */
+  images: string[];
+  /** Index of the last user message in `messages`. */
+  index: number;
+}
+
 /**
- * One `/v1/chat/completions` turn (DESIGN §8). Refusals that need no model run first (too
- * large, images without a vision model), so they are HTTP errors; then:
+ * The refusals that need no model, run before any answer starts (so they are HTTP errors even
+ * when streaming): no user message, a message too large, images without a vision model, no text.
+ */
+export function checkTurn(
+  deps: Pick<OpenAiTurnDeps, 'visionModel'>,
+  messages: readonly ChatCompletionMessage[],
+): CheckedTurn {
+  const last = lastUserMessage(messages);
+  const { text, images } = partsOf(last.message, last.index);
+  if (images.length > 0 && deps.visionModel === undefined) {
+    throw new OpenAiTurnError(
+      'UNPROCESSABLE',
+      'this message has an image, but no vision model is configured; set CAIRN_OLLAMA_VISION_MODEL (e.g. llava) and restart the companion',
+      images[0]?.param,
+    );
+  }
+  if (images.length === 0 && text.trim() === '') {
+    throw new OpenAiTurnError(
+      'VALIDATION_ERROR',
+      'the last user message has no text',
+      `messages[${last.index}].content`,
+    );
+  }
+  return { text, images: images.map((image) => image.base64), index: last.index };
+}
+
+/**
+ * One `/v1/chat/completions` turn (DESIGN §8), after `checkTurn`:
  * - images → the vision model, with the text as the prompt;
  * - a question about the conversation → a recap of it (the chat model, or the user's earlier
  *   messages listed), without retrieval;
@@ -66,50 +102,36 @@ const ABOUT_CONVERSATION =
  */
 export async function* openAiTurn(
   deps: OpenAiTurnDeps,
+  turn: CheckedTurn,
   messages: readonly ChatCompletionMessage[],
   caller: { identity: TokenIdentity; signal?: AbortSignalLike },
 ): AsyncGenerator<TurnPiece> {
-  const last = lastUserMessage(messages);
-  const { text, images } = partsOf(last.message, last.index);
-  if (images.length > 0) {
-    if (deps.visionModel === undefined) {
-      throw new OpenAiTurnError(
-        'UNPROCESSABLE',
-        'this message has an image, but no vision model is configured; set CAIRN_OLLAMA_VISION_MODEL (e.g. llava) and restart the companion',
-        images[0]?.param,
-      );
-    }
+  const { text, images } = turn;
+  if (images.length > 0 && deps.visionModel !== undefined) {
     yield {
       text: await askOllama(
         deps,
         deps.visionModel,
-        [{ role: 'user', content: text, images: images.map((i) => i.base64) }],
+        [{ role: 'user', content: text, images }],
         caller.signal,
       ),
     };
     yield { citations: [] };
     return;
   }
-  if (text.trim() === '') {
-    throw new OpenAiTurnError(
-      'VALIDATION_ERROR',
-      'the last user message has no text',
-      `messages[${last.index}].content`,
-    );
-  }
   if (ABOUT_CONVERSATION.test(text)) {
-    yield { text: await recap(deps, messages, last.index, caller.signal) };
+    yield { text: await recap(deps, messages, turn.index, caller.signal) };
     yield { citations: [] };
     return;
   }
 
   let citations: Citation[] = [];
-  const turn = deps.engine.send(text, {
+  const events = deps.engine.send(text, {
     canWrite: hasScope(caller.identity, 'write'),
     record: false,
     ...(caller.signal === undefined ? {} : { signal: caller.signal }),
   });
-  for await (const event of turn) {
+  for await (const event of events) {
     switch (event.type) {
       case 'token':
         yield { text: event.text };

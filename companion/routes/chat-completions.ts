@@ -9,7 +9,7 @@ import { CAIRN_CHAT_MODEL, ChatCompletionRequest } from '../../shared/protocol/o
 import type { OpenAiErrorBody } from '../../shared/protocol/openai-chat';
 import { ApiHttpError } from '../http/api-error';
 import { mapError } from '../http/error-handler';
-import { OpenAiTurnError, openAiTurn } from '../clients/openai-turn';
+import { OpenAiTurnError, checkTurn, openAiTurn } from '../clients/openai-turn';
 import type { OpenAiTurnDeps, TurnPiece } from '../clients/openai-turn';
 
 /** Room for a few inline images (base64) besides the text; text alone is capped far lower. */
@@ -57,18 +57,24 @@ export function registerChatCompletionsRoute(
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) abort.abort();
       });
-      const pieces = openAiTurn(deps, body.messages, { identity, signal: abort.signal });
+      // Refusals that need no model are HTTP errors, streaming or not.
+      const turn = refusalAsHttp(() => checkTurn(deps, body.messages));
+      const pieces = openAiTurn(deps, turn, body.messages, { identity, signal: abort.signal });
       const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
       const created = Math.floor(deps.clock.now() / 1000);
-      // The first piece decides between an error status and a 200: refusals come before text.
-      const first = await nextOrRefusal(pieces);
       if (body.stream === true) {
-        await stream(reply, { id, created }, first, pieces, request);
+        // Headers and the role chunk go out at once; later failures are in-stream error objects.
+        await stream(reply, { id, created }, pieces, request);
         return;
       }
+      // Not streaming, a failure anywhere (the vault not indexed yet, Ollama down) is a status.
       let content = '';
       let citations: Citation[] = [];
-      for (let piece = first; !piece.done; piece = await nextOrRefusal(pieces)) {
+      for (
+        let piece = await nextOrRefusal(pieces);
+        !piece.done;
+        piece = await nextOrRefusal(pieces)
+      ) {
         if ('text' in piece.value) content += piece.value.text;
         else citations = piece.value.citations;
       }
@@ -100,6 +106,17 @@ export function registerChatCompletionsRoute(
 }
 
 /** Turns a turn's refusal into the HTTP error the route's handler sends. */
+function refusalAsHttp<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof OpenAiTurnError) {
+      throw new ApiHttpError(error.code, error.message, error.param);
+    }
+    throw error;
+  }
+}
+
 async function nextOrRefusal(
   pieces: AsyncGenerator<TurnPiece>,
 ): Promise<IteratorResult<TurnPiece, void>> {
@@ -115,7 +132,6 @@ async function nextOrRefusal(
 async function stream(
   reply: FastifyReply,
   meta: { id: string; created: number },
-  first: IteratorResult<TurnPiece, void>,
   pieces: AsyncGenerator<TurnPiece>,
   request: FastifyRequest,
 ): Promise<void> {
@@ -145,10 +161,10 @@ async function stream(
   chunk({ role: 'assistant', content: '' }, null);
   let citations: Citation[] = [];
   try {
-    for (let piece = first; !piece.done; piece = await pieces.next()) {
-      if ('text' in piece.value) {
-        if (piece.value.text !== '') chunk({ content: piece.value.text }, null);
-      } else citations = piece.value.citations;
+    for await (const piece of pieces) {
+      if ('text' in piece) {
+        if (piece.text !== '') chunk({ content: piece.text }, null);
+      } else citations = piece.citations;
     }
     chunk({}, 'stop', { cairn: { citations } });
   } catch (error) {

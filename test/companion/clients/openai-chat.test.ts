@@ -202,6 +202,16 @@ describe('/v1/chat/completions routing', () => {
       })
       .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
     expect(vault.status).toBe(503);
+    // Streaming, the answer has started (role chunk), so the failure comes as an error event.
+    const stream = await client.chat.completions.create({
+      model: 'cairn',
+      stream: true,
+      messages: [{ role: 'user', content: 'What is the visa fee?' }],
+    });
+    const consume = async () => {
+      for await (const chunk of stream) void chunk;
+    };
+    await expect(consume()).rejects.toThrow(/index/i);
   });
 });
 
