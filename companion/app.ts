@@ -3,7 +3,18 @@ import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { basename, resolve } from 'node:path';
 import type { Clock, Embedder } from '../shared/ports';
-import { registerTokenAuth } from './auth/require-token';
+import { ownerThenStored, registerTokenAuth } from './auth/require-token';
+import { TokenStore } from './auth/token-store';
+import { AuditLog } from './audit/audit-log';
+import { registerWriteAudit } from './audit/audit-hooks';
+import { registerAuditRoutes } from './routes/audit';
+import { ToolRegistry } from './clients/tool-registry';
+import type { MemoryPort } from './clients/tool-registry';
+import { registerMcpRoute } from './routes/mcp';
+import { registerChatCompletionsRoute } from './routes/chat-completions';
+import { registerModelsRoute } from './routes/models';
+import type { OllamaModel } from './clients/openai-turn';
+import { fetchOllamaHttp } from './chat/fetch-ollama-http';
 import type { FailedAuthLimit } from './auth/require-token';
 import type { CompanionConfig } from './config';
 import type { SqliteDatabase } from './db/open';
@@ -74,6 +85,10 @@ export interface AppDeps {
   readonly webRoot?: string;
   /** Chat's Ollama phrasing, writers and limits; absent, chat answers extractively and cannot write. */
   readonly chat?: ChatAppOptions;
+  /** Memories (#15) for the `remember`/`recall` tools; absent, they answer UNAVAILABLE. */
+  readonly memory?: MemoryPort;
+  /** `CAIRN_OLLAMA_VISION_MODEL`: answers `/v1/chat/completions` messages with images. */
+  readonly vision?: OllamaModel;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -129,7 +144,12 @@ export async function buildApp(
     contentSecurityPolicy: { directives: { upgradeInsecureRequests: tls ? [] : null } },
   });
   registerCors(app);
-  await registerTokenAuth(app, deps.tokenSha256, deps.failedAuthLimit);
+  const tokens = new TokenStore(deps.db);
+  await registerTokenAuth(app, ownerThenStored(deps.tokenSha256, tokens), deps.failedAuthLimit);
+
+  const audit = new AuditLog(deps.db, deps.clock);
+  registerWriteAudit(app, audit);
+  registerAuditRoutes(app, { audit, tokens, clock: deps.clock });
 
   const metrics = deps.metrics ?? new MetricsRegistry();
   registerHttpMetrics(app, metrics);
@@ -148,7 +168,11 @@ export async function buildApp(
   });
   registerMetricsRoute(app, metrics);
   registerModelFileRoutes(app);
-  if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder, clock: deps.clock });
+  if (deps.embedder) registerEmbeddingRoutes(app, { embedder: deps.embedder });
+  registerModelsRoute(app, {
+    clock: deps.clock,
+    ...(deps.embedder ? { embedder: deps.embedder } : {}),
+  });
   if (deps.push) registerPushRoutes(app, { push: deps.push, clock: deps.clock });
   if (deps.scheduler) registerMissedRoute(app, deps.scheduler);
   // One memory of recent writes for Idempotency-Key replays, create dedup and chat's dedup.
@@ -193,7 +217,7 @@ export async function buildApp(
   );
   registerSearchRoute(app, search, deps.config.timezone);
   registerAnswerRoute(app, search, deps.config.timezone);
-  registerChat(
+  const chatEngine = registerChat(
     app,
     {
       clock: deps.clock,
@@ -204,9 +228,26 @@ export async function buildApp(
       // No index-after-write for chats: it rescans the vault before `done`; the watcher suffices.
       chats: { vault: deps.config.vault, folder: deps.config.folders.chats },
       memory: writeMemory,
+      audit,
     },
     deps.chat,
   );
+  // One registry for MCP and the OpenAI route, over the chat's own engine (DESIGN §8).
+  const tools = new ToolRegistry({
+    engine: chatEngine,
+    vault: deps.config.vault,
+    audit,
+    ...(deps.memory ? { memory: deps.memory } : {}),
+  });
+  registerMcpRoute(app, tools);
+  registerChatCompletionsRoute(app, {
+    engine: chatEngine,
+    audit,
+    clock: deps.clock,
+    http: deps.chat?.ollamaHttp ?? fetchOllamaHttp(),
+    ...(deps.chat?.ollama ? { chatModel: deps.chat.ollama } : {}),
+    ...(deps.vision ? { visionModel: deps.vision } : {}),
+  });
 
   return app;
 }

@@ -12,7 +12,12 @@ import { createLogger } from './logging';
 import type { Logger } from './logging';
 import { OPTIONS, usage } from './options';
 import { SHUTDOWN_DEADLINE_MS, startServer } from './server';
-import type { RunningServer } from './server';
+import type { RunningServer, StartOptions } from './server';
+import { mkdirSync } from 'node:fs';
+import { runMcpCommand } from './commands/mcp-command';
+import { TOKEN_USAGE, runTokenCommand } from './commands/token-command';
+import type { OllamaModel } from './clients/openai-turn';
+import { visionConfigFromEnv } from './clients/vision-config';
 import { COMPANION_VERSION } from './version';
 
 /** Exit codes (also in --help). */
@@ -22,15 +27,29 @@ const EXIT_USAGE = 2;
 
 const systemClock = { now: () => Date.now() };
 
+/** Subcommands; without one, the companion serves. */
+type Command = 'serve' | 'token' | 'mcp';
+
 async function main(argv: readonly string[]): Promise<number | null> {
+  const command: Command = argv[0] === 'token' || argv[0] === 'mcp' ? argv[0] : 'serve';
+  const args = command === 'serve' ? argv : argv.slice(1);
   let flags: Record<string, string | boolean | undefined>;
+  let positionals: string[];
   try {
-    flags = parseArgs({
-      args: [...argv],
-      options: Object.fromEntries(OPTIONS.map((spec) => [spec.name, { type: spec.kind }])),
+    const parsed = parseArgs({
+      args: [...args],
+      options: {
+        ...Object.fromEntries(OPTIONS.map((spec) => [spec.name, { type: spec.kind }])),
+        // `token create --name NAME --scope read,write`
+        ...(command === 'token'
+          ? { name: { type: 'string' as const }, scope: { type: 'string' as const } }
+          : {}),
+      },
       strict: true,
-      allowPositionals: false,
-    }).values;
+      allowPositionals: command === 'token',
+    });
+    flags = parsed.values;
+    positionals = parsed.positionals;
   } catch (error) {
     process.stderr.write(
       `cairn-companion: ${(error as Error).message}\nRun with --help for usage.\n`,
@@ -38,7 +57,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
     return EXIT_USAGE;
   }
   if (flags.help) {
-    process.stdout.write(usage());
+    process.stdout.write(command === 'token' ? TOKEN_USAGE : usage());
     return EXIT_OK;
   }
   if (flags.version) {
@@ -62,6 +81,22 @@ async function main(argv: readonly string[]): Promise<number | null> {
   }
   const { config, warnings } = resolved;
   const envToken = emptyToUndefined(process.env.CAIRN_TOKEN);
+  if (command === 'token') {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    return runTokenCommand(
+      positionals,
+      {
+        ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
+        ...(typeof flags.scope === 'string' ? { scope: flags.scope } : {}),
+      },
+      config.dataDir,
+      {
+        out: (text) => process.stdout.write(text),
+        err: (text) => process.stderr.write(text),
+        now: () => Date.now(),
+      },
+    );
+  }
   if (flags['rotate-token'] === true && envToken !== undefined) {
     process.stderr.write(
       'cairn-companion: --rotate-token replaces the stored token, but CAIRN_TOKEN is set and wins; ' +
@@ -71,9 +106,11 @@ async function main(argv: readonly string[]): Promise<number | null> {
   }
   let embeddings: EmbeddingsConfig;
   let summarizer: SummarizerConfig | null;
+  let vision: OllamaModel | null;
   try {
     embeddings = embeddingsConfigFromEnv(process.env);
     summarizer = summarizerConfigFromEnv(process.env);
+    vision = visionConfigFromEnv(process.env);
   } catch (error) {
     process.stderr.write(
       `cairn-companion: ${(error as Error).message}\nRun with --help for usage.\n`,
@@ -85,17 +122,36 @@ async function main(argv: readonly string[]): Promise<number | null> {
   const logger = createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }));
   for (const warning of warnings) logger.warn(warning);
 
+  const startOptions: StartOptions = {
+    logger,
+    clock: systemClock,
+    envToken,
+    rotateToken: flags['rotate-token'] === true,
+    embeddings,
+    ...(summarizer ? { summarizer } : {}),
+    ...(vision ? { vision } : {}),
+    ...(config.pushSubject === undefined ? {} : { pushSubject: config.pushSubject }),
+  };
+  if (command === 'mcp') {
+    try {
+      await runMcpCommand({
+        dataDir: config.dataDir,
+        // The token this session presents: a scoped one (CAIRN_MCP_TOKEN), else the owner's.
+        envToken: emptyToUndefined(process.env.CAIRN_MCP_TOKEN) ?? envToken,
+        logger,
+        startLocal: () =>
+          startServer({ ...config, host: '127.0.0.1', port: 0, tls: null }, startOptions),
+      });
+      return EXIT_OK;
+    } catch (error) {
+      process.stderr.write(`cairn-companion mcp: ${(error as Error).message}\n`);
+      return EXIT_FAILURE;
+    }
+  }
+
   let server: RunningServer;
   try {
-    server = await startServer(config, {
-      logger,
-      clock: systemClock,
-      envToken,
-      rotateToken: flags['rotate-token'] === true,
-      embeddings,
-      ...(summarizer ? { summarizer } : {}),
-      ...(config.pushSubject === undefined ? {} : { pushSubject: config.pushSubject }),
-    });
+    server = await startServer(config, startOptions);
   } catch (error) {
     if (error instanceof TokenError) {
       process.stderr.write(`cairn-companion: ${error.message}\n`);

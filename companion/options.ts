@@ -134,6 +134,15 @@ export const ENV_ONLY = [
     env: 'CAIRN_OLLAMA_EMBED_MODEL',
     description: 'Ollama embedding model (default nomic-embed-text)',
   },
+  {
+    env: 'CAIRN_MCP_TOKEN',
+    description:
+      "mcp only: the token the stdio session uses (e.g. a read-only one); default the owner's",
+  },
+  {
+    env: 'CAIRN_OLLAMA_VISION_MODEL',
+    description: 'Ollama vision model for images sent to /v1/chat/completions (e.g. llava)',
+  },
 ] as const;
 
 export function usage(programName = 'cairn-companion'): string {
@@ -141,6 +150,9 @@ export function usage(programName = 'cairn-companion'): string {
   const width = Math.max(...OPTIONS.map((spec) => flagColumn(spec).length)) + 2;
   const lines = [
     `Usage: ${programName} --vault <path> [options]`,
+    `       ${programName} token create --name NAME --scope read[,write][,admin] --vault <path>`,
+    `       ${programName} token list | token revoke NAME --vault <path>`,
+    `       ${programName} mcp --vault <path>   (MCP over stdio, for desktop assistants)`,
     '',
     'Serves an Obsidian vault to Cairn: re-indexes it, schedules reminders, pushes them to',
     'phones, and answers the plugin and the phone page over HTTP.',

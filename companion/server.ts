@@ -26,6 +26,8 @@ import { ReminderScheduler } from './scheduler/scheduler';
 import { connectVaultReminders, VaultReminderSource } from './scheduler/vault-reminder-source';
 import { indexAfterWrite } from './vault/index-after-write';
 import { COMPANION_VERSION } from './version';
+import { removeServerFile, writeServerFile } from './clients/server-file';
+import type { OllamaModel } from './clients/openai-turn';
 
 export const DATABASE_FILE = 'cairn.db';
 
@@ -46,6 +48,8 @@ export interface StartOptions {
   readonly embeddings?: EmbeddingsConfig;
   /** An Ollama chat model for `summarize` answers (`summarizerConfigFromEnv`); absent = quotes only. */
   readonly summarizer?: SummarizerConfig | null;
+  /** `CAIRN_OLLAMA_VISION_MODEL` (`visionConfigFromEnv`): images in `/v1/chat/completions`. */
+  readonly vision?: OllamaModel | null;
   /** Folder of the built phone page; defaults to `web/` beside the running bundle. */
   readonly webRoot?: string;
   /** VAPID contact (`mailto:` or `https:`); absent, the key file's or a default (push/vapid-keys.ts). */
@@ -165,6 +169,7 @@ export async function startServer(
         reminderSource,
         indexAfterWrite: indexAfterWrite(indexer),
         ...(options.summarizer ? { chat: { ollama: options.summarizer } } : {}),
+        ...(options.vision ? { vision: options.vision } : {}),
         ...(embedder ? { embedder } : {}),
       },
       {
@@ -232,6 +237,8 @@ export async function startServer(
   }
   app.addHook('onClose', () => scheduler.stop());
   app.addHook('onClose', () => reminderLink.close());
+  // Written once listening (below); removed when this server stops, if it still names it.
+  app.addHook('onClose', () => removeServerFile(config.dataDir, process.pid));
 
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -243,9 +250,13 @@ export async function startServer(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `${https ? 'https' : 'http'}://${hostForUrl}:${port}`;
+  // For `cairn-companion mcp`: clients on this machine reach it over loopback (clients/server-file.ts).
+  const loopback = `${https ? 'https' : 'http'}://${isAllInterfaces(config.host) ? '127.0.0.1' : hostForUrl}:${port}`;
+  writeServerFile(config.dataDir, { url: loopback, pid: process.pid });
   return {
     app,
-    url: `${https ? 'https' : 'http'}://${hostForUrl}:${port}`,
+    url,
     token,
     databaseFile,
     indexer,
@@ -253,6 +264,10 @@ export async function startServer(
     scheduler,
     stop: () => app.close(),
   };
+}
+
+function isAllInterfaces(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
 }
 
 /** Reads and checks the pair up front, so a wrong file is named instead of an OpenSSL code. */

@@ -23,6 +23,7 @@ import type { SettingsProblem } from './settings/load-settings';
 import type { CairnSettings } from './settings/settings';
 import type { SettingsHost } from './settings/settings-host';
 import { systemTimeZone } from './settings/validation';
+import { registerAuditView } from './obsidian/audit-setup';
 
 /** How often the companion's status is re-checked while Obsidian is open. */
 const CONNECTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
@@ -80,6 +81,14 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       settings: () => this.settings,
       isPaired: () => this.connection.current.kind === 'connected',
       companionReminders: () => client.companionReminders(),
+    });
+    registerAuditView(this, {
+      transport: new ObsidianHttpTransport(),
+      endpoint: () => ({
+        url: this.settings.companion.url,
+        token: this.settings.companion.token,
+        offlineMode: this.settings.privacy.offlineMode,
+      }),
     });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());

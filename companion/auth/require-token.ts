@@ -2,15 +2,56 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiHttpError } from '../http/api-error';
 import { pathOnly } from '../http/url';
-import { bearerFailureMessages, checkBearer } from './bearer';
+import { bearerFailureMessages, presentedToken, sameTokenHash } from './bearer';
+import { OWNER_IDENTITY, hasScope, missingScopeMessage } from './scopes';
+import type { Scope, TokenIdentity } from './scopes';
 
 /** Route option that opts a route out of authentication (`/health`, the phone page's files). */
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** `true` for routes anyone may call without the token. Everything else needs it. */
     public?: boolean;
+    /**
+     * The scope a route needs. Default: `read` for GET/HEAD, `write` for anything else, except
+     * the read-only POST routes in `READ_ONLY_POST_ROUTES`. Tool routes (chat, MCP, OpenAI) need
+     * `read` and check `write` per tool.
+     */
+    scope?: Scope;
+  }
+  interface FastifyRequest {
+    /**
+     * Who is calling: set once here for every authenticated request, null on public routes.
+     * Rate limits (#12) and the audit log key on `tokenName`.
+     */
+    cairnAuth: TokenIdentity | null;
   }
 }
+
+/** Resolves a presented token's sha256 to who holds it; undefined = not a valid token. */
+export interface TokenResolver {
+  identify(presentedSha256: Buffer): TokenIdentity | undefined;
+}
+
+/**
+ * The owner's token (file or `CAIRN_TOKEN`, every scope), then the stored named tokens. The
+ * owner comparison is constant-time; stored tokens are found by their hash's index.
+ */
+export function ownerThenStored(ownerSha256: Buffer, stored?: TokenResolver): TokenResolver {
+  return {
+    identify(presented) {
+      if (sameTokenHash(presented, ownerSha256)) return OWNER_IDENTITY;
+      return stored?.identify(presented);
+    },
+  };
+}
+
+/** POST routes that only read (they take a body for the question, not to change anything). */
+export const READ_ONLY_POST_ROUTES: ReadonlySet<string> = new Set([
+  '/api/v1/answer',
+  '/api/v1/search',
+  '/api/v1/chat',
+  '/v1/embeddings',
+]);
 
 /** Path prefixes that need the token even when no route matches (so 401 comes before 404). */
 const PROTECTED_PREFIXES = ['/api/', '/v1/', '/metrics'];
@@ -37,9 +78,10 @@ export const DEFAULT_FAILED_AUTH_LIMIT: FailedAuthLimit = { max: 10, windowMs: 6
  */
 export async function registerTokenAuth(
   app: FastifyInstance,
-  tokenSha256: Buffer,
+  tokens: TokenResolver,
   limit: FailedAuthLimit = DEFAULT_FAILED_AUTH_LIMIT,
 ): Promise<void> {
+  app.decorateRequest('cairnAuth', null);
   await app.register(rateLimit, { global: false });
   const failures = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs });
 
@@ -56,15 +98,44 @@ export async function registerTokenAuth(
     if (!before.isAllowed && before.remaining <= 0 && before.ttl > 0) {
       throw tooManyFailures(before.ttlInSeconds);
     }
-    const result = checkBearer(request.headers.authorization, tokenSha256);
-    if (result.ok) return;
+    const presented = presentedToken(request.headers.authorization);
+    const identity = presented.ok ? tokens.identify(presented.sha256) : undefined;
+    if (identity !== undefined) {
+      request.cairnAuth = identity;
+      const scope = requiredScope(request);
+      if (!hasScope(identity, scope)) {
+        throw new ApiHttpError(
+          'FORBIDDEN',
+          missingScopeMessage(
+            `${request.method} ${pathOnly(request.url)}`,
+            scope,
+            identity.tokenName,
+          ),
+        );
+      }
+      return;
+    }
 
     const after = await failures(request);
     if (!after.isAllowed && after.isExceeded) throw tooManyFailures(after.ttlInSeconds);
-    throw new ApiHttpError('UNAUTHORIZED', bearerFailureMessages[result.failure], undefined, {
+    const failure = presented.ok ? 'wrong' : presented.failure;
+    throw new ApiHttpError('UNAUTHORIZED', bearerFailureMessages[failure], undefined, {
       'WWW-Authenticate': 'Bearer realm="cairn"',
     });
   });
+}
+
+/** The scope the matched route needs (see `FastifyContextConfig.scope`). */
+export function requiredScope(request: FastifyRequest): Scope {
+  // No route: any valid token gets the honest 404, not a 403 for a scope nothing needs.
+  if (request.is404) return 'read';
+  const configured = request.routeOptions.config.scope;
+  if (configured !== undefined) return configured;
+  if (request.method === 'GET' || request.method === 'HEAD') return 'read';
+  const route = request.routeOptions.url;
+  if (request.method === 'POST' && route !== undefined && READ_ONLY_POST_ROUTES.has(route))
+    return 'read';
+  return 'write';
 }
 
 function needsToken(request: FastifyRequest): boolean {

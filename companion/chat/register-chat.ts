@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { AuditLog } from '../audit/audit-log';
 import type { Clock } from '../../shared/ports';
 import { chatWriteMemory } from '../idempotency/chat-write-memory';
 import type { WriteMemory } from '../idempotency/write-memory';
@@ -7,6 +8,7 @@ import type { ChatRouteOptions } from '../routes/chat';
 import type { ReminderService } from '../reminders/reminder-service';
 import type { SearchServices } from '../search/search-services';
 import type { IndexAfterWrite } from '../vault/index-after-write';
+import type { ChatEngine } from '../../shared/chat/chat-engine';
 import { createCompanionChatEngine } from './companion-chat-engine';
 import type { CompanionChatDeps } from './companion-chat-engine';
 import { VaultNoteWriter } from './note-writer';
@@ -32,9 +34,11 @@ export function registerChat(
     chats?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
     /** The companion's write memory: chat's dedup survives a restart in it. */
     memory?: WriteMemory;
+    /** Where tool calls are recorded (DESIGN §8). */
+    audit?: AuditLog;
   },
   options: ChatAppOptions = {},
-): void {
+): ChatEngine {
   const { heartbeatMs, maxStreamsPerClient, rateLimit, ...ports } = options;
   const engine = createCompanionChatEngine({
     clock: core.clock,
@@ -62,5 +66,7 @@ export function registerChat(
     ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
     ...(maxStreamsPerClient === undefined ? {} : { maxStreamsPerClient }),
     ...(rateLimit === undefined ? {} : { rateLimit }),
+    ...(core.audit === undefined ? {} : { audit: core.audit }),
   });
+  return engine;
 }

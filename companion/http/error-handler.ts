@@ -107,6 +107,8 @@ function codeForClientStatus(status: number): ApiErrorCode {
   switch (status) {
     case 401:
       return 'UNAUTHORIZED';
+    case 403:
+      return 'FORBIDDEN';
     case 404:
       return 'NOT_FOUND';
     case 409:

@@ -4,6 +4,10 @@ import type { ChatEngine } from '../../shared/chat/chat-engine';
 import { ChatRequest, formatSseEvent } from '../../shared/protocol/chat';
 import type { ChatEvent } from '../../shared/protocol/chat';
 import { ApiHttpError } from '../http/api-error';
+import { requestClient } from '../audit/audit-hooks';
+import type { AuditLog } from '../audit/audit-log';
+import { auditToolCall } from '../audit/tool-audit';
+import { hasScope } from '../auth/scopes';
 import type { SearchServices } from '../search/search-services';
 import { requireSearch } from './search';
 
@@ -21,6 +25,8 @@ export interface ChatRouteOptions {
   heartbeatMs?: number;
   maxStreamsPerClient?: number;
   rateLimit?: { max: number; timeWindow: number };
+  /** Records each tool call (DESIGN §8); absent in tests that do not look. */
+  audit?: AuditLog;
 }
 
 interface OpenStream {
@@ -130,11 +136,27 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
 
     const { message, conversation } = request.body;
     try {
+      const identity = request.cairnAuth;
       const turn = options.engine.send(message, {
         ...(conversation === undefined ? {} : { conversation }),
         signal: abort.signal,
+        canWrite: identity === null || hasScope(identity, 'write'),
       });
       for await (const event of turn) {
+        if (event.type === 'tool' && options.audit && identity !== null) {
+          try {
+            auditToolCall(options.audit, {
+              identity,
+              client: requestClient(request) === 'phone' ? 'phone' : 'chat',
+              tool: event.name,
+              args: event.args,
+              result: event.result,
+            });
+          } catch (error) {
+            // The tool ran; a failed log write must not cost the user the answer.
+            request.log.error({ err: error }, 'audit log write failed');
+          }
+        }
         if (ended) break;
         write(response, formatSseEvent(event));
       }

@@ -1,14 +1,13 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Clock, Embedder } from '../../shared/ports';
-import { EmbeddingsRequest, EmbeddingsResponse, ModelInfo } from '../../shared/protocol/embeddings';
+import type { Embedder } from '../../shared/ports';
+import { EmbeddingsRequest, EmbeddingsResponse } from '../../shared/protocol/embeddings';
 import type { EmbeddingData } from '../../shared/protocol/embeddings';
 import { EmbeddingProviderError } from '../embeddings/provider-error';
 import { ApiHttpError } from '../http/api-error';
 
 /*
- * `POST /v1/embeddings` and `GET /v1/models` in OpenAI's format (DESIGN §6), serving the one
- * model the companion runs. Authentication is the app's job, not this file's.
+ * `POST /v1/embeddings` in OpenAI's format (DESIGN §6), serving the one model the companion
+ * runs (`GET /v1/models` lists it: routes/models.ts). Authentication is the app's job, not this file's.
  *
  * Limits are tighter than OpenAI's: the built-in model costs ~0.1 s per text on a small machine,
  * so one request may hold at most 256 inputs (413 beyond) of at most 8,000 characters each (400
@@ -21,31 +20,15 @@ export const MAX_EMBEDDING_INPUT_CHARS = 8_000;
 /** 256 × 8,000 characters, escaped in JSON (up to 6 bytes a character), plus room. */
 const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
-/** OpenAI's model entry plus `dims`, which Cairn clients use to check stored vectors. */
-const ModelsWithDimsResponse = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(
-    Type.Composite([ModelInfo, Type.Object({ dims: Type.Integer({ minimum: 1 }) })]),
-  ),
-});
-
 export interface EmbeddingRoutesOptions {
   embedder: Embedder;
-  /** `created` in `/v1/models` is when this server started serving the model. */
-  clock: Clock;
 }
 
 export function registerEmbeddingRoutes(
   app: FastifyInstance,
-  { embedder, clock }: EmbeddingRoutesOptions,
+  { embedder }: EmbeddingRoutesOptions,
 ): void {
   const { id, dims } = embedder.model;
-  const created = Math.floor(clock.now() / 1000);
-
-  app.get('/v1/models', { schema: { response: { 200: ModelsWithDimsResponse } } }, async () => ({
-    object: 'list' as const,
-    data: [{ id, object: 'model' as const, created, owned_by: 'cairn', dims }],
-  }));
 
   app.post<{ Body: EmbeddingsRequest }>(
     '/v1/embeddings',

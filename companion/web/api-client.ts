@@ -39,6 +39,8 @@ export function companionApi(token: string, fetchImpl: typeof fetch = fetch): Co
         headers: {
           ...headers,
           Authorization: `Bearer ${token}`,
+          // The audit log records the phone's writes as `phone` (companion/audit/audit-hooks.ts).
+          'X-Cairn-Client': 'phone',
           ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),

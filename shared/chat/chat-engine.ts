@@ -51,9 +51,11 @@ import {
   snoozedText,
 } from './reply-text';
 import {
+  WRITE_TOOLS,
   toolFailure,
   toolSuccess,
   validateToolCall,
+  writeScopeRefusal,
   type ToolCall,
   type ToolName,
   type ToolResult,
@@ -135,6 +137,13 @@ export interface ChatTurnOptions {
   /** Phrase answers with the LLM when one is configured; default true. */
   summarize?: boolean;
   signal?: AbortSignalLike;
+  /**
+   * False when the caller's token lacks the write scope (DESIGN §8): a routed write tool is
+   * refused with FORBIDDEN instead of run. Default true.
+   */
+  canWrite?: boolean;
+  /** False: do not keep this turn as a chat note (clients that keep their own history). */
+  record?: boolean;
 }
 
 type Outcome = {
@@ -199,7 +208,10 @@ export class ChatEngine {
       return;
     }
 
-    const outcome = await this.run(routed.call, options, context);
+    const outcome =
+      options.canWrite === false && WRITE_TOOLS.has(routed.call.name)
+        ? { text: '', result: toolFailure(writeScopeRefusal(routed.call.name)) }
+        : await this.run(routed.call, options, context);
     let assistant = '';
     if (outcome.stream !== undefined) {
       for await (const piece of outcome.stream) {
@@ -233,10 +245,22 @@ export class ChatEngine {
    * Arguments are checked again here: the engine trusts no caller.
    */
   async execute(name: string, args: unknown): Promise<ToolResult> {
+    return (await this.runTool(name, args)).result;
+  }
+
+  /**
+   * `execute` plus what the chat would have said and cited: for clients that show text (MCP,
+   * the OpenAI route). Never phrased by an LLM: a client's own model does that.
+   */
+  async runTool(
+    name: string,
+    args: unknown,
+  ): Promise<{ result: ToolResult; text: string; citations: Citation[] }> {
     const check = validateToolCall(name, args);
-    if (!check.ok) return toolFailure(check.error);
+    if (!check.ok) return { result: toolFailure(check.error), text: '', citations: [] };
     const context = { now: this.deps.clock.now(), zone: this.deps.zone() };
-    return (await this.run(check.call, { summarize: false }, context)).result;
+    const outcome = await this.run(check.call, { summarize: false }, context);
+    return { result: outcome.result, text: outcome.text, citations: outcome.citations ?? [] };
   }
 
   /** Reverses a write made by this engine (or another: the action carries all it needs). */
@@ -449,7 +473,7 @@ export class ChatEngine {
 
   private async finish(options: ChatTurnOptions, turn: ChatTurn): Promise<ChatEvent> {
     const sink = this.deps.conversations;
-    if (sink === undefined) return { type: 'done' };
+    if (sink === undefined || options.record === false) return { type: 'done' };
     try {
       const conversation = await sink.record(options.conversation, turn);
       return { type: 'done', conversation };

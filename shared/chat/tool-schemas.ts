@@ -145,6 +145,24 @@ export const TOOLS = {
 export type ToolName = keyof typeof TOOLS;
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 
+/** Tools that change the vault: they need a token with the `write` scope (DESIGN §8). */
+export const WRITE_TOOLS: ReadonlySet<string> = new Set([
+  'create_note',
+  'append_to_note',
+  'create_reminder',
+  'snooze_reminder',
+  'complete_reminder',
+  'remember',
+]);
+
+/** The refusal a tool call gets when the token may only read. */
+export function writeScopeRefusal(tool: string): ToolError {
+  return {
+    code: 'FORBIDDEN',
+    message: `${tool} needs the write scope, which this token does not have`,
+  };
+}
+
 /** A checked call: the name narrows the arguments. */
 export type ToolCall = {
   [N in ToolName]: { name: N; args: Static<(typeof TOOLS)[N]['args']> };

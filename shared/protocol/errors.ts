@@ -11,6 +11,8 @@ import type { Static } from '@sinclair/typebox';
 export const API_ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
+  /** The token is valid but lacks the scope (DESIGN §8). */
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
@@ -29,6 +31,8 @@ export const TOOL_ERROR_CODES = [
   'CONFLICT',
   'UNAVAILABLE',
   'INTERNAL_ERROR',
+  // A token without the scope a tool needs (DESIGN §8: MCP, chat and /v1/chat/completions).
+  'FORBIDDEN',
 ] as const satisfies readonly ApiErrorCode[];
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 

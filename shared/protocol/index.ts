@@ -12,3 +12,5 @@ export * from './push';
 export * from './embeddings';
 export * from './chat';
 export * from './phone';
+export * from './audit';
+export * from './openai-chat';

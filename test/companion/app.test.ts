@@ -348,7 +348,7 @@ describe('OpenAI-format embedding routes', () => {
     expect((await t.app.inject({ method: 'GET', url: '/v1/models' })).statusCode).toBe(401);
     const models = await t.app.inject({ method: 'GET', url: '/v1/models', headers: authorized });
     expect(models.statusCode).toBe(200);
-    expect(models.json()).toMatchObject({ data: [{ id: 'fake-2', dims: 2 }] });
+    expect(models.json()).toMatchObject({ data: [{ id: 'cairn' }, { id: 'fake-2', dims: 2 }] });
     const embeddings = await t.app.inject({
       method: 'POST',
       url: '/v1/embeddings',
@@ -359,9 +359,16 @@ describe('OpenAI-format embedding routes', () => {
     expect(embeddings.json<{ data: unknown[] }>().data).toHaveLength(2);
   });
 
-  it('are absent (404 once authenticated) without an embedder', async () => {
+  it('without an embedder: /v1/models lists only the chat model, /v1/embeddings is absent', async () => {
     t = await buildTestApp();
-    const response = await t.app.inject({ method: 'GET', url: '/v1/models', headers: authorized });
-    expect(response.statusCode).toBe(404);
+    const models = await t.app.inject({ method: 'GET', url: '/v1/models', headers: authorized });
+    expect(models.json<{ data: Array<{ id: string }> }>().data.map((m) => m.id)).toEqual(['cairn']);
+    const embeddings = await t.app.inject({
+      method: 'POST',
+      url: '/v1/embeddings',
+      headers: authorized,
+      payload: { model: 'fake-2', input: ['a'] },
+    });
+    expect(embeddings.statusCode).toBe(404);
   });
 });

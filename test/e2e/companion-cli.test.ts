@@ -175,7 +175,8 @@ describe('cairn-companion CLI', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(models.status, running.stderr()).toBe(200);
-    expect(await models.json()).toMatchObject({ data: [{ dims: 512 }] });
+    // `cairn` (the chat model of /v1/chat/completions) comes first, then the embedding model.
+    expect(await models.json()).toMatchObject({ data: [{ id: 'cairn' }, { dims: 512 }] });
     expect(await stop(running)).toBe(0);
     expect(running.stderr()).not.toContain(token);
 

@@ -4,6 +4,7 @@ import { vaultIndex } from './002-vault-index';
 import { pushTables } from './003-push';
 import { reminderTables } from './004-reminders';
 import { writeMemoryTable } from './005-write-memory';
+import { tokensAndAudit } from './006-tokens-audit';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -19,4 +20,5 @@ export const migrations: readonly Migration[] = [
   pushTables,
   reminderTables,
   writeMemoryTable,
+  tokensAndAudit,
 ];

@@ -9,6 +9,7 @@ import {
   MAX_EMBEDDING_INPUT_CHARS,
   registerEmbeddingRoutes,
 } from '../../../companion/routes/embeddings';
+import { registerModelsRoute } from '../../../companion/routes/models';
 import type { Embedder } from '../../../shared/ports';
 import { ManualClock } from '../../fakes/clock';
 
@@ -28,7 +29,8 @@ async function appWith(embedder: Embedder): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } },
   });
   registerErrorHandling(app);
-  registerEmbeddingRoutes(app, { embedder, clock: ManualClock.at('2026-11-22T10:00:00Z') });
+  registerEmbeddingRoutes(app, { embedder });
+  registerModelsRoute(app, { embedder, clock: ManualClock.at('2026-11-22T10:00:00Z') });
   await app.ready();
   return app;
 }
@@ -44,12 +46,18 @@ describe('embedding routes (OpenAI format)', () => {
   const post = (payload: unknown) =>
     app.inject({ method: 'POST', url: '/v1/embeddings', payload: payload as object });
 
-  it('lists the served model', async () => {
+  it('lists the chat model and the served embedding model', async () => {
     const response = await app.inject({ method: 'GET', url: '/v1/models' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       object: 'list',
       data: [
+        {
+          id: 'cairn',
+          object: 'model',
+          created: Date.parse('2026-11-22T10:00:00Z') / 1000,
+          owned_by: 'cairn',
+        },
         {
           id: 'length-3',
           object: 'model',

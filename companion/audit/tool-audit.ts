@@ -1,0 +1,49 @@
+import type { ToolResult } from '../../shared/chat/tool-schemas';
+import type { AuditClient, AuditOutcome } from '../../shared/protocol/audit';
+import type { TokenIdentity } from '../auth/scopes';
+import type { AuditLog } from './audit-log';
+
+/**
+ * Records one tool call (chat, MCP, OpenAI route) in the audit log: the tool's name, the vault
+ * path it touched (from its result, else its arguments), and how it ended. Arguments and results
+ * are read for a path only; their text is never stored.
+ */
+export function auditToolCall(
+  audit: AuditLog,
+  call: {
+    identity: TokenIdentity;
+    client: AuditClient;
+    tool: string;
+    args: unknown;
+    result: ToolResult;
+  },
+): void {
+  const outcome: AuditOutcome = call.result.success
+    ? call.result.deduplicated
+      ? 'deduplicated'
+      : 'ok'
+    : call.result.error.code === 'FORBIDDEN'
+      ? 'refused'
+      : 'failed';
+  audit.record({
+    tokenName: call.identity.tokenName,
+    client: call.client,
+    action: call.tool,
+    path: pathOf(call.result.success ? call.result.data : undefined) ?? pathOf(call.args),
+    outcome,
+    errorCode: call.result.success ? undefined : call.result.error.code,
+  });
+}
+
+/** `path`, `note.path` or `reminder.path` of a result or arguments object. */
+function pathOf(value: unknown): string | undefined {
+  if (!isRecord(value)) return undefined;
+  for (const holder of [value, value.note, value.reminder]) {
+    if (isRecord(holder) && typeof holder.path === 'string') return holder.path;
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,103 @@
+import type { SqliteDatabase } from '../db/open';
+import { OWNER_TOKEN_NAME, parseScopes } from './scopes';
+import type { Scope, TokenIdentity } from './scopes';
+import { generateToken, sha256 } from './token';
+
+/** Token names: short, printable, no spaces, so `token revoke NAME` needs no quoting. */
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export class TokenStoreError extends Error {
+  override name = 'TokenStoreError';
+  constructor(
+    readonly code: 'VALIDATION_ERROR' | 'CONFLICT' | 'NOT_FOUND',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface StoredToken {
+  readonly name: string;
+  readonly scopes: Scope[];
+  /** Epoch ms. */
+  readonly createdAt: number;
+}
+
+interface TokenRow {
+  name: string;
+  scopes: string;
+  created_at: number;
+}
+
+/**
+ * Named, scoped tokens in the companion database (migration 007). The CLI writes them while
+ * the server runs; the server looks the presented token's hash up on every request (a primary
+ * key read, microseconds), so a new or revoked token takes effect on the next request with no
+ * cache to invalidate.
+ */
+export class TokenStore {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  /** Creates a token and returns it: the only time it exists outside the caller's hands. */
+  create(
+    name: string,
+    scopes: readonly Scope[],
+    now: number,
+  ): { token: string; stored: StoredToken } {
+    if (!NAME_PATTERN.test(name)) {
+      throw new TokenStoreError(
+        'VALIDATION_ERROR',
+        `token name "${name}": use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+      );
+    }
+    if (name === OWNER_TOKEN_NAME) {
+      throw new TokenStoreError(
+        'CONFLICT',
+        `token name "${OWNER_TOKEN_NAME}" is reserved for the data folder's token (or CAIRN_TOKEN)`,
+      );
+    }
+    if (scopes.length === 0)
+      throw new TokenStoreError('VALIDATION_ERROR', 'a token needs at least one scope');
+    const token = generateToken();
+    const scopeText = parseScopes(scopes.join(',')).join(',');
+    const inserted = this.db
+      .prepare(
+        'INSERT INTO api_tokens (name, sha256, scopes, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
+      )
+      .run(name, sha256(token), scopeText, now);
+    if (inserted.changes === 0) {
+      throw new TokenStoreError(
+        'CONFLICT',
+        `a token named "${name}" exists; revoke it first or pick another name`,
+      );
+    }
+    return { token, stored: { name, scopes: parseScopes(scopeText), createdAt: now } };
+  }
+
+  list(): StoredToken[] {
+    const rows = this.db
+      .prepare('SELECT name, scopes, created_at FROM api_tokens ORDER BY name')
+      .all() as TokenRow[];
+    return rows.map(toStored);
+  }
+
+  /** Deletes the token; requests carrying it get 401 from then on. */
+  revoke(name: string): void {
+    const deleted = this.db.prepare('DELETE FROM api_tokens WHERE name = ?').run(name);
+    if (deleted.changes === 0) throw new TokenStoreError('NOT_FOUND', `no token named "${name}"`);
+  }
+
+  /** The identity of a presented token's sha256, or undefined when no stored token matches. */
+  identify(presentedSha256: Buffer): TokenIdentity | undefined {
+    const row = this.db
+      .prepare('SELECT name, scopes, created_at FROM api_tokens WHERE sha256 = ?')
+      .get(presentedSha256) as TokenRow | undefined;
+    if (row === undefined) return undefined;
+    const stored = toStored(row);
+    return { tokenName: stored.name, scopes: stored.scopes };
+  }
+}
+
+function toStored(row: TokenRow): StoredToken {
+  return { name: row.name, scopes: parseScopes(row.scopes), createdAt: row.created_at };
+}

@@ -1,0 +1,288 @@
+import { readFile } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import type { ChatEngine } from '../../shared/chat/chat-engine';
+import {
+  CLIENT_TOOLS,
+  CLIENT_TOOL_NAMES,
+  READ_NOTE_MAX_LINES,
+  clientToolJsonSchema,
+  isClientToolName,
+} from '../../shared/chat/client-tools';
+import type { ClientToolName } from '../../shared/chat/client-tools';
+import { ChatPortError } from '../../shared/chat/ports';
+import { toolFailure, toolSuccess, writeScopeRefusal } from '../../shared/chat/tool-schemas';
+import type { ToolResult } from '../../shared/chat/tool-schemas';
+import type { AuditClient } from '../../shared/protocol/audit';
+import type { Citation } from '../../shared/protocol/citation';
+import type { ToolError } from '../../shared/protocol/errors';
+import { checkSchema } from '../../shared/protocol/validate';
+import type { AuditLog } from '../audit/audit-log';
+import { auditToolCall } from '../audit/tool-audit';
+import { hasScope } from '../auth/scopes';
+import type { TokenIdentity } from '../auth/scopes';
+import { resolveVaultPath } from '../vault/paths';
+
+/** A remembered fact (DESIGN §8, `Cairn/Memory.md`). */
+export interface Memory {
+  id: string;
+  text: string;
+  added: string;
+  path: string;
+  line: number;
+}
+
+/**
+ * Memories (#15, `companion/memory/`), as the tools need them. Absent, `remember` and `recall`
+ * answer UNAVAILABLE. Implementations throw `ChatPortError` for expected failures.
+ */
+export interface MemoryPort {
+  remember(fact: string): Promise<Memory>;
+  recall(query: string): Promise<Memory[]>;
+}
+
+/** What a tool call returns to a client: the envelope, text for people, and its citations. */
+export interface ToolCallOutcome {
+  result: ToolResult;
+  text: string;
+  citations: Citation[];
+}
+
+export interface ListedTool {
+  name: ClientToolName;
+  description: string;
+  /** JSON Schema of the arguments, the same the chat engine checks. */
+  inputSchema: Record<string, unknown>;
+  scope: 'read' | 'write';
+}
+
+/** Files `read_note` reads; PDFs and attachments are searched, not read raw. */
+const READABLE_EXTENSIONS = new Set(['.md', '.markdown', '.txt']);
+
+/**
+ * The one tool registry for outside clients (DESIGN §8): MCP and the OpenAI route list and call
+ * tools here, chat calls the same engine. The chat tools run through `ChatEngine.runTool`, so
+ * validation, dedup and the result envelope are the chat's own; `read_note`, `remember` and
+ * `recall` run here. Every call is scope-checked (write tools need `write`) and audited.
+ */
+export class ToolRegistry {
+  constructor(
+    private readonly deps: {
+      engine: ChatEngine;
+      vault: string;
+      audit: AuditLog;
+      memory?: MemoryPort;
+    },
+  ) {}
+
+  list(): ListedTool[] {
+    return CLIENT_TOOL_NAMES.map((name) => ({
+      name,
+      description: CLIENT_TOOLS[name].description,
+      inputSchema: clientToolJsonSchema(name),
+      scope: CLIENT_TOOLS[name].scope,
+    }));
+  }
+
+  async call(
+    name: string,
+    args: unknown,
+    caller: { identity: TokenIdentity; client: AuditClient },
+  ): Promise<ToolCallOutcome> {
+    const outcome = await this.run(name, args ?? {}, caller.identity);
+    try {
+      auditToolCall(this.deps.audit, {
+        identity: caller.identity,
+        client: caller.client,
+        tool: isClientToolName(name) ? name : 'unknown_tool',
+        args,
+        result: outcome.result,
+      });
+    } catch {
+      // The call has happened; a failed log write must not hide its result.
+    }
+    return outcome;
+  }
+
+  private async run(
+    name: string,
+    args: unknown,
+    identity: TokenIdentity,
+  ): Promise<ToolCallOutcome> {
+    if (!isClientToolName(name)) {
+      return failed({
+        code: 'VALIDATION_ERROR',
+        message: `unknown tool "${name}"; expected one of ${CLIENT_TOOL_NAMES.join(', ')}`,
+        field: 'name',
+      });
+    }
+    const tool: { scope: 'read' | 'write'; args: (typeof CLIENT_TOOLS)[ClientToolName]['args'] } =
+      CLIENT_TOOLS[name];
+    if (tool.scope === 'write' && !hasScope(identity, 'write')) {
+      return failed(writeScopeRefusal(name));
+    }
+    if (!hasScope(identity, 'read')) {
+      return failed({ code: 'FORBIDDEN', message: `${name} needs the read scope` });
+    }
+    const check = checkSchema(tool.args, withoutNulls(args));
+    if (!check.ok) {
+      const { field, message } = check.violation;
+      return failed(
+        field === ''
+          ? { code: 'VALIDATION_ERROR', message: `${name}: ${message}` }
+          : { code: 'VALIDATION_ERROR', message: `${name}: ${message}`, field },
+      );
+    }
+    const valid = check.value as Record<string, unknown>;
+    try {
+      switch (name) {
+        case 'read_note':
+          return await this.readNote(
+            valid as { path: string; from_line?: number; to_line?: number },
+          );
+        case 'remember':
+          return await this.remember(String(valid.fact));
+        case 'recall':
+          return await this.recall(String(valid.query));
+        case 'append_to_note': {
+          const { path, ...rest } = valid;
+          return await this.deps.engine.runTool('append_to_note', { note: path, ...rest });
+        }
+        case 'ask':
+          return await this.deps.engine.runTool('answer', valid);
+        default:
+          return await this.deps.engine.runTool(name, valid);
+      }
+    } catch (error) {
+      if (error instanceof ChatPortError) {
+        return failed(
+          error.field === undefined
+            ? { code: error.code, message: error.message }
+            : { code: error.code, message: error.message, field: error.field },
+        );
+      }
+      return failed({ code: 'INTERNAL_ERROR', message: `${name} failed` });
+    }
+  }
+
+  private async readNote(args: {
+    path: string;
+    from_line?: number;
+    to_line?: number;
+  }): Promise<ToolCallOutcome> {
+    const resolved = await resolveVaultPath(this.deps.vault, args.path, 'read');
+    if (!resolved.ok)
+      return failed({ code: 'VALIDATION_ERROR', message: resolved.reason, field: 'path' });
+    if (!resolved.exists) {
+      return failed({
+        code: 'NOT_FOUND',
+        message: `no note at "${resolved.relative}"`,
+        field: 'path',
+      });
+    }
+    if (!READABLE_EXTENSIONS.has(extname(resolved.relative).toLowerCase())) {
+      return failed({
+        code: 'VALIDATION_ERROR',
+        message: `"${resolved.relative}" is not a note (read_note reads .md and .txt files; search finds PDFs)`,
+        field: 'path',
+      });
+    }
+    const lines = (await readFile(resolved.absolute, 'utf8')).split(/\r?\n/);
+    if (lines.at(-1) === '') lines.pop();
+    const from = args.from_line ?? 1;
+    if (from > Math.max(lines.length, 1)) {
+      return failed({
+        code: 'VALIDATION_ERROR',
+        message: `from_line ${from} is past the end of the note (${lines.length} lines)`,
+        field: 'from_line',
+      });
+    }
+    if (args.to_line !== undefined && args.to_line < from) {
+      return failed({
+        code: 'VALIDATION_ERROR',
+        message: 'to_line is before from_line',
+        field: 'to_line',
+      });
+    }
+    const to = Math.min(args.to_line ?? lines.length, lines.length, from + READ_NOTE_MAX_LINES - 1);
+    const width = String(to).length;
+    const shown = lines.slice(from - 1, to);
+    const text = shown
+      .map((line, index) => `${String(from + index).padStart(width)}: ${line}`)
+      .join('\n');
+    const more =
+      to < lines.length ? `\n(lines ${to + 1}–${lines.length} not shown; ask with from_line)` : '';
+    const citation: Citation = {
+      type: 'note',
+      path: resolved.relative,
+      title: basename(resolved.relative, extname(resolved.relative)),
+      lines: [from, Math.max(from, to)],
+      excerpt: shown.join('\n').slice(0, 300),
+      score: 1,
+    };
+    return {
+      result: toolSuccess({
+        path: resolved.relative,
+        from_line: from,
+        to_line: to,
+        total_lines: lines.length,
+        text,
+      }),
+      text: text + more,
+      citations: [citation],
+    };
+  }
+
+  private async remember(fact: string): Promise<ToolCallOutcome> {
+    const memory = this.requireMemory('remember');
+    const saved = await memory.remember(fact);
+    return {
+      result: toolSuccess({ memory: saved, path: saved.path }),
+      text: `Remembered: ${saved.text}`,
+      citations: [memoryCitation(saved)],
+    };
+  }
+
+  private async recall(query: string): Promise<ToolCallOutcome> {
+    const memory = this.requireMemory('recall');
+    const found = await memory.recall(query);
+    return {
+      result: toolSuccess({ memories: found }),
+      text:
+        found.length === 0
+          ? 'Nothing remembered about that.'
+          : found.map((m) => `- ${m.text}`).join('\n'),
+      citations: found.map(memoryCitation),
+    };
+  }
+
+  private requireMemory(tool: string): MemoryPort {
+    if (this.deps.memory === undefined) {
+      throw new ChatPortError(
+        'UNAVAILABLE',
+        `${tool}: memories are not available in this companion`,
+      );
+    }
+    return this.deps.memory;
+  }
+}
+
+function failed(error: ToolError): ToolCallOutcome {
+  return { result: toolFailure(error), text: '', citations: [] };
+}
+
+/** Small models send `"tag": null` for optionals they skip (as the chat engine reads them). */
+function withoutNulls(args: unknown): unknown {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
+}
+
+function memoryCitation(memory: Memory): Citation {
+  return {
+    type: 'note',
+    path: memory.path,
+    title: 'Memory',
+    lines: [memory.line, memory.line],
+    excerpt: memory.text,
+    score: 1,
+  };
+}

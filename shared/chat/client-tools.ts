@@ -1,0 +1,160 @@
+import { Type } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
+import type { Citation } from '../protocol/citation';
+import { NonBlank, VaultPath } from '../protocol/formats';
+import { NOTE_BODY_MAX_CHARS } from '../protocol/notes';
+import { QUERY_MAX_CHARS } from '../protocol/search';
+import {
+  AnswerArgs,
+  AppendToNoteArgs,
+  CompleteReminderArgs,
+  CreateNoteArgs,
+  CreateReminderArgs,
+  ListRemindersArgs,
+  SearchArgs,
+  SnoozeReminderArgs,
+  TOOLS,
+} from './tool-schemas';
+import type { ToolName } from './tool-schemas';
+
+/*
+ * The tools an outside client sees (DESIGN §8: MCP, and the OpenAI route's instructions), built
+ * from the chat tools' schemas (tool-schemas.ts) so a tool's arguments are checked the same way
+ * wherever it is called. Three tools exist only here: `read_note`, `remember`, `recall`.
+ */
+
+const strict = { additionalProperties: false } as const;
+
+/** Lines `read_note` returns at most in one call; ask again with `from_line` for more. */
+export const READ_NOTE_MAX_LINES = 2000;
+
+export const ReadNoteArgs = Type.Object(
+  {
+    path: VaultPath({ description: "the note's vault path, e.g. Travel/Visa rules.md" }),
+    from_line: Type.Optional(Type.Integer({ minimum: 1, description: 'first line, 1-based' })),
+    to_line: Type.Optional(Type.Integer({ minimum: 1, description: 'last line, inclusive' })),
+  },
+  strict,
+);
+
+/** DESIGN §8 names the note `path`; the chat tool calls it `note` (path, id or title). */
+export const ClientAppendArgs = Type.Object(
+  {
+    path: AppendToNoteArgs.properties.note,
+    text: AppendToNoteArgs.properties.text,
+    heading: AppendToNoteArgs.properties.heading,
+  },
+  strict,
+);
+
+export const RememberArgs = Type.Object(
+  { fact: NonBlank({ maxLength: NOTE_BODY_MAX_CHARS, description: 'the fact to remember' }) },
+  strict,
+);
+export const RecallArgs = Type.Object(
+  { query: NonBlank({ maxLength: QUERY_MAX_CHARS, description: 'what to look up in memory' }) },
+  strict,
+);
+
+export interface ClientToolDefinition {
+  readonly description: string;
+  readonly args: TSchema;
+  /** `write` for tools that change the vault (DESIGN §8), else `read`. */
+  readonly scope: 'read' | 'write';
+  /** The chat tool that runs it, when it is one. */
+  readonly chatTool?: ToolName;
+}
+
+export const CLIENT_TOOLS = {
+  search: {
+    description: TOOLS.search.description,
+    args: SearchArgs,
+    scope: 'read',
+    chatTool: 'search',
+  },
+  ask: {
+    description: TOOLS.answer.description,
+    args: AnswerArgs,
+    scope: 'read',
+    chatTool: 'answer',
+  },
+  read_note: {
+    description: `Read a note's text with line numbers (at most ${READ_NOTE_MAX_LINES} lines per call).`,
+    args: ReadNoteArgs,
+    scope: 'read',
+  },
+  list_reminders: {
+    description: TOOLS.list_reminders.description,
+    args: ListRemindersArgs,
+    scope: 'read',
+    chatTool: 'list_reminders',
+  },
+  create_reminder: {
+    description: TOOLS.create_reminder.description,
+    args: CreateReminderArgs,
+    scope: 'write',
+    chatTool: 'create_reminder',
+  },
+  complete_reminder: {
+    description: TOOLS.complete_reminder.description,
+    args: CompleteReminderArgs,
+    scope: 'write',
+    chatTool: 'complete_reminder',
+  },
+  snooze_reminder: {
+    description: TOOLS.snooze_reminder.description,
+    args: SnoozeReminderArgs,
+    scope: 'write',
+    chatTool: 'snooze_reminder',
+  },
+  create_note: {
+    description: TOOLS.create_note.description,
+    args: CreateNoteArgs,
+    scope: 'write',
+    chatTool: 'create_note',
+  },
+  append_to_note: {
+    description: TOOLS.append_to_note.description,
+    args: ClientAppendArgs,
+    scope: 'write',
+    chatTool: 'append_to_note',
+  },
+  remember: {
+    description: 'Remember a personal fact (kept in Cairn/Memory.md).',
+    args: RememberArgs,
+    scope: 'write',
+  },
+  recall: {
+    description: 'Look up remembered personal facts.',
+    args: RecallArgs,
+    scope: 'read',
+  },
+} as const satisfies Record<string, ClientToolDefinition>;
+
+export type ClientToolName = keyof typeof CLIENT_TOOLS;
+export const CLIENT_TOOL_NAMES = Object.keys(CLIENT_TOOLS) as ClientToolName[];
+
+export function isClientToolName(name: string): name is ClientToolName {
+  return Object.prototype.hasOwnProperty.call(CLIENT_TOOLS, name);
+}
+
+/** A tool's argument schema as plain JSON Schema (TypeBox's symbol keys stripped). */
+export function clientToolJsonSchema(name: ClientToolName): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(CLIENT_TOOLS[name].args)) as Record<string, unknown>;
+}
+
+/**
+ * The numbered source list a reply ends with (DESIGN §8): `[1]: path#heading, lines a–b`, or
+ * `[2]: file.pdf, page 3`. Empty string without citations.
+ */
+export function formatSourceList(citations: readonly Citation[]): string {
+  return citations
+    .map((citation, index) => {
+      const where =
+        citation.type === 'pdf'
+          ? `${citation.path}, page ${citation.page}`
+          : `${citation.path}${citation.heading === undefined ? '' : `#${citation.heading}`}, lines ${citation.lines[0]}–${citation.lines[1]}`;
+      return `[${index + 1}]: ${where}`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,215 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CLIENT_TOOL_NAMES } from '../../../shared/chat/client-tools';
+import { TokenStore } from '../../../companion/auth/token-store';
+import { SAMPLE_VAULT, TEST_TOKEN } from '../helpers/app';
+import { startIndexer } from '../indexer/helpers';
+import type { IndexerFixture } from '../indexer/helpers';
+import { startClientTestApp } from './helpers';
+import type { ClientTestApp } from './helpers';
+
+/*
+ * MCP over Streamable HTTP at /mcp, reached by the official SDK client over a real socket.
+ */
+
+let index: IndexerFixture;
+let test: ClientTestApp;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  index = await startIndexer({ source: SAMPLE_VAULT });
+  await index.indexer.whenIdle();
+});
+afterAll(async () => {
+  await index?.close();
+});
+beforeEach(async () => {
+  test = await startClientTestApp(index);
+});
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close();
+  await test.close();
+});
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client({ name: 'cairn-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${test.url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+function text(result: unknown): string {
+  const content = (result as CallToolResult).content;
+  return content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+async function auditEntries(): Promise<Array<Record<string, unknown>>> {
+  const response = await fetch(`${test.url}/api/v1/audit?limit=50`, {
+    headers: { Authorization: `Bearer ${TEST_TOKEN}` },
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { entries: Array<Record<string, unknown>> }).entries;
+}
+
+describe('MCP over HTTP', () => {
+  it('lists every tool of DESIGN §8 with the shared JSON schemas', async () => {
+    const client = await connect(TEST_TOKEN);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...CLIENT_TOOL_NAMES].sort());
+    const search = tools.find((tool) => tool.name === 'search');
+    expect(search?.inputSchema.required).toEqual(['query']);
+    expect(Object.keys(search?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['query', 'limit', 'folder', 'tag', 'type']),
+    );
+  });
+
+  it('search answers with text, sources and structured citations', async () => {
+    const client = await connect(TEST_TOKEN);
+    const result = (await client.callTool({
+      name: 'search',
+      arguments: { query: 'visa fee' },
+    })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toMatch(/\[1\]: Travel\/Visa rules\.md#Key points, lines \d+–\d+/);
+    const citations = (result.structuredContent as { citations: Array<{ path: string }> })
+      .citations;
+    expect(citations[0]?.path).toBe('Travel/Visa rules.md');
+  });
+
+  it('ask quotes the vault and cites it', async () => {
+    const client = await connect(TEST_TOKEN);
+    const result = (await client.callTool({
+      name: 'ask',
+      arguments: { question: 'How much is the visa fee?' },
+    })) as CallToolResult;
+    expect(text(result)).toContain('€90');
+    expect(text(result)).toContain('Travel/Visa rules.md');
+  });
+
+  it('read_note returns numbered lines and refuses paths outside the vault', async () => {
+    const client = await connect(TEST_TOKEN);
+    const read = (await client.callTool({
+      name: 'read_note',
+      arguments: { path: 'Travel/Visa rules.md', from_line: 10, to_line: 11 },
+    })) as CallToolResult;
+    expect(text(read)).toMatch(/^10: ## Key points\n11: - valid 90 days/);
+    const outside = (await client.callTool({
+      name: 'read_note',
+      arguments: { path: '../secret.md' },
+    })) as CallToolResult;
+    expect(outside.isError).toBe(true);
+    expect(text(outside)).toMatch(/^VALIDATION_ERROR: .*\(field: path\)/);
+  });
+
+  it('creates a reminder and a note, deduplicates a repeat, and audits each call', async () => {
+    const client = await connect(TEST_TOKEN);
+    const args = { title: 'Call the bank', due: '2026-11-23T09:00' };
+    const first = (await client.callTool({
+      name: 'create_reminder',
+      arguments: args,
+    })) as CallToolResult;
+    expect(first.isError).toBeFalsy();
+    const path = (first.structuredContent as { data: { reminder: { path: string } } }).data.reminder
+      .path;
+    expect(existsSync(join(test.vault, path))).toBe(true);
+    const again = (await client.callTool({
+      name: 'create_reminder',
+      arguments: args,
+    })) as CallToolResult;
+    expect((again.structuredContent as { deduplicated?: boolean }).deduplicated).toBe(true);
+
+    const note = (await client.callTool({
+      name: 'create_note',
+      arguments: { title: 'MCP idea', body: 'Use the SDK.' },
+    })) as CallToolResult;
+    expect(note.isError).toBeFalsy();
+
+    const entries = await auditEntries();
+    expect(
+      entries.slice(0, 3).map((entry) => [entry.action, entry.client, entry.outcome, entry.token]),
+    ).toEqual([
+      ['create_note', 'mcp', 'ok', 'owner'],
+      ['create_reminder', 'mcp', 'deduplicated', 'owner'],
+      ['create_reminder', 'mcp', 'ok', 'owner'],
+    ]);
+    expect(entries[2]?.path).toBe(path);
+    expect(JSON.stringify(entries)).not.toContain('Use the SDK');
+  });
+
+  it('refuses a write tool to a read-only token, writes nothing and audits the refusal', async () => {
+    const reader = test.token('reader', ['read']);
+    const client = await connect(reader);
+    const before = readdirSync(join(test.vault, 'Cairn/Reminders')).length;
+    const result = (await client.callTool({
+      name: 'create_reminder',
+      arguments: { title: 'Nope', due: '2026-11-23T09:00' },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(
+      'FORBIDDEN: create_reminder needs the write scope, which this token does not have',
+    );
+    expect(readdirSync(join(test.vault, 'Cairn/Reminders')).length).toBe(before);
+    const [entry] = await auditEntries();
+    expect(entry).toMatchObject({
+      action: 'create_reminder',
+      token: 'reader',
+      outcome: 'refused',
+      error_code: 'FORBIDDEN',
+    });
+    // Reading is allowed.
+    const search = (await client.callTool({
+      name: 'search',
+      arguments: { query: 'garden' },
+    })) as CallToolResult;
+    expect(search.isError).toBeFalsy();
+  });
+
+  it('answers an unknown tool and bad arguments with error results naming the problem', async () => {
+    const client = await connect(TEST_TOKEN);
+    const unknown = (await client.callTool({
+      name: 'delete_vault',
+      arguments: {},
+    })) as CallToolResult;
+    expect(unknown.isError).toBe(true);
+    expect(text(unknown)).toMatch(/^VALIDATION_ERROR: unknown tool "delete_vault"/);
+    const bad = (await client.callTool({
+      name: 'snooze_reminder',
+      arguments: { id: 'r-1', minutes: 'soon' },
+    })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/\(field: minutes\)$/);
+  });
+
+  it('remember and recall answer UNAVAILABLE without a memory port', async () => {
+    const client = await connect(TEST_TOKEN);
+    const result = (await client.callTool({
+      name: 'remember',
+      arguments: { fact: 'x' },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^UNAVAILABLE: /);
+  });
+
+  it('a token revoked mid-session fails its next request', async () => {
+    const token = test.token('laptop', ['read', 'write']);
+    const client = await connect(token);
+    await client.callTool({ name: 'search', arguments: { query: 'garden' } });
+    new TokenStore(test.db).revoke('laptop');
+    await expect(
+      client.callTool({ name: 'search', arguments: { query: 'garden' } }),
+    ).rejects.toThrow(/401|invalid token/);
+  });
+
+  it('needs the bearer token', async () => {
+    await expect(connect('not-a-valid-token-0000000000000000')).rejects.toThrow(
+      /401|invalid token/,
+    );
+  });
+});
