@@ -34,6 +34,8 @@ import { ReminderService } from './reminders/reminder-service';
 import { registerReminderRoutes } from './routes/reminders';
 import { registerNoteRoutes } from './routes/notes';
 import { registerIngestRoute } from './routes/ingest';
+import { MemoryService } from './memory/memory-service';
+import { registerMemoryRoutes } from './routes/memories';
 import type { IndexAfterWrite } from './vault/index-after-write';
 import { areaNotRunning } from './status/sources';
 import type { StatusSources } from './status/sources';
@@ -166,6 +168,12 @@ export async function buildApp(
     clock: deps.clock,
     ...indexNow,
   });
+  const memories = new MemoryService({
+    vault: deps.config.vault,
+    zone: deps.config.timezone,
+    clock: deps.clock,
+  });
+  registerMemoryRoutes(app, memories);
   await registerIngestRoute(app, {
     vault: deps.config.vault,
     folder: deps.config.folders.attachments,

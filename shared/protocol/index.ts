@@ -11,3 +11,4 @@ export * from './notes';
 export * from './push';
 export * from './embeddings';
 export * from './chat';
+export * from './memories';
