@@ -200,6 +200,7 @@ export async function buildApp(
       notes: { vault: deps.config.vault, folder: deps.config.folders.notes, ...indexNow },
       // No index-after-write for chats: it rescans the vault before `done`; the watcher suffices.
       chats: { vault: deps.config.vault, folder: deps.config.folders.chats },
+      memories,
     },
     deps.chat,
   );

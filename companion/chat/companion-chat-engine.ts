@@ -3,7 +3,12 @@ import type { ConversationSink } from '../../shared/chat/chat-engine';
 import type { OllamaHttp } from '../../shared/chat/ollama-http';
 import { OllamaPhraser } from '../../shared/chat/ollama-phraser';
 import { OllamaRouter } from '../../shared/chat/ollama-router';
-import type { NoteWriter, ReminderReader, ReminderWriter } from '../../shared/chat/ports';
+import type {
+  MemoryStore,
+  NoteWriter,
+  ReminderReader,
+  ReminderWriter,
+} from '../../shared/chat/ports';
 import type { Clock } from '../../shared/ports';
 import type { SearchServices } from '../search/search-services';
 import { fetchOllamaHttp } from './fetch-ollama-http';
@@ -39,6 +44,8 @@ export interface CompanionChatDeps {
   reminderWriter?: ReminderWriter;
   /** Keeps each finished turn as a chat note; absent, chats are not saved. */
   conversations?: ConversationSink;
+  /** `Cairn/Memory.md`; absent, "remember that …" writes a note. */
+  memories?: MemoryStore;
 }
 
 /**
@@ -74,5 +81,6 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     ...(phraser === undefined ? {} : { phraser }),
     ...(router === undefined ? {} : { router }),
     ...(deps.conversations === undefined ? {} : { conversations: deps.conversations }),
+    ...(deps.memories === undefined ? {} : { memories: deps.memories }),
   });
 }

@@ -10,6 +10,8 @@ import type { CompanionChatDeps } from './companion-chat-engine';
 import { VaultNoteWriter } from './note-writer';
 import { reminderChatPorts } from './reminder-ports';
 import { VaultConversations } from './vault-conversations';
+import type { MemoryService } from '../memory/memory-service';
+import { memoryChatPort } from './memory-port';
 
 /** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */
 export type ChatAppOptions = Omit<CompanionChatDeps, 'clock' | 'zone' | 'search'> &
@@ -28,6 +30,8 @@ export function registerChat(
     notes?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
     /** Where chats are saved (`Cairn/Chats`); absent, companion chats are not kept. */
     chats?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
+    /** `Cairn/Memory.md` (DESIGN §8): remember, forget, recall, and memories first in answers. */
+    memories?: MemoryService;
   },
   options: ChatAppOptions = {},
 ): void {
@@ -49,6 +53,7 @@ export function registerChat(
     ...(core.chats
       ? { conversations: new VaultConversations({ ...core.chats, zone: () => core.zone }) }
       : {}),
+    ...(core.memories ? { memories: memoryChatPort(core.memories) } : {}),
     ...ports,
   });
   registerChatRoute(app, {

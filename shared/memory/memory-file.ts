@@ -260,7 +260,10 @@ export function sameSubject(older: string, newer: string): boolean {
 }
 
 /** Memories whose words overlap the query's, best first (all of them for an empty query). */
-export function recallMemories(memories: readonly Memory[], query: string): Memory[] {
+export function recallMemories<M extends Pick<Memory, 'text' | 'line'>>(
+  memories: readonly M[],
+  query: string,
+): M[] {
   const wanted = new Set(words(query).map(stem));
   if (wanted.size === 0) return [...memories];
   return memories
