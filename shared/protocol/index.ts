@@ -12,3 +12,4 @@ export * from './push';
 export * from './embeddings';
 export * from './chat';
 export * from './memories';
+export * from './calendar';
