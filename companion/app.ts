@@ -36,12 +36,17 @@ import { registerNoteRoutes } from './routes/notes';
 import { registerIngestRoute } from './routes/ingest';
 import { MemoryService } from './memory/memory-service';
 import { registerMemoryRoutes } from './routes/memories';
+import { CalendarService } from './calendar/calendar-service';
+import { registerCalendarRoutes } from './routes/calendar';
 import type { IndexAfterWrite } from './vault/index-after-write';
 import { areaNotRunning } from './status/sources';
 import type { StatusSources } from './status/sources';
 
 /** JSON bodies above this are refused with 413; uploads (ingest) set their own limit per route. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Missed occurrences looked at when marking a calendar week's items `missed`. */
+const MISSED_IN_CALENDAR = 10_000;
 
 /** Everything the app needs, passed in: nothing is read from globals, env or the system clock. */
 export interface AppDeps {
@@ -159,6 +164,26 @@ export async function buildApp(
     });
     registerReminderRoutes(app, reminders);
     reminderService = reminders;
+    const source = deps.reminderSource;
+    const scheduler = deps.scheduler;
+    const calendar = new CalendarService({
+      vault: deps.config.vault,
+      zone: deps.config.timezone,
+      clock: deps.clock,
+      entries: {
+        reminders: () => source.all().reminders,
+        events: () => source.events(),
+        missed: async () => {
+          const { items } = await scheduler.missed(0, MISSED_IN_CALENDAR);
+          return new Set(
+            items.flatMap((item) =>
+              item.kind === 'expired' ? [`${item.reminderId}@${item.occurrence}`] : [],
+            ),
+          );
+        },
+      },
+    });
+    registerCalendarRoutes(app, calendar, deps.config.dataDir);
   }
   const indexNow = deps.indexAfterWrite ? { indexAfterWrite: deps.indexAfterWrite } : {};
   registerNoteRoutes(app, {

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { TokenError } from './auth/token';
+import { runCalendarUrl } from './calendar/calendar-url-command';
 import { ConfigError, resolveConfig } from './config';
 import { embeddingsConfigFromEnv } from './embeddings/provider';
 import type { EmbeddingsConfig } from './embeddings/provider';
@@ -23,6 +24,15 @@ const EXIT_USAGE = 2;
 const systemClock = { now: () => Date.now() };
 
 async function main(argv: readonly string[]): Promise<number | null> {
+  if (argv[0] === 'calendar-url') {
+    return runCalendarUrl(argv.slice(1), {
+      env: process.env,
+      homeDir: homedir(),
+      systemTimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    });
+  }
   let flags: Record<string, string | boolean | undefined>;
   try {
     flags = parseArgs({

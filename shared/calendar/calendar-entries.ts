@@ -71,8 +71,11 @@ export function readNoteEvent(
   zone: string,
 ): { event: NoteEvent } | { problem: NoteEventProblem } | undefined {
   const recurring = data.type === 'recurring';
-  if (!recurring && data.date === undefined) return undefined;
-  if (data.type === 'reminder') return undefined;
+  // Many notes carry a `date` for other reasons (daily notes): only Full Calendar's own keys
+  // alongside it make an event.
+  const calendarKeys =
+    data.type === 'single' || data.startTime !== undefined || data.allDay !== undefined;
+  if (!recurring && (data.date === undefined || !calendarKeys)) return undefined;
   const problem = (field: string, message: string) => ({
     problem: { path, field, message: `${path}: front matter "${field}": ${message}` },
   });

@@ -68,7 +68,10 @@ describe('readNoteEvent', () => {
     expect(read({ type: 'recurring', daysOfWeek: ['X'], allDay: true })).toMatchObject({
       problem: { field: 'daysOfWeek' },
     });
-    expect(read({ date: '2026-11-24' })).toMatchObject({ problem: { field: 'startTime' } });
+    expect(read({ date: '2026-11-24', type: 'single' })).toMatchObject({
+      problem: { field: 'startTime' },
+    });
+    expect(read({ date: '2026-11-24' })).toBeUndefined();
   });
 });
 
