@@ -38,6 +38,8 @@ import { MemoryService } from './memory/memory-service';
 import { registerMemoryRoutes } from './routes/memories';
 import { CalendarService } from './calendar/calendar-service';
 import { registerCalendarRoutes } from './routes/calendar';
+import type { DigestService } from './digest/digest-service';
+import { registerDigestRoutes } from './routes/digests';
 import type { IndexAfterWrite } from './vault/index-after-write';
 import { areaNotRunning } from './status/sources';
 import type { StatusSources } from './status/sources';
@@ -79,6 +81,8 @@ export interface AppDeps {
   readonly webRoot?: string;
   /** Chat's Ollama phrasing, writers and limits; absent, chat answers extractively and cannot write. */
   readonly chat?: ChatAppOptions;
+  /** Weekly digests (DESIGN §8); absent, `POST /api/v1/digests` is not served. */
+  readonly digest?: DigestService;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -199,6 +203,7 @@ export async function buildApp(
     clock: deps.clock,
   });
   registerMemoryRoutes(app, memories);
+  if (deps.digest) registerDigestRoutes(app, deps.digest);
   await registerIngestRoute(app, {
     vault: deps.config.vault,
     folder: deps.config.folders.attachments,
