@@ -1,3 +1,4 @@
+import { formatIsoWeek } from '../../shared/calendar';
 import { latestDueWeek, nextDigestSlot } from '../../shared/digest';
 import type { DigestSchedule } from '../../shared/digest';
 import type { Clock } from '../../shared/ports';
@@ -10,7 +11,8 @@ import type { DigestService } from './digest-service';
  * Writes the weekly digest at its slot (default Monday 08:00 in the user's zone), on the same
  * timer design as the reminder scheduler: it sleeps until the next slot (in steps of at most
  * MAX_SLEEP_MS, re-reading the wall clock), and on start writes the latest digest that is due
- * and was not written (downtime over the slot). The database record makes it once per week
+ * and was not written (downtime over the slot). The very first start writes nothing from before
+ * it (that week is recorded as a baseline). The database record makes it once per week
  * across restarts and kill -9 (see DigestService).
  */
 export class DigestScheduler {
@@ -32,7 +34,16 @@ export class DigestScheduler {
   /** Writes a due digest now if there is one, then arms the timer. */
   async start(): Promise<void> {
     this.stopped = false;
+    const { clock, schedule, zone, service, logger } = this.options;
+    const due = latestDueWeek(clock.now(), schedule, zone);
+    if (service.recordBaselineIfFirst(due)) {
+      logger?.info(
+        { week: formatIsoWeek(due) },
+        'digests on: weeks before this first start are not written',
+      );
+    }
     await this.tick();
+    logger?.info({ next: new Date(this.nextSlot()).toISOString() }, 'digest schedule started');
   }
 
   async stop(): Promise<void> {

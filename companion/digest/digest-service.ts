@@ -64,6 +64,20 @@ export class DigestService {
     return this.write(week, false);
   }
 
+  /**
+   * The first start with digests on: the week already due is recorded as a baseline and not
+   * written (like reminders, the first start fires nothing from before it). True when it did.
+   */
+  recordBaselineIfFirst(week: IsoWeek): boolean {
+    if (!this.deps.store.isEmpty()) return false;
+    this.deps.store.recordBaseline(
+      formatIsoWeek(week),
+      digestPath(week, this.deps.folder),
+      this.deps.clock.now(),
+    );
+    return true;
+  }
+
   /** `POST /api/v1/digests` and the plugin command: writes the week unless its file exists. */
   async writeOnDemand(weekText?: string): Promise<DigestOutcome> {
     const week = weekText === undefined ? this.previousWeek() : parseIsoWeek(weekText);

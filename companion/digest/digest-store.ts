@@ -3,6 +3,7 @@ import { DIGEST_TABLES_SQL } from '../db/migrations/008-digests';
 
 export interface DigestRecord {
   readonly week: string;
+  readonly status: 'written' | 'baseline';
   readonly path: string;
   readonly writtenAt: number;
   readonly announcedAt: number | null;
@@ -19,7 +20,7 @@ export class DigestStore {
   get(week: string): DigestRecord | undefined {
     return this.db
       .prepare<[string], DigestRecord>(
-        'SELECT week, path, written_at AS writtenAt, announced_at AS announcedAt FROM digest_weeks WHERE week = ?',
+        'SELECT week, status, path, written_at AS writtenAt, announced_at AS announcedAt FROM digest_weeks WHERE week = ?',
       )
       .get(week);
   }
@@ -35,9 +36,23 @@ export class DigestStore {
   rewrite(week: string, path: string, at: number): void {
     this.db
       .prepare(
-        'INSERT INTO digest_weeks (week, path, written_at) VALUES (?, ?, ?) ON CONFLICT(week) DO UPDATE SET path = excluded.path, written_at = excluded.written_at, announced_at = NULL',
+        "INSERT INTO digest_weeks (week, path, written_at) VALUES (?, ?, ?) ON CONFLICT(week) DO UPDATE SET status = 'written', path = excluded.path, written_at = excluded.written_at, announced_at = NULL",
       )
       .run(week, path, at);
+  }
+
+  /** Whether any week was ever recorded (false on the first start with digests on). */
+  isEmpty(): boolean {
+    return this.db.prepare('SELECT 1 FROM digest_weeks LIMIT 1').get() === undefined;
+  }
+
+  /** Marks a week due before the first start as not to be written (and not announced). */
+  recordBaseline(week: string, path: string, at: number): void {
+    this.db
+      .prepare(
+        "INSERT OR IGNORE INTO digest_weeks (week, status, path, written_at, announced_at) VALUES (?, 'baseline', ?, ?, ?)",
+      )
+      .run(week, path, at, at);
   }
 
   markAnnounced(week: string, at: number): void {

@@ -12,6 +12,9 @@ import type { Migration } from '../migrate';
 export const DIGEST_TABLES_SQL = `
   CREATE TABLE IF NOT EXISTS digest_weeks (
     week         TEXT PRIMARY KEY NOT NULL,
+    -- 'written' by Cairn (or found already there); 'baseline': due before the companion's
+    -- first start with digests on, so not written (the first start writes nothing from before it).
+    status       TEXT NOT NULL DEFAULT 'written' CHECK (status IN ('written', 'baseline')),
     path         TEXT NOT NULL,
     written_at   INTEGER NOT NULL,
     announced_at INTEGER

@@ -82,8 +82,22 @@ afterEach(async () => {
 });
 
 describe('DigestScheduler', () => {
-  it('writes the due digest once on start, announces it, and not again after a restart', async () => {
+  it('the first start writes nothing from before it', async () => {
+    const digests = scheduler(new ManualTimer(index.clock));
+    await digests.start();
+    expect(existsSync(digestFile('2026-W48'))).toBe(false);
+    expect(new DigestStore(index.db).get('2026-W48')).toMatchObject({ status: 'baseline' });
+    await digests.stop();
+  });
+
+  it('writes a digest that came due while down on start, once, and not again after a restart', async () => {
+    // Running on Sunday: W47 is the baseline. Down over Monday 08:00; back at 08:30.
+    index.clock.set('2026-11-29T12:00:00Z');
     const timer = new ManualTimer(index.clock);
+    const before = scheduler(timer);
+    await before.start();
+    await before.stop();
+    index.clock.set('2026-11-30T07:30:00Z');
     const first = scheduler(timer);
     await first.start();
     const text = readFileSync(digestFile('2026-W48'), 'utf8');
@@ -108,6 +122,7 @@ describe('DigestScheduler', () => {
   });
 
   it('sleeps until the next slot and writes that week then, in steps of at most 10 minutes', async () => {
+    new DigestStore(index.db).recordBaseline('2026-W47', 'Cairn/Digests/2026-W47.md', 0);
     const timer = new ManualTimer(index.clock);
     const digests = scheduler(timer);
     await digests.start();
@@ -125,6 +140,7 @@ describe('DigestScheduler', () => {
   it('a digest file already there (the plugin wrote it) is kept as it is and recorded', async () => {
     mkdirSync(join(index.vault, 'Cairn/Digests'), { recursive: true });
     writeFileSync(digestFile('2026-W48'), 'my own words\n');
+    new DigestStore(index.db).recordBaseline('2026-W47', 'Cairn/Digests/2026-W47.md', 0);
     const digests = scheduler(new ManualTimer(index.clock));
     await digests.start();
     expect(readFileSync(digestFile('2026-W48'), 'utf8')).toBe('my own words\n');
@@ -136,6 +152,7 @@ describe('DigestScheduler', () => {
 
   it('"off" and other slots parse; a Sunday 20:00 digest covers the week ending', async () => {
     index.clock.set('2026-11-29T19:30:00Z');
+    new DigestStore(index.db).recordBaseline('2026-W47', 'Cairn/Digests/2026-W47.md', 0);
     const digests = scheduler(new ManualTimer(index.clock), parseDigestSchedule('sun 20:00')!);
     await digests.start();
     expect(existsSync(digestFile('2026-W48'))).toBe(true);
