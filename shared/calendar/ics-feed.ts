@@ -262,8 +262,32 @@ export interface ZoneTransition {
   readonly to: number;
 }
 
+/**
+ * Offset changes per zone, by whole-year span: a feed asks for the same zone's changes for
+ * every reminder in it, and each scan costs thousands of offset lookups.
+ */
+const transitionCache = new Map<string, ZoneTransition[]>();
+const TRANSITION_CACHE_LIMIT = 200;
+
 /** Offset changes of `zone` in [from, to), to the minute. */
 export function zoneTransitions(zone: string, from: number, to: number): ZoneTransition[] {
+  const fromYear = civilFromDays(Math.floor(from / MS_PER_DAY)).year;
+  const toYear = civilFromDays(Math.floor(to / MS_PER_DAY)).year;
+  const key = `${zone}|${fromYear}|${toYear}`;
+  let all = transitionCache.get(key);
+  if (all === undefined) {
+    if (transitionCache.size >= TRANSITION_CACHE_LIMIT) transitionCache.clear();
+    all = scanTransitions(
+      zone,
+      daysFromCivil(fromYear, 1, 1) * MS_PER_DAY,
+      daysFromCivil(toYear + 1, 1, 1) * MS_PER_DAY,
+    );
+    transitionCache.set(key, all);
+  }
+  return all.filter((change) => change.at >= from && change.at < to);
+}
+
+function scanTransitions(zone: string, from: number, to: number): ZoneTransition[] {
   const changes: ZoneTransition[] = [];
   let offset = zoneOffsetMs(from, zone);
   // Offsets are sampled every 6 hours; a change is then pinned to the minute by bisection.
