@@ -149,7 +149,7 @@ describe('the built main.js', () => {
     expect(dateTimeFormats.created).toBe(0);
 
     // onload registers and nothing else: no request, no timer.
-    expect(app.ribbonEl.children).toHaveLength(1);
+    expect(app.ribbonEl.children).toHaveLength(2);
     expect(app.statusBarEl.children).toHaveLength(1);
     expect([...app.commands.keys()]).toEqual([
       'cairn:open-chat-pane',
@@ -159,8 +159,10 @@ describe('the built main.js', () => {
       'cairn:show-upcoming-reminders',
       'cairn:snooze-reminder',
       'cairn:complete-reminder',
+      'cairn:open-week-view',
+      'cairn:write-weekly-digest',
     ]);
-    expect([...app.viewRegistry.keys()]).toEqual(['cairn-chat', 'cairn-reminders']);
+    expect([...app.viewRegistry.keys()]).toEqual(['cairn-chat', 'cairn-reminders', 'cairn-week']);
     expect(app.settingTabs).toHaveLength(1);
     expect(server.seen).toEqual([]);
     expect(env.tracker.held().intervals).toBe(0);

@@ -63,7 +63,7 @@ beforeEach(() => {
 describe('CairnPlugin.onload', () => {
   it('registers the view, the command, the ribbon icon, the status bar item and the settings tab', async () => {
     const { mock } = await loadPlugin();
-    expect([...mock.views__.keys()]).toEqual([CAIRN_VIEW_TYPE, REMINDERS_VIEW_TYPE]);
+    expect([...mock.views__.keys()]).toEqual([CAIRN_VIEW_TYPE, REMINDERS_VIEW_TYPE, 'cairn-week']);
     expect([...mock.commands__.keys()]).toEqual([
       'open-chat-pane',
       'download-builtin-model',
@@ -72,8 +72,11 @@ describe('CairnPlugin.onload', () => {
       'show-upcoming-reminders',
       'snooze-reminder',
       'complete-reminder',
+      'open-week-view',
+      'write-weekly-digest',
     ]);
-    expect(mock.ribbonActions__).toHaveLength(1);
+    // The chat pane's and the week view's.
+    expect(mock.ribbonActions__).toHaveLength(2);
     expect(mock.statusBarItems__).toHaveLength(1);
     expect(mock.settingTabs__).toHaveLength(1);
   });
