@@ -9,7 +9,6 @@ import { AuditLog } from './audit/audit-log';
 import { registerWriteAudit } from './audit/audit-hooks';
 import { registerAuditRoutes } from './routes/audit';
 import { ToolRegistry } from './clients/tool-registry';
-import type { MemoryPort } from './clients/tool-registry';
 import { registerMcpRoute } from './routes/mcp';
 import { registerChatCompletionsRoute } from './routes/chat-completions';
 import { registerModelsRoute } from './routes/models';
@@ -47,12 +46,21 @@ import { WriteMemory } from './idempotency/write-memory';
 import { registerReminderRoutes } from './routes/reminders';
 import { registerNoteRoutes } from './routes/notes';
 import { registerIngestRoute } from './routes/ingest';
+import { MemoryService } from './memory/memory-service';
+import { registerMemoryRoutes } from './routes/memories';
+import { CalendarService } from './calendar/calendar-service';
+import { registerCalendarRoutes } from './routes/calendar';
+import type { DigestService } from './digest/digest-service';
+import { registerDigestRoutes } from './routes/digests';
 import type { IndexAfterWrite } from './vault/index-after-write';
 import { areaNotRunning } from './status/sources';
 import type { StatusSources } from './status/sources';
 
 /** JSON bodies above this are refused with 413; uploads (ingest) set their own limit per route. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Missed occurrences looked at when marking a calendar week's items `missed`. */
+const MISSED_IN_CALENDAR = 10_000;
 
 /** Everything the app needs, passed in: nothing is read from globals, env or the system clock. */
 export interface AppDeps {
@@ -85,10 +93,10 @@ export interface AppDeps {
   readonly webRoot?: string;
   /** Chat's Ollama phrasing, writers and limits; absent, chat answers extractively and cannot write. */
   readonly chat?: ChatAppOptions;
-  /** Memories (#15) for the `remember`/`recall` tools; absent, they answer UNAVAILABLE. */
-  readonly memory?: MemoryPort;
   /** `CAIRN_OLLAMA_VISION_MODEL`: answers `/v1/chat/completions` messages with images. */
   readonly vision?: OllamaModel;
+  /** Weekly digests (DESIGN §8); absent, `POST /api/v1/digests` is not served. */
+  readonly digest?: DigestService;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -190,6 +198,26 @@ export async function buildApp(
     });
     registerReminderRoutes(app, reminders, writeMemory);
     reminderService = reminders;
+    const source = deps.reminderSource;
+    const scheduler = deps.scheduler;
+    const calendar = new CalendarService({
+      vault: deps.config.vault,
+      zone: deps.config.timezone,
+      clock: deps.clock,
+      entries: {
+        reminders: () => source.all().reminders,
+        events: () => source.events(),
+        missed: async () => {
+          const { items } = await scheduler.missed(0, MISSED_IN_CALENDAR);
+          return new Set(
+            items.flatMap((item) =>
+              item.kind === 'expired' ? [`${item.reminderId}@${item.occurrence}`] : [],
+            ),
+          );
+        },
+      },
+    });
+    registerCalendarRoutes(app, calendar, deps.config.dataDir);
   }
   const indexNow = deps.indexAfterWrite ? { indexAfterWrite: deps.indexAfterWrite } : {};
   registerNoteRoutes(app, {
@@ -200,6 +228,13 @@ export async function buildApp(
     memory: writeMemory,
     ...indexNow,
   });
+  const memories = new MemoryService({
+    vault: deps.config.vault,
+    zone: deps.config.timezone,
+    clock: deps.clock,
+  });
+  registerMemoryRoutes(app, memories);
+  if (deps.digest) registerDigestRoutes(app, deps.digest);
   await registerIngestRoute(app, {
     vault: deps.config.vault,
     folder: deps.config.folders.attachments,
@@ -229,6 +264,7 @@ export async function buildApp(
       chats: { vault: deps.config.vault, folder: deps.config.folders.chats },
       memory: writeMemory,
       audit,
+      memories,
     },
     deps.chat,
   );
@@ -237,7 +273,6 @@ export async function buildApp(
     engine: chatEngine,
     vault: deps.config.vault,
     audit,
-    ...(deps.memory ? { memory: deps.memory } : {}),
   });
   registerMcpRoute(app, tools);
   registerChatCompletionsRoute(app, {

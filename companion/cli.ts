@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { TokenError } from './auth/token';
+import { runCalendarUrl } from './calendar/calendar-url-command';
 import { ConfigError, resolveConfig } from './config';
 import { embeddingsConfigFromEnv } from './embeddings/provider';
 import type { EmbeddingsConfig } from './embeddings/provider';
@@ -33,6 +34,15 @@ type Command = 'serve' | 'token' | 'mcp';
 async function main(argv: readonly string[]): Promise<number | null> {
   const command: Command = argv[0] === 'token' || argv[0] === 'mcp' ? argv[0] : 'serve';
   const args = command === 'serve' ? argv : argv.slice(1);
+  if (argv[0] === 'calendar-url') {
+    return runCalendarUrl(argv.slice(1), {
+      env: process.env,
+      homeDir: homedir(),
+      systemTimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    });
+  }
   let flags: Record<string, string | boolean | undefined>;
   let positionals: string[];
   try {

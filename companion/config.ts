@@ -1,4 +1,10 @@
 import { createHash } from 'node:crypto';
+import {
+  DEFAULT_DIGEST_SCHEDULE,
+  DigestScheduleError,
+  parseDigestSchedule,
+} from '../shared/digest';
+import type { DigestSchedule } from '../shared/digest';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { basename, dirname, join, resolve, sep } from 'node:path';
@@ -38,6 +44,8 @@ export interface CompanionConfig {
   /** Proxy addresses/CIDRs whose X-Forwarded-For is believed; empty = none. */
   readonly trustProxy: readonly string[];
   readonly folders: VaultFolders;
+  /** Weekly digest slot (DESIGN §8); null = off; absent = the default, Monday 08:00. */
+  readonly digest?: DigestSchedule | null;
 }
 
 /** The inputs, passed in so tests need neither process.env nor the real home folder. */
@@ -137,6 +145,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
   const pushSubject = resolvePushSubject(raw('push-subject'), problems);
   const graceHours = resolveGraceHours(raw('grace-hours'), problems);
   const trustProxy = resolveTrustProxy(raw('trust-proxy'), problems);
+  const digest = resolveDigest(raw('digest'), problems);
 
   if (problems.length > 0 || !vault) throw new ConfigError(problems);
   return {
@@ -155,6 +164,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       graceHours,
       trustProxy,
       folders: { ...DEFAULT_FOLDERS, ...vaultSettings.settings.folders },
+      digest,
     },
     warnings,
   };
@@ -287,6 +297,17 @@ function resolveGraceHours(raw: Raw | undefined, problems: string[]): number {
     return DEFAULT_GRACE_HOURS;
   }
   return hours;
+}
+
+function resolveDigest(raw: Raw | undefined, problems: string[]): DigestSchedule | null {
+  if (!raw) return DEFAULT_DIGEST_SCHEDULE;
+  try {
+    return parseDigestSchedule(raw.value);
+  } catch (error) {
+    if (!(error instanceof DigestScheduleError)) throw error;
+    problems.push(`${raw.label}: ${error.message}`);
+    return DEFAULT_DIGEST_SCHEDULE;
+  }
 }
 
 function resolveTrustProxy(raw: Raw | undefined, problems: string[]): string[] {

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { DestinationStream, Logger, LevelWithSilent } from 'pino';
-import { pathOnly } from './http/url';
+import { loggablePath } from './http/url';
 
 export type { Logger };
 
@@ -49,7 +49,7 @@ export function createLogger(level: LevelWithSilent, destination?: DestinationSt
     serializers: {
       req: (req: RequestLike) => ({
         method: req.method,
-        path: pathOnly(req.url ?? ''),
+        path: loggablePath(req.url ?? ''),
         remoteAddress: req.ip ?? req.socket?.remoteAddress,
       }),
       res: (res: ResponseLike) => ({ statusCode: res.statusCode }),

@@ -103,6 +103,14 @@ export const OPTIONS = [
     defaultText: '24',
   },
   {
+    name: 'digest',
+    env: 'CAIRN_DIGEST',
+    kind: 'string',
+    value: '<"mon 08:00"|off>',
+    description: 'When the weekly digest is written (weekday and time in the time zone), or off',
+    defaultText: 'mon 08:00',
+  },
+  {
     name: 'trust-proxy',
     env: 'CAIRN_TRUST_PROXY',
     kind: 'string',

@@ -1,4 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import { DEFAULT_DIGEST_FOLDER, DEFAULT_DIGEST_SCHEDULE } from '../shared/digest';
+import { DigestScheduler } from './digest/digest-scheduler';
+import { DigestService } from './digest/digest-service';
+import { DigestStore } from './digest/digest-store';
+import { nodeTimer } from './scheduler/timer';
 import type { Agent } from 'node:https';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
@@ -37,6 +42,9 @@ const REQUEST_TIMEOUT_MS = 120_000;
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** How long `stop()` waits for in-flight requests and open streams before giving up. */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
+
+/** Missed occurrences a digest looks through for the week it covers. */
+const MISSED_FOR_DIGEST = 10_000;
 
 export interface StartOptions {
   readonly logger: Logger;
@@ -111,6 +119,7 @@ export async function startServer(
   let push: PushService;
   let reminderSource: VaultReminderSource;
   let scheduler: ReminderScheduler;
+  let digest: DigestService;
   try {
     const metrics = new MetricsRegistry();
     push = createPushService({
@@ -149,6 +158,23 @@ export async function startServer(
       logger: options.logger,
       metrics,
     });
+    digest = new DigestService({
+      vault: config.vault,
+      folder: DEFAULT_DIGEST_FOLDER,
+      zone: config.timezone,
+      clock: options.clock,
+      store: new DigestStore(db),
+      logger: options.logger,
+      sources: {
+        notesSince: (since) => indexer.store.notesTouchedSince(since),
+        reminders: () => reminderSource.all().reminders,
+        missed: async () =>
+          (await scheduler.missed(0, MISSED_FOR_DIGEST)).items.flatMap((item) =>
+            item.kind === 'expired' ? [item] : [],
+          ),
+      },
+      announcer: push.sender,
+    });
     app = await buildApp(
       {
         config,
@@ -168,6 +194,7 @@ export async function startServer(
         scheduler,
         reminderSource,
         indexAfterWrite: indexAfterWrite(indexer),
+        digest,
         ...(options.summarizer ? { chat: { ollama: options.summarizer } } : {}),
         ...(options.vision ? { vision: options.vision } : {}),
         ...(embedder ? { embedder } : {}),
@@ -239,6 +266,29 @@ export async function startServer(
   app.addHook('onClose', () => reminderLink.close());
   // Written once listening (below); removed when this server stops, if it still names it.
   app.addHook('onClose', () => removeServerFile(config.dataDir, process.pid));
+  // Weekly digest (DESIGN §8): once the first scan is through (its lists come from the index),
+  // write a digest that came due while down, then sleep until the next slot.
+  if (config.digest !== null) {
+    const digests = new DigestScheduler({
+      service: digest,
+      schedule: config.digest ?? DEFAULT_DIGEST_SCHEDULE,
+      zone: config.timezone,
+      clock: options.clock,
+      timer: nodeTimer,
+      logger: options.logger,
+    });
+    const digestsStarted = indexer.whenIdle().then(() => digests.start());
+    digestsStarted.catch((error: unknown) => {
+      options.logger.error(
+        { err: { message: (error as Error).message } },
+        'the digest schedule did not start',
+      );
+    });
+    app.addHook('onClose', async () => {
+      await digestsStarted.catch(() => undefined);
+      await digests.stop();
+    });
+  }
 
   try {
     await app.listen({ port: config.port, host: config.host });

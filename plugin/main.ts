@@ -8,6 +8,7 @@ import { ChatServicesSlot } from './chat/chat-session';
 import { createChatServices } from './obsidian/chat-services';
 import { registerNoteCommands } from './obsidian/note-commands';
 import { setUpReminders } from './obsidian/reminder-setup';
+import { setUpWeek } from './obsidian/week-setup';
 import { ObsidianHttpTransport } from './obsidian/http-transport';
 import { SearchModal } from './obsidian/search-modal';
 import { CairnSettingTab } from './obsidian/settings-tab';
@@ -77,7 +78,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     this.addSettingTab(new CairnSettingTab(this.app, this, this));
     registerBuiltinModelCommand(this, () => this.settings);
     this.setUpStatusBar();
-    setUpReminders(this, {
+    const reminders = setUpReminders(this, {
       settings: () => this.settings,
       isPaired: () => this.connection.current.kind === 'connected',
       companionReminders: () => client.companionReminders(),
@@ -89,6 +90,12 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
         token: this.settings.companion.token,
         offlineMode: this.settings.privacy.offlineMode,
       }),
+    });
+    setUpWeek(this, {
+      settings: () => this.settings,
+      isPaired: () => this.connection.current.kind === 'connected',
+      client,
+      localEntries: () => reminders.entries(),
     });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());

@@ -4,7 +4,12 @@ import type { ConversationSink } from '../../shared/chat/chat-engine';
 import type { OllamaHttp } from '../../shared/chat/ollama-http';
 import { OllamaPhraser } from '../../shared/chat/ollama-phraser';
 import { OllamaRouter } from '../../shared/chat/ollama-router';
-import type { NoteWriter, ReminderReader, ReminderWriter } from '../../shared/chat/ports';
+import type {
+  MemoryStore,
+  NoteWriter,
+  ReminderReader,
+  ReminderWriter,
+} from '../../shared/chat/ports';
 import type { Clock } from '../../shared/ports';
 import type { SearchServices } from '../search/search-services';
 import { fetchOllamaHttp } from './fetch-ollama-http';
@@ -42,6 +47,8 @@ export interface CompanionChatDeps {
   conversations?: ConversationSink;
   /** Where chat's five-minute dedup of writes lives; absent, in memory. */
   recentWrites?: RecentWritesStore;
+  /** `Cairn/Memory.md`; absent, "remember that …" writes a note. */
+  memories?: MemoryStore;
 }
 
 /**
@@ -78,5 +85,6 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     ...(router === undefined ? {} : { router }),
     ...(deps.conversations === undefined ? {} : { conversations: deps.conversations }),
     ...(deps.recentWrites === undefined ? {} : { recentWrites: deps.recentWrites }),
+    ...(deps.memories === undefined ? {} : { memories: deps.memories }),
   });
 }

@@ -14,6 +14,8 @@ import type { CompanionChatDeps } from './companion-chat-engine';
 import { VaultNoteWriter } from './note-writer';
 import { reminderChatPorts } from './reminder-ports';
 import { VaultConversations } from './vault-conversations';
+import type { MemoryService } from '../memory/memory-service';
+import { memoryChatPort } from './memory-port';
 
 /** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */
 export type ChatAppOptions = Omit<CompanionChatDeps, 'clock' | 'zone' | 'search'> &
@@ -36,6 +38,8 @@ export function registerChat(
     memory?: WriteMemory;
     /** Where tool calls are recorded (DESIGN §8). */
     audit?: AuditLog;
+    /** `Cairn/Memory.md` (DESIGN §8): remember, forget, recall, and memories first in answers. */
+    memories?: MemoryService;
   },
   options: ChatAppOptions = {},
 ): ChatEngine {
@@ -58,6 +62,7 @@ export function registerChat(
     ...(core.chats
       ? { conversations: new VaultConversations({ ...core.chats, zone: () => core.zone }) }
       : {}),
+    ...(core.memories ? { memories: memoryChatPort(core.memories) } : {}),
     ...ports,
   });
   registerChatRoute(app, {

@@ -22,24 +22,6 @@ import { hasScope } from '../auth/scopes';
 import type { TokenIdentity } from '../auth/scopes';
 import { resolveVaultPath } from '../vault/paths';
 
-/** A remembered fact (DESIGN §8, `Cairn/Memory.md`). */
-export interface Memory {
-  id: string;
-  text: string;
-  added: string;
-  path: string;
-  line: number;
-}
-
-/**
- * Memories (#15, `companion/memory/`), as the tools need them. Absent, `remember` and `recall`
- * answer UNAVAILABLE. Implementations throw `ChatPortError` for expected failures.
- */
-export interface MemoryPort {
-  remember(fact: string): Promise<Memory>;
-  recall(query: string): Promise<Memory[]>;
-}
-
 /** What a tool call returns to a client: the envelope, text for people, and its citations. */
 export interface ToolCallOutcome {
   result: ToolResult;
@@ -61,8 +43,8 @@ const READABLE_EXTENSIONS = new Set(['.md', '.markdown', '.txt']);
 /**
  * The one tool registry for outside clients (DESIGN §8): MCP and the OpenAI route list and call
  * tools here, chat calls the same engine. The chat tools run through `ChatEngine.runTool`, so
- * validation, dedup and the result envelope are the chat's own; `read_note`, `remember` and
- * `recall` run here. Every call is scope-checked (write tools need `write`) and audited.
+ * validation, dedup and the result envelope are the chat's own (memories included); only
+ * `read_note` runs here. Every call is scope-checked (write tools need `write`) and audited.
  */
 export class ToolRegistry {
   constructor(
@@ -70,7 +52,6 @@ export class ToolRegistry {
       engine: ChatEngine;
       vault: string;
       audit: AuditLog;
-      memory?: MemoryPort;
     },
   ) {}
 
@@ -140,9 +121,7 @@ export class ToolRegistry {
             valid as { path: string; from_line?: number; to_line?: number },
           );
         case 'remember':
-          return await this.remember(String(valid.fact));
-        case 'recall':
-          return await this.recall(String(valid.query));
+          return await this.deps.engine.runTool('remember', { text: valid.fact });
         case 'append_to_note': {
           const { path, ...rest } = valid;
           return await this.deps.engine.runTool('append_to_note', { note: path, ...rest });
@@ -231,39 +210,6 @@ export class ToolRegistry {
       citations: [citation],
     };
   }
-
-  private async remember(fact: string): Promise<ToolCallOutcome> {
-    const memory = this.requireMemory('remember');
-    const saved = await memory.remember(fact);
-    return {
-      result: toolSuccess({ memory: saved, path: saved.path }),
-      text: `Remembered: ${saved.text}`,
-      citations: [memoryCitation(saved)],
-    };
-  }
-
-  private async recall(query: string): Promise<ToolCallOutcome> {
-    const memory = this.requireMemory('recall');
-    const found = await memory.recall(query);
-    return {
-      result: toolSuccess({ memories: found }),
-      text:
-        found.length === 0
-          ? 'Nothing remembered about that.'
-          : found.map((m) => `- ${m.text}`).join('\n'),
-      citations: found.map(memoryCitation),
-    };
-  }
-
-  private requireMemory(tool: string): MemoryPort {
-    if (this.deps.memory === undefined) {
-      throw new ChatPortError(
-        'UNAVAILABLE',
-        `${tool}: memories are not available in this companion`,
-      );
-    }
-    return this.deps.memory;
-  }
 }
 
 function failed(error: ToolError): ToolCallOutcome {
@@ -274,15 +220,4 @@ function failed(error: ToolError): ToolCallOutcome {
 function withoutNulls(args: unknown): unknown {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
   return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
-}
-
-function memoryCitation(memory: Memory): Citation {
-  return {
-    type: 'note',
-    path: memory.path,
-    title: 'Memory',
-    lines: [memory.line, memory.line],
-    excerpt: memory.text,
-    score: 1,
-  };
 }

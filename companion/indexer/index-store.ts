@@ -197,6 +197,24 @@ export class IndexStore {
     return true;
   }
 
+  /**
+   * Notes (not reminder notes or PDFs) created or changed at or after `since` (epoch ms), for
+   * the weekly digest.
+   */
+  notesTouchedSince(
+    since: number,
+  ): Array<{ path: string; title: string; created: number | null; modified: number }> {
+    return this.db
+      .prepare<
+        [number, number],
+        { path: string; title: string; created: number | null; modified: number }
+      >(
+        `SELECT path, title, created_ms AS created, mtime_ms AS modified FROM index_files
+         WHERE kind = 'note' AND (mtime_ms >= ? OR created_ms >= ?)`,
+      )
+      .all(since, since);
+  }
+
   /** Files indexed (with or without warnings; failed files not counted). */
   fileCount(): number {
     return this.count('SELECT count(*) AS n FROM index_files WHERE error IS NULL');

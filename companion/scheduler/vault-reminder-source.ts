@@ -19,6 +19,8 @@ import type {
   UnresolvedReminder,
 } from './reminder-definition';
 import type { ReminderSource } from './reminder-source';
+import { readNoteEvent } from '../../shared/calendar/calendar-entries';
+import type { NoteEvent, NoteEventProblem } from '../../shared/calendar/calendar-entries';
 
 /** Notes larger than this are not read for reminders (a reminder note is a few hundred bytes). */
 export const MAX_REMINDER_FILE_BYTES = 5 * 1024 * 1024;
@@ -47,6 +49,9 @@ export interface VaultReminderSourceOptions {
 interface FileReminders {
   readonly definitions: ReminderDefinition[];
   readonly unresolved: UnresolvedReminder[];
+  /** A Full Calendar event in the front matter (DESIGN §8), read on the same pass. */
+  readonly event?: NoteEvent;
+  readonly eventProblem?: NoteEventProblem;
 }
 
 /**
@@ -128,6 +133,19 @@ export class VaultReminderSource implements ReminderSource {
       if (chosen) found.push(chosen);
     }
     return found;
+  }
+
+  /** Notes with Full Calendar front matter, for the calendar feed and week. */
+  *events(): Iterable<NoteEvent> {
+    for (const file of this.byPath.values()) if (file.event) yield file.event;
+  }
+
+  /** Notes whose calendar front matter is invalid, each naming the file and field. */
+  eventProblems(): NoteEventProblem[] {
+    const problems: NoteEventProblem[] = [];
+    for (const file of this.byPath.values())
+      if (file.eventProblem) problems.push(file.eventProblem);
+    return problems;
   }
 
   unresolved(): UnresolvedReminder[] {
@@ -276,7 +294,19 @@ export class VaultReminderSource implements ReminderSource {
               : 'invalid',
       });
     }
-    return { definitions, unresolved };
+    const calendar = readNoteEvent(data, path, zone);
+    if (calendar !== undefined && 'problem' in calendar) {
+      this.logger.warn({ path, field: calendar.problem.field }, calendar.problem.message);
+    }
+    return {
+      definitions,
+      unresolved,
+      ...(calendar === undefined
+        ? {}
+        : 'event' in calendar
+          ? { event: calendar.event }
+          : { eventProblem: calendar.problem }),
+    };
   }
 
   private deepLink(path: string, blockId?: string): string {

@@ -121,6 +121,41 @@ export class CompanionClient {
   }
 
   /**
+   * One JSON call to the companion, its answer checked against `schema` (DESIGN §8's week,
+   * digest and reminder actions use it). Resolves with the body, or a sentence saying what
+   * went wrong; never throws.
+   */
+  async call<T extends TSchema>(
+    method: 'GET' | 'POST',
+    path: string,
+    schema: T,
+    body?: unknown,
+  ): Promise<Static<T> | string> {
+    const { url, token, offlineMode } = this.endpoint();
+    const checked = checkHttpUrl(url);
+    if (url.trim() === '' || !checked.ok) return 'no companion URL is set';
+    const blocked = offlineModeViolation(checked.url, offlineMode);
+    if (blocked) return blocked;
+    let response: HttpResponse;
+    try {
+      response = await this.transport.request({
+        url: `${checked.url}${path}`,
+        method,
+        headers: { Authorization: `Bearer ${token.trim()}` },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      return `${checked.url} is unreachable (${errorMessage(error)})`;
+    }
+    if (response.status < 200 || response.status > 299) {
+      return `${method} ${path.split('?')[0]} answered ${response.status}${apiErrorSuffix(response.text)}`;
+    }
+    const checkedBody = checkSchema(schema, parseJson(response.text));
+    if (!checkedBody.ok) return `${method} ${path.split('?')[0]}: ${checkedBody.violation.message}`;
+    return checkedBody.value;
+  }
+
+  /**
    * `POST /api/v1/push/test`: the companion sends a test notification to every subscribed
    * phone. Resolves with a sentence for the settings tab; never throws.
    */

@@ -12,6 +12,7 @@ import { CompanionReminders } from '../chat/companion-reminders';
 import { fetchOllamaHttp, transportOllamaHttp } from '../chat/ollama-transports';
 import { PairedReminders } from '../chat/paired-reminders';
 import { VaultConversations } from '../chat/vault-conversations';
+import { VaultMemories } from '../chat/vault-memories';
 import { VaultNoteWriter } from '../chat/vault-note-writer';
 import { VaultReminders } from '../chat/vault-reminders';
 import { VaultSearcher } from '../chat/vault-searcher';
@@ -111,6 +112,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     router: settingsRouter(settings, options.transport),
     phraser: settingsPhraser(settings, options.transport),
     conversations,
+    memories: new VaultMemories({ files, clock, zone }),
   });
   const session = new ChatSession(engine, conversations, () => options.vaultSearch()?.modeLabel);
 

@@ -13,6 +13,7 @@ import { startLocalReminders } from './reminder-runtime';
 import type { LocalReminders } from './reminder-runtime';
 import { REMINDERS_VIEW_TYPE, UpcomingRemindersView } from './reminder-upcoming-view';
 import type { CompanionReminders } from './reminder-upcoming-view';
+import type { VaultReminderEntry } from '../reminders/vault-reminder-entries';
 
 export interface ReminderSetupDeps {
   settings: () => CairnSettings;
@@ -23,7 +24,11 @@ export interface ReminderSetupDeps {
   companionReminders?: () => Promise<CompanionReminders | string>;
 }
 
-export function setUpReminders(plugin: Plugin, deps: ReminderSetupDeps): void {
+/** Returns the vault's reminders as the local scheduler reads them (for the week view). */
+export function setUpReminders(
+  plugin: Plugin,
+  deps: ReminderSetupDeps,
+): { entries(): readonly VaultReminderEntry[] } {
   const clock = deps.clock ?? { now: () => Date.now() };
   const app = plugin.app;
   let local: LocalReminders | null = null;
@@ -75,6 +80,7 @@ export function setUpReminders(plugin: Plugin, deps: ReminderSetupDeps): void {
       onChange: renderViews,
     });
   });
+  return { entries: () => local?.scheduler.entries() ?? [] };
 }
 
 async function showUpcoming(plugin: Plugin): Promise<void> {

@@ -16,6 +16,7 @@ import { DateTime } from 'luxon';
 import type { Clock } from '../ports';
 import type { ChatEvent } from '../protocol/chat';
 import type { Citation } from '../protocol/citation';
+import type { MemoryItem } from '../protocol/memories';
 import type { ToolError } from '../protocol/errors';
 import type { Reminder } from '../protocol/reminders';
 import { isValidZone, parseLocalDateTime, wallToInstant } from '../reminders/local-time';
@@ -28,6 +29,7 @@ import {
   type Answerer,
   type AnswerPhraser,
   type CreatedNote,
+  type MemoryStore,
   type MessageRouter,
   type NoteWriter,
   type ReminderReader,
@@ -37,6 +39,14 @@ import {
   type SearchHit,
   type WriteNotice,
 } from './ports';
+import {
+  forgetFact,
+  memoriesForAnswer,
+  memoryCitation,
+  recallFacts,
+  rememberFact,
+} from './memory-tools';
+import { deriveTitle } from './intent-router';
 import { RecentWrites } from './recent-writes';
 import type { RecentWritesStore } from './recent-writes';
 import { resolveReminder } from './reminder-reference';
@@ -66,7 +76,9 @@ export type UndoAction =
   | { kind: 'delete_note'; id: string; path: string }
   | { kind: 'remove_appended'; path: string; text: string }
   | { kind: 'delete_reminder'; id: string; path: string }
-  | { kind: 'restore_reminder'; previous: Reminder };
+  | { kind: 'restore_reminder'; previous: Reminder }
+  | { kind: 'forget_memory'; id: string; path: string }
+  | { kind: 'remember_memory'; text: string; path: string };
 
 export interface NoteCreatedData {
   note: { id: string; path: string; title: string };
@@ -129,6 +141,8 @@ export interface ChatEngineDeps {
   conversations?: ConversationSink;
   /** Where the five-minute dedup of writes is kept; in memory when absent. */
   recentWrites?: RecentWritesStore;
+  /** `Cairn/Memory.md` (DESIGN §8); without it "remember that …" writes a note instead. */
+  memories?: MemoryStore;
 }
 
 export interface ChatTurnOptions {
@@ -289,6 +303,12 @@ export class ChatEngine {
             ...noticeOf(written),
           });
         }
+        case 'forget_memory':
+          await this.memoryStore().forget(action.id);
+          return toolSuccess({ undone: action.kind, path: action.path });
+        case 'remember_memory':
+          await this.memoryStore().remember(action.text);
+          return toolSuccess({ undone: action.kind, path: action.path });
         default:
           return toolFailure({
             code: 'VALIDATION_ERROR',
@@ -356,6 +376,23 @@ export class ChatEngine {
         }
         case 'answer':
           return await this.answer(call.args, options);
+        case 'remember': {
+          if (this.deps.memories === undefined) {
+            // No memory file here (an older host): keep the fact as a note rather than lose it.
+            const body = call.args.text;
+            return await this.createNote({ title: deriveTitle(body), body });
+          }
+          const { text, data, citations } = await rememberFact(this.deps.memories, call.args);
+          return { text, result: toolSuccess(data), citations };
+        }
+        case 'forget': {
+          const { text, data } = await forgetFact(this.memoryStore(), call.args);
+          return { text, result: toolSuccess(data) };
+        }
+        case 'recall': {
+          const { text, data, citations } = await recallFacts(this.memoryStore(), call.args);
+          return { text, result: toolSuccess(data), citations };
+        }
       }
     } catch (error) {
       const failure = toToolError(error, call.name);
@@ -456,7 +493,10 @@ export class ChatEngine {
     args: Extract<ToolCall, { name: 'answer' }>['args'],
     options: ChatTurnOptions,
   ): Promise<Outcome> {
-    const extractive = await this.deps.answerer.answer(args);
+    const extractive = withMemories(
+      this.deps.memories ? await memoriesForAnswer(this.deps.memories, args.question) : [],
+      await this.deps.answerer.answer(args),
+    );
     const data: AnswerData = { answer: extractive.answer, citations: extractive.citations };
     const result = toolSuccess(data);
     if (extractive.citations.length === 0) {
@@ -469,6 +509,13 @@ export class ChatEngine {
     }
     const stream = phraseWithFallback(phraser, args.question, extractive, options.signal);
     return { text: '', result, citations: extractive.citations, stream };
+  }
+
+  private memoryStore(): MemoryStore {
+    if (this.deps.memories === undefined) {
+      throw new ChatPortError('UNAVAILABLE', 'memories are not available here', 'memory');
+    }
+    return this.deps.memories;
   }
 
   private async finish(options: ChatTurnOptions, turn: ChatTurn): Promise<ChatEvent> {
@@ -519,6 +566,27 @@ async function* phraseWithFallback(
     yield `\n\nSources: ${all}`;
   }
   if (!said) yield extractive.answer;
+}
+
+/**
+ * DESIGN §8: answers consult memories first. Relevant facts lead the answer as `[1]…[k]`, each
+ * cited as its line of the memory file; the vault's passages follow, their markers shifted.
+ */
+function withMemories(
+  memories: readonly MemoryItem[],
+  extractive: { answer: string; citations: Citation[] },
+): { answer: string; citations: Citation[] } {
+  if (memories.length === 0) return extractive;
+  const shift = memories.length;
+  const facts = memories.map((memory, index) => `- ${memory.text} [${index + 1}]`).join('\n');
+  const vault = extractive.answer.replace(/\[(\d+)\]/g, (_, n: string) => `[${Number(n) + shift}]`);
+  return {
+    answer:
+      extractive.citations.length === 0
+        ? `From what you asked me to remember:\n${facts}`
+        : `From what you asked me to remember:\n${facts}\n\nFrom your notes:\n${vault}`,
+    citations: [...memories.map((memory) => memoryCitation(memory)), ...extractive.citations],
+  };
 }
 
 /** `due` as an instant: with an offset as written, without one as wall time in `zone`. */

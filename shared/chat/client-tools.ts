@@ -1,16 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { TSchema } from '@sinclair/typebox';
 import type { Citation } from '../protocol/citation';
-import { NonBlank, VaultPath } from '../protocol/formats';
-import { NOTE_BODY_MAX_CHARS } from '../protocol/notes';
-import { QUERY_MAX_CHARS } from '../protocol/search';
+import { VaultPath } from '../protocol/formats';
 import {
   AnswerArgs,
   AppendToNoteArgs,
   CompleteReminderArgs,
   CreateNoteArgs,
   CreateReminderArgs,
+  ForgetArgs,
   ListRemindersArgs,
+  RecallArgs,
+  RememberArgs,
   SearchArgs,
   SnoozeReminderArgs,
   TOOLS,
@@ -20,7 +21,7 @@ import type { ToolName } from './tool-schemas';
 /*
  * The tools an outside client sees (DESIGN §8: MCP, and the OpenAI route's instructions), built
  * from the chat tools' schemas (tool-schemas.ts) so a tool's arguments are checked the same way
- * wherever it is called. Three tools exist only here: `read_note`, `remember`, `recall`.
+ * wherever it is called. One tool exists only here: `read_note` (a chat has the note open).
  */
 
 const strict = { additionalProperties: false } as const;
@@ -47,14 +48,8 @@ export const ClientAppendArgs = Type.Object(
   strict,
 );
 
-export const RememberArgs = Type.Object(
-  { fact: NonBlank({ maxLength: NOTE_BODY_MAX_CHARS, description: 'the fact to remember' }) },
-  strict,
-);
-export const RecallArgs = Type.Object(
-  { query: NonBlank({ maxLength: QUERY_MAX_CHARS, description: 'what to look up in memory' }) },
-  strict,
-);
+/** DESIGN §8 names the fact `fact`; the chat tool calls it `text`. */
+export const ClientRememberArgs = Type.Object({ fact: RememberArgs.properties.text }, strict);
 
 export interface ClientToolDefinition {
   readonly description: string;
@@ -120,14 +115,22 @@ export const CLIENT_TOOLS = {
     chatTool: 'append_to_note',
   },
   remember: {
-    description: 'Remember a personal fact (kept in Cairn/Memory.md).',
-    args: RememberArgs,
+    description: TOOLS.remember.description,
+    args: ClientRememberArgs,
     scope: 'write',
+    chatTool: 'remember',
   },
   recall: {
-    description: 'Look up remembered personal facts.',
+    description: TOOLS.recall.description,
     args: RecallArgs,
     scope: 'read',
+    chatTool: 'recall',
+  },
+  forget: {
+    description: TOOLS.forget.description,
+    args: ForgetArgs,
+    scope: 'write',
+    chatTool: 'forget',
   },
 } as const satisfies Record<string, ClientToolDefinition>;
 

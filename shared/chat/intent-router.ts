@@ -7,8 +7,10 @@
  *  1. input checks: blank, too long, control characters → an error, nothing runs;
  *  2. small talk and help → a plain reply;
  *  3. `note`: "note: …", "new note: …", "note that …", "take a note (that) …", "new note titled X
- *     with Y", "jot down …", "remember that …": an explicit note command wins over whatever
- *     the note says ("note: remind me to …", "note: the report is done");
+ *     with Y", "jot down …": an explicit note command wins over whatever the note says
+ *     ("note: remind me to …", "note: the report is done"); before it, `memory` (DESIGN §8):
+ *     "remember that …" / "remember: …" → `remember`, "forget that …" → `forget`, "what do you
+ *     remember/know about …" → `recall`;
  *  4. `list`: asks about reminders or what is due ("what's due this week?", "show my
  *     reminders", "remind me what's due tomorrow"); before 7 so "remind me what's due" lists;
  *  5. `complete`: "mark X as done", "complete the X reminder", "X is done";
@@ -47,6 +49,7 @@ export type RouteRule =
   | 'remind-question'
   | 'reminder'
   | 'note'
+  | 'memory'
   | 'append'
   | 'search'
   | 'question'
@@ -127,6 +130,7 @@ type Rule = (text: string, clock: ZoneNow) => RouteDecision | undefined;
 
 const RULES: Rule[] = [
   smallTalk,
+  memory,
   createNote,
   listReminders,
   completeReminder,
@@ -309,10 +313,28 @@ function createReminder(text: string, clock: ZoneNow): RouteDecision | undefined
   return undefined;
 }
 
+const REMEMBER = /^remember(?:\s+that|\s*:)\s*([\s\S]+)$/i;
+const FORGET = /^forget(?:\s+that|\s+about|\s*:)?\s+([\s\S]+)$/i;
+const RECALL =
+  /^what (?:else )?do you (?:remember|know)(?: about\s+([\s\S]*?))?[\s?!.]*$|^(?:what have you remembered|list (?:my |your )?memories|show (?:me )?(?:my |your )?memories)[\s?!.]*$/i;
+
+function memory(text: string): RouteDecision | undefined {
+  const remember = REMEMBER.exec(text);
+  if (remember) return tool('memory', 'remember', { text: stripEndPunctuation(remember[1]!) });
+  const forget = FORGET.exec(text);
+  if (forget) return tool('memory', 'forget', { memory: stripEndPunctuation(forget[1]!) });
+  const recall = RECALL.exec(text);
+  if (recall) {
+    const about = stripEndPunctuation(recall[1] ?? '');
+    return tool('memory', 'recall', { query: /^(?:me|myself|us)$/i.test(about) ? '' : about });
+  }
+  return undefined;
+}
+
 const TITLED_NOTE =
   /^(?:(?:create|make|add|start|new|write)\s+)?(?:a\s+)?(?:new\s+)?note\s+(?:titled|called|named|entitled)\s+(?:"([^"]+)"|'([^']+)'|(.+?))(?:\s*(?::|\bwith\b(?:\s+the\s+text)?|\bsaying\b|\bcontaining\b|\bthat says\b)\s*:?\s*([\s\S]*))?$/i;
 const BODY_NOTE =
-  /^(?:(?:new|quick)\s+)?(?:note|memo)\s*:\s*([\s\S]+)$|^note\s+(?:that|down)\s+([\s\S]+)$|^(?:(?:take|make|write|add|create|jot)\s+(?:down\s+)?(?:a|an)\s+(?:quick\s+|new\s+)?note\s*(?:that|saying|to say|of|:)?\s*:?\s*([\s\S]+))$|^(?:jot|write|note)\s+down\s*:?\s*([\s\S]+)$|^remember\s+that\s+([\s\S]+)$/i;
+  /^(?:(?:new|quick)\s+)?(?:note|memo)\s*:\s*([\s\S]+)$|^note\s+(?:that|down)\s+([\s\S]+)$|^(?:(?:take|make|write|add|create|jot)\s+(?:down\s+)?(?:a|an)\s+(?:quick\s+|new\s+)?note\s*(?:that|saying|to say|of|:)?\s*:?\s*([\s\S]+))$|^(?:jot|write|note)\s+down\s*:?\s*([\s\S]+)$/i;
 
 function createNote(text: string): RouteDecision | undefined {
   const titled = TITLED_NOTE.exec(text);

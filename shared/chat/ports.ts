@@ -6,6 +6,7 @@
  */
 import type { Citation } from '../protocol/citation';
 import type { ToolErrorCode } from '../protocol/errors';
+import type { MemoryCreated, MemoryItem } from '../protocol/memories';
 import type { Reminder, ReminderStatus } from '../protocol/reminders';
 import type { RouteContext, RouteDecision } from './intent-router';
 
@@ -158,4 +159,17 @@ export interface AbortSignalLike {
   readonly aborted: boolean;
   addEventListener(type: 'abort', listener: () => void): void;
   removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
+ * The user's memory file (DESIGN §8, `Cairn/Memory.md`): the companion's MemoryService, or the
+ * plugin's vault adapter. Reads are always fresh (hand edits count at once).
+ */
+export interface MemoryStore {
+  /** Current facts, file order. */
+  list(): Promise<MemoryItem[]>;
+  /** Appends a fact (a duplicate returns the existing one; contradicted facts are struck through). */
+  remember(text: string): Promise<MemoryCreated>;
+  /** Removes the one line of memory `id`; NOT_FOUND when there is none. */
+  forget(id: string): Promise<MemoryItem>;
 }

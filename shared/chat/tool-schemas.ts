@@ -10,6 +10,7 @@ import {
   TagName,
   VaultPath,
 } from '../protocol/formats';
+import { MEMORY_TEXT_MAX } from '../protocol/memories';
 import { NOTE_BODY_MAX_CHARS } from '../protocol/notes';
 import { SNOOZE_MINUTES_MAX, ReminderStatus, TITLE_MAX_CHARS } from '../protocol/reminders';
 import { DocumentType, QUERY_MAX_CHARS, SEARCH_LIMIT_MAX } from '../protocol/search';
@@ -106,6 +107,38 @@ export type SnoozeReminderArgs = Static<typeof SnoozeReminderArgs>;
 export const CompleteReminderArgs = Type.Object({ id: ReminderId }, strict);
 export type CompleteReminderArgs = Static<typeof CompleteReminderArgs>;
 
+export const RememberArgs = Type.Object(
+  {
+    text: NonBlank({ maxLength: MEMORY_TEXT_MAX, description: 'the fact about the user to keep' }),
+  },
+  strict,
+);
+export type RememberArgs = Static<typeof RememberArgs>;
+
+export const ForgetArgs = Type.Object(
+  {
+    memory: NonBlank({
+      maxLength: MEMORY_TEXT_MAX,
+      description: "the memory's id (m-xxxx) or words of the fact to forget",
+    }),
+  },
+  strict,
+);
+export type ForgetArgs = Static<typeof ForgetArgs>;
+
+export const RecallArgs = Type.Object(
+  {
+    query: Type.Optional(
+      Type.String({
+        maxLength: QUERY_MAX_CHARS,
+        description: 'what the facts are about; empty for all',
+      }),
+    ),
+  },
+  strict,
+);
+export type RecallArgs = Static<typeof RecallArgs>;
+
 interface ToolDefinition<S extends TSchema> {
   readonly description: string;
   readonly args: S;
@@ -140,6 +173,12 @@ export const TOOLS = {
     args: SnoozeReminderArgs,
   },
   complete_reminder: { description: 'Mark a reminder as done.', args: CompleteReminderArgs },
+  remember: {
+    description: 'Keep a personal fact about the user in their memory file (DESIGN §8).',
+    args: RememberArgs,
+  },
+  forget: { description: 'Remove one remembered fact.', args: ForgetArgs },
+  recall: { description: 'List remembered facts about something.', args: RecallArgs },
 } as const satisfies Record<string, ToolDefinition<TSchema>>;
 
 export type ToolName = keyof typeof TOOLS;

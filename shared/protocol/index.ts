@@ -14,3 +14,5 @@ export * from './chat';
 export * from './phone';
 export * from './audit';
 export * from './openai-chat';
+export * from './memories';
+export * from './calendar';

@@ -49,18 +49,23 @@ export function findBlockIds(text: string): Set<string> {
  * tests are deterministic. If 4 characters keep colliding the id grows, and a broken `random`
  * (constant, NaN) still ends with a counter, so this always returns.
  */
-export function newBlockId(random: () => number, taken: ReadonlySet<string>): string {
+export function newBlockId(
+  random: () => number,
+  taken: ReadonlySet<string>,
+  /** `r-` for reminders; memories (shared/memory) use `m-`. */
+  prefix: string = BLOCK_ID_PREFIX,
+): string {
   const isTaken = (id: string) => taken.has(id) || taken.has(id.slice(1));
   for (let length = 4; length <= 8; length++) {
     for (let attempt = 0; attempt < ATTEMPTS_PER_LENGTH; attempt++) {
       let suffix = '';
       for (let index = 0; index < length; index++) suffix += BASE36[randomIndex(random)];
-      const id = `^${BLOCK_ID_PREFIX}${suffix}`;
+      const id = `^${prefix}${suffix}`;
       if (!isTaken(id)) return id;
     }
   }
   for (let counter = 0; ; counter++) {
-    const id = `^${BLOCK_ID_PREFIX}${counter.toString(36).padStart(4, '0')}`;
+    const id = `^${prefix}${counter.toString(36).padStart(4, '0')}`;
     if (!isTaken(id)) return id;
   }
 }

@@ -149,7 +149,7 @@ describe('the built main.js', () => {
     expect(dateTimeFormats.created).toBe(0);
 
     // onload registers and nothing else: no request, no timer.
-    expect(app.ribbonEl.children).toHaveLength(1);
+    expect(app.ribbonEl.children).toHaveLength(2);
     expect(app.statusBarEl.children).toHaveLength(1);
     expect([...app.commands.keys()]).toEqual([
       'cairn:open-chat-pane',
@@ -160,8 +160,15 @@ describe('the built main.js', () => {
       'cairn:snooze-reminder',
       'cairn:complete-reminder',
       'cairn:open-audit-log',
+      'cairn:open-week-view',
+      'cairn:write-weekly-digest',
     ]);
-    expect([...app.viewRegistry.keys()]).toEqual(['cairn-chat', 'cairn-reminders', 'cairn-audit']);
+    expect([...app.viewRegistry.keys()]).toEqual([
+      'cairn-chat',
+      'cairn-reminders',
+      'cairn-audit',
+      'cairn-week',
+    ]);
     expect(app.settingTabs).toHaveLength(1);
     expect(server.seen).toEqual([]);
     expect(env.tracker.held().intervals).toBe(0);

@@ -68,6 +68,7 @@ describe('CairnPlugin.onload', () => {
       CAIRN_VIEW_TYPE,
       REMINDERS_VIEW_TYPE,
       AUDIT_VIEW_TYPE,
+      'cairn-week',
     ]);
     expect([...mock.commands__.keys()]).toEqual([
       'open-chat-pane',
@@ -78,8 +79,11 @@ describe('CairnPlugin.onload', () => {
       'snooze-reminder',
       'complete-reminder',
       'open-audit-log',
+      'open-week-view',
+      'write-weekly-digest',
     ]);
-    expect(mock.ribbonActions__).toHaveLength(1);
+    // The chat pane's and the week view's.
+    expect(mock.ribbonActions__).toHaveLength(2);
     expect(mock.statusBarItems__).toHaveLength(1);
     expect(mock.settingTabs__).toHaveLength(1);
   });

@@ -5,6 +5,7 @@ import { pushTables } from './003-push';
 import { reminderTables } from './004-reminders';
 import { writeMemoryTable } from './005-write-memory';
 import { tokensAndAudit } from './006-tokens-audit';
+import { digestTables } from './007-digests';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -21,4 +22,5 @@ export const migrations: readonly Migration[] = [
   reminderTables,
   writeMemoryTable,
   tokensAndAudit,
+  digestTables,
 ];

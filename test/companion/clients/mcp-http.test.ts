@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -187,14 +187,35 @@ describe('MCP over HTTP', () => {
     expect(text(bad)).toMatch(/\(field: minutes\)$/);
   });
 
-  it('remember and recall answer UNAVAILABLE without a memory port', async () => {
+  it("remember, recall and forget run the chat engine's memory tools over Cairn/Memory.md", async () => {
     const client = await connect(TEST_TOKEN);
-    const result = (await client.callTool({
+    const saved = (await client.callTool({
       name: 'remember',
-      arguments: { fact: 'x' },
+      arguments: { fact: 'My passport expires 2031-05' },
     })) as CallToolResult;
-    expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/^UNAVAILABLE: /);
+    expect(saved.isError, text(saved)).toBeFalsy();
+    const memoryFile = readFileSync(join(test.vault, 'Cairn/Memory.md'), 'utf8');
+    const line = memoryFile.split('\n').find((candidate) => candidate.includes('passport'));
+    expect(line).toMatch(
+      /^- My passport expires 2031-05 \(added \d{4}-\d{2}-\d{2}\) \^m-[a-z0-9]{4}$/,
+    );
+
+    const recalled = (await client.callTool({
+      name: 'recall',
+      arguments: { query: 'passport' },
+    })) as CallToolResult;
+    expect(text(recalled)).toContain('My passport expires 2031-05');
+    const citations = (recalled.structuredContent as { citations: Array<{ path: string }> })
+      .citations;
+    expect(citations.map((citation) => citation.path)).toContain('Cairn/Memory.md');
+
+    const blockId = /\^(m-[a-z0-9]{4})$/.exec(line!)![1]!;
+    const forgotten = (await client.callTool({
+      name: 'forget',
+      arguments: { memory: blockId },
+    })) as CallToolResult;
+    expect(forgotten.isError, text(forgotten)).toBeFalsy();
+    expect(readFileSync(join(test.vault, 'Cairn/Memory.md'), 'utf8')).not.toContain('passport');
   });
 
   it('a token revoked mid-session fails its next request', async () => {

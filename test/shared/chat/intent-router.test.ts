@@ -333,11 +333,18 @@ const NOTES: Row[] = [
       tags: ['housing'],
     },
   ],
+  // DESIGN §8: "remember that …" keeps a fact in Cairn/Memory.md, not a note.
   [
     'remember that the spare key is under the pot',
-    'create_note',
-    { title: 'The spare key is under the pot', body: 'the spare key is under the pot' },
+    'remember',
+    { text: 'the spare key is under the pot' },
   ],
+  ['remember: my passport expires 2031-05.', 'remember', { text: 'my passport expires 2031-05' }],
+  ['forget that my passport expires 2031', 'forget', { memory: 'my passport expires 2031' }],
+  ['forget m-7k2p', 'forget', { memory: 'm-7k2p' }],
+  ['what do you remember about my passport?', 'recall', { query: 'my passport' }],
+  ['what do you know about me?', 'recall', { query: '' }],
+  ['what do you remember', 'recall', { query: '' }],
   [
     'new note: Ideas for the garden',
     'create_note',

@@ -99,7 +99,7 @@ describe('result envelopes', () => {
 });
 
 describe('toolSpecs', () => {
-  it('lists the eight tools in OpenAI/Ollama function format with plain JSON parameters', () => {
+  it('lists the eight DESIGN §4 tools and the three §8 memory tools in OpenAI/Ollama function format with plain JSON parameters', () => {
     const specs = toolSpecs();
     expect(TOOL_SCHEMA_VERSION).toBe('1.0');
     expect(specs.map((spec) => spec.function.name)).toEqual([
@@ -111,8 +111,11 @@ describe('toolSpecs', () => {
       'list_reminders',
       'snooze_reminder',
       'complete_reminder',
+      'remember',
+      'forget',
+      'recall',
     ]);
-    expect(TOOL_NAMES).toHaveLength(8);
+    expect(TOOL_NAMES).toHaveLength(11);
     for (const spec of specs) {
       expect(spec.type).toBe('function');
       expect(spec.function.description.length).toBeGreaterThan(10);

@@ -1,0 +1,201 @@
+/**
+ * The week view and the digest command (DESIGN §8), registered from main.ts in one call
+ * (the component and its pure data live in plugin/week/; this is their Obsidian adapter):
+ * the `ItemView`, its ribbon icon and command, and "Write this week's digest". When a companion
+ * is paired, both go through it (`GET /api/v1/calendar/week`, `POST /api/v1/digests`, the
+ * reminder actions); otherwise they work from the vault with the same shared builders.
+ */
+import { Notice, TFile, TFolder } from 'obsidian';
+import type { Plugin } from 'obsidian';
+import { formatIsoWeek } from '../../shared/calendar';
+import { MS_PER_DAY, formatDay } from '../../shared/chat/zone-calendar';
+import { DEFAULT_DIGEST_FOLDER, buildDigest } from '../../shared/digest';
+import type { DigestNote } from '../../shared/digest';
+import { CalendarWeek, DigestWritten } from '../../shared/protocol/calendar';
+import type { CalendarItem } from '../../shared/protocol/calendar';
+import { Reminder } from '../../shared/protocol/reminders';
+import { formatInZone, instantToWall } from '../../shared/reminders';
+import type { CompanionClient } from '../connection/client';
+import { completeLine, snoozeLine } from '../reminders/line-commands';
+import type { LineCommandResult } from '../reminders/line-commands';
+import type { VaultReminderEntry } from '../reminders/vault-reminder-entries';
+import type { CairnSettings } from '../settings/settings';
+import { calendarReminder, localWeek, noteEvents, weekAt } from '../week/week-data';
+import { WEEK_VIEW_TYPE, WeekItemView } from './week-view';
+import type { WeekViewDeps } from './week-view';
+
+/** The week view's Snooze: the phone's "snooze 15 min". */
+const SNOOZE_MINUTES = 15;
+
+export interface WeekSetupDeps {
+  settings: () => CairnSettings;
+  isPaired: () => boolean;
+  client: CompanionClient;
+  /** The vault's reminders as the plugin's scheduler read them (empty before layout-ready). */
+  localEntries: () => readonly VaultReminderEntry[];
+  clock?: { now(): number };
+}
+
+export function setUpWeek(plugin: Plugin, deps: WeekSetupDeps): void {
+  const app = plugin.app;
+  const clock = deps.clock ?? { now: () => Date.now() };
+  const zone = () => deps.settings().timezone;
+
+  const viewDeps: WeekViewDeps = {
+    load: async (offset) => {
+      const week = weekAt(clock.now(), zone(), offset);
+      if (deps.isPaired()) {
+        const answer = await deps.client.call(
+          'GET',
+          `/api/v1/calendar/week?week=${formatIsoWeek(week)}`,
+          CalendarWeek,
+        );
+        if (typeof answer !== 'string') return { week: answer, source: 'From the companion' };
+        // Fall through to the vault, saying why.
+        return { week: vaultWeek(offset), source: `From this vault (companion: ${answer})` };
+      }
+      return { week: vaultWeek(offset), source: 'From this vault' };
+    },
+    today: () => formatDay(Math.floor(instantToWall(clock.now(), zone()) / MS_PER_DAY)),
+    open: (item) => {
+      void app.workspace.openLinkText(
+        item.path,
+        '',
+        false,
+        item.line === null ? {} : { eState: { line: item.line - 1 } },
+      );
+    },
+    done: (item) => act(item, 'done'),
+    snooze: (item) => act(item, 'snooze'),
+  };
+
+  function vaultWeek(offset: number) {
+    const files = app.vault.getMarkdownFiles();
+    const events = noteEvents(
+      files.map((file) => ({
+        path: file.path,
+        frontMatter: app.metadataCache.getFileCache(file)?.frontmatter,
+      })),
+      zone(),
+    );
+    return localWeek({
+      week: weekAt(clock.now(), zone(), offset),
+      zone: zone(),
+      entries: deps.localEntries(),
+      events,
+      vaultName: app.vault.getName(),
+    });
+  }
+
+  async function act(item: CalendarItem, action: 'done' | 'snooze'): Promise<string | void> {
+    if (deps.isPaired()) {
+      const occurrence = item.recurring ? { occurrence: item.start } : {};
+      const body = action === 'done' ? occurrence : { minutes: SNOOZE_MINUTES, ...occurrence };
+      const answer = await deps.client.call(
+        'POST',
+        `/api/v1/reminders/${encodeURIComponent(item.id)}/${action}`,
+        Reminder,
+        body,
+      );
+      return typeof answer === 'string' ? answer : undefined;
+    }
+    const file = app.vault.getAbstractFileByPath(item.path);
+    if (!(file instanceof TFile)) return `${item.path} is no longer there`;
+    if (item.line === null) {
+      // A reminder note: its front matter says done / snoozed_until.
+      await app.fileManager.processFrontMatter(file, (front: Record<string, unknown>) => {
+        if (action === 'done') front.status = 'done';
+        else front.snoozed_until = formatInZone(clock.now() + SNOOZE_MINUTES * 60_000, zone());
+      });
+      return;
+    }
+    let problem: string | undefined;
+    const index = item.line - 1;
+    await app.vault.process(file, (text) => {
+      const lines = text.split('\n');
+      const line = lines[index];
+      if (line === undefined) {
+        problem = `${item.path} has no line ${item.line} any more`;
+        return text;
+      }
+      const result: LineCommandResult =
+        action === 'done'
+          ? completeLine(line)
+          : snoozeLine(line, clock.now() + SNOOZE_MINUTES * 60_000, zone());
+      if (!result.ok) {
+        problem = `${item.path}:${item.line}: ${result.problem}`;
+        return text;
+      }
+      lines[index] = result.line;
+      return lines.join('\n');
+    });
+    return problem;
+  }
+
+  plugin.registerView(WEEK_VIEW_TYPE, (leaf) => new WeekItemView(leaf, viewDeps));
+  const open = () => void openWeek(plugin);
+  plugin.addRibbonIcon('calendar-days', 'Open week view', open);
+  plugin.addCommand({ id: 'open-week-view', name: 'Open week view', callback: open });
+  plugin.addCommand({
+    id: 'write-weekly-digest',
+    name: "Write this week's digest",
+    callback: () => void writeDigest(),
+  });
+
+  async function writeDigest(): Promise<void> {
+    const week = weekAt(clock.now(), zone(), 0);
+    if (deps.isPaired()) {
+      const answer = await deps.client.call('POST', '/api/v1/digests', DigestWritten, {
+        week: formatIsoWeek(week),
+      });
+      if (typeof answer !== 'string') {
+        await app.workspace.openLinkText(answer.path, '', false);
+        return;
+      }
+      new Notice(`Cairn: the companion could not write the digest (${answer}); writing it here.`);
+    }
+    const folder = DEFAULT_DIGEST_FOLDER;
+    const existing = app.vault.getAbstractFileByPath(folder);
+    if (existing && !(existing instanceof TFolder)) {
+      new Notice(`Cairn: ${folder} is a file, not a folder; rename it so digests can be written.`);
+      return;
+    }
+    const notes: DigestNote[] = app.vault.getMarkdownFiles().map((file) => {
+      const title: unknown = app.metadataCache.getFileCache(file)?.frontmatter?.title;
+      return {
+        path: file.path,
+        title: typeof title === 'string' && title.trim() !== '' ? title : file.basename,
+        created: file.stat.ctime,
+        modified: file.stat.mtime,
+      };
+    });
+    const digest = buildDigest({
+      week,
+      zone: zone(),
+      now: clock.now(),
+      notes,
+      reminders: deps
+        .localEntries()
+        .flatMap((entry) => calendarReminder(entry, app.vault.getName()) ?? []),
+      folder,
+    });
+    if (app.vault.getAbstractFileByPath(digest.path)) {
+      new Notice(`Cairn: ${digest.path} already exists; it is left as it is.`);
+    } else {
+      if (!existing) await app.vault.createFolder(folder);
+      await app.vault.create(digest.path, digest.text);
+    }
+    await app.workspace.openLinkText(digest.path, '', false);
+  }
+}
+
+async function openWeek(plugin: Plugin): Promise<void> {
+  const { workspace } = plugin.app;
+  let leaf = workspace.getLeavesOfType(WEEK_VIEW_TYPE)[0] ?? null;
+  if (!leaf) {
+    leaf = workspace.getRightLeaf(false);
+    if (!leaf) return;
+    await leaf.setViewState({ type: WEEK_VIEW_TYPE, active: true });
+  }
+  await workspace.revealLeaf(leaf);
+}

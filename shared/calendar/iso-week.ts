@@ -1,0 +1,61 @@
+/**
+ * ISO 8601 weeks (`2026-W48`: Monday 2026-11-23 … Sunday 2026-11-29) on day numbers (days since
+ * 1970-01-01), the week the digest and the week view are about. Week 1 is the week holding the
+ * year's first Thursday, so 2026-12-31 may be in `2027-W01` and 2027-01-01 in `2026-W53`.
+ */
+import { civilFromDays, daysFromCivil, weekdayOfDay } from '../reminders/local-time';
+
+export interface IsoWeek {
+  /** ISO week-numbering year (may differ from the calendar year at the edges). */
+  readonly year: number;
+  readonly week: number;
+  /** Day number of its Monday. */
+  readonly monday: number;
+}
+
+const WEEK_TEXT = /^(\d{4})-W(\d{2})$/;
+
+export class IsoWeekError extends Error {
+  override readonly name = 'IsoWeekError';
+  readonly code = 'VALIDATION_ERROR';
+  constructor(
+    message: string,
+    readonly field = 'week',
+  ) {
+    super(message);
+  }
+}
+
+/** The ISO week holding day number `day`. */
+export function isoWeekOfDay(day: number): IsoWeek {
+  const monday = day - weekdayOfDay(day);
+  const thursday = monday + 3;
+  const year = civilFromDays(thursday).year;
+  const week = Math.floor((thursday - daysFromCivil(year, 1, 1)) / 7) + 1;
+  return { year, week, monday };
+}
+
+/** Weeks in an ISO year: 53 when Jan 1 is a Thursday, or a Wednesday in a leap year. */
+export function weeksInIsoYear(year: number): number {
+  return isoWeekOfDay(daysFromCivil(year, 12, 28)).week;
+}
+
+/** Reads `YYYY-Www`; throws IsoWeekError naming what is wrong. */
+export function parseIsoWeek(text: string): IsoWeek {
+  const match = WEEK_TEXT.exec(text);
+  if (!match) throw new IsoWeekError(`week "${text}" is not an ISO week like 2026-W48`);
+  const year = Number(match[1]);
+  const week = Number(match[2]);
+  const last = weeksInIsoYear(year);
+  if (week < 1 || week > last) {
+    throw new IsoWeekError(`week "${text}": ${year} has weeks 01 to ${last}`);
+  }
+  // Jan 4 is always in week 1.
+  const jan4 = daysFromCivil(year, 1, 4);
+  const monday = jan4 - weekdayOfDay(jan4) + (week - 1) * 7;
+  return { year, week, monday };
+}
+
+export function formatIsoWeek(week: Pick<IsoWeek, 'year' | 'week'>): string {
+  return `${String(week.year).padStart(4, '0')}-W${String(week.week).padStart(2, '0')}`;
+}

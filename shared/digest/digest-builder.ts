@@ -1,0 +1,220 @@
+/**
+ * The weekly digest (DESIGN §8): one Markdown note per ISO week, `Cairn/Digests/2026-W48.md`,
+ * listing as [[links]] the notes created and changed that week by folder, the reminders done and
+ * missed, and what is due the week after. Pure, over plain lists: the companion builds it from
+ * its index and scheduler, the plugin (when not paired) from the vault, and both write the same.
+ */
+import { reminderOccurrences, dayStart } from '../calendar/calendar-week';
+import type { CalendarReminder } from '../calendar/calendar-entries';
+import { formatIsoWeek, isoWeekOfDay } from '../calendar/iso-week';
+import type { IsoWeek } from '../calendar/iso-week';
+import {
+  formatInZone,
+  instantToWall,
+  MONTH_NAMES,
+  civilFromDays,
+  weekdayOfDay,
+} from '../reminders/local-time';
+
+export const DEFAULT_DIGEST_FOLDER = 'Cairn/Digests';
+
+export interface DigestNote {
+  /** Vault-relative path. */
+  readonly path: string;
+  readonly title: string;
+  /** Epoch ms the note was created (front matter `created`, else the file's birth), if known. */
+  readonly created: number | null;
+  /** Epoch ms of the last change. */
+  readonly modified: number;
+}
+
+export interface DigestInput {
+  readonly week: IsoWeek;
+  readonly zone: string;
+  readonly now: number;
+  readonly notes: Iterable<DigestNote>;
+  readonly reminders: Iterable<CalendarReminder>;
+  /**
+   * Occurrences on the companion's missed list. Absent (the plugin on its own), one-off
+   * reminders whose time passed that week without being done count as missed.
+   */
+  readonly missed?: Iterable<{ readonly reminderId: string; readonly occurrence: number }>;
+  /** Folder of the digests; notes in it are not listed. */
+  readonly folder?: string;
+}
+
+export interface Digest {
+  /** `Cairn/Digests/2026-W48.md`. */
+  readonly path: string;
+  /** `2026-W48`. */
+  readonly week: string;
+  readonly text: string;
+}
+
+/** Occurrences listed per reminder under "due next week" before "and N more". */
+const DUE_SHOWN_PER_REMINDER = 1;
+
+export function digestPath(week: IsoWeek, folder = DEFAULT_DIGEST_FOLDER): string {
+  return `${folder.replace(/\/+$/, '')}/${formatIsoWeek(week)}.md`;
+}
+
+export function buildDigest(input: DigestInput): Digest {
+  const { week, zone } = input;
+  const folder = (input.folder ?? DEFAULT_DIGEST_FOLDER).replace(/\/+$/, '');
+  const from = dayStart(week.monday, zone);
+  const to = dayStart(week.monday + 7, zone);
+  const nextTo = dayStart(week.monday + 14, zone);
+  const next = isoWeekOfDay(week.monday + 7);
+  const inWeek = (instant: number | null) => instant !== null && instant >= from && instant < to;
+
+  const created = new Map<string, DigestNote[]>();
+  const changed = new Map<string, DigestNote[]>();
+  for (const note of input.notes) {
+    if (note.path.startsWith(`${folder}/`)) continue;
+    const group = inWeek(note.created) ? created : inWeek(note.modified) ? changed : undefined;
+    if (!group) continue;
+    const key = folderOf(note.path);
+    let list = group.get(key);
+    if (!list) group.set(key, (list = []));
+    list.push(note);
+  }
+
+  const reminders = [...input.reminders].filter((reminder) => reminder.status !== 'cancelled');
+  const byId = new Map(reminders.map((reminder) => [reminder.id, reminder]));
+  const done: Array<{ reminder: CalendarReminder; at: number }> = [];
+  const missed: Array<{ reminder: CalendarReminder; at: number }> = [];
+  const due: Array<{ reminder: CalendarReminder; at: number; more: number }> = [];
+  const missedKeys = new Set<string>();
+  if (input.missed !== undefined) {
+    for (const entry of input.missed) {
+      const reminder = byId.get(entry.reminderId);
+      if (reminder && inWeek(entry.occurrence)) {
+        missed.push({ reminder, at: entry.occurrence });
+        missedKeys.add(`${entry.reminderId}@${entry.occurrence}`);
+      }
+    }
+  }
+  for (const reminder of reminders) {
+    const isDone = reminder.status === 'done' || reminder.taskChecked;
+    const thisWeek = reminderOccurrences(reminder, from, to);
+    if (isDone) {
+      const last = thisWeek.at(-1);
+      if (last !== undefined) done.push({ reminder, at: last });
+      continue;
+    }
+    if (input.missed === undefined && reminder.schedule.kind === 'once') {
+      const at = reminder.schedule.at;
+      if (inWeek(at) && at < input.now) missed.push({ reminder, at });
+    }
+    const upcoming = reminderOccurrences(reminder, to, nextTo);
+    if (upcoming.length > 0) {
+      due.push({ reminder, at: upcoming[0]!, more: upcoming.length - DUE_SHOWN_PER_REMINDER });
+    }
+  }
+  const byTime = (a: { at: number }, b: { at: number }) => a.at - b.at;
+
+  const weekText = formatIsoWeek(week);
+  const lines = [
+    '---',
+    'type: digest',
+    `week: ${weekText}`,
+    `created: ${formatInZone(input.now, zone)}`,
+    '---',
+    `# Week ${weekText}`,
+    '',
+    `${longDay(week.monday)} to ${longDay(week.monday + 6)} (${zone}).`,
+    '',
+    '## Notes created',
+    ...notesByFolder(created),
+    '',
+    '## Notes changed',
+    ...notesByFolder(changed),
+    '',
+    '## Reminders done',
+    ...listOrNone(
+      done
+        .sort(byTime)
+        .map(({ reminder, at }) => `- [x] ${when(at, zone)} ${reminderLink(reminder)}`),
+    ),
+    '',
+    '## Reminders missed',
+    ...listOrNone(
+      missed
+        .sort(byTime)
+        .map(({ reminder, at }) => `- ${when(at, zone)} ${reminderLink(reminder)}`),
+    ),
+    '',
+    `## Due next week (${formatIsoWeek(next)})`,
+    ...listOrNone(
+      due
+        .sort(byTime)
+        .map(
+          ({ reminder, at, more }) =>
+            `- ${when(at, zone)} ${reminderLink(reminder)}${more > 0 ? ` (and ${more} more)` : ''}`,
+        ),
+    ),
+    '',
+  ];
+  return { path: `${folder}/${weekText}.md`, week: weekText, text: lines.join('\n') };
+}
+
+function notesByFolder(groups: Map<string, DigestNote[]>): string[] {
+  if (groups.size === 0) return ['- none'];
+  const lines: string[] = [];
+  for (const folder of [...groups.keys()].sort((a, b) => a.localeCompare(b))) {
+    lines.push(`### ${folder === '' ? 'Vault root' : folder}`);
+    const notes = groups
+      .get(folder)!
+      .sort((a, b) => a.title.localeCompare(b.title) || a.path.localeCompare(b.path));
+    for (const note of notes) lines.push(`- ${noteLink(note.path, note.title)}`);
+  }
+  return lines;
+}
+
+function listOrNone(lines: string[]): string[] {
+  return lines.length === 0 ? ['- none'] : lines;
+}
+
+/** `[[Folder/Note|Title]]`; the alias only when it differs from the file name. */
+export function noteLink(path: string, title: string, block?: string): string {
+  const target = path.replace(/\.md$/i, '') + (block === undefined ? '' : `#^${block}`);
+  const name = (target.split('/').pop() ?? target).replace(/#\^.*$/, '');
+  const alias = title
+    .replace(/[[\]|]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return alias === '' || (alias === name && block === undefined)
+    ? `[[${target}]]`
+    : `[[${target}|${alias}]]`;
+}
+
+function reminderLink(reminder: CalendarReminder): string {
+  const block =
+    reminder.line !== undefined && /^r-[A-Za-z0-9-]+$/.test(reminder.id) ? reminder.id : undefined;
+  return noteLink(reminder.path, reminder.title, block);
+}
+
+function folderOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash === -1 ? '' : path.slice(0, slash);
+}
+
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+
+/** `Mon 23 Nov 17:00` in `zone`. */
+function when(instant: number, zone: string): string {
+  const wall = instantToWall(instant, zone);
+  const day = Math.floor(wall / 86_400_000);
+  const { day: date, month } = civilFromDays(day);
+  const time = formatInZone(instant, zone).slice(11, 16);
+  return `${WEEKDAYS[weekdayOfDay(day)]} ${date} ${MONTH_NAMES[month - 1]!.slice(0, 3)} ${time}`;
+}
+
+/** `Monday 23 November 2026`. */
+function longDay(day: number): string {
+  const { year, month, day: date } = civilFromDays(day);
+  const weekday = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'][
+    weekdayOfDay(day)
+  ];
+  return `${weekday} ${date} ${MONTH_NAMES[month - 1]} ${year}`;
+}

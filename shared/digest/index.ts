@@ -1,0 +1,12 @@
+// Public surface of shared/digest: the weekly digest note and its schedule (DESIGN §8).
+export { DEFAULT_DIGEST_FOLDER, buildDigest, digestPath, noteLink } from './digest-builder';
+export type { Digest, DigestInput, DigestNote } from './digest-builder';
+export {
+  DEFAULT_DIGEST_SCHEDULE,
+  DigestScheduleError,
+  digestSlot,
+  latestDueWeek,
+  nextDigestSlot,
+  parseDigestSchedule,
+} from './digest-schedule';
+export type { DigestSchedule } from './digest-schedule';

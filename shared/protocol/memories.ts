@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { NonBlank } from './formats';
+
+/* DESIGN §8 memories: `GET|POST /api/v1/memories`, `DELETE /api/v1/memories/:id`. */
+
+export const MEMORY_TEXT_MAX = 1000;
+
+export const MemoryItem = Type.Object(
+  {
+    /** Block id without the caret (`m-7k2p`). */
+    id: Type.String(),
+    text: Type.String(),
+    /** `YYYY-MM-DD`, or null for a line the user wrote without `(added …)`. */
+    added: Type.Union([Type.String(), Type.Null()]),
+    path: Type.String(),
+    /** 1-based line in the file. */
+    line: Type.Integer({ minimum: 1 }),
+  },
+  { additionalProperties: false },
+);
+export type MemoryItem = Static<typeof MemoryItem>;
+
+export const MemoryProblemItem = Type.Object({
+  line: Type.Integer({ minimum: 1 }),
+  kind: Type.String(),
+  message: Type.String(),
+});
+
+export const MemoryListResponse = Type.Object({
+  memories: Type.Array(MemoryItem),
+  /** Lines of the file that are not used as memories, and why (hand edits). */
+  problems: Type.Array(MemoryProblemItem),
+});
+export type MemoryListResponse = Static<typeof MemoryListResponse>;
+
+export const MemoryCreate = Type.Object(
+  { text: NonBlank({ maxLength: MEMORY_TEXT_MAX }) },
+  { additionalProperties: false },
+);
+export type MemoryCreate = Static<typeof MemoryCreate>;
+
+export const MemoryCreated = Type.Intersect([
+  MemoryItem,
+  Type.Object({
+    /** The same fact was already there; nothing was written. */
+    deduplicated: Type.Boolean(),
+    /** Ids of older facts this one replaced (struck through in the file). */
+    replaced: Type.Array(Type.String()),
+  }),
+]);
+export type MemoryCreated = Static<typeof MemoryCreated>;
+
+export const MemoryIdParams = Type.Object({
+  id: Type.String({ pattern: '^\\^?[A-Za-z0-9-]{1,64}$' }),
+});
+export type MemoryIdParams = Static<typeof MemoryIdParams>;
