@@ -17,6 +17,9 @@ import { selectEmbedder } from './embeddings/select-embedder';
 import { browserScheduler } from './search/scheduler';
 import { SearchService } from './search/search-service';
 import { describeIndexProgress } from './search/index-progress';
+import { createSearchStatus } from './search/search-status';
+import { setUpRelatedNotes } from './obsidian/related-notes-view';
+import type { RelatedController } from './related/related-controller';
 import { textHash } from '../shared/search/hash';
 import { formatProblem, loadSettings, toStoredData } from './settings/load-settings';
 import type { SettingsProblem } from './settings/load-settings';
@@ -46,6 +49,9 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private searchModal: SearchModal | null = null;
   /** The chat pane's session and callbacks; empty until layout-ready. */
   private readonly chat = new ChatServicesSlot();
+  /** What search can do right now, for the status bar and every pane that shows it. */
+  private readonly searchStatus = createSearchStatus();
+  private related: RelatedController | null = null;
 
   override async onload(): Promise<void> {
     await this.restoreSettings();
@@ -80,6 +86,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       settings: () => this.settings,
       isPaired: () => this.connection.current.kind === 'connected',
       companionReminders: () => client.companionReminders(),
+    });
+    this.related = setUpRelatedNotes(this, {
+      relatedChunks: (path, limit) => this.vaultSearch?.relatedChunks(path, limit) ?? null,
+      searchStatus: () => this.searchStatus.current,
     });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());
@@ -159,7 +169,11 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
         embedder: choice.kind === 'active' ? choice.embedder : null,
         ...(choice.kind === 'none' ? { keywordOnlyReason: choice.reason } : {}),
         onProgress: (progress) => {
-          if (!released) status.setText(describeIndexProgress(progress));
+          if (released) return;
+          const text = describeIndexProgress(progress);
+          status.setText(text);
+          this.searchStatus.update({ ready: service.ready, progress: text });
+          if (progress.phase === 'idle') this.related?.refresh();
         },
         onProblem: (problem) =>
           console.warn(
@@ -167,6 +181,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
           ),
       });
       this.vaultSearch = service;
+      this.searchStatus.update({ mode: service.mode, modeLabel: service.modeLabel });
       this.register(() => service.close());
       watchVault(this.app.vault, service, (ref) => this.registerEvent(ref));
       await service.start();
@@ -174,6 +189,9 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       // A start cut short by unloading the plugin is not a failure worth reporting.
       if (released) return;
       status.setText('Cairn: search unavailable');
+      this.searchStatus.update({
+        unavailable: 'the search index could not start (details in the developer console)',
+      });
       console.warn('Cairn: the search index could not start', error);
     }
   }

@@ -159,8 +159,13 @@ describe('the built main.js', () => {
       'cairn:show-upcoming-reminders',
       'cairn:snooze-reminder',
       'cairn:complete-reminder',
+      'cairn:open-related-notes',
     ]);
-    expect([...app.viewRegistry.keys()]).toEqual(['cairn-chat', 'cairn-reminders']);
+    expect([...app.viewRegistry.keys()]).toEqual([
+      'cairn-chat',
+      'cairn-reminders',
+      'cairn-related',
+    ]);
     expect(app.settingTabs).toHaveLength(1);
     expect(server.seen).toEqual([]);
     expect(env.tracker.held().intervals).toBe(0);

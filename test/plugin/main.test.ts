@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import CairnPlugin from '../../plugin/main';
 import { CAIRN_VIEW_TYPE } from '../../plugin/obsidian/cairn-view';
 import { REMINDERS_VIEW_TYPE } from '../../plugin/obsidian/reminder-upcoming-view';
+import { RELATED_VIEW_TYPE } from '../../plugin/obsidian/related-notes-view';
 
 // Count every network call the plugin makes through Obsidian's requestUrl.
 const requestUrl = vi.hoisted(() => vi.fn());
@@ -63,7 +64,11 @@ beforeEach(() => {
 describe('CairnPlugin.onload', () => {
   it('registers the view, the command, the ribbon icon, the status bar item and the settings tab', async () => {
     const { mock } = await loadPlugin();
-    expect([...mock.views__.keys()]).toEqual([CAIRN_VIEW_TYPE, REMINDERS_VIEW_TYPE]);
+    expect([...mock.views__.keys()]).toEqual([
+      CAIRN_VIEW_TYPE,
+      REMINDERS_VIEW_TYPE,
+      RELATED_VIEW_TYPE,
+    ]);
     expect([...mock.commands__.keys()]).toEqual([
       'open-chat-pane',
       'download-builtin-model',
@@ -72,6 +77,7 @@ describe('CairnPlugin.onload', () => {
       'show-upcoming-reminders',
       'snooze-reminder',
       'complete-reminder',
+      'open-related-notes',
     ]);
     expect(mock.ribbonActions__).toHaveLength(1);
     expect(mock.statusBarItems__).toHaveLength(1);

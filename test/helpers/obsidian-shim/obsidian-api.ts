@@ -200,8 +200,14 @@ export function createObsidianApi(context: ShimContext) {
       file: TFile,
       openState: { eState?: Record<string, unknown> } = {},
     ): Promise<void> {
-      this.app.workspace.opened.push({ path: file.path, eState: openState.eState ?? {} });
+      this.app.workspace.opened.push({
+        path: file.path,
+        eState: openState.eState ?? {},
+        ...(this.placement ? { placement: this.placement } : {}),
+      });
     }
+    /** How getLeaf made this leaf ('tab', 'split', …); unset for the main leaf. */
+    placement: string | undefined;
     /** What Obsidian does when a view type is unregistered: close it, leave an empty leaf. */
     async closeView(): Promise<void> {
       const view = this.view;
@@ -218,7 +224,16 @@ export function createObsidianApi(context: ShimContext) {
   class Workspace extends Events {
     leaves: WorkspaceLeafShim[] = [];
     /** Test record of files opened (openFile / openLinkText), in order. */
-    readonly opened: { path: string; eState: Record<string, unknown> }[] = [];
+    readonly opened: { path: string; eState: Record<string, unknown>; placement?: string }[] = [];
+    private activeFile: TFile | null = null;
+    getActiveFile(): TFile | null {
+      return this.activeFile;
+    }
+    /** Test hook: the user opened `file` in the main area (Obsidian fires 'file-open'). */
+    setActiveFile(file: TFile | null): void {
+      this.activeFile = file;
+      this.trigger('file-open', file);
+    }
     layoutReady = false;
     private readonly readyCallbacks: (() => unknown)[] = [];
     constructor(private readonly app: AppShim) {
@@ -248,7 +263,8 @@ export function createObsidianApi(context: ShimContext) {
       if (!leaf) {
         leaf = new WorkspaceLeafShim(this.app, this.app.rootEl);
         this.leaves.push(leaf);
-        this.mainLeaf = leaf;
+        if (newLeaf) leaf.placement = newLeaf === true ? 'tab' : newLeaf;
+        else this.mainLeaf = leaf;
       }
       return leaf;
     }
@@ -359,17 +375,61 @@ export function createObsidianApi(context: ShimContext) {
    * 'changed' with (file, data, cache); `getFileCache` answers with the front matter.
    */
   class MetadataCache extends Events {
-    private readonly caches = new Map<string, { frontmatter?: Record<string, unknown> }>();
+    private readonly caches = new Map<string, FileCacheShim>();
+    /** source path → target path → count, for `[[Name]]` links to notes named Name.md. */
+    readonly resolvedLinks: Record<string, Record<string, number>> = {};
+    private readonly linkTexts = new Map<string, string[]>();
     fileWritten(file: TFile, data: string): void {
       if (file.extension !== 'md') return;
-      const cache: { frontmatter?: Record<string, unknown> } = {};
-      const type = /^---\n[\s\S]*?^type:\s*(\S+)\s*$[\s\S]*?^---$/m.exec(data)?.[1];
-      if (type !== undefined) cache.frontmatter = { type };
+      const cache: FileCacheShim = {};
+      const front = /^---\n([\s\S]*?)^---$/m.exec(data)?.[1] ?? '';
+      const type = /^type:\s*(\S+)\s*$/m.exec(front)?.[1];
+      const tags = /^tags:\s*\[([^\]]*)\]\s*$/m.exec(front)?.[1];
+      if (type !== undefined || tags !== undefined) {
+        cache.frontmatter = {
+          ...(type !== undefined ? { type } : {}),
+          ...(tags !== undefined ? { tags: tags.split(',').map((tag) => tag.trim()) } : {}),
+        };
+      }
+      const body = data.slice(front ? data.indexOf('---', 3) + 3 : 0);
+      const inline = [...body.matchAll(/(?:^|\s)(#[\w/-]+)/g)].map((match) => ({ tag: match[1]! }));
+      if (inline.length > 0) cache.tags = inline;
       this.caches.set(file.path, cache);
+      this.linkTexts.set(
+        file.path,
+        [...data.matchAll(/\[\[([^\]|#]+)/g)].map((match) => match[1]!.trim()),
+      );
+      this.resolveLinks();
       this.trigger('changed', file, data, cache);
     }
-    getFileCache(file: TFile): { frontmatter?: Record<string, unknown> } | null {
+    getFileCache(file: TFile): FileCacheShim | null {
       return this.caches.get(file.path) ?? null;
+    }
+    private resolveLinks(): void {
+      const byName = new Map<string, string>();
+      for (const path of this.linkTexts.keys())
+        byName.set(path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/, ''), path);
+      for (const key of Object.keys(this.resolvedLinks)) delete this.resolvedLinks[key];
+      for (const [source, names] of this.linkTexts) {
+        const targets: Record<string, number> = {};
+        for (const name of names) {
+          const target = byName.get(name);
+          if (target) targets[target] = (targets[target] ?? 0) + 1;
+        }
+        this.resolvedLinks[source] = targets;
+      }
+    }
+  }
+
+  interface FileCacheShim {
+    frontmatter?: Record<string, unknown>;
+    tags?: { tag: string }[];
+  }
+
+  /** Link text the way Obsidian writes it with wikilinks on: [[basename]]. */
+  class FileManager {
+    generateMarkdownLink(file: TFile, _sourcePath: string): string {
+      return `[[${file.basename}]]`;
     }
   }
 
@@ -445,6 +505,9 @@ export function createObsidianApi(context: ShimContext) {
     readonly workspace: Workspace;
     readonly vault = new Vault();
     readonly metadataCache = new MetadataCache();
+    readonly fileManager = new FileManager();
+    /** Hover-link sources plugins registered (Obsidian lists them in Page preview's settings). */
+    readonly hoverLinkSources = new Map<string, { display: string; defaultMod: boolean }>();
     /** Obsidian's per-vault id (not in the public typings; plugins read it for storage keys). */
     readonly appId = 'shimvault0001';
     readonly viewRegistry = new Map<string, ViewCreator>();
@@ -511,6 +574,10 @@ export function createObsidianApi(context: ShimContext) {
         const index = this.app.editorExtensions.indexOf(extension);
         if (index >= 0) this.app.editorExtensions.splice(index, 1);
       });
+    }
+    registerHoverLinkSource(id: string, info: { display: string; defaultMod: boolean }): void {
+      this.app.hoverLinkSources.set(id, info);
+      this.register(() => this.app.hoverLinkSources.delete(id));
     }
     registerView(type: string, creator: ViewCreator): void {
       this.app.viewRegistry.set(type, creator);
