@@ -89,7 +89,13 @@ export function rankRelated(inputs: RelatedInputs): RelatedResult {
   candidates.delete(path);
   const ownTags = new Set(tagsOf(path));
   const total = SIGNAL_WEIGHTS.content + SIGNAL_WEIGHTS.link + SIGNAL_WEIGHTS.tags;
-  const ranked: RelatedNote[] = [];
+  const ranked: Array<{
+    candidate: string;
+    score: number;
+    reasons: RelatedReason[];
+    sharedTags: string[];
+    best: RelatedChunk | undefined;
+  }> = [];
   for (const candidate of candidates) {
     const reasons: RelatedReason[] = [];
     const contentScore = content.get(candidate) ?? 0;
@@ -115,8 +121,16 @@ export function rankRelated(inputs: RelatedInputs): RelatedResult {
       total;
     if (score <= 0) continue;
     const best = bestChunk.get(candidate);
-    const citation = best?.citation;
-    ranked.push({
+    ranked.push({ candidate, score, reasons, sharedTags, best });
+  }
+  ranked.sort(
+    (a, b) =>
+      b.score - a.score || (a.candidate < b.candidate ? -1 : a.candidate > b.candidate ? 1 : 0),
+  );
+  // Excerpts are cut only for the notes shown.
+  const notes = ranked.slice(0, limit).map(({ candidate, score, reasons, sharedTags, best }) => {
+    const citation = best && chunks.cite(best.chunkId);
+    const note: RelatedNote = {
       path: candidate,
       title: citation?.title ?? titleOf(candidate),
       score,
@@ -131,10 +145,10 @@ export function rankRelated(inputs: RelatedInputs): RelatedResult {
             },
           }
         : {}),
-    });
-  }
-  ranked.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { mode: hasVectors ? 'hybrid' : 'keyword', notes: ranked.slice(0, limit) };
+    };
+    return note;
+  });
+  return { mode: hasVectors ? 'hybrid' : 'keyword', notes };
 }
 
 /**
@@ -145,7 +159,7 @@ export function rankRelated(inputs: RelatedInputs): RelatedResult {
 function perNote(ranking: readonly RelatedChunk[], bestChunk: Map<string, RelatedChunk>): Scored[] {
   const byNote = new Map<string, number>();
   for (const chunk of ranking) {
-    const path = chunk.citation.path;
+    const path = chunk.path;
     const previous = byNote.get(path);
     if (previous === undefined || chunk.score > previous) {
       byNote.set(path, chunk.score);

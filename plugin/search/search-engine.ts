@@ -115,7 +115,7 @@ export interface SearchEngine {
 /** One chunk of another note with one ranking's score (cosine, or BM25 scaled by the best). */
 export interface RelatedChunk {
   chunkId: string;
-  citation: Citation;
+  path: string;
   score: number;
 }
 
@@ -124,6 +124,11 @@ export interface RelatedChunks {
   vector: RelatedChunk[];
   /** By the note's most frequent content terms (title terms always in) as a query. */
   keyword: RelatedChunk[];
+  /**
+   * The citation of one of these chunks, its excerpt cut around the note's terms. Separate
+   * because an excerpt costs a scan of the chunk's text: only the shown ones are cut.
+   */
+  cite(chunkId: string): Citation | undefined;
 }
 
 /** Content terms of a note used as its keyword query for related chunks. */
@@ -416,12 +421,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     },
     relatedChunks(path, limit) {
       const note = notes.get(path);
-      if (!note || note.chunks.length === 0) return { vector: [], keyword: [] };
+      if (!note || note.chunks.length === 0)
+        return { vector: [], keyword: [], cite: () => undefined };
       const other = (chunk: NoteChunk | undefined) => chunk !== undefined && chunk.path !== path;
-      const cite = (key: string, score: number, terms: readonly string[]) => {
-        const chunk = chunkById.get(key)!;
-        return { chunkId: key, citation: toCitation(chunk, score, terms), score };
-      };
+      const found = (key: string, score: number): RelatedChunk => ({
+        chunkId: key,
+        path: chunkById.get(key)!.path,
+        score,
+      });
       // Keyword: the note's most frequent content terms, title terms always included.
       const counts = new Map<string, number>();
       for (const chunk of note.chunks) {
@@ -438,11 +445,11 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       }
       const terms = [...picked];
       const groups = terms.map((term) => index.termIds(term)).filter((ids) => ids.length);
-      const keyword = scaleByBest(
-        keywordRanking(groups, (chunk) => other(chunk), Math.max(candidates, limit * 3)),
-      ).map((item) => cite(item.key, item.score, terms));
-      // Vector: the mean of the note's own unit vectors, no embedding call. Its excerpts are
-      // cut around the same terms, so the section line points at the shared subject.
+      const keyword = scaleByBest(keywordRanking(groups, (chunk) => other(chunk), limit)).map(
+        (item) => found(item.key, item.score),
+      );
+      // Vector: the mean of the note's own unit vectors, no embedding call. Excerpts (cite) are
+      // cut around the keyword terms for both, so the section line points at the shared subject.
       let vector: RelatedChunk[] = [];
       if (vectorIndex && embedder) {
         const mean = new Float32Array(embedder.model.dims);
@@ -455,13 +462,15 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         }
         if (count > 0) {
           vector = vectorIndex
-            .search(mean, Math.max(candidates, limit * 3), VECTOR_SIMILARITY_FLOOR, (key) =>
-              other(chunkById.get(key)),
-            )
-            .map((item) => cite(item.key, item.score, terms));
+            .search(mean, limit, VECTOR_SIMILARITY_FLOOR, (key) => other(chunkById.get(key)))
+            .map((item) => found(item.key, item.score));
         }
       }
-      return { vector, keyword };
+      const cite = (chunkId: string) => {
+        const chunk = chunkById.get(chunkId);
+        return chunk && toCitation(chunk, 1, terms);
+      };
+      return { vector, keyword, cite };
     },
     *takeSnapshot(contentHashOf) {
       if (unconfirmed.size > 0) throw new Error('search index: snapshot before restore finished');

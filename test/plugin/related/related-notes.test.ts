@@ -66,8 +66,8 @@ describe('SearchEngine.relatedChunks', () => {
     expect(chunks.vector.length).toBeGreaterThan(0);
     expect(chunks.keyword.length).toBeGreaterThan(0);
     for (const item of [...chunks.vector, ...chunks.keyword])
-      expect(item.citation.path).not.toBe('Garden/Tomatoes.md');
-    const keywordPaths = chunks.keyword.map((c) => c.citation.path);
+      expect(item.path).not.toBe('Garden/Tomatoes.md');
+    const keywordPaths = chunks.keyword.map((c) => c.path);
     expect(keywordPaths).toContain('Garden/Pest control.md');
     expect(keywordPaths).not.toContain('Work/Hiring.md');
   });
@@ -75,7 +75,12 @@ describe('SearchEngine.relatedChunks', () => {
   it('has no vector side when keyword only, and nothing for a note not indexed', () => {
     const engine = engineOf(null);
     expect(engine.relatedChunks('Garden/Tomatoes.md', 10).vector).toEqual([]);
-    expect(engine.relatedChunks('Nowhere.md', 10)).toEqual({ vector: [], keyword: [] });
+    const none = engine.relatedChunks('Nowhere.md', 10);
+    expect([none.vector, none.keyword, none.cite('Garden/Tomatoes.md#x#0')]).toEqual([
+      [],
+      [],
+      undefined,
+    ]);
   });
 });
 
