@@ -9,7 +9,7 @@ import { createChatServices } from './obsidian/chat-services';
 import { registerNoteCommands } from './obsidian/note-commands';
 import { setUpReminders } from './obsidian/reminder-setup';
 import { ObsidianHttpTransport } from './obsidian/http-transport';
-import { SearchModal } from './obsidian/search-modal';
+import { SEARCH_HOVER_SOURCE, SearchModal } from './obsidian/search-modal';
 import { CairnSettingTab } from './obsidian/settings-tab';
 import { builtinModelHost, registerBuiltinModelCommand } from './obsidian/builtin-model-commands';
 import { ObsidianVaultSource, watchVault } from './obsidian/vault-source';
@@ -151,6 +151,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       name: 'Search vault',
       callback: () => this.openSearch(),
     });
+    this.registerHoverLinkSource(SEARCH_HOVER_SOURCE, {
+      display: 'Cairn search',
+      defaultMod: true,
+    });
     try {
       const choice = await selectEmbedder(
         this.settings,
@@ -212,15 +216,17 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       : textHash(this.app.vault.getName());
   }
 
+  /**
+   * Opens even before the index is loaded: the modal says so and answers as soon as it can
+   * (keyword results first while a model loads).
+   */
   private openSearch(): void {
-    const service = this.vaultSearch;
-    if (!service) return;
     this.searchModal?.close();
     this.searchModal = new SearchModal(this.app, {
-      search: (query, options) => service.search(query, options),
-      modeLabel: () => service.modeLabel,
-      indexStatus: () =>
-        service.ready ? describeIndexProgress(service.progress) : 'loading the index…',
+      search: (query, options) => this.vaultSearch?.search(query, options) ?? Promise.resolve([]),
+      status: this.searchStatus,
+      // The plugin's own index holds notes and reminder notes; PDFs are the companion's.
+      types: ['note', 'reminder'],
       onClosed: () => (this.searchModal = null),
     });
     this.searchModal.open();

@@ -39,6 +39,11 @@ export interface PluginManifest {
   author: string;
 }
 
+interface EditorPosition {
+  line: number;
+  ch: number;
+}
+
 interface EventRef {
   e: { offref(ref: EventRef): void };
   name: string;
@@ -178,6 +183,34 @@ export function createObsidianApi(context: ShimContext) {
     }
   }
 
+  /** Enough of CodeMirror's Editor for plugins that select and scroll (lines 0-based). */
+  class EditorShim {
+    text = '';
+    /** Test record: the last selection set, and whether it was scrolled into view. */
+    selection: { from: EditorPosition; to: EditorPosition } | null = null;
+    scrolledTo: { from: EditorPosition; to: EditorPosition } | null = null;
+    lineCount(): number {
+      return this.text.split('\n').length;
+    }
+    getLine(line: number): string {
+      return this.text.split('\n')[line] ?? '';
+    }
+    setSelection(from: EditorPosition, to: EditorPosition = from): void {
+      this.selection = { from, to };
+    }
+    scrollIntoView(range: { from: EditorPosition; to: EditorPosition }): void {
+      this.scrolledTo = range;
+    }
+  }
+
+  class MarkdownView extends ItemView {
+    readonly editor = new EditorShim();
+    file: TFile | null = null;
+    override getViewType(): string {
+      return 'markdown';
+    }
+  }
+
   class WorkspaceLeafShim extends Events {
     view: ViewShim | null = null;
     readonly containerEl: HTMLElement;
@@ -205,6 +238,12 @@ export function createObsidianApi(context: ShimContext) {
         eState: openState.eState ?? {},
         ...(this.placement ? { placement: this.placement } : {}),
       });
+      if (file.extension === 'md') {
+        const view = new MarkdownView(this);
+        view.editor.text = await this.app.vault.cachedRead(file);
+        view.file = file;
+        this.view = view;
+      }
     }
     /** How getLeaf made this leaf ('tab', 'split', …); unset for the main leaf. */
     placement: string | undefined;
@@ -801,6 +840,7 @@ export function createObsidianApi(context: ShimContext) {
     FuzzySuggestModal,
     ItemView,
     MarkdownRenderer,
+    MarkdownView,
     Modal,
     Notice,
     Platform,
