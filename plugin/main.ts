@@ -5,7 +5,7 @@ import { describeConnection } from './connection/connection-state';
 import type { ConnectionState } from './connection/connection-state';
 import { CAIRN_VIEW_TYPE, CairnView } from './obsidian/cairn-view';
 import { ChatServicesSlot } from './chat/chat-session';
-import { createChatServices } from './obsidian/chat-services';
+import { CHAT_HOVER_SOURCE, createChatServices } from './obsidian/chat-services';
 import { registerNoteCommands } from './obsidian/note-commands';
 import { setUpReminders } from './obsidian/reminder-setup';
 import { ObsidianHttpTransport } from './obsidian/http-transport';
@@ -117,6 +117,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       transport: new ObsidianHttpTransport(),
     });
     this.chat.set(services);
+    this.registerHoverLinkSource(CHAT_HOVER_SOURCE, { display: 'Cairn chat', defaultMod: true });
     registerNoteCommands(this, {
       notes,
       titleOf: (file) => files.titleOf(file),

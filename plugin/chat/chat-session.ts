@@ -104,6 +104,21 @@ export interface ChatPaneServices {
   openCitation(citation: Citation): void;
   /** Opens a file the chat wrote. */
   openFile(path: string): void;
+  /** Draws an Obsidian (Lucide) icon into `el`; absent outside Obsidian (tests): text only. */
+  setIcon?(el: HTMLElement, icon: string): void;
+  /** Shows Obsidian's page preview of a citation (hover). */
+  previewCitation?(event: MouseEvent, citation: Citation): void;
+  /** What can be done with a finished answer's text; absent: no action buttons. */
+  answerActions?: AnswerActions;
+}
+
+/** The actions under every finished answer. Each reports its own outcome (a notice). */
+export interface AnswerActions {
+  copy(text: string): void;
+  /** Into the editor of the note last active in the main area, at its cursor. */
+  insertAtCursor(text: string): void;
+  /** At the end of the note last active in the main area, in one atomic write. */
+  appendToNote(text: string): void;
 }
 
 /** A store of the services: null until the plugin has built the chat (after layout-ready). */

@@ -5,9 +5,17 @@
  * renderer, citations opened at their line or page). Settings are read per message, so a
  * change in the settings tab applies to the next message without rebuilding anything.
  */
-import { Component, MarkdownRenderer, Notice, Platform, TFile } from 'obsidian';
+import {
+  Component,
+  MarkdownRenderer,
+  MarkdownView,
+  Notice,
+  Platform,
+  TFile,
+  setIcon,
+} from 'obsidian';
 import type { App } from 'obsidian';
-import { ChatSession, type ChatPaneServices } from '../chat/chat-session';
+import { ChatSession, type AnswerActions, type ChatPaneServices } from '../chat/chat-session';
 import { CompanionReminders } from '../chat/companion-reminders';
 import { fetchOllamaHttp, transportOllamaHttp } from '../chat/ollama-transports';
 import { PairedReminders } from '../chat/paired-reminders';
@@ -62,7 +70,10 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
       const search = options.vaultSearch();
       if (search === null) {
         return Promise.reject(
-          new ChatPortError('UNAVAILABLE', 'the search index is not running; see the status bar'),
+          new ChatPortError(
+            'UNAVAILABLE',
+            'the search index is not running yet; it starts a moment after Obsidian opens',
+          ),
         );
       }
       return new VaultSearcher(search).search(request);
@@ -136,8 +147,64 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
       if (file instanceof TFile) void app.workspace.getLeaf(false).openFile(file);
       else new Notice(`Cairn: ${path} no longer exists.`);
     },
+    setIcon: (el, name) => setIcon(el, name),
+    previewCitation: (event, citation) =>
+      app.workspace.trigger('hover-link', {
+        event,
+        source: CHAT_HOVER_SOURCE,
+        hoverParent: { hoverPopover: null },
+        targetEl: event.currentTarget,
+        linktext: citation.path,
+        sourcePath: '',
+        ...(citation.type === 'note' ? { state: { scroll: citation.lines[0] - 1 } } : {}),
+      }),
+    answerActions: answerActions(app),
   };
   return { services, notes, files };
+}
+
+export const CHAT_HOVER_SOURCE = 'cairn-chat';
+
+/**
+ * Copy, insert at cursor and append to note. "The note" is the Markdown note last active in
+ * the main area: the chat pane itself has focus when its buttons are clicked.
+ */
+function answerActions(app: App): AnswerActions {
+  const lastNote = (): MarkdownView | null => {
+    const view = app.workspace.getMostRecentLeaf()?.view;
+    return view instanceof MarkdownView && view.file ? view : null;
+  };
+  return {
+    copy: (text) => {
+      navigator.clipboard.writeText(text).then(
+        () => new Notice('Cairn: answer copied.'),
+        (error: unknown) => new Notice(`Cairn: could not copy (${String(error)}).`),
+      );
+    },
+    insertAtCursor: (text) => {
+      const view = lastNote();
+      if (!view) {
+        new Notice('Cairn: open a note first to insert the answer into it.');
+        return;
+      }
+      view.editor.replaceSelection(text);
+      new Notice(`Cairn: answer inserted into ${view.file?.basename ?? 'the note'}.`);
+    },
+    appendToNote: (text) => {
+      const file = lastNote()?.file;
+      if (!file) {
+        new Notice('Cairn: open a note first to append the answer to it.');
+        return;
+      }
+      // vault.process: one read-modify-write, so the append happens whole or not at all.
+      app.vault
+        .process(file, (data) => `${data.replace(/\s*$/, '')}\n\n${text}\n`)
+        .then(
+          () => new Notice(`Cairn: answer appended to ${file.basename}.`),
+          (error: unknown) => new Notice(`Cairn: could not append (${String(error)}).`),
+        );
+    },
+  };
 }
 
 /**

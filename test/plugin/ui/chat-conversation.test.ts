@@ -106,6 +106,64 @@ describe('ChatPane with a chat', () => {
     expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
   });
 
+  it('a finished answer offers copy / insert / append as icon buttons; chips hover to a preview', async () => {
+    const backend = new ScriptedBackend();
+    const chat = scriptedServices(backend);
+    const actions = { copy: vi.fn(), insertAtCursor: vi.fn(), appendToNote: vi.fn() };
+    const icons: string[] = [];
+    const previewCitation = vi.fn();
+    const services: ChatPaneServices = {
+      ...chat.services,
+      answerActions: actions,
+      previewCitation,
+      setIcon: (el, name) => {
+        icons.push(name);
+        el.dataset.icon = name;
+      },
+    };
+    const view = render(ChatPane, {
+      props: {
+        connection,
+        chat: chatStore(services),
+        onRetry: vi.fn(),
+        onOpenSettings: vi.fn(),
+      },
+    });
+    const settle = async () => {
+      for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setTimeout(resolve, 0));
+      flushSync();
+    };
+    const message = screen.getByLabelText<HTMLTextAreaElement>('Message');
+    await fireEvent.input(message, { target: { value: 'What is the visa fee?' } });
+    await fireEvent.keyDown(message, { key: 'Enter' });
+    await settle();
+    backend.emit({ type: 'token', text: 'The fee is $50 [1].' });
+    await settle();
+    // No actions while the answer streams.
+    expect(screen.queryByRole('button', { name: 'Copy answer' })).toBeNull();
+    backend.emit(
+      { type: 'citations', citations: [VISA_NOTE] },
+      { type: 'done', conversation: 'Cairn/Chats/visa.md' },
+    );
+    await settle();
+    await fireEvent.click(screen.getByRole('button', { name: 'Copy answer' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Insert at cursor' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Append to note' }));
+    expect(actions.copy).toHaveBeenCalledWith('The fee is $50 [1].');
+    expect(actions.insertAtCursor).toHaveBeenCalledWith('The fee is $50 [1].');
+    expect(actions.appendToNote).toHaveBeenCalledWith('The fee is $50 [1].');
+    expect(icons).toEqual(
+      expect.arrayContaining(['history', 'square-pen', 'copy', 'text-cursor-input', 'file-plus-2']),
+    );
+    expect(screen.getByRole('button', { name: 'Copy answer' }).textContent).toBe('');
+    // The user's own message gets no actions.
+    expect(view.container.querySelectorAll('.cairn-chat-answer-actions').length).toBe(1);
+    const chip = view.container.querySelector<HTMLElement>('.cairn-citation-chip')!;
+    await fireEvent.mouseEnter(chip);
+    expect(previewCitation).toHaveBeenCalledWith(expect.any(MouseEvent), VISA_NOTE);
+    expect(view.container.querySelector('.cairn-citation.has-page-preview')).not.toBeNull();
+  });
+
   it('a chip opens its exact citation and carries its excerpt as the hover text', async () => {
     const { backend, input, settle, services, view } = setUp();
     await type(input(), 'fee?');
@@ -305,7 +363,7 @@ describe('ChatPane with a chat', () => {
     expect(view.container.querySelector('.cairn-chat-message')).toBeNull();
     expect(screen.getByText('Ask your vault, get answers with citations.')).toBeTruthy();
 
-    await fireEvent.click(screen.getByRole('button', { name: 'Chats' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Saved chats' }));
     await settle();
     expect(view.container.querySelector('.cairn-chat-list-problems')?.textContent).toContain(
       'Cairn/Chats/odd.md:2: not a chat',
