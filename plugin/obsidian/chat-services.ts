@@ -15,7 +15,13 @@ import {
   setIcon,
 } from 'obsidian';
 import type { App } from 'obsidian';
-import { ChatSession, type AnswerActions, type ChatPaneServices } from '../chat/chat-session';
+import {
+  ChatSession,
+  type AnswerActions,
+  type ChatPaneServices,
+  type ChatScopeControl,
+} from '../chat/chat-session';
+import { ChatScope } from '../chat/chat-scope';
 import { CompanionReminders } from '../chat/companion-reminders';
 import { fetchOllamaHttp, transportOllamaHttp } from '../chat/ollama-transports';
 import { PairedReminders } from '../chat/paired-reminders';
@@ -64,6 +70,9 @@ export interface ChatParts {
 export function createChatServices(options: ChatServicesOptions): ChatParts {
   const { app, settings } = options;
   const files = new ObsidianChatFiles(app);
+  const scope = new ChatScope({
+    resolveLink: (link) => app.metadataCache.getFirstLinkpathDest(link, '')?.path,
+  });
   const zone = () => settings().timezone;
   const searcher: Searcher = {
     search: (request) => {
@@ -76,7 +85,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
           ),
         );
       }
-      return new VaultSearcher(search).search(request);
+      return new VaultSearcher(search, () => scope.current).search(request);
     },
   };
   const vaultReminders = new VaultReminders({
@@ -159,11 +168,60 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
         ...(citation.type === 'note' ? { state: { scroll: citation.lines[0] - 1 } } : {}),
       }),
     answerActions: answerActions(app),
+    scope: scopeControl(app, scope),
   };
   return { services, notes, files };
 }
 
 export const CHAT_HOVER_SOURCE = 'cairn-chat';
+
+/** Mention suggestions shown at once. */
+const MENTION_SUGGESTIONS = 8;
+
+function scopeControl(app: App, scope: ChatScope): ChatScopeControl {
+  const activeNote = (): TFile | null => {
+    const view = app.workspace.getMostRecentLeaf()?.view;
+    return view instanceof MarkdownView ? view.file : app.workspace.getActiveFile();
+  };
+  return {
+    attached: scope.attached,
+    attachActiveNote: () => {
+      const file = activeNote();
+      if (file) scope.attachNote(file.path);
+      else new Notice('Cairn: open a note first to attach it.');
+    },
+    attachActiveFolder: () => {
+      const folder = activeNote()?.parent?.path;
+      if (folder === undefined) new Notice('Cairn: open a note first to attach its folder.');
+      else if (folder === '/' || folder === '')
+        new Notice('Cairn: that note is at the vault root.');
+      else scope.attachFolder(folder);
+    },
+    detach: (item) => scope.detach(item),
+    beginTurn: (message) => {
+      const { unresolved } = scope.beginTurn(message);
+      if (unresolved.length > 0)
+        new Notice(`Cairn: no note named ${unresolved.map((l) => `[[${l}]]`).join(', ')}.`);
+    },
+    suggestNotes: (query) => {
+      const wanted = query.trim().toLowerCase();
+      const scored: Array<{ linkText: string; path: string; rank: number }> = [];
+      for (const file of app.vault.getMarkdownFiles()) {
+        const name = file.basename.toLowerCase();
+        const at = name.indexOf(wanted);
+        if (at < 0) continue;
+        scored.push({
+          linkText: app.metadataCache.fileToLinktext(file, '', true),
+          path: file.path,
+          // Name starts with it, then contains it; shorter names first.
+          rank: (at === 0 ? 0 : 1000) + name.length,
+        });
+      }
+      scored.sort((a, b) => a.rank - b.rank || (a.path < b.path ? -1 : 1));
+      return scored.slice(0, MENTION_SUGGESTIONS).map(({ linkText, path }) => ({ linkText, path }));
+    },
+  };
+}
 
 /**
  * Copy, insert at cursor and append to note. "The note" is the Markdown note last active in

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatPaneServices, ConversationStore } from '../../../plugin/chat/chat-session';
 import type { ReadableConnection } from '../../../plugin/connection/connection-monitor';
 import ChatPane from '../../../plugin/ui/ChatPane.svelte';
+import { ChatScope } from '../../../plugin/chat/chat-scope';
 import {
   REMINDER_TOOL,
   ScriptedBackend,
@@ -162,6 +163,63 @@ describe('ChatPane with a chat', () => {
     await fireEvent.mouseEnter(chip);
     expect(previewCitation).toHaveBeenCalledWith(expect.any(MouseEvent), VISA_NOTE);
     expect(view.container.querySelector('.cairn-citation.has-page-preview')).not.toBeNull();
+  });
+
+  it('[[ suggests notes, Enter picks one; attachments show as chips and scope the turn', async () => {
+    const backend = new ScriptedBackend();
+    const chat = scriptedServices(backend);
+    const scope = new ChatScope({ resolveLink: (link) => `Travel/${link}.md` });
+    const turns: string[] = [];
+    const services: ChatPaneServices = {
+      ...chat.services,
+      scope: {
+        attached: scope.attached,
+        attachActiveNote: () => scope.attachNote('Travel/Japan trip.md'),
+        attachActiveFolder: () => scope.attachFolder('Travel'),
+        detach: (item) => scope.detach(item),
+        beginTurn: (message) => {
+          turns.push(message);
+          scope.beginTurn(message);
+        },
+        suggestNotes: (query) =>
+          ['Visa rules', 'Visa form']
+            .filter((name) => name.toLowerCase().includes(query.toLowerCase()))
+            .map((name) => ({ linkText: name, path: `Travel/${name}.md` })),
+      },
+    };
+    const view = render(ChatPane, {
+      props: { connection, chat: chatStore(services), onRetry: vi.fn(), onOpenSettings: vi.fn() },
+    });
+    const field = screen.getByLabelText<HTMLTextAreaElement>('Message');
+    field.value = 'fees in [[visa';
+    field.setSelectionRange(14, 14);
+    await fireEvent.input(field);
+    const options = () =>
+      [...view.container.querySelectorAll('.cairn-mention-suggestion .cairn-mention-name')].map(
+        (e) => e.textContent,
+      );
+    expect(options()).toEqual(['Visa rules', 'Visa form']);
+    await fireEvent.keyDown(field, { key: 'ArrowDown' });
+    await fireEvent.keyDown(field, { key: 'Enter' });
+    expect(field.value).toBe('fees in [[Visa form]]');
+    expect(options()).toEqual([]);
+    expect(backend.sent).toEqual([]);
+
+    await fireEvent.click(screen.getByRole('button', { name: 'Attach active note' }));
+    await fireEvent.click(screen.getByRole('button', { name: "Attach active note's folder" }));
+    flushSync();
+    expect(
+      [...view.container.querySelectorAll('.cairn-chat-attachment')].map((e) =>
+        e.textContent?.replace('×', '').trim(),
+      ),
+    ).toEqual(['Japan trip', 'Travel/']);
+    await fireEvent.click(screen.getByRole('button', { name: 'Detach folder Travel' }));
+    flushSync();
+    expect(view.container.querySelectorAll('.cairn-chat-attachment').length).toBe(1);
+
+    await fireEvent.keyDown(field, { key: 'Enter' });
+    expect(turns).toEqual(['fees in [[Visa form]]']);
+    expect(scope.current).toEqual({ paths: ['Travel/Japan trip.md', 'Travel/Visa form.md'] });
   });
 
   it('a chip opens its exact citation and carries its excerpt as the hover text', async () => {
