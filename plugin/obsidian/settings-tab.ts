@@ -271,7 +271,9 @@ export class CairnSettingTab extends PluginSettingTab {
 
     new Setting(containerEl)
       .setName('Embedding provider')
-      .setDesc('Computes the vectors behind semantic search. With none, search is keyword only.')
+      .setDesc(
+        'Computes the vectors behind semantic search. With none, search is keyword only. Applies after the plugin is reloaded or Obsidian restarts.',
+      )
       .addDropdown((dropdown) => {
         for (const provider of EMBEDDING_PROVIDERS)
           dropdown.addOption(provider, PROVIDER_LABELS[provider]);
@@ -321,7 +323,9 @@ export class CairnSettingTab extends PluginSettingTab {
 
     new Setting(containerEl)
       .setName('Excluded files')
-      .setDesc('Glob patterns, one per line, never indexed, e.g. Templates/**.')
+      .setDesc(
+        'Glob patterns, one per line, never indexed, e.g. Templates/**. Applies after the plugin is reloaded or Obsidian restarts.',
+      )
       .addTextArea((area) =>
         area.setValue(settings.search.excludeGlobs.join('\n')).onChange(async (value) => {
           await this.host.updateSettings((s) => {
@@ -333,18 +337,8 @@ export class CairnSettingTab extends PluginSettingTab {
         }),
       );
 
-    new Setting(containerEl)
-      .setName('Search through the companion on mobile')
-      .setDesc(
-        'On phones and tablets, ask the companion instead of indexing the vault on the device.',
-      )
-      .addToggle((toggle) =>
-        toggle.setValue(settings.search.delegateToCompanionOnMobile).onChange(async (value) => {
-          await this.host.updateSettings((s) => {
-            s.search.delegateToCompanionOnMobile = value;
-          });
-        }),
-      );
+    // "Search through the companion on mobile" (search.delegateToCompanionOnMobile) is kept in
+    // data.json but not offered: nothing reads it yet, and a switch that does nothing misleads.
   }
 
   /** Whether the built-in model's files are in place, and a button to fetch them from the companion. */
