@@ -796,9 +796,21 @@ export function createObsidianApi(context: ShimContext) {
   }
 
   const notices: string[] = [];
+  /** The notices' elements, for tests that click their buttons; `hidden` once hidden. */
+  const noticeElements: Array<{ el: HTMLElement; hidden: boolean }> = [];
   class Notice {
-    constructor(message: string, _duration?: number) {
-      notices.push(message);
+    private readonly entry: { el: HTMLElement; hidden: boolean };
+    constructor(message: string | DocumentFragment, _duration?: number) {
+      const el = document.createElement('div');
+      el.className = 'notice';
+      if (typeof message === 'string') el.textContent = message;
+      else el.append(message);
+      notices.push(typeof message === 'string' ? message : (el.textContent ?? ''));
+      this.entry = { el, hidden: false };
+      noticeElements.push(this.entry);
+    }
+    hide(): void {
+      this.entry.hidden = true;
     }
   }
 
@@ -856,7 +868,7 @@ export function createObsidianApi(context: ShimContext) {
     requestUrl,
   };
 
-  return { module, notices, createApp: () => new AppShim(), Plugin };
+  return { module, notices, noticeElements, createApp: () => new AppShim(), Plugin };
 }
 
 export type ObsidianApi = ReturnType<typeof createObsidianApi>;

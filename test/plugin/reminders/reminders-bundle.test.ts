@@ -75,6 +75,19 @@ describe('reminders in the built main.js (not paired)', () => {
     await settle(() => reminderNotices().length > 0);
     expect(reminderNotices()).toHaveLength(1);
     expect(reminderNotices()[0]).toContain('Call the bank');
+    // The notice carries Open / Done / Snooze (phones have no other place to act on it).
+    const notice = env.api.noticeElements.find((n) => n.el.textContent?.startsWith('⏰'))!;
+    const buttons = [...notice.el.querySelectorAll('button')];
+    expect(buttons.map((b) => b.textContent)).toEqual(['Open', 'Done', 'Snooze 1 hour']);
+    buttons[1]!.click();
+    await settle(() => env.api.notices.includes('Reminder done'));
+    const today = app.vault.getAbstractFileByPath('Today.md') as Parameters<
+      typeof app.vault.read
+    >[0];
+    expect(await app.vault.read(today)).toBe(
+      `- [x] Call the bank @remind(${utcWall(-1)}) ^r-bank\n`,
+    );
+    expect(notice.hidden).toBe(true);
     await settle(() => app.vault.adapter.files.size > 0);
     expect(
       JSON.parse(app.vault.adapter.files.get('.obsidian/plugins/cairn/fired-reminders.json')!),
