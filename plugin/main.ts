@@ -1,4 +1,4 @@
-import { Notice, Plugin } from 'obsidian';
+import { Notice, Platform, Plugin } from 'obsidian';
 import { CompanionClient } from './connection/client';
 import { ConnectionMonitor } from './connection/connection-monitor';
 import { describeConnection } from './connection/connection-state';
@@ -197,6 +197,8 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       this.searchStatus.update({
         unavailable: 'the search index could not start (details in the developer console)',
       });
+      // Phones have no status bar: say it where it can be seen.
+      if (Platform.isMobile) new Notice('Cairn: search is unavailable; the index could not start.');
       console.warn('Cairn: the search index could not start', error);
     }
   }
