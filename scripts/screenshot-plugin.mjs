@@ -1,4 +1,3 @@
-/* global document, window */
 // Screenshots of the plugin's panes for docs/plugin.md: the related-notes view, the search
 // modal and the chat with a [[mention]] being typed, each with Obsidian's default light and
 // dark theme variables, rendered from the real Svelte components and styles/*.css in headless
