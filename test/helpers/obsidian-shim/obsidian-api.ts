@@ -472,8 +472,41 @@ export function createObsidianApi(context: ShimContext) {
     }
   }
 
+  /** Obsidian's keymap scope: handlers by key; `press` is the test hook a keydown would be. */
+  class Scope {
+    private readonly handlers: Array<{
+      modifiers: string[];
+      key: string;
+      run: (event: KeyboardEvent) => unknown;
+    }> = [];
+    register(modifiers: string[], key: string, run: (event: KeyboardEvent) => unknown): void {
+      this.handlers.push({ modifiers, key, run });
+    }
+    /** Runs the handler for `key` with exactly `modifiers`; false when none matched. */
+    press(key: string, modifiers: string[] = [], target?: HTMLElement): boolean {
+      const handler = this.handlers.find(
+        (h) =>
+          h.key === key &&
+          h.modifiers.length === modifiers.length &&
+          h.modifiers.every((m) => modifiers.includes(m)),
+      );
+      if (!handler) return false;
+      const view = document.defaultView as unknown as { KeyboardEvent: typeof KeyboardEvent };
+      const event = new view.KeyboardEvent('keydown', { key });
+      if (target) Object.defineProperty(event, 'target', { value: target });
+      handler.run(event);
+      return true;
+    }
+  }
+
+  const openModals: Modal[] = [];
+  /** Test hook: a key pressed in the top open modal (its scope's handler runs), else false. */
+  const pressInOpenModal = (key: string, modifiers: string[] = [], target?: HTMLElement) =>
+    openModals.at(-1)?.scope.press(key, modifiers, target) ?? false;
+
   /** A dialog over the workspace: onOpen after attaching, onClose before detaching. */
   class Modal {
+    readonly scope = new Scope();
     readonly containerEl: HTMLElement;
     readonly modalEl: HTMLElement;
     readonly titleEl: HTMLElement;
@@ -487,11 +520,13 @@ export function createObsidianApi(context: ShimContext) {
     }
     open(): void {
       document.body.appendChild(this.containerEl);
+      openModals.push(this);
       this.onOpen();
     }
     close(): void {
       this.onClose();
       this.containerEl.remove();
+      openModals.splice(openModals.indexOf(this), 1);
     }
     onOpen(): void {}
     onClose(): void {}
@@ -868,7 +903,14 @@ export function createObsidianApi(context: ShimContext) {
     requestUrl,
   };
 
-  return { module, notices, noticeElements, createApp: () => new AppShim(), Plugin };
+  return {
+    module,
+    notices,
+    noticeElements,
+    pressInOpenModal,
+    createApp: () => new AppShim(),
+    Plugin,
+  };
 }
 
 export type ObsidianApi = ReturnType<typeof createObsidianApi>;

@@ -147,7 +147,8 @@ describe('the New reminder command in the built main.js', () => {
     type(when!, 'in 2 hours');
     expect(save.disabled).toBe(false);
     expect(preview()).toMatch(/^Fires today \d\d:\d\d \(UTC\)$|^Fires tomorrow \d\d:\d\d \(UTC\)$/);
-    save.click();
+    // Enter saves, as the button does.
+    expect(env.api.pressInOpenModal('Enter')).toBe(true);
     await settle(() => app.vault.getMarkdownFiles().length > 0 || preview().includes('Could not'));
     expect(preview()).not.toMatch(/Could not save/);
     expect(app.vault.getMarkdownFiles().map((file) => file.path)).toEqual([
