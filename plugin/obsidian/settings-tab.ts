@@ -9,6 +9,7 @@ import { renderPairingSection } from './pairing-section';
 import { checkBuiltinModel, downloadBuiltinModelWithNotice } from './builtin-model-commands';
 import { EMBEDDING_PROVIDERS } from '../settings/settings';
 import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings/settings';
+import { FolderSuggest } from './folder-suggest';
 import {
   checkHttpUrl,
   checkVaultFolder,
@@ -385,16 +386,19 @@ export class CairnSettingTab extends PluginSettingTab {
     for (const folder of folders) {
       const setting = new Setting(containerEl).setName(folder.name).setDesc(folder.desc);
       const message = new InlineMessage(setting);
-      setting.addText((text) =>
-        text.setValue(this.host.settings.folders[folder.key]).onChange(async (value) => {
+      setting.addText((text) => {
+        const save = async (value: string) => {
           const checked = checkVaultFolder(value);
           if (!checked.ok) return message.show(checked.message, 'error');
           message.clear();
           await this.host.updateSettings((s) => {
             s.folders[folder.key] = checked.folder;
           });
-        }),
-      );
+        };
+        text.setValue(this.host.settings.folders[folder.key]).onChange(save);
+        // The vault's folders as the user types.
+        new FolderSuggest(this.app, text.inputEl, (path) => void save(path));
+      });
     }
   }
 

@@ -278,6 +278,21 @@ describe('the built main.js', () => {
     expect(message('Notes folder')).toBe('');
     expect(stored().folders.notes).toBe('Inbox');
 
+    // Folder fields suggest the vault's folders; picking one saves it.
+    const vault = app.vault as unknown as { writeFile(path: string, content: string): unknown };
+    vault.writeFile('Projects/Inbox ideas/a.md', '# a\n');
+    vault.writeFile('Journal/2026/b.md', '# b\n');
+    await type('Reminders folder', 'inbox');
+    await settle(() => env.window.document.querySelectorAll('.suggestion-item').length > 0);
+    const suggestions = [
+      ...env.window.document.querySelectorAll<HTMLElement>('.suggestion-item'),
+    ] as unknown as HTMLElement[];
+    expect(suggestions.map((el) => el.textContent)).toEqual(['Projects/Inbox ideas']);
+    suggestions[0]!.click();
+    await settle(() => stored().folders.reminders === 'Projects/Inbox ideas');
+    expect(stored().folders.reminders).toBe('Projects/Inbox ideas');
+    expect(suggestions[0]!.isConnected).toBe(false);
+
     await type('Default time zone', 'Mars/Olympus');
     expect(message('Default time zone')).toContain('not a time zone');
     await type('Default time zone', 'Asia/Tokyo');

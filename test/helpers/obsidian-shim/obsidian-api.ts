@@ -350,6 +350,15 @@ export function createObsidianApi(context: ShimContext) {
     getFiles(): TFile[] {
       return [...this.files.values()].map(({ file }) => file);
     }
+    /** Folders are implicit here: every parent folder of a file. */
+    getAllFolders(_includeRoot?: boolean): TFolder[] {
+      const paths = new Set<string>();
+      for (const path of this.files.keys()) {
+        const parts = path.split('/').slice(0, -1);
+        for (let i = 1; i <= parts.length; i++) paths.add(parts.slice(0, i).join('/'));
+      }
+      return [...paths].sort().map((path) => new TFolder(path));
+    }
     /** Atomic read-modify-write, as `vault.process` is. */
     async process(file: TFile, update: (data: string) => string): Promise<string> {
       const entry = this.files.get(file.path);
@@ -497,6 +506,45 @@ export function createObsidianApi(context: ShimContext) {
       handler.run(event);
       return true;
     }
+  }
+
+  /**
+   * Obsidian's suggestion popover under a text input: on each input event it asks
+   * getSuggestions and renders them into `.suggestion-container` (a click selects one).
+   */
+  abstract class AbstractInputSuggest<T> {
+    limit = 100;
+    readonly suggestEl: HTMLElement;
+    constructor(
+      readonly app: AppShim,
+      private readonly textInputEl: HTMLInputElement,
+    ) {
+      this.suggestEl = document.createElement('div');
+      this.suggestEl.className = 'suggestion-container';
+      textInputEl.addEventListener('input', () => void this.show());
+    }
+    private async show(): Promise<void> {
+      this.suggestEl.empty();
+      const items = await this.getSuggestions(this.textInputEl.value);
+      for (const item of items.slice(0, this.limit || undefined)) {
+        const el = this.suggestEl.createDiv({ cls: 'suggestion-item' });
+        this.renderSuggestion(item, el);
+        el.addEventListener('click', () => this.selectSuggestion(item, new MouseEvent('click')));
+      }
+      document.body.appendChild(this.suggestEl);
+    }
+    setValue(value: string): void {
+      this.textInputEl.value = value;
+    }
+    getValue(): string {
+      return this.textInputEl.value;
+    }
+    close(): void {
+      this.suggestEl.remove();
+    }
+    protected abstract getSuggestions(query: string): T[] | Promise<T[]>;
+    abstract renderSuggestion(value: T, el: HTMLElement): void;
+    abstract selectSuggestion(value: T, evt: MouseEvent | KeyboardEvent): void;
   }
 
   const openModals: Modal[] = [];
@@ -881,7 +929,14 @@ export function createObsidianApi(context: ShimContext) {
     isSafari: false,
   };
 
+  /** Obsidian draws a Lucide SVG; the shim marks the element with the icon's name. */
+  function setIcon(el: HTMLElement, icon: string): void {
+    el.setAttribute('data-icon', icon);
+  }
+
   const module = {
+    AbstractInputSuggest,
+    setIcon,
     Component,
     Events,
     FuzzySuggestModal,
