@@ -285,7 +285,7 @@ describe('the built main.js', () => {
     await type('Reminders folder', 'inbox');
     await settle(() => env.window.document.querySelectorAll('.suggestion-item').length > 0);
     const suggestions = [
-      ...env.window.document.querySelectorAll<HTMLElement>('.suggestion-item'),
+      ...env.window.document.querySelectorAll('.suggestion-item'),
     ] as unknown as HTMLElement[];
     expect(suggestions.map((el) => el.textContent)).toEqual(['Projects/Inbox ideas']);
     suggestions[0]!.click();
