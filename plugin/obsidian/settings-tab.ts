@@ -9,7 +9,7 @@ import { renderPairingSection } from './pairing-section';
 import { checkBuiltinModel, downloadBuiltinModelWithNotice } from './builtin-model-commands';
 import { EMBEDDING_PROVIDERS } from '../settings/settings';
 import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings/settings';
-import { FolderSuggest } from './folder-suggest';
+import { ValueSuggest, timeZones, vaultFolders } from './value-suggest';
 import {
   checkHttpUrl,
   checkVaultFolder,
@@ -220,7 +220,7 @@ export class CairnSettingTab extends PluginSettingTab {
     const zoneMessage = new InlineMessage(zoneSetting);
     zoneSetting.addText((text) => {
       text.setPlaceholder(systemTimeZone()).setValue(settings.timezone);
-      text.onChange(async (value) => {
+      const save = async (value: string) => {
         if (!isValidTimeZone(value.trim())) {
           zoneMessage.show(
             `"${value}" is not a time zone name (IANA, e.g. America/New_York).`,
@@ -232,7 +232,10 @@ export class CairnSettingTab extends PluginSettingTab {
         await this.host.updateSettings((s) => {
           s.timezone = value.trim();
         });
-      });
+      };
+      text.onChange(save);
+      // A picker over the runtime's zone names: type a city ("tokyo", "new york").
+      new ValueSuggest(this.app, text.inputEl, timeZones(), (zone) => void save(zone));
     });
 
     const syntaxes: { key: keyof ReminderSyntaxes; name: string; desc: string }[] = [
@@ -397,7 +400,7 @@ export class CairnSettingTab extends PluginSettingTab {
         };
         text.setValue(this.host.settings.folders[folder.key]).onChange(save);
         // The vault's folders as the user types.
-        new FolderSuggest(this.app, text.inputEl, (path) => void save(path));
+        new ValueSuggest(this.app, text.inputEl, vaultFolders(this.app), (path) => void save(path));
       });
     }
   }

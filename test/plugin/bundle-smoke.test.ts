@@ -297,6 +297,19 @@ describe('the built main.js', () => {
     expect(message('Default time zone')).toContain('not a time zone');
     await type('Default time zone', 'Asia/Tokyo');
     expect(stored().timezone).toBe('Asia/Tokyo');
+    // The zone field is a picker over the runtime's zone names: "new york" finds it.
+    await type('Default time zone', 'new york');
+    await settle(() =>
+      [...env.window.document.querySelectorAll('.suggestion-item')].some(
+        (el) => el.textContent === 'America/New_York',
+      ),
+    );
+    const zone = [...env.window.document.querySelectorAll('.suggestion-item')].find(
+      (el) => el.textContent === 'America/New_York',
+    ) as unknown as HTMLElement;
+    zone.click();
+    await settle(() => stored().timezone === 'America/New_York');
+    expect(stored().timezone).toBe('America/New_York');
 
     const provider = setting('Embedding provider').querySelector('select') as HTMLSelectElement;
     provider.value = 'ollama';
