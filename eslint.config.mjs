@@ -204,4 +204,31 @@ export default defineConfig([
       parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] },
     },
   },
+  // Obsidian's review rules for the plugin's Svelte components too (the reviewers read them
+  // as part of main.js), type-checked through the Svelte parser's TypeScript parser.
+  {
+    files: ['plugin/**/*.svelte'],
+    plugins: { obsidianmd },
+    languageOptions: {
+      parserOptions: {
+        parser: tseslint.parser,
+        projectService: true,
+        extraFileExtensions: ['.svelte'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: obsidianReviewRules(),
+  },
 ]);
+
+/** The obsidianmd rules of the recommended set (its TypeScript block), with their settings. */
+function obsidianReviewRules() {
+  const rules = {};
+  for (const config of obsidianmd.configs.recommended) {
+    for (const [name, setting] of Object.entries(config.rules ?? {})) {
+      if (name.startsWith('obsidianmd/')) rules[name] = setting;
+    }
+  }
+  rules['obsidianmd/ui/sentence-case'] = ['warn', { acronyms: [...DEFAULT_ACRONYMS, 'QR'] }];
+  return rules;
+}

@@ -1,16 +1,16 @@
-import { Notice, Plugin } from 'obsidian';
+import { Notice, Platform, Plugin } from 'obsidian';
 import { CompanionClient } from './connection/client';
 import { ConnectionMonitor } from './connection/connection-monitor';
 import { describeConnection } from './connection/connection-state';
 import type { ConnectionState } from './connection/connection-state';
 import { CAIRN_VIEW_TYPE, CairnView } from './obsidian/cairn-view';
 import { ChatServicesSlot } from './chat/chat-session';
-import { createChatServices } from './obsidian/chat-services';
+import { CHAT_HOVER_SOURCE, createChatServices } from './obsidian/chat-services';
 import { registerNoteCommands } from './obsidian/note-commands';
 import { setUpReminders } from './obsidian/reminder-setup';
 import { setUpWeek } from './obsidian/week-setup';
 import { ObsidianHttpTransport } from './obsidian/http-transport';
-import { SearchModal } from './obsidian/search-modal';
+import { SEARCH_HOVER_SOURCE, SearchModal } from './obsidian/search-modal';
 import { CairnSettingTab } from './obsidian/settings-tab';
 import { builtinModelHost, registerBuiltinModelCommand } from './obsidian/builtin-model-commands';
 import { ObsidianVaultSource, watchVault } from './obsidian/vault-source';
@@ -18,6 +18,9 @@ import { selectEmbedder } from './embeddings/select-embedder';
 import { browserScheduler } from './search/scheduler';
 import { SearchService } from './search/search-service';
 import { describeIndexProgress } from './search/index-progress';
+import { createSearchStatus } from './search/search-status';
+import { setUpRelatedNotes } from './obsidian/related-notes-view';
+import type { RelatedController } from './related/related-controller';
 import { textHash } from '../shared/search/hash';
 import { formatProblem, loadSettings, toStoredData } from './settings/load-settings';
 import type { SettingsProblem } from './settings/load-settings';
@@ -48,6 +51,9 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private searchModal: SearchModal | null = null;
   /** The chat pane's session and callbacks; empty until layout-ready. */
   private readonly chat = new ChatServicesSlot();
+  /** What search can do right now, for the status bar and every pane that shows it. */
+  private readonly searchStatus = createSearchStatus();
+  private related: RelatedController | null = null;
 
   override async onload(): Promise<void> {
     await this.restoreSettings();
@@ -97,6 +103,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       client,
       localEntries: () => reminders.entries(),
     });
+    this.related = setUpRelatedNotes(this, {
+      relatedChunks: (path, limit) => this.vaultSearch?.relatedChunks(path, limit) ?? null,
+      searchStatus: () => this.searchStatus.current,
+    });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());
   }
@@ -123,6 +133,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       transport: new ObsidianHttpTransport(),
     });
     this.chat.set(services);
+    this.registerHoverLinkSource(CHAT_HOVER_SOURCE, { display: 'Cairn chat', defaultMod: true });
     registerNoteCommands(this, {
       notes,
       titleOf: (file) => files.titleOf(file),
@@ -157,6 +168,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       name: 'Search vault',
       callback: () => this.openSearch(),
     });
+    this.registerHoverLinkSource(SEARCH_HOVER_SOURCE, {
+      display: 'Cairn search',
+      defaultMod: true,
+    });
     try {
       const choice = await selectEmbedder(
         this.settings,
@@ -175,7 +190,11 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
         embedder: choice.kind === 'active' ? choice.embedder : null,
         ...(choice.kind === 'none' ? { keywordOnlyReason: choice.reason } : {}),
         onProgress: (progress) => {
-          if (!released) status.setText(describeIndexProgress(progress));
+          if (released) return;
+          const text = describeIndexProgress(progress);
+          status.setText(text);
+          this.searchStatus.update({ ready: service.ready, progress: text });
+          if (progress.phase === 'idle') this.related?.refresh();
         },
         onProblem: (problem) =>
           console.warn(
@@ -183,6 +202,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
           ),
       });
       this.vaultSearch = service;
+      this.searchStatus.update({ mode: service.mode, modeLabel: service.modeLabel });
       this.register(() => service.close());
       watchVault(this.app.vault, service, (ref) => this.registerEvent(ref));
       await service.start();
@@ -190,6 +210,11 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       // A start cut short by unloading the plugin is not a failure worth reporting.
       if (released) return;
       status.setText('Cairn: search unavailable');
+      this.searchStatus.update({
+        unavailable: 'the search index could not start (details in the developer console)',
+      });
+      // Phones have no status bar: say it where it can be seen.
+      if (Platform.isMobile) new Notice('Cairn: search is unavailable; the index could not start.');
       console.warn('Cairn: the search index could not start', error);
     }
   }
@@ -210,15 +235,17 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       : textHash(this.app.vault.getName());
   }
 
+  /**
+   * Opens even before the index is loaded: the modal says so and answers as soon as it can
+   * (keyword results first while a model loads).
+   */
   private openSearch(): void {
-    const service = this.vaultSearch;
-    if (!service) return;
     this.searchModal?.close();
     this.searchModal = new SearchModal(this.app, {
-      search: (query, options) => service.search(query, options),
-      modeLabel: () => service.modeLabel,
-      indexStatus: () =>
-        service.ready ? describeIndexProgress(service.progress) : 'loading the index…',
+      search: (query, options) => this.vaultSearch?.search(query, options) ?? Promise.resolve([]),
+      status: this.searchStatus,
+      // The plugin's own index holds notes and reminder notes; PDFs are the companion's.
+      types: ['note', 'reminder'],
       onClosed: () => (this.searchModal = null),
     });
     this.searchModal.open();

@@ -20,6 +20,8 @@ import type { ToolName, ToolResult } from '../../shared/chat/tool-schemas';
 import type { ChatEvent } from '../../shared/protocol/chat';
 import type { Citation } from '../../shared/protocol/citation';
 import type { ApiError } from '../../shared/protocol/errors';
+import type { Readable } from 'svelte/store';
+import type { ChatAttachments } from './chat-scope';
 
 /** The engine as the session uses it; `ChatEngine` fits as is. */
 export interface ChatBackend {
@@ -104,6 +106,35 @@ export interface ChatPaneServices {
   openCitation(citation: Citation): void;
   /** Opens a file the chat wrote. */
   openFile(path: string): void;
+  /** Draws an Obsidian (Lucide) icon into `el`; absent outside Obsidian (tests): text only. */
+  setIcon?(el: HTMLElement, icon: string): void;
+  /** Shows Obsidian's page preview of a citation (hover). */
+  previewCitation?(event: MouseEvent, citation: Citation): void;
+  /** What can be done with a finished answer's text; absent: no action buttons. */
+  answerActions?: AnswerActions;
+  /** Pointing the chat at notes: attachments and `[[` mentions; absent: whole vault only. */
+  scope?: ChatScopeControl;
+}
+
+/** The composer's side of chat-scope.ts, with the active note and link resolution bound in. */
+export interface ChatScopeControl {
+  attached: Readable<ChatAttachments>;
+  attachActiveNote(): void;
+  attachActiveFolder(): void;
+  detach(item: { note: string } | { folder: true }): void;
+  /** Fixes the scope of the turn `message` starts (attachments plus its mentions). */
+  beginTurn(message: string): void;
+  /** Notes for a partial `[[` mention, best first; `linkText` is what goes between the brackets. */
+  suggestNotes(query: string): Array<{ linkText: string; path: string }>;
+}
+
+/** The actions under every finished answer. Each reports its own outcome (a notice). */
+export interface AnswerActions {
+  copy(text: string): void;
+  /** Into the editor of the note last active in the main area, at its cursor. */
+  insertAtCursor(text: string): void;
+  /** At the end of the note last active in the main area, in one atomic write. */
+  appendToNote(text: string): void;
 }
 
 /** A store of the services: null until the plugin has built the chat (after layout-ready). */

@@ -5,9 +5,14 @@
  */
 import { ChatPortError, type Searcher, type SearchHit } from '../../shared/chat/ports';
 import type { VaultSearch } from '../search/vault-search';
+import type { SearchScope } from './chat-scope';
 
 export class VaultSearcher implements Searcher {
-  constructor(private readonly vaultSearch: VaultSearch) {}
+  /** `scope`: the notes or folder the user pointed the chat at (chat-scope.ts), if any. */
+  constructor(
+    private readonly vaultSearch: VaultSearch,
+    private readonly scope: () => SearchScope | undefined = () => undefined,
+  ) {}
 
   async search(request: Parameters<Searcher['search']>[0]): Promise<SearchHit[]> {
     if (!this.vaultSearch.ready) {
@@ -23,9 +28,12 @@ export class VaultSearcher implements Searcher {
         request.from !== undefined ? 'from' : 'to',
       );
     }
+    const scope = this.scope();
+    const folder = request.folder ?? scope?.folder;
     const hits = await this.vaultSearch.search(request.query, {
       ...(request.limit === undefined ? {} : { limit: request.limit }),
-      ...(request.folder === undefined ? {} : { folder: request.folder }),
+      ...(folder === undefined ? {} : { folder }),
+      ...(scope?.paths === undefined ? {} : { paths: scope.paths }),
       ...(request.tag === undefined ? {} : { tag: request.tag }),
       ...(request.type === undefined ? {} : { type: request.type }),
     });

@@ -5,9 +5,23 @@
  * renderer, citations opened at their line or page). Settings are read per message, so a
  * change in the settings tab applies to the next message without rebuilding anything.
  */
-import { Component, MarkdownRenderer, Notice, Platform, TFile } from 'obsidian';
+import {
+  Component,
+  MarkdownRenderer,
+  MarkdownView,
+  Notice,
+  Platform,
+  TFile,
+  setIcon,
+} from 'obsidian';
 import type { App } from 'obsidian';
-import { ChatSession, type ChatPaneServices } from '../chat/chat-session';
+import {
+  ChatSession,
+  type AnswerActions,
+  type ChatPaneServices,
+  type ChatScopeControl,
+} from '../chat/chat-session';
+import { ChatScope } from '../chat/chat-scope';
 import { CompanionReminders } from '../chat/companion-reminders';
 import { fetchOllamaHttp, transportOllamaHttp } from '../chat/ollama-transports';
 import { PairedReminders } from '../chat/paired-reminders';
@@ -57,16 +71,22 @@ export interface ChatParts {
 export function createChatServices(options: ChatServicesOptions): ChatParts {
   const { app, settings } = options;
   const files = new ObsidianChatFiles(app);
+  const scope = new ChatScope({
+    resolveLink: (link) => app.metadataCache.getFirstLinkpathDest(link, '')?.path,
+  });
   const zone = () => settings().timezone;
   const searcher: Searcher = {
     search: (request) => {
       const search = options.vaultSearch();
       if (search === null) {
         return Promise.reject(
-          new ChatPortError('UNAVAILABLE', 'the search index is not running; see the status bar'),
+          new ChatPortError(
+            'UNAVAILABLE',
+            'the search index is not running yet; it starts a moment after Obsidian opens',
+          ),
         );
       }
-      return new VaultSearcher(search).search(request);
+      return new VaultSearcher(search, () => scope.current).search(request);
     },
   };
   const vaultReminders = new VaultReminders({
@@ -138,8 +158,113 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
       if (file instanceof TFile) void app.workspace.getLeaf(false).openFile(file);
       else new Notice(`Cairn: ${path} no longer exists.`);
     },
+    setIcon: (el, name) => setIcon(el, name),
+    previewCitation: (event, citation) =>
+      app.workspace.trigger('hover-link', {
+        event,
+        source: CHAT_HOVER_SOURCE,
+        hoverParent: { hoverPopover: null },
+        targetEl: event.currentTarget,
+        linktext: citation.path,
+        sourcePath: '',
+        ...(citation.type === 'note' ? { state: { scroll: citation.lines[0] - 1 } } : {}),
+      }),
+    answerActions: answerActions(app),
+    scope: scopeControl(app, scope),
   };
   return { services, notes, files };
+}
+
+export const CHAT_HOVER_SOURCE = 'cairn-chat';
+
+/** Mention suggestions shown at once. */
+const MENTION_SUGGESTIONS = 8;
+
+function scopeControl(app: App, scope: ChatScope): ChatScopeControl {
+  const activeNote = (): TFile | null => {
+    const view = app.workspace.getMostRecentLeaf()?.view;
+    return view instanceof MarkdownView ? view.file : app.workspace.getActiveFile();
+  };
+  return {
+    attached: scope.attached,
+    attachActiveNote: () => {
+      const file = activeNote();
+      if (file) scope.attachNote(file.path);
+      else new Notice('Cairn: open a note first to attach it.');
+    },
+    attachActiveFolder: () => {
+      const folder = activeNote()?.parent?.path;
+      if (folder === undefined) new Notice('Cairn: open a note first to attach its folder.');
+      else if (folder === '/' || folder === '')
+        new Notice('Cairn: that note is at the vault root.');
+      else scope.attachFolder(folder);
+    },
+    detach: (item) => scope.detach(item),
+    beginTurn: (message) => {
+      const { unresolved } = scope.beginTurn(message);
+      if (unresolved.length > 0)
+        new Notice(`Cairn: no note named ${unresolved.map((l) => `[[${l}]]`).join(', ')}.`);
+    },
+    suggestNotes: (query) => {
+      const wanted = query.trim().toLowerCase();
+      const scored: Array<{ linkText: string; path: string; rank: number }> = [];
+      for (const file of app.vault.getMarkdownFiles()) {
+        const name = file.basename.toLowerCase();
+        const at = name.indexOf(wanted);
+        if (at < 0) continue;
+        scored.push({
+          linkText: app.metadataCache.fileToLinktext(file, '', true),
+          path: file.path,
+          // Name starts with it, then contains it; shorter names first.
+          rank: (at === 0 ? 0 : 1000) + name.length,
+        });
+      }
+      scored.sort((a, b) => a.rank - b.rank || (a.path < b.path ? -1 : 1));
+      return scored.slice(0, MENTION_SUGGESTIONS).map(({ linkText, path }) => ({ linkText, path }));
+    },
+  };
+}
+
+/**
+ * Copy, insert at cursor and append to note. "The note" is the Markdown note last active in
+ * the main area: the chat pane itself has focus when its buttons are clicked.
+ */
+function answerActions(app: App): AnswerActions {
+  const lastNote = (): MarkdownView | null => {
+    const view = app.workspace.getMostRecentLeaf()?.view;
+    return view instanceof MarkdownView && view.file ? view : null;
+  };
+  return {
+    copy: (text) => {
+      navigator.clipboard.writeText(text).then(
+        () => new Notice('Cairn: answer copied.'),
+        (error: unknown) => new Notice(`Cairn: could not copy (${String(error)}).`),
+      );
+    },
+    insertAtCursor: (text) => {
+      const view = lastNote();
+      if (!view) {
+        new Notice('Cairn: open a note first to insert the answer into it.');
+        return;
+      }
+      view.editor.replaceSelection(text);
+      new Notice(`Cairn: answer inserted into ${view.file?.basename ?? 'the note'}.`);
+    },
+    appendToNote: (text) => {
+      const file = lastNote()?.file;
+      if (!file) {
+        new Notice('Cairn: open a note first to append the answer to it.');
+        return;
+      }
+      // vault.process: one read-modify-write, so the append happens whole or not at all.
+      app.vault
+        .process(file, (data) => `${data.replace(/\s*$/, '')}\n\n${text}\n`)
+        .then(
+          () => new Notice(`Cairn: answer appended to ${file.basename}.`),
+          (error: unknown) => new Notice(`Cairn: could not append (${String(error)}).`),
+        );
+    },
+  };
 }
 
 /**

@@ -110,6 +110,21 @@ class NewNoteModal extends Modal {
         .setCta()
         .onClick(() => void this.submit()),
     );
+    // Enter creates from the one-line fields; in the body it is a new line, and Mod+Enter
+    // creates from anywhere.
+    this.scope.register([], 'Enter', (event) => {
+      // tagName, not instanceof: the modal may sit in a popout window with its own globals.
+      const target = event.target as HTMLElement | null;
+      if (event.isComposing || target?.tagName === 'TEXTAREA') return;
+      event.preventDefault();
+      void this.submit();
+      return false;
+    });
+    this.scope.register(['Mod'], 'Enter', (event) => {
+      event.preventDefault();
+      void this.submit();
+      return false;
+    });
   }
 
   override onClose(): void {

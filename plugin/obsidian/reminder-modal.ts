@@ -70,6 +70,13 @@ export class NewReminderModal extends Modal {
         .setCta()
         .onClick(() => void this.submit());
     });
+    // Enter saves from any field, as the Save button would (it does nothing while invalid).
+    this.scope.register([], 'Enter', (event) => {
+      if (event.isComposing) return;
+      event.preventDefault();
+      void this.submit();
+      return false;
+    });
     this.refresh();
   }
 

@@ -6,7 +6,10 @@
  * `<plugin dir>/fired-reminders.json` so a restart never fires twice. Everything is released
  * through the plugin's `register*`.
  */
-import { Notice } from 'obsidian';
+import { Notice, TFile } from 'obsidian';
+import { snoozeChoices } from '../reminders/line-commands';
+import { completeFiredReminder, snoozeFiredReminder } from './reminder-notice-actions';
+import type { ReadReminders } from './reminder-notice-actions';
 import type { App, Plugin } from 'obsidian';
 import { describeNextFire } from '../../shared/reminders';
 import type { Clock } from '../../shared/ports';
@@ -43,12 +46,19 @@ export function startLocalReminders(deps: LocalRemindersDeps): LocalReminders {
       clear: (handle) => window.clearTimeout(handle),
     },
     store: firedStore(app, plugin),
-    notifier: obsidianNotifier(clock, deps.settings),
+    notifier: obsidianNotifier(app, clock, deps.settings, (path, text) => readQuietly(path, text)),
     isPaired: deps.isPaired,
     onError: (message) => console.warn(`Cairn reminders: ${message}`),
   });
   plugin.register(() => scheduler.stop());
 
+  const readQuietly = (path: string, text: string): readonly VaultReminderEntry[] => {
+    const settings = deps.settings();
+    return readFileReminders(path, text, {
+      zone: settings.timezone,
+      syntaxes: settings.reminders.syntaxes,
+    }).entries;
+  };
   const read = (path: string, text: string): readonly VaultReminderEntry[] => {
     const settings = deps.settings();
     const result = readFileReminders(path, text, {
@@ -122,7 +132,12 @@ function firedStore(app: App, plugin: Plugin): FiredReminderStore {
   };
 }
 
-function obsidianNotifier(clock: Clock, settings: () => CairnSettings): ReminderNotifier {
+function obsidianNotifier(
+  app: App,
+  clock: Clock,
+  settings: () => CairnSettings,
+  read: ReadReminders,
+): ReminderNotifier {
   return {
     notify(entry, occurrence) {
       let when: string;
@@ -135,11 +150,48 @@ function obsidianNotifier(clock: Clock, settings: () => CairnSettings): Reminder
       } catch {
         when = new Date(occurrence).toISOString();
       }
-      new Notice(`⏰ ${entry.title}\n${when} · ${entry.path}`, 0);
+      showReminderNotice(app, entry, when, clock, settings().timezone, read);
       const NotificationApi = (window as { Notification?: typeof Notification }).Notification;
       if (NotificationApi !== undefined && NotificationApi.permission === 'granted') {
         new NotificationApi(entry.title, { body: `${when} · ${entry.path}`, tag: entry.id });
       }
     },
   };
+}
+
+/**
+ * The notice a fired reminder shows: title, when and where, and Open / Done / Snooze 1 hour
+ * buttons (on phones this notice is the only place to act on it). It stays until dismissed.
+ */
+function showReminderNotice(
+  app: App,
+  entry: VaultReminderEntry,
+  when: string,
+  clock: Clock,
+  zone: string,
+  read: ReadReminders,
+): void {
+  const body = createFragment();
+  body.createDiv({ cls: 'cairn-reminder-notice-title', text: `⏰ ${entry.title}` });
+  body.createDiv({ cls: 'cairn-reminder-notice-when', text: `${when} · ${entry.path}` });
+  const actions = body.createDiv({ cls: 'cairn-reminder-notice-actions' });
+  const notice = new Notice(body, 0);
+  const button = (text: string, run: () => void) => {
+    const el = actions.createEl('button', { text });
+    // A property, not a listener: the notice's element (and this with it) goes when it hides.
+    el.onclick = (event) => {
+      // A click on the notice would dismiss it anyway; run the action first, then hide.
+      event.stopPropagation();
+      run();
+      notice.hide();
+    };
+  };
+  button('Open', () => {
+    const file = app.vault.getAbstractFileByPath(entry.path);
+    if (file instanceof TFile)
+      void app.workspace.getLeaf(false).openFile(file, { eState: { line: entry.line - 1 } });
+  });
+  button('Done', () => void completeFiredReminder(app, entry, read));
+  const hour = snoozeChoices(clock.now(), zone).find((choice) => choice.label === '1 hour');
+  if (hour) button('Snooze 1 hour', () => void snoozeFiredReminder(app, entry, hour, zone, read));
 }

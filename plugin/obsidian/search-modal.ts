@@ -1,23 +1,28 @@
-import { Modal, TFile } from 'obsidian';
-import type { App } from 'obsidian';
+import { MarkdownView, Modal, TFile } from 'obsidian';
+import type { App, PaneType } from 'obsidian';
+import type { Readable } from 'svelte/store';
 import { mount, unmount } from 'svelte';
 import SearchPanel from '../ui/SearchPanel.svelte';
-import type { SearchHit, VaultSearchOptions } from '../search/vault-search';
+import { firstMatch } from '../search/highlight';
+import type { SearchStatus } from '../search/search-status';
+import type { SearchDocType, SearchHit, VaultSearchOptions } from '../search/vault-search';
 
-/** What the modal needs: a search to run and words describing how it ranks. */
+/** What the modal needs: a search to run and the live state of the index. */
 export interface SearchModalDeps {
   search: (query: string, options: VaultSearchOptions) => Promise<SearchHit[]>;
-  /** Read at open: "hybrid: …" or "keyword only (…)". */
-  modeLabel: () => string;
-  /** Read at open: e.g. "indexing 1,240/10,000", or empty when the index is current. */
-  indexStatus: () => string;
+  status: Readable<SearchStatus>;
+  /** Type filters the index can answer right now. */
+  types: readonly SearchDocType[];
   /** Told when the modal closed, however it closed. */
   onClosed?: () => void;
 }
 
+export const SEARCH_HOVER_SOURCE = 'cairn-search';
+
 /**
  * "Search vault": a Svelte panel mounted in onOpen and unmounted in onClose (Omnisearch's
- * pattern). Choosing a hit opens its note scrolled to the cited line.
+ * pattern). Choosing a hit opens its note at the cited line with the matched word selected;
+ * Mod opens a new tab, Shift a split.
  */
 export class SearchModal extends Modal {
   private component: ReturnType<typeof mount> | null = null;
@@ -36,9 +41,11 @@ export class SearchModal extends Modal {
       target: this.contentEl,
       props: {
         search: this.deps.search,
-        onOpen: (hit: SearchHit) => void this.openHit(hit),
-        modeLabel: this.deps.modeLabel(),
-        indexStatus: this.deps.indexStatus(),
+        onOpen: (hit: SearchHit, placement: 'same' | 'tab' | 'split') =>
+          void this.openHit(hit, placement),
+        onHover: (event: MouseEvent, hit: SearchHit) => this.preview(event, hit),
+        status: this.deps.status,
+        types: this.deps.types,
       },
     });
     this.contentEl.querySelector<HTMLInputElement>('.cairn-search-input')?.focus();
@@ -53,18 +60,48 @@ export class SearchModal extends Modal {
     this.deps.onClosed?.();
   }
 
-  private async openHit(hit: SearchHit): Promise<void> {
+  /** Obsidian's page preview of the hit (with Mod held, as for other hover sources). */
+  private preview(event: MouseEvent, hit: SearchHit): void {
+    const citation = hit.citation;
+    this.app.workspace.trigger('hover-link', {
+      event,
+      source: SEARCH_HOVER_SOURCE,
+      hoverParent: this,
+      targetEl: event.currentTarget,
+      linktext: citation.path,
+      sourcePath: '',
+      ...(citation.type === 'note' ? { state: { scroll: citation.lines[0] - 1 } } : {}),
+    });
+  }
+
+  private async openHit(hit: SearchHit, placement: 'same' | 'tab' | 'split'): Promise<void> {
     this.close();
     const citation = hit.citation;
+    const paneType: PaneType | false = placement === 'same' ? false : placement;
     if (citation.type === 'pdf') {
-      await this.app.workspace.openLinkText(`${citation.path}#page=${citation.page}`, '', false);
+      await this.app.workspace.openLinkText(`${citation.path}#page=${citation.page}`, '', paneType);
       return;
     }
     const file = this.app.vault.getAbstractFileByPath(citation.path);
     if (!(file instanceof TFile)) return;
+    const leaf = this.app.workspace.getLeaf(paneType);
     // eState.line is 0-based; citations count lines from 1.
-    await this.app.workspace
-      .getLeaf(false)
-      .openFile(file, { eState: { line: citation.lines[0] - 1 } });
+    await leaf.openFile(file, { eState: { line: citation.lines[0] - 1 } });
+    // Select the first matched word of the cited lines, the way Obsidian's own search does.
+    const view = leaf.view;
+    if (!(view instanceof MarkdownView)) return;
+    const editor = view.editor;
+    const last = Math.min(citation.lines[1] - 1, editor.lineCount() - 1);
+    const match = firstMatch(
+      (line) => editor.getLine(line),
+      citation.lines[0] - 1,
+      last,
+      hit.terms,
+    );
+    if (!match) return;
+    const from = { line: match.line, ch: match.from };
+    const to = { line: match.line, ch: match.to };
+    editor.setSelection(from, to);
+    editor.scrollIntoView({ from, to }, true);
   }
 }

@@ -9,6 +9,7 @@ import { renderPairingSection } from './pairing-section';
 import { checkBuiltinModel, downloadBuiltinModelWithNotice } from './builtin-model-commands';
 import { EMBEDDING_PROVIDERS } from '../settings/settings';
 import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings/settings';
+import { ValueSuggest, timeZones, vaultFolders } from './value-suggest';
 import {
   checkHttpUrl,
   checkVaultFolder,
@@ -219,7 +220,7 @@ export class CairnSettingTab extends PluginSettingTab {
     const zoneMessage = new InlineMessage(zoneSetting);
     zoneSetting.addText((text) => {
       text.setPlaceholder(systemTimeZone()).setValue(settings.timezone);
-      text.onChange(async (value) => {
+      const save = async (value: string) => {
         if (!isValidTimeZone(value.trim())) {
           zoneMessage.show(
             `"${value}" is not a time zone name (IANA, e.g. America/New_York).`,
@@ -231,7 +232,10 @@ export class CairnSettingTab extends PluginSettingTab {
         await this.host.updateSettings((s) => {
           s.timezone = value.trim();
         });
-      });
+      };
+      text.onChange(save);
+      // A picker over the runtime's zone names: type a city ("tokyo", "new york").
+      new ValueSuggest(this.app, text.inputEl, timeZones(), (zone) => void save(zone));
     });
 
     const syntaxes: { key: keyof ReminderSyntaxes; name: string; desc: string }[] = [
@@ -271,7 +275,9 @@ export class CairnSettingTab extends PluginSettingTab {
 
     new Setting(containerEl)
       .setName('Embedding provider')
-      .setDesc('Computes the vectors behind semantic search. With none, search is keyword only.')
+      .setDesc(
+        'Computes the vectors behind semantic search. With none, search is keyword only. Applies after the plugin is reloaded or Obsidian restarts.',
+      )
       .addDropdown((dropdown) => {
         for (const provider of EMBEDDING_PROVIDERS)
           dropdown.addOption(provider, PROVIDER_LABELS[provider]);
@@ -321,7 +327,9 @@ export class CairnSettingTab extends PluginSettingTab {
 
     new Setting(containerEl)
       .setName('Excluded files')
-      .setDesc('Glob patterns, one per line, never indexed, e.g. Templates/**.')
+      .setDesc(
+        'Glob patterns, one per line, never indexed, e.g. Templates/**. Applies after the plugin is reloaded or Obsidian restarts.',
+      )
       .addTextArea((area) =>
         area.setValue(settings.search.excludeGlobs.join('\n')).onChange(async (value) => {
           await this.host.updateSettings((s) => {
@@ -333,18 +341,8 @@ export class CairnSettingTab extends PluginSettingTab {
         }),
       );
 
-    new Setting(containerEl)
-      .setName('Search through the companion on mobile')
-      .setDesc(
-        'On phones and tablets, ask the companion instead of indexing the vault on the device.',
-      )
-      .addToggle((toggle) =>
-        toggle.setValue(settings.search.delegateToCompanionOnMobile).onChange(async (value) => {
-          await this.host.updateSettings((s) => {
-            s.search.delegateToCompanionOnMobile = value;
-          });
-        }),
-      );
+    // "Search through the companion on mobile" (search.delegateToCompanionOnMobile) is kept in
+    // data.json but not offered: nothing reads it yet, and a switch that does nothing misleads.
   }
 
   /** Whether the built-in model's files are in place, and a button to fetch them from the companion. */
@@ -391,16 +389,19 @@ export class CairnSettingTab extends PluginSettingTab {
     for (const folder of folders) {
       const setting = new Setting(containerEl).setName(folder.name).setDesc(folder.desc);
       const message = new InlineMessage(setting);
-      setting.addText((text) =>
-        text.setValue(this.host.settings.folders[folder.key]).onChange(async (value) => {
+      setting.addText((text) => {
+        const save = async (value: string) => {
           const checked = checkVaultFolder(value);
           if (!checked.ok) return message.show(checked.message, 'error');
           message.clear();
           await this.host.updateSettings((s) => {
             s.folders[folder.key] = checked.folder;
           });
-        }),
-      );
+        };
+        text.setValue(this.host.settings.folders[folder.key]).onChange(save);
+        // The vault's folders as the user types.
+        new ValueSuggest(this.app, text.inputEl, vaultFolders(this.app), (path) => void save(path));
+      });
     }
   }
 

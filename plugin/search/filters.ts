@@ -2,7 +2,7 @@ import type { NoteChunk } from '../../shared/search/chunk';
 import type { VaultSearchOptions } from './vault-search';
 
 /*
- * Folder, tag and type filters as exact matches on a chunk's folder chain, tag chain and type
+ * Path, folder, tag and type filters as exact matches on a chunk's folder chain, tag chain and type
  * (never tokenised text matches), checked per candidate on the keyword and the vector side.
  */
 
@@ -33,8 +33,9 @@ export function tagChain(tags: readonly string[]): string[] {
 
 /** The search options' filters as one predicate over chunks, for either side's candidates. */
 export function chunkFilter(options: VaultSearchOptions): (chunk: NoteChunk) => boolean {
-  const { folder, tag, type } = filterValues(options);
+  const { folder, tag, type, paths } = filterValues(options);
   return (chunk) =>
+    (paths === undefined || paths.has(chunk.path)) &&
     (folder === '' || folderChain(chunk.path).includes(folder)) &&
     (tag === '' || tagChain(chunk.tags).includes(tag)) &&
     (type === undefined || docTypeOf(chunk) === type);
@@ -48,8 +49,8 @@ export function docTypeOf(chunk: Pick<NoteChunk, 'type' | 'path'>): 'note' | 're
 
 /** Whether `options` narrow the search at all (chunkFilter would refuse some chunk). */
 export function hasFilter(options: VaultSearchOptions): boolean {
-  const { folder, tag, type } = filterValues(options);
-  return folder !== '' || tag !== '' || type !== undefined;
+  const { folder, tag, type, paths } = filterValues(options);
+  return folder !== '' || tag !== '' || type !== undefined || paths !== undefined;
 }
 
 function filterValues(options: VaultSearchOptions) {
@@ -57,5 +58,6 @@ function filterValues(options: VaultSearchOptions) {
     folder: options.folder?.trim().replace(/^\/+|\/+$/g, '') ?? '',
     tag: options.tag === undefined ? '' : normaliseTag(options.tag),
     type: options.type,
+    paths: options.paths === undefined ? undefined : new Set(options.paths),
   };
 }

@@ -186,6 +186,13 @@ export class FlatVectorIndex {
     return this.slotOf.has(key);
   }
 
+  /** A copy of `key`'s stored (unit) vector, or undefined when it has none. */
+  get(key: string): Float32Array | undefined {
+    const slot = this.slotOf.get(key);
+    if (slot === undefined) return undefined;
+    return this.data.slice(slot * this.dims, (slot + 1) * this.dims);
+  }
+
   delete(key: string): void {
     const slot = this.slotOf.get(key);
     if (slot === undefined) return;

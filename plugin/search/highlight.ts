@@ -48,3 +48,34 @@ function commonPrefix(a: string, b: string): number {
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return i;
 }
+
+/** Where a hit's words sit in the opened note: a 0-based line, and the word's columns. */
+export interface MatchRange {
+  line: number;
+  from: number;
+  to: number;
+}
+
+/**
+ * The first word in `lines` matching one of `terms` (by the same rule as the excerpt's
+ * highlighting), searched from `firstLine` (0-based) to `lastLine` inclusive; null when none
+ * does, so the editor is only scrolled there.
+ */
+export function firstMatch(
+  getLine: (line: number) => string,
+  firstLine: number,
+  lastLine: number,
+  terms: readonly string[],
+): MatchRange | null {
+  const wanted = terms.map((term) => term.toLowerCase()).filter((term) => term.length > 0);
+  if (wanted.length === 0) return null;
+  for (let line = firstLine; line <= lastLine; line++) {
+    for (const found of getLine(line).matchAll(/[\p{L}\p{N}]+/gu)) {
+      const word = found[0].toLowerCase();
+      if (wanted.some((term) => wordMatches(word, term))) {
+        return { line, from: found.index, to: found.index + found[0].length };
+      }
+    }
+  }
+  return null;
+}

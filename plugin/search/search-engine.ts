@@ -1,4 +1,5 @@
 import { toCitation } from '../../shared/search/citation';
+import type { Citation } from '../../shared/protocol/citation';
 import type { NoteChunk } from '../../shared/search/chunk';
 import { dedupePerNote, fuseRankings, fuseScores } from '../../shared/search/fusion';
 import type { Scored } from '../../shared/search/fusion';
@@ -71,6 +72,12 @@ export interface SearchEngine {
   /** Text hashes of `path`'s chunks that have no vector yet. */
   chunksWithoutVectors(path: string): NoteChunk[];
   search(query: string, options?: VaultSearchOptions): Promise<SearchHit[]>;
+  /**
+   * Chunks of other notes most like the note at `path` (the related-notes view), from what
+   * the index already holds: no model call, so it runs synchronously in a few milliseconds.
+   * Empty lists when the note is not indexed.
+   */
+  relatedChunks(path: string, limit: number): RelatedChunks;
   /** True when notes changed since the last snapshot was taken or loaded. */
   readonly changedSinceSnapshot: boolean;
   /** True when the loaded snapshot brought this embedder's vectors (none need reading). */
@@ -104,6 +111,28 @@ export interface SearchEngine {
   /** Removes snapshot notes nobody adopted (deleted or excluded since); returns their paths. */
   finishRestore(): string[];
 }
+
+/** One chunk of another note with one ranking's score (cosine, or BM25 scaled by the best). */
+export interface RelatedChunk {
+  chunkId: string;
+  path: string;
+  score: number;
+}
+
+export interface RelatedChunks {
+  /** By the note's mean vector against every other chunk's; empty when keyword only. */
+  vector: RelatedChunk[];
+  /** By the note's most frequent content terms (title terms always in) as a query. */
+  keyword: RelatedChunk[];
+  /**
+   * The citation of one of these chunks, its excerpt cut around the note's terms. Separate
+   * because an excerpt costs a scan of the chunk's text: only the shown ones are cut.
+   */
+  cite(chunkId: string): Citation | undefined;
+}
+
+/** Content terms of a note used as its keyword query for related chunks. */
+const RELATED_QUERY_TERMS = 24;
 
 export type VectorLookup = (textHash: string) => Float32Array | undefined;
 
@@ -389,6 +418,59 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           terms,
           mode,
         }));
+    },
+    relatedChunks(path, limit) {
+      const note = notes.get(path);
+      if (!note || note.chunks.length === 0)
+        return { vector: [], keyword: [], cite: () => undefined };
+      const other = (chunk: NoteChunk | undefined) => chunk !== undefined && chunk.path !== path;
+      const found = (key: string, score: number): RelatedChunk => ({
+        chunkId: key,
+        path: chunkById.get(key)!.path,
+        score,
+      });
+      // Keyword: the note's most frequent content terms, title terms always included.
+      const counts = new Map<string, number>();
+      for (const chunk of note.chunks) {
+        if (chunk.titleOnly) continue;
+        for (const term of analyzer.terms(chunk.text))
+          counts.set(term, (counts.get(term) ?? 0) + 1);
+      }
+      const titleTerms = analyzer.terms(note.chunks[0]!.title);
+      const picked = new Set(titleTerms);
+      const byCount = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+      for (const [term] of byCount) {
+        if (picked.size >= RELATED_QUERY_TERMS) break;
+        picked.add(term);
+      }
+      const terms = [...picked];
+      const groups = terms.map((term) => index.termIds(term)).filter((ids) => ids.length);
+      const keyword = scaleByBest(keywordRanking(groups, (chunk) => other(chunk), limit)).map(
+        (item) => found(item.key, item.score),
+      );
+      // Vector: the mean of the note's own unit vectors, no embedding call. Excerpts (cite) are
+      // cut around the keyword terms for both, so the section line points at the shared subject.
+      let vector: RelatedChunk[] = [];
+      if (vectorIndex && embedder) {
+        const mean = new Float32Array(embedder.model.dims);
+        let count = 0;
+        for (const chunk of note.chunks) {
+          const own = vectorIndex.get(chunk.chunkId);
+          if (!own) continue;
+          for (let i = 0; i < mean.length; i++) mean[i] = mean[i]! + own[i]!;
+          count++;
+        }
+        if (count > 0) {
+          vector = vectorIndex
+            .search(mean, limit, VECTOR_SIMILARITY_FLOOR, (key) => other(chunkById.get(key)))
+            .map((item) => found(item.key, item.score));
+        }
+      }
+      const cite = (chunkId: string) => {
+        const chunk = chunkById.get(chunkId);
+        return chunk && toCitation(chunk, 1, terms);
+      };
+      return { vector, keyword, cite };
     },
     *takeSnapshot(contentHashOf) {
       if (unconfirmed.size > 0) throw new Error('search index: snapshot before restore finished');

@@ -3,7 +3,7 @@ import { ExcludeRules } from '../../shared/search/exclude-rules';
 import type { NoteProblem } from './note-input';
 import type { Scheduler } from './scheduler';
 import { createSearchEngine } from './search-engine';
-import type { SearchEngine } from './search-engine';
+import type { RelatedChunks, SearchEngine } from './search-engine';
 import { SearchStore } from './search-store';
 import { VaultIndexer } from './vault-indexer';
 import type { IndexProgress, VaultSource } from './vault-indexer';
@@ -105,6 +105,12 @@ export class SearchService implements VaultSearch {
   search(query: string, options?: VaultSearchOptions): Promise<SearchHit[]> {
     if (!this.ready) return Promise.resolve([]);
     return this.engine.search(query, options);
+  }
+
+  /** Other notes' chunks like `path`'s (the related-notes view); null until the index is loaded. */
+  relatedChunks(path: string, limit: number): RelatedChunks | null {
+    if (!this.ready) return null;
+    return this.engine.relatedChunks(path, limit);
   }
 
   /** Waits for queued indexing and embedding (tests, benchmarks). */

@@ -11,6 +11,8 @@ export interface VaultSearchOptions {
   /** Only notes carrying this tag (with or without `#`; nested tags match their parent). */
   tag?: string;
   type?: SearchDocType;
+  /** Only these notes (vault paths): the chat's attached and `[[mentioned]]` notes. */
+  paths?: readonly string[];
 }
 
 /** How a hit was found: `keyword only` when no embedding provider is active or ready. */

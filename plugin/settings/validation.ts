@@ -133,6 +133,11 @@ function canonicalTimeZones(): ReadonlySet<string> {
   return canonicalZones;
 }
 
+/** Every IANA zone name the runtime knows, for the settings' zone suggestions. */
+export function timeZoneNames(): string[] {
+  return [...canonicalTimeZones()];
+}
+
 /** The zone of the machine Obsidian runs on, or UTC where the runtime does not say. */
 export function systemTimeZone(): string {
   const zone = new Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -162,12 +162,14 @@ describe('the built main.js', () => {
       'cairn:open-audit-log',
       'cairn:open-week-view',
       'cairn:write-weekly-digest',
+      'cairn:open-related-notes',
     ]);
     expect([...app.viewRegistry.keys()]).toEqual([
       'cairn-chat',
       'cairn-reminders',
       'cairn-audit',
       'cairn-week',
+      'cairn-related',
     ]);
     expect(app.settingTabs).toHaveLength(1);
     expect(server.seen).toEqual([]);
@@ -281,10 +283,38 @@ describe('the built main.js', () => {
     expect(message('Notes folder')).toBe('');
     expect(stored().folders.notes).toBe('Inbox');
 
+    // Folder fields suggest the vault's folders; picking one saves it.
+    const vault = app.vault as unknown as { writeFile(path: string, content: string): unknown };
+    vault.writeFile('Projects/Inbox ideas/a.md', '# a\n');
+    vault.writeFile('Journal/2026/b.md', '# b\n');
+    await type('Reminders folder', 'inbox');
+    await settle(() => env.window.document.querySelectorAll('.suggestion-item').length > 0);
+    const suggestions = [
+      ...env.window.document.querySelectorAll('.suggestion-item'),
+    ] as unknown as HTMLElement[];
+    expect(suggestions.map((el) => el.textContent)).toEqual(['Projects/Inbox ideas']);
+    suggestions[0]!.click();
+    await settle(() => stored().folders.reminders === 'Projects/Inbox ideas');
+    expect(stored().folders.reminders).toBe('Projects/Inbox ideas');
+    expect(suggestions[0]!.isConnected).toBe(false);
+
     await type('Default time zone', 'Mars/Olympus');
     expect(message('Default time zone')).toContain('not a time zone');
     await type('Default time zone', 'Asia/Tokyo');
     expect(stored().timezone).toBe('Asia/Tokyo');
+    // The zone field is a picker over the runtime's zone names: "new york" finds it.
+    await type('Default time zone', 'new york');
+    await settle(() =>
+      [...env.window.document.querySelectorAll('.suggestion-item')].some(
+        (el) => el.textContent === 'America/New_York',
+      ),
+    );
+    const zone = [...env.window.document.querySelectorAll('.suggestion-item')].find(
+      (el) => el.textContent === 'America/New_York',
+    ) as unknown as HTMLElement;
+    zone.click();
+    await settle(() => stored().timezone === 'America/New_York');
+    expect(stored().timezone).toBe('America/New_York');
 
     const provider = setting('Embedding provider').querySelector('select') as HTMLSelectElement;
     provider.value = 'ollama';

@@ -6,6 +6,7 @@ import CairnPlugin from '../../plugin/main';
 import { CAIRN_VIEW_TYPE } from '../../plugin/obsidian/cairn-view';
 import { REMINDERS_VIEW_TYPE } from '../../plugin/obsidian/reminder-upcoming-view';
 import { AUDIT_VIEW_TYPE } from '../../plugin/obsidian/audit-view';
+import { RELATED_VIEW_TYPE } from '../../plugin/obsidian/related-notes-view';
 
 // Count every network call the plugin makes through Obsidian's requestUrl.
 const requestUrl = vi.hoisted(() => vi.fn());
@@ -69,6 +70,7 @@ describe('CairnPlugin.onload', () => {
       REMINDERS_VIEW_TYPE,
       AUDIT_VIEW_TYPE,
       'cairn-week',
+      RELATED_VIEW_TYPE,
     ]);
     expect([...mock.commands__.keys()]).toEqual([
       'open-chat-pane',
@@ -81,6 +83,7 @@ describe('CairnPlugin.onload', () => {
       'open-audit-log',
       'open-week-view',
       'write-weekly-digest',
+      'open-related-notes',
     ]);
     // The chat pane's and the week view's.
     expect(mock.ribbonActions__).toHaveLength(2);

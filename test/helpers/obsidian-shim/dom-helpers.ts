@@ -113,6 +113,21 @@ export function installDomHelpers(win: HelperWindow): () => void {
     Object.defineProperty(proto, name, { value: method, configurable: true, writable: true });
     added.push(name);
   }
+  // Obsidian gives fragments (createFragment) the create* helpers too.
+  const fragmentProto = doc.createDocumentFragment().constructor.prototype as Record<
+    string,
+    unknown
+  >;
+  const fragmentAdded: string[] = [];
+  for (const name of ['createEl', 'createDiv', 'createSpan']) {
+    if (name in fragmentProto) continue;
+    Object.defineProperty(fragmentProto, name, {
+      value: elementMethods[name as keyof typeof elementMethods],
+      configurable: true,
+      writable: true,
+    });
+    fragmentAdded.push(name);
+  }
 
   const globals: Record<string, unknown> = {
     createEl: (tag: string, options?: ElementOptions, cb?: (el: HTMLElement) => void) =>
@@ -121,6 +136,11 @@ export function installDomHelpers(win: HelperWindow): () => void {
       createEl(null, 'div', options, cb),
     createSpan: (options?: ElementOptions, cb?: (el: HTMLElement) => void) =>
       createEl(null, 'span', options, cb),
+    createFragment: (cb?: (fragment: DocumentFragment) => void) => {
+      const fragment = doc.createDocumentFragment();
+      cb?.(fragment);
+      return fragment;
+    },
     activeDocument: doc,
   };
   const globalScope = globalThis as Record<string, unknown>;
@@ -129,6 +149,7 @@ export function installDomHelpers(win: HelperWindow): () => void {
 
   return () => {
     for (const name of added) delete proto[name];
+    for (const name of fragmentAdded) delete fragmentProto[name];
     for (const [key, value] of previous) {
       if (value === undefined) delete globalScope[key];
       else globalScope[key] = value;

@@ -39,6 +39,11 @@ export interface PluginManifest {
   author: string;
 }
 
+interface EditorPosition {
+  line: number;
+  ch: number;
+}
+
 interface EventRef {
   e: { offref(ref: EventRef): void };
   name: string;
@@ -178,6 +183,34 @@ export function createObsidianApi(context: ShimContext) {
     }
   }
 
+  /** Enough of CodeMirror's Editor for plugins that select and scroll (lines 0-based). */
+  class EditorShim {
+    text = '';
+    /** Test record: the last selection set, and whether it was scrolled into view. */
+    selection: { from: EditorPosition; to: EditorPosition } | null = null;
+    scrolledTo: { from: EditorPosition; to: EditorPosition } | null = null;
+    lineCount(): number {
+      return this.text.split('\n').length;
+    }
+    getLine(line: number): string {
+      return this.text.split('\n')[line] ?? '';
+    }
+    setSelection(from: EditorPosition, to: EditorPosition = from): void {
+      this.selection = { from, to };
+    }
+    scrollIntoView(range: { from: EditorPosition; to: EditorPosition }): void {
+      this.scrolledTo = range;
+    }
+  }
+
+  class MarkdownView extends ItemView {
+    readonly editor = new EditorShim();
+    file: TFile | null = null;
+    override getViewType(): string {
+      return 'markdown';
+    }
+  }
+
   class WorkspaceLeafShim extends Events {
     view: ViewShim | null = null;
     readonly containerEl: HTMLElement;
@@ -200,8 +233,20 @@ export function createObsidianApi(context: ShimContext) {
       file: TFile,
       openState: { eState?: Record<string, unknown> } = {},
     ): Promise<void> {
-      this.app.workspace.opened.push({ path: file.path, eState: openState.eState ?? {} });
+      this.app.workspace.opened.push({
+        path: file.path,
+        eState: openState.eState ?? {},
+        ...(this.placement ? { placement: this.placement } : {}),
+      });
+      if (file.extension === 'md') {
+        const view = new MarkdownView(this);
+        view.editor.text = await this.app.vault.cachedRead(file);
+        view.file = file;
+        this.view = view;
+      }
     }
+    /** How getLeaf made this leaf ('tab', 'split', …); unset for the main leaf. */
+    placement: string | undefined;
     /** What Obsidian does when a view type is unregistered: close it, leave an empty leaf. */
     async closeView(): Promise<void> {
       const view = this.view;
@@ -218,7 +263,16 @@ export function createObsidianApi(context: ShimContext) {
   class Workspace extends Events {
     leaves: WorkspaceLeafShim[] = [];
     /** Test record of files opened (openFile / openLinkText), in order. */
-    readonly opened: { path: string; eState: Record<string, unknown> }[] = [];
+    readonly opened: { path: string; eState: Record<string, unknown>; placement?: string }[] = [];
+    private activeFile: TFile | null = null;
+    getActiveFile(): TFile | null {
+      return this.activeFile;
+    }
+    /** Test hook: the user opened `file` in the main area (Obsidian fires 'file-open'). */
+    setActiveFile(file: TFile | null): void {
+      this.activeFile = file;
+      this.trigger('file-open', file);
+    }
     layoutReady = false;
     private readonly readyCallbacks: (() => unknown)[] = [];
     constructor(private readonly app: AppShim) {
@@ -248,7 +302,8 @@ export function createObsidianApi(context: ShimContext) {
       if (!leaf) {
         leaf = new WorkspaceLeafShim(this.app, this.app.rootEl);
         this.leaves.push(leaf);
-        this.mainLeaf = leaf;
+        if (newLeaf) leaf.placement = newLeaf === true ? 'tab' : newLeaf;
+        else this.mainLeaf = leaf;
       }
       return leaf;
     }
@@ -294,6 +349,15 @@ export function createObsidianApi(context: ShimContext) {
     }
     getFiles(): TFile[] {
       return [...this.files.values()].map(({ file }) => file);
+    }
+    /** Folders are implicit here: every parent folder of a file. */
+    getAllFolders(_includeRoot?: boolean): TFolder[] {
+      const paths = new Set<string>();
+      for (const path of this.files.keys()) {
+        const parts = path.split('/').slice(0, -1);
+        for (let i = 1; i <= parts.length; i++) paths.add(parts.slice(0, i).join('/'));
+      }
+      return [...paths].sort().map((path) => new TFolder(path));
     }
     /** Atomic read-modify-write, as `vault.process` is. */
     async process(file: TFile, update: (data: string) => string): Promise<string> {
@@ -359,22 +423,138 @@ export function createObsidianApi(context: ShimContext) {
    * 'changed' with (file, data, cache); `getFileCache` answers with the front matter.
    */
   class MetadataCache extends Events {
-    private readonly caches = new Map<string, { frontmatter?: Record<string, unknown> }>();
+    private readonly caches = new Map<string, FileCacheShim>();
+    /** source path → target path → count, for `[[Name]]` links to notes named Name.md. */
+    readonly resolvedLinks: Record<string, Record<string, number>> = {};
+    private readonly linkTexts = new Map<string, string[]>();
     fileWritten(file: TFile, data: string): void {
       if (file.extension !== 'md') return;
-      const cache: { frontmatter?: Record<string, unknown> } = {};
-      const type = /^---\n[\s\S]*?^type:\s*(\S+)\s*$[\s\S]*?^---$/m.exec(data)?.[1];
-      if (type !== undefined) cache.frontmatter = { type };
+      const cache: FileCacheShim = {};
+      const front = /^---\n([\s\S]*?)^---$/m.exec(data)?.[1] ?? '';
+      const type = /^type:\s*(\S+)\s*$/m.exec(front)?.[1];
+      const tags = /^tags:\s*\[([^\]]*)\]\s*$/m.exec(front)?.[1];
+      if (type !== undefined || tags !== undefined) {
+        cache.frontmatter = {
+          ...(type !== undefined ? { type } : {}),
+          ...(tags !== undefined ? { tags: tags.split(',').map((tag) => tag.trim()) } : {}),
+        };
+      }
+      const body = data.slice(front ? data.indexOf('---', 3) + 3 : 0);
+      const inline = [...body.matchAll(/(?:^|\s)(#[\w/-]+)/g)].map((match) => ({ tag: match[1]! }));
+      if (inline.length > 0) cache.tags = inline;
       this.caches.set(file.path, cache);
+      this.linkTexts.set(
+        file.path,
+        [...data.matchAll(/\[\[([^\]|#]+)/g)].map((match) => match[1]!.trim()),
+      );
+      this.resolveLinks();
       this.trigger('changed', file, data, cache);
     }
-    getFileCache(file: TFile): { frontmatter?: Record<string, unknown> } | null {
+    getFileCache(file: TFile): FileCacheShim | null {
       return this.caches.get(file.path) ?? null;
+    }
+    private resolveLinks(): void {
+      const byName = new Map<string, string>();
+      for (const path of this.linkTexts.keys())
+        byName.set(path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/, ''), path);
+      for (const key of Object.keys(this.resolvedLinks)) delete this.resolvedLinks[key];
+      for (const [source, names] of this.linkTexts) {
+        const targets: Record<string, number> = {};
+        for (const name of names) {
+          const target = byName.get(name);
+          if (target) targets[target] = (targets[target] ?? 0) + 1;
+        }
+        this.resolvedLinks[source] = targets;
+      }
     }
   }
 
+  interface FileCacheShim {
+    frontmatter?: Record<string, unknown>;
+    tags?: { tag: string }[];
+  }
+
+  /** Link text the way Obsidian writes it with wikilinks on: [[basename]]. */
+  class FileManager {
+    generateMarkdownLink(file: TFile, _sourcePath: string): string {
+      return `[[${file.basename}]]`;
+    }
+  }
+
+  /** Obsidian's keymap scope: handlers by key; `press` is the test hook a keydown would be. */
+  class Scope {
+    private readonly handlers: Array<{
+      modifiers: string[];
+      key: string;
+      run: (event: KeyboardEvent) => unknown;
+    }> = [];
+    register(modifiers: string[], key: string, run: (event: KeyboardEvent) => unknown): void {
+      this.handlers.push({ modifiers, key, run });
+    }
+    /** Runs the handler for `key` with exactly `modifiers`; false when none matched. */
+    press(key: string, modifiers: string[] = [], target?: HTMLElement): boolean {
+      const handler = this.handlers.find(
+        (h) =>
+          h.key === key &&
+          h.modifiers.length === modifiers.length &&
+          h.modifiers.every((m) => modifiers.includes(m)),
+      );
+      if (!handler) return false;
+      const view = document.defaultView as unknown as { KeyboardEvent: typeof KeyboardEvent };
+      const event = new view.KeyboardEvent('keydown', { key });
+      if (target) Object.defineProperty(event, 'target', { value: target });
+      handler.run(event);
+      return true;
+    }
+  }
+
+  /**
+   * Obsidian's suggestion popover under a text input: on each input event it asks
+   * getSuggestions and renders them into `.suggestion-container` (a click selects one).
+   */
+  abstract class AbstractInputSuggest<T> {
+    limit = 100;
+    readonly suggestEl: HTMLElement;
+    constructor(
+      readonly app: AppShim,
+      private readonly textInputEl: HTMLInputElement,
+    ) {
+      this.suggestEl = document.createElement('div');
+      this.suggestEl.className = 'suggestion-container';
+      textInputEl.addEventListener('input', () => void this.show());
+    }
+    private async show(): Promise<void> {
+      this.suggestEl.empty();
+      const items = await this.getSuggestions(this.textInputEl.value);
+      for (const item of items.slice(0, this.limit || undefined)) {
+        const el = this.suggestEl.createDiv({ cls: 'suggestion-item' });
+        this.renderSuggestion(item, el);
+        el.addEventListener('click', () => this.selectSuggestion(item, new MouseEvent('click')));
+      }
+      document.body.appendChild(this.suggestEl);
+    }
+    setValue(value: string): void {
+      this.textInputEl.value = value;
+    }
+    getValue(): string {
+      return this.textInputEl.value;
+    }
+    close(): void {
+      this.suggestEl.remove();
+    }
+    protected abstract getSuggestions(query: string): T[] | Promise<T[]>;
+    abstract renderSuggestion(value: T, el: HTMLElement): void;
+    abstract selectSuggestion(value: T, evt: MouseEvent | KeyboardEvent): void;
+  }
+
+  const openModals: Modal[] = [];
+  /** Test hook: a key pressed in the top open modal (its scope's handler runs), else false. */
+  const pressInOpenModal = (key: string, modifiers: string[] = [], target?: HTMLElement) =>
+    openModals.at(-1)?.scope.press(key, modifiers, target) ?? false;
+
   /** A dialog over the workspace: onOpen after attaching, onClose before detaching. */
   class Modal {
+    readonly scope = new Scope();
     readonly containerEl: HTMLElement;
     readonly modalEl: HTMLElement;
     readonly titleEl: HTMLElement;
@@ -388,11 +568,13 @@ export function createObsidianApi(context: ShimContext) {
     }
     open(): void {
       document.body.appendChild(this.containerEl);
+      openModals.push(this);
       this.onOpen();
     }
     close(): void {
       this.onClose();
       this.containerEl.remove();
+      openModals.splice(openModals.indexOf(this), 1);
     }
     onOpen(): void {}
     onClose(): void {}
@@ -445,6 +627,9 @@ export function createObsidianApi(context: ShimContext) {
     readonly workspace: Workspace;
     readonly vault = new Vault();
     readonly metadataCache = new MetadataCache();
+    readonly fileManager = new FileManager();
+    /** Hover-link sources plugins registered (Obsidian lists them in Page preview's settings). */
+    readonly hoverLinkSources = new Map<string, { display: string; defaultMod: boolean }>();
     /** Obsidian's per-vault id (not in the public typings; plugins read it for storage keys). */
     readonly appId = 'shimvault0001';
     readonly viewRegistry = new Map<string, ViewCreator>();
@@ -511,6 +696,10 @@ export function createObsidianApi(context: ShimContext) {
         const index = this.app.editorExtensions.indexOf(extension);
         if (index >= 0) this.app.editorExtensions.splice(index, 1);
       });
+    }
+    registerHoverLinkSource(id: string, info: { display: string; defaultMod: boolean }): void {
+      this.app.hoverLinkSources.set(id, info);
+      this.register(() => this.app.hoverLinkSources.delete(id));
     }
     registerView(type: string, creator: ViewCreator): void {
       this.app.viewRegistry.set(type, creator);
@@ -690,9 +879,21 @@ export function createObsidianApi(context: ShimContext) {
   }
 
   const notices: string[] = [];
+  /** The notices' elements, for tests that click their buttons; `hidden` once hidden. */
+  const noticeElements: Array<{ el: HTMLElement; hidden: boolean }> = [];
   class Notice {
-    constructor(message: string, _duration?: number) {
-      notices.push(message);
+    private readonly entry: { el: HTMLElement; hidden: boolean };
+    constructor(message: string | DocumentFragment, _duration?: number) {
+      const el = document.createElement('div');
+      el.className = 'notice';
+      if (typeof message === 'string') el.textContent = message;
+      else el.append(message);
+      notices.push(typeof message === 'string' ? message : (el.textContent ?? ''));
+      this.entry = { el, hidden: false };
+      noticeElements.push(this.entry);
+    }
+    hide(): void {
+      this.entry.hidden = true;
     }
   }
 
@@ -728,12 +929,20 @@ export function createObsidianApi(context: ShimContext) {
     isSafari: false,
   };
 
+  /** Obsidian draws a Lucide SVG; the shim marks the element with the icon's name. */
+  function setIcon(el: HTMLElement, icon: string): void {
+    el.setAttribute('data-icon', icon);
+  }
+
   const module = {
+    AbstractInputSuggest,
+    setIcon,
     Component,
     Events,
     FuzzySuggestModal,
     ItemView,
     MarkdownRenderer,
+    MarkdownView,
     Modal,
     Notice,
     Platform,
@@ -749,7 +958,14 @@ export function createObsidianApi(context: ShimContext) {
     requestUrl,
   };
 
-  return { module, notices, createApp: () => new AppShim(), Plugin };
+  return {
+    module,
+    notices,
+    noticeElements,
+    pressInOpenModal,
+    createApp: () => new AppShim(),
+    Plugin,
+  };
 }
 
 export type ObsidianApi = ReturnType<typeof createObsidianApi>;

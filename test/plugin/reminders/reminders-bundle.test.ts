@@ -75,6 +75,19 @@ describe('reminders in the built main.js (not paired)', () => {
     await settle(() => reminderNotices().length > 0);
     expect(reminderNotices()).toHaveLength(1);
     expect(reminderNotices()[0]).toContain('Call the bank');
+    // The notice carries Open / Done / Snooze (phones have no other place to act on it).
+    const notice = env.api.noticeElements.find((n) => n.el.textContent?.startsWith('⏰'))!;
+    const buttons = [...notice.el.querySelectorAll('button')];
+    expect(buttons.map((b) => b.textContent)).toEqual(['Open', 'Done', 'Snooze 1 hour']);
+    buttons[1]!.click();
+    await settle(() => env.api.notices.includes('Reminder done'));
+    const today = app.vault.getAbstractFileByPath('Today.md') as Parameters<
+      typeof app.vault.read
+    >[0];
+    expect(await app.vault.read(today)).toBe(
+      `- [x] Call the bank @remind(${utcWall(-1)}) ^r-bank\n`,
+    );
+    expect(notice.hidden).toBe(true);
     await settle(() => app.vault.adapter.files.size > 0);
     expect(
       JSON.parse(app.vault.adapter.files.get('.obsidian/plugins/cairn/fired-reminders.json')!),
@@ -134,7 +147,8 @@ describe('the New reminder command in the built main.js', () => {
     type(when!, 'in 2 hours');
     expect(save.disabled).toBe(false);
     expect(preview()).toMatch(/^Fires today \d\d:\d\d \(UTC\)$|^Fires tomorrow \d\d:\d\d \(UTC\)$/);
-    save.click();
+    // Enter saves, as the button does.
+    expect(env.api.pressInOpenModal('Enter')).toBe(true);
     await settle(() => app.vault.getMarkdownFiles().length > 0 || preview().includes('Could not'));
     expect(preview()).not.toMatch(/Could not save/);
     expect(app.vault.getMarkdownFiles().map((file) => file.path)).toEqual([

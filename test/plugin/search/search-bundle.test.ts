@@ -97,6 +97,41 @@ describe('search in the built main.js', () => {
     await settle(() => app.workspace.opened.length > 0);
     expect(app.workspace.opened).toEqual([{ path: 'Travel/Visa rules.md', eState: { line: 7 } }]);
     expect($('.cairn-search')).toBeNull();
+    // The matched word of the cited lines is selected and scrolled to ("Fees" for "fee").
+    const editor = (
+      app.workspace.getLeaf(false).view as unknown as {
+        editor: { selection: unknown; scrolledTo: unknown };
+      }
+    ).editor;
+    const fees = { from: { line: 7, ch: 3 }, to: { line: 7, ch: 7 } };
+    await settle(() => editor.selection !== null);
+    expect(editor.selection).toEqual(fees);
+    expect(editor.scrolledTo).toEqual(fees);
+
+    // Mod+Enter opens the hit in a new tab, Shift+Enter in a split.
+    for (const [modifier, placement] of [
+      ['ctrlKey', 'tab'],
+      ['shiftKey', 'split'],
+    ] as const) {
+      app.commands.get('cairn:search-vault')?.callback?.();
+      const box = $('.cairn-search-input') as HTMLInputElement;
+      box.value = 'visa fee';
+      box.dispatchEvent(new env.window.Event('input', { bubbles: true }) as unknown as Event);
+      await settle(() => $('.cairn-search-result') !== null);
+      box.dispatchEvent(
+        new env.window.KeyboardEvent('keydown', {
+          key: 'Enter',
+          bubbles: true,
+          [modifier]: true,
+        }) as unknown as Event,
+      );
+      await settle(() => app.workspace.opened.at(-1)?.placement === placement);
+      expect(app.workspace.opened.at(-1)).toEqual({
+        path: 'Travel/Visa rules.md',
+        eState: { line: 7 },
+        placement,
+      });
+    }
 
     // An edit arrives through the vault's modify event and is searchable after the debounce.
     vault.writeFile('Notes/n3.md', '# Note 3\n\nnow about rhubarb crumble\n');

@@ -1,6 +1,8 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { highlightSegments } from '../../../plugin/search/highlight';
+import { firstMatch, highlightSegments } from '../../../plugin/search/highlight';
+import { createSearchStatus } from '../../../plugin/search/search-status';
+import type { SearchStatusStore } from '../../../plugin/search/search-status';
 import type { SearchHit, VaultSearchOptions } from '../../../plugin/search/vault-search';
 import SearchPanel from '../../../plugin/ui/SearchPanel.svelte';
 
@@ -26,17 +28,33 @@ function hit(path: string, title: string, excerpt: string, line = 3): SearchHit 
   };
 }
 
-function renderPanel(search: (q: string, o: VaultSearchOptions) => Promise<SearchHit[]>) {
-  const onOpen = vi.fn();
-  const view = render(SearchPanel, {
-    props: {
-      search,
-      onOpen,
-      modeLabel: 'keyword only (embeddings are off in settings)',
-      debounceMs: 100,
-    },
+function readyStatus(): SearchStatusStore {
+  const status = createSearchStatus();
+  status.update({
+    ready: true,
+    mode: 'keyword',
+    modeLabel: 'keyword only (embeddings are off in settings)',
+    progress: '',
   });
-  return { onOpen, view, input: screen.getByLabelText('Search query') as HTMLInputElement };
+  return status;
+}
+
+function renderPanel(
+  search: (q: string, o: VaultSearchOptions) => Promise<SearchHit[]>,
+  status: SearchStatusStore = readyStatus(),
+) {
+  const onOpen = vi.fn();
+  const onHover = vi.fn();
+  const view = render(SearchPanel, {
+    props: { search, onOpen, onHover, status, debounceMs: 100 },
+  });
+  return {
+    onOpen,
+    onHover,
+    view,
+    status,
+    input: screen.getByLabelText('Search query') as HTMLInputElement,
+  };
 }
 
 async function settle(): Promise<void> {
@@ -78,10 +96,98 @@ describe('SearchPanel', () => {
     await fireEvent.keyDown(input, { key: 'ArrowDown' });
     expect(view.container.querySelector('.is-selected')?.textContent).toContain('B');
     await fireEvent.keyDown(input, { key: 'Enter' });
-    expect(onOpen).toHaveBeenCalledWith(hits[1]);
+    expect(onOpen).toHaveBeenCalledWith(hits[1], 'same');
     await fireEvent.keyDown(input, { key: 'ArrowDown' });
     await fireEvent.keyDown(input, { key: 'Enter' });
-    expect(onOpen).toHaveBeenLastCalledWith(hits[0]);
+    expect(onOpen).toHaveBeenLastCalledWith(hits[0], 'same');
+  });
+
+  it('Mod+Enter opens in a new tab, Shift+Enter in a split, Mod+click too', async () => {
+    vi.useFakeTimers();
+    const hits = [hit('a.md', 'A', 'visa'), hit('b.md', 'B', 'fee')];
+    const { onOpen, input, view } = renderPanel(async () => hits);
+    await fireEvent.input(input, { target: { value: 'visa' } });
+    await settle();
+    await fireEvent.keyDown(input, { key: 'Enter', metaKey: true });
+    await fireEvent.keyDown(input, { key: 'Enter', ctrlKey: true });
+    await fireEvent.keyDown(input, { key: 'Enter', shiftKey: true });
+    await fireEvent.click(view.container.querySelectorAll('.cairn-search-result')[1]!, {
+      ctrlKey: true,
+    });
+    expect(onOpen.mock.calls).toEqual([
+      [hits[0], 'tab'],
+      [hits[0], 'tab'],
+      [hits[0], 'split'],
+      [hits[1], 'tab'],
+    ]);
+  });
+
+  it('keeps the selected row in view and hands hovers to the page preview', async () => {
+    vi.useFakeTimers();
+    const hits = Array.from({ length: 5 }, (_, i) => hit(`n${i}.md`, `N${i}`, 'visa'));
+    const scrolled: string[] = [];
+    const original = HTMLElement.prototype.scrollIntoView;
+    HTMLElement.prototype.scrollIntoView = function (this: HTMLElement) {
+      scrolled.push(this.querySelector('.cairn-search-result-title')?.textContent ?? '');
+    };
+    try {
+      const { input, view, onHover } = renderPanel(async () => hits);
+      await fireEvent.input(input, { target: { value: 'visa' } });
+      await settle();
+      await fireEvent.keyDown(input, { key: 'ArrowUp' });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(scrolled.at(-1)).toBe('N4');
+      await fireEvent.keyDown(input, { key: 'ArrowDown' });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(scrolled.at(-1)).toBe('N0');
+      const third = view.container.querySelectorAll('.cairn-search-result')[2]!;
+      await fireEvent.mouseEnter(third);
+      expect(onHover).toHaveBeenCalledWith(expect.any(MouseEvent), hits[2]);
+      expect(third.classList.contains('is-selected')).toBe(true);
+    } finally {
+      HTMLElement.prototype.scrollIntoView = original;
+    }
+  });
+
+  it('shows the index state live and searches again when the index comes in', async () => {
+    vi.useFakeTimers();
+    const status = createSearchStatus();
+    let ready = false;
+    const search = vi.fn(async () => (ready ? [hit('a.md', 'A', 'visa')] : []));
+    const { input, view } = renderPanel(search, status);
+    expect(view.container.querySelector('.cairn-search-index')?.textContent).toBe(
+      'Loading the index; results appear when it is in.',
+    );
+    await fireEvent.input(input, { target: { value: 'visa' } });
+    await settle();
+    expect(view.container.querySelector('.cairn-search-empty')).toBeNull();
+    ready = true;
+    status.update({
+      ready: true,
+      mode: 'hybrid',
+      modeLabel: 'hybrid: keyword + use-lite',
+      progress: 'Cairn: embedding 10/200',
+    });
+    await settle();
+    expect(search).toHaveBeenCalledTimes(2);
+    expect(view.container.querySelectorAll('.cairn-search-result').length).toBe(1);
+    expect(view.container.querySelector('.cairn-search-mode')?.textContent).toBe(
+      'hybrid: keyword + use-lite',
+    );
+    expect(view.container.querySelector('.cairn-search-index')?.textContent).toBe(
+      'Cairn: embedding 10/200',
+    );
+    status.update({ unavailable: 'the search index could not start' });
+    await settle();
+    expect(view.container.querySelector('.cairn-search-index')?.textContent).toBe(
+      'Search unavailable: the search index could not start',
+    );
+  });
+
+  it('offers only the type filters the index can answer', () => {
+    renderPanel(async () => []);
+    const options = [...(screen.getByLabelText('Type filter') as HTMLSelectElement).options];
+    expect(options.map((o) => o.value)).toEqual(['', 'note', 'reminder']);
   });
 
   it('passes folder, tag and type filters', async () => {
@@ -139,6 +245,17 @@ describe('SearchPanel', () => {
     await settle();
     expect(search).toHaveBeenCalledTimes(1);
     expect(view.container.querySelectorAll('.cairn-search-result').length).toBe(0);
+  });
+});
+
+describe('firstMatch', () => {
+  it('finds the first word of the cited lines matching a term, by the highlight rule', () => {
+    const lines = ['# Visa rules', '', '## Fees', 'The fee is $50.'];
+    const at = (line: number) => lines[line] ?? '';
+    expect(firstMatch(at, 1, 3, ['fee'])).toEqual({ line: 2, from: 3, to: 7 });
+    expect(firstMatch(at, 3, 3, ['fee', 'visa'])).toEqual({ line: 3, from: 4, to: 7 });
+    expect(firstMatch(at, 1, 3, ['passport'])).toBeNull();
+    expect(firstMatch(at, 0, 3, [])).toBeNull();
   });
 });
 

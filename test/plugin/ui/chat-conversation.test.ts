@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatPaneServices, ConversationStore } from '../../../plugin/chat/chat-session';
 import type { ReadableConnection } from '../../../plugin/connection/connection-monitor';
 import ChatPane from '../../../plugin/ui/ChatPane.svelte';
+import { ChatScope } from '../../../plugin/chat/chat-scope';
 import {
   REMINDER_TOOL,
   ScriptedBackend,
@@ -104,6 +105,121 @@ describe('ChatPane with a chat', () => {
       '2 Visa form › p. 3',
     ]);
     expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
+  });
+
+  it('a finished answer offers copy / insert / append as icon buttons; chips hover to a preview', async () => {
+    const backend = new ScriptedBackend();
+    const chat = scriptedServices(backend);
+    const actions = { copy: vi.fn(), insertAtCursor: vi.fn(), appendToNote: vi.fn() };
+    const icons: string[] = [];
+    const previewCitation = vi.fn();
+    const services: ChatPaneServices = {
+      ...chat.services,
+      answerActions: actions,
+      previewCitation,
+      setIcon: (el, name) => {
+        icons.push(name);
+        el.dataset.icon = name;
+      },
+    };
+    const view = render(ChatPane, {
+      props: {
+        connection,
+        chat: chatStore(services),
+        onRetry: vi.fn(),
+        onOpenSettings: vi.fn(),
+      },
+    });
+    const settle = async () => {
+      for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setTimeout(resolve, 0));
+      flushSync();
+    };
+    const message = screen.getByLabelText<HTMLTextAreaElement>('Message');
+    await fireEvent.input(message, { target: { value: 'What is the visa fee?' } });
+    await fireEvent.keyDown(message, { key: 'Enter' });
+    await settle();
+    backend.emit({ type: 'token', text: 'The fee is $50 [1].' });
+    await settle();
+    // No actions while the answer streams.
+    expect(screen.queryByRole('button', { name: 'Copy answer' })).toBeNull();
+    backend.emit(
+      { type: 'citations', citations: [VISA_NOTE] },
+      { type: 'done', conversation: 'Cairn/Chats/visa.md' },
+    );
+    await settle();
+    await fireEvent.click(screen.getByRole('button', { name: 'Copy answer' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Insert at cursor' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Append to note' }));
+    expect(actions.copy).toHaveBeenCalledWith('The fee is $50 [1].');
+    expect(actions.insertAtCursor).toHaveBeenCalledWith('The fee is $50 [1].');
+    expect(actions.appendToNote).toHaveBeenCalledWith('The fee is $50 [1].');
+    expect(icons).toEqual(
+      expect.arrayContaining(['history', 'square-pen', 'copy', 'text-cursor-input', 'file-plus-2']),
+    );
+    expect(screen.getByRole('button', { name: 'Copy answer' }).textContent).toBe('');
+    // The user's own message gets no actions.
+    expect(view.container.querySelectorAll('.cairn-chat-answer-actions').length).toBe(1);
+    const chip = view.container.querySelector<HTMLElement>('.cairn-citation-chip')!;
+    await fireEvent.mouseEnter(chip);
+    expect(previewCitation).toHaveBeenCalledWith(expect.any(MouseEvent), VISA_NOTE);
+    expect(view.container.querySelector('.cairn-citation.has-page-preview')).not.toBeNull();
+  });
+
+  it('[[ suggests notes, Enter picks one; attachments show as chips and scope the turn', async () => {
+    const backend = new ScriptedBackend();
+    const chat = scriptedServices(backend);
+    const scope = new ChatScope({ resolveLink: (link) => `Travel/${link}.md` });
+    const turns: string[] = [];
+    const services: ChatPaneServices = {
+      ...chat.services,
+      scope: {
+        attached: scope.attached,
+        attachActiveNote: () => scope.attachNote('Travel/Japan trip.md'),
+        attachActiveFolder: () => scope.attachFolder('Travel'),
+        detach: (item) => scope.detach(item),
+        beginTurn: (message) => {
+          turns.push(message);
+          scope.beginTurn(message);
+        },
+        suggestNotes: (query) =>
+          ['Visa rules', 'Visa form']
+            .filter((name) => name.toLowerCase().includes(query.toLowerCase()))
+            .map((name) => ({ linkText: name, path: `Travel/${name}.md` })),
+      },
+    };
+    const view = render(ChatPane, {
+      props: { connection, chat: chatStore(services), onRetry: vi.fn(), onOpenSettings: vi.fn() },
+    });
+    const field = screen.getByLabelText<HTMLTextAreaElement>('Message');
+    field.value = 'fees in [[visa';
+    field.setSelectionRange(14, 14);
+    await fireEvent.input(field);
+    const options = () =>
+      [...view.container.querySelectorAll('.cairn-mention-suggestion .cairn-mention-name')].map(
+        (e) => e.textContent,
+      );
+    expect(options()).toEqual(['Visa rules', 'Visa form']);
+    await fireEvent.keyDown(field, { key: 'ArrowDown' });
+    await fireEvent.keyDown(field, { key: 'Enter' });
+    expect(field.value).toBe('fees in [[Visa form]]');
+    expect(options()).toEqual([]);
+    expect(backend.sent).toEqual([]);
+
+    await fireEvent.click(screen.getByRole('button', { name: 'Attach active note' }));
+    await fireEvent.click(screen.getByRole('button', { name: "Attach active note's folder" }));
+    flushSync();
+    expect(
+      [...view.container.querySelectorAll('.cairn-chat-attachment')].map((e) =>
+        e.textContent?.replace('×', '').trim(),
+      ),
+    ).toEqual(['Japan trip', 'Travel/']);
+    await fireEvent.click(screen.getByRole('button', { name: 'Detach folder Travel' }));
+    flushSync();
+    expect(view.container.querySelectorAll('.cairn-chat-attachment').length).toBe(1);
+
+    await fireEvent.keyDown(field, { key: 'Enter' });
+    expect(turns).toEqual(['fees in [[Visa form]]']);
+    expect(scope.current).toEqual({ paths: ['Travel/Japan trip.md', 'Travel/Visa form.md'] });
   });
 
   it('a chip opens its exact citation and carries its excerpt as the hover text', async () => {
@@ -305,7 +421,7 @@ describe('ChatPane with a chat', () => {
     expect(view.container.querySelector('.cairn-chat-message')).toBeNull();
     expect(screen.getByText('Ask your vault, get answers with citations.')).toBeTruthy();
 
-    await fireEvent.click(screen.getByRole('button', { name: 'Chats' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Saved chats' }));
     await settle();
     expect(view.container.querySelector('.cairn-chat-list-problems')?.textContent).toContain(
       'Cairn/Chats/odd.md:2: not a chat',

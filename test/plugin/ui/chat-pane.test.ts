@@ -81,7 +81,7 @@ describe('ChatPane', () => {
       },
       'Connected to companion 0.1.0: 120 files, 3 waiting to be indexed.',
       'ok',
-      true,
+      false,
     ],
     [
       {
@@ -90,7 +90,7 @@ describe('ChatPane', () => {
       },
       '5 files, index up to date, 2 could not be read.',
       'warning',
-      true,
+      false,
     ],
   ])('shows %j', (state, text, tone, retry) => {
     const { status } = renderPane(state);

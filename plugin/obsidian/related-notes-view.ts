@@ -1,0 +1,236 @@
+import { ItemView, TFile } from 'obsidian';
+import type { App, CachedMetadata, Plugin, WorkspaceLeaf } from 'obsidian';
+import { mount, unmount } from 'svelte';
+import RelatedNotes from '../ui/RelatedNotes.svelte';
+import { RelatedController } from '../related/related-controller';
+import { rankRelated } from '../related/related-notes';
+import type { LinkNeighbourhood, RelatedNote, RelatedResult } from '../related/related-notes';
+import type { RelatedChunks } from '../search/search-engine';
+import type { SearchStatus } from '../search/search-status';
+
+export const RELATED_VIEW_TYPE = 'cairn-related';
+
+export interface RelatedNotesDeps {
+  /** Content candidates from the index, or null while it is not loaded. */
+  relatedChunks: (path: string, limit: number) => RelatedChunks | null;
+  searchStatus: () => SearchStatus;
+}
+
+/** Content candidates asked of the index per note shown (more than shown: links re-rank). */
+const CHUNK_POOL = 60;
+const SHOWN = 20;
+
+/**
+ * Registers the "Related notes" view, its command, and the events that keep it on the active
+ * note. Returns the controller so the composition root can re-rank when the index changes.
+ */
+export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): RelatedController {
+  const { app } = plugin;
+  const controller = new RelatedController({
+    compute: (path) => {
+      // No open view, no work: the view asks for a refresh when it opens.
+      if (app.workspace.getLeavesOfType(RELATED_VIEW_TYPE).length === 0) return null;
+      const chunks = deps.relatedChunks(path, CHUNK_POOL);
+      if (chunks === null) return null;
+      const tags = new Map<string, string[]>();
+      const tagsOfNote = (other: string) => {
+        let found = tags.get(other);
+        if (!found) tags.set(other, (found = tagsOf(app, other)));
+        return found;
+      };
+      return rankRelated({
+        path,
+        chunks,
+        links: linkNeighbourhood(app, path),
+        tagsOf: tagsOfNote,
+        sharingTags: notesSharingTags(app, path, tagsOfNote),
+        titleOf: (other) => basename(other),
+        limit: SHOWN,
+      });
+    },
+    titleOf: basename,
+    status: (result) => describeRelatedStatus(deps.searchStatus(), result),
+    defer: (task, delayMs) => {
+      const timer = window.setTimeout(task, delayMs);
+      return () => window.clearTimeout(timer);
+    },
+  });
+  plugin.register(() => controller.dispose());
+  plugin.registerHoverLinkSource(RELATED_VIEW_TYPE, {
+    display: 'Cairn related notes',
+    defaultMod: true,
+  });
+  plugin.registerView(RELATED_VIEW_TYPE, (leaf) => new RelatedNotesView(leaf, controller));
+  plugin.addCommand({
+    id: 'open-related-notes',
+    name: 'Open related notes',
+    callback: () => void openRelatedView(app),
+  });
+  const follow = () => {
+    const file = app.workspace.getActiveFile();
+    controller.show(file && file.extension === 'md' ? file.path : null);
+  };
+  plugin.registerEvent(app.workspace.on('file-open', follow));
+  app.workspace.onLayoutReady(follow);
+  return controller;
+}
+
+async function openRelatedView(app: App): Promise<void> {
+  const { workspace } = app;
+  let leaf = workspace.getLeavesOfType(RELATED_VIEW_TYPE)[0] ?? null;
+  if (!leaf) {
+    leaf = workspace.getRightLeaf(false);
+    if (!leaf) return;
+    await leaf.setViewState({ type: RELATED_VIEW_TYPE, active: true });
+  }
+  await workspace.revealLeaf(leaf);
+}
+
+/** The line under the note's title: why the list may be thin, in the user's words. */
+export function describeRelatedStatus(status: SearchStatus, result: RelatedResult | null): string {
+  if (status.unavailable) return `Search unavailable: ${status.unavailable}`;
+  if (!status.ready) return status.progress || 'Loading the search index…';
+  if (result?.mode === 'keyword') {
+    return status.mode === 'hybrid'
+      ? 'By words and links: this note has no vectors yet'
+      : `By words and links only (${status.modeLabel})`;
+  }
+  return status.progress;
+}
+
+class RelatedNotesView extends ItemView {
+  private component: ReturnType<typeof mount> | null = null;
+
+  constructor(
+    leaf: WorkspaceLeaf,
+    private readonly controller: RelatedController,
+  ) {
+    super(leaf);
+  }
+
+  override getViewType(): string {
+    return RELATED_VIEW_TYPE;
+  }
+
+  override getDisplayText(): string {
+    return 'Related notes';
+  }
+
+  override getIcon(): string {
+    return 'waypoints';
+  }
+
+  override async onOpen(): Promise<void> {
+    this.contentEl.empty();
+    this.contentEl.addClass('cairn-related-view');
+    this.component = mount(RelatedNotes, {
+      target: this.contentEl,
+      props: {
+        view: this.controller.state,
+        onOpen: (note: RelatedNote, newTab: boolean) => void this.openNote(note, newTab),
+        onHover: (event: MouseEvent, note: RelatedNote) => this.preview(event, note),
+        onDragStart: (event: DragEvent, note: RelatedNote) => this.drag(event, note),
+      },
+    });
+    this.controller.refresh();
+  }
+
+  override async onClose(): Promise<void> {
+    if (this.component) {
+      await unmount(this.component);
+      this.component = null;
+    }
+    this.contentEl.empty();
+  }
+
+  private async openNote(note: RelatedNote, newTab: boolean): Promise<void> {
+    const file = this.app.vault.getAbstractFileByPath(note.path);
+    if (!(file instanceof TFile)) return;
+    const line = note.section?.line;
+    // eState.line is 0-based; citations count lines from 1.
+    await this.app.workspace
+      .getLeaf(newTab ? 'tab' : false)
+      .openFile(file, line === undefined ? {} : { eState: { line: line - 1 } });
+  }
+
+  /** Obsidian's page preview (core plugin), shown with Mod held as in the backlinks pane. */
+  private preview(event: MouseEvent, note: RelatedNote): void {
+    this.app.workspace.trigger('hover-link', {
+      event,
+      source: RELATED_VIEW_TYPE,
+      hoverParent: this,
+      targetEl: event.currentTarget,
+      linktext: note.path,
+      sourcePath: this.app.workspace.getActiveFile()?.path ?? '',
+      ...(note.section ? { state: { scroll: note.section.line - 1 } } : {}),
+    });
+  }
+
+  /** Dropping the result into a note inserts a link to it (in the vault's link style). */
+  private drag(event: DragEvent, note: RelatedNote): void {
+    const file = this.app.vault.getAbstractFileByPath(note.path);
+    if (!(file instanceof TFile) || !event.dataTransfer) return;
+    const from = this.app.workspace.getActiveFile()?.path ?? '';
+    event.dataTransfer.setData('text/plain', this.app.fileManager.generateMarkdownLink(file, from));
+    event.dataTransfer.effectAllowed = 'copyLink';
+  }
+}
+
+/** Links out of `path`, links into it, and notes linking to the same targets (resolvedLinks). */
+export function linkNeighbourhood(app: App, path: string): LinkNeighbourhood {
+  const resolved = app.metadataCache.resolvedLinks;
+  const outgoing = new Set(Object.keys(resolved[path] ?? {}));
+  const incoming = new Set<string>();
+  const sharedTargets = new Map<string, number>();
+  for (const [source, targets] of Object.entries(resolved)) {
+    if (source === path) continue;
+    let shared = 0;
+    for (const target of Object.keys(targets)) {
+      if (target === path) incoming.add(source);
+      else if (outgoing.has(target)) shared++;
+    }
+    if (shared > 0) sharedTargets.set(source, shared);
+  }
+  outgoing.delete(path);
+  return { outgoing, incoming, sharedTargets };
+}
+
+/** Notes with at least one of `path`'s tags (one pass over the metadata cache). */
+function notesSharingTags(
+  app: App,
+  path: string,
+  tagsOfNote: (path: string) => readonly string[],
+): string[] {
+  const own = new Set(tagsOfNote(path));
+  if (own.size === 0) return [];
+  return app.vault
+    .getMarkdownFiles()
+    .filter((file) => file.path !== path && tagsOfNote(file.path).some((tag) => own.has(tag)))
+    .map((file) => file.path);
+}
+
+/** Tags of a note, lower case without `#`: front matter `tags` and inline tags. */
+function tagsOf(app: App, path: string): string[] {
+  const file = app.vault.getAbstractFileByPath(path);
+  if (!(file instanceof TFile)) return [];
+  const cache: CachedMetadata | null = app.metadataCache.getFileCache(file);
+  if (!cache) return [];
+  const tags = new Set<string>();
+  const front: unknown = cache.frontmatter?.tags ?? cache.frontmatter?.tag;
+  const list = Array.isArray(front)
+    ? front
+    : typeof front === 'string'
+      ? front.split(/[,\s]+/)
+      : [];
+  for (const tag of list) if (typeof tag === 'string' && tag) tags.add(normaliseTag(tag));
+  for (const tag of cache.tags ?? []) tags.add(normaliseTag(tag.tag));
+  return [...tags];
+}
+
+function normaliseTag(tag: string): string {
+  return tag.replace(/^#/, '').toLowerCase();
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/i, '');
+}

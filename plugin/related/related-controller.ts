@@ -1,0 +1,77 @@
+import { writable } from 'svelte/store';
+import type { Readable } from 'svelte/store';
+import type { RelatedResult } from './related-notes';
+import type { RelatedViewState } from './related-view-state';
+
+export interface RelatedControllerDeps {
+  /** The ranking for `path`, or null while the index cannot answer yet. */
+  compute: (path: string) => RelatedResult | null;
+  titleOf: (path: string) => string;
+  /** Words about the index to show beside the list ('' when it is current and hybrid). */
+  status: (result: RelatedResult | null) => string;
+  /** Runs `task` later (the adapter: a timeout); returns a cancel. */
+  defer: (task: () => void, delayMs: number) => () => void;
+}
+
+/**
+ * Waits this long after a file switch before ranking: the editor draws first, and flicking
+ * through notes (quick switcher, back/forward) ranks only the one the user stops on.
+ */
+export const RELATED_SWITCH_DELAY_MS = 120;
+
+/**
+ * Keeps the related-notes view's state for the active note: ranks after a switch settles,
+ * re-ranks when the index changes state, and drops work for notes no longer active.
+ */
+export class RelatedController {
+  private readonly store = writable<RelatedViewState>({ kind: 'no-note' });
+  private path: string | null = null;
+  private cancel: (() => void) | null = null;
+
+  constructor(private readonly deps: RelatedControllerDeps) {}
+
+  get state(): Readable<RelatedViewState> {
+    return this.store;
+  }
+
+  /** The active note changed (null: no Markdown note is active). */
+  show(path: string | null): void {
+    if (path === this.path) return;
+    this.path = path;
+    this.schedule(RELATED_SWITCH_DELAY_MS);
+  }
+
+  /** The index changed (loaded, a note re-indexed, vectors arrived): rank again now. */
+  refresh(): void {
+    this.schedule(0);
+  }
+
+  dispose(): void {
+    this.cancel?.();
+    this.cancel = null;
+  }
+
+  private schedule(delayMs: number): void {
+    this.cancel?.();
+    this.cancel = this.deps.defer(() => {
+      this.cancel = null;
+      this.update();
+    }, delayMs);
+  }
+
+  private update(): void {
+    const path = this.path;
+    if (path === null) {
+      this.store.set({ kind: 'no-note' });
+      return;
+    }
+    const title = this.deps.titleOf(path);
+    const result = this.deps.compute(path);
+    const status = this.deps.status(result);
+    if (result === null) {
+      this.store.set({ kind: 'waiting', path, title, status });
+      return;
+    }
+    this.store.set({ kind: 'ready', path, title, notes: result.notes, status });
+  }
+}
