@@ -12,6 +12,8 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { Clock } from '../../shared/ports';
+import { mergeLines } from '../../shared/markdown/merge-lines';
 import { resolveVaultPath } from './paths';
 
 /*
@@ -47,22 +49,34 @@ export interface EditedFile {
   readonly before: string;
   readonly after: string;
   readonly changed: boolean;
+  /** Vault-relative path of a conflict copy kept of someone else's version, when one was made. */
+  readonly conflictCopy?: string;
 }
 
-/** Test seam: runs between the read and the write of each attempt (to race a concurrent edit). */
+/** Test seams and the clock; all optional. */
 export interface EditHooks {
+  /** Runs between the read and the last check of each attempt (to race a concurrent edit). */
   beforeWrite?(attempt: number): Promise<void> | void;
+  /** Runs between the last check and the rename (to land a change where no check can see it). */
+  beforeRename?(attempt: number): Promise<void> | void;
+  /** Names conflict copies; the system clock when absent. */
+  clock?: Clock;
 }
 
-/** Attempts per edit: the first, and one re-read after a concurrent change. */
-const ATTEMPTS = 2;
+/** Attempts per edit: the first, then a merge or re-applied edit per concurrent change. */
+const ATTEMPTS = 5;
+/** How many times a change that landed after the last check is merged in before it is copied. */
+const LATE_MERGES = 2;
 
 /**
  * Reads `path` (vault-relative), applies `edit`, and replaces the file atomically if, just
- * before the rename, its content is still what the edit was applied to. On a concurrent change
- * the file is re-read and the edit applied again once; if it changed again, or the edit no
- * longer applies to the new text, nothing is written and a CONFLICT is thrown. The file's mode
- * is kept; a read-only file is refused, as is a path outside the vault.
+ * before the rename, its content is still what the edit was applied to. When it changed
+ * meanwhile, the two edits are merged line by line (diff3 against the text read); when they
+ * touched the same lines, the edit is applied afresh to the new text; when it no longer applies,
+ * nothing is written and a CONFLICT is thrown. A change that lands between the last check and
+ * the rename is caught too (see `replaceWatched`): it is merged into the new file, or kept as a
+ * conflict copy beside it, never dropped. The file's mode is kept; a read-only file is refused,
+ * as is a path outside the vault.
  */
 export async function editVaultFile(
   vault: string,
@@ -73,58 +87,185 @@ export async function editVaultFile(
   const resolved = await resolveVaultPath(vault, path, 'write');
   if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
   if (!resolved.exists) throw new VaultWriteError('NOT_FOUND', `${path} does not exist`);
-  const absolute = resolved.absolute;
+  return editResolved(vault, resolved.absolute, resolved.relative, edit, hooks, 0);
+}
 
+async function editResolved(
+  vault: string,
+  absolute: string,
+  relative: string,
+  edit: TextEdit,
+  hooks: EditHooks,
+  lateMerges: number,
+): Promise<EditedFile> {
+  let before = await readCurrent(absolute, relative);
+  const original = before.text;
+  let after = edit(before.text);
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const before = await readCurrent(absolute, resolved.relative);
-    let after: string;
-    try {
-      after = edit(before.text);
-    } catch (error) {
-      if (attempt > 1 && error instanceof VaultWriteError) {
-        throw new VaultWriteError(
-          'CONFLICT',
-          `${resolved.relative} changed while Cairn was editing it, and the edit no longer applies (${error.message}); nothing was written`,
-        );
-      }
-      throw error;
-    }
     if (after === before.text) {
-      return { path: resolved.relative, before: before.text, after, changed: false };
+      return { path: relative, before: original, after, changed: false };
     }
     await hooks.beforeWrite?.(attempt);
-    await assertWritable(absolute, resolved.relative);
+    await assertWritable(absolute, relative);
     const temp = await writeTemp(absolute, after, before.mode);
+    let witness: string | null = null;
     try {
-      const now = await readCurrent(absolute, resolved.relative).catch((error: unknown) => {
-        if (error instanceof VaultWriteError && error.code === 'NOT_FOUND') {
-          throw new VaultWriteError(
-            'NOT_FOUND',
-            `${resolved.relative} was deleted while Cairn was editing it; nothing was written`,
-          );
-        }
-        throw error;
-      });
+      witness = await witnessLink(absolute, relative);
+      const now = await readCurrent(witness ?? absolute, relative);
       if (now.hash !== before.hash) {
-        if (attempt === ATTEMPTS) {
-          throw new VaultWriteError(
-            'CONFLICT',
-            `${resolved.relative} kept changing while Cairn was editing it; nothing was written, try again`,
-          );
-        }
+        after = reconcile(relative, before.text, after, now.text, edit);
+        before = now;
         continue;
       }
-      // The window between this check and the rename is a few microseconds; a writer landing
-      // in it loses its change the way two editors saving the same file do.
+      await hooks.beforeRename?.(attempt);
       await rename(temp, absolute);
       await syncFolder(dirname(absolute));
-      return { path: resolved.relative, before: before.text, after, changed: true };
+      const replaced = witness === null ? now : await readCurrent(witness, relative);
+      if (replaced.hash === now.hash) {
+        return { path: relative, before: original, after, changed: true };
+      }
+      const conflictCopy = await keepLateChange(
+        vault,
+        absolute,
+        relative,
+        now.text,
+        replaced.text,
+        hooks,
+        lateMerges,
+      );
+      return conflictCopy === undefined
+        ? { path: relative, before: original, after, changed: true }
+        : { path: relative, before: original, after, changed: true, conflictCopy };
     } finally {
       await unlink(temp).catch(() => undefined);
+      if (witness !== null) await unlink(witness).catch(() => undefined);
     }
   }
-  /* c8 ignore next */
-  throw new Error('unreachable');
+  throw new VaultWriteError(
+    'CONFLICT',
+    `${relative} kept changing while Cairn was editing it; nothing was written, try again`,
+  );
+}
+
+/**
+ * The text to write after the file changed from `base` to `theirs` while Cairn made `ours` of
+ * `base`: the line merge of both when they changed different lines, else the edit applied to
+ * `theirs` (it touches only lines Cairn owns), else a CONFLICT.
+ */
+function reconcile(
+  relative: string,
+  base: string,
+  ours: string,
+  theirs: string,
+  edit: TextEdit,
+): string {
+  const merged = mergeLines(base, ours, theirs);
+  if (merged.clean) return merged.text;
+  try {
+    return edit(theirs);
+  } catch (error) {
+    if (error instanceof VaultWriteError) {
+      throw new VaultWriteError(
+        'CONFLICT',
+        `${relative} changed while Cairn was editing it, and the edit no longer applies (${error.message}); nothing was written`,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * A change landed on the old file after the last check (its inode, held by the witness link,
+ * no longer has the checked text): merge it into what is on disk now, or, when it cannot be
+ * merged, keep that version as a conflict copy next to the note. Returns the copy's path.
+ */
+async function keepLateChange(
+  vault: string,
+  absolute: string,
+  relative: string,
+  base: string,
+  theirs: string,
+  hooks: EditHooks,
+  lateMerges: number,
+): Promise<string | undefined> {
+  if (lateMerges < LATE_MERGES) {
+    try {
+      const mergeTheirs: TextEdit = (current) => {
+        const merged = mergeLines(base, current, theirs);
+        if (!merged.clean) throw new VaultWriteError('CONFLICT', merged.reason);
+        return merged.text;
+      };
+      const result = await editResolved(
+        vault,
+        absolute,
+        relative,
+        mergeTheirs,
+        hooks,
+        lateMerges + 1,
+      );
+      return result.conflictCopy;
+    } catch (error) {
+      if (!(error instanceof VaultWriteError && error.code === 'CONFLICT')) throw error;
+    }
+  }
+  return writeConflictCopy(vault, relative, theirs, hooks.clock);
+}
+
+/** `Note.conflict-20261125-034100.md` beside `Note.md` (UTC), with `-2`, `-3`… if taken. */
+async function writeConflictCopy(
+  vault: string,
+  relative: string,
+  text: string,
+  clock: Clock | undefined,
+): Promise<string> {
+  const stamp = conflictStamp(clock?.now() ?? Date.now());
+  const slash = relative.lastIndexOf('/');
+  const folder = slash < 0 ? '' : relative.slice(0, slash + 1);
+  const name = relative.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const extension = dot > 0 ? name.slice(dot) : '';
+  for (let n = 1; ; n++) {
+    const candidate = `${folder}${stem}.conflict-${stamp}${n === 1 ? '' : `-${n}`}${extension}`;
+    try {
+      return (await createVaultFile(vault, candidate, text)).path;
+    } catch (error) {
+      if (!(error instanceof VaultWriteError && error.code === 'CONFLICT') || n >= 100) throw error;
+    }
+  }
+}
+
+/** Conflict copies as `writeConflictCopy` names them. */
+export const CONFLICT_COPY_NAME = /\.conflict-\d{8}-\d{6}(?:-\d+)?(?:\.[^./]+)?$/;
+
+function conflictStamp(ms: number): string {
+  const iso = new Date(ms).toISOString(); // 2026-11-25T03:41:00.000Z
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
+}
+
+/**
+ * A hard link to the file's current inode, named like a temp file: after the rename it still
+ * holds the replaced version, so a writer that changed the old file in place after the last
+ * check is seen instead of lost. Null on file systems without hard links (then only the check
+ * before the rename guards the write).
+ */
+async function witnessLink(absolute: string, relative: string): Promise<string | null> {
+  const witness = tempName(absolute);
+  try {
+    await link(absolute, witness);
+    return witness;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new VaultWriteError(
+        'NOT_FOUND',
+        `${relative} was deleted while Cairn was editing it; nothing was written`,
+      );
+    }
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EXDEV')
+      return null;
+    throw error;
+  }
 }
 
 /**
@@ -224,16 +365,20 @@ async function assertWritable(absolute: string, relative: string): Promise<void>
   }
 }
 
-/** `.name.cairn-<random>.tmp` beside the target: same file system, hidden from Obsidian. */
+/** `.name.cairn-<12 hex>.tmp` beside the target: same file system, hidden from Obsidian. */
+function tempName(target: string): string {
+  return join(dirname(target), `.${basename(target)}.cairn-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Exactly the names `tempName` makes (and nothing a user would name a file). */
+export const TEMP_FILE_NAME = /^\..+\.cairn-[0-9a-f]{12}\.tmp$/;
+
 async function writeTemp(
   target: string,
   content: string | Uint8Array,
   mode: number,
 ): Promise<string> {
-  const temp = join(
-    dirname(target),
-    `.${basename(target)}.cairn-${randomBytes(6).toString('hex')}.tmp`,
-  );
+  const temp = tempName(target);
   const handle = await open(temp, 'wx', mode);
   try {
     await handle.writeFile(content);

@@ -1,4 +1,5 @@
 import {
+  appendFileSync,
   chmodSync,
   mkdirSync,
   readdirSync,
@@ -14,6 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createVaultFile,
   editVaultFile,
+  TEMP_FILE_NAME,
   VaultWriteError,
 } from '../../../companion/vault/atomic-write';
 import { tempDir } from '../helpers/app';
@@ -108,7 +110,64 @@ describe('editVaultFile', () => {
       }),
     );
     expect(error.code).toBe('CONFLICT');
-    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe('version 2\n- [ ] task\n');
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(`version ${n}\n- [ ] task\n`);
+    expect(n).toBeGreaterThan(1);
+  });
+
+  it('merges a concurrent change elsewhere in the file with the edit (three-way)', async () => {
+    // An edit that is not re-applicable (it always writes the same whole text) shows the merge.
+    const fixed = 'line one\n- [x] task\nline three\n';
+    const result = await editVaultFile(vault, 'Notes/a.md', () => fixed, {
+      beforeWrite: (attempt) => {
+        if (attempt === 1) appendFileSync(join(vault, 'Notes/a.md'), 'line four\n');
+      },
+    });
+    expect(result.changed).toBe(true);
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(`${fixed}line four\n`);
+  });
+
+  it('keeps a change that lands between the last check and the rename (merged in)', async () => {
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      beforeRename: (attempt) => {
+        if (attempt === 1) appendFileSync(join(vault, 'Notes/a.md'), 'appended late\n');
+      },
+    });
+    expect(result.conflictCopy).toBeUndefined();
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one\n- [x] task\nline three\nappended late\n',
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('keeps a late change that cannot be merged as a conflict copy beside the note', async () => {
+    const clock = { now: () => Date.parse('2026-11-25T03:41:00Z') };
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      clock,
+      beforeRename: (attempt) => {
+        // Rewrites the task line in place (same inode), as an editor saving the file does.
+        if (attempt === 1) writeFileSync(join(vault, 'Notes/a.md'), 'line one\n- [ ] task!\n');
+      },
+    });
+    expect(result.conflictCopy).toBe('Notes/a.conflict-20261125-034100.md');
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one\n- [x] task\nline three\n',
+    );
+    expect(readFileSync(join(vault, 'Notes/a.conflict-20261125-034100.md'), 'utf8')).toBe(
+      'line one\n- [ ] task!\n',
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('names its temp files so that start-up can find exactly them', async () => {
+    const seen: string[] = [];
+    await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      beforeRename: () => {
+        seen.push(...leftovers(join(vault, 'Notes')));
+      },
+    });
+    expect(seen).toHaveLength(2); // the new text and the witness of the old
+    for (const name of seen) expect(name).toMatch(TEMP_FILE_NAME);
+    expect('.a.md.cairn-notes.tmp').not.toMatch(TEMP_FILE_NAME);
   });
 
   it('answers NOT_FOUND and creates nothing when the file is deleted meanwhile', async () => {
