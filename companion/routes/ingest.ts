@@ -138,7 +138,7 @@ async function saveUnique(
     const resolved = await resolveVaultPath(deps.vault, candidate, 'write');
     if (!resolved.ok) {
       if (/different letter case/.test(resolved.reason)) continue;
-      throw new ApiHttpError('UNPROCESSABLE', resolved.reason, 'file');
+      throw new ApiHttpError('VALIDATION_ERROR', resolved.reason, 'file');
     }
     if (resolved.exists) continue;
     try {

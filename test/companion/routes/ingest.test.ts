@@ -171,6 +171,19 @@ describe('safeName', () => {
   });
 });
 
+describe('POST /api/v1/ingest file names', () => {
+  it('refuses a file named like a Windows device with 400 naming the file', async () => {
+    for (const name of ['aux.txt', 'CON.md', 'com1.txt']) {
+      const response = await upload(app, name, 'hello');
+      expect(response.statusCode, name).toBe(400);
+      expect(response.json(), name).toMatchObject({
+        error: { code: 'VALIDATION_ERROR', field: 'file' },
+      });
+    }
+    expect(attachments()).toEqual([]);
+  });
+});
+
 describe('POST /api/v1/ingest over the limit', () => {
   it('refuses an upload over the limit wherever the limit falls in the stream, and keeps nothing', async () => {
     const limited = (await import('fastify')).default();
