@@ -119,7 +119,7 @@ export async function buildApp(
     deps.db.close();
   });
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, { vault: deps.config.vault, dataDir: deps.config.dataDir });
   await app.register(helmet, {
     // HSTS and upgrade-insecure-requests only mean something over TLS; over plain HTTP on a
     // LAN address the upgrade would send the phone page's scripts to an https:// that is not there.

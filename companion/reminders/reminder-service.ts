@@ -1,4 +1,5 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import { unlink } from 'node:fs/promises';
 import type { Clock } from '../../shared/ports';
 import {
   caseInsensitiveExists,
@@ -175,13 +176,22 @@ export class ReminderService {
       const path = uniqueNotePath(this.deps.folder, note.title, taken, () =>
         newShortId(this.randomBytes),
       );
+      let created: { path: string; absolute: string };
       try {
-        await createVaultFile(this.deps.vault, path, content);
-        await this.refresh(path, [id]);
-        return this.get(id);
+        created = await createVaultFile(this.deps.vault, path, content);
       } catch (error) {
         const raced = error instanceof VaultWriteError && error.code === 'CONFLICT';
         if (!raced || attempt >= CREATE_ATTEMPTS) throw error;
+        continue;
+      }
+      try {
+        await this.refresh(created.path, [id]);
+        return this.get(id);
+      } catch (error) {
+        // Whole or nothing: a reminder whose creation answers an error must not fire later
+        // (a retrying client would get two). Take the note back out and unschedule it.
+        await this.undoCreate(created, id);
+        throw error;
       }
     }
   }
@@ -427,6 +437,12 @@ export class ReminderService {
   }
 
   /** Re-reads the file into the source and re-plans what it touched, before answering. */
+  /** Removes a reminder note just created and forgets it; best effort, the error is the caller's. */
+  private async undoCreate(created: { path: string; absolute: string }, id: string): Promise<void> {
+    await unlink(created.absolute).catch(() => undefined);
+    await this.refresh(created.path, [id]).catch(() => undefined);
+  }
+
   private async refresh(path: string, ids: readonly string[]): Promise<void> {
     const changed = await this.deps.source.refreshFile(path);
     await this.deps.scheduler.replan([...new Set([...changed, ...ids])]);
