@@ -436,13 +436,13 @@ export class ReminderService {
     if (edited.changed) await this.refresh(edited.path, [definition.id]);
   }
 
-  /** Re-reads the file into the source and re-plans what it touched, before answering. */
   /** Removes a reminder note just created and forgets it; best effort, the error is the caller's. */
   private async undoCreate(created: { path: string; absolute: string }, id: string): Promise<void> {
     await unlink(created.absolute).catch(() => undefined);
     await this.refresh(created.path, [id]).catch(() => undefined);
   }
 
+  /** Re-reads the file into the source and re-plans what it touched, before answering. */
   private async refresh(path: string, ids: readonly string[]): Promise<void> {
     const changed = await this.deps.source.refreshFile(path);
     await this.deps.scheduler.replan([...new Set([...changed, ...ids])]);

@@ -11,6 +11,7 @@ import { ExcludeRules } from '../../shared/search/exclude-rules';
 import { readExcludeGlobs } from '../indexer/exclude-settings';
 import type { IndexChange } from '../indexer/vault-indexer';
 import { walkVault } from '../indexer/vault-walk';
+import { isConflictCopy } from '../vault/conflict-copies';
 import { createLogger } from '../logging';
 import type { Logger } from '../logging';
 import type {
@@ -25,9 +26,6 @@ export const MAX_REMINDER_FILE_BYTES = 5 * 1024 * 1024;
 
 /** Inline problems that mean "this @remind will not fire"; the others are warnings. */
 const LISTED_PROBLEMS = new Set(['unresolved', 'invalid', 'unbalanced']);
-
-/** Sync tools' conflict copies (reliability anchors §1): their reminders lose to the original. */
-const CONFLICT_COPY = /\.sync-conflict-\d{8}-\d{6}-[A-Z0-9]+\.md$|\(Conflicted copy [^)]*\)\.md$/i;
 
 export interface VaultReminderSourceOptions {
   /** The vault folder. */
@@ -135,7 +133,7 @@ export class VaultReminderSource implements ReminderSource {
     const claims = this.claims.get(id);
     if (!claims || claims.size === 0) return undefined;
     const paths = [...claims.keys()].sort(
-      (a, b) => Number(CONFLICT_COPY.test(a)) - Number(CONFLICT_COPY.test(b)) || compare(a, b),
+      (a, b) => Number(isConflictCopy(a)) - Number(isConflictCopy(b)) || compare(a, b),
     );
     return claims.get(paths[0]!);
   }

@@ -14,6 +14,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import type { Clock } from '../../shared/ports';
 import { mergeLines } from '../../shared/markdown/merge-lines';
+import { conflictStamp } from './conflict-copies';
 import { resolveVaultPath } from './paths';
 
 /*
@@ -61,10 +62,22 @@ export interface EditHooks {
   beforeRename?(attempt: number): Promise<void> | void;
   /** Names conflict copies; the system clock when absent. */
   clock?: Clock;
+  /** How long the write waits to re-read the replaced file; LATE_WRITE_GRACE_MS when absent. */
+  lateWriteGraceMs?: number;
+  /** When the replaced file is re-read again after answering (ms after each other); LATE_WATCH_MS when absent, `[]` for none. */
+  lateWatchMs?: readonly number[];
 }
 
 /** Attempts per edit: the first, then a merge or re-applied edit per concurrent change. */
-const ATTEMPTS = 5;
+const ATTEMPTS = 10;
+/**
+ * A writer that opened the file before the rename may write into the replaced file a moment
+ * after it (Node's appendFile opens, then writes, through a busy thread pool): the replaced
+ * file is read again after this long, so such a write is merged in too.
+ */
+const LATE_WRITE_GRACE_MS = 20;
+/** Further looks at the replaced file after the write answered, each this long after the last. */
+const LATE_WATCH_MS: readonly number[] = [250, 2000];
 /** How many times a change that landed after the last check is merged in before it is copied. */
 const LATE_MERGES = 2;
 
@@ -87,7 +100,32 @@ export async function editVaultFile(
   const resolved = await resolveVaultPath(vault, path, 'write');
   if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
   if (!resolved.exists) throw new VaultWriteError('NOT_FOUND', `${path} does not exist`);
-  return editResolved(vault, resolved.absolute, resolved.relative, edit, hooks, 0);
+  return oneAtATime(resolved.absolute, () =>
+    editResolved(vault, resolved.absolute, resolved.relative, edit, hooks, 0),
+  );
+}
+
+/**
+ * Edits of one file by this process, in turn. The witness link sees writes into the file it
+ * replaces, not a second rename over it: two of Cairn's own edits renaming at once would drop
+ * the first (and what others appended to it), so they queue instead. Keyed by absolute path;
+ * an entry lives only while an edit of that file is running or waiting.
+ */
+const editsInFlight = new Map<string, Promise<unknown>>();
+
+async function oneAtATime<T>(absolute: string, work: () => Promise<T>): Promise<T> {
+  const previous = editsInFlight.get(absolute) ?? Promise.resolve();
+  const mine = previous.then(work, work);
+  const settled = mine.then(
+    () => undefined,
+    () => undefined,
+  );
+  editsInFlight.set(absolute, settled);
+  try {
+    return await mine;
+  } finally {
+    if (editsInFlight.get(absolute) === settled) editsInFlight.delete(absolute);
+  }
 }
 
 async function editResolved(
@@ -120,19 +158,24 @@ async function editResolved(
       await hooks.beforeRename?.(attempt);
       await rename(temp, absolute);
       await syncFolder(dirname(absolute));
-      const replaced = witness === null ? now : await readCurrent(witness, relative);
-      if (replaced.hash === now.hash) {
-        return { path: relative, before: original, after, changed: true };
+      const replaced =
+        witness === null ? now : await settledText(witness, relative, hooks.lateWriteGraceMs);
+      const conflictCopy =
+        replaced.hash === now.hash
+          ? undefined
+          : await keepLateChange(
+              vault,
+              absolute,
+              relative,
+              now.text,
+              replaced.text,
+              hooks,
+              lateMerges,
+            );
+      if (witness !== null && (hooks.lateWatchMs ?? LATE_WATCH_MS).length > 0) {
+        watchReplaced(vault, absolute, relative, witness, replaced, hooks, lateMerges);
+        witness = null; // the watch removes it
       }
-      const conflictCopy = await keepLateChange(
-        vault,
-        absolute,
-        relative,
-        now.text,
-        replaced.text,
-        hooks,
-        lateMerges,
-      );
       return conflictCopy === undefined
         ? { path: relative, before: original, after, changed: true }
         : { path: relative, before: original, after, changed: true, conflictCopy };
@@ -204,8 +247,9 @@ async function keepLateChange(
         lateMerges + 1,
       );
       return result.conflictCopy;
-    } catch (error) {
-      if (!(error instanceof VaultWriteError && error.code === 'CONFLICT')) throw error;
+    } catch {
+      // Not mergeable, still changing, or the note went away meanwhile: keep their version as
+      // a copy rather than lose it.
     }
   }
   return writeConflictCopy(vault, relative, theirs, hooks.clock);
@@ -230,17 +274,59 @@ async function writeConflictCopy(
     try {
       return (await createVaultFile(vault, candidate, text)).path;
     } catch (error) {
-      if (!(error instanceof VaultWriteError && error.code === 'CONFLICT') || n >= 100) throw error;
+      // Taken (or, in a race with another copy of the same second, taken in other letter case).
+      const taken =
+        error instanceof VaultWriteError &&
+        (error.code === 'CONFLICT' || error.code === 'VALIDATION_ERROR');
+      if (!taken || n >= 100) throw error;
     }
   }
 }
 
-/** Conflict copies as `writeConflictCopy` names them. */
-export const CONFLICT_COPY_NAME = /\.conflict-\d{8}-\d{6}(?:-\d+)?(?:\.[^./]+)?$/;
+/**
+ * Keeps an eye on the replaced file for a while after the write has answered: a write still in
+ * flight on it (a slow thread pool under load can hold one for longer than LATE_WRITE_GRACE_MS)
+ * is merged in, or kept as a conflict copy, when it lands. Timers are unref'd; if the process
+ * stops first, the witness is a temp file that the next start-up removes.
+ */
+function watchReplaced(
+  vault: string,
+  absolute: string,
+  relative: string,
+  witness: string,
+  seen: { text: string; hash: string },
+  hooks: EditHooks,
+  lateMerges: number,
+): void {
+  const delays = hooks.lateWatchMs ?? LATE_WATCH_MS;
+  void (async () => {
+    let last = seen;
+    try {
+      for (const delay of delays) {
+        await new Promise((done) => setTimeout(done, delay).unref());
+        const current = await readCurrent(witness, relative);
+        if (current.hash === last.hash) continue;
+        await oneAtATime(absolute, () =>
+          keepLateChange(vault, absolute, relative, last.text, current.text, hooks, lateMerges),
+        );
+        last = current;
+      }
+    } catch {
+      // The note was deleted or moved meanwhile: nothing left to merge into.
+    } finally {
+      await unlink(witness).catch(() => undefined);
+    }
+  })();
+}
 
-function conflictStamp(ms: number): string {
-  const iso = new Date(ms).toISOString(); // 2026-11-25T03:41:00.000Z
-  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
+/** The witness's text once writes still in flight on it had a moment to land. */
+async function settledText(
+  witness: string,
+  relative: string,
+  graceMs = LATE_WRITE_GRACE_MS,
+): Promise<{ text: string; hash: string; mode: number }> {
+  if (graceMs > 0) await new Promise((done) => setTimeout(done, graceMs));
+  return readCurrent(witness, relative);
 }
 
 /**

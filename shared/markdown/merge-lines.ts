@@ -2,8 +2,8 @@
  * Three-way line merge (diff3) of two edits of the same text. Used when a write finds that its
  * file changed underneath it: `ours` is what the writer made of `base`, `theirs` is what someone
  * else (Obsidian, a sync client, the user) made of the same `base`. Changes in different places
- * are combined; changes to the same lines (or insertions at the same spot with different text)
- * are a conflict, and then the caller keeps both versions rather than choosing.
+ * are combined, as are lines both added at the same spot (theirs first); changes to the same
+ * lines are a conflict, and then the caller keeps both versions rather than choosing.
  */
 
 export type LineMerge =
@@ -51,6 +51,10 @@ export function mergeLines(base: string, ours: string, theirs: string): LineMerg
     if (sameLines(ourChunk, baseChunk)) out.push(...theirChunk);
     else if (sameLines(theirChunk, baseChunk) || sameLines(ourChunk, theirChunk)) {
       out.push(...ourChunk);
+    } else if (baseChunk.length === 0) {
+      // Both only added lines at the same spot (typically both appended to the end): nothing
+      // of either is replaced, so both are kept, theirs first (it was on disk first).
+      out.push(...theirChunk, ...ourChunk);
     } else {
       const line = b + 1;
       return {

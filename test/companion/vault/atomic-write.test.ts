@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createVaultFile,
   editVaultFile,
@@ -35,6 +35,9 @@ const checkTask = (text: string): string => {
   return text.replace('- [ ] task', '- [x] task');
 };
 
+/** No watching of the replaced file after the edit answers (its witness would still be there). */
+const NO_WATCH = { lateWriteGraceMs: 0, lateWatchMs: [] };
+
 function leftovers(folder: string): string[] {
   return readdirSync(folder).filter((name) => name.endsWith('.tmp'));
 }
@@ -51,7 +54,7 @@ async function rejection(promise: Promise<unknown>): Promise<VaultWriteError> {
 describe('editVaultFile', () => {
   it('replaces the file with the edit, keeps its mode and leaves no temp file', async () => {
     chmodSync(join(vault, 'Notes/a.md'), 0o640);
-    const result = await editVaultFile(vault, 'Notes/a.md', checkTask);
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, NO_WATCH);
     expect(result).toMatchObject({ path: 'Notes/a.md', changed: true });
     expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
       'line one\n- [x] task\nline three\n',
@@ -69,6 +72,7 @@ describe('editVaultFile', () => {
 
   it('re-reads and re-applies the edit after a concurrent change, keeping that change', async () => {
     const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
       beforeWrite: (attempt) => {
         if (attempt === 1) {
           writeFileSync(join(vault, 'Notes/a.md'), 'line one (edited)\n- [ ] task\nline three\n');
@@ -128,6 +132,7 @@ describe('editVaultFile', () => {
 
   it('keeps a change that lands between the last check and the rename (merged in)', async () => {
     const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
       beforeRename: (attempt) => {
         if (attempt === 1) appendFileSync(join(vault, 'Notes/a.md'), 'appended late\n');
       },
@@ -142,6 +147,7 @@ describe('editVaultFile', () => {
   it('keeps a late change that cannot be merged as a conflict copy beside the note', async () => {
     const clock = { now: () => Date.parse('2026-11-25T03:41:00Z') };
     const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
       clock,
       beforeRename: (attempt) => {
         // Rewrites the task line in place (same inode), as an editor saving the file does.
@@ -158,9 +164,32 @@ describe('editVaultFile', () => {
     expect(leftovers(join(vault, 'Notes'))).toEqual([]);
   });
 
+  it('merges a write that lands on the replaced file after the edit answered', async () => {
+    await editVaultFile(vault, 'Notes/a.md', checkTask, { lateWriteGraceMs: 0, lateWatchMs: [5] });
+    // A writer that opened the old file before the rename writes now: into the old inode,
+    // which only the witness link still names.
+    const [witness] = leftovers(join(vault, 'Notes'));
+    expect(witness).toMatch(TEMP_FILE_NAME);
+    appendFileSync(join(vault, 'Notes', witness!), 'written late\n');
+    await vi.waitFor(() => expect(leftovers(join(vault, 'Notes'))).toEqual([]));
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one\n- [x] task\nline three\nwritten late\n',
+    );
+  });
+
+  it("keeps every one of Cairn's own concurrent edits of one file", async () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `edit ${i}\n`);
+    await Promise.all(
+      lines.map((line) => editVaultFile(vault, 'Notes/a.md', (text) => text + line, NO_WATCH)),
+    );
+    const text = readFileSync(join(vault, 'Notes/a.md'), 'utf8');
+    for (const line of lines) expect(text).toContain(line);
+  });
+
   it('names its temp files so that start-up can find exactly them', async () => {
     const seen: string[] = [];
     await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
       beforeRename: () => {
         seen.push(...leftovers(join(vault, 'Notes')));
       },
@@ -220,7 +249,7 @@ describe('editVaultFile', () => {
   it('keeps UTF-8, CRLF and control characters byte for byte outside the edit', async () => {
     const text = 'Überschrift\r\n- [ ] task\r\n\u0007bell ✓\r\n';
     writeFileSync(join(vault, 'Notes/a.md'), text);
-    await editVaultFile(vault, 'Notes/a.md', checkTask);
+    await editVaultFile(vault, 'Notes/a.md', checkTask, NO_WATCH);
     expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(text.replace('[ ]', '[x]'));
   });
 });

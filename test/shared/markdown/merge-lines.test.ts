@@ -39,8 +39,17 @@ describe('mergeLines', () => {
     });
   });
 
-  it('reports a conflict when both insert different text at the same spot', () => {
-    expect(mergeLines(base, `${base}ours\n`, `${base}theirs\n`).clean).toBe(false);
+  it('keeps both when both only add lines at the same spot, theirs first', () => {
+    expect(mergeLines(base, `${base}ours\n`, `${base}theirs\n`)).toEqual({
+      clean: true,
+      text: `${base}theirs\nours\n`,
+    });
+  });
+
+  it('reports a conflict when one changes lines the other replaced', () => {
+    const ours = base.replace('second\n', 'second\nmore\n').replace('first', 'FIRST');
+    const theirs = base.replace('first\nsecond\n', 'rewritten\n');
+    expect(mergeLines(base, ours, theirs).clean).toBe(false);
   });
 
   it('keeps CRLF line endings and a last line without newline', () => {

@@ -1,0 +1,320 @@
+#!/usr/bin/env node
+// `npm run stress`: the companion under races and load, on loopback, bounded in time.
+//
+//   node scripts/stress.mjs [--only edits] [--seconds 20] [--clients 8]
+//
+// Parts:
+//   edits   Racing edits. The real companion (dist/companion/cli.mjs, built first) runs on a
+//           scratch vault on 127.0.0.1. An outside writer (this process, as Obsidian or a sync
+//           client would) appends a numbered line to three notes every 1-10 ms, while
+//           --clients HTTP clients edit the same notes through every write route: reminder
+//           note PATCH and snooze, inline reminder PATCH (due) and snooze, and a chat "add to
+//           Inbox/shopping list.md: …" append; the reminder is marked done at the end. Then every
+//           appended line, and every item a chat append answered as written, is looked for
+//           in the note or a conflict copy beside it (`*.conflict-*.md`). Lost must be 0.
+// Everything runs on 127.0.0.1 in a temporary folder that is removed at the end; the server is
+// stopped (SIGTERM, then SIGKILL after 5 s) whatever happens.
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const repo = resolve(fileURLToPath(import.meta.url), '../..');
+const PARTS = ['edits'];
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string', multiple: true },
+    seconds: { type: 'string', default: '20' },
+    clients: { type: 'string', default: '8' },
+    verbose: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  console.log('npm run stress -- [--only edits] [--seconds 20] [--clients 8]');
+  process.exit(0);
+}
+const seconds = Number(values.seconds);
+const clients = Number(values.clients);
+if (!(seconds > 0 && seconds <= 600)) throw new Error('--seconds must be in (0, 600]');
+if (!(Number.isInteger(clients) && clients >= 1 && clients <= 64))
+  throw new Error('--clients must be an integer in [1, 64]');
+const parts = values.only ?? PARTS;
+for (const part of parts) {
+  if (!PARTS.includes(part)) throw new Error(`--only must be one of ${PARTS.join(', ')}`);
+}
+
+const TOKEN = 'stress-token-0123456789abcdefghijklmnopqrstuvwxyz';
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+function build() {
+  const result = spawnSync(
+    process.execPath,
+    ['esbuild.config.mjs', 'production', '--companion-only'],
+    {
+      cwd: repo,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  if (result.status !== 0) throw new Error('building the companion failed');
+}
+
+async function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** Starts dist/companion/cli.mjs on `vault`; resolves once /health answers. */
+async function startCompanion(vault, data) {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      join(repo, 'dist/companion/cli.mjs'),
+      '--vault',
+      vault,
+      '--data',
+      data,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+    ],
+    {
+      cwd: repo,
+      // Keyword search only (no model to load, nothing to embed): the races are the point.
+      env: {
+        ...process.env,
+        CAIRN_TOKEN: TOKEN,
+        CAIRN_EMBEDDINGS: 'ollama',
+        CAIRN_OLLAMA_URL: 'http://127.0.0.1:9',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the companion exited: ${stderr}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the companion did not start: ${stderr}`);
+    await sleep(100);
+  }
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    const killed = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await new Promise((done) => child.once('exit', done));
+    clearTimeout(killed);
+  };
+  return { url, child, stop };
+}
+
+async function api(url, method, path, body) {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, text };
+}
+
+/** Files of a folder whose names are the note's conflict copies. */
+async function withConflictCopies(vault, path) {
+  const slash = path.lastIndexOf('/');
+  const folder = path.slice(0, slash);
+  const stem = path.slice(slash + 1, -'.md'.length);
+  const names = await readdir(join(vault, folder));
+  const copies = names.filter(
+    (name) => name.startsWith(`${stem}.conflict-`) && name.endsWith('.md'),
+  );
+  const texts = [await readFile(join(vault, path), 'utf8')];
+  for (const name of copies) texts.push(await readFile(join(vault, folder, name), 'utf8'));
+  return { text: texts.join('\n'), copies: copies.length };
+}
+
+async function racingEdits() {
+  const root = await mkdtemp(join(tmpdir(), 'cairn-stress-'));
+  const vault = join(root, 'vault');
+  const data = join(root, 'data');
+  let server;
+  try {
+    await mkdir(join(vault, 'Inbox'), { recursive: true });
+    await writeFile(join(vault, 'Inbox/shopping list.md'), '# Shopping list\n\n- bread\n');
+    await writeFile(
+      join(vault, 'Inbox/tasks.md'),
+      '# Tasks\n\n- [ ] Water the plants @remind(2030-01-10 09:00) ^r-w4t3\n\nSome prose.\n',
+    );
+    server = await startCompanion(vault, data);
+    const { url } = server;
+
+    const created = await api(url, 'POST', '/api/v1/reminders', {
+      title: 'Pay rent',
+      due: '2030-01-01T09:00',
+      timezone: 'Europe/Berlin',
+    });
+    if (created.status !== 201)
+      throw new Error(`creating the reminder: ${created.status} ${created.text}`);
+    const reminder = JSON.parse(created.text);
+    let inline;
+    for (let tries = 0; tries < 50 && inline === undefined; tries++) {
+      const list = JSON.parse((await api(url, 'GET', '/api/v1/reminders?limit=100')).text);
+      inline = list.reminders?.find((entry) => entry.path === 'Inbox/tasks.md');
+      if (inline === undefined) await sleep(100);
+    }
+    if (inline === undefined) throw new Error('the inline reminder was not found');
+
+    const targets = [reminder.path, 'Inbox/tasks.md', 'Inbox/shopping list.md'];
+    const appended = new Map(targets.map((path) => [path, []]));
+    const deadline = Date.now() + seconds * 1000;
+    let outsideWrites = 0;
+    const writer = async (path) => {
+      for (let n = 1; Date.now() < deadline; n++) {
+        const line = `outside ${n} ${path}`;
+        await appendFile(join(vault, path), `${line}\n`);
+        appended.get(path).push(line);
+        outsideWrites++;
+        await sleep(1 + Math.floor(Math.random() * 10));
+      }
+    };
+
+    const outcomes = new Map();
+    const examples = new Map();
+    const count = (route, status, text) => {
+      const key = `${route} ${status}`;
+      if (text !== undefined && !examples.has(key)) examples.set(key, text.slice(0, 300));
+      const entry = outcomes.get(route) ?? new Map();
+      entry.set(status, (entry.get(status) ?? 0) + 1);
+      outcomes.set(route, entry);
+    };
+    const chatItems = [];
+    let sequence = 0;
+    const operations = [
+      async (i) =>
+        count(
+          'reminder PATCH',
+          (await api(url, 'PATCH', `/api/v1/reminders/${reminder.id}`, { title: `Pay rent ${i}` }))
+            .status,
+        ),
+      async () =>
+        count(
+          'reminder snooze',
+          (await api(url, 'POST', `/api/v1/reminders/${reminder.id}/snooze`, { minutes: 15 }))
+            .status,
+        ),
+      async (i) => {
+        const minute = String(i % 60).padStart(2, '0');
+        const response = await api(url, 'PATCH', `/api/v1/reminders/${inline.id}`, {
+          due: `2030-01-10T09:${minute}`,
+        });
+        count('inline PATCH', response.status, response.text);
+        if (response.status === 200) inline = JSON.parse(response.text);
+      },
+      async () =>
+        count(
+          'inline snooze',
+          (await api(url, 'POST', `/api/v1/reminders/${inline.id}/snooze`, { minutes: 30 })).status,
+        ),
+      async (i) => {
+        const item = `item-${i}`;
+        const response = await api(url, 'POST', '/api/v1/chat', {
+          message: `add to Inbox/shopping list.md: ${item}`,
+        });
+        const ok = response.status === 200 && /"success":true/.test(response.text);
+        count(
+          'chat append',
+          ok ? 'written' : response.status === 200 ? 'refused in stream' : response.status,
+          response.text,
+        );
+        if (ok) chatItems.push(item);
+      },
+    ];
+    const client = async () => {
+      while (Date.now() < deadline) {
+        const i = ++sequence;
+        await operations[i % operations.length](i);
+      }
+    };
+    const started = Date.now();
+    await Promise.all([...targets.map(writer), ...Array.from({ length: clients }, client)]);
+    const elapsed = (Date.now() - started) / 1000;
+    count(
+      'reminder done',
+      (await api(url, 'POST', `/api/v1/reminders/${reminder.id}/done`, {})).status,
+    );
+
+    // A write keeps watching the file it replaced for a moment after answering (late writes
+    // still in flight are merged then): let those watches finish before counting.
+    await sleep(3000);
+    let lost = 0;
+    let chatLost = 0;
+    let copies = 0;
+    for (const path of targets) {
+      const found = await withConflictCopies(vault, path);
+      copies += found.copies;
+      const present = new Set(found.text.split(/\r?\n/));
+      const missing = appended.get(path).filter((line) => !present.has(line));
+      lost += missing.length;
+      if (values.verbose && missing.length > 0)
+        console.log(`lost from ${path}: ${missing.join(' | ')}`);
+      if (path === 'Inbox/shopping list.md') {
+        chatLost += chatItems.filter((item) => !found.text.includes(item)).length;
+      }
+    }
+    const temps = (await readdir(join(vault, 'Inbox'))).filter((name) =>
+      name.endsWith('.tmp'),
+    ).length;
+
+    console.log(
+      `\n## Racing edits (${elapsed.toFixed(1)} s, ${clients} clients, outside writer 1-10 ms)\n`,
+    );
+    console.log('| route | outcomes |');
+    console.log('|---|---|');
+    for (const [route, statuses] of outcomes) {
+      const text = [...statuses].map(([status, n]) => `${status}: ${n}`).join(', ');
+      console.log(`| ${route} | ${text} |`);
+    }
+    console.log('\n| measure | value |');
+    console.log('|---|---|');
+    console.log(`| outside lines appended | ${outsideWrites} |`);
+    console.log(`| outside lines lost | ${lost} |`);
+    console.log(`| chat appends answered written | ${chatItems.length} |`);
+    console.log(`| chat appends lost | ${chatLost} |`);
+    console.log(`| conflict copies made | ${copies} |`);
+    console.log(`| temp files left | ${temps} |`);
+    if (values.verbose) {
+      console.log('\nFirst answer of each kind:');
+      for (const [key, text] of examples) console.log(`- ${key}: ${text.replace(/\s+/g, ' ')}`);
+    }
+    return lost + chatLost;
+  } finally {
+    await server?.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+build();
+let failures = 0;
+if (parts.includes('edits')) failures += await racingEdits();
+process.exitCode = failures === 0 ? 0 : 1;
