@@ -8,6 +8,8 @@ import type { CompanionConfig } from './config';
 import type { SqliteDatabase } from './db/open';
 import { registerCors } from './http/cors';
 import { registerErrorHandling } from './http/error-handler';
+import { registerRateLimits } from './http/rate-limits';
+import type { RateLimitOverrides } from './http/rate-limits';
 import { partAwareValidator } from './http/part-aware-validator';
 import { createLogger } from './logging';
 import type { Logger } from './logging';
@@ -56,6 +58,8 @@ export interface AppDeps {
   /** Areas not passed report "not running" (see status/sources.ts). */
   readonly status?: Partial<StatusSources>;
   readonly failedAuthLimit?: FailedAuthLimit;
+  /** Other numbers than RATE_LIMITS for the expensive routes (tests). */
+  readonly rateLimits?: RateLimitOverrides;
   /** The running embedding model; without one, `/v1/embeddings` and `/v1/models` are absent. */
   readonly embedder?: Embedder;
   /** VAPID keys, subscriptions and the sender; absent, the push routes are not registered. */
@@ -128,6 +132,7 @@ export async function buildApp(
   });
   registerCors(app);
   await registerTokenAuth(app, deps.tokenSha256, deps.failedAuthLimit);
+  registerRateLimits(app, deps.rateLimits);
 
   const metrics = deps.metrics ?? new MetricsRegistry();
   registerHttpMetrics(app, metrics);

@@ -13,7 +13,7 @@ import { VaultConversations } from './vault-conversations';
 
 /** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */
 export type ChatAppOptions = Omit<CompanionChatDeps, 'clock' | 'zone' | 'search'> &
-  Pick<ChatRouteOptions, 'heartbeatMs' | 'maxStreamsPerClient' | 'rateLimit'>;
+  Pick<ChatRouteOptions, 'heartbeatMs' | 'maxStreamsPerClient'>;
 
 /** Builds the companion's chat engine and registers `POST /api/v1/chat` on it. */
 export function registerChat(
@@ -31,7 +31,7 @@ export function registerChat(
   },
   options: ChatAppOptions = {},
 ): void {
-  const { heartbeatMs, maxStreamsPerClient, rateLimit, ...ports } = options;
+  const { heartbeatMs, maxStreamsPerClient, ...ports } = options;
   const engine = createCompanionChatEngine({
     clock: core.clock,
     zone: () => core.zone,
@@ -56,6 +56,5 @@ export function registerChat(
     search: core.search,
     ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
     ...(maxStreamsPerClient === undefined ? {} : { maxStreamsPerClient }),
-    ...(rateLimit === undefined ? {} : { rateLimit }),
   });
 }

@@ -57,7 +57,11 @@ export async function registerIngestRoute(
     });
     scope.post(
       '/api/v1/ingest',
-      { bodyLimit: maxBytes + 1024 * 1024, schema: { response: { 201: IngestResponse } } },
+      {
+        config: { limited: 'ingest' },
+        bodyLimit: maxBytes + 1024 * 1024,
+        schema: { response: { 201: IngestResponse } },
+      },
       async (request, reply) => {
         if (!request.isMultipart()) {
           throw new ApiHttpError(
