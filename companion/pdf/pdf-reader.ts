@@ -22,6 +22,21 @@ export interface PdfReaderOptions {
   /** Heap cap of the worker; a decompression bomb runs out of it instead of the companion's. */
   readonly maxHeapMb?: number;
   readonly limits?: PdfLimits;
+  /** PDFs parsed at once (each in its own worker with up to `maxHeapMb`); more wait in turn. */
+  readonly maxConcurrent?: number;
+  /** PDFs waiting for a parse slot; past this a read fails at once with PdfBusyError. */
+  readonly maxQueued?: number;
+}
+
+export const DEFAULT_PDF_MAX_CONCURRENT = 2;
+export const DEFAULT_PDF_MAX_QUEUED = 16;
+
+/** Every parse slot is taken and the queue is full: try again later. */
+export class PdfBusyError extends PdfExtractionError {
+  override name = 'PdfBusyError';
+  constructor(readonly retryAfterSeconds: number) {
+    super(`the PDF reader is busy with other files; try again in ${retryAfterSeconds} s`);
+  }
 }
 
 export const DEFAULT_PDF_TIMEOUT_MS = 60_000;
@@ -40,10 +55,46 @@ export function createPdfReader(options: PdfReaderOptions = {}): PdfTextReader {
   const limits = options.limits ?? DEFAULT_PDF_LIMITS;
   const workerFile = options.workerFile ?? defaultWorkerFile();
   const path = typeof workerFile === 'string' ? workerFile : fileURLToPath(workerFile);
-  if (!existsSync(path)) return (bytes) => extractPdfText(bytes, limits);
+  const gate = {
+    maxConcurrent: options.maxConcurrent ?? DEFAULT_PDF_MAX_CONCURRENT,
+    maxQueued: options.maxQueued ?? DEFAULT_PDF_MAX_QUEUED,
+  };
+  if (!existsSync(path)) return inTurn((bytes) => extractPdfText(bytes, limits), gate);
   const timeoutMs = options.timeoutMs ?? DEFAULT_PDF_TIMEOUT_MS;
   const maxHeapMb = options.maxHeapMb ?? DEFAULT_PDF_MAX_HEAP_MB;
-  return (bytes, signal) => readInWorker(workerFile, bytes, limits, timeoutMs, maxHeapMb, signal);
+  return inTurn(
+    (bytes, signal) => readInWorker(workerFile, bytes, limits, timeoutMs, maxHeapMb, signal),
+    gate,
+  );
+}
+
+/**
+ * At most `maxConcurrent` reads at once, at most `maxQueued` waiting; a read past both fails
+ * at once with PdfBusyError. Each worker may use `maxHeapMb`, so this caps the memory PDFs can
+ * take together (a burst of PDF bombs held 2 GB before).
+ */
+export function inTurn(
+  read: PdfTextReader,
+  gate: { maxConcurrent: number; maxQueued: number },
+): PdfTextReader {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (bytes, signal) => {
+    if (running >= gate.maxConcurrent) {
+      if (waiting.length >= gate.maxQueued) throw new PdfBusyError(30);
+      await new Promise<void>((resume) => waiting.push(resume));
+    } else {
+      running++;
+    }
+    try {
+      return await read(bytes, signal);
+    } finally {
+      // Hand the slot straight to the next in line, or free it.
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }
 
 function readInWorker(
