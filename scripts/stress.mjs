@@ -12,6 +12,12 @@
 //           Inbox/shopping list.md: …" append; the reminder is marked done at the end. Then every
 //           appended line, and every item a chat append answered as written, is looked for
 //           in the note or a conflict copy beside it (`*.conflict-*.md`). Lost must be 0.
+//   kill    SIGKILL around due reminders. --reminders reminder notes fall due at two whole minutes while
+//           two devices are subscribed at a local HTTPS push service (test/fakes/push-service.ts,
+//           its own throwaway certificate, trusted through NODE_EXTRA_CA_CERTS); the companion
+//           is killed with SIGKILL --kills times at random moments and restarted each time.
+//           Then every (reminder, device) must have been delivered exactly once: lost and
+//           duplicated are counted.
 // Everything runs on 127.0.0.1 in a temporary folder that is removed at the end; the server is
 // stopped (SIGTERM, then SIGKILL after 5 s) whatever happens.
 import { spawn, spawnSync } from 'node:child_process';
@@ -19,17 +25,19 @@ import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'no
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../..');
-const PARTS = ['edits'];
+const PARTS = ['edits', 'kill'];
 const { values } = parseArgs({
   options: {
     only: { type: 'string', multiple: true },
     seconds: { type: 'string', default: '20' },
     clients: { type: 'string', default: '8' },
     verbose: { type: 'boolean', default: false },
+    reminders: { type: 'string', default: '1000' },
+    kills: { type: 'string', default: '20' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -42,6 +50,12 @@ const clients = Number(values.clients);
 if (!(seconds > 0 && seconds <= 600)) throw new Error('--seconds must be in (0, 600]');
 if (!(Number.isInteger(clients) && clients >= 1 && clients <= 64))
   throw new Error('--clients must be an integer in [1, 64]');
+const reminderCount = Number(values.reminders);
+const killCount = Number(values.kills);
+if (!(Number.isInteger(reminderCount) && reminderCount >= 1 && reminderCount <= 5000))
+  throw new Error('--reminders must be an integer in [1, 5000]');
+if (!(Number.isInteger(killCount) && killCount >= 0 && killCount <= 100))
+  throw new Error('--kills must be an integer in [0, 100]');
 const parts = values.only ?? PARTS;
 for (const part of parts) {
   if (!PARTS.includes(part)) throw new Error(`--only must be one of ${PARTS.join(', ')}`);
@@ -74,8 +88,8 @@ async function freePort() {
 }
 
 /** Starts dist/companion/cli.mjs on `vault`; resolves once /health answers. */
-async function startCompanion(vault, data) {
-  const port = await freePort();
+async function startCompanion(vault, data, extraEnv = {}, port = undefined) {
+  port ??= await freePort();
   const child = spawn(
     process.execPath,
     [
@@ -97,6 +111,7 @@ async function startCompanion(vault, data) {
         CAIRN_TOKEN: TOKEN,
         CAIRN_EMBEDDINGS: 'ollama',
         CAIRN_OLLAMA_URL: 'http://127.0.0.1:9',
+        ...extraEnv,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
@@ -106,7 +121,7 @@ async function startCompanion(vault, data) {
     stderr = (stderr + chunk).slice(-4000);
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the companion exited: ${stderr}`);
     try {
@@ -124,7 +139,12 @@ async function startCompanion(vault, data) {
     await new Promise((done) => child.once('exit', done));
     clearTimeout(killed);
   };
-  return { url, child, stop };
+  const kill = async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGKILL');
+    await new Promise((done) => child.once('exit', done));
+  };
+  return { url, port, child, stop, kill };
 }
 
 async function api(url, method, path, body) {
@@ -314,7 +334,134 @@ async function racingEdits() {
   }
 }
 
+/** test/fakes/push-service.ts bundled into a scratch folder inside the repository. */
+async function loadPushService() {
+  const esbuild = (await import('esbuild')).default;
+  const outdir = await mkdtemp(join(repo, '.stress-build-'));
+  await esbuild.build({
+    entryPoints: [join(repo, 'test/fakes/push-service.ts')],
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  try {
+    return await import(pathToFileURL(join(outdir, 'push-service.mjs')).href);
+  } finally {
+    await rm(outdir, { recursive: true, force: true });
+  }
+}
+
+function reminderNote(i, due) {
+  const id = `stress-${String(i).padStart(5, '0')}`;
+  return {
+    id,
+    path: `Cairn/Reminders/${id}.md`,
+    text: `---\nid: ${id}\ntype: reminder\ntitle: Stress ${i}\ndue: ${due}\ntimezone: UTC\nstatus: active\ncreated: ${due}\n---\n`,
+  };
+}
+
+async function killAroundDueReminders() {
+  const { FakePushService } = await loadPushService();
+  const service = await FakePushService.start();
+  const root = await mkdtemp(join(tmpdir(), 'cairn-stress-kill-'));
+  const vault = join(root, 'vault');
+  const data = join(root, 'data');
+  const env = { NODE_EXTRA_CA_CERTS: service.certFile, CAIRN_PUSH_HOSTS: '127.0.0.1' };
+  let server;
+  try {
+    await mkdir(join(vault, 'Cairn/Reminders'), { recursive: true });
+    server = await startCompanion(vault, data, env);
+    const port = server.port;
+    const devices = [];
+    for (const name of ['phone', 'tablet']) {
+      const browser = service.createSubscription();
+      const added = await api(server.url, 'POST', '/api/v1/push/subscriptions', {
+        ...browser,
+        name,
+      });
+      if (added.status !== 201) throw new Error(`subscribing: ${added.status} ${added.text}`);
+      devices.push(browser.endpoint.split('/').pop());
+    }
+    // Reminders have minute resolution: half fall due at the first whole minute at least 20 s
+    // away (time for the watcher to read them all), half a minute later.
+    const start = Math.ceil((Date.now() + 20_000) / 60_000) * 60_000;
+    const notes = [];
+    for (let i = 0; i < reminderCount; i++) {
+      const due = new Date(start + (i % 2) * 60_000);
+      notes.push(reminderNote(i, due.toISOString().replace('.000Z', 'Z')));
+    }
+    for (const note of notes) await writeFile(join(vault, note.path), note.text);
+    const lastDue = start + 60_000;
+    // The kills: random moments from 5 s before the first due to 10 s after the last.
+    const moments = Array.from({ length: killCount }, () => start - 5_000 + Math.random() * 75_000);
+    moments.sort((a, b) => a - b);
+    let kills = 0;
+    for (const moment of moments) {
+      await sleep(Math.max(0, moment - Date.now()));
+      await server.kill();
+      kills++;
+      server = await startCompanion(vault, data, env, port);
+    }
+    await sleep(Math.max(0, lastDue + 10_000 - Date.now()));
+    const expected = reminderCount * devices.length;
+    const delivered = () =>
+      service.messages.filter((m) => m.answered === 201 && m.payload !== null).length;
+    const deadline = Date.now() + 60_000;
+    while (delivered() < expected && Date.now() < deadline) await sleep(500);
+
+    const counts = new Map();
+    for (const message of service.messages) {
+      if (message.answered !== 201 || message.payload === null) continue;
+      const { reminder_id: id } = JSON.parse(message.payload);
+      const key = `${id}|${message.subscription}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    let lost = 0;
+    let duplicated = 0;
+    for (const note of notes) {
+      for (const device of devices) {
+        const n = counts.get(`${note.id}|${device}`) ?? 0;
+        if (n === 0) lost++;
+        if (n > 1) duplicated += n - 1;
+      }
+    }
+    const missed = await api(server.url, 'GET', '/api/v1/reminders/missed');
+    const missedCount =
+      missed.status === 200 ? (JSON.parse(missed.text).missed?.length ?? '?') : '?';
+    console.log(
+      `\n## SIGKILL around due reminders (${reminderCount} reminders, ${devices.length} devices, ${kills} kills)\n`,
+    );
+    console.log('| measure | value |');
+    console.log('|---|---|');
+    console.log(`| deliveries expected | ${expected} |`);
+    console.log(`| delivered (201) | ${delivered()} |`);
+    console.log(`| lost (reminder, device) | ${lost} |`);
+    console.log(`| duplicated deliveries | ${duplicated} |`);
+    console.log(`| listed missed | ${missedCount} |`);
+    if (values.verbose) {
+      const statuses = new Map();
+      for (const m of service.messages)
+        statuses.set(m.answered, (statuses.get(m.answered) ?? 0) + 1);
+      console.log('push service answers:', Object.fromEntries(statuses));
+      const bad = service.messages.find((m) => m.answered !== 201);
+      if (bad) console.log('first refused:', bad.vapid, bad.decryptError);
+      console.log('missed:', missed.text.slice(0, 400));
+    }
+    return lost + duplicated;
+  } finally {
+    await server?.stop();
+    await service.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
 build();
 let failures = 0;
 if (parts.includes('edits')) failures += await racingEdits();
+if (parts.includes('kill')) failures += await killAroundDueReminders();
+
 process.exitCode = failures === 0 ? 0 : 1;
