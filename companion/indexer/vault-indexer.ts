@@ -20,7 +20,7 @@ import { IndexStore } from './index-store';
 import type { FileKind, StoredFileState } from './index-store';
 import { SqliteIndexQueries } from './index-queries';
 import type { ColumnWeights } from './index-queries';
-import { createPdfReader } from '../pdf/pdf-reader';
+import { createPdfReader, PdfBusyError } from '../pdf/pdf-reader';
 import type { PdfTextReader } from '../pdf/pdf-reader';
 import { contentHash, INDEX_FORMAT, readVaultFile } from './read-vault-file';
 import type { IndexedFile } from './read-vault-file';
@@ -113,7 +113,8 @@ export class VaultIndexer implements IndexStatusSource {
   private watcher: FSWatcher | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
   /**
-   * Files read but not saved in the index (the database's disk full, or read-only), with why
+   * Files read but not saved in the index (the database's disk full, or read-only), or not read
+   * because every PDF parse slot was taken, with why
    * and how often it failed; each is tried again on a backoff timer until it is saved, so the
    * index heals by itself once space returns. Shown in status as failed and pending.
    */
@@ -466,10 +467,10 @@ export class VaultIndexer implements IndexStatusSource {
     const storage = storageProblem(error);
     const reason = storage
       ? storage.message.replace(/; nothing was saved\..*$/, '')
-      : (error as Error).message;
+      : (error as Error).message.replace(/; try again in \d+ s$/, '');
     const seconds = Math.max(1, Math.round(delay / 1000));
     this.unsaved.set(path, {
-      error: `not saved in the index: ${reason}; trying again in ${seconds} s`,
+      error: `not indexed yet: ${reason}; trying again in ${seconds} s`,
       tries,
     });
     this.options.logger.error(
@@ -645,11 +646,18 @@ export class VaultIndexer implements IndexStatusSource {
       this.store.touchFile(path, mtimeMs, before.size);
       return;
     }
-    const entry = await readVaultFile(
-      { path, kind, bytes, mtimeMs },
-      this.readPdfText,
-      this.stopping.signal,
-    );
+    let entry: Awaited<ReturnType<typeof readVaultFile>>;
+    try {
+      entry = await readVaultFile(
+        { path, kind, bytes, mtimeMs },
+        this.readPdfText,
+        this.stopping.signal,
+      );
+    } catch (error) {
+      if (!(error instanceof PdfBusyError)) throw error;
+      this.rememberUnsaved(path, error); // every PDF slot taken: try again later
+      return;
+    }
     if (this.closed) return;
     if (this.writes.length === 0) this.writesSince = performance.now();
     this.writes.push(entry);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SqliteDatabase } from '../../../companion/db/open';
+import { PdfBusyError } from '../../../companion/pdf/pdf-reader';
 import { startIndexer } from './helpers';
 import type { IndexerFixture } from './helpers';
 
@@ -48,7 +49,7 @@ describe('VaultIndexer on a full database disk', () => {
     expect(status.failed).toContainEqual({
       path: 'b.md',
       error: expect.stringMatching(
-        /^not saved in the index: the disk holding the companion's database \(in its data folder\) is full; trying again in \d+ s$/,
+        /^not indexed yet: the disk holding the companion's database \(in its data folder\) is full; trying again in \d+ s$/,
       ) as unknown,
     });
     expect(status.pending).toBeGreaterThanOrEqual(1);
@@ -59,5 +60,33 @@ describe('VaultIndexer on a full database disk', () => {
     });
     expect(fixture.indexer.indexStatus().pending).toBe(0);
     expect(new Set(searchable(fixture, 'zebracorn'))).toEqual(new Set(['b.md']));
+  });
+});
+
+describe('VaultIndexer with every PDF parse slot taken', () => {
+  it('lists the PDF as not indexed yet and reads it once a slot is free', async () => {
+    let busy = true;
+    fixture = await startIndexer({
+      unsavedRetryMs: 20,
+      pdfReader: () => {
+        if (busy) return Promise.reject(new PdfBusyError(30));
+        return Promise.resolve({ pages: ['quokka facts'], numPages: 1 });
+      },
+      files: { 'paper.pdf': '%PDF-1.4 a PDF' },
+    });
+    await fixture.indexer.whenIdle();
+    expect(fixture.indexer.indexStatus().failed).toEqual([
+      {
+        path: 'paper.pdf',
+        error: expect.stringMatching(
+          /^not indexed yet: the PDF reader is busy with other files; trying again in \d+ s$/,
+        ) as unknown,
+      },
+    ]);
+    busy = false;
+    await vi.waitFor(() => expect(fixture!.indexer.indexStatus().failed).toEqual([]), {
+      timeout: 5000,
+    });
+    expect(new Set(searchable(fixture, 'quokka'))).toEqual(new Set(['paper.pdf']));
   });
 });
