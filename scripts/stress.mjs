@@ -18,10 +18,12 @@
 //           is killed with SIGKILL --kills times at random moments and restarted each time.
 //           Then every (reminder, device) must have been delivered exactly once: lost and
 //           duplicated are counted.
+//   load    --load-clients clients (one token, one address) on search and answer for
+//           --load-seconds s, plus GET /health every 100 ms: p50/p99 and how many got 429.
 // Everything runs on 127.0.0.1 in a temporary folder that is removed at the end; the server is
 // stopped (SIGTERM, then SIGKILL after 5 s) whatever happens.
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,7 +31,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../..');
-const PARTS = ['edits', 'kill'];
+const PARTS = ['edits', 'kill', 'load'];
 const { values } = parseArgs({
   options: {
     only: { type: 'string', multiple: true },
@@ -38,6 +40,8 @@ const { values } = parseArgs({
     verbose: { type: 'boolean', default: false },
     reminders: { type: 'string', default: '1000' },
     kills: { type: 'string', default: '20' },
+    'load-clients': { type: 'string', default: '50' },
+    'load-seconds': { type: 'string', default: '30' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -56,6 +60,11 @@ if (!(Number.isInteger(reminderCount) && reminderCount >= 1 && reminderCount <= 
   throw new Error('--reminders must be an integer in [1, 5000]');
 if (!(Number.isInteger(killCount) && killCount >= 0 && killCount <= 100))
   throw new Error('--kills must be an integer in [0, 100]');
+const loadClients = Number(values['load-clients']);
+const loadSeconds = Number(values['load-seconds']);
+if (!(Number.isInteger(loadClients) && loadClients >= 1 && loadClients <= 200))
+  throw new Error('--load-clients must be an integer in [1, 200]');
+if (!(loadSeconds > 0 && loadSeconds <= 300)) throw new Error('--load-seconds must be in (0, 300]');
 const parts = values.only ?? PARTS;
 for (const part of parts) {
   if (!PARTS.includes(part)) throw new Error(`--only must be one of ${PARTS.join(', ')}`);
@@ -459,9 +468,78 @@ async function killAroundDueReminders() {
   }
 }
 
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function loadOnSearch() {
+  const root = await mkdtemp(join(tmpdir(), 'cairn-stress-load-'));
+  const vault = join(root, 'vault');
+  let server;
+  try {
+    await cp(join(repo, 'companion/sample-vault'), vault, { recursive: true });
+    server = await startCompanion(vault, join(root, 'data'));
+    const { url } = server;
+    const questions = ['visa rules', 'call the bank', 'passport', 'meeting notes', 'plants'];
+    const latencies = { search: [], answer: [], health: [] };
+    const statuses = { search: new Map(), answer: new Map() };
+    const deadline = Date.now() + loadSeconds * 1000;
+    const timed = async (kind, run) => {
+      const started = performance.now();
+      const status = await run();
+      latencies[kind].push(performance.now() - started);
+      if (statuses[kind]) statuses[kind].set(status, (statuses[kind].get(status) ?? 0) + 1);
+    };
+    const client = async (n) => {
+      for (let i = 0; Date.now() < deadline; i++) {
+        const q = questions[(n + i) % questions.length];
+        if ((n + i) % 2 === 0) {
+          await timed(
+            'search',
+            async () => (await api(url, 'GET', `/api/v1/search?q=${encodeURIComponent(q)}`)).status,
+          );
+        } else {
+          await timed(
+            'answer',
+            async () => (await api(url, 'POST', '/api/v1/answer', { question: q })).status,
+          );
+        }
+      }
+    };
+    const health = async () => {
+      while (Date.now() < deadline) {
+        await timed('health', async () => (await fetch(`${url}/health`)).status);
+        await sleep(100);
+      }
+    };
+    await Promise.all([...Array.from({ length: loadClients }, (_, n) => client(n)), health()]);
+    console.log(
+      `\n## ${loadClients} clients on search and answer for ${loadSeconds} s (one token, one address)\n`,
+    );
+    console.log('| route | requests | 200 | 429 | other | p50 ms | p99 ms |');
+    console.log('|---|---|---|---|---|---|---|');
+    for (const kind of ['search', 'answer', 'health']) {
+      const sorted = [...latencies[kind]].sort((a, b) => a - b);
+      const byStatus = statuses[kind] ?? new Map([[200, sorted.length]]);
+      const ok = byStatus.get(200) ?? 0;
+      const limited = byStatus.get(429) ?? 0;
+      const other = sorted.length - ok - limited;
+      console.log(
+        `| ${kind} | ${sorted.length} | ${ok} | ${limited} | ${other} | ${percentile(sorted, 50).toFixed(1)} | ${percentile(sorted, 99).toFixed(1)} |`,
+      );
+    }
+    return 0;
+  } finally {
+    await server?.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
 build();
 let failures = 0;
 if (parts.includes('edits')) failures += await racingEdits();
 if (parts.includes('kill')) failures += await killAroundDueReminders();
+if (parts.includes('load')) failures += await loadOnSearch();
 
 process.exitCode = failures === 0 ? 0 : 1;
