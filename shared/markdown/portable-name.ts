@@ -32,7 +32,7 @@ export function portableNameProblem(name: string): string | null {
   if (DECEPTIVE.test(name)) {
     return `${shown} contains an invisible or text-direction character (such as a right-to-left override)`;
   }
-  const bytes = new TextEncoder().encode(name).length;
+  const bytes = utf8Length(name);
   if (bytes > MAX_NAME_BYTES) {
     return `${shown} is ${bytes} bytes long in UTF-8; names are at most ${MAX_NAME_BYTES} bytes`;
   }
@@ -52,4 +52,14 @@ export function portableNameProblem(name: string): string | null {
     }
   }
   return null;
+}
+
+/** Bytes of `text` in UTF-8 (shared code has no TextEncoder in every runtime's types). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
 }
