@@ -20,6 +20,8 @@
 //           duplicated are counted.
 //   load    --load-clients clients (one token, one address) on search and answer for
 //           --load-seconds s, plus GET /health every 100 ms: p50/p99 and how many got 429.
+//   pdf     --bombs PDF decompression bombs (each inflating to --bomb-mb MB) uploaded at once
+//           through ingest: the companion's RSS before, at its peak, and 10 s after.
 // Everything runs on 127.0.0.1 in a temporary folder that is removed at the end; the server is
 // stopped (SIGTERM, then SIGKILL after 5 s) whatever happens.
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,9 +31,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { deflateSync } from 'node:zlib';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../..');
-const PARTS = ['edits', 'kill', 'load'];
+const PARTS = ['edits', 'kill', 'load', 'pdf'];
 const { values } = parseArgs({
   options: {
     only: { type: 'string', multiple: true },
@@ -42,6 +45,8 @@ const { values } = parseArgs({
     kills: { type: 'string', default: '20' },
     'load-clients': { type: 'string', default: '50' },
     'load-seconds': { type: 'string', default: '30' },
+    bombs: { type: 'string', default: '4' },
+    'bomb-mb': { type: 'string', default: '300' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -65,6 +70,12 @@ const loadSeconds = Number(values['load-seconds']);
 if (!(Number.isInteger(loadClients) && loadClients >= 1 && loadClients <= 200))
   throw new Error('--load-clients must be an integer in [1, 200]');
 if (!(loadSeconds > 0 && loadSeconds <= 300)) throw new Error('--load-seconds must be in (0, 300]');
+const bombCount = Number(values.bombs);
+const bombMegabytes = Number(values['bomb-mb']);
+if (!(Number.isInteger(bombCount) && bombCount >= 1 && bombCount <= 16))
+  throw new Error('--bombs must be an integer in [1, 16]');
+if (!(Number.isInteger(bombMegabytes) && bombMegabytes >= 1 && bombMegabytes <= 1000))
+  throw new Error('--bomb-mb must be an integer in [1, 1000]');
 const parts = values.only ?? PARTS;
 for (const part of parts) {
   if (!PARTS.includes(part)) throw new Error(`--only must be one of ${PARTS.join(', ')}`);
@@ -536,10 +547,97 @@ async function loadOnSearch() {
   }
 }
 
+/**
+ * A small PDF whose one content stream inflates to `megabytes` MB of text-showing operators:
+ * a decompression bomb for the text extractor. The xref table is left out (readers rebuild it).
+ */
+function pdfBomb(megabytes) {
+  const line = Buffer.from('BT (bomb bomb bomb bomb bomb bomb bomb bomb bomb bomb bomb) Tj ET\n');
+  const content = Buffer.alloc(megabytes * 1024 * 1024);
+  for (let offset = 0; offset < content.length; offset += line.length) line.copy(content, offset);
+  const stream = deflateSync(content, { level: 9 });
+  return Buffer.concat([
+    Buffer.from(
+      '%PDF-1.4\n1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj\n' +
+        '2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1>> endobj\n' +
+        '3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>> endobj\n' +
+        `4 0 obj <</Length ${stream.length}/Filter/FlateDecode>> stream\n`,
+    ),
+    stream,
+    Buffer.from('\nendstream endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n'),
+  ]);
+}
+
+async function rssMb(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match ? Math.round(Number(match[1]) / 1024) : NaN;
+}
+
+async function pdfBombs() {
+  const root = await mkdtemp(join(tmpdir(), 'cairn-stress-pdf-'));
+  const vault = join(root, 'vault');
+  let server;
+  try {
+    await mkdir(vault, { recursive: true });
+    server = await startCompanion(vault, join(root, 'data'));
+    const pid = server.child.pid;
+    await sleep(3000);
+    const before = await rssMb(pid);
+    const bomb = pdfBomb(bombMegabytes);
+    let peak = before;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await rssMb(pid));
+        await sleep(200);
+      }
+    })();
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: bombCount }, async (_, i) => {
+        const form = new FormData();
+        form.append('file', new Blob([bomb], { type: 'application/pdf' }), `bomb-${i}.pdf`);
+        const response = await fetch(`${server.url}/api/v1/ingest`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}` },
+          body: form,
+        });
+        const body = await response.json();
+        return { status: response.status, seconds: (Date.now() - started) / 1000, body };
+      }),
+    );
+    await sleep(10_000);
+    sampling = false;
+    await sampler;
+    const after = await rssMb(pid);
+    console.log(
+      `\n## ${bombCount} concurrent PDF bombs (${Math.round(bomb.length / 1024)} KB, inflating to ${bombMegabytes} MB each) via ingest\n`,
+    );
+    console.log('| measure | value |');
+    console.log('|---|---|');
+    console.log(`| companion RSS before | ${before} MB |`);
+    console.log(`| companion RSS peak | ${peak} MB |`);
+    console.log(`| companion RSS 10 s after | ${after} MB |`);
+    for (const [i, answer] of answers.entries()) {
+      const outcome =
+        answer.body.index_error ?? (answer.body.indexed ? 'indexed' : answer.body.error?.message);
+      console.log(
+        `| upload ${i + 1} | ${answer.status} after ${answer.seconds.toFixed(1)} s: ${outcome} |`,
+      );
+    }
+    return 0;
+  } finally {
+    await server?.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
 build();
 let failures = 0;
 if (parts.includes('edits')) failures += await racingEdits();
 if (parts.includes('kill')) failures += await killAroundDueReminders();
 if (parts.includes('load')) failures += await loadOnSearch();
+if (parts.includes('pdf')) failures += await pdfBombs();
 
 process.exitCode = failures === 0 ? 0 : 1;
