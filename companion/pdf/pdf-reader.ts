@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
 import { DEFAULT_PDF_LIMITS, extractPdfText, PdfExtractionError } from './extract-text';
 import type { PdfLimits, PdfText } from './extract-text';
 
@@ -19,7 +19,7 @@ export interface PdfReaderOptions {
   readonly workerFile?: URL | string;
   /** A PDF that takes longer is abandoned (its worker terminated). */
   readonly timeoutMs?: number;
-  /** Heap cap of the worker; a decompression bomb runs out of it instead of the companion's. */
+  /** Heap cap of the reader process; a decompression bomb runs out of it instead of the companion's. */
   readonly maxHeapMb?: number;
   readonly limits?: PdfLimits;
   /** PDFs parsed at once (each in its own worker with up to `maxHeapMb`); more wait in turn. */
@@ -47,9 +47,10 @@ function defaultWorkerFile(): URL {
 }
 
 /**
- * A PDF reader that runs pdf.js in a worker thread per file (ASVS 5.2.1: cap parse time and
- * memory), so a hostile or enormous PDF cannot stall or crash the server. Falls back to
- * in-process reading when the worker bundle is absent.
+ * A PDF reader that runs pdf.js in a child process per file (ASVS 5.2.1: cap parse time and
+ * memory), so a hostile or enormous PDF cannot stall or crash the server, and everything it
+ * allocated is returned to the system when it exits. Falls back to in-process reading when the
+ * worker bundle is absent.
  */
 export function createPdfReader(options: PdfReaderOptions = {}): PdfTextReader {
   const limits = options.limits ?? DEFAULT_PDF_LIMITS;
@@ -110,10 +111,15 @@ function readInWorker(
       reject(new PdfExtractionError('reading was cancelled (the companion is stopping)'));
       return;
     }
-    const worker = new Worker(workerFile, {
-      workerData: { bytes, limits },
-      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
-    });
+    const child = fork(
+      typeof workerFile === 'string' ? workerFile : fileURLToPath(workerFile),
+      [],
+      {
+        execArgv: [`--max-old-space-size=${maxHeapMb}`],
+        serialization: 'advanced',
+        stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      },
+    );
     let settled = false;
     const finish = (outcome: () => void) => {
       if (settled) return;
@@ -121,7 +127,7 @@ function readInWorker(
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       outcome();
-      void worker.terminate();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     };
     const timer = setTimeout(() => {
       finish(() =>
@@ -138,26 +144,30 @@ function readInWorker(
         reject(new PdfExtractionError('reading was cancelled (the companion is stopping)')),
       );
     signal?.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (reply: PdfWorkerReply) => {
+    child.once('message', (reply: PdfWorkerReply) => {
       finish(() => {
         if (reply.type === 'text') resolve(reply.text);
         else if (reply.known) reject(new PdfExtractionError(reply.message));
         else reject(new PdfExtractionError(`cannot read PDF (${reply.message})`));
       });
     });
-    worker.once('error', (error: Error & { code?: string }) => {
+    child.once('error', (error: Error) => {
+      finish(() => reject(new PdfExtractionError(`cannot read PDF (${error.message})`)));
+    });
+    child.once('exit', (code, exitSignal) => {
       finish(() =>
         reject(
           new PdfExtractionError(
-            error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            // V8 aborts the process when the heap limit is reached.
+            code === 134 || exitSignal === 'SIGABRT'
               ? `needs more than ${maxHeapMb} MB of memory to read; not indexed`
-              : `cannot read PDF (${error.message})`,
+              : `PDF reader stopped (exit code ${code ?? exitSignal})`,
           ),
         ),
       );
     });
-    worker.once('exit', (code) => {
-      finish(() => reject(new PdfExtractionError(`PDF reader stopped (exit code ${code})`)));
+    child.send({ bytes, limits }, (error) => {
+      if (error) finish(() => reject(new PdfExtractionError(`cannot read PDF (${error.message})`)));
     });
   });
 }
