@@ -19,6 +19,8 @@ import type { CompanionConfig } from './config';
 import type { SqliteDatabase } from './db/open';
 import { registerCors } from './http/cors';
 import { registerErrorHandling } from './http/error-handler';
+import { registerRateLimits } from './http/rate-limits';
+import type { RateLimitOverrides } from './http/rate-limits';
 import { partAwareValidator } from './http/part-aware-validator';
 import { createLogger } from './logging';
 import type { Logger } from './logging';
@@ -77,6 +79,8 @@ export interface AppDeps {
   /** Areas not passed report "not running" (see status/sources.ts). */
   readonly status?: Partial<StatusSources>;
   readonly failedAuthLimit?: FailedAuthLimit;
+  /** Other numbers than RATE_LIMITS for the expensive routes (tests). */
+  readonly rateLimits?: RateLimitOverrides;
   /** The running embedding model; without one, `/v1/embeddings` and `/v1/models` are absent. */
   readonly embedder?: Embedder;
   /** VAPID keys, subscriptions and the sender; absent, the push routes are not registered. */
@@ -144,7 +148,7 @@ export async function buildApp(
     deps.db.close();
   });
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, { vault: deps.config.vault, dataDir: deps.config.dataDir });
   await app.register(helmet, {
     // HSTS and upgrade-insecure-requests only mean something over TLS; over plain HTTP on a
     // LAN address the upgrade would send the phone page's scripts to an https:// that is not there.
@@ -154,6 +158,7 @@ export async function buildApp(
   registerCors(app);
   const tokens = new TokenStore(deps.db);
   await registerTokenAuth(app, ownerThenStored(deps.tokenSha256, tokens), deps.failedAuthLimit);
+  registerRateLimits(app, deps.rateLimits);
 
   const audit = new AuditLog(deps.db, deps.clock);
   registerWriteAudit(app, audit);

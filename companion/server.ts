@@ -30,6 +30,7 @@ import { loadOrCreateVapidKeys } from './push/vapid-keys';
 import { ReminderScheduler } from './scheduler/scheduler';
 import { connectVaultReminders, VaultReminderSource } from './scheduler/vault-reminder-source';
 import { indexAfterWrite } from './vault/index-after-write';
+import { removeLeftoverTemps } from './vault/leftover-temps';
 import { COMPANION_VERSION } from './version';
 import { removeServerFile, writeServerFile } from './clients/server-file';
 import type { OllamaModel } from './clients/openai-turn';
@@ -105,6 +106,15 @@ export async function startServer(
     options.pushSubject !== undefined ? { subject: options.pushSubject } : {},
   );
   if (vapid.created) options.logger.info({ file: vapid.file }, 'created the push (VAPID) keys');
+
+  // Before anything writes into the vault: temp files a killed write left behind.
+  const leftovers = await removeLeftoverTemps(config.vault);
+  if (leftovers.removed.length > 0 || leftovers.failed.length > 0) {
+    options.logger.warn(
+      { removed: leftovers.removed.length, failed: leftovers.failed },
+      'removed temp files an interrupted vault write left behind',
+    );
+  }
 
   const databaseFile = join(config.dataDir, DATABASE_FILE);
   const db = openDatabase(databaseFile);

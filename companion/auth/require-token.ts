@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiHttpError } from '../http/api-error';
+import { tokenFingerprint } from '../http/rate-limits';
 import { pathOnly } from '../http/url';
 import { bearerFailureMessages, presentedToken, sameTokenHash } from './bearer';
 import { OWNER_IDENTITY, hasScope, missingScopeMessage } from './scopes';
@@ -60,21 +61,37 @@ const PROTECTED_PREFIXES = ['/api/', '/v1/', '/metrics'];
 const CREDENTIAL_QUERY_PARAMS = ['token', 'access_token', 'api_key', 'apikey'];
 
 export interface FailedAuthLimit {
-  /** Failed attempts allowed per client IP per window; the next request gets 429. */
+  /**
+   * Failed attempts allowed per client address and presented credential per window; the next
+   * request from that address with that credential gets 429.
+   */
   readonly max: number;
+  /**
+   * Failed attempts allowed per client address whatever it presents; past them every request
+   * from the address gets 429, the right token included (guessing).
+   */
+  readonly maxPerAddress: number;
   readonly windowMs: number;
 }
 
-export const DEFAULT_FAILED_AUTH_LIMIT: FailedAuthLimit = { max: 10, windowMs: 60_000 };
+export const DEFAULT_FAILED_AUTH_LIMIT: FailedAuthLimit = {
+  max: 10,
+  maxPerAddress: 100,
+  windowMs: 60_000,
+};
 
 /**
  * Requires `Authorization: Bearer <token>` on every route except those marked
  * `config: { public: true }`, and on any unmatched path under a protected prefix.
  *
- * Failed attempts are counted per client IP (the socket address; `X-Forwarded-For` only
- * counts when `trustProxy` names the proxy). Once an IP has used up its failures in the
- * window, every protected request from it gets 429 with `Retry-After`, the correct token
- * included: otherwise the lockout would still let an attacker test guesses.
+ * Failed attempts are counted per client address (the socket address; `X-Forwarded-For` only
+ * counts when `trustProxy` names the proxy) twice over. Per address and presented credential
+ * (its fingerprint): a client that keeps sending a stale or wrong token is refused with 429
+ * after `max`, while others behind the same address (every client of a reverse proxy that is
+ * not trusted) keep working with the right token. Per address alone, with a larger budget:
+ * past it every protected request from the address gets 429, the correct token included,
+ * because many different tokens from one address are guesses and the lockout must not tell
+ * a guesser which one was right.
  */
 export async function registerTokenAuth(
   app: FastifyInstance,
@@ -83,7 +100,16 @@ export async function registerTokenAuth(
 ): Promise<void> {
   app.decorateRequest('cairnAuth', null);
   await app.register(rateLimit, { global: false });
-  const failures = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs });
+  const credentialFailures = app.createRateLimit({
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    keyGenerator: (request) => `auth:${request.ip}:${tokenFingerprint(request)}`,
+  });
+  const addressFailures = app.createRateLimit({
+    max: limit.maxPerAddress,
+    timeWindow: limit.windowMs,
+    keyGenerator: (request) => `auth:${request.ip}`,
+  });
 
   app.addHook('onRequest', async (request) => {
     if (hasCredentialInQuery(request)) {
@@ -94,9 +120,11 @@ export async function registerTokenAuth(
     }
     if (!needsToken(request)) return;
 
-    const before = await failures(request, { increment: false });
-    if (!before.isAllowed && before.remaining <= 0 && before.ttl > 0) {
-      throw tooManyFailures(before.ttlInSeconds);
+    for (const limiter of [addressFailures, credentialFailures]) {
+      const before = await limiter(request, { increment: false });
+      if (!before.isAllowed && before.remaining <= 0 && before.ttl > 0) {
+        throw tooManyFailures(before.ttlInSeconds);
+      }
     }
     const presented = presentedToken(request.headers.authorization);
     const identity = presented.ok ? tokens.identify(presented.sha256) : undefined;
@@ -116,8 +144,11 @@ export async function registerTokenAuth(
       return;
     }
 
-    const after = await failures(request);
-    if (!after.isAllowed && after.isExceeded) throw tooManyFailures(after.ttlInSeconds);
+    const byAddress = await addressFailures(request);
+    const byCredential = await credentialFailures(request);
+    for (const after of [byAddress, byCredential]) {
+      if (!after.isAllowed && after.isExceeded) throw tooManyFailures(after.ttlInSeconds);
+    }
     const failure = presented.ok ? 'wrong' : presented.failure;
     throw new ApiHttpError('UNAUTHORIZED', bearerFailureMessages[failure], undefined, {
       'WWW-Authenticate': 'Bearer realm="cairn"',

@@ -19,7 +19,7 @@ import { memoryChatPort } from './memory-port';
 
 /** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */
 export type ChatAppOptions = Omit<CompanionChatDeps, 'clock' | 'zone' | 'search'> &
-  Pick<ChatRouteOptions, 'heartbeatMs' | 'maxStreamsPerClient' | 'rateLimit'>;
+  Pick<ChatRouteOptions, 'heartbeatMs' | 'maxStreamsPerClient'>;
 
 /** Builds the companion's chat engine and registers `POST /api/v1/chat` on it. */
 export function registerChat(
@@ -43,7 +43,7 @@ export function registerChat(
   },
   options: ChatAppOptions = {},
 ): ChatEngine {
-  const { heartbeatMs, maxStreamsPerClient, rateLimit, ...ports } = options;
+  const { heartbeatMs, maxStreamsPerClient, ...ports } = options;
   const engine = createCompanionChatEngine({
     clock: core.clock,
     zone: () => core.zone,
@@ -70,7 +70,6 @@ export function registerChat(
     search: core.search,
     ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
     ...(maxStreamsPerClient === undefined ? {} : { maxStreamsPerClient }),
-    ...(rateLimit === undefined ? {} : { rateLimit }),
     ...(core.audit === undefined ? {} : { audit: core.audit }),
   });
   return engine;

@@ -1,8 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorEnvelope } from '../../shared/protocol/errors';
+import { errorEnvelope, statusForError } from '../../shared/protocol/errors';
 import type { ApiErrorCode } from '../../shared/protocol/errors';
 import { pointerToField } from '../../shared/protocol/validate';
 import { ApiHttpError } from './api-error';
+import { storageProblem } from './storage-error';
+import type { StoragePlaces } from './storage-error';
 import { pathOnly } from './url';
 
 interface AjvError {
@@ -25,9 +27,9 @@ interface MappedError {
  * a precise message; anything else is logged with its stack and answered with a bare 500,
  * because stack traces and internal messages can carry paths and secrets (ASVS 16.5.1).
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, places?: StoragePlaces): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const mapped = mapError(error);
+    const mapped = mapError(error, places);
     if (mapped.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else {
@@ -47,7 +49,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   );
 }
 
-export function mapError(error: FastifyError): MappedError {
+export function mapError(error: FastifyError, places?: StoragePlaces): MappedError {
   if (error instanceof ApiHttpError) {
     return withField(
       { status: error.statusCode, code: error.code, message: error.message },
@@ -70,6 +72,10 @@ export function mapError(error: FastifyError): MappedError {
         message: error.message,
         field: 'content-type',
       };
+  }
+  const storage = storageProblem(error, places);
+  if (storage) {
+    return { status: statusForError(storage.code), code: storage.code, message: storage.message };
   }
   // Other Fastify/plugin errors that carry a deliberate 4xx (e.g. a rate limit) keep it.
   const status = error.statusCode ?? 500;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path/posix';
 import { chunkNote, chunkPdfPages } from '../../shared/search';
 import { extractPdfText, PdfExtractionError } from '../pdf/extract-text';
+import { PdfBusyError } from '../pdf/pdf-reader';
 import type { PdfTextReader } from '../pdf/pdf-reader';
 import { decodeNoteBytes } from './decode-text';
 import type { ChunkRecord, FileRecord } from './index-store';
@@ -119,6 +120,8 @@ async function readPdf(
   try {
     extracted = await readPdfText(input.bytes, signal);
   } catch (error) {
+    // Busy is not the file's fault: the indexer tries it again later (VaultIndexer.indexPath).
+    if (error instanceof PdfBusyError) throw error;
     const reason =
       error instanceof PdfExtractionError
         ? error.message

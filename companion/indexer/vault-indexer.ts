@@ -15,11 +15,12 @@ import type { EmbeddingQueueOptions } from './embedding-queue';
 import { indexableKind } from '../vault/indexable-kind';
 import { VaultExcludes } from '../vault/exclude-settings';
 import type { VaultChange, VaultChangeFeed } from '../vault/vault-change';
+import { storageProblem } from '../http/storage-error';
 import { IndexStore } from './index-store';
 import type { StoredFileState } from './index-store';
 import { SqliteIndexQueries } from './index-queries';
 import type { ColumnWeights } from './index-queries';
-import { createPdfReader } from '../pdf/pdf-reader';
+import { createPdfReader, PdfBusyError } from '../pdf/pdf-reader';
 import type { PdfTextReader } from '../pdf/pdf-reader';
 import { contentHash, INDEX_FORMAT, readVaultFile } from './read-vault-file';
 import type { IndexedFile } from './read-vault-file';
@@ -74,7 +75,15 @@ export interface VaultIndexerOptions {
   readonly rescanIntervalMs?: number;
   /** How PDFs are read; default: a worker thread per PDF with time and memory caps. */
   readonly pdfReader?: PdfTextReader;
+  /**
+   * First wait before a file the index could not save (a full disk) is tried again; it doubles
+   * per failed try up to UNSAVED_RETRY_MAX_MS. Default UNSAVED_RETRY_FIRST_MS.
+   */
+  readonly unsavedRetryMs?: number;
 }
+
+export const UNSAVED_RETRY_FIRST_MS = 5_000;
+export const UNSAVED_RETRY_MAX_MS = 5 * 60_000;
 
 type Work =
   | { readonly type: 'file'; readonly path: string }
@@ -100,6 +109,14 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
   private idleWaiters: Array<() => void> = [];
   private watcher: FSWatcher | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
+  /**
+   * Files read but not saved in the index (the database's disk full, or read-only), or not read
+   * because every PDF parse slot was taken, with why
+   * and how often it failed; each is tried again on a backoff timer until it is saved, so the
+   * index heals by itself once space returns. Shown in status as failed and pending.
+   */
+  private readonly unsaved = new Map<string, { error: string; tries: number }>();
+  private readonly unsavedRetries = new Map<string, NodeJS.Timeout>();
   /** Aborted on close: a PDF being read in its worker is abandoned rather than awaited. */
   private readonly stopping = new AbortController();
   private draining: Promise<void> | null = null;
@@ -240,6 +257,8 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     this.rescanTimer = null;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    for (const timer of this.unsavedRetries.values()) clearTimeout(timer);
+    this.unsavedRetries.clear();
     this.queue.clear();
     await this.watcher?.close();
     this.watcher = null;
@@ -256,8 +275,13 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     return {
       files: this.store.fileCount(),
       chunks: this.store.chunkCount(),
-      pending: this.pending + (this.scanning ? 1 : 0),
-      failed: this.store.problems(MAX_LISTED_FAILURES),
+      pending: this.pending + this.unsaved.size + (this.scanning ? 1 : 0),
+      failed: [
+        ...[...this.unsaved]
+          .slice(0, MAX_LISTED_FAILURES)
+          .map(([path, { error }]) => ({ path, error })),
+        ...this.store.problems(MAX_LISTED_FAILURES),
+      ].slice(0, MAX_LISTED_FAILURES),
       embedding: model ? { model: model.id, dims: model.dims } : null,
     };
   }
@@ -431,6 +455,36 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     return this.draining;
   }
 
+  /** Records a file the index could not save and schedules its next try (backoff). */
+  private rememberUnsaved(path: string, error: unknown): void {
+    const tries = (this.unsaved.get(path)?.tries ?? 0) + 1;
+    const first = this.options.unsavedRetryMs ?? UNSAVED_RETRY_FIRST_MS;
+    const delay = Math.min(first * 2 ** (tries - 1), UNSAVED_RETRY_MAX_MS);
+    const storage = storageProblem(error);
+    const reason = storage
+      ? storage.message.replace(/; nothing was saved\..*$/, '')
+      : (error as Error).message.replace(/; try again in \d+ s$/, '');
+    const seconds = Math.max(1, Math.round(delay / 1000));
+    this.unsaved.set(path, {
+      error: `not indexed yet: ${reason}; trying again in ${seconds} s`,
+      tries,
+    });
+    this.options.logger.error(
+      { path, tries, err: { message: (error as Error).message } },
+      'writing the index failed',
+    );
+    const existing = this.unsavedRetries.get(path);
+    if (existing) clearTimeout(existing);
+    const timer = setTimeout(() => {
+      this.unsavedRetries.delete(path);
+      if (this.closed || !this.unsaved.has(path)) return;
+      this.enqueue({ type: 'file', path });
+      void this.drain();
+    }, delay);
+    timer.unref();
+    this.unsavedRetries.set(path, timer);
+  }
+
   private afterScan(): void {
     this.scanning = null;
     this.cleanUpWhenQuiet();
@@ -470,6 +524,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     const batch = this.writes;
     this.writes = [];
     if (batch.length === 0 || this.closed) return;
+    const failed = new Set<string>();
     try {
       inTransaction(this.options.db, () => {
         for (const entry of batch) this.store.replaceFile(entry.file, entry.chunks);
@@ -480,14 +535,16 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
         try {
           this.store.replaceFile(entry.file, entry.chunks);
         } catch (error) {
-          this.options.logger.error(
-            { path: entry.file.path, err: { message: (error as Error).message } },
-            'writing the index failed',
-          );
+          failed.add(entry.file.path);
+          this.rememberUnsaved(entry.file.path, error);
         }
       }
     }
     for (const { file, chunks } of batch) {
+      if (failed.has(file.path)) continue;
+      if (this.unsaved.delete(file.path)) {
+        this.options.logger.info({ path: file.path }, 'file saved in the index after all');
+      }
       this.indexedCount++;
       this.changedSinceCleanup = true;
       this.embeddingsWanted = true;
@@ -585,11 +642,18 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
       this.store.touchFile(path, mtimeMs, before.size);
       return;
     }
-    const entry = await readVaultFile(
-      { path, kind, bytes, mtimeMs },
-      this.readPdfText,
-      this.stopping.signal,
-    );
+    let entry: Awaited<ReturnType<typeof readVaultFile>>;
+    try {
+      entry = await readVaultFile(
+        { path, kind, bytes, mtimeMs },
+        this.readPdfText,
+        this.stopping.signal,
+      );
+    } catch (error) {
+      if (!(error instanceof PdfBusyError)) throw error;
+      this.rememberUnsaved(path, error); // every PDF slot taken: try again later
+      return;
+    }
     if (this.closed) return;
     if (this.writes.length === 0) this.writesSince = performance.now();
     this.writes.push(entry);
@@ -603,6 +667,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
   private remove(path: string): void {
     // Earlier writes first, so a file written then deleted within one group ends deleted.
     this.flushWrites();
+    this.unsaved.delete(path); // gone: nothing left to save
     const kind = this.store.removeFile(path);
     if (kind === null) return;
     this.changedSinceCleanup = true;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
 import { DEFAULT_PDF_LIMITS, extractPdfText, PdfExtractionError } from './extract-text';
 import type { PdfLimits, PdfText } from './extract-text';
 
@@ -19,9 +19,24 @@ export interface PdfReaderOptions {
   readonly workerFile?: URL | string;
   /** A PDF that takes longer is abandoned (its worker terminated). */
   readonly timeoutMs?: number;
-  /** Heap cap of the worker; a decompression bomb runs out of it instead of the companion's. */
+  /** Heap cap of the reader process; a decompression bomb runs out of it instead of the companion's. */
   readonly maxHeapMb?: number;
   readonly limits?: PdfLimits;
+  /** PDFs parsed at once (each in its own worker with up to `maxHeapMb`); more wait in turn. */
+  readonly maxConcurrent?: number;
+  /** PDFs waiting for a parse slot; past this a read fails at once with PdfBusyError. */
+  readonly maxQueued?: number;
+}
+
+export const DEFAULT_PDF_MAX_CONCURRENT = 2;
+export const DEFAULT_PDF_MAX_QUEUED = 16;
+
+/** Every parse slot is taken and the queue is full: try again later. */
+export class PdfBusyError extends PdfExtractionError {
+  override name = 'PdfBusyError';
+  constructor(readonly retryAfterSeconds: number) {
+    super(`the PDF reader is busy with other files; try again in ${retryAfterSeconds} s`);
+  }
 }
 
 export const DEFAULT_PDF_TIMEOUT_MS = 60_000;
@@ -32,18 +47,55 @@ function defaultWorkerFile(): URL {
 }
 
 /**
- * A PDF reader that runs pdf.js in a worker thread per file (ASVS 5.2.1: cap parse time and
- * memory), so a hostile or enormous PDF cannot stall or crash the server. Falls back to
- * in-process reading when the worker bundle is absent.
+ * A PDF reader that runs pdf.js in a child process per file (ASVS 5.2.1: cap parse time and
+ * memory), so a hostile or enormous PDF cannot stall or crash the server, and everything it
+ * allocated is returned to the system when it exits. Falls back to in-process reading when the
+ * worker bundle is absent.
  */
 export function createPdfReader(options: PdfReaderOptions = {}): PdfTextReader {
   const limits = options.limits ?? DEFAULT_PDF_LIMITS;
   const workerFile = options.workerFile ?? defaultWorkerFile();
   const path = typeof workerFile === 'string' ? workerFile : fileURLToPath(workerFile);
-  if (!existsSync(path)) return (bytes) => extractPdfText(bytes, limits);
+  const gate = {
+    maxConcurrent: options.maxConcurrent ?? DEFAULT_PDF_MAX_CONCURRENT,
+    maxQueued: options.maxQueued ?? DEFAULT_PDF_MAX_QUEUED,
+  };
+  if (!existsSync(path)) return inTurn((bytes) => extractPdfText(bytes, limits), gate);
   const timeoutMs = options.timeoutMs ?? DEFAULT_PDF_TIMEOUT_MS;
   const maxHeapMb = options.maxHeapMb ?? DEFAULT_PDF_MAX_HEAP_MB;
-  return (bytes, signal) => readInWorker(workerFile, bytes, limits, timeoutMs, maxHeapMb, signal);
+  return inTurn(
+    (bytes, signal) => readInWorker(workerFile, bytes, limits, timeoutMs, maxHeapMb, signal),
+    gate,
+  );
+}
+
+/**
+ * At most `maxConcurrent` reads at once, at most `maxQueued` waiting; a read past both fails
+ * at once with PdfBusyError. Each worker may use `maxHeapMb`, so this caps the memory PDFs can
+ * take together (a burst of PDF bombs held 2 GB before).
+ */
+export function inTurn(
+  read: PdfTextReader,
+  gate: { maxConcurrent: number; maxQueued: number },
+): PdfTextReader {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (bytes, signal) => {
+    if (running >= gate.maxConcurrent) {
+      if (waiting.length >= gate.maxQueued) throw new PdfBusyError(30);
+      await new Promise<void>((resume) => waiting.push(resume));
+    } else {
+      running++;
+    }
+    try {
+      return await read(bytes, signal);
+    } finally {
+      // Hand the slot straight to the next in line, or free it.
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }
 
 function readInWorker(
@@ -59,10 +111,15 @@ function readInWorker(
       reject(new PdfExtractionError('reading was cancelled (the companion is stopping)'));
       return;
     }
-    const worker = new Worker(workerFile, {
-      workerData: { bytes, limits },
-      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
-    });
+    const child = fork(
+      typeof workerFile === 'string' ? workerFile : fileURLToPath(workerFile),
+      [],
+      {
+        execArgv: [`--max-old-space-size=${maxHeapMb}`],
+        serialization: 'advanced',
+        stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      },
+    );
     let settled = false;
     const finish = (outcome: () => void) => {
       if (settled) return;
@@ -70,7 +127,7 @@ function readInWorker(
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       outcome();
-      void worker.terminate();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     };
     const timer = setTimeout(() => {
       finish(() =>
@@ -87,26 +144,30 @@ function readInWorker(
         reject(new PdfExtractionError('reading was cancelled (the companion is stopping)')),
       );
     signal?.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (reply: PdfWorkerReply) => {
+    child.once('message', (reply: PdfWorkerReply) => {
       finish(() => {
         if (reply.type === 'text') resolve(reply.text);
         else if (reply.known) reject(new PdfExtractionError(reply.message));
         else reject(new PdfExtractionError(`cannot read PDF (${reply.message})`));
       });
     });
-    worker.once('error', (error: Error & { code?: string }) => {
+    child.once('error', (error: Error) => {
+      finish(() => reject(new PdfExtractionError(`cannot read PDF (${error.message})`)));
+    });
+    child.once('exit', (code, exitSignal) => {
       finish(() =>
         reject(
           new PdfExtractionError(
-            error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            // V8 aborts the process when the heap limit is reached.
+            code === 134 || exitSignal === 'SIGABRT'
               ? `needs more than ${maxHeapMb} MB of memory to read; not indexed`
-              : `cannot read PDF (${error.message})`,
+              : `PDF reader stopped (exit code ${code ?? exitSignal})`,
           ),
         ),
       );
     });
-    worker.once('exit', (code) => {
-      finish(() => reject(new PdfExtractionError(`PDF reader stopped (exit code ${code})`)));
+    child.send({ bytes, limits }, (error) => {
+      if (error) finish(() => reject(new PdfExtractionError(`cannot read PDF (${error.message})`)));
     });
   });
 }

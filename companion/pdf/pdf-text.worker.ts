@@ -1,25 +1,34 @@
 /**
- * Worker-thread entry that extracts one PDF's text (see `pdf-reader.ts`). The build turns this
- * file into dist/companion/pdf-text.worker.mjs. Each PDF gets a fresh worker, so a hostile file
- * that loops or eats memory is ended by terminating the worker, never the companion.
+ * Child-process entry that extracts one PDF's text (see `pdf-reader.ts`). The build turns this
+ * file into dist/companion/pdf-text.worker.mjs. Each PDF gets a fresh process, so a hostile file
+ * that loops or eats memory is ended by killing the process, never the companion, and all the
+ * memory it took goes back to the system when it exits (a worker thread's freed memory stays
+ * in the companion's allocator: 4 PDF bombs left 1 GB behind).
+ *
+ * Protocol: the parent sends one `{ bytes, limits }` message; the child answers one
+ * PdfWorkerReply and exits.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import { extractPdfText, PdfExtractionError } from './extract-text';
 import type { PdfLimits } from './extract-text';
 import type { PdfWorkerReply } from './pdf-reader';
 
-const port = parentPort;
-if (!port) throw new Error('pdf-text.worker must run in a worker thread');
+const send = process.send?.bind(process);
+if (!send) throw new Error('pdf-text.worker must run as a child process with an IPC channel');
 
-const { bytes, limits } = workerData as { bytes: Uint8Array; limits: PdfLimits };
-
-try {
-  const text = await extractPdfText(bytes, limits);
-  port.postMessage({ type: 'text', text } satisfies PdfWorkerReply);
-} catch (error) {
-  port.postMessage({
-    type: 'error',
-    message: (error as Error).message ?? String(error),
-    known: error instanceof PdfExtractionError,
-  } satisfies PdfWorkerReply);
+async function read(bytes: Uint8Array, limits: PdfLimits): Promise<PdfWorkerReply> {
+  try {
+    return { type: 'text', text: await extractPdfText(bytes, limits) };
+  } catch (error) {
+    return {
+      type: 'error',
+      message: (error as Error).message ?? String(error),
+      known: error instanceof PdfExtractionError,
+    };
+  }
 }
+
+process.once('message', (message: { bytes: Uint8Array; limits: PdfLimits }) => {
+  void read(message.bytes, message.limits).then((reply) => {
+    send(reply, undefined, undefined, () => process.exit(0));
+  });
+});

@@ -1,4 +1,5 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import { unlink } from 'node:fs/promises';
 import type { Clock } from '../../shared/ports';
 import {
   caseInsensitiveExists,
@@ -204,13 +205,22 @@ export class ReminderService {
       const path = uniqueNotePath(this.deps.folder, note.title, taken, () =>
         newShortId(this.randomBytes),
       );
+      let created: { path: string; absolute: string };
       try {
-        await createVaultFile(this.deps.vault, path, content);
-        await this.refresh(path, [id]);
-        return this.get(id);
+        created = await createVaultFile(this.deps.vault, path, content);
       } catch (error) {
         const raced = error instanceof VaultWriteError && error.code === 'CONFLICT';
         if (!raced || attempt >= CREATE_ATTEMPTS) throw error;
+        continue;
+      }
+      try {
+        await this.refresh(created.path, [id]);
+        return this.get(id);
+      } catch (error) {
+        // Whole or nothing: a reminder whose creation answers an error must not fire later
+        // (a retrying client would get two). Take the note back out and unschedule it.
+        await this.undoCreate(created, id);
+        throw error;
       }
     }
   }
@@ -497,6 +507,12 @@ export class ReminderService {
   ): Promise<void> {
     const edited = await editVaultFile(this.deps.vault, definition.path, edit);
     if (edited.changed) await this.refresh(edited.path, [definition.id]);
+  }
+
+  /** Removes a reminder note just created and forgets it; best effort, the error is the caller's. */
+  private async undoCreate(created: { path: string; absolute: string }, id: string): Promise<void> {
+    await unlink(created.absolute).catch(() => undefined);
+    await this.refresh(created.path, [id]).catch(() => undefined);
   }
 
   /** Re-reads the file into the source and re-plans what it touched, before answering. */

@@ -17,7 +17,10 @@ export function registerAnswerRoute(
 ): void {
   app.post<{ Body: AnswerRequest }>(
     '/api/v1/answer',
-    { schema: { body: AnswerRequest, response: { 200: AnswerResponse } } },
+    {
+      config: { limited: 'answer' },
+      schema: { body: AnswerRequest, response: { 200: AnswerResponse } },
+    },
     async (request): Promise<AnswerResponse> => {
       const body = request.body;
       const search = requireSearch(services);

@@ -15,8 +15,6 @@ import { requireSearch } from './search';
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 /** Open chat streams one client address may hold at once; more is a 429. */
 export const DEFAULT_MAX_STREAMS_PER_CLIENT = 2;
-/** Chat turns one client address may start per minute (each runs a search, maybe an LLM). */
-export const DEFAULT_CHAT_RATE_LIMIT = { max: 30, timeWindow: 60_000 } as const;
 
 export interface ChatRouteOptions {
   engine: ChatEngine;
@@ -24,7 +22,6 @@ export interface ChatRouteOptions {
   search: SearchServices;
   heartbeatMs?: number;
   maxStreamsPerClient?: number;
-  rateLimit?: { max: number; timeWindow: number };
   /** Records each tool call (DESIGN §8); absent in tests that do not look. */
   audit?: AuditLog;
 }
@@ -66,7 +63,8 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
     '/api/v1/chat',
     {
       schema: { body: ChatRequest },
-      config: { rateLimit: { ...DEFAULT_CHAT_RATE_LIMIT, ...options.rateLimit } },
+      // Turns per token and per address: the companion's one policy (http/rate-limits.ts).
+      config: { limited: 'chat' },
     },
     async (request, reply) => {
       refuseControlCharacters(request.body.message);

@@ -33,6 +33,7 @@ export function registerEmbeddingRoutes(
   app.post<{ Body: EmbeddingsRequest }>(
     '/v1/embeddings',
     {
+      config: { limited: 'embeddings' },
       bodyLimit: BODY_LIMIT_BYTES,
       preValidation: async (request) => checkInputs(request),
       schema: { body: EmbeddingsRequest, response: { 200: EmbeddingsResponse } },

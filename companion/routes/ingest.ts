@@ -61,7 +61,11 @@ export async function registerIngestRoute(
     });
     scope.post(
       '/api/v1/ingest',
-      { bodyLimit: maxBytes + 1024 * 1024, schema: { response: { 201: IngestResponse } } },
+      {
+        config: { limited: 'ingest' },
+        bodyLimit: maxBytes + 1024 * 1024,
+        schema: { response: { 201: IngestResponse } },
+      },
       async (request, reply) => {
         if (!request.isMultipart()) {
           throw new ApiHttpError(
@@ -72,18 +76,22 @@ export async function registerIngestRoute(
         }
         let part;
         let bytes: Buffer;
+        const tooLarge = () =>
+          new ApiHttpError(
+            'PAYLOAD_TOO_LARGE',
+            `the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB; nothing was saved`,
+            'file',
+          );
         try {
           part = await request.file();
           if (!part) throw new ApiHttpError('VALIDATION_ERROR', 'no file in the upload', 'file');
           bytes = await part.toBuffer();
+          // toBuffer only looks at busboy's flag after each chunk it receives; when the limit
+          // falls exactly at a chunk's end, busboy drops the next chunk and sets the flag with
+          // no chunk left to look after, and toBuffer returns the cut file. Look once more.
+          if (part.file.truncated || bytes.length > maxBytes) throw tooLarge();
         } catch (error) {
-          if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-            throw new ApiHttpError(
-              'PAYLOAD_TOO_LARGE',
-              `the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`,
-              'file',
-            );
-          }
+          if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
           if (error instanceof ApiHttpError) throw error;
           throw new ApiHttpError(
             'VALIDATION_ERROR',
@@ -149,7 +157,7 @@ async function saveUnique(
     const resolved = await resolveVaultPath(deps.vault, candidate, 'write');
     if (!resolved.ok) {
       if (/different letter case/.test(resolved.reason)) continue;
-      throw new ApiHttpError('UNPROCESSABLE', resolved.reason, 'file');
+      throw new ApiHttpError('VALIDATION_ERROR', resolved.reason, 'file');
     }
     if (resolved.exists) continue;
     try {

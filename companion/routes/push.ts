@@ -59,9 +59,6 @@ const PushTestRequest = Type.Union([
   Type.Null(),
 ]);
 
-/** Sending a test costs a request to a push service per device; a few a minute is plenty. */
-const TEST_RATE_LIMIT = { max: 10, timeWindow: 60_000 };
-
 export function registerPushRoutes(
   app: FastifyInstance,
   { push, clock }: { push: PushService; clock: Clock },
@@ -152,7 +149,7 @@ export function registerPushRoutes(
   app.post<{ Body: { subscription_id?: string } | null | undefined }>(
     '/api/v1/push/test',
     {
-      config: { rateLimit: TEST_RATE_LIMIT },
+      config: { limited: 'pushTest' },
       schema: { body: PushTestRequest, response: { 200: PushTestResponse } },
     },
     async (request): Promise<PushTestResponse> => {

@@ -17,7 +17,10 @@ export function registerSearchRoute(
 ): void {
   app.get<{ Querystring: SearchQuery }>(
     '/api/v1/search',
-    { schema: { querystring: SearchQuery, response: { 200: SearchResponse } } },
+    {
+      config: { limited: 'search' },
+      schema: { querystring: SearchQuery, response: { 200: SearchResponse } },
+    },
     async (request): Promise<SearchResponse> => {
       const query = request.query;
       const search = requireSearch(services);

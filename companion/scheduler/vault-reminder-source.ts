@@ -8,6 +8,7 @@ import {
 } from '../../shared/reminders';
 import type { ReminderSchedule as SharedSchedule } from '../../shared/reminders';
 import { compareCodeUnits } from '../../shared/protocol/json';
+import { isConflictCopy } from '../vault/conflict-copies';
 import { VaultExcludes } from '../vault/exclude-settings';
 import type { VaultChange, VaultChangeFeed } from '../vault/vault-change';
 import { walkVault } from '../vault/vault-walk';
@@ -27,9 +28,6 @@ export const MAX_REMINDER_FILE_BYTES = 5 * 1024 * 1024;
 
 /** Inline problems that mean "this @remind will not fire"; the others are warnings. */
 const LISTED_PROBLEMS = new Set(['unresolved', 'invalid', 'unbalanced']);
-
-/** Sync tools' conflict copies (reliability anchors §1): their reminders lose to the original. */
-const CONFLICT_COPY = /\.sync-conflict-\d{8}-\d{6}-[A-Z0-9]+\.md$|\(Conflicted copy [^)]*\)\.md$/i;
 
 export interface VaultReminderSourceOptions {
   /** The vault folder. */
@@ -158,8 +156,7 @@ export class VaultReminderSource implements ReminderSource {
     const claims = this.claims.get(id);
     if (!claims || claims.size === 0) return undefined;
     const paths = [...claims.keys()].sort(
-      (a, b) =>
-        Number(CONFLICT_COPY.test(a)) - Number(CONFLICT_COPY.test(b)) || compareCodeUnits(a, b),
+      (a, b) => Number(isConflictCopy(a)) - Number(isConflictCopy(b)) || compareCodeUnits(a, b),
     );
     return claims.get(paths[0]!);
   }

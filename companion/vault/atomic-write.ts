@@ -12,6 +12,9 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { Clock } from '../../shared/ports';
+import { mergeLines } from '../../shared/markdown/merge-lines';
+import { conflictStamp } from './conflict-copies';
 import { resolveVaultPath } from './paths';
 
 /*
@@ -47,22 +50,46 @@ export interface EditedFile {
   readonly before: string;
   readonly after: string;
   readonly changed: boolean;
+  /** Vault-relative path of a conflict copy kept of someone else's version, when one was made. */
+  readonly conflictCopy?: string;
 }
 
-/** Test seam: runs between the read and the write of each attempt (to race a concurrent edit). */
+/** Test seams and the clock; all optional. */
 export interface EditHooks {
+  /** Runs between the read and the last check of each attempt (to race a concurrent edit). */
   beforeWrite?(attempt: number): Promise<void> | void;
+  /** Runs between the last check and the rename (to land a change where no check can see it). */
+  beforeRename?(attempt: number): Promise<void> | void;
+  /** Names conflict copies; the system clock when absent. */
+  clock?: Clock;
+  /** How long the write waits to re-read the replaced file; LATE_WRITE_GRACE_MS when absent. */
+  lateWriteGraceMs?: number;
+  /** When the replaced file is re-read again after answering (ms after each other); LATE_WATCH_MS when absent, `[]` for none. */
+  lateWatchMs?: readonly number[];
 }
 
-/** Attempts per edit: the first, and one re-read after a concurrent change. */
-const ATTEMPTS = 2;
+/** Attempts per edit: the first, then a merge or re-applied edit per concurrent change. */
+const ATTEMPTS = 10;
+/**
+ * A writer that opened the file before the rename may write into the replaced file a moment
+ * after it (Node's appendFile opens, then writes, through a busy thread pool): the replaced
+ * file is read again after this long, so such a write is merged in too.
+ */
+const LATE_WRITE_GRACE_MS = 20;
+/** Further looks at the replaced file after the write answered, each this long after the last. */
+const LATE_WATCH_MS: readonly number[] = [250, 2000];
+/** How many times a change that landed after the last check is merged in before it is copied. */
+const LATE_MERGES = 2;
 
 /**
  * Reads `path` (vault-relative), applies `edit`, and replaces the file atomically if, just
- * before the rename, its content is still what the edit was applied to. On a concurrent change
- * the file is re-read and the edit applied again once; if it changed again, or the edit no
- * longer applies to the new text, nothing is written and a CONFLICT is thrown. The file's mode
- * is kept; a read-only file is refused, as is a path outside the vault.
+ * before the rename, its content is still what the edit was applied to. When it changed
+ * meanwhile, the two edits are merged line by line (diff3 against the text read); when they
+ * touched the same lines, the edit is applied afresh to the new text; when it no longer applies,
+ * nothing is written and a CONFLICT is thrown. A change that lands between the last check and
+ * the rename is caught too (see `replaceWatched`): it is merged into the new file, or kept as a
+ * conflict copy beside it, never dropped. The file's mode is kept; a read-only file is refused,
+ * as is a path outside the vault.
  */
 export async function editVaultFile(
   vault: string,
@@ -73,58 +100,258 @@ export async function editVaultFile(
   const resolved = await resolveVaultPath(vault, path, 'write');
   if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
   if (!resolved.exists) throw new VaultWriteError('NOT_FOUND', `${path} does not exist`);
-  const absolute = resolved.absolute;
+  return oneAtATime(resolved.absolute, () =>
+    editResolved(vault, resolved.absolute, resolved.relative, edit, hooks, 0),
+  );
+}
 
+/**
+ * Edits of one file by this process, in turn. The witness link sees writes into the file it
+ * replaces, not a second rename over it: two of Cairn's own edits renaming at once would drop
+ * the first (and what others appended to it), so they queue instead. Keyed by absolute path;
+ * an entry lives only while an edit of that file is running or waiting.
+ */
+const editsInFlight = new Map<string, Promise<unknown>>();
+
+async function oneAtATime<T>(absolute: string, work: () => Promise<T>): Promise<T> {
+  const previous = editsInFlight.get(absolute) ?? Promise.resolve();
+  const mine = previous.then(work, work);
+  const settled = mine.then(
+    () => undefined,
+    () => undefined,
+  );
+  editsInFlight.set(absolute, settled);
+  try {
+    return await mine;
+  } finally {
+    if (editsInFlight.get(absolute) === settled) editsInFlight.delete(absolute);
+  }
+}
+
+async function editResolved(
+  vault: string,
+  absolute: string,
+  relative: string,
+  edit: TextEdit,
+  hooks: EditHooks,
+  lateMerges: number,
+): Promise<EditedFile> {
+  let before = await readCurrent(absolute, relative);
+  const original = before.text;
+  let after = edit(before.text);
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const before = await readCurrent(absolute, resolved.relative);
-    let after: string;
-    try {
-      after = edit(before.text);
-    } catch (error) {
-      if (attempt > 1 && error instanceof VaultWriteError) {
-        throw new VaultWriteError(
-          'CONFLICT',
-          `${resolved.relative} changed while Cairn was editing it, and the edit no longer applies (${error.message}); nothing was written`,
-        );
-      }
-      throw error;
-    }
     if (after === before.text) {
-      return { path: resolved.relative, before: before.text, after, changed: false };
+      return { path: relative, before: original, after, changed: false };
     }
     await hooks.beforeWrite?.(attempt);
-    await assertWritable(absolute, resolved.relative);
+    await assertWritable(absolute, relative);
     const temp = await writeTemp(absolute, after, before.mode);
+    let witness: string | null = null;
     try {
-      const now = await readCurrent(absolute, resolved.relative).catch((error: unknown) => {
-        if (error instanceof VaultWriteError && error.code === 'NOT_FOUND') {
-          throw new VaultWriteError(
-            'NOT_FOUND',
-            `${resolved.relative} was deleted while Cairn was editing it; nothing was written`,
-          );
-        }
-        throw error;
-      });
+      witness = await witnessLink(absolute, relative);
+      const now = await readCurrent(witness ?? absolute, relative);
       if (now.hash !== before.hash) {
-        if (attempt === ATTEMPTS) {
-          throw new VaultWriteError(
-            'CONFLICT',
-            `${resolved.relative} kept changing while Cairn was editing it; nothing was written, try again`,
-          );
-        }
+        after = reconcile(relative, before.text, after, now.text, edit);
+        before = now;
         continue;
       }
-      // The window between this check and the rename is a few microseconds; a writer landing
-      // in it loses its change the way two editors saving the same file do.
+      await hooks.beforeRename?.(attempt);
       await rename(temp, absolute);
       await syncFolder(dirname(absolute));
-      return { path: resolved.relative, before: before.text, after, changed: true };
+      const replaced =
+        witness === null ? now : await settledText(witness, relative, hooks.lateWriteGraceMs);
+      const conflictCopy =
+        replaced.hash === now.hash
+          ? undefined
+          : await keepLateChange(
+              vault,
+              absolute,
+              relative,
+              now.text,
+              replaced.text,
+              hooks,
+              lateMerges,
+            );
+      if (witness !== null && (hooks.lateWatchMs ?? LATE_WATCH_MS).length > 0) {
+        watchReplaced(vault, absolute, relative, witness, replaced, hooks, lateMerges);
+        witness = null; // the watch removes it
+      }
+      return conflictCopy === undefined
+        ? { path: relative, before: original, after, changed: true }
+        : { path: relative, before: original, after, changed: true, conflictCopy };
     } finally {
       await unlink(temp).catch(() => undefined);
+      if (witness !== null) await unlink(witness).catch(() => undefined);
     }
   }
-  /* c8 ignore next */
-  throw new Error('unreachable');
+  throw new VaultWriteError(
+    'CONFLICT',
+    `${relative} kept changing while Cairn was editing it; nothing was written, try again`,
+  );
+}
+
+/**
+ * The text to write after the file changed from `base` to `theirs` while Cairn made `ours` of
+ * `base`: the line merge of both when they changed different lines, else the edit applied to
+ * `theirs` (it touches only lines Cairn owns), else a CONFLICT.
+ */
+function reconcile(
+  relative: string,
+  base: string,
+  ours: string,
+  theirs: string,
+  edit: TextEdit,
+): string {
+  const merged = mergeLines(base, ours, theirs);
+  if (merged.clean) return merged.text;
+  try {
+    return edit(theirs);
+  } catch (error) {
+    if (error instanceof VaultWriteError) {
+      throw new VaultWriteError(
+        'CONFLICT',
+        `${relative} changed while Cairn was editing it, and the edit no longer applies (${error.message}); nothing was written`,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * A change landed on the old file after the last check (its inode, held by the witness link,
+ * no longer has the checked text): merge it into what is on disk now, or, when it cannot be
+ * merged, keep that version as a conflict copy next to the note. Returns the copy's path.
+ */
+async function keepLateChange(
+  vault: string,
+  absolute: string,
+  relative: string,
+  base: string,
+  theirs: string,
+  hooks: EditHooks,
+  lateMerges: number,
+): Promise<string | undefined> {
+  if (lateMerges < LATE_MERGES) {
+    try {
+      const mergeTheirs: TextEdit = (current) => {
+        const merged = mergeLines(base, current, theirs);
+        if (!merged.clean) throw new VaultWriteError('CONFLICT', merged.reason);
+        return merged.text;
+      };
+      const result = await editResolved(
+        vault,
+        absolute,
+        relative,
+        mergeTheirs,
+        hooks,
+        lateMerges + 1,
+      );
+      return result.conflictCopy;
+    } catch {
+      // Not mergeable, still changing, or the note went away meanwhile: keep their version as
+      // a copy rather than lose it.
+    }
+  }
+  return writeConflictCopy(vault, relative, theirs, hooks.clock);
+}
+
+/** `Note.conflict-20261125-034100.md` beside `Note.md` (UTC), with `-2`, `-3`… if taken. */
+async function writeConflictCopy(
+  vault: string,
+  relative: string,
+  text: string,
+  clock: Clock | undefined,
+): Promise<string> {
+  const stamp = conflictStamp(clock?.now() ?? Date.now());
+  const slash = relative.lastIndexOf('/');
+  const folder = slash < 0 ? '' : relative.slice(0, slash + 1);
+  const name = relative.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const extension = dot > 0 ? name.slice(dot) : '';
+  for (let n = 1; ; n++) {
+    const candidate = `${folder}${stem}.conflict-${stamp}${n === 1 ? '' : `-${n}`}${extension}`;
+    try {
+      return (await createVaultFile(vault, candidate, text)).path;
+    } catch (error) {
+      // Taken (or, in a race with another copy of the same second, taken in other letter case).
+      const taken =
+        error instanceof VaultWriteError &&
+        (error.code === 'CONFLICT' || error.code === 'VALIDATION_ERROR');
+      if (!taken || n >= 100) throw error;
+    }
+  }
+}
+
+/**
+ * Keeps an eye on the replaced file for a while after the write has answered: a write still in
+ * flight on it (a slow thread pool under load can hold one for longer than LATE_WRITE_GRACE_MS)
+ * is merged in, or kept as a conflict copy, when it lands. Timers are unref'd; if the process
+ * stops first, the witness is a temp file that the next start-up removes.
+ */
+function watchReplaced(
+  vault: string,
+  absolute: string,
+  relative: string,
+  witness: string,
+  seen: { text: string; hash: string },
+  hooks: EditHooks,
+  lateMerges: number,
+): void {
+  const delays = hooks.lateWatchMs ?? LATE_WATCH_MS;
+  void (async () => {
+    let last = seen;
+    try {
+      for (const delay of delays) {
+        await new Promise((done) => setTimeout(done, delay).unref());
+        const current = await readCurrent(witness, relative);
+        if (current.hash === last.hash) continue;
+        await oneAtATime(absolute, () =>
+          keepLateChange(vault, absolute, relative, last.text, current.text, hooks, lateMerges),
+        );
+        last = current;
+      }
+    } catch {
+      // The note was deleted or moved meanwhile: nothing left to merge into.
+    } finally {
+      await unlink(witness).catch(() => undefined);
+    }
+  })();
+}
+
+/** The witness's text once writes still in flight on it had a moment to land. */
+async function settledText(
+  witness: string,
+  relative: string,
+  graceMs = LATE_WRITE_GRACE_MS,
+): Promise<{ text: string; hash: string; mode: number }> {
+  if (graceMs > 0) await new Promise((done) => setTimeout(done, graceMs));
+  return readCurrent(witness, relative);
+}
+
+/**
+ * A hard link to the file's current inode, named like a temp file: after the rename it still
+ * holds the replaced version, so a writer that changed the old file in place after the last
+ * check is seen instead of lost. Null on file systems without hard links (then only the check
+ * before the rename guards the write).
+ */
+async function witnessLink(absolute: string, relative: string): Promise<string | null> {
+  const witness = tempName(absolute);
+  try {
+    await link(absolute, witness);
+    return witness;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new VaultWriteError(
+        'NOT_FOUND',
+        `${relative} was deleted while Cairn was editing it; nothing was written`,
+      );
+    }
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EXDEV')
+      return null;
+    throw error;
+  }
 }
 
 /**
@@ -224,16 +451,20 @@ async function assertWritable(absolute: string, relative: string): Promise<void>
   }
 }
 
-/** `.name.cairn-<random>.tmp` beside the target: same file system, hidden from Obsidian. */
+/** `.name.cairn-<12 hex>.tmp` beside the target: same file system, hidden from Obsidian. */
+function tempName(target: string): string {
+  return join(dirname(target), `.${basename(target)}.cairn-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Exactly the names `tempName` makes (and nothing a user would name a file). */
+export const TEMP_FILE_NAME = /^\..+\.cairn-[0-9a-f]{12}\.tmp$/;
+
 async function writeTemp(
   target: string,
   content: string | Uint8Array,
   mode: number,
 ): Promise<string> {
-  const temp = join(
-    dirname(target),
-    `.${basename(target)}.cairn-${randomBytes(6).toString('hex')}.tmp`,
-  );
+  const temp = tempName(target);
   const handle = await open(temp, 'wx', mode);
   try {
     await handle.writeFile(content);

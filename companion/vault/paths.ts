@@ -1,5 +1,6 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { portableNameProblem } from '../../shared/markdown/portable-name';
 
 export type VaultAccess = 'read' | 'write';
 
@@ -73,6 +74,16 @@ export async function resolveVaultPath(
   }
 
   const missing = segments.slice(index);
+  if (access === 'write') {
+    // Names Cairn would create must work on every device the vault syncs to; names that
+    // already exist are the user's and are left alone.
+    for (const segment of missing) {
+      const problem = portableNameProblem(segment);
+      if (problem !== null) {
+        return { ok: false, reason: `path ${JSON.stringify(userPath)}: ${problem}` };
+      }
+    }
+  }
   if (access === 'write' && missing.length > 0) {
     const clash = await caseVariant(current, missing[0] as string);
     if (clash !== null) {

@@ -23,3 +23,4 @@ export { dedupeCaseInsensitive, findInlineTags, isValidTag, normalizeTag } from 
 export { caseInsensitiveExists, slugify, uniqueNotePath, MAX_SLUG_LENGTH } from './slug';
 export { appendToNoteBody, buildNoteFile, type NewNote } from './note-file';
 export { isUuid, newNoteId, newShortId, type RandomBytes } from './note-id';
+export { portableNameProblem, MAX_NAME_BYTES, WINDOWS_RESERVED_STEM } from './portable-name';

@@ -11,13 +11,13 @@
  * never empty (`untitled`) and never a reserved Windows device name (`con` → `con-note`).
  */
 
+import { WINDOWS_RESERVED_STEM } from './portable-name';
+
 export const MAX_SLUG_LENGTH = 80;
 export const EMPTY_SLUG = 'untitled';
 
 /** How many different short-id suffixes `uniqueNotePath` tries before giving up. */
 export const MAX_SUFFIX_ATTEMPTS = 8;
-
-const WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/;
 
 /** Letters NFKD leaves whole, with their usual Latin spelling. */
 const LATIN_LIGATURES: Readonly<Record<string, string>> = {
@@ -54,7 +54,7 @@ export function slugify(title: string): string {
   const hyphenated = folded.replace(/[^\p{L}\p{M}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
   const slug = shorten(hyphenated);
   if (slug === '') return EMPTY_SLUG;
-  return WINDOWS_RESERVED.test(slug) ? `${slug}-note` : slug;
+  return WINDOWS_RESERVED_STEM.test(slug) ? `${slug}-note` : slug;
 }
 
 /** Cuts to MAX_SLUG_LENGTH code points, at the last `-` when that keeps at least half. */

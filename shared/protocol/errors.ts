@@ -20,6 +20,10 @@ export const API_ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,
+  /** The disk holding the vault or the companion's data is full (RFC 4918's Insufficient Storage). */
+  STORAGE_FULL: 507,
+  /** The vault or the companion's data folder is on a read-only disk or not writable. */
+  STORAGE_READ_ONLY: 507,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -56,6 +56,14 @@ describe('startServer', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('removes the temp files an interrupted vault write left behind before it starts', async () => {
+    const cfg = config();
+    const leftover = join(cfg.vault, '.Welcome.md.cairn-0123456789ab.tmp');
+    writeFileSync(leftover, 'half a note');
+    server = await startServer(cfg, { logger, clock });
+    expect(existsSync(leftover)).toBe(false);
   });
 
   it('serves HTTPS with --tls-cert/--tls-key, with HSTS', async () => {

@@ -335,7 +335,7 @@ describe('POST /api/v1/chat refusals before the stream', () => {
     app = await buildTestApp({
       deps: {
         search: { index: () => index.indexer.queries },
-        chat: { rateLimit: { max: 1000, timeWindow: 60_000 } },
+        rateLimits: { chat: { perToken: 1000, perAddress: 1000 } },
       },
     });
   });
@@ -392,7 +392,7 @@ describe('POST /api/v1/chat refusals before the stream', () => {
     const limited = await buildTestApp({
       deps: {
         search: { index: () => index.indexer.queries },
-        chat: { rateLimit: { max: 2, timeWindow: 60_000 } },
+        rateLimits: { chat: { perToken: 2, perAddress: 2 } },
       },
     });
     try {

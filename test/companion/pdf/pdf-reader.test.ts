@@ -19,7 +19,7 @@ beforeAll(async () => {
   workerFile = await buildWorkerForTest('companion/pdf/pdf-text.worker.ts');
 }, 30_000);
 
-describe('createPdfReader (worker thread per PDF)', () => {
+describe('createPdfReader (a reader process per PDF)', () => {
   it('reads a real PDF in the worker, page by page', async () => {
     const read = createPdfReader({ workerFile });
     const text = await read(rotated());
@@ -60,6 +60,21 @@ describe('createPdfReader (worker thread per PDF)', () => {
       writeFileSync(crashing, 'process.exit(3);\n');
       const read = createPdfReader({ workerFile: crashing });
       await expect(read(rotated())).rejects.toThrow('PDF reader stopped (exit code 3)');
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('a reader process that runs out of heap is reported as needing more memory', async () => {
+    const dir = tempDir('pdf-worker');
+    try {
+      // What V8 does at its heap limit: abort (exit code 134).
+      const aborting = join(dir.path, 'oom.worker.mjs');
+      writeFileSync(aborting, 'process.exit(134);\n');
+      const read = createPdfReader({ workerFile: aborting, maxHeapMb: 64 });
+      await expect(read(rotated())).rejects.toThrow(
+        'needs more than 64 MB of memory to read; not indexed',
+      );
     } finally {
       dir.remove();
     }

@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VaultIndexer } from '../../../companion/indexer/vault-indexer';
@@ -45,6 +46,17 @@ function upload(target: FastifyInstance, filename: string, content: Buffer | str
     headers: { ...authorized, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
     payload: multipart(filename, content),
   });
+}
+
+/** The body as a stream of two chunks that reach the server separately. */
+function inTwoChunks(body: Buffer, cut: number): Readable {
+  return Readable.from(
+    (async function* () {
+      yield body.subarray(0, cut);
+      await new Promise((resolve) => setImmediate(resolve));
+      yield body.subarray(cut);
+    })(),
+  );
 }
 
 const attachments = () => {
@@ -160,5 +172,62 @@ describe('safeName', () => {
     expect(safeName('\u0000\u0007.txt')).toEqual({ stem: 'upload', extension: '.txt' });
     expect(safeName(`${'é'.repeat(300)}.md`).stem).toHaveLength(100);
     expect(safeName('...').stem).toBe('upload');
+  });
+});
+
+describe('POST /api/v1/ingest file names', () => {
+  it('refuses a file named like a Windows device with 400 naming the file', async () => {
+    for (const name of ['aux.txt', 'CON.md', 'com1.txt']) {
+      const response = await upload(app, name, 'hello');
+      expect(response.statusCode, name).toBe(400);
+      expect(response.json(), name).toMatchObject({
+        error: { code: 'VALIDATION_ERROR', field: 'file' },
+      });
+    }
+    expect(attachments()).toEqual([]);
+  });
+});
+
+describe('POST /api/v1/ingest over the limit', () => {
+  it('refuses an upload over the limit wherever the limit falls in the stream, and keeps nothing', async () => {
+    const limited = (await import('fastify')).default();
+    const { registerErrorHandling } = await import('../../../companion/http/error-handler');
+    registerErrorHandling(limited);
+    const limitedDb = openDatabase(join(testApp.dir, 'limited-stream.db'));
+    limited.addHook('onClose', async () => limitedDb.close());
+    await registerIngestRoute(limited, {
+      vault,
+      folder: 'Cairn/Attachments',
+      memory: new WriteMemory(limitedDb, ManualClock.at('2026-11-22T09:30:00Z')),
+      maxBytes: 1024,
+    });
+    try {
+      for (const size of [1025, 1030, 5000]) {
+        const body = multipart('big.txt', 'x'.repeat(size));
+        const head = body.length - size - `\r\n--${BOUNDARY}--\r\n`.length;
+        // Chunks that end exactly where the limit falls: the case busboy's flag was missed on.
+        for (const cut of [head + 1023, head + 1024, head + 1025, head + size]) {
+          const response = await limited.inject({
+            method: 'POST',
+            url: '/api/v1/ingest',
+            headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+            payload: inTwoChunks(body, cut),
+          });
+          expect(response.statusCode, `${size} bytes cut at ${cut}: ${response.body}`).toBe(413);
+          expect(response.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+        }
+      }
+      expect(attachments()).toEqual([]);
+      const exact = await limited.inject({
+        method: 'POST',
+        url: '/api/v1/ingest',
+        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        payload: multipart('exact.txt', 'x'.repeat(1024)),
+      });
+      expect(exact.statusCode, exact.body).toBe(201);
+      expect(exact.json()).toMatchObject({ bytes: 1024 });
+    } finally {
+      await limited.close();
+    }
   });
 });

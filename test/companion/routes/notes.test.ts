@@ -85,6 +85,31 @@ describe('POST /api/v1/notes', () => {
     }
   });
 
+  it('refuses folder names that break other platforms with 400 naming the folder', async () => {
+    const folders = [
+      'con',
+      'Projects/aux.md',
+      'LPT1',
+      'x*?<>|',
+      'a:b',
+      'trailing.',
+      'trailing ',
+      '\uff0e\uff0e', // full-width dots: ".." once folded
+      'evil\u202egpj.md', // right-to-left override
+      'x'.repeat(256),
+      'é'.repeat(128), // 256 bytes in UTF-8
+    ];
+    const vaultTopLevel = readdirSync(vault).filter((name) => !name.startsWith('.'));
+    for (const folder of folders) {
+      const bad = await post({ title: 'x', body: '', folder });
+      expect(bad.statusCode, folder).toBe(400);
+      expect(bad.json(), folder).toMatchObject({
+        error: { code: 'VALIDATION_ERROR', field: 'folder' },
+      });
+    }
+    expect(readdirSync(vault).filter((name) => !name.startsWith('.'))).toEqual(vaultTopLevel);
+  });
+
   it('refuses bad input naming the field and writes nothing', async () => {
     const cases: Array<[unknown, number, string | undefined]> = [
       [{}, 400, undefined],

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
 import { openDatabase } from '../../../companion/db/open';
@@ -307,6 +308,32 @@ describe('POST /api/v1/reminders', () => {
     expect(reminder.title).toBe('Pay: "rent" # not a heading [[link]] ---');
     const front = parseFrontMatter(read(reminder.path));
     expect(front.ok && front.data.title).toBe(reminder.title);
+  });
+});
+
+describe('POST /api/v1/reminders on a full disk', () => {
+  it('answers 507 STORAGE_FULL, leaves no note behind, and works again once space returns', async () => {
+    const before = readdirSync(join(h.vault, 'Cairn/Reminders')).sort();
+    // The database write after the note (as SQLite reports a full disk) fails once.
+    vi.spyOn(h.scheduler, 'replan').mockRejectedValueOnce(
+      new Database.SqliteError('database or disk is full', 'SQLITE_FULL'),
+    );
+    const full = await call('POST', '/api/v1/reminders', {
+      title: 'Pay rent',
+      due: '2026-11-24T09:00',
+    });
+    expect(full.status).toBe(507);
+    expect(errorOf(full.body).code).toBe('STORAGE_FULL');
+    expect(errorOf(full.body).message).toMatch(/database.*full/);
+    expect(readdirSync(join(h.vault, 'Cairn/Reminders')).sort()).toEqual(before);
+    expect(h.source.all().reminders.some((entry) => entry.title === 'Pay rent')).toBe(false);
+
+    const retried = await call('POST', '/api/v1/reminders', {
+      title: 'Pay rent',
+      due: '2026-11-24T09:00',
+    });
+    expect(retried.status).toBe(201);
+    expect(readdirSync(join(h.vault, 'Cairn/Reminders'))).toHaveLength(before.length + 1);
   });
 });
 

@@ -152,6 +152,16 @@ describe('VaultReminderSource', () => {
     expect(source.all().reminders).toEqual([]);
   });
 
+  it("lets the original win over Cairn's own conflict copy with the same ids", async () => {
+    const vault = vaultWith({
+      'A.conflict-20261125-034100.md': '- [ ] pay @remind(2026-11-23 19:00) ^r-pay\n',
+      'A.md': '- [ ] pay @remind(2026-11-23 17:00) ^r-pay\n',
+    });
+    const source = new VaultReminderSource({ vault, defaultZone: 'UTC' });
+    await source.load();
+    expect(source.get(['r-pay']).map((r) => r.path)).toEqual(['A.md']);
+  });
+
   it('lets the original win over a sync conflict copy with the same ids', async () => {
     const vault = vaultWith({
       'Tasks.md': '- [ ] pay @remind(2026-11-23 17:00) ^r-pay\n',

@@ -1,4 +1,5 @@
 import {
+  appendFileSync,
   chmodSync,
   mkdirSync,
   readdirSync,
@@ -10,10 +11,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createVaultFile,
   editVaultFile,
+  TEMP_FILE_NAME,
   VaultWriteError,
 } from '../../../companion/vault/atomic-write';
 import { tempDir } from '../helpers/app';
@@ -33,6 +35,9 @@ const checkTask = (text: string): string => {
   return text.replace('- [ ] task', '- [x] task');
 };
 
+/** No watching of the replaced file after the edit answers (its witness would still be there). */
+const NO_WATCH = { lateWriteGraceMs: 0, lateWatchMs: [] };
+
 function leftovers(folder: string): string[] {
   return readdirSync(folder).filter((name) => name.endsWith('.tmp'));
 }
@@ -49,7 +54,7 @@ async function rejection(promise: Promise<unknown>): Promise<VaultWriteError> {
 describe('editVaultFile', () => {
   it('replaces the file with the edit, keeps its mode and leaves no temp file', async () => {
     chmodSync(join(vault, 'Notes/a.md'), 0o640);
-    const result = await editVaultFile(vault, 'Notes/a.md', checkTask);
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, NO_WATCH);
     expect(result).toMatchObject({ path: 'Notes/a.md', changed: true });
     expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
       'line one\n- [x] task\nline three\n',
@@ -67,6 +72,7 @@ describe('editVaultFile', () => {
 
   it('re-reads and re-applies the edit after a concurrent change, keeping that change', async () => {
     const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
       beforeWrite: (attempt) => {
         if (attempt === 1) {
           writeFileSync(join(vault, 'Notes/a.md'), 'line one (edited)\n- [ ] task\nline three\n');
@@ -108,7 +114,89 @@ describe('editVaultFile', () => {
       }),
     );
     expect(error.code).toBe('CONFLICT');
-    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe('version 2\n- [ ] task\n');
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(`version ${n}\n- [ ] task\n`);
+    expect(n).toBeGreaterThan(1);
+  });
+
+  it('merges a concurrent change elsewhere in the file with the edit (three-way)', async () => {
+    // An edit that is not re-applicable (it always writes the same whole text) shows the merge.
+    const fixed = 'line one\n- [x] task\nline three\n';
+    const result = await editVaultFile(vault, 'Notes/a.md', () => fixed, {
+      beforeWrite: (attempt) => {
+        if (attempt === 1) appendFileSync(join(vault, 'Notes/a.md'), 'line four\n');
+      },
+    });
+    expect(result.changed).toBe(true);
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(`${fixed}line four\n`);
+  });
+
+  it('keeps a change that lands between the last check and the rename (merged in)', async () => {
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
+      beforeRename: (attempt) => {
+        if (attempt === 1) appendFileSync(join(vault, 'Notes/a.md'), 'appended late\n');
+      },
+    });
+    expect(result.conflictCopy).toBeUndefined();
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one\n- [x] task\nline three\nappended late\n',
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('keeps a late change that cannot be merged as a conflict copy beside the note', async () => {
+    const clock = { now: () => Date.parse('2026-11-25T03:41:00Z') };
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
+      clock,
+      beforeRename: (attempt) => {
+        // Rewrites the task line in place (same inode), as an editor saving the file does.
+        if (attempt === 1) writeFileSync(join(vault, 'Notes/a.md'), 'line one\n- [ ] task!\n');
+      },
+    });
+    expect(result.conflictCopy).toBe('Notes/a.conflict-20261125-034100.md');
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one\n- [x] task\nline three\n',
+    );
+    expect(readFileSync(join(vault, 'Notes/a.conflict-20261125-034100.md'), 'utf8')).toBe(
+      'line one\n- [ ] task!\n',
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('merges a write that lands on the replaced file after the edit answered', async () => {
+    await editVaultFile(vault, 'Notes/a.md', checkTask, { lateWriteGraceMs: 0, lateWatchMs: [5] });
+    // A writer that opened the old file before the rename writes now: into the old inode,
+    // which only the witness link still names.
+    const [witness] = leftovers(join(vault, 'Notes'));
+    expect(witness).toMatch(TEMP_FILE_NAME);
+    appendFileSync(join(vault, 'Notes', witness!), 'written late\n');
+    await vi.waitFor(() => expect(leftovers(join(vault, 'Notes'))).toEqual([]));
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one\n- [x] task\nline three\nwritten late\n',
+    );
+  });
+
+  it("keeps every one of Cairn's own concurrent edits of one file", async () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `edit ${i}\n`);
+    await Promise.all(
+      lines.map((line) => editVaultFile(vault, 'Notes/a.md', (text) => text + line, NO_WATCH)),
+    );
+    const text = readFileSync(join(vault, 'Notes/a.md'), 'utf8');
+    for (const line of lines) expect(text).toContain(line);
+  });
+
+  it('names its temp files so that start-up can find exactly them', async () => {
+    const seen: string[] = [];
+    await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
+      beforeRename: () => {
+        seen.push(...leftovers(join(vault, 'Notes')));
+      },
+    });
+    expect(seen).toHaveLength(2); // the new text and the witness of the old
+    for (const name of seen) expect(name).toMatch(TEMP_FILE_NAME);
+    expect('.a.md.cairn-notes.tmp').not.toMatch(TEMP_FILE_NAME);
   });
 
   it('answers NOT_FOUND and creates nothing when the file is deleted meanwhile', async () => {
@@ -161,7 +249,7 @@ describe('editVaultFile', () => {
   it('keeps UTF-8, CRLF and control characters byte for byte outside the edit', async () => {
     const text = 'Überschrift\r\n- [ ] task\r\n\u0007bell ✓\r\n';
     writeFileSync(join(vault, 'Notes/a.md'), text);
-    await editVaultFile(vault, 'Notes/a.md', checkTask);
+    await editVaultFile(vault, 'Notes/a.md', checkTask, NO_WATCH);
     expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(text.replace('[ ]', '[x]'));
   });
 });

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiHttpError } from './api-error';
+
+/*
+ * The one rate-limit policy of the companion. Expensive routes (they search the index, run a
+ * model, parse an upload or send pushes) are limited twice: per token, so one client cannot
+ * starve the others whatever address it comes from, and per address, so one machine cannot
+ * either. Past either limit the answer is 429 with `Retry-After`. A route opts in with
+ * `config: { limited: '<name>' }`; the numbers live here.
+ *
+ * Behind a reverse proxy (Caddy, `tailscale serve`) every client has the proxy's address
+ * unless `--trust-proxy` names it: then the per-address limit is shared by all clients.
+ */
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The rate limit this route counts against (see RATE_LIMITS). */
+    limited?: LimitedRoute;
+  }
+}
+
+export type LimitedRoute = 'answer' | 'search' | 'chat' | 'ingest' | 'embeddings' | 'pushTest';
+
+export interface RouteLimit {
+  /** Requests per window per token. */
+  readonly perToken: number;
+  /** Requests per window per client address. */
+  readonly perAddress: number;
+  readonly windowMs: number;
+}
+
+const MINUTE = 60_000;
+
+/**
+ * Per minute. Search is what the phone page calls as one types; answer and embeddings are a
+ * search each plus more; chat, ingest and the test push are slow or reach outside.
+ */
+export const RATE_LIMITS: Readonly<Record<LimitedRoute, RouteLimit>> = {
+  search: { perToken: 600, perAddress: 600, windowMs: MINUTE },
+  answer: { perToken: 120, perAddress: 120, windowMs: MINUTE },
+  embeddings: { perToken: 600, perAddress: 600, windowMs: MINUTE },
+  chat: { perToken: 30, perAddress: 30, windowMs: MINUTE },
+  ingest: { perToken: 30, perAddress: 30, windowMs: MINUTE },
+  pushTest: { perToken: 10, perAddress: 10, windowMs: MINUTE },
+};
+
+/** Overrides of RATE_LIMITS (tests, or a deployment that needs other numbers). */
+export type RateLimitOverrides = Partial<Record<LimitedRoute, Partial<RouteLimit>>>;
+
+/**
+ * Who presented which credential, as a short one-way fingerprint of the bearer token (never
+ * the token itself: it ends up in the limiter's memory). `none` without a token. The one
+ * place that says which token a request is from; token names can replace the hash here.
+ */
+export function tokenFingerprint(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string' || header === '') return 'none';
+  return createHash('sha256').update(header.trim()).digest('hex').slice(0, 16);
+}
+
+/**
+ * Installs the policy: an `onRequest` hook (after authentication) that counts each request of
+ * a route marked `config.limited` against its token's and its address's budget. Needs
+ * @fastify/rate-limit registered (registerTokenAuth does).
+ */
+export function registerRateLimits(app: FastifyInstance, overrides: RateLimitOverrides = {}): void {
+  const limiters = new Map<
+    LimitedRoute,
+    { limit: RouteLimit; perToken: Limiter; perAddress: Limiter }
+  >();
+  for (const name of Object.keys(RATE_LIMITS) as LimitedRoute[]) {
+    const limit = { ...RATE_LIMITS[name], ...overrides[name] };
+    limiters.set(name, {
+      limit,
+      perToken: app.createRateLimit({
+        max: limit.perToken,
+        timeWindow: limit.windowMs,
+        keyGenerator: (request) => `limit:${name}:token:${tokenFingerprint(request)}`,
+      }),
+      perAddress: app.createRateLimit({
+        max: limit.perAddress,
+        timeWindow: limit.windowMs,
+        keyGenerator: (request) => `limit:${name}:address:${request.ip}`,
+      }),
+    });
+  }
+
+  app.addHook('onRequest', async (request) => {
+    const name = request.routeOptions.config.limited;
+    if (name === undefined) return;
+    const limiter = limiters.get(name);
+    if (limiter === undefined) return;
+    for (const [what, check] of [
+      ['token', limiter.perToken],
+      ['address', limiter.perAddress],
+    ] as const) {
+      const result = await check(request);
+      if (!result.isAllowed && result.isExceeded) {
+        const seconds = Math.max(1, result.ttlInSeconds);
+        const max = what === 'token' ? limiter.limit.perToken : limiter.limit.perAddress;
+        throw new ApiHttpError(
+          'RATE_LIMITED',
+          `too many ${name} requests from this ${what} (at most ${max} per ${Math.round(limiter.limit.windowMs / 1000)} s); retry in ${seconds} s`,
+          undefined,
+          { 'Retry-After': String(seconds) },
+        );
+      }
+    }
+  });
+}
+
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;

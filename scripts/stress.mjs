@@ -1,0 +1,643 @@
+#!/usr/bin/env node
+// `npm run stress`: the companion under races and load, on loopback, bounded in time.
+//
+//   node scripts/stress.mjs [--only edits] [--seconds 20] [--clients 8]
+//
+// Parts:
+//   edits   Racing edits. The real companion (dist/companion/cli.mjs, built first) runs on a
+//           scratch vault on 127.0.0.1. An outside writer (this process, as Obsidian or a sync
+//           client would) appends a numbered line to three notes every 1-10 ms, while
+//           --clients HTTP clients edit the same notes through every write route: reminder
+//           note PATCH and snooze, inline reminder PATCH (due) and snooze, and a chat "add to
+//           Inbox/shopping list.md: …" append; the reminder is marked done at the end. Then every
+//           appended line, and every item a chat append answered as written, is looked for
+//           in the note or a conflict copy beside it (`*.conflict-*.md`). Lost must be 0.
+//   kill    SIGKILL around due reminders. --reminders reminder notes fall due at two whole minutes while
+//           two devices are subscribed at a local HTTPS push service (test/fakes/push-service.ts,
+//           its own throwaway certificate, trusted through NODE_EXTRA_CA_CERTS); the companion
+//           is killed with SIGKILL --kills times at random moments and restarted each time.
+//           Then every (reminder, device) must have been delivered exactly once: lost and
+//           duplicated are counted.
+//   load    --load-clients clients (one token, one address) on search and answer for
+//           --load-seconds s, plus GET /health every 100 ms: p50/p99 and how many got 429.
+//   pdf     --bombs PDF decompression bombs (each inflating to --bomb-mb MB) uploaded at once
+//           through ingest: the companion's RSS before, at its peak, and 10 s after.
+// Everything runs on 127.0.0.1 in a temporary folder that is removed at the end; the server is
+// stopped (SIGTERM, then SIGKILL after 5 s) whatever happens.
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { deflateSync } from 'node:zlib';
+
+const repo = resolve(fileURLToPath(import.meta.url), '../..');
+const PARTS = ['edits', 'kill', 'load', 'pdf'];
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string', multiple: true },
+    seconds: { type: 'string', default: '20' },
+    clients: { type: 'string', default: '8' },
+    verbose: { type: 'boolean', default: false },
+    reminders: { type: 'string', default: '1000' },
+    kills: { type: 'string', default: '20' },
+    'load-clients': { type: 'string', default: '50' },
+    'load-seconds': { type: 'string', default: '30' },
+    bombs: { type: 'string', default: '4' },
+    'bomb-mb': { type: 'string', default: '300' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  console.log('npm run stress -- [--only edits] [--seconds 20] [--clients 8]');
+  process.exit(0);
+}
+const seconds = Number(values.seconds);
+const clients = Number(values.clients);
+if (!(seconds > 0 && seconds <= 600)) throw new Error('--seconds must be in (0, 600]');
+if (!(Number.isInteger(clients) && clients >= 1 && clients <= 64))
+  throw new Error('--clients must be an integer in [1, 64]');
+const reminderCount = Number(values.reminders);
+const killCount = Number(values.kills);
+if (!(Number.isInteger(reminderCount) && reminderCount >= 1 && reminderCount <= 5000))
+  throw new Error('--reminders must be an integer in [1, 5000]');
+if (!(Number.isInteger(killCount) && killCount >= 0 && killCount <= 100))
+  throw new Error('--kills must be an integer in [0, 100]');
+const loadClients = Number(values['load-clients']);
+const loadSeconds = Number(values['load-seconds']);
+if (!(Number.isInteger(loadClients) && loadClients >= 1 && loadClients <= 200))
+  throw new Error('--load-clients must be an integer in [1, 200]');
+if (!(loadSeconds > 0 && loadSeconds <= 300)) throw new Error('--load-seconds must be in (0, 300]');
+const bombCount = Number(values.bombs);
+const bombMegabytes = Number(values['bomb-mb']);
+if (!(Number.isInteger(bombCount) && bombCount >= 1 && bombCount <= 16))
+  throw new Error('--bombs must be an integer in [1, 16]');
+if (!(Number.isInteger(bombMegabytes) && bombMegabytes >= 1 && bombMegabytes <= 1000))
+  throw new Error('--bomb-mb must be an integer in [1, 1000]');
+const parts = values.only ?? PARTS;
+for (const part of parts) {
+  if (!PARTS.includes(part)) throw new Error(`--only must be one of ${PARTS.join(', ')}`);
+}
+
+const TOKEN = 'stress-token-0123456789abcdefghijklmnopqrstuvwxyz';
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+function build() {
+  const result = spawnSync(
+    process.execPath,
+    ['esbuild.config.mjs', 'production', '--companion-only'],
+    {
+      cwd: repo,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  if (result.status !== 0) throw new Error('building the companion failed');
+}
+
+async function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** Starts dist/companion/cli.mjs on `vault`; resolves once /health answers. */
+async function startCompanion(vault, data, extraEnv = {}, port = undefined) {
+  port ??= await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      join(repo, 'dist/companion/cli.mjs'),
+      '--vault',
+      vault,
+      '--data',
+      data,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+    ],
+    {
+      cwd: repo,
+      // Keyword search only (no model to load, nothing to embed): the races are the point.
+      env: {
+        ...process.env,
+        CAIRN_TOKEN: TOKEN,
+        CAIRN_EMBEDDINGS: 'ollama',
+        CAIRN_OLLAMA_URL: 'http://127.0.0.1:9',
+        ...extraEnv,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the companion exited: ${stderr}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the companion did not start: ${stderr}`);
+    await sleep(100);
+  }
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    const killed = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await new Promise((done) => child.once('exit', done));
+    clearTimeout(killed);
+  };
+  const kill = async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGKILL');
+    await new Promise((done) => child.once('exit', done));
+  };
+  return { url, port, child, stop, kill };
+}
+
+async function api(url, method, path, body) {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, text };
+}
+
+/** Files of a folder whose names are the note's conflict copies. */
+async function withConflictCopies(vault, path) {
+  const slash = path.lastIndexOf('/');
+  const folder = path.slice(0, slash);
+  const stem = path.slice(slash + 1, -'.md'.length);
+  const names = await readdir(join(vault, folder));
+  const copies = names.filter(
+    (name) => name.startsWith(`${stem}.conflict-`) && name.endsWith('.md'),
+  );
+  const texts = [await readFile(join(vault, path), 'utf8')];
+  for (const name of copies) texts.push(await readFile(join(vault, folder, name), 'utf8'));
+  return { text: texts.join('\n'), copies: copies.length };
+}
+
+async function racingEdits() {
+  const root = await mkdtemp(join(tmpdir(), 'cairn-stress-'));
+  const vault = join(root, 'vault');
+  const data = join(root, 'data');
+  let server;
+  try {
+    await mkdir(join(vault, 'Inbox'), { recursive: true });
+    await writeFile(join(vault, 'Inbox/shopping list.md'), '# Shopping list\n\n- bread\n');
+    await writeFile(
+      join(vault, 'Inbox/tasks.md'),
+      '# Tasks\n\n- [ ] Water the plants @remind(2030-01-10 09:00) ^r-w4t3\n\nSome prose.\n',
+    );
+    server = await startCompanion(vault, data);
+    const { url } = server;
+
+    const created = await api(url, 'POST', '/api/v1/reminders', {
+      title: 'Pay rent',
+      due: '2030-01-01T09:00',
+      timezone: 'Europe/Berlin',
+    });
+    if (created.status !== 201)
+      throw new Error(`creating the reminder: ${created.status} ${created.text}`);
+    const reminder = JSON.parse(created.text);
+    let inline;
+    for (let tries = 0; tries < 50 && inline === undefined; tries++) {
+      const list = JSON.parse((await api(url, 'GET', '/api/v1/reminders?limit=100')).text);
+      inline = list.reminders?.find((entry) => entry.path === 'Inbox/tasks.md');
+      if (inline === undefined) await sleep(100);
+    }
+    if (inline === undefined) throw new Error('the inline reminder was not found');
+
+    const targets = [reminder.path, 'Inbox/tasks.md', 'Inbox/shopping list.md'];
+    const appended = new Map(targets.map((path) => [path, []]));
+    const deadline = Date.now() + seconds * 1000;
+    let outsideWrites = 0;
+    const writer = async (path) => {
+      for (let n = 1; Date.now() < deadline; n++) {
+        const line = `outside ${n} ${path}`;
+        await appendFile(join(vault, path), `${line}\n`);
+        appended.get(path).push(line);
+        outsideWrites++;
+        await sleep(1 + Math.floor(Math.random() * 10));
+      }
+    };
+
+    const outcomes = new Map();
+    const examples = new Map();
+    const count = (route, status, text) => {
+      const key = `${route} ${status}`;
+      if (text !== undefined && !examples.has(key)) examples.set(key, text.slice(0, 300));
+      const entry = outcomes.get(route) ?? new Map();
+      entry.set(status, (entry.get(status) ?? 0) + 1);
+      outcomes.set(route, entry);
+    };
+    const chatItems = [];
+    let sequence = 0;
+    const operations = [
+      async (i) =>
+        count(
+          'reminder PATCH',
+          (await api(url, 'PATCH', `/api/v1/reminders/${reminder.id}`, { title: `Pay rent ${i}` }))
+            .status,
+        ),
+      async () =>
+        count(
+          'reminder snooze',
+          (await api(url, 'POST', `/api/v1/reminders/${reminder.id}/snooze`, { minutes: 15 }))
+            .status,
+        ),
+      async (i) => {
+        const minute = String(i % 60).padStart(2, '0');
+        const response = await api(url, 'PATCH', `/api/v1/reminders/${inline.id}`, {
+          due: `2030-01-10T09:${minute}`,
+        });
+        count('inline PATCH', response.status, response.text);
+        if (response.status === 200) inline = JSON.parse(response.text);
+      },
+      async () =>
+        count(
+          'inline snooze',
+          (await api(url, 'POST', `/api/v1/reminders/${inline.id}/snooze`, { minutes: 30 })).status,
+        ),
+      async (i) => {
+        const item = `item-${i}`;
+        const response = await api(url, 'POST', '/api/v1/chat', {
+          message: `add to Inbox/shopping list.md: ${item}`,
+        });
+        const ok = response.status === 200 && /"success":true/.test(response.text);
+        count(
+          'chat append',
+          ok ? 'written' : response.status === 200 ? 'refused in stream' : response.status,
+          response.text,
+        );
+        if (ok) chatItems.push(item);
+      },
+    ];
+    const client = async () => {
+      while (Date.now() < deadline) {
+        const i = ++sequence;
+        await operations[i % operations.length](i);
+      }
+    };
+    const started = Date.now();
+    await Promise.all([...targets.map(writer), ...Array.from({ length: clients }, client)]);
+    const elapsed = (Date.now() - started) / 1000;
+    count(
+      'reminder done',
+      (await api(url, 'POST', `/api/v1/reminders/${reminder.id}/done`, {})).status,
+    );
+
+    // A write keeps watching the file it replaced for a moment after answering (late writes
+    // still in flight are merged then): let those watches finish before counting.
+    await sleep(3000);
+    let lost = 0;
+    let chatLost = 0;
+    let copies = 0;
+    for (const path of targets) {
+      const found = await withConflictCopies(vault, path);
+      copies += found.copies;
+      const present = new Set(found.text.split(/\r?\n/));
+      const missing = appended.get(path).filter((line) => !present.has(line));
+      lost += missing.length;
+      if (values.verbose && missing.length > 0)
+        console.log(`lost from ${path}: ${missing.join(' | ')}`);
+      if (path === 'Inbox/shopping list.md') {
+        chatLost += chatItems.filter((item) => !found.text.includes(item)).length;
+      }
+    }
+    const temps = (await readdir(join(vault, 'Inbox'))).filter((name) =>
+      name.endsWith('.tmp'),
+    ).length;
+
+    console.log(
+      `\n## Racing edits (${elapsed.toFixed(1)} s, ${clients} clients, outside writer 1-10 ms)\n`,
+    );
+    console.log('| route | outcomes |');
+    console.log('|---|---|');
+    for (const [route, statuses] of outcomes) {
+      const text = [...statuses].map(([status, n]) => `${status}: ${n}`).join(', ');
+      console.log(`| ${route} | ${text} |`);
+    }
+    console.log('\n| measure | value |');
+    console.log('|---|---|');
+    console.log(`| outside lines appended | ${outsideWrites} |`);
+    console.log(`| outside lines lost | ${lost} |`);
+    console.log(`| chat appends answered written | ${chatItems.length} |`);
+    console.log(`| chat appends lost | ${chatLost} |`);
+    console.log(`| conflict copies made | ${copies} |`);
+    console.log(`| temp files left | ${temps} |`);
+    if (values.verbose) {
+      console.log('\nFirst answer of each kind:');
+      for (const [key, text] of examples) console.log(`- ${key}: ${text.replace(/\s+/g, ' ')}`);
+    }
+    return lost + chatLost;
+  } finally {
+    await server?.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** test/fakes/push-service.ts bundled into a scratch folder inside the repository. */
+async function loadPushService() {
+  const esbuild = (await import('esbuild')).default;
+  const outdir = await mkdtemp(join(repo, '.stress-build-'));
+  await esbuild.build({
+    entryPoints: [join(repo, 'test/fakes/push-service.ts')],
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  try {
+    return await import(pathToFileURL(join(outdir, 'push-service.mjs')).href);
+  } finally {
+    await rm(outdir, { recursive: true, force: true });
+  }
+}
+
+function reminderNote(i, due) {
+  const id = `stress-${String(i).padStart(5, '0')}`;
+  return {
+    id,
+    path: `Cairn/Reminders/${id}.md`,
+    text: `---\nid: ${id}\ntype: reminder\ntitle: Stress ${i}\ndue: ${due}\ntimezone: UTC\nstatus: active\ncreated: ${due}\n---\n`,
+  };
+}
+
+async function killAroundDueReminders() {
+  const { FakePushService } = await loadPushService();
+  const service = await FakePushService.start();
+  const root = await mkdtemp(join(tmpdir(), 'cairn-stress-kill-'));
+  const vault = join(root, 'vault');
+  const data = join(root, 'data');
+  const env = { NODE_EXTRA_CA_CERTS: service.certFile, CAIRN_PUSH_HOSTS: '127.0.0.1' };
+  let server;
+  try {
+    await mkdir(join(vault, 'Cairn/Reminders'), { recursive: true });
+    server = await startCompanion(vault, data, env);
+    const port = server.port;
+    const devices = [];
+    for (const name of ['phone', 'tablet']) {
+      const browser = service.createSubscription();
+      const added = await api(server.url, 'POST', '/api/v1/push/subscriptions', {
+        ...browser,
+        name,
+      });
+      if (added.status !== 201) throw new Error(`subscribing: ${added.status} ${added.text}`);
+      devices.push(browser.endpoint.split('/').pop());
+    }
+    // Reminders have minute resolution: half fall due at the first whole minute at least 20 s
+    // away (time for the watcher to read them all), half a minute later.
+    const start = Math.ceil((Date.now() + 20_000) / 60_000) * 60_000;
+    const notes = [];
+    for (let i = 0; i < reminderCount; i++) {
+      const due = new Date(start + (i % 2) * 60_000);
+      notes.push(reminderNote(i, due.toISOString().replace('.000Z', 'Z')));
+    }
+    for (const note of notes) await writeFile(join(vault, note.path), note.text);
+    const lastDue = start + 60_000;
+    // The kills: random moments from 5 s before the first due to 10 s after the last.
+    const moments = Array.from({ length: killCount }, () => start - 5_000 + Math.random() * 75_000);
+    moments.sort((a, b) => a - b);
+    let kills = 0;
+    for (const moment of moments) {
+      await sleep(Math.max(0, moment - Date.now()));
+      await server.kill();
+      kills++;
+      server = await startCompanion(vault, data, env, port);
+    }
+    await sleep(Math.max(0, lastDue + 10_000 - Date.now()));
+    const expected = reminderCount * devices.length;
+    const delivered = () =>
+      service.messages.filter((m) => m.answered === 201 && m.payload !== null).length;
+    const deadline = Date.now() + 60_000;
+    while (delivered() < expected && Date.now() < deadline) await sleep(500);
+
+    const counts = new Map();
+    for (const message of service.messages) {
+      if (message.answered !== 201 || message.payload === null) continue;
+      const { reminder_id: id } = JSON.parse(message.payload);
+      const key = `${id}|${message.subscription}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    let lost = 0;
+    let duplicated = 0;
+    for (const note of notes) {
+      for (const device of devices) {
+        const n = counts.get(`${note.id}|${device}`) ?? 0;
+        if (n === 0) lost++;
+        if (n > 1) duplicated += n - 1;
+      }
+    }
+    const missed = await api(server.url, 'GET', '/api/v1/reminders/missed');
+    const missedCount =
+      missed.status === 200 ? (JSON.parse(missed.text).missed?.length ?? '?') : '?';
+    console.log(
+      `\n## SIGKILL around due reminders (${reminderCount} reminders, ${devices.length} devices, ${kills} kills)\n`,
+    );
+    console.log('| measure | value |');
+    console.log('|---|---|');
+    console.log(`| deliveries expected | ${expected} |`);
+    console.log(`| delivered (201) | ${delivered()} |`);
+    console.log(`| lost (reminder, device) | ${lost} |`);
+    console.log(`| duplicated deliveries | ${duplicated} |`);
+    console.log(`| listed missed | ${missedCount} |`);
+    if (values.verbose) {
+      const statuses = new Map();
+      for (const m of service.messages)
+        statuses.set(m.answered, (statuses.get(m.answered) ?? 0) + 1);
+      console.log('push service answers:', Object.fromEntries(statuses));
+      const bad = service.messages.find((m) => m.answered !== 201);
+      if (bad) console.log('first refused:', bad.vapid, bad.decryptError);
+      console.log('missed:', missed.text.slice(0, 400));
+    }
+    return lost + duplicated;
+  } finally {
+    await server?.stop();
+    await service.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function loadOnSearch() {
+  const root = await mkdtemp(join(tmpdir(), 'cairn-stress-load-'));
+  const vault = join(root, 'vault');
+  let server;
+  try {
+    await cp(join(repo, 'companion/sample-vault'), vault, { recursive: true });
+    server = await startCompanion(vault, join(root, 'data'));
+    const { url } = server;
+    const questions = ['visa rules', 'call the bank', 'passport', 'meeting notes', 'plants'];
+    const latencies = { search: [], answer: [], health: [] };
+    const statuses = { search: new Map(), answer: new Map() };
+    const deadline = Date.now() + loadSeconds * 1000;
+    const timed = async (kind, run) => {
+      const started = performance.now();
+      const status = await run();
+      latencies[kind].push(performance.now() - started);
+      if (statuses[kind]) statuses[kind].set(status, (statuses[kind].get(status) ?? 0) + 1);
+    };
+    const client = async (n) => {
+      for (let i = 0; Date.now() < deadline; i++) {
+        const q = questions[(n + i) % questions.length];
+        if ((n + i) % 2 === 0) {
+          await timed(
+            'search',
+            async () => (await api(url, 'GET', `/api/v1/search?q=${encodeURIComponent(q)}`)).status,
+          );
+        } else {
+          await timed(
+            'answer',
+            async () => (await api(url, 'POST', '/api/v1/answer', { question: q })).status,
+          );
+        }
+      }
+    };
+    const health = async () => {
+      while (Date.now() < deadline) {
+        await timed('health', async () => (await fetch(`${url}/health`)).status);
+        await sleep(100);
+      }
+    };
+    await Promise.all([...Array.from({ length: loadClients }, (_, n) => client(n)), health()]);
+    console.log(
+      `\n## ${loadClients} clients on search and answer for ${loadSeconds} s (one token, one address)\n`,
+    );
+    console.log('| route | requests | 200 | 429 | other | p50 ms | p99 ms |');
+    console.log('|---|---|---|---|---|---|---|');
+    for (const kind of ['search', 'answer', 'health']) {
+      const sorted = [...latencies[kind]].sort((a, b) => a - b);
+      const byStatus = statuses[kind] ?? new Map([[200, sorted.length]]);
+      const ok = byStatus.get(200) ?? 0;
+      const limited = byStatus.get(429) ?? 0;
+      const other = sorted.length - ok - limited;
+      console.log(
+        `| ${kind} | ${sorted.length} | ${ok} | ${limited} | ${other} | ${percentile(sorted, 50).toFixed(1)} | ${percentile(sorted, 99).toFixed(1)} |`,
+      );
+    }
+    return 0;
+  } finally {
+    await server?.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A small PDF whose one content stream inflates to `megabytes` MB of text-showing operators:
+ * a decompression bomb for the text extractor. The xref table is left out (readers rebuild it).
+ */
+function pdfBomb(megabytes) {
+  const line = Buffer.from('BT (bomb bomb bomb bomb bomb bomb bomb bomb bomb bomb bomb) Tj ET\n');
+  const content = Buffer.alloc(megabytes * 1024 * 1024);
+  for (let offset = 0; offset < content.length; offset += line.length) line.copy(content, offset);
+  const stream = deflateSync(content, { level: 9 });
+  return Buffer.concat([
+    Buffer.from(
+      '%PDF-1.4\n1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj\n' +
+        '2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1>> endobj\n' +
+        '3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>> endobj\n' +
+        `4 0 obj <</Length ${stream.length}/Filter/FlateDecode>> stream\n`,
+    ),
+    stream,
+    Buffer.from('\nendstream endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n'),
+  ]);
+}
+
+async function rssMb(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match ? Math.round(Number(match[1]) / 1024) : NaN;
+}
+
+async function pdfBombs() {
+  const root = await mkdtemp(join(tmpdir(), 'cairn-stress-pdf-'));
+  const vault = join(root, 'vault');
+  let server;
+  try {
+    await mkdir(vault, { recursive: true });
+    server = await startCompanion(vault, join(root, 'data'));
+    const pid = server.child.pid;
+    await sleep(3000);
+    const before = await rssMb(pid);
+    const bomb = pdfBomb(bombMegabytes);
+    let peak = before;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await rssMb(pid));
+        await sleep(200);
+      }
+    })();
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: bombCount }, async (_, i) => {
+        const form = new FormData();
+        form.append('file', new Blob([bomb], { type: 'application/pdf' }), `bomb-${i}.pdf`);
+        const response = await fetch(`${server.url}/api/v1/ingest`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}` },
+          body: form,
+        });
+        const body = await response.json();
+        return { status: response.status, seconds: (Date.now() - started) / 1000, body };
+      }),
+    );
+    await sleep(10_000);
+    sampling = false;
+    await sampler;
+    const after = await rssMb(pid);
+    console.log(
+      `\n## ${bombCount} concurrent PDF bombs (${Math.round(bomb.length / 1024)} KB, inflating to ${bombMegabytes} MB each) via ingest\n`,
+    );
+    console.log('| measure | value |');
+    console.log('|---|---|');
+    console.log(`| companion RSS before | ${before} MB |`);
+    console.log(`| companion RSS peak | ${peak} MB |`);
+    console.log(`| companion RSS 10 s after | ${after} MB |`);
+    for (const [i, answer] of answers.entries()) {
+      const outcome =
+        answer.body.index_error ?? (answer.body.indexed ? 'indexed' : answer.body.error?.message);
+      console.log(
+        `| upload ${i + 1} | ${answer.status} after ${answer.seconds.toFixed(1)} s: ${outcome} |`,
+      );
+    }
+    return 0;
+  } finally {
+    await server?.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+build();
+let failures = 0;
+if (parts.includes('edits')) failures += await racingEdits();
+if (parts.includes('kill')) failures += await killAroundDueReminders();
+if (parts.includes('load')) failures += await loadOnSearch();
+if (parts.includes('pdf')) failures += await pdfBombs();
+
+process.exitCode = failures === 0 ? 0 : 1;

@@ -1,0 +1,133 @@
+/*
+ * Three-way line merge (diff3) of two edits of the same text. Used when a write finds that its
+ * file changed underneath it: `ours` is what the writer made of `base`, `theirs` is what someone
+ * else (Obsidian, a sync client, the user) made of the same `base`. Changes in different places
+ * are combined, as are lines both added at the same spot (theirs first); changes to the same
+ * lines are a conflict, and then the caller keeps both versions rather than choosing.
+ */
+
+export type LineMerge =
+  | { readonly clean: true; readonly text: string }
+  | { readonly clean: false; readonly reason: string };
+
+/** Above this many cells in the trimmed comparison table the merge gives up (a conflict). */
+const MAX_TABLE_CELLS = 4_000_000;
+
+/**
+ * Merges `ours` and `theirs`, both edits of `base`, line by line. Lines keep their own line
+ * endings (a file with CRLF stays CRLF), and a last line without a newline stays without one.
+ */
+export function mergeLines(base: string, ours: string, theirs: string): LineMerge {
+  if (ours === theirs || theirs === base) return { clean: true, text: ours };
+  if (ours === base) return { clean: true, text: theirs };
+  const baseLines = splitKeepingEnds(base);
+  const ourLines = splitKeepingEnds(ours);
+  const theirLines = splitKeepingEnds(theirs);
+  const ourMatch = matchLines(baseLines, ourLines);
+  const theirMatch = matchLines(baseLines, theirLines);
+  if (ourMatch === null || theirMatch === null) {
+    return { clean: false, reason: 'the file is too large to merge line by line' };
+  }
+
+  const out: string[] = [];
+  let b = 0;
+  let o = 0;
+  let t = 0;
+  for (;;) {
+    // The next base line both sides kept, at or after the current position: a sync point.
+    let sync = b;
+    while (
+      sync < baseLines.length &&
+      !((ourMatch[sync] ?? -1) >= o && (theirMatch[sync] ?? -1) >= t)
+    ) {
+      sync++;
+    }
+    const atEnd = sync >= baseLines.length;
+    const oEnd = atEnd ? ourLines.length : (ourMatch[sync] as number);
+    const tEnd = atEnd ? theirLines.length : (theirMatch[sync] as number);
+    const baseChunk = baseLines.slice(b, sync);
+    const ourChunk = ourLines.slice(o, oEnd);
+    const theirChunk = theirLines.slice(t, tEnd);
+    if (sameLines(ourChunk, baseChunk)) out.push(...theirChunk);
+    else if (sameLines(theirChunk, baseChunk) || sameLines(ourChunk, theirChunk)) {
+      out.push(...ourChunk);
+    } else if (baseChunk.length === 0) {
+      // Both only added lines at the same spot (typically both appended to the end): nothing
+      // of either is replaced, so both are kept, theirs first (it was on disk first).
+      out.push(...theirChunk, ...ourChunk);
+    } else {
+      const line = b + 1;
+      return {
+        clean: false,
+        reason: `both versions changed the text at line ${line} of the version read`,
+      };
+    }
+    if (atEnd) break;
+    out.push(baseLines[sync] as string);
+    b = sync + 1;
+    o = oEnd + 1;
+    t = tEnd + 1;
+  }
+  return { clean: true, text: out.join('') };
+}
+
+/** Lines with their terminators (`\n` or `\r\n`); the last may have none. */
+function splitKeepingEnds(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.match(/[^\n]*\n|[^\n]+$/g);
+  return lines ?? [];
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((line, index) => line === b[index]);
+}
+
+/**
+ * For each base line, the index of the line it matches in `other` along a longest common
+ * subsequence, or -1. Common leading and trailing lines are matched directly, so the table
+ * covers only the changed middle. Null when even that middle is too big.
+ */
+function matchLines(base: readonly string[], other: readonly string[]): number[] | null {
+  const match = new Array<number>(base.length).fill(-1);
+  let start = 0;
+  while (start < base.length && start < other.length && base[start] === other[start]) {
+    match[start] = start;
+    start++;
+  }
+  let baseEnd = base.length;
+  let otherEnd = other.length;
+  while (baseEnd > start && otherEnd > start && base[baseEnd - 1] === other[otherEnd - 1]) {
+    baseEnd--;
+    otherEnd--;
+    match[baseEnd] = otherEnd;
+  }
+  const rows = baseEnd - start;
+  const cols = otherEnd - start;
+  if (rows === 0 || cols === 0) return match;
+  if (rows * cols > MAX_TABLE_CELLS) return null;
+  // lengths[i][j] = LCS length of base[start+i..baseEnd) and other[start+j..otherEnd).
+  const width = cols + 1;
+  const lengths = new Uint32Array((rows + 1) * width);
+  for (let i = rows - 1; i >= 0; i--) {
+    for (let j = cols - 1; j >= 0; j--) {
+      lengths[i * width + j] =
+        base[start + i] === other[start + j]
+          ? (lengths[(i + 1) * width + j + 1] as number) + 1
+          : Math.max(lengths[(i + 1) * width + j] as number, lengths[i * width + j + 1] as number);
+    }
+  }
+  let i = 0;
+  let j = 0;
+  while (i < rows && j < cols) {
+    if (base[start + i] === other[start + j]) {
+      match[start + i] = start + j;
+      i++;
+      j++;
+    } else if ((lengths[(i + 1) * width + j] as number) >= (lengths[i * width + j + 1] as number)) {
+      i++;
+    } else {
+      j++;
+    }
+  }
+  return match;
+}

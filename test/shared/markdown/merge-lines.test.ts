@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { mergeLines } from '../../../shared/markdown/merge-lines';
+
+const base = '---\nid: 1\nstatus: active\n---\nfirst\nsecond\nthird\n';
+
+describe('mergeLines', () => {
+  it('combines changes to different lines', () => {
+    const ours = base.replace('status: active', 'status: done');
+    const theirs = `${base}appended\n`;
+    expect(mergeLines(base, ours, theirs)).toEqual({
+      clean: true,
+      text: '---\nid: 1\nstatus: done\n---\nfirst\nsecond\nthird\nappended\n',
+    });
+  });
+
+  it('combines an insertion in the middle with a deletion elsewhere', () => {
+    const ours = base.replace('first\n', 'first\ninserted\n');
+    const theirs = base.replace('third\n', '');
+    expect(mergeLines(base, ours, theirs)).toEqual({
+      clean: true,
+      text: '---\nid: 1\nstatus: active\n---\nfirst\ninserted\nsecond\n',
+    });
+  });
+
+  it('takes a change both sides made identically once', () => {
+    const both = base.replace('second', 'SECOND');
+    expect(mergeLines(base, both, both)).toEqual({ clean: true, text: both });
+  });
+
+  it('reports a conflict when both change the same line differently', () => {
+    const result = mergeLines(
+      base,
+      base.replace('second', 'mine'),
+      base.replace('second', 'yours'),
+    );
+    expect(result).toEqual({
+      clean: false,
+      reason: 'both versions changed the text at line 6 of the version read',
+    });
+  });
+
+  it('keeps both when both only add lines at the same spot, theirs first', () => {
+    expect(mergeLines(base, `${base}ours\n`, `${base}theirs\n`)).toEqual({
+      clean: true,
+      text: `${base}theirs\nours\n`,
+    });
+  });
+
+  it('reports a conflict when one changes lines the other replaced', () => {
+    const ours = base.replace('second\n', 'second\nmore\n').replace('first', 'FIRST');
+    const theirs = base.replace('first\nsecond\n', 'rewritten\n');
+    expect(mergeLines(base, ours, theirs).clean).toBe(false);
+  });
+
+  it('keeps CRLF line endings and a last line without newline', () => {
+    const crlf = 'a\r\nb\r\nc';
+    expect(mergeLines(crlf, 'A\r\nb\r\nc', 'a\r\nb\r\nC')).toEqual({
+      clean: true,
+      text: 'A\r\nb\r\nC',
+    });
+  });
+});
