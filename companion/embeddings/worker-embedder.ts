@@ -12,6 +12,10 @@
  * - Crash recovery: if a worker dies, it is restarted and the batch it was working on is sent
  *   again. Two crashes in a row (no successful batch in between) mean something is wrong with the
  *   model or the machine: every pending request is rejected and the embedder stays failed.
+ * - Idle parking: after `idleTimeoutMs` with nothing queued or in flight, every worker is
+ *   terminated (each holds ~150 MB of model and wasm heap). The next `embed()` starts workers
+ *   again, only as many as the queued work can use; `ready` is false meanwhile, so a search
+ *   can answer by keyword instead of waiting ~1 s for the model.
  * - `close()` rejects what is pending and terminates the workers; whoever creates the embedder
  *   registers it on shutdown (Fastify `onClose`).
  *
@@ -31,6 +35,21 @@ import type { EmbedRequestMessage, WorkerReplyMessage } from './worker-protocol'
 /** Texts per worker message. Enough to amortise message overhead, small enough to take turns. */
 export const DEFAULT_MAX_BATCH_TEXTS = 32;
 
+/** Quiet time after which the workers exit and give their memory back. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+/** The timer behind idle parking; injected by tests (an idle minute should not take a minute). */
+export interface IdleTimer {
+  set(callback: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+/** Node's timers, unref'd: a pending idle check never keeps the process alive. */
+export const SYSTEM_IDLE_TIMER: IdleTimer = {
+  set: (callback, ms) => setTimeout(callback, ms).unref(),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 /** Where the built USE-lite worker sits next to the built companion entry point. */
 export function defaultUseLiteWorkerFile(): URL {
   return new URL('./use-lite.worker.mjs', import.meta.url);
@@ -47,6 +66,13 @@ export interface WorkerEmbedderOptions {
   workerData?: unknown;
   /** Worker threads in the pool; default {@link defaultWorkerCount}. Each holds its own model. */
   workers?: number;
+  /**
+   * Quiet milliseconds before the workers exit; default {@link DEFAULT_IDLE_TIMEOUT_MS}.
+   * `Infinity` keeps them for the embedder's lifetime.
+   */
+  idleTimeoutMs?: number;
+  /** Default {@link SYSTEM_IDLE_TIMER}. */
+  idleTimer?: IdleTimer;
 }
 
 /**
@@ -84,6 +110,8 @@ interface Segment {
 /** One worker of the pool and the batch it is working on. */
 interface Slot {
   worker: Worker | undefined;
+  /** Set while a worker for this slot is loading its model. */
+  starting: boolean;
   inFlight: { id: number; segments: Segment[] } | undefined;
 }
 
@@ -93,6 +121,12 @@ export class WorkerEmbedder implements Embedder {
   private readonly maxBatchTexts: number;
   private readonly workerData: unknown;
   private readonly slots: Slot[];
+  private readonly idleTimeoutMs: number;
+  private readonly idleTimer: IdleTimer;
+  private idleHandle: unknown;
+  private idleArmed = false;
+  private parkCount = 0;
+  private wakeCount = 0;
 
   private queue: PendingRequest[] = [];
   /** Segments of batches lost in a crash, sent again first. */
@@ -115,8 +149,14 @@ export class WorkerEmbedder implements Embedder {
     if (!Number.isInteger(workers) || workers < 1) {
       throw new RangeError(`workers must be a positive integer, got ${workers}`);
     }
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    if (!(this.idleTimeoutMs > 0)) {
+      throw new RangeError(`idleTimeoutMs must be positive, got ${this.idleTimeoutMs}`);
+    }
+    this.idleTimer = options.idleTimer ?? SYSTEM_IDLE_TIMER;
     this.slots = Array.from({ length: workers }, () => ({
       worker: undefined,
+      starting: false,
       inFlight: undefined,
     }));
   }
@@ -140,7 +180,26 @@ export class WorkerEmbedder implements Embedder {
       await embedder.close();
       throw failed.reason;
     }
+    embedder.armIdleTimer();
     return embedder;
+  }
+
+  /**
+   * False while no worker has its model loaded: before the first start completes, and after an
+   * idle period until the next `embed()` has brought a worker back.
+   */
+  get ready(): boolean {
+    return this.slots.some((slot) => slot.worker !== undefined);
+  }
+
+  /** Workers with a loaded model right now (a gauge: 0 while parked). */
+  get runningWorkers(): number {
+    return this.slots.filter((slot) => slot.worker !== undefined).length;
+  }
+
+  /** How many times the pool was stopped for being idle, and started again on demand. */
+  get idleCycles(): { parked: number; woken: number } {
+    return { parked: this.parkCount, woken: this.wakeCount };
   }
 
   /** How many times a crashed worker was replaced. */
@@ -164,6 +223,7 @@ export class WorkerEmbedder implements Embedder {
       );
     }
     if (texts.length === 0) return Promise.resolve([]);
+    this.disarmIdleTimer();
     return new Promise((resolve, reject) => {
       this.queue.push({
         texts,
@@ -183,6 +243,7 @@ export class WorkerEmbedder implements Embedder {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.disarmIdleTimer();
     this.failAll(new EmbeddingProviderError('UNAVAILABLE', 'the embedding worker was closed'));
     await this.terminateAll();
   }
@@ -196,7 +257,8 @@ export class WorkerEmbedder implements Embedder {
   /** Starts a worker for `slot`; resolves once it is ready and attached. */
   private spawn(slot: Slot): Promise<void> {
     const worker = new Worker(this.workerFile, { workerData: this.workerData });
-    return new Promise((resolve, reject) => {
+    slot.starting = true;
+    const started = new Promise<void>((resolve, reject) => {
       const onEarlyExit = (code: number) =>
         reject(new Error(`embedding worker exited with code ${code} before it was ready`));
       const onEarlyError = (error: Error) => {
@@ -219,6 +281,9 @@ export class WorkerEmbedder implements Embedder {
       worker.once('message', onFirstMessage);
       worker.once('error', onEarlyError);
       worker.once('exit', onEarlyExit);
+    });
+    return started.finally(() => {
+      slot.starting = false;
     });
   }
 
@@ -247,7 +312,8 @@ export class WorkerEmbedder implements Embedder {
 
   /** Gives every idle worker the next batch, if there is one. */
   private dispatch(): void {
-    if (this.closed) return;
+    if (this.closed || this.failure) return;
+    this.wakeForQueuedWork();
     for (const slot of this.slots) {
       const worker = slot.worker;
       if (!worker || slot.inFlight) continue;
@@ -265,6 +331,92 @@ export class WorkerEmbedder implements Embedder {
       const message: EmbedRequestMessage = { type: 'embed', id, texts };
       worker.postMessage(message);
     }
+    this.armIdleTimer();
+  }
+
+  /** Nothing queued, nothing in flight, nothing loading. */
+  private isIdle(): boolean {
+    return (
+      this.queue.length === 0 &&
+      this.retry.length === 0 &&
+      this.slots.every((slot) => !slot.inFlight && !slot.starting)
+    );
+  }
+
+  /** Starts the idle countdown when the pool has just gone quiet (and has workers to stop). */
+  private armIdleTimer(): void {
+    if (this.idleArmed || this.closed || !Number.isFinite(this.idleTimeoutMs)) return;
+    if (!this.isIdle() || !this.ready) return;
+    this.idleArmed = true;
+    this.idleHandle = this.idleTimer.set(() => {
+      this.idleArmed = false;
+      this.park();
+    }, this.idleTimeoutMs);
+  }
+
+  private disarmIdleTimer(): void {
+    if (!this.idleArmed) return;
+    this.idleArmed = false;
+    this.idleTimer.clear(this.idleHandle);
+  }
+
+  /** Stops every worker after a quiet period; `embed()` brings them back. */
+  private park(): void {
+    if (this.closed || this.failure || !this.isIdle()) return;
+    this.parkCount++;
+    void this.terminateAll();
+  }
+
+  /**
+   * Starts stopped workers, as many as the queued work can keep busy: a single search query
+   * after a quiet period loads one model, an indexing pass all of them.
+   */
+  private wakeForQueuedWork(): void {
+    const texts = this.queue.reduce(
+      (sum, request) => sum + (request.settled ? 0 : request.texts.length - request.nextToSend),
+      0,
+    );
+    let batches = Math.ceil(texts / this.maxBatchTexts) + (this.retry.length > 0 ? 1 : 0);
+    for (const slot of this.slots) {
+      if ((slot.worker && !slot.inFlight) || slot.starting) batches--;
+    }
+    for (const slot of this.slots) {
+      if (batches <= 0) break;
+      if (slot.worker || slot.starting) continue;
+      batches--;
+      this.wakeCount++;
+      this.spawn(slot).then(
+        () => this.afterRestart(slot),
+        (error: Error) => this.wakeFailed(error),
+      );
+    }
+  }
+
+  /** A worker came back (from idle or after a crash): put it to work, or stop it if too late. */
+  private afterRestart(slot: Slot): void {
+    if (this.closed || this.failure) {
+      const worker = slot.worker;
+      slot.worker = undefined;
+      void worker?.terminate();
+      return;
+    }
+    this.dispatch();
+  }
+
+  /**
+   * A worker could not start again after an idle period. If no other worker is alive or
+   * loading, the queued requests cannot be served: they fail now, and the next `embed()` tries
+   * once more (unlike two crashes in a row, this does not fail the embedder for good).
+   */
+  private wakeFailed(error: Error): void {
+    if (this.closed || this.failure) return;
+    if (this.slots.some((slot) => slot.worker || slot.starting)) return;
+    this.failAll(
+      new EmbeddingProviderError(
+        'UNAVAILABLE',
+        `the embedding worker could not start again: ${error.message}`,
+      ),
+    );
   }
 
   private takeRetry(): Segment[] {
@@ -380,17 +532,12 @@ export class WorkerEmbedder implements Embedder {
     this.restartCount++;
     this.retry.push(...(slot.inFlight?.segments ?? []));
     slot.inFlight = undefined;
-    this.dispatch(); // another worker of the pool may be free to take the lost batch now
+    // Another worker of the pool may be free to take the lost batch now. The slot is marked
+    // as starting first, so that dispatch does not start a second replacement for it.
+    slot.starting = true;
+    this.dispatch();
     this.spawn(slot).then(
-      () => {
-        if (this.closed || this.failure) {
-          const worker = slot.worker;
-          slot.worker = undefined;
-          void worker?.terminate();
-          return;
-        }
-        this.dispatch();
-      },
+      () => this.afterRestart(slot),
       (error: Error) =>
         this.giveUp(
           new EmbeddingProviderError(

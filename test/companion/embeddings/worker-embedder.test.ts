@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingProviderError } from '../../../companion/embeddings/provider-error';
 import { UseLiteEmbedder } from '../../../companion/embeddings/use-lite';
-import { WorkerEmbedder } from '../../../companion/embeddings/worker-embedder';
+import { WorkerEmbedder, type IdleTimer } from '../../../companion/embeddings/worker-embedder';
 import { writeScriptedWorker } from './scripted-worker';
 import { buildWorkerForTest } from './worker-build';
 
@@ -65,7 +65,13 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
   const opened: WorkerEmbedder[] = [];
 
   async function start(
-    options: { maxBatchTexts?: number; fatal?: string; modelId?: string; workers?: number } = {},
+    options: {
+      maxBatchTexts?: number;
+      fatal?: string;
+      modelId?: string;
+      workers?: number;
+      idleTimer?: IdleTimer;
+    } = {},
   ) {
     const { workerFile, markerFile } = writeScriptedWorker();
     const embedder = await WorkerEmbedder.start({
@@ -74,6 +80,7 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
       workers: options.workers ?? 1,
       maxBatchTexts: options.maxBatchTexts ?? 3,
       workerData: { dims, markerFile, fatal: options.fatal, modelId: options.modelId },
+      ...(options.idleTimer ? { idleTimer: options.idleTimer, idleTimeoutMs: 60_000 } : {}),
     });
     opened.push(embedder);
     return embedder;
@@ -129,6 +136,79 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
     await expect(embedder.embed(['later'])).rejects.toThrow(/crashed again/);
   });
 
+  /** An idle timer that fires only when the test says the quiet minute is over. */
+  function manualTimer() {
+    const armed = new Map<number, { callback: () => void; ms: number }>();
+    let next = 1;
+    return {
+      timer: {
+        set: (callback: () => void, ms: number) => {
+          armed.set(next, { callback, ms });
+          return next++;
+        },
+        clear: (handle: unknown) => armed.delete(handle as number),
+      } satisfies IdleTimer,
+      armedDelays: () => [...armed.values()].map((entry) => entry.ms),
+      elapse: () => {
+        const due = [...armed.values()];
+        armed.clear();
+        for (const entry of due) entry.callback();
+      },
+    };
+  }
+
+  it('stops its workers after a quiet period and starts them again on demand', async () => {
+    const clock = manualTimer();
+    const embedder = await start({ workers: 2, maxBatchTexts: 1, idleTimer: clock.timer });
+    const before = await embedder.embed(['a', 'b']);
+    expect(embedder.ready).toBe(true);
+    expect(embedder.runningWorkers).toBe(2);
+    expect(clock.armedDelays()).toEqual([60_000]);
+
+    clock.elapse();
+    expect(embedder.ready).toBe(false);
+    expect(embedder.runningWorkers).toBe(0);
+    expect(embedder.idleCycles).toEqual({ parked: 1, woken: 0 });
+    expect(clock.armedDelays()).toEqual([]); // nothing left to stop: no timer
+
+    // One text needs one worker: a query after a quiet period loads one model, not two.
+    const query = await embedder.embed(['query']);
+    expect(lengths(query)).toEqual([5]);
+    expect(embedder.runningWorkers).toBe(1);
+    expect(embedder.idleCycles).toEqual({ parked: 1, woken: 1 });
+    // A new thread answered: the old workers are gone.
+    expect(before.map((v) => v[2])).not.toContain(query[0]?.[2]);
+    expect(embedder.restarts).toBe(0);
+
+    // Enough work for the whole pool brings the second worker back too (started at once; the
+    // first may finish the four texts before the second has loaded).
+    const batch = embedder.embed(['a', 'b', 'c', 'd']);
+    expect(embedder.idleCycles).toEqual({ parked: 1, woken: 2 });
+    expect(lengths(await batch)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('does not stop workers while work arrives before the quiet period ends', async () => {
+    const clock = manualTimer();
+    const embedder = await start({ idleTimer: clock.timer });
+    await embedder.embed(['a']);
+    expect(clock.armedDelays()).toEqual([60_000]);
+    const pending = embedder.embed(['busy']);
+    // New work cancels the countdown; the timer is armed again only once the pool is quiet.
+    expect(clock.armedDelays()).toEqual([]);
+    expect(lengths(await pending)).toEqual([4]);
+    expect(clock.armedDelays()).toEqual([60_000]);
+    expect(embedder.idleCycles.parked).toBe(0);
+    expect(embedder.ready).toBe(true);
+  });
+
+  it('releases its idle timer on close', async () => {
+    const clock = manualTimer();
+    const embedder = await start({ idleTimer: clock.timer });
+    expect(clock.armedDelays()).toEqual([60_000]);
+    await embedder.close();
+    expect(clock.armedDelays()).toEqual([]);
+  });
+
   it('rejects pending work and later calls once closed', async () => {
     const embedder = await start({ maxBatchTexts: 1 });
     const settled = Promise.allSettled([
@@ -169,6 +249,7 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
     { options: { maxBatchTexts: 0 }, error: /maxBatchTexts must be a positive integer, got 0/ },
     { options: { workers: 0 }, error: /workers must be a positive integer, got 0/ },
     { options: { workers: 1.5 }, error: /workers must be a positive integer, got 1.5/ },
+    { options: { idleTimeoutMs: 0 }, error: /idleTimeoutMs must be positive, got 0/ },
   ])('refuses $options', async ({ options, error }) => {
     const { workerFile } = writeScriptedWorker();
     await expect(WorkerEmbedder.start({ workerFile, ...options })).rejects.toThrow(error);
