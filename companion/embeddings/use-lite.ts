@@ -43,6 +43,8 @@ export const USE_LITE_DEFAULT_BATCH = USE_LITE_BATCH;
 export interface UseLiteOptions {
   /** Texts per graph call; default {@link USE_LITE_DEFAULT_BATCH}. */
   batchSize?: number;
+  /** See `UseLiteCoreOptions.fastMatMul`; default true. */
+  fastMatMul?: boolean;
 }
 
 // Not named `require`: the companion bundle's banner already declares one.
@@ -107,7 +109,9 @@ export class UseLiteEmbedder implements Embedder {
     }
     await ensureWasmBackend();
     const bytes = await readModelBytes(modelDirectory());
-    return new UseLiteEmbedder(await UseLiteCore.fromBytes(bytes, { batchSize }));
+    return new UseLiteEmbedder(
+      await UseLiteCore.fromBytes(bytes, { batchSize, fastMatMul: options.fastMatMul ?? true }),
+    );
   }
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
