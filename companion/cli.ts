@@ -72,7 +72,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
   let embeddings: EmbeddingsConfig;
   let summarizer: SummarizerConfig | null;
   try {
-    embeddings = embeddingsConfigFromEnv(process.env);
+    embeddings = embeddingsConfigFromEnv(process.env, flags);
     summarizer = summarizerConfigFromEnv(process.env);
   } catch (error) {
     process.stderr.write(
