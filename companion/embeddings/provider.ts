@@ -44,6 +44,8 @@ export const MAX_EMBED_WORKERS = 16;
 /** An embedder the owner must close on shutdown (the worker thread; a no-op for Ollama). */
 export interface ClosableEmbedder extends Embedder {
   close(): Promise<void>;
+  /** Worker threads holding a loaded model now (the built-in model; absent for Ollama). */
+  readonly runningWorkers?: number;
 }
 
 export const DEFAULT_EMBEDDINGS_CONFIG: Readonly<EmbeddingsConfig> = Object.freeze({
