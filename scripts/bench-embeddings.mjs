@@ -20,7 +20,11 @@
 // main thread (what the server's other requests would feel), and RSS after the run.
 //
 //   node scripts/bench-embeddings.mjs [--chunks 600] [--rounds 1] [--agreement] [--profile]
-//                                     [--corpus path/to/obsidian-help-en]
+//                                     [--corpus path/to/obsidian-help-en | --generated 10000]
+//
+// --generated N samples the chunks from the generated vault of N notes that `npm run bench`'s
+// scale parts use (scripts/bench/generate-vault.ts; pseudo-word prose, so more tokens per
+// character than English) instead of a corpus folder.
 //
 // --rounds N runs the main-thread modes N times, interleaved ((a), (b), (b2), (a), …), and reports
 // medians: the ratio of each round's rate to the same round's (a), so a busy machine slows both
@@ -30,7 +34,7 @@
 // (inside the repository, so the bundles' package imports resolve), so this runs without a full
 // build and measures exactly the code in companion/embeddings/ and the queue's batch size.
 import { bundleForNode } from './bundle-for-node.mjs';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -43,6 +47,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '1' },
     agreement: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    generated: { type: 'string' },
     corpus: { type: 'string', default: resolve(repo, '../shared/corpora/obsidian-help-en') },
   },
 });
@@ -62,6 +67,7 @@ const bundle = await bundleForNode('cairn-bench-embeddings', [
   ),
   'companion/indexer/embedding-queue.ts',
   'shared/embeddings/use-lite-batch-matmul.ts',
+  'scripts/bench/generate-vault.ts',
 ]);
 const { UseLiteEmbedder } = await bundle.load('use-lite');
 const { installBatchedMatMul } = await bundle.load('use-lite-batch-matmul');
@@ -102,9 +108,27 @@ function corpusChunks(dir, wanted = Infinity) {
   return chunks.slice(0, wanted);
 }
 
-const chunks = corpusChunks(args.corpus, chunkCount);
+let corpus = args.corpus;
+let corpusName = 'obsidian-help-en';
+if (args.generated !== undefined) {
+  const notes = Number(args.generated);
+  if (!Number.isInteger(notes) || notes < 1) {
+    throw new Error(`--generated must be a positive integer, got ${args.generated}`);
+  }
+  const { generateVault } = await bundle.load('generate-vault');
+  corpus = mkdtempSync(join(os.tmpdir(), 'cairn-bench-embeddings-'));
+  process.on('exit', () => rmSync(corpus, { recursive: true, force: true }));
+  generateVault(corpus, notes);
+  corpusName = `a generated vault of ${notes} notes`;
+}
+const everyChunk = corpusChunks(corpus);
+// An even sample across the whole corpus (every k-th chunk), not just its first folders.
+const stride = Math.max(1, Math.floor(everyChunk.length / chunkCount));
+const chunks = everyChunk.filter((_, i) => i % stride === 0).slice(0, chunkCount);
 const meanChars = Math.round(chunks.reduce((sum, c) => sum + c.length, 0) / chunks.length);
-console.log(`${chunks.length} chunks of obsidian-help-en, ${meanChars} characters on average`);
+console.log(
+  `${chunks.length} of the ${everyChunk.length} chunks of ${corpusName}, ${meanChars} characters on average`,
+);
 console.log(`load average at start: ${loadAverage()}`);
 
 function loadAverage() {
@@ -318,7 +342,7 @@ for (const row of rows) console.log(line(row));
 console.log(`load average at end: ${loadAverage()}`);
 
 if (args.agreement) {
-  const every = corpusChunks(args.corpus);
+  const every = everyChunk;
   const plain = await mainThread.embed(every);
   const fast = await onPath('fast', () => mainThread.embed(every));
   const cosines = plain.map((vector, i) => {
