@@ -68,6 +68,8 @@ const bundle = await bundleForNode('cairn-bench-embeddings', [
   'companion/indexer/embedding-queue.ts',
   'shared/embeddings/use-lite-batch-matmul.ts',
   'scripts/bench/generate-vault.ts',
+  'shared/search/chunk.ts',
+  'shared/markdown/front-matter-fence.ts',
 ]);
 const { UseLiteEmbedder } = await bundle.load('use-lite');
 const { installBatchedMatMul } = await bundle.load('use-lite-batch-matmul');
@@ -75,8 +77,8 @@ const tf = await import('@tensorflow/tfjs-core');
 const { WorkerEmbedder, defaultWorkerCount } = await bundle.load('worker-embedder');
 const { DEFAULT_EMBED_BATCH } = await bundle.load('embedding-queue');
 
-/** Paragraph-aligned chunks of about 1,000 characters, note by note, in a stable order. */
-function corpusChunks(dir, wanted = Infinity) {
+/** Every Markdown file under `dir`, in a stable order. */
+function markdownFiles(dir) {
   const files = [];
   const walk = (folder) => {
     for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
@@ -88,6 +90,12 @@ function corpusChunks(dir, wanted = Infinity) {
     }
   };
   walk(dir);
+  return files;
+}
+
+/** Paragraph-aligned chunks of about 1,000 characters, note by note, in a stable order. */
+function corpusChunks(dir, wanted = Infinity) {
+  const files = markdownFiles(dir);
   const chunks = [];
   for (const file of files) {
     let current = '';
@@ -342,7 +350,21 @@ for (const row of rows) console.log(line(row));
 console.log(`load average at end: ${loadAverage()}`);
 
 if (args.agreement) {
-  const every = everyChunk;
+  // As the indexer chunks notes (shared/search/chunk.ts), not the paragraph chunks above.
+  const { chunkNote } = await bundle.load('chunk');
+  const { locateFrontMatter } = await bundle.load('front-matter-fence');
+  const every = markdownFiles(corpus).flatMap((file) => {
+    const text = readFileSync(file, 'utf8');
+    const fence = locateFrontMatter(text);
+    return chunkNote({
+      path: file,
+      title: file.split('/').at(-1).replace(/\.md$/, ''),
+      aliases: [],
+      tags: [],
+      body: fence ? text.slice(fence.bodyStart) : text,
+      bodyStartLine: fence ? fence.bodyStartLine : 1,
+    }).map((chunk) => chunk.text);
+  });
   const plain = await mainThread.embed(every);
   const fast = await onPath('fast', () => mainThread.embed(every));
   const cosines = plain.map((vector, i) => {
