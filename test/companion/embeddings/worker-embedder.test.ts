@@ -99,9 +99,21 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
     const small = embedder.embed(['query']);
     const [bigVectors, smallVectors] = await Promise.all([big, small]);
     expect(lengths(bigVectors)).toEqual([1, 2, 3, 4, 5, 6, 1]);
-    // Batch 1: a, bb, ccc. Batch 2: the query first, then dddd, eeeee. Batch 3: ffffff, g.
+    // Batch 1: a, bb, ccc. Batch 2: the query alone (it would wait for bulk texts' arithmetic
+    // in a shared batch). Batch 3: dddd, eeeee, ffffff. Batch 4: g.
     expect(batches(smallVectors)).toEqual([2]);
-    expect(batches(bigVectors)).toEqual([1, 1, 1, 2, 2, 3, 3]);
+    expect(batches(bigVectors)).toEqual([1, 1, 1, 3, 3, 3, 4]);
+  });
+
+  it('puts small requests together, never with bulk texts', async () => {
+    const embedder = await start({ maxBatchTexts: 3 });
+    const bulk = embedder.embed(['aaaaa', 'bbbbb', 'ccccc', 'ddddd', 'eeeee']);
+    const queries = [embedder.embed(['q1']), embedder.embed(['q2', 'q2b'])];
+    const [bulkVectors, first, second] = await Promise.all([bulk, ...queries]);
+    // Batch 1: three bulk texts. Batch 2: both queries (three texts, small ones together).
+    // Batch 3: the rest of the bulk request.
+    expect(batches(bulkVectors!)).toEqual([1, 1, 1, 3, 3]);
+    expect([...batches(first!), ...batches(second!)]).toEqual([2, 2, 2]);
   });
 
   it('spreads batches over the workers of a pool', async () => {
