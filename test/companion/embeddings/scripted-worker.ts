@@ -7,7 +7,9 @@
  * - `fail` makes it answer the batch with an `error` message;
  * - any other text gets the vector [length of the text, batch number, thread id, 0, …].
  *
- * `workerData`: `{ dims, markerFile, fatal?: string, modelId? }`; `fatal` makes loading fail.
+ * `workerData`: `{ dims, markerFile, fatal?: string, modelId?, fatalOnRestart?: string }`;
+ * `fatal` makes loading fail; `fatalOnRestart` makes every load after the first fail (a second
+ * marker file remembers the first).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +19,12 @@ import { repoRoot } from '../../helpers/corpora';
 const source = `
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { existsSync, writeFileSync } from 'node:fs';
-const { dims, markerFile, fatal, modelId } = workerData;
+const { dims, markerFile, fatal, modelId, fatalOnRestart } = workerData;
+if (fatalOnRestart && existsSync(markerFile + '.started')) {
+  parentPort.postMessage({ type: 'fatal', message: fatalOnRestart });
+  process.exit(1);
+}
+if (fatalOnRestart) writeFileSync(markerFile + '.started', 'started');
 if (fatal) {
   parentPort.postMessage({ type: 'fatal', message: fatal });
   process.exit(1);

@@ -71,6 +71,7 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
       modelId?: string;
       workers?: number;
       idleTimer?: IdleTimer;
+      fatalOnRestart?: string;
     } = {},
   ) {
     const { workerFile, markerFile } = writeScriptedWorker();
@@ -79,7 +80,13 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
       model,
       workers: options.workers ?? 1,
       maxBatchTexts: options.maxBatchTexts ?? 3,
-      workerData: { dims, markerFile, fatal: options.fatal, modelId: options.modelId },
+      workerData: {
+        dims,
+        markerFile,
+        fatal: options.fatal,
+        modelId: options.modelId,
+        fatalOnRestart: options.fatalOnRestart,
+      },
       ...(options.idleTimer ? { idleTimer: options.idleTimer, idleTimeoutMs: 60_000 } : {}),
     });
     opened.push(embedder);
@@ -211,6 +218,20 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
     expect(clock.armedDelays()).toEqual([60_000]);
     expect(embedder.idleCycles.parked).toBe(0);
     expect(embedder.ready).toBe(true);
+  });
+
+  it('fails the waiting requests when a worker cannot start again, and tries again later', async () => {
+    const clock = manualTimer();
+    const embedder = await start({ idleTimer: clock.timer, fatalOnRestart: 'disk gone' });
+    await embedder.embed(['a']);
+    clock.elapse();
+    expect(embedder.ready).toBe(false);
+    const failure = embedder.embed(['after idle']);
+    await expect(failure).rejects.toThrow('the embedding worker could not start again: disk gone');
+    await expect(failure).rejects.toBeInstanceOf(EmbeddingProviderError);
+    // Not failed for good (unlike two crashes in a row): the next call starts a worker again.
+    await expect(embedder.embed(['later'])).rejects.toThrow('could not start again: disk gone');
+    expect(embedder.idleCycles).toEqual({ parked: 1, woken: 2 });
   });
 
   it('releases its idle timer on close', async () => {
