@@ -135,6 +135,8 @@ export async function createEmbedder(
   return WorkerEmbedder.start({
     ...(options.workerFile === undefined ? {} : { workerFile: options.workerFile }),
     ...(config.workers === undefined ? {} : { workers: config.workers }),
+    // Search queries while indexing get a worker of their own instead of waiting for a batch.
+    queryWorker: true,
     idleTimeoutMs:
       config.idleSeconds === undefined ? DEFAULT_IDLE_TIMEOUT_MS : config.idleSeconds * 1000,
   });

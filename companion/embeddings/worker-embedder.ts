@@ -12,6 +12,10 @@
  * - Crash recovery: if a worker dies, it is restarted and the batch it was working on is sent
  *   again. Two crashes in a row (no successful batch in between) mean something is wrong with the
  *   model or the machine: every pending request is rejected and the embedder stays failed.
+ * - A query worker (option `queryWorker`): when a small request (a search query) arrives while
+ *   every pool worker is busy with bulk texts, one more worker is started that takes small
+ *   requests only, so a query never waits for a bulk message to finish. It costs a model's
+ *   memory while indexing runs and exits with the others when the pool is idle.
  * - Idle parking: after `idleTimeoutMs` with nothing queued or in flight, every worker is
  *   terminated (each holds ~150 MB of model and wasm heap). The next `embed()` starts workers
  *   again, only as many as the queued work can use; `ready` is false meanwhile, so a search
@@ -41,6 +45,10 @@ export const DEFAULT_MAX_BATCH_TEXTS = 8;
 
 /** Requests of at most this many texts (a search query, a chat question) get batches of their own. */
 export const SMALL_REQUEST_TEXTS = 4;
+
+function isSmall(request: { readonly texts: readonly string[] }): boolean {
+  return request.texts.length <= SMALL_REQUEST_TEXTS;
+}
 
 /** Quiet time after which the workers exit and give their memory back. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -80,6 +88,8 @@ export interface WorkerEmbedderOptions {
   idleTimeoutMs?: number;
   /** Default {@link SYSTEM_IDLE_TIMER}. */
   idleTimer?: IdleTimer;
+  /** Start a worker for small requests when the pool is busy with bulk work; default false. */
+  queryWorker?: boolean;
 }
 
 /**
@@ -119,6 +129,8 @@ interface Slot {
   worker: Worker | undefined;
   /** Set while a worker for this slot is loading its model. */
   starting: boolean;
+  /** The query worker's slot: small requests only, started only when the pool is busy. */
+  readonly smallOnly: boolean;
   inFlight: { id: number; segments: Segment[] } | undefined;
 }
 
@@ -161,9 +173,10 @@ export class WorkerEmbedder implements Embedder {
       throw new RangeError(`idleTimeoutMs must be positive, got ${this.idleTimeoutMs}`);
     }
     this.idleTimer = options.idleTimer ?? SYSTEM_IDLE_TIMER;
-    this.slots = Array.from({ length: workers }, () => ({
+    this.slots = Array.from({ length: workers + (options.queryWorker ? 1 : 0) }, (_, i) => ({
       worker: undefined,
       starting: false,
+      smallOnly: i >= workers,
       inFlight: undefined,
     }));
   }
@@ -181,7 +194,9 @@ export class WorkerEmbedder implements Embedder {
           '(`node esbuild.config.mjs production --companion-only`)',
       );
     }
-    const started = await Promise.allSettled(embedder.slots.map((slot) => embedder.spawn(slot)));
+    const started = await Promise.allSettled(
+      embedder.slots.filter((slot) => !slot.smallOnly).map((slot) => embedder.spawn(slot)),
+    );
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) {
       await embedder.close();
@@ -324,7 +339,10 @@ export class WorkerEmbedder implements Embedder {
     for (const slot of this.slots) {
       const worker = slot.worker;
       if (!worker || slot.inFlight) continue;
-      const segments = this.retry.length > 0 ? this.takeRetry() : this.takeBatch();
+      const segments =
+        this.retry.length > 0 && !slot.smallOnly
+          ? this.takeRetry()
+          : this.takeBatch(slot.smallOnly);
       if (segments.length === 0) {
         worker.unref();
         continue;
@@ -383,20 +401,32 @@ export class WorkerEmbedder implements Embedder {
       (sum, request) => sum + (request.settled ? 0 : request.texts.length - request.nextToSend),
       0,
     );
+    const pool = this.slots.filter((slot) => !slot.smallOnly);
     let batches = Math.ceil(texts / this.maxBatchTexts) + (this.retry.length > 0 ? 1 : 0);
-    for (const slot of this.slots) {
+    for (const slot of pool) {
       if ((slot.worker && !slot.inFlight) || slot.starting) batches--;
     }
-    for (const slot of this.slots) {
+    for (const slot of pool) {
       if (batches <= 0) break;
       if (slot.worker || slot.starting) continue;
       batches--;
-      this.wakeCount++;
-      this.spawn(slot).then(
-        () => this.afterRestart(slot),
-        (error: Error) => this.wakeFailed(error),
-      );
+      this.wakeUp(slot);
     }
+    // Every pool worker is working through a message: a waiting query gets the query worker.
+    const querySlot = this.slots.find((slot) => slot.smallOnly);
+    const poolBusy = pool.every((slot) => slot.worker && slot.inFlight);
+    const queryWaiting = this.queue.some((request) => !request.settled && isSmall(request));
+    if (querySlot && !querySlot.worker && !querySlot.starting && poolBusy && queryWaiting) {
+      this.wakeUp(querySlot);
+    }
+  }
+
+  private wakeUp(slot: Slot): void {
+    this.wakeCount++;
+    this.spawn(slot).then(
+      () => this.afterRestart(slot),
+      (error: Error) => this.wakeFailed(error),
+    );
   }
 
   /** A worker came back (from idle or after a crash): put it to work, or stop it if too late. */
@@ -438,15 +468,14 @@ export class WorkerEmbedder implements Embedder {
    * next batch. Small requests (search queries) and bulk ones never share a batch: a query in
    * a batch with seven chunks would wait for their arithmetic too, ~8x its own.
    */
-  private takeBatch(): Segment[] {
+  private takeBatch(smallOnly = false): Segment[] {
     this.queue = this.queue.filter((request) => !request.settled);
     this.queue.sort((a, b) => a.batchesServed - b.batchesServed);
-    const first = this.queue[0];
+    const first = smallOnly ? this.queue.find(isSmall) : this.queue[0];
     if (first === undefined) return [];
-    const small = (request: PendingRequest) => request.texts.length <= SMALL_REQUEST_TEXTS;
-    const smallBatch = small(first);
-    const other = this.queue.filter((request) => small(request) !== smallBatch);
-    this.queue = this.queue.filter((request) => small(request) === smallBatch);
+    const smallBatch = isSmall(first);
+    const other = this.queue.filter((request) => isSmall(request) !== smallBatch);
+    this.queue = this.queue.filter((request) => isSmall(request) === smallBatch);
     const segments: Segment[] = [];
     let room = this.maxBatchTexts;
     while (room > 0 && this.queue.length > 0) {

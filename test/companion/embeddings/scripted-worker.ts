@@ -5,6 +5,7 @@
  * - the text `crash` makes the worker exit with code 3 (every time);
  * - `crash-once` does so only the first time (a marker file remembers it across restarts);
  * - `fail` makes it answer the batch with an `error` message;
+ * - `slow:<ms>` blocks the worker that long (a long batch of real texts);
  * - any other text gets the vector [length of the text, batch number, thread id, 0, …].
  *
  * `workerData`: `{ dims, markerFile, fatal?: string, modelId?, fatalOnRestart?: string }`;
@@ -36,6 +37,9 @@ parentPort.on('message', ({ id, texts }) => {
   if (texts.includes('crash-once') && !existsSync(markerFile)) {
     writeFileSync(markerFile, 'crashed');
     process.exit(3);
+  }
+  for (const text of texts) {
+    if (text.startsWith('slow:')) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(text.slice(5)));
   }
   if (texts.includes('fail')) {
     parentPort.postMessage({ type: 'error', id, message: 'scripted failure' });

@@ -72,6 +72,7 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
       workers?: number;
       idleTimer?: IdleTimer;
       fatalOnRestart?: string;
+      queryWorker?: boolean;
     } = {},
   ) {
     const { workerFile, markerFile } = writeScriptedWorker();
@@ -88,6 +89,7 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
         fatalOnRestart: options.fatalOnRestart,
       },
       ...(options.idleTimer ? { idleTimer: options.idleTimer, idleTimeoutMs: 60_000 } : {}),
+      ...(options.queryWorker ? { queryWorker: true } : {}),
     });
     opened.push(embedder);
     return embedder;
@@ -121,6 +123,26 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
     // Batch 3: the rest of the bulk request.
     expect(batches(bulkVectors!)).toEqual([1, 1, 1, 3, 3]);
     expect([...batches(first!), ...batches(second!)]).toEqual([2, 2, 2]);
+  });
+
+  it('starts a query worker when a query arrives while the pool is busy with bulk texts', async () => {
+    const embedder = await start({ maxBatchTexts: 5, queryWorker: true });
+    expect(embedder.runningWorkers).toBe(1); // the query worker starts only when needed
+    const bulk = embedder.embed(['slow:3000', 'b', 'c', 'd', 'e']);
+    const query = await embedder.embed(['query']);
+    // Answered by another thread while the bulk message still blocks the pool's worker.
+    expect(embedder.runningWorkers).toBe(2);
+    const bulkVectors = await bulk;
+    expect(query[0]?.[2]).not.toBe(bulkVectors[0]?.[2]);
+    expect(lengths(bulkVectors)).toEqual([9, 1, 1, 1, 1]);
+    expect(embedder.idleCycles.woken).toBe(1);
+  });
+
+  it('leaves bulk texts to the pool when it has a query worker', async () => {
+    const embedder = await start({ maxBatchTexts: 1, queryWorker: true });
+    const vectors = await embedder.embed(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(new Set(vectors.map((v) => v[2])).size).toBe(1);
+    expect(embedder.runningWorkers).toBe(1);
   });
 
   it('spreads batches over the workers of a pool', async () => {
