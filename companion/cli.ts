@@ -118,7 +118,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
   let summarizer: SummarizerConfig | null;
   let vision: OllamaModel | null;
   try {
-    embeddings = embeddingsConfigFromEnv(process.env);
+    embeddings = embeddingsConfigFromEnv(process.env, flags);
     summarizer = summarizerConfigFromEnv(process.env);
     vision = visionConfigFromEnv(process.env);
   } catch (error) {

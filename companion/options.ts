@@ -120,6 +120,22 @@ export const OPTIONS = [
     defaultText: 'none',
   },
   {
+    name: 'embed-workers',
+    env: 'CAIRN_EMBED_WORKERS',
+    kind: 'string',
+    value: '<count>',
+    description: 'Worker threads for the built-in embedding model (~150 MB each while busy)',
+    defaultText: 'one per core, at most 2',
+  },
+  {
+    name: 'embed-idle-seconds',
+    env: 'CAIRN_EMBED_IDLE_SECONDS',
+    kind: 'string',
+    value: '<seconds>',
+    description: 'Embedding workers exit after this long without work; they restart on demand',
+    defaultText: '60',
+  },
+  {
     name: 'rotate-token',
     kind: 'boolean',
     description: 'Replace the stored API token with a new one and print it',

@@ -15,6 +15,7 @@ import { loadOrCreateToken } from './auth/token';
 import type { ApiToken } from './auth/token';
 import type { CompanionConfig } from './config';
 import { openDatabase } from './db/open';
+import { registerEmbedderMetrics } from './embeddings/embedder-metrics';
 import { createEmbedder } from './embeddings/provider';
 import type { ClosableEmbedder, EmbeddingsConfig } from './embeddings/provider';
 import { SettingsStore } from './db/settings';
@@ -153,6 +154,7 @@ export async function startServer(
       ...(embedder ? { embedder } : {}),
     });
     registerIndexMetrics(metrics, indexer);
+    if (embedder) registerEmbedderMetrics(metrics, embedder);
     reminderSource = new VaultReminderSource({
       vault: config.vault,
       defaultZone: config.timezone,

@@ -1,19 +1,30 @@
 #!/usr/bin/env node
 // Benchmark of the built-in embedding model (USE-lite) on obsidian-help-en chunks of ~1,000
-// characters:
-//   (a)  main thread, one chunk per call (the naive loop every other row is compared with);
+// characters, on two paths side by side: `tfjs` (TensorFlow.js's own kernels, the path before
+// issue #17) and `fast` (the attention's batched matmuls routed to XNNPACK,
+// shared/embeddings/use-lite-batch-matmul.ts; the default):
+//   (a)  main thread, one chunk per call, tfjs (the naive loop every other row is compared with);
 //   (b)  main thread, calls of 32 chunks in corpus order (each call sorted by token count inside);
 //   (b2) main thread, length-bucketed: one call with every chunk, so the embedder sorts them all
-//        by token count and each graph call of 32 holds chunks of similar length;
-//   (c)  the worker embedder with one worker, then a pool of two, every request in flight at once;
-//   (d)  the worker embedder as the server starts it (default pool) and as the indexer's
+//        by token count and each graph call of 32 holds chunks of similar length; tfjs, then fast;
+//   (c)  the worker embedder with one worker, then a pool of two, every request in flight at once,
+//        tfjs, then fast; the peak RSS of the process while each pool runs;
+//   (d)  the worker embedder as the server starts it (default pool, fast) and as the indexer's
 //        embedding queue calls it: one call of DEFAULT_EMBED_BATCH texts at a time, shortest
 //        first.
+// `--agreement` then embeds every chunk of the corpus on both paths and prints the cosine
+// between each text's two vectors (min, mean): a stored index stays valid only if they agree.
+// `--profile` prints the time per tfjs kernel for one graph call of 32 chunks on each path.
 // For each: chunks/s, the ratio to (a), CPU ms per chunk (all threads of the process: far steadier
 // than wall time when other processes compete for the cores), the worst event-loop stall of the
 // main thread (what the server's other requests would feel), and RSS after the run.
 //
-//   node scripts/bench-embeddings.mjs [--chunks 600] [--rounds 1] [--corpus path/to/obsidian-help-en]
+//   node scripts/bench-embeddings.mjs [--chunks 600] [--rounds 1] [--agreement] [--profile]
+//                                     [--corpus path/to/obsidian-help-en | --generated 10000]
+//
+// --generated N samples the chunks from the generated vault of N notes that `npm run bench`'s
+// scale parts use (scripts/bench/generate-vault.ts; pseudo-word prose, so more tokens per
+// character than English) instead of a corpus folder.
 //
 // --rounds N runs the main-thread modes N times, interleaved ((a), (b), (b2), (a), …), and reports
 // medians: the ratio of each round's rate to the same round's (a), so a busy machine slows both
@@ -23,16 +34,20 @@
 // (inside the repository, so the bundles' package imports resolve), so this runs without a full
 // build and measures exactly the code in companion/embeddings/ and the queue's batch size.
 import { bundleForNode } from './bundle-for-node.mjs';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import os from 'node:os';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../..');
 const { values: args } = parseArgs({
   options: {
     chunks: { type: 'string', default: '600' },
     rounds: { type: 'string', default: '1' },
+    agreement: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    generated: { type: 'string' },
     corpus: { type: 'string', default: resolve(repo, '../shared/corpora/obsidian-help-en') },
   },
 });
@@ -45,18 +60,25 @@ if (!Number.isInteger(rounds) || rounds < 1) {
   throw new Error(`--rounds must be a positive integer, got ${args.rounds}`);
 }
 
-const bundle = await bundleForNode('cairn-bench', [
+// Its own cache folder: `npm run bench` bundles other parts into cairn-bench/ meanwhile.
+const bundle = await bundleForNode('cairn-bench-embeddings', [
   ...['use-lite.ts', 'worker-embedder.ts', 'use-lite.worker.ts'].map(
     (name) => `companion/embeddings/${name}`,
   ),
   'companion/indexer/embedding-queue.ts',
+  'shared/embeddings/use-lite-batch-matmul.ts',
+  'scripts/bench/generate-vault.ts',
+  'shared/search/chunk.ts',
+  'shared/markdown/front-matter-fence.ts',
 ]);
 const { UseLiteEmbedder } = await bundle.load('use-lite');
+const { installBatchedMatMul } = await bundle.load('use-lite-batch-matmul');
+const tf = await import('@tensorflow/tfjs-core');
 const { WorkerEmbedder, defaultWorkerCount } = await bundle.load('worker-embedder');
 const { DEFAULT_EMBED_BATCH } = await bundle.load('embedding-queue');
 
-/** Paragraph-aligned chunks of about 1,000 characters, note by note, in a stable order. */
-function corpusChunks(dir, wanted) {
+/** Every Markdown file under `dir`, in a stable order. */
+function markdownFiles(dir) {
   const files = [];
   const walk = (folder) => {
     for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
@@ -68,6 +90,12 @@ function corpusChunks(dir, wanted) {
     }
   };
   walk(dir);
+  return files;
+}
+
+/** Paragraph-aligned chunks of about 1,000 characters, note by note, in a stable order. */
+function corpusChunks(dir, wanted = Infinity) {
+  const files = markdownFiles(dir);
   const chunks = [];
   for (const file of files) {
     let current = '';
@@ -88,9 +116,47 @@ function corpusChunks(dir, wanted) {
   return chunks.slice(0, wanted);
 }
 
-const chunks = corpusChunks(args.corpus, chunkCount);
+let corpus = args.corpus;
+let corpusName = 'obsidian-help-en';
+if (args.generated !== undefined) {
+  const notes = Number(args.generated);
+  if (!Number.isInteger(notes) || notes < 1) {
+    throw new Error(`--generated must be a positive integer, got ${args.generated}`);
+  }
+  const { generateVault } = await bundle.load('generate-vault');
+  corpus = mkdtempSync(join(os.tmpdir(), 'cairn-bench-embeddings-'));
+  process.on('exit', () => rmSync(corpus, { recursive: true, force: true }));
+  generateVault(corpus, notes);
+  corpusName = `a generated vault of ${notes} notes`;
+}
+const everyChunk = corpusChunks(corpus);
+// An even sample across the whole corpus (every k-th chunk), not just its first folders.
+const stride = Math.max(1, Math.floor(everyChunk.length / chunkCount));
+const chunks = everyChunk.filter((_, i) => i % stride === 0).slice(0, chunkCount);
 const meanChars = Math.round(chunks.reduce((sum, c) => sum + c.length, 0) / chunks.length);
-console.log(`${chunks.length} chunks of obsidian-help-en, ${meanChars} characters on average`);
+console.log(
+  `${chunks.length} of the ${everyChunk.length} chunks of ${corpusName}, ${meanChars} characters on average`,
+);
+console.log(`load average at start: ${loadAverage()}`);
+
+function loadAverage() {
+  return (
+    os
+      .loadavg()
+      .map((value) => value.toFixed(2))
+      .join(', ') + ` (${os.availableParallelism()} cores)`
+  );
+}
+
+/** Runs `run` with the process-wide kernel choice of `path` ('tfjs' or 'fast'), then restores tfjs. */
+async function onPath(path, run) {
+  const restore = path === 'fast' ? installBatchedMatMul() : () => {};
+  try {
+    return await run();
+  } finally {
+    restore();
+  }
+}
 
 /** Runs `run` while a 10 ms timer notes how late it fires: the longest wait is the worst stall. */
 async function measure(name, run) {
@@ -101,9 +167,14 @@ async function measure(name, run) {
     maxStallMs = Math.max(maxStallMs, now - last - 10);
     last = now;
   }, 10);
+  let peakRss = process.memoryUsage.rss();
+  const rssSampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }, 50);
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
   await run();
+  clearInterval(rssSampler);
   // A run that never yields to the event loop (the main-thread modes) never lets the timer fire:
   // its whole length is then one stall.
   maxStallMs = Math.max(maxStallMs, performance.now() - last - 10);
@@ -116,7 +187,7 @@ async function measure(name, run) {
     perSecond: chunks.length / seconds,
     cpuMsPerChunk: (cpu.user + cpu.system) / 1000 / chunks.length,
     maxStallMs: Math.max(0, maxStallMs),
-    rssMb: process.memoryUsage().rss / 1e6,
+    rssMb: Math.max(peakRss, process.memoryUsage.rss()) / 1e6,
   };
 }
 
@@ -146,8 +217,9 @@ function summarise(runs, naiveRuns) {
   };
 }
 
-const mainThread = await UseLiteEmbedder.load();
+const mainThread = await UseLiteEmbedder.load({ fastMatMul: false });
 await mainThread.embed(chunks.slice(0, 4)); // warm-up: wasm compilation, first graph run
+await onPath('fast', () => mainThread.embed(chunks.slice(0, 4)));
 
 const mainModes = [
   [
@@ -163,25 +235,51 @@ const mainModes = [
     },
   ],
   [
-    '(b2) main thread, length-bucketed batches',
+    '(b2) main thread, length-bucketed batches, tfjs',
     async () => {
       await mainThread.embed(chunks);
     },
+  ],
+  [
+    '(b2) main thread, length-bucketed batches, fast',
+    () => onPath('fast', () => mainThread.embed(chunks)),
   ],
 ];
 const mainRuns = mainModes.map(() => []);
 for (let round = 0; round < rounds; round++) {
   for (const [i, [name, run]] of mainModes.entries()) mainRuns[i].push(await measure(name, run));
 }
-mainThread.dispose();
+if (args.profile) {
+  for (const path of ['tfjs', 'fast']) {
+    const batch = chunks.slice(0, 32);
+    const profile = await onPath(path, () => tf.profile(() => mainThread.embed(batch)));
+    const byKernel = new Map();
+    for (const kernel of profile.kernels) {
+      const key =
+        kernel.name === 'BatchMatMul' || kernel.name === 'Conv2D'
+          ? `${kernel.name} ${kernel.inputShapes.map((shape) => `[${shape}]`).join('x')}`
+          : kernel.name;
+      byKernel.set(key, (byKernel.get(key) ?? 0) + kernel.kernelTimeMs);
+    }
+    const total = [...byKernel.values()].reduce((a, b) => a + b, 0);
+    console.log(`\nkernel time, one graph call of 32 chunks, ${path}: ${total.toFixed(0)} ms`);
+    for (const [key, ms] of [...byKernel].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+      console.log(
+        `  ${key.padEnd(58)} ${ms.toFixed(1).padStart(7)} ms ${((100 * ms) / total).toFixed(0).padStart(3)}%`,
+      );
+    }
+  }
+  console.log('');
+}
 const naiveRuns = mainRuns[0];
 const results = mainRuns.map((runs) => summarise(runs, naiveRuns));
 
 /** Starts a pool, warms every worker up, measures `run(pool)`, closes the pool. */
-async function measurePool(name, workers, run) {
+async function measurePool(name, workers, run, path = 'fast') {
   const pool = await WorkerEmbedder.start({
     workerFile: pathToFileURL(join(bundle.outdir, 'use-lite.worker.mjs')),
     workers,
+    workerData: { fastMatMul: path === 'fast' },
   });
   try {
     await Promise.all(Array.from({ length: workers }, (_, i) => pool.embed([chunks[i]])));
@@ -192,19 +290,22 @@ async function measurePool(name, workers, run) {
 }
 
 for (const workers of [1, 2]) {
-  results.push(
-    await measurePool(
-      `(c) worker embedder, ${workers} worker${workers > 1 ? 's' : ''}`,
-      workers,
-      async (pool) => {
-        const requests = [];
-        for (let i = 0; i < chunks.length; i += 32) {
-          requests.push(pool.embed(chunks.slice(i, i + 32)));
-        }
-        await Promise.all(requests);
-      },
-    ),
-  );
+  for (const path of ['tfjs', 'fast']) {
+    results.push(
+      await measurePool(
+        `(c) worker embedder, ${workers} worker${workers > 1 ? 's' : ''}, ${path}`,
+        workers,
+        async (pool) => {
+          const requests = [];
+          for (let i = 0; i < chunks.length; i += 32) {
+            requests.push(pool.embed(chunks.slice(i, i + 32)));
+          }
+          await Promise.all(requests);
+        },
+        path,
+      ),
+    );
+  }
 }
 
 const serverWorkers = defaultWorkerCount();
@@ -238,7 +339,7 @@ const header = [
   'CPU ms/chunk',
   'seconds',
   'max loop stall ms',
-  'RSS MB',
+  'peak RSS MB',
 ];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
 const line = (cells) =>
@@ -246,3 +347,37 @@ const line = (cells) =>
 if (rounds > 1) console.log(`main-thread rows: medians of ${rounds} interleaved rounds`);
 console.log(line(header));
 for (const row of rows) console.log(line(row));
+console.log(`load average at end: ${loadAverage()}`);
+
+if (args.agreement) {
+  // As the indexer chunks notes (shared/search/chunk.ts), not the paragraph chunks above.
+  const { chunkNote } = await bundle.load('chunk');
+  const { locateFrontMatter } = await bundle.load('front-matter-fence');
+  const every = markdownFiles(corpus).flatMap((file) => {
+    const text = readFileSync(file, 'utf8');
+    const fence = locateFrontMatter(text);
+    return chunkNote({
+      path: file,
+      title: file.split('/').at(-1).replace(/\.md$/, ''),
+      aliases: [],
+      tags: [],
+      body: fence ? text.slice(fence.bodyStart) : text,
+      bodyStartLine: fence ? fence.bodyStartLine : 1,
+    }).map((chunk) => chunk.text);
+  });
+  const plain = await mainThread.embed(every);
+  const fast = await onPath('fast', () => mainThread.embed(every));
+  const cosines = plain.map((vector, i) => {
+    let dot = 0;
+    for (let j = 0; j < vector.length; j++) dot += vector[j] * fast[i][j];
+    return dot; // both unit length
+  });
+  const min = Math.min(...cosines);
+  const mean = cosines.reduce((a, b) => a + b, 0) / cosines.length;
+  const below = cosines.filter((c) => c < 0.9999).length;
+  console.log(
+    `\nagreement, fast vs tfjs, every chunk of the corpus (${every.length}): cosine min ${min.toFixed(9)}, ` +
+      `mean ${mean.toFixed(9)}, below 0.9999: ${below}`,
+  );
+}
+mainThread.dispose();

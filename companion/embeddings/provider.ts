@@ -8,13 +8,17 @@
  *                             `ollama`: a local Ollama server's embedding model.
  *   CAIRN_OLLAMA_URL          Ollama's base URL; default http://127.0.0.1:11434.
  *   CAIRN_OLLAMA_EMBED_MODEL  Ollama model name; default nomic-embed-text (`ollama pull` it first).
+ *   CAIRN_EMBED_WORKERS       (`--embed-workers`) built-in model: worker threads, each with its own
+ *                             copy of the model (~150 MB); default one per core, at most two.
+ *   CAIRN_EMBED_IDLE_SECONDS  (`--embed-idle-seconds`) built-in model: the workers exit after this
+ *                             long without work and start again on demand; default 60.
  *
  * Every vector the index stores records `embedder.model` (id + dims): switching provider or
  * model changes the id, which is the cue to re-embed rather than mix vectors.
  */
 import type { Embedder } from '../../shared/ports';
 import { OLLAMA_DEFAULT_EMBED_MODEL, OLLAMA_DEFAULT_URL, OllamaEmbedder } from './ollama';
-import { WorkerEmbedder } from './worker-embedder';
+import { DEFAULT_IDLE_TIMEOUT_MS, WorkerEmbedder } from './worker-embedder';
 
 export type EmbeddingsProviderName = 'builtin' | 'ollama';
 
@@ -22,11 +26,26 @@ export interface EmbeddingsConfig {
   provider: EmbeddingsProviderName;
   ollamaUrl: string;
   ollamaModel: string;
+  /** Built-in model: worker threads; absent = one per core, at most two. */
+  workers?: number;
+  /** Built-in model: quiet seconds before the workers exit; absent = 60. */
+  idleSeconds?: number;
 }
+
+/** The command-line flags that override the embedding variables (flags win, as elsewhere). */
+export interface EmbeddingsFlags {
+  readonly 'embed-workers'?: string | boolean | undefined;
+  readonly 'embed-idle-seconds'?: string | boolean | undefined;
+}
+
+/** More workers than this buys nothing on any machine we know and costs ~150 MB each. */
+export const MAX_EMBED_WORKERS = 16;
 
 /** An embedder the owner must close on shutdown (the worker thread; a no-op for Ollama). */
 export interface ClosableEmbedder extends Embedder {
   close(): Promise<void>;
+  /** Worker threads holding a loaded model now (the built-in model; absent for Ollama). */
+  readonly runningWorkers?: number;
 }
 
 export const DEFAULT_EMBEDDINGS_CONFIG: Readonly<EmbeddingsConfig> = Object.freeze({
@@ -38,6 +57,7 @@ export const DEFAULT_EMBEDDINGS_CONFIG: Readonly<EmbeddingsConfig> = Object.free
 /** Reads the variables above; an invalid value is an error naming the variable. */
 export function embeddingsConfigFromEnv(
   env: Readonly<Record<string, string | undefined>>,
+  flags: EmbeddingsFlags = {},
 ): EmbeddingsConfig {
   const provider = (env.CAIRN_EMBEDDINGS ?? '').trim() || DEFAULT_EMBEDDINGS_CONFIG.provider;
   if (provider !== 'builtin' && provider !== 'ollama') {
@@ -49,7 +69,46 @@ export function embeddingsConfigFromEnv(
   }
   const ollamaModel =
     (env.CAIRN_OLLAMA_EMBED_MODEL ?? '').trim() || DEFAULT_EMBEDDINGS_CONFIG.ollamaModel;
-  return { provider, ollamaUrl, ollamaModel };
+  const workers = positiveNumber(
+    flags['embed-workers'],
+    env.CAIRN_EMBED_WORKERS,
+    ['--embed-workers', 'CAIRN_EMBED_WORKERS'],
+    { integer: true, max: MAX_EMBED_WORKERS },
+  );
+  const idleSeconds = positiveNumber(
+    flags['embed-idle-seconds'],
+    env.CAIRN_EMBED_IDLE_SECONDS,
+    ['--embed-idle-seconds', 'CAIRN_EMBED_IDLE_SECONDS'],
+    { integer: false, max: 7 * 24 * 3600 },
+  );
+  return {
+    provider,
+    ollamaUrl,
+    ollamaModel,
+    ...(workers === undefined ? {} : { workers }),
+    ...(idleSeconds === undefined ? {} : { idleSeconds }),
+  };
+}
+
+/** A flag's value, else the variable's; undefined when neither is set. Errors name the source. */
+function positiveNumber(
+  flag: string | boolean | undefined,
+  variable: string | undefined,
+  [flagName, variableName]: [string, string],
+  { integer, max }: { integer: boolean; max: number },
+): number | undefined {
+  const fromFlag = typeof flag === 'string';
+  const raw = (fromFlag ? flag : (variable ?? '')).trim();
+  if (raw === '') return undefined;
+  const value = Number(raw);
+  const valid = /^\d+(\.\d+)?$/.test(raw) && value >= 1 && value <= max;
+  if (!valid || (integer && !Number.isInteger(value))) {
+    const kind = integer ? 'a whole number' : 'a number';
+    throw new Error(
+      `${fromFlag ? flagName : variableName} must be ${kind} from 1 to ${max}, got "${raw}"`,
+    );
+  }
+  return value;
 }
 
 export interface CreateEmbedderOptions {
@@ -73,7 +132,12 @@ export async function createEmbedder(
     });
     return { model: ollama.model, embed: (texts) => ollama.embed(texts), close: async () => {} };
   }
-  return WorkerEmbedder.start(
-    options.workerFile === undefined ? {} : { workerFile: options.workerFile },
-  );
+  return WorkerEmbedder.start({
+    ...(options.workerFile === undefined ? {} : { workerFile: options.workerFile }),
+    ...(config.workers === undefined ? {} : { workers: config.workers }),
+    // Search queries while indexing get a worker of their own instead of waiting for a batch.
+    queryWorker: true,
+    idleTimeoutMs:
+      config.idleSeconds === undefined ? DEFAULT_IDLE_TIMEOUT_MS : config.idleSeconds * 1000,
+  });
 }

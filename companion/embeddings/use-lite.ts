@@ -13,8 +13,10 @@
  * graph calls (below) saves padding only where lengths differ: 93% of obsidian-help-en's
  * ~800-character chunks fill all 128 tokens. Padding never changes a vector (the graph masks it:
  * a text's vector in any batch is within 2e-7 of its vector alone). What remains is arithmetic:
- * the dense layers run in XNNPACK, the attention products in tfjs-wasm's plain loop (batched or
- * transposed matmuls never reach XNNPACK). The SIMD binary is the one loaded. tfjs disables wasm
+ * the dense layers run in XNNPACK; the attention's batched products would run in tfjs-wasm's
+ * plain loop, so the core routes them to XNNPACK too (shared/embeddings/use-lite-batch-matmul.ts,
+ * ~1.35x less CPU per chunk; docs/embeddings-performance.md has the profile and the arithmetic
+ * limit). The SIMD binary is the one loaded. tfjs disables wasm
  * threads under Node (and forcing them fails: its pthread workers start from `blob:` URLs, which
  * Node's Worker refuses), so one model uses one core: a second core needs a second worker
  * (`worker-embedder.ts`). The model reads at most 128 tokens per text (see `use-lite-tokens.ts`),
@@ -43,6 +45,8 @@ export const USE_LITE_DEFAULT_BATCH = USE_LITE_BATCH;
 export interface UseLiteOptions {
   /** Texts per graph call; default {@link USE_LITE_DEFAULT_BATCH}. */
   batchSize?: number;
+  /** See `UseLiteCoreOptions.fastMatMul`; default true. */
+  fastMatMul?: boolean;
 }
 
 // Not named `require`: the companion bundle's banner already declares one.
@@ -107,7 +111,9 @@ export class UseLiteEmbedder implements Embedder {
     }
     await ensureWasmBackend();
     const bytes = await readModelBytes(modelDirectory());
-    return new UseLiteEmbedder(await UseLiteCore.fromBytes(bytes, { batchSize }));
+    return new UseLiteEmbedder(
+      await UseLiteCore.fromBytes(bytes, { batchSize, fastMatMul: options.fastMatMul ?? true }),
+    );
   }
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {

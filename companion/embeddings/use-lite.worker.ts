@@ -4,7 +4,7 @@
  * dist/companion/use-lite.worker.mjs; `WorkerEmbedder` starts it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { UseLiteEmbedder } from './use-lite';
+import { UseLiteEmbedder, type UseLiteOptions } from './use-lite';
 import { errorMessage, type EmbedRequestMessage, type WorkerReplyMessage } from './worker-protocol';
 
 const port = parentPort;
@@ -14,12 +14,14 @@ function reply(message: WorkerReplyMessage, transfer: ArrayBuffer[] = []): void 
   port?.postMessage(message, transfer);
 }
 
-const options = (workerData ?? {}) as { batchSize?: number };
+const options = (workerData ?? {}) as UseLiteOptions;
 
 try {
-  const embedder = await UseLiteEmbedder.load(
-    options.batchSize === undefined ? {} : { batchSize: options.batchSize },
-  );
+  const embedder = await UseLiteEmbedder.load({
+    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    // Off only when a benchmark compares against plain tfjs.
+    ...(options.fastMatMul === undefined ? {} : { fastMatMul: options.fastMatMul }),
+  });
   // Requests are handled strictly one after another: the model is single-threaded anyway, and
   // the main thread sends the next batch only after this one's answer.
   let queue = Promise.resolve();

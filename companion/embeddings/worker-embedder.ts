@@ -12,6 +12,14 @@
  * - Crash recovery: if a worker dies, it is restarted and the batch it was working on is sent
  *   again. Two crashes in a row (no successful batch in between) mean something is wrong with the
  *   model or the machine: every pending request is rejected and the embedder stays failed.
+ * - A query worker (option `queryWorker`): when a small request (a search query) arrives while
+ *   every pool worker is busy with bulk texts, one more worker is started that takes small
+ *   requests only, so a query never waits for a bulk message to finish. It costs a model's
+ *   memory while indexing runs and exits with the others when the pool is idle.
+ * - Idle parking: after `idleTimeoutMs` with nothing queued or in flight, every worker is
+ *   terminated (each holds ~150 MB of model and wasm heap). The next `embed()` starts workers
+ *   again, only as many as the queued work can use; `ready` is false meanwhile, so a search
+ *   can answer by keyword instead of waiting ~1 s for the model.
  * - `close()` rejects what is pending and terminates the workers; whoever creates the embedder
  *   registers it on shutdown (Fastify `onClose`).
  *
@@ -28,8 +36,34 @@ import { EmbeddingProviderError } from './provider-error';
 import { USE_LITE_MODEL } from './use-lite-model';
 import type { EmbedRequestMessage, WorkerReplyMessage } from './worker-protocol';
 
-/** Texts per worker message. Enough to amortise message overhead, small enough to take turns. */
-export const DEFAULT_MAX_BATCH_TEXTS = 32;
+/**
+ * Texts per worker message. A search query waits for a busy worker to finish its message, so
+ * this bounds a query's wait while indexing runs (~8 x 50 ms of CPU); graph calls of 8 cost
+ * ~3% more per text than calls of 32 (scripts/bench-embeddings.mjs).
+ */
+export const DEFAULT_MAX_BATCH_TEXTS = 8;
+
+/** Requests of at most this many texts (a search query, a chat question) get batches of their own. */
+export const SMALL_REQUEST_TEXTS = 4;
+
+function isSmall(request: { readonly texts: readonly string[] }): boolean {
+  return request.texts.length <= SMALL_REQUEST_TEXTS;
+}
+
+/** Quiet time after which the workers exit and give their memory back. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+/** The timer behind idle parking; injected by tests (an idle minute should not take a minute). */
+export interface IdleTimer {
+  set(callback: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+/** Node's timers, unref'd: a pending idle check never keeps the process alive. */
+export const SYSTEM_IDLE_TIMER: IdleTimer = {
+  set: (callback, ms) => setTimeout(callback, ms).unref(),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 /** Where the built USE-lite worker sits next to the built companion entry point. */
 export function defaultUseLiteWorkerFile(): URL {
@@ -47,6 +81,15 @@ export interface WorkerEmbedderOptions {
   workerData?: unknown;
   /** Worker threads in the pool; default {@link defaultWorkerCount}. Each holds its own model. */
   workers?: number;
+  /**
+   * Quiet milliseconds before the workers exit; default {@link DEFAULT_IDLE_TIMEOUT_MS}.
+   * `Infinity` keeps them for the embedder's lifetime.
+   */
+  idleTimeoutMs?: number;
+  /** Default {@link SYSTEM_IDLE_TIMER}. */
+  idleTimer?: IdleTimer;
+  /** Start a worker for small requests when the pool is busy with bulk work; default false. */
+  queryWorker?: boolean;
 }
 
 /**
@@ -84,6 +127,10 @@ interface Segment {
 /** One worker of the pool and the batch it is working on. */
 interface Slot {
   worker: Worker | undefined;
+  /** Set while a worker for this slot is loading its model. */
+  starting: boolean;
+  /** The query worker's slot: small requests only, started only when the pool is busy. */
+  readonly smallOnly: boolean;
   inFlight: { id: number; segments: Segment[] } | undefined;
 }
 
@@ -93,6 +140,12 @@ export class WorkerEmbedder implements Embedder {
   private readonly maxBatchTexts: number;
   private readonly workerData: unknown;
   private readonly slots: Slot[];
+  private readonly idleTimeoutMs: number;
+  private readonly idleTimer: IdleTimer;
+  private idleHandle: unknown;
+  private idleArmed = false;
+  private parkCount = 0;
+  private wakeCount = 0;
 
   private queue: PendingRequest[] = [];
   /** Segments of batches lost in a crash, sent again first. */
@@ -115,8 +168,15 @@ export class WorkerEmbedder implements Embedder {
     if (!Number.isInteger(workers) || workers < 1) {
       throw new RangeError(`workers must be a positive integer, got ${workers}`);
     }
-    this.slots = Array.from({ length: workers }, () => ({
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    if (!(this.idleTimeoutMs > 0)) {
+      throw new RangeError(`idleTimeoutMs must be positive, got ${this.idleTimeoutMs}`);
+    }
+    this.idleTimer = options.idleTimer ?? SYSTEM_IDLE_TIMER;
+    this.slots = Array.from({ length: workers + (options.queryWorker ? 1 : 0) }, (_, i) => ({
       worker: undefined,
+      starting: false,
+      smallOnly: i >= workers,
       inFlight: undefined,
     }));
   }
@@ -134,13 +194,34 @@ export class WorkerEmbedder implements Embedder {
           '(`node esbuild.config.mjs production --companion-only`)',
       );
     }
-    const started = await Promise.allSettled(embedder.slots.map((slot) => embedder.spawn(slot)));
+    const started = await Promise.allSettled(
+      embedder.slots.filter((slot) => !slot.smallOnly).map((slot) => embedder.spawn(slot)),
+    );
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) {
       await embedder.close();
       throw failed.reason;
     }
+    embedder.armIdleTimer();
     return embedder;
+  }
+
+  /**
+   * False while no worker has its model loaded: before the first start completes, and after an
+   * idle period until the next `embed()` has brought a worker back.
+   */
+  get ready(): boolean {
+    return this.slots.some((slot) => slot.worker !== undefined);
+  }
+
+  /** Workers with a loaded model right now (a gauge: 0 while parked). */
+  get runningWorkers(): number {
+    return this.slots.filter((slot) => slot.worker !== undefined).length;
+  }
+
+  /** How many times the pool was stopped for being idle, and started again on demand. */
+  get idleCycles(): { parked: number; woken: number } {
+    return { parked: this.parkCount, woken: this.wakeCount };
   }
 
   /** How many times a crashed worker was replaced. */
@@ -164,6 +245,7 @@ export class WorkerEmbedder implements Embedder {
       );
     }
     if (texts.length === 0) return Promise.resolve([]);
+    this.disarmIdleTimer();
     return new Promise((resolve, reject) => {
       this.queue.push({
         texts,
@@ -183,6 +265,7 @@ export class WorkerEmbedder implements Embedder {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.disarmIdleTimer();
     this.failAll(new EmbeddingProviderError('UNAVAILABLE', 'the embedding worker was closed'));
     await this.terminateAll();
   }
@@ -196,7 +279,8 @@ export class WorkerEmbedder implements Embedder {
   /** Starts a worker for `slot`; resolves once it is ready and attached. */
   private spawn(slot: Slot): Promise<void> {
     const worker = new Worker(this.workerFile, { workerData: this.workerData });
-    return new Promise((resolve, reject) => {
+    slot.starting = true;
+    const started = new Promise<void>((resolve, reject) => {
       const onEarlyExit = (code: number) =>
         reject(new Error(`embedding worker exited with code ${code} before it was ready`));
       const onEarlyError = (error: Error) => {
@@ -219,6 +303,9 @@ export class WorkerEmbedder implements Embedder {
       worker.once('message', onFirstMessage);
       worker.once('error', onEarlyError);
       worker.once('exit', onEarlyExit);
+    });
+    return started.finally(() => {
+      slot.starting = false;
     });
   }
 
@@ -247,11 +334,15 @@ export class WorkerEmbedder implements Embedder {
 
   /** Gives every idle worker the next batch, if there is one. */
   private dispatch(): void {
-    if (this.closed) return;
+    if (this.closed || this.failure) return;
+    this.wakeForQueuedWork();
     for (const slot of this.slots) {
       const worker = slot.worker;
       if (!worker || slot.inFlight) continue;
-      const segments = this.retry.length > 0 ? this.takeRetry() : this.takeBatch();
+      const segments =
+        this.retry.length > 0 && !slot.smallOnly
+          ? this.takeRetry()
+          : this.takeBatch(slot.smallOnly);
       if (segments.length === 0) {
         worker.unref();
         continue;
@@ -265,6 +356,104 @@ export class WorkerEmbedder implements Embedder {
       const message: EmbedRequestMessage = { type: 'embed', id, texts };
       worker.postMessage(message);
     }
+    this.armIdleTimer();
+  }
+
+  /** Nothing queued, nothing in flight, nothing loading. */
+  private isIdle(): boolean {
+    return (
+      this.queue.length === 0 &&
+      this.retry.length === 0 &&
+      this.slots.every((slot) => !slot.inFlight && !slot.starting)
+    );
+  }
+
+  /** Starts the idle countdown when the pool has just gone quiet (and has workers to stop). */
+  private armIdleTimer(): void {
+    if (this.idleArmed || this.closed || !Number.isFinite(this.idleTimeoutMs)) return;
+    if (!this.isIdle() || !this.ready) return;
+    this.idleArmed = true;
+    this.idleHandle = this.idleTimer.set(() => {
+      this.idleArmed = false;
+      this.park();
+    }, this.idleTimeoutMs);
+  }
+
+  private disarmIdleTimer(): void {
+    if (!this.idleArmed) return;
+    this.idleArmed = false;
+    this.idleTimer.clear(this.idleHandle);
+  }
+
+  /** Stops every worker after a quiet period; `embed()` brings them back. */
+  private park(): void {
+    if (this.closed || this.failure || !this.isIdle()) return;
+    this.parkCount++;
+    void this.terminateAll();
+  }
+
+  /**
+   * Starts stopped workers, as many as the queued work can keep busy: a single search query
+   * after a quiet period loads one model, an indexing pass all of them.
+   */
+  private wakeForQueuedWork(): void {
+    const texts = this.queue.reduce(
+      (sum, request) => sum + (request.settled ? 0 : request.texts.length - request.nextToSend),
+      0,
+    );
+    const pool = this.slots.filter((slot) => !slot.smallOnly);
+    let batches = Math.ceil(texts / this.maxBatchTexts) + (this.retry.length > 0 ? 1 : 0);
+    for (const slot of pool) {
+      if ((slot.worker && !slot.inFlight) || slot.starting) batches--;
+    }
+    for (const slot of pool) {
+      if (batches <= 0) break;
+      if (slot.worker || slot.starting) continue;
+      batches--;
+      this.wakeUp(slot);
+    }
+    // Every pool worker is working through a message: a waiting query gets the query worker.
+    const querySlot = this.slots.find((slot) => slot.smallOnly);
+    const poolBusy = pool.every((slot) => slot.worker && slot.inFlight);
+    const queryWaiting = this.queue.some((request) => !request.settled && isSmall(request));
+    if (querySlot && !querySlot.worker && !querySlot.starting && poolBusy && queryWaiting) {
+      this.wakeUp(querySlot);
+    }
+  }
+
+  private wakeUp(slot: Slot): void {
+    this.wakeCount++;
+    this.spawn(slot).then(
+      () => this.afterRestart(slot),
+      (error: Error) => this.wakeFailed(error),
+    );
+  }
+
+  /** A worker came back (from idle or after a crash): put it to work, or stop it if too late. */
+  private afterRestart(slot: Slot): void {
+    if (this.closed || this.failure) {
+      const worker = slot.worker;
+      slot.worker = undefined;
+      void worker?.terminate();
+      return;
+    }
+    this.dispatch();
+  }
+
+  /**
+   * A worker could not start again after an idle period. If no other worker is alive or
+   * loading, the queued requests cannot be served: they fail now, and the next `embed()` tries
+   * once more (unlike two crashes in a row, this does not fail the embedder for good).
+   */
+  private wakeFailed(error: Error): void {
+    if (this.closed || this.failure) return;
+    if (this.slots.some((slot) => slot.worker || slot.starting)) return;
+    this.failAll(
+      new EmbeddingProviderError(
+        'UNAVAILABLE',
+        `the embedding worker could not start again: ${error.message}`,
+      ),
+    );
   }
 
   private takeRetry(): Segment[] {
@@ -276,15 +465,21 @@ export class WorkerEmbedder implements Embedder {
   /**
    * Up to `maxBatchTexts` texts. Requests served least so far go first (stable, so arrival order
    * otherwise): a query that arrives while a big request is being worked through is in the very
-   * next batch.
+   * next batch. Small requests (search queries) and bulk ones never share a batch: a query in
+   * a batch with seven chunks would wait for their arithmetic too, ~8x its own.
    */
-  private takeBatch(): Segment[] {
+  private takeBatch(smallOnly = false): Segment[] {
+    this.queue = this.queue.filter((request) => !request.settled);
     this.queue.sort((a, b) => a.batchesServed - b.batchesServed);
+    const first = smallOnly ? this.queue.find(isSmall) : this.queue[0];
+    if (first === undefined) return [];
+    const smallBatch = isSmall(first);
+    const other = this.queue.filter((request) => isSmall(request) !== smallBatch);
+    this.queue = this.queue.filter((request) => isSmall(request) === smallBatch);
     const segments: Segment[] = [];
     let room = this.maxBatchTexts;
     while (room > 0 && this.queue.length > 0) {
       const request = this.queue.shift() as PendingRequest;
-      if (request.settled) continue;
       const count = Math.min(room, request.texts.length - request.nextToSend);
       segments.push({ request, offset: request.nextToSend, count });
       request.nextToSend += count;
@@ -292,6 +487,7 @@ export class WorkerEmbedder implements Embedder {
       room -= count;
       if (request.nextToSend < request.texts.length) this.queue.push(request);
     }
+    this.queue.push(...other);
     return segments;
   }
 
@@ -380,17 +576,12 @@ export class WorkerEmbedder implements Embedder {
     this.restartCount++;
     this.retry.push(...(slot.inFlight?.segments ?? []));
     slot.inFlight = undefined;
-    this.dispatch(); // another worker of the pool may be free to take the lost batch now
+    // Another worker of the pool may be free to take the lost batch now. The slot is marked
+    // as starting first, so that dispatch does not start a second replacement for it.
+    slot.starting = true;
+    this.dispatch();
     this.spawn(slot).then(
-      () => {
-        if (this.closed || this.failure) {
-          const worker = slot.worker;
-          slot.worker = undefined;
-          void worker?.terminate();
-          return;
-        }
-        this.dispatch();
-      },
+      () => this.afterRestart(slot),
       (error: Error) =>
         this.giveUp(
           new EmbeddingProviderError(

@@ -11,10 +11,10 @@ export interface EmbeddingQueueOptions {
 }
 
 /**
- * Texts per `embed` call. The worker embedder sends 32 texts per message to whichever worker is
- * free: a call of 32 would keep one worker busy and leave the second core idle, so a call holds
- * eight messages' worth, and the last message of a call leaves a worker idle for at most one
- * message's time (~2 s).
+ * Texts per `embed` call. The worker embedder sends 8 texts per message to whichever worker is
+ * free: a call of 8 would keep one worker busy and leave the second core idle, so a call holds
+ * 32 messages' worth, and the last message of a call leaves a worker idle for at most one
+ * message's time (~0.4 s). It also bounds the work queued ahead of a search query.
  */
 export const DEFAULT_EMBED_BATCH = 256;
 const DEFAULT_RETRY_DELAY_MS = 30_000;

@@ -17,7 +17,7 @@ export function registerStatusRoute(
         sources.scheduler.schedulerStatus(),
         sources.push.pushStatus(),
       ]);
-      return { version, index, scheduler, push };
+      return { version, index, scheduler, push, process: { rss_bytes: process.memoryUsage.rss() } };
     },
   );
 }

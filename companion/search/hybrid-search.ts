@@ -48,6 +48,9 @@ export const DEFAULT_FUSION: Readonly<FusionConfig> = {
 /** Candidates each engine contributes before fusion: deep enough that fusion can reorder. */
 export const DEFAULT_CANDIDATES = 50;
 
+/** Why a search ran on keywords while the embedding model starts (again, after idling). */
+const MODEL_LOADING = 'the embedding model is loading';
+
 export interface HybridSearchOptions {
   index: SearchIndex;
   /** The running embedder, if any; read on every search (it may start late or fail). */
@@ -123,7 +126,23 @@ export class HybridSearch {
         reason: `the index holds ${indexed.id} vectors, the running model is ${embedder.model.id}`,
       };
     }
+    if (embedder.ready === false) {
+      return { mode: 'keyword', reason: MODEL_LOADING };
+    }
     return { mode: 'hybrid' };
+  }
+
+  /**
+   * Asks the embedder for this query's vector without waiting: that brings its stopped workers
+   * back (they exit after a quiet period), so the searches typed next find the model loaded.
+   */
+  private wakeModel(query: string): void {
+    this.options
+      .embedder?.()
+      ?.embed([query])
+      .catch(() => {
+        // Failing to load is reported by the next search that tries; this one has its answer.
+      });
   }
 
   async search(request: SearchRequest): Promise<SearchOutcome> {
@@ -135,6 +154,7 @@ export class HybridSearch {
 
     const keywordHits = terms.length === 0 ? [] : this.options.index.keyword(text, filters, depth);
     let { mode, reason } = this.mode();
+    if (reason === MODEL_LOADING) this.wakeModel(request.query);
     let vectorHits: Array<{ chunkId: number; score: number }> = [];
     if (mode === 'hybrid') {
       try {

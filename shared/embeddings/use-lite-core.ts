@@ -14,11 +14,22 @@ import * as tf from '@tensorflow/tfjs-core';
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
 import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
 import type { EmbeddingModel } from '../ports';
+import { installBatchedMatMul } from './use-lite-batch-matmul';
 import { USE_LITE_MODEL } from './use-lite-model';
 import { useLiteTokenIds } from './use-lite-tokens';
 
 /** Texts per graph call, as in the companion. */
 export const USE_LITE_BATCH = 32;
+
+export interface UseLiteCoreOptions {
+  /** Texts per graph call (default {@link USE_LITE_BATCH}). */
+  batchSize?: number;
+  /**
+   * Route the attention's batched products to XNNPACK (use-lite-batch-matmul.ts); default true.
+   * Process-wide once installed. False is for measuring and testing against plain tfjs.
+   */
+  fastMatMul?: boolean;
+}
 
 export interface UseLiteBytes {
   /** model.json as UTF-8 bytes. */
@@ -84,12 +95,11 @@ export class UseLiteCore {
   ) {}
 
   /**
-   * Builds the graph and the tokenizer; the backend must already be set. `batchSize` is texts
-   * per graph call (default {@link USE_LITE_BATCH}).
+   * Builds the graph and the tokenizer; the backend must already be set.
    */
   static async fromBytes(
     bytes: UseLiteBytes,
-    options: { batchSize?: number } = {},
+    options: UseLiteCoreOptions = {},
   ): Promise<UseLiteCore> {
     const batchSize = options.batchSize ?? USE_LITE_BATCH;
     if (!Number.isInteger(batchSize) || batchSize < 1) {
@@ -99,6 +109,7 @@ export class UseLiteCore {
     const tokenizer = new Tokenizer(vocabulary(bytes.vocab));
     const artifacts = graphArtifacts(bytes);
     const graph = await loadGraphModel(tf.io.fromMemory(artifacts));
+    if (options.fastMatMul ?? true) installBatchedMatMul();
     return new UseLiteCore(graph, tokenizer, batchSize);
   }
 

@@ -36,5 +36,11 @@ export const StatusResponse = Type.Object({
     next_fire: Type.Union([IsoInstant(), Type.Null()]),
   }),
   push: Type.Object({ subscriptions: Type.Integer({ minimum: 0 }) }),
+  /**
+   * The companion process, embedding workers included (they are threads of it): resident
+   * memory, so "idles small" can be checked without shell access. Optional: older companions
+   * do not send it.
+   */
+  process: Type.Optional(Type.Object({ rss_bytes: Type.Integer({ minimum: 0 }) })),
 });
 export type StatusResponse = Static<typeof StatusResponse>;

@@ -50,7 +50,9 @@ describe('GET /api/v1/status', () => {
       index: { files: 0, chunks: 0, pending: 0, failed: [], embedding: null },
       scheduler: { reminders: 0, next_fire: null },
       push: { subscriptions: 0 },
+      process: { rss_bytes: expect.any(Number) },
     });
+    expect((body as { process: { rss_bytes: number } }).process.rss_bytes).toBeGreaterThan(1e6);
   });
 
   it('passes through what the area sources report', async () => {

@@ -47,6 +47,39 @@ describe('embeddingsConfigFromEnv', () => {
   ])('names the variable in error: $env', ({ env, error }) => {
     expect(() => embeddingsConfigFromEnv(env)).toThrow(error);
   });
+
+  it('reads the worker count and idle time, flags over variables', () => {
+    expect(
+      embeddingsConfigFromEnv({ CAIRN_EMBED_WORKERS: '1', CAIRN_EMBED_IDLE_SECONDS: '2.5' }),
+    ).toMatchObject({ workers: 1, idleSeconds: 2.5 });
+    expect(
+      embeddingsConfigFromEnv(
+        { CAIRN_EMBED_WORKERS: '1', CAIRN_EMBED_IDLE_SECONDS: '30' },
+        { 'embed-workers': '2', 'embed-idle-seconds': '600' },
+      ),
+    ).toMatchObject({ workers: 2, idleSeconds: 600 });
+    expect(embeddingsConfigFromEnv({ CAIRN_EMBED_WORKERS: '' })).not.toHaveProperty('workers');
+  });
+
+  it.each([
+    {
+      env: { CAIRN_EMBED_WORKERS: '0' },
+      flags: {},
+      error: 'CAIRN_EMBED_WORKERS must be a whole number from 1 to 16, got "0"',
+    },
+    {
+      env: { CAIRN_EMBED_WORKERS: '2' },
+      flags: { 'embed-workers': '1.5' },
+      error: '--embed-workers must be a whole number from 1 to 16, got "1.5"',
+    },
+    {
+      env: { CAIRN_EMBED_IDLE_SECONDS: 'soon' },
+      flags: {},
+      error: 'CAIRN_EMBED_IDLE_SECONDS must be a number from 1 to 604800, got "soon"',
+    },
+  ])('names the setting in error: $env $flags', ({ env, flags, error }) => {
+    expect(() => embeddingsConfigFromEnv(env, flags)).toThrow(error);
+  });
 });
 
 describe('createEmbedder', () => {

@@ -5,9 +5,12 @@
  * - the text `crash` makes the worker exit with code 3 (every time);
  * - `crash-once` does so only the first time (a marker file remembers it across restarts);
  * - `fail` makes it answer the batch with an `error` message;
+ * - `slow:<ms>` blocks the worker that long (a long batch of real texts);
  * - any other text gets the vector [length of the text, batch number, thread id, 0, …].
  *
- * `workerData`: `{ dims, markerFile, fatal?: string, modelId? }`; `fatal` makes loading fail.
+ * `workerData`: `{ dims, markerFile, fatal?: string, modelId?, fatalOnRestart?: string }`;
+ * `fatal` makes loading fail; `fatalOnRestart` makes every load after the first fail (a second
+ * marker file remembers the first).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +20,12 @@ import { repoRoot } from '../../helpers/corpora';
 const source = `
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { existsSync, writeFileSync } from 'node:fs';
-const { dims, markerFile, fatal, modelId } = workerData;
+const { dims, markerFile, fatal, modelId, fatalOnRestart } = workerData;
+if (fatalOnRestart && existsSync(markerFile + '.started')) {
+  parentPort.postMessage({ type: 'fatal', message: fatalOnRestart });
+  process.exit(1);
+}
+if (fatalOnRestart) writeFileSync(markerFile + '.started', 'started');
 if (fatal) {
   parentPort.postMessage({ type: 'fatal', message: fatal });
   process.exit(1);
@@ -29,6 +37,9 @@ parentPort.on('message', ({ id, texts }) => {
   if (texts.includes('crash-once') && !existsSync(markerFile)) {
     writeFileSync(markerFile, 'crashed');
     process.exit(3);
+  }
+  for (const text of texts) {
+    if (text.startsWith('slow:')) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(text.slice(5)));
   }
   if (texts.includes('fail')) {
     parentPort.postMessage({ type: 'error', id, message: 'scripted failure' });

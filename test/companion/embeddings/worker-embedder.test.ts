@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingProviderError } from '../../../companion/embeddings/provider-error';
 import { UseLiteEmbedder } from '../../../companion/embeddings/use-lite';
-import { WorkerEmbedder } from '../../../companion/embeddings/worker-embedder';
+import { WorkerEmbedder, type IdleTimer } from '../../../companion/embeddings/worker-embedder';
 import { writeScriptedWorker } from './scripted-worker';
 import { buildWorkerForTest } from './worker-build';
 
@@ -65,7 +65,15 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
   const opened: WorkerEmbedder[] = [];
 
   async function start(
-    options: { maxBatchTexts?: number; fatal?: string; modelId?: string; workers?: number } = {},
+    options: {
+      maxBatchTexts?: number;
+      fatal?: string;
+      modelId?: string;
+      workers?: number;
+      idleTimer?: IdleTimer;
+      fatalOnRestart?: string;
+      queryWorker?: boolean;
+    } = {},
   ) {
     const { workerFile, markerFile } = writeScriptedWorker();
     const embedder = await WorkerEmbedder.start({
@@ -73,7 +81,15 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
       model,
       workers: options.workers ?? 1,
       maxBatchTexts: options.maxBatchTexts ?? 3,
-      workerData: { dims, markerFile, fatal: options.fatal, modelId: options.modelId },
+      workerData: {
+        dims,
+        markerFile,
+        fatal: options.fatal,
+        modelId: options.modelId,
+        fatalOnRestart: options.fatalOnRestart,
+      },
+      ...(options.idleTimer ? { idleTimer: options.idleTimer, idleTimeoutMs: 60_000 } : {}),
+      ...(options.queryWorker ? { queryWorker: true } : {}),
     });
     opened.push(embedder);
     return embedder;
@@ -92,9 +108,41 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
     const small = embedder.embed(['query']);
     const [bigVectors, smallVectors] = await Promise.all([big, small]);
     expect(lengths(bigVectors)).toEqual([1, 2, 3, 4, 5, 6, 1]);
-    // Batch 1: a, bb, ccc. Batch 2: the query first, then dddd, eeeee. Batch 3: ffffff, g.
+    // Batch 1: a, bb, ccc. Batch 2: the query alone (it would wait for bulk texts' arithmetic
+    // in a shared batch). Batch 3: dddd, eeeee, ffffff. Batch 4: g.
     expect(batches(smallVectors)).toEqual([2]);
-    expect(batches(bigVectors)).toEqual([1, 1, 1, 2, 2, 3, 3]);
+    expect(batches(bigVectors)).toEqual([1, 1, 1, 3, 3, 3, 4]);
+  });
+
+  it('puts small requests together, never with bulk texts', async () => {
+    const embedder = await start({ maxBatchTexts: 3 });
+    const bulk = embedder.embed(['aaaaa', 'bbbbb', 'ccccc', 'ddddd', 'eeeee']);
+    const queries = [embedder.embed(['q1']), embedder.embed(['q2', 'q2b'])];
+    const [bulkVectors, first, second] = await Promise.all([bulk, ...queries]);
+    // Batch 1: three bulk texts. Batch 2: both queries (three texts, small ones together).
+    // Batch 3: the rest of the bulk request.
+    expect(batches(bulkVectors!)).toEqual([1, 1, 1, 3, 3]);
+    expect([...batches(first!), ...batches(second!)]).toEqual([2, 2, 2]);
+  });
+
+  it('starts a query worker when a query arrives while the pool is busy with bulk texts', async () => {
+    const embedder = await start({ maxBatchTexts: 5, queryWorker: true });
+    expect(embedder.runningWorkers).toBe(1); // the query worker starts only when needed
+    const bulk = embedder.embed(['slow:3000', 'b', 'c', 'd', 'e']);
+    const query = await embedder.embed(['query']);
+    // Answered by another thread while the bulk message still blocks the pool's worker.
+    expect(embedder.runningWorkers).toBe(2);
+    const bulkVectors = await bulk;
+    expect(query[0]?.[2]).not.toBe(bulkVectors[0]?.[2]);
+    expect(lengths(bulkVectors)).toEqual([9, 1, 1, 1, 1]);
+    expect(embedder.idleCycles.woken).toBe(1);
+  });
+
+  it('leaves bulk texts to the pool when it has a query worker', async () => {
+    const embedder = await start({ maxBatchTexts: 1, queryWorker: true });
+    const vectors = await embedder.embed(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(new Set(vectors.map((v) => v[2])).size).toBe(1);
+    expect(embedder.runningWorkers).toBe(1);
   });
 
   it('spreads batches over the workers of a pool', async () => {
@@ -127,6 +175,93 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
     await expect(crashing).rejects.toThrow(/crashed again after a restart \(exited with code 3\)/);
     await expect(waiting).rejects.toBeInstanceOf(EmbeddingProviderError);
     await expect(embedder.embed(['later'])).rejects.toThrow(/crashed again/);
+  });
+
+  /** An idle timer that fires only when the test says the quiet minute is over. */
+  function manualTimer() {
+    const armed = new Map<number, { callback: () => void; ms: number }>();
+    let next = 1;
+    return {
+      timer: {
+        set: (callback: () => void, ms: number) => {
+          armed.set(next, { callback, ms });
+          return next++;
+        },
+        clear: (handle: unknown) => armed.delete(handle as number),
+      } satisfies IdleTimer,
+      armedDelays: () => [...armed.values()].map((entry) => entry.ms),
+      elapse: () => {
+        const due = [...armed.values()];
+        armed.clear();
+        for (const entry of due) entry.callback();
+      },
+    };
+  }
+
+  it('stops its workers after a quiet period and starts them again on demand', async () => {
+    const clock = manualTimer();
+    const embedder = await start({ workers: 2, maxBatchTexts: 1, idleTimer: clock.timer });
+    const before = await embedder.embed(['a', 'b']);
+    expect(embedder.ready).toBe(true);
+    expect(embedder.runningWorkers).toBe(2);
+    expect(clock.armedDelays()).toEqual([60_000]);
+
+    clock.elapse();
+    expect(embedder.ready).toBe(false);
+    expect(embedder.runningWorkers).toBe(0);
+    expect(embedder.idleCycles).toEqual({ parked: 1, woken: 0 });
+    expect(clock.armedDelays()).toEqual([]); // nothing left to stop: no timer
+
+    // One text needs one worker: a query after a quiet period loads one model, not two.
+    const query = await embedder.embed(['query']);
+    expect(lengths(query)).toEqual([5]);
+    expect(embedder.runningWorkers).toBe(1);
+    expect(embedder.idleCycles).toEqual({ parked: 1, woken: 1 });
+    // A new thread answered: the old workers are gone.
+    expect(before.map((v) => v[2])).not.toContain(query[0]?.[2]);
+    expect(embedder.restarts).toBe(0);
+
+    // Enough work for the whole pool brings the second worker back too (started at once; the
+    // first may finish the four texts before the second has loaded).
+    const batch = embedder.embed(['a', 'b', 'c', 'd']);
+    expect(embedder.idleCycles).toEqual({ parked: 1, woken: 2 });
+    expect(lengths(await batch)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('does not stop workers while work arrives before the quiet period ends', async () => {
+    const clock = manualTimer();
+    const embedder = await start({ idleTimer: clock.timer });
+    await embedder.embed(['a']);
+    expect(clock.armedDelays()).toEqual([60_000]);
+    const pending = embedder.embed(['busy']);
+    // New work cancels the countdown; the timer is armed again only once the pool is quiet.
+    expect(clock.armedDelays()).toEqual([]);
+    expect(lengths(await pending)).toEqual([4]);
+    expect(clock.armedDelays()).toEqual([60_000]);
+    expect(embedder.idleCycles.parked).toBe(0);
+    expect(embedder.ready).toBe(true);
+  });
+
+  it('fails the waiting requests when a worker cannot start again, and tries again later', async () => {
+    const clock = manualTimer();
+    const embedder = await start({ idleTimer: clock.timer, fatalOnRestart: 'disk gone' });
+    await embedder.embed(['a']);
+    clock.elapse();
+    expect(embedder.ready).toBe(false);
+    const failure = embedder.embed(['after idle']);
+    await expect(failure).rejects.toThrow('the embedding worker could not start again: disk gone');
+    await expect(failure).rejects.toBeInstanceOf(EmbeddingProviderError);
+    // Not failed for good (unlike two crashes in a row): the next call starts a worker again.
+    await expect(embedder.embed(['later'])).rejects.toThrow('could not start again: disk gone');
+    expect(embedder.idleCycles).toEqual({ parked: 1, woken: 2 });
+  });
+
+  it('releases its idle timer on close', async () => {
+    const clock = manualTimer();
+    const embedder = await start({ idleTimer: clock.timer });
+    expect(clock.armedDelays()).toEqual([60_000]);
+    await embedder.close();
+    expect(clock.armedDelays()).toEqual([]);
   });
 
   it('rejects pending work and later calls once closed', async () => {
@@ -169,6 +304,7 @@ describe('WorkerEmbedder queueing, errors and crashes (scripted worker)', () => 
     { options: { maxBatchTexts: 0 }, error: /maxBatchTexts must be a positive integer, got 0/ },
     { options: { workers: 0 }, error: /workers must be a positive integer, got 0/ },
     { options: { workers: 1.5 }, error: /workers must be a positive integer, got 1.5/ },
+    { options: { idleTimeoutMs: 0 }, error: /idleTimeoutMs must be positive, got 0/ },
   ])('refuses $options', async ({ options, error }) => {
     const { workerFile } = writeScriptedWorker();
     await expect(WorkerEmbedder.start({ workerFile, ...options })).rejects.toThrow(error);

@@ -94,6 +94,28 @@ describe('HybridSearch', () => {
     expect(outcome.keywordOnlyReason).toMatch(/other vectors/);
   });
 
+  it('answers by keyword while the model loads, and asks it to load', async () => {
+    const { index, visa } = vaultIndex();
+    index.model = MODEL;
+    const asked: string[][] = [];
+    const loading: Embedder = {
+      model: MODEL,
+      ready: false,
+      embed: (texts) => {
+        asked.push([...texts]);
+        return new Promise(() => {}); // still loading: a search must not wait for this
+      },
+    };
+    const outcome = await new HybridSearch({ index, embedder: () => loading }).search({
+      query: 'visa fee',
+      limit: 10,
+    });
+    expect(outcome.mode).toBe('keyword');
+    expect(outcome.keywordOnlyReason).toBe('the embedding model is loading');
+    expect(outcome.hits[0]?.chunk.chunkId).toBe(visa.chunkId);
+    expect(asked).toEqual([['visa fee']]);
+  });
+
   it('falls back to keywords when the embedder fails', async () => {
     const { index } = vaultIndex();
     index.model = MODEL;

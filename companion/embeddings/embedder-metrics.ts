@@ -1,0 +1,20 @@
+import type { MetricsRegistry } from '../metrics/registry';
+import type { ClosableEmbedder } from './provider';
+
+/**
+ * `cairn_embedding_workers_running`: built-in model workers holding a loaded model, read at
+ * scrape time. It drops to 0 after the idle period (the memory is given back) and rises when
+ * indexing or a search needs the model again; with `process_resident_memory_bytes` it shows
+ * whether an idle companion is small. Not registered for an embedder without workers (Ollama).
+ */
+export function registerEmbedderMetrics(
+  metrics: MetricsRegistry,
+  embedder: ClosableEmbedder,
+): void {
+  if (embedder.runningWorkers === undefined) return;
+  metrics.gauge(
+    'cairn_embedding_workers_running',
+    'Embedding worker threads with the model loaded (0 while idle).',
+    () => embedder.runningWorkers ?? 0,
+  );
+}
