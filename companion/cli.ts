@@ -5,6 +5,8 @@ import pino from 'pino';
 import { TokenError } from './auth/token';
 import { ConfigError, resolveConfig } from './config';
 import { embeddingsConfigFromEnv } from './embeddings/provider';
+import { searchExclusionSettingsFromEnv } from './search/search-exclusions';
+import type { SearchExclusionSettings } from './search/search-exclusions';
 import type { EmbeddingsConfig } from './embeddings/provider';
 import { summarizerConfigFromEnv } from './search/ollama-summarizer';
 import type { SummarizerConfig } from './search/ollama-summarizer';
@@ -71,8 +73,10 @@ async function main(argv: readonly string[]): Promise<number | null> {
   }
   let embeddings: EmbeddingsConfig;
   let summarizer: SummarizerConfig | null;
+  let searchExclusions: SearchExclusionSettings;
   try {
     embeddings = embeddingsConfigFromEnv(process.env);
+    searchExclusions = searchExclusionSettingsFromEnv(process.env);
     summarizer = summarizerConfigFromEnv(process.env);
   } catch (error) {
     process.stderr.write(
@@ -93,6 +97,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
       envToken,
       rotateToken: flags['rotate-token'] === true,
       embeddings,
+      searchExclusions,
       ...(summarizer ? { summarizer } : {}),
       ...(config.pushSubject === undefined ? {} : { pushSubject: config.pushSubject }),
     });

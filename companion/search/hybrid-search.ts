@@ -56,6 +56,11 @@ export interface HybridSearchOptions {
   candidates?: number;
   /** At most this many chunks of one note in the results (default 2), if nearly as good as its best. */
   maxPerNote?: number;
+  /**
+   * Folders left out of every search (Cairn's chats and digests, see search-exclusions.ts),
+   * unless the request's own folder filter points inside one.
+   */
+  excludeFolders?: readonly string[];
   /** Called once per search with its duration (query embedding included) and mode. */
   onTiming?: (seconds: number, mode: SearchMode) => void;
   /** Monotonic milliseconds; default `performance.now`. */
@@ -129,9 +134,12 @@ export class HybridSearch {
   async search(request: SearchRequest): Promise<SearchOutcome> {
     const started = this.now();
     const offset = request.offset ?? 0;
-    const filters = request.filters ?? {};
+    const filters = withExclusions(request.filters ?? {}, this.options.excludeFolders ?? []);
     const { terms, text } = normaliseQuery(request.query);
-    const depth = Math.max(this.candidates, (offset + request.limit) * 3);
+    // The depth never depends on the page asked for: min-max fusion normalises by each list's
+    // lowest score, so a deeper list for a later page would re-rank the earlier ones (pages
+    // used to repeat and skip results). Every page is a slice of the same ranking.
+    const depth = this.candidates;
 
     const keywordHits = terms.length === 0 ? [] : this.options.index.keyword(text, filters, depth);
     let { mode, reason } = this.mode();
@@ -192,4 +200,15 @@ export class HybridSearch {
       ...(mode === 'hybrid' ? { vectorModel: this.options.embedder?.()?.model.id } : {}),
     };
   }
+}
+
+/** `filters` plus the excluded folders the request did not explicitly ask to search in. */
+export function withExclusions(
+  filters: IndexFilters,
+  excludeFolders: readonly string[],
+): IndexFilters {
+  const asked = filters.folder === undefined ? undefined : `${filters.folder}/`;
+  const excluded = excludeFolders.filter((folder) => !asked?.startsWith(`${folder}/`));
+  if (excluded.length === 0) return filters;
+  return { ...filters, excludeFolders: [...(filters.excludeFolders ?? []), ...excluded] };
 }

@@ -17,6 +17,8 @@ export interface IndexFilters {
   /** Inclusive bounds, ms since the epoch, on front-matter `created` or else the mtime. */
   from?: number;
   to?: number;
+  /** Vault-relative folders whose files are left out, at any depth (Cairn's own output). */
+  excludeFolders?: readonly string[];
 }
 
 /** Ranked best first; score: negated BM25 (higher better) or cosine similarity. */
