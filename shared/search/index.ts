@@ -9,3 +9,4 @@ export * from './fusion';
 export * from './excerpt';
 export * from './citation';
 export * from './exclude-rules';
+export * from './language';
