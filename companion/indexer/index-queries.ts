@@ -1,4 +1,6 @@
 import type { EmbeddingModel } from '../../shared/ports';
+import { detectLanguage, hasStemmer } from '../../shared/search';
+import type { Language } from '../../shared/search';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../db/open';
 import { toFtsQuery } from './fts-query';
@@ -87,6 +89,8 @@ export interface IndexQueriesOptions {
   preferredModel?: () => EmbeddingModel | null;
   /** A filter letting through at most this many chunks is searched exactly (default 2,000). */
   filterExactMax?: number;
+  /** Languages whose stems the FTS text holds (IndexStore.stemLanguages). */
+  stemLanguages?: () => Language[];
 }
 
 const MAX_LIMIT = 1000;
@@ -147,7 +151,7 @@ export class SqliteIndexQueries implements IndexQueries {
   }
 
   keyword(query: string, filters: IndexFilters, limit: number): ChunkHit[] {
-    const match = toFtsQuery(query);
+    const match = toFtsQuery(query, this.queryStemLanguages(query));
     const count = clampLimit(limit);
     if (match === null || count === 0) return [];
     const filter = filterSql(this.withoutEmptyExclusions(filters));
@@ -259,6 +263,16 @@ export class SqliteIndexQueries implements IndexQueries {
       const found = hits(neighbours, chunksOfTexts(neighbours));
       if (found.length >= count || texts >= matrix.size) return found;
     }
+  }
+
+  /**
+   * Languages to stem the query in: its own when it says (a question in German), else every
+   * stemmed language the index holds (a two-word query tells nothing).
+   */
+  private queryStemLanguages(query: string): Language[] {
+    const own = detectLanguage(query);
+    if (own !== undefined) return own === 'en' || !hasStemmer(own) ? [] : [own];
+    return this.options.stemLanguages?.() ?? [];
   }
 
   /**

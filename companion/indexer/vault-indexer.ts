@@ -138,6 +138,7 @@ export class VaultIndexer implements IndexStatusSource {
     this.queries = new SqliteIndexQueries(options.db, {
       ...(options.weights ? { weights: options.weights } : {}),
       preferredModel: () => embedderModel,
+      stemLanguages: () => this.store.stemLanguages(),
     });
     const plugin = readExcludeGlobs(this.root);
     for (const warning of plugin.warnings) options.logger.warn(warning);

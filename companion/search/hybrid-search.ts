@@ -1,7 +1,13 @@
 import type { Embedder } from '../../shared/ports';
 import type { Citation } from '../../shared/protocol/citation';
 import type { SearchMode } from '../../shared/protocol/search';
-import { dedupePerNote, fuseRankings, fuseScores, normaliseQuery } from '../../shared/search';
+import {
+  dedupePerNote,
+  foldText,
+  fuseRankings,
+  fuseScores,
+  normaliseQuery,
+} from '../../shared/search';
 import type { Scored } from '../../shared/search';
 import { citeChunk } from './chunk-citation';
 import type { IndexFilters, IndexedChunk, SearchIndex } from './search-index';
@@ -146,7 +152,9 @@ export class HybridSearch {
     let vectorHits: Array<{ chunkId: number; score: number }> = [];
     if (mode === 'hybrid') {
       try {
-        const [vector] = await this.options.embedder!()!.embed([request.query]);
+        // The folded question (lower case, no accents, NFC): the model is case-sensitive, and
+        // `Portugal?` and `portugal?` must find the same notes (it failed the first, not the second).
+        const [vector] = await this.options.embedder!()!.embed([foldText(request.query)]);
         vectorHits = vector ? this.options.index.vector(vector, filters, depth) : [];
       } catch (error) {
         // The model failing is not the user's problem: keywords still answer, and say so.

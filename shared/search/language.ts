@@ -138,6 +138,11 @@ function foldedWords(text: string): string[] {
     .filter((word) => word.length > 0);
 }
 
+/** Whether words of `language` can be stemmed. */
+export function hasStemmer(language: Language): boolean {
+  return STEMMERS[language] !== undefined;
+}
+
 const cache = new Map<string, string>();
 
 /**
