@@ -175,6 +175,21 @@ export class SqliteIndexQueries implements IndexQueries {
     return rows.map((row) => ({ chunkId: row.id, score: -row.rank }));
   }
 
+  termStats(terms: readonly string[]): { total: number; documentFrequencies: number[] } {
+    const total = (this.statement('SELECT count(*) AS n FROM index_chunks').get() as { n: number })
+      .n;
+    const documentFrequencies = terms.map((term) => {
+      const match = toFtsQuery(term);
+      if (match === null) return 0;
+      return (
+        this.statement(
+          'SELECT count(*) AS n FROM index_chunks_fts WHERE index_chunks_fts MATCH ?',
+        ).get(match) as { n: number }
+      ).n;
+    });
+    return { total, documentFrequencies };
+  }
+
   warmVectors(): void {
     if (!this.db.open) return;
     const model = this.queryableModel();

@@ -51,7 +51,11 @@ export function registerSearchRoute(
           filters,
         });
         ranked = {
-          results: outcome.hits.map((hit) => ({ citation: hit.citation, score: hit.score })),
+          results: outcome.hits.map((hit) => ({
+            citation: hit.citation,
+            score: hit.score,
+            relevance: hit.relevance,
+          })),
           mode: outcome.mode,
         };
       }

@@ -10,6 +10,8 @@ import {
 } from '../../shared/search';
 import type { Scored } from '../../shared/search';
 import { citeChunk } from './chunk-citation';
+import { keyTermWeights, relevanceOf } from './relevance';
+import type { RelevanceQuery } from './relevance';
 import type { IndexFilters, IndexedChunk, SearchIndex } from './search-index';
 
 /*
@@ -86,6 +88,11 @@ export interface SearchHit {
   /** Fused score in [0, 1], comparable within one response only. */
   score: number;
   citation: Citation;
+  /**
+   * Relevance in [0, 1] with the same meaning for every query (relevance.ts relevanceOf):
+   * 0.5 and above passes the answer gate.
+   */
+  relevance: number;
   /** The engines' own scores, for callers that need an absolute signal (answers). */
   keywordScore?: number;
   vectorScore?: number;
@@ -102,6 +109,8 @@ export interface SearchOutcome {
   keywordOnlyReason?: string;
   /** The embedding model of `vectorScore`s, in hybrid mode. */
   vectorModel?: string;
+  /** Key-term weights of `terms` (relevance.ts), when the index gives term statistics. */
+  termWeights?: number[];
 }
 
 export class HybridSearch {
@@ -187,16 +196,27 @@ export class HybridSearch {
       maxPerNote: this.maxPerNote,
     });
     const page = unique.slice(offset, offset + request.limit);
+    const stats = terms.length === 0 ? undefined : this.options.index.termStats?.(terms);
+    const termWeights = stats && keyTermWeights(stats.documentFrequencies, stats.total);
+    const vectorModel = mode === 'hybrid' ? this.options.embedder?.()?.model.id : undefined;
+    const relevanceQuery: RelevanceQuery = {
+      terms,
+      ...(termWeights === undefined ? {} : { weights: termWeights }),
+      ...(vectorModel === undefined ? {} : { model: vectorModel }),
+    };
     const hits = page.map(({ chunk, score }): SearchHit => {
       const keyword = keywordScore.get(chunk.chunkId);
       const vector = vectorScore.get(chunk.chunkId);
-      return {
+      const hit: SearchHit = {
         chunk,
         score,
+        relevance: 0,
         citation: citeChunk(chunk, score, terms),
         ...(keyword === undefined ? {} : { keywordScore: keyword }),
         ...(vector === undefined ? {} : { vectorScore: vector }),
       };
+      hit.relevance = relevanceOf(hit, relevanceQuery);
+      return hit;
     });
     this.options.onTiming?.((this.now() - started) / 1000, mode);
     return {
@@ -205,7 +225,8 @@ export class HybridSearch {
       terms,
       hasMore: unique.length > offset + request.limit,
       ...(reason === undefined ? {} : { keywordOnlyReason: reason }),
-      ...(mode === 'hybrid' ? { vectorModel: this.options.embedder?.()?.model.id } : {}),
+      ...(vectorModel === undefined ? {} : { vectorModel }),
+      ...(termWeights === undefined ? {} : { termWeights }),
     };
   }
 }

@@ -50,4 +50,10 @@ export interface SearchIndex {
   vector(queryVector: Float32Array, filters: IndexFilters, limit: number): ChunkHit[];
   chunks(ids: readonly number[]): IndexedChunk[];
   embeddingModel(): EmbeddingModel | null;
+  /**
+   * How many chunks contain each term (as a word prefix, like keyword search), and how many
+   * chunks there are: the key-term weights of the answer gate. Optional: without it, every
+   * term weighs the same.
+   */
+  termStats?(terms: readonly string[]): { total: number; documentFrequencies: number[] };
 }

@@ -29,7 +29,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
  */
 export const QUESTION_WORDS: ReadonlySet<string> = new Set(
   `how what why when where which who whom whose please tell show explain describe find get
-  want need know way possible anyone someone something anything`.split(/\s+/),
+  want need know way possible anyone someone something anything much many`.split(/\s+/),
 );
 
 /** Leading request phrases removed before tokenising ("is there a way to", "tell me about"). */
