@@ -2,6 +2,8 @@ import { toCitation } from '../../shared/search/citation';
 import type { NoteChunk } from '../../shared/search/chunk';
 import { dedupePerNote, fuseRankings, fuseScores } from '../../shared/search/fusion';
 import type { Scored } from '../../shared/search/fusion';
+import { detectLanguage, STEMMED_LANGUAGES } from '../../shared/search/language';
+import type { Language } from '../../shared/search/language';
 import { normaliseQuery } from '../../shared/search/tokenize';
 import type { Embedder } from '../../shared/ports';
 import { createAnalyzer } from './analyzer';
@@ -187,12 +189,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   let changed = false;
 
   function fieldTerms(chunk: NoteChunk): string[][] {
+    // The chunk's language, from its own words (a note's chunks are usually long enough).
+    const language = detectLanguage(`${chunk.title}\n${chunk.text}`);
     return [
-      analyzer.terms(chunk.title),
-      analyzer.terms(chunk.aliases.join(' · ')),
-      analyzer.terms(fileNameOf(chunk.path)),
-      analyzer.terms(chunk.headingPath.join(' · ')),
-      chunk.titleOnly ? [] : analyzer.terms(chunk.text),
+      analyzer.terms(chunk.title, language),
+      analyzer.terms(chunk.aliases.join(' · '), language),
+      analyzer.terms(fileNameOf(chunk.path), language),
+      analyzer.terms(chunk.headingPath.join(' · '), language),
+      chunk.titleOnly ? [] : analyzer.terms(chunk.text, language),
     ];
   }
 
@@ -339,8 +343,25 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       if (terms.length === 0 || notes.size === 0) return [];
       const accept = chunkFilter(searchOptions);
       const pool = Math.max(candidates, limit * 3);
-      const words = queryWords(terms, analyzer);
-      const groups = words.map((word) => index.termIds(word.stem));
+      const language = detectLanguage(query);
+      const words = queryWords(terms, analyzer, language);
+      // A query too short to tell its language also matches each word's stem in the other
+      // languages (a German note indexed `einstell` for "Einstellungen"); only stems the
+      // vocabulary holds count, as one word.
+      const groups = words.map((word) =>
+        language === undefined
+          ? [
+              ...new Set(
+                [
+                  index.termIds(word.stem),
+                  ...STEMMED_LANGUAGES.map((other) =>
+                    index.termIds(analyzer.queryTerm(word.raw, other)),
+                  ),
+                ].flat(),
+              ),
+            ]
+          : index.termIds(word.stem),
+      );
       // A last word the vault does not know is probably still being typed.
       const last = words[words.length - 1]!;
       const lastGroup = groups[groups.length - 1]!;
@@ -598,10 +619,11 @@ function topAccepted(
 function queryWords(
   terms: readonly string[],
   analyzer: Analyzer,
+  language: Language | undefined,
 ): Array<{ raw: string; stem: string }> {
   const byStem = new Map<string, string>();
   for (const raw of terms) {
-    const stem = analyzer.queryTerm(raw);
+    const stem = analyzer.queryTerm(raw, language);
     if (!byStem.has(stem)) byStem.set(stem, raw);
   }
   return [...byStem].map(([stem, raw]) => ({ raw, stem }));

@@ -138,6 +138,9 @@ function foldedWords(text: string): string[] {
     .filter((word) => word.length > 0);
 }
 
+/** Every language with a stemmer. */
+export const STEMMED_LANGUAGES: readonly Language[] = Object.keys(STEMMERS) as Language[];
+
 /** Whether words of `language` can be stemmed. */
 export function hasStemmer(language: Language): boolean {
   return STEMMERS[language] !== undefined;
