@@ -1,4 +1,4 @@
-import { foldText, spaceUnspacedWords, stemWord } from '../../shared/search';
+import { foldText, spaceUnspacedWords, stemWord, synonymsOf } from '../../shared/search';
 import type { Language } from '../../shared/search';
 
 /** At most this many terms reach FTS5; a pasted page of text must not become a huge query. */
@@ -34,6 +34,7 @@ export function toFtsQuery(
   const alternatives = new Set<string>();
   for (const term of terms) {
     alternatives.add(term);
+    for (const synonym of synonymsOf(term)) alternatives.add(synonym);
     for (const language of stemLanguages) {
       const stem = stemWord(term, language);
       if (stem.length >= MIN_PREFIX_LENGTH) alternatives.add(stem);

@@ -69,6 +69,8 @@ export interface HybridSearchOptions {
    * unless the request's own folder filter points inside one.
    */
   excludeFolders?: readonly string[];
+  /** How the question is cased for the embedding model (see embedQuery); default `folded`. */
+  queryCasing?: QueryCasing;
   /** Called once per search with its duration (query embedding included) and mode. */
   onTiming?: (seconds: number, mode: SearchMode) => void;
   /** Monotonic milliseconds; default `performance.now`. */
@@ -161,9 +163,11 @@ export class HybridSearch {
     let vectorHits: Array<{ chunkId: number; score: number }> = [];
     if (mode === 'hybrid') {
       try {
-        // The folded question (lower case, no accents, NFC): the model is case-sensitive, and
-        // `Portugal?` and `portugal?` must find the same notes (it failed the first, not the second).
-        const [vector] = await this.options.embedder!()!.embed([foldText(request.query)]);
+        const vector = await embedQuery(
+          this.options.embedder!()!,
+          request.query,
+          this.options.queryCasing ?? 'folded',
+        );
         vectorHits = vector ? this.options.index.vector(vector, filters, depth) : [];
       } catch (error) {
         // The model failing is not the user's problem: keywords still answer, and say so.
@@ -240,4 +244,28 @@ export function withExclusions(
   const excluded = excludeFolders.filter((folder) => !asked?.startsWith(`${folder}/`));
   if (excluded.length === 0) return filters;
   return { ...filters, excludeFolders: [...(filters.excludeFolders ?? []), ...excluded] };
+}
+
+/**
+ * How the question reaches the embedding model. The model is case-sensitive and the user's
+ * casing must not change the answer (`how long can I stay in Portugal?` declined, `…portugal?`
+ * answered), so the question is first folded (lower case, no accents, NFC): `folded` embeds
+ * that. `folded+capitalised` also embeds it with every word capitalised (the form titles and
+ * names take in notes) and averages the two: still independent of the user's casing.
+ */
+export type QueryCasing = 'folded' | 'folded+capitalised';
+
+async function embedQuery(
+  embedder: Embedder,
+  query: string,
+  casing: QueryCasing,
+): Promise<Float32Array | undefined> {
+  const folded = foldText(query);
+  if (casing === 'folded') return (await embedder.embed([folded]))[0];
+  const capitalised = folded.replace(/\p{L}+/gu, (word) => word[0]!.toUpperCase() + word.slice(1));
+  const [a, b] = await embedder.embed([folded, capitalised]);
+  if (a === undefined || b === undefined) return a ?? b;
+  const sum = a.map((value, i) => value + b[i]!);
+  const norm = Math.hypot(...sum) || 1;
+  return sum.map((value) => value / norm);
 }

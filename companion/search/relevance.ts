@@ -1,4 +1,4 @@
-import { isUnspacedScript, tokenize } from '../../shared/search';
+import { isUnspacedScript, synonymsOf, tokenize } from '../../shared/search';
 import { USE_LITE_MODEL } from '../embeddings/use-lite-model';
 import type { SearchHit } from './hybrid-search';
 
@@ -84,13 +84,15 @@ export function termCoverage(
   terms.forEach((term, i) => {
     const weight = weights?.[i] ?? 1;
     total += weight;
-    for (const word of words) {
-      // A Chinese or Japanese term may sit inside a longer segmented word.
-      if (word.startsWith(term) || (isUnspacedScript(term) && word.includes(term))) {
-        found += weight;
-        break;
-      }
-    }
+    // A synonym stands for the term (synonyms.ts: "configuration" covers "settings").
+    const forms = [term, ...synonymsOf(term)];
+    const covered = [...words].some((word) =>
+      forms.some(
+        // A Chinese or Japanese term may sit inside a longer segmented word.
+        (form) => word.startsWith(form) || (isUnspacedScript(form) && word.includes(form)),
+      ),
+    );
+    if (covered) found += weight;
   });
   return total > 0 ? found / total : 0;
 }

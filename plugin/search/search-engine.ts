@@ -2,8 +2,9 @@ import { toCitation } from '../../shared/search/citation';
 import type { NoteChunk } from '../../shared/search/chunk';
 import { dedupePerNote, fuseRankings, fuseScores } from '../../shared/search/fusion';
 import type { Scored } from '../../shared/search/fusion';
-import { detectLanguage, STEMMED_LANGUAGES } from '../../shared/search/language';
+import { detectLanguage, hasStemmer } from '../../shared/search/language';
 import type { Language } from '../../shared/search/language';
+import { synonymsOf } from '../../shared/search/synonyms';
 import { normaliseQuery } from '../../shared/search/tokenize';
 import type { Embedder } from '../../shared/ports';
 import { createAnalyzer } from './analyzer';
@@ -187,10 +188,15 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const chunkById = new Map<string, NoteChunk>();
   let unconfirmed = new Map<string, UnconfirmedNote>();
   let changed = false;
+  /** Stemmed languages (not English) of the chunks indexed so far, for short queries. */
+  const stemmedLanguages = new Set<Language>();
 
   function fieldTerms(chunk: NoteChunk): string[][] {
     // The chunk's language, from its own words (a note's chunks are usually long enough).
     const language = detectLanguage(`${chunk.title}\n${chunk.text}`);
+    if (language !== undefined && language !== 'en' && hasStemmer(language)) {
+      stemmedLanguages.add(language);
+    }
     return [
       analyzer.terms(chunk.title, language),
       analyzer.terms(chunk.aliases.join(' · '), language),
@@ -346,22 +352,18 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       const language = detectLanguage(query);
       const words = queryWords(terms, analyzer, language);
       // A query too short to tell its language also matches each word's stem in the other
-      // languages (a German note indexed `einstell` for "Einstellungen"); only stems the
-      // vocabulary holds count, as one word.
-      const groups = words.map((word) =>
-        language === undefined
-          ? [
-              ...new Set(
-                [
-                  index.termIds(word.stem),
-                  ...STEMMED_LANGUAGES.map((other) =>
-                    index.termIds(analyzer.queryTerm(word.raw, other)),
-                  ),
-                ].flat(),
-              ),
-            ]
-          : index.termIds(word.stem),
-      );
+      // languages of the vault (a German note indexed `einstell` for "Einstellungen"; only
+      // languages of notes indexed in this session), and every word its
+      // synonyms (synonyms.ts: "settings" finds "configuration"); only stems the vocabulary
+      // holds count, as one word.
+      const groups = words.map((word) => {
+        const forms = [word.raw, ...synonymsOf(word.raw)];
+        const languages = language === undefined ? [undefined, ...stemmedLanguages] : [language];
+        const ids = forms.flatMap((form) =>
+          languages.flatMap((each) => index.termIds(analyzer.queryTerm(form, each))),
+        );
+        return [...new Set([...index.termIds(word.stem), ...ids])];
+      });
       // A last word the vault does not know is probably still being typed.
       const last = words[words.length - 1]!;
       const lastGroup = groups[groups.length - 1]!;

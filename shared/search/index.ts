@@ -10,3 +10,4 @@ export * from './excerpt';
 export * from './citation';
 export * from './exclude-rules';
 export * from './language';
+export * from './synonyms';
