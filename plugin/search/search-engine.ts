@@ -188,14 +188,19 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const chunkById = new Map<string, NoteChunk>();
   let unconfirmed = new Map<string, UnconfirmedNote>();
   let changed = false;
-  /** Stemmed languages (not English) of the chunks indexed so far, for short queries. */
-  const stemmedLanguages = new Set<Language>();
+  /** Chunks indexed this session per detected stemmed language (not English), and in all. */
+  const languageChunks = new Map<Language, number>();
+  let analysedChunks = 0;
+  /** The vault's other languages: at least a tenth of its chunks (stray detections are noise). */
+  const vaultLanguages = (): Language[] =>
+    [...languageChunks].filter(([, n]) => n * 10 >= analysedChunks).map(([language]) => language);
 
   function fieldTerms(chunk: NoteChunk): string[][] {
     // The chunk's language, from its own words (a note's chunks are usually long enough).
     const language = detectLanguage(`${chunk.title}\n${chunk.text}`);
+    analysedChunks++;
     if (language !== undefined && language !== 'en' && hasStemmer(language)) {
-      stemmedLanguages.add(language);
+      languageChunks.set(language, (languageChunks.get(language) ?? 0) + 1);
     }
     return [
       analyzer.terms(chunk.title, language),
@@ -349,18 +354,24 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       if (terms.length === 0 || notes.size === 0) return [];
       const accept = chunkFilter(searchOptions);
       const pool = Math.max(candidates, limit * 3);
-      const language = detectLanguage(query);
-      const words = queryWords(terms, analyzer, language);
-      // A query too short to tell its language also matches each word's stem in the other
-      // languages of the vault (a German note indexed `einstell` for "Einstellungen"; only
-      // languages of notes indexed in this session), and every word its
-      // synonyms (synonyms.ts: "settings" finds "configuration"); only stems the vocabulary
-      // holds count, as one word.
+      // Each word is looked up as English stems it (the default analysis), plus its stems in
+      // the vault's other languages (a German note indexed `einstell` for "Einstellungen";
+      // languages of a tenth of the chunks indexed in this session), plus its
+      // synonyms (synonyms.ts: "settings" finds "configuration"). Only stems the vocabulary
+      // holds count, all as one word. (Stemming an English question in every language a few
+      // chunks were detected in, or in a misread language, cost nDCG on obsidian-help-en.)
+      const words = queryWords(terms, analyzer, undefined);
+      const others = vaultLanguages();
+      const asked = detectLanguage(query);
+      const languages = new Set([
+        undefined,
+        ...(asked !== undefined && others.includes(asked) ? [asked] : []),
+        ...others,
+      ]);
       const groups = words.map((word) => {
         const forms = [word.raw, ...synonymsOf(word.raw)];
-        const languages = language === undefined ? [undefined, ...stemmedLanguages] : [language];
         const ids = forms.flatMap((form) =>
-          languages.flatMap((each) => index.termIds(analyzer.queryTerm(form, each))),
+          [...languages].flatMap((each) => index.termIds(analyzer.queryTerm(form, each))),
         );
         return [...new Set([...index.termIds(word.stem), ...ids])];
       });
