@@ -24,8 +24,10 @@ const TERM = /[\p{L}\p{M}\p{N}_]+/gu;
  */
 export function toFtsQuery(
   userText: string,
-  /** Languages whose stems the index holds (index-store.ts `ftsText`); each term's stem is OR-ed in. */
+  /** Languages of the index's notes: a term's stems in them are OR-ed in (as prefixes). */
   stemLanguages: readonly Language[] = [],
+  /** Whether a term needs its stems; default all. */
+  needsStems: (term: string) => boolean = () => true,
 ): string | null {
   // Folded and with Chinese/Japanese/Thai words spaced apart, as the indexed text was.
   const words = spaceUnspacedWords(foldText(userText)).match(TERM) ?? [];
@@ -35,7 +37,7 @@ export function toFtsQuery(
   for (const term of terms) {
     alternatives.add(term);
     for (const synonym of synonymsOf(term)) alternatives.add(synonym);
-    for (const language of stemLanguages) {
+    for (const language of needsStems(term) ? stemLanguages : []) {
       const stem = stemWord(term, language);
       if (stem.length >= MIN_PREFIX_LENGTH) alternatives.add(stem);
     }
