@@ -126,7 +126,21 @@ export function companionEngines(useLite: () => Promise<Embedder>): EngineFactor
       { keywordWeight: 0 },
       'folded+capitalised',
     ),
+    engine(
+      'companion-vector-lowercase',
+      'companion vector-only, query lower-cased (accents kept)',
+      true,
+      { keywordWeight: 0 },
+      'lower-case',
+    ),
     engine('companion-hybrid', 'companion hybrid (default: weighted 1:0.3)', true),
+    engine(
+      'companion-hybrid-lowercase',
+      'companion hybrid, query lower-cased (accents kept)',
+      true,
+      {},
+      'lower-case',
+    ),
     engine(
       'companion-hybrid-capitalised',
       'companion hybrid, query folded+capitalised',

@@ -8,24 +8,43 @@ import { foldText } from './tokenize';
  * Kept small and specific on purpose: a broad thesaurus drifts ("page" is not "note").
  */
 const GROUPS: ReadonlyArray<readonly string[]> = [
-  ['settings', 'setting', 'configuration', 'config', 'preferences', 'options'],
+  ['settings', 'setting', 'preferences', 'options'],
   ['folder', 'folders', 'directory', 'directories'],
   ['shortcut', 'shortcuts', 'hotkey', 'hotkeys', 'keybinding', 'keybindings'],
   ['delete', 'remove', 'erase'],
   ['restore', 'recover', 'undelete'],
   ['appearance', 'theme', 'themes', 'look'],
-  ['impostazioni', 'configurazione', 'preferenze', 'opzioni'],
-  ['einstellungen', 'konfiguration', 'optionen'],
-  ['parametres', 'configuration', 'preferences', 'reglages', 'options'],
+  ['impostazioni', 'preferenze', 'opzioni'],
+  ['einstellungen', 'optionen'],
+  ['parametres', 'preferences', 'reglages', 'options'],
+];
+
+/**
+ * One-way: a user's word for something app-specific also finds the documentation's word, not
+ * the other way round. "configuration" is a common word elsewhere (Cranfield's aircraft
+ * configurations lost nDCG when it also meant "settings").
+ */
+const ALSO: ReadonlyArray<[readonly string[], readonly string[]]> = [
+  [
+    ['settings', 'setting', 'preferences'],
+    ['configuration', 'config'],
+  ],
+  [['impostazioni', 'preferenze'], ['configurazione']],
+  [['einstellungen'], ['konfiguration']],
+  [['parametres', 'reglages'], ['configuration']],
 ];
 
 const BY_WORD = new Map<string, string[]>();
+const addAll = (word: string, more: readonly string[]) => {
+  const others = more.filter((other) => other !== word);
+  BY_WORD.set(word, [...new Set([...(BY_WORD.get(word) ?? []), ...others])]);
+};
 for (const group of GROUPS) {
   const folded = group.map(foldText);
-  for (const word of folded) {
-    const others = folded.filter((other) => other !== word);
-    BY_WORD.set(word, [...new Set([...(BY_WORD.get(word) ?? []), ...others])]);
-  }
+  for (const word of folded) addAll(word, folded);
+}
+for (const [from, to] of ALSO) {
+  for (const word of from.map(foldText)) addAll(word, to.map(foldText));
 }
 
 /** The synonyms of a folded query word (never the word itself); empty for most words. */
