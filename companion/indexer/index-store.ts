@@ -149,13 +149,7 @@ export class IndexStore {
           chunk.textHash,
         ).lastInsertRowid;
         const headings = chunk.headingPath.join('\n');
-        insertFts.run(
-          chunkId,
-          title,
-          aliases,
-          spaceUnspacedWords(headings),
-          ftsText(chunk.text),
-        );
+        insertFts.run(chunkId, title, aliases, spaceUnspacedWords(headings), ftsText(chunk.text));
       });
     });
   }
