@@ -37,7 +37,7 @@ export function toFtsQuery(
   for (const term of terms) {
     alternatives.add(term);
     for (const synonym of synonymsOf(term)) alternatives.add(synonym);
-    for (const language of needsStems(term) ? stemLanguages : []) {
+    for (const language of stemLanguages.length > 0 && needsStems(term) ? stemLanguages : []) {
       const stem = stemWord(term, language);
       if (stem.length >= MIN_PREFIX_LENGTH) alternatives.add(stem);
     }
