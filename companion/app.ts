@@ -38,6 +38,10 @@ import { registerPushRoutes } from './routes/push';
 import { registerSearchRoute } from './routes/search';
 import { registerStatusRoute } from './routes/status';
 import { SearchServices } from './search/search-services';
+import {
+  DEFAULT_SEARCH_EXCLUSION_SETTINGS,
+  searchExclusionRules,
+} from './search/search-exclusions';
 import type { SearchDeps } from './search/search-services';
 import type { PushService } from './push/push-service';
 import { registerMissedRoute } from './scheduler/missed-route';
@@ -250,10 +254,15 @@ export async function buildApp(
   const search = new SearchServices(
     {
       index: () => undefined,
+      // Cairn's chats and digests are not sources unless the composition root says otherwise.
+      excludeFolders: searchExclusionRules(DEFAULT_SEARCH_EXCLUSION_SETTINGS, {
+        chats: deps.config.folders.chats,
+      }).map((rule) => rule.folder),
       ...(deps.embedder ? { embedder: () => deps.embedder } : {}),
       ...deps.search,
     },
     metrics,
+    deps.clock,
   );
   registerSearchRoute(app, search, deps.config.timezone);
   registerAnswerRoute(app, search, deps.config.timezone);

@@ -6,6 +6,8 @@ import { TokenError } from './auth/token';
 import { runCalendarUrl } from './calendar/calendar-url-command';
 import { ConfigError, resolveConfig } from './config';
 import { embeddingsConfigFromEnv } from './embeddings/provider';
+import { searchExclusionSettingsFromEnv } from './search/search-exclusions';
+import type { SearchExclusionSettings } from './search/search-exclusions';
 import type { EmbeddingsConfig } from './embeddings/provider';
 import { summarizerConfigFromEnv } from './search/ollama-summarizer';
 import type { SummarizerConfig } from './search/ollama-summarizer';
@@ -117,8 +119,10 @@ async function main(argv: readonly string[]): Promise<number | null> {
   let embeddings: EmbeddingsConfig;
   let summarizer: SummarizerConfig | null;
   let vision: OllamaModel | null;
+  let searchExclusions: SearchExclusionSettings;
   try {
     embeddings = embeddingsConfigFromEnv(process.env, flags);
+    searchExclusions = searchExclusionSettingsFromEnv(process.env);
     summarizer = summarizerConfigFromEnv(process.env);
     vision = visionConfigFromEnv(process.env);
   } catch (error) {
@@ -138,6 +142,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
     envToken,
     rotateToken: flags['rotate-token'] === true,
     embeddings,
+    searchExclusions,
     ...(summarizer ? { summarizer } : {}),
     ...(vision ? { vision } : {}),
     ...(config.pushSubject === undefined ? {} : { pushSubject: config.pushSubject }),

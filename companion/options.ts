@@ -152,7 +152,18 @@ export const ENV_ONLY = [
     env: 'CAIRN_TOKEN',
     description: 'API token to use instead of the stored one (not written to disk; 22+ characters)',
   },
-  { env: 'CAIRN_EMBEDDINGS', description: 'builtin (USE-lite, no download; default) or ollama' },
+  {
+    env: 'CAIRN_EMBEDDINGS',
+    description: 'builtin (USE-lite, no download; default), ollama, or none (keyword-only)',
+  },
+  {
+    env: 'CAIRN_SEARCH_CHATS',
+    description: '1: chat transcripts (Cairn/Chats/) are search and answer sources (default 0)',
+  },
+  {
+    env: 'CAIRN_SEARCH_DIGESTS',
+    description: '1: weekly digests (Cairn/Digests/) are sources (default 0)',
+  },
   { env: 'CAIRN_OLLAMA_URL', description: 'Ollama base URL (default http://127.0.0.1:11434)' },
   {
     env: 'CAIRN_OLLAMA_EMBED_MODEL',

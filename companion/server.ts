@@ -17,6 +17,11 @@ import type { CompanionConfig } from './config';
 import { openDatabase } from './db/open';
 import { registerEmbedderMetrics } from './embeddings/embedder-metrics';
 import { createEmbedder } from './embeddings/provider';
+import {
+  DEFAULT_SEARCH_EXCLUSION_SETTINGS,
+  searchExclusionRules,
+} from './search/search-exclusions';
+import type { SearchExclusionSettings } from './search/search-exclusions';
 import type { ClosableEmbedder, EmbeddingsConfig } from './embeddings/provider';
 import { SettingsStore } from './db/settings';
 import { registerIndexMetrics, VaultIndexer } from './indexer';
@@ -56,6 +61,8 @@ export interface StartOptions {
   readonly rotateToken?: boolean;
   /** The embedding provider to start; absent, the companion runs without one (keyword-only). */
   readonly embeddings?: EmbeddingsConfig;
+  /** Whether chats and digests are search sources (`searchExclusionSettingsFromEnv`); default no. */
+  readonly searchExclusions?: SearchExclusionSettings;
   /** An Ollama chat model for `summarize` answers (`summarizerConfigFromEnv`); absent = quotes only. */
   readonly summarizer?: SummarizerConfig | null;
   /** `CAIRN_OLLAMA_VISION_MODEL` (`visionConfigFromEnv`): images in `/v1/chat/completions`. */
@@ -121,9 +128,14 @@ export async function startServer(
   const db = openDatabase(databaseFile);
   rememberVault(new SettingsStore(db, options.clock), config.vault, options.logger);
 
-  const embedder = options.embeddings
+  const started = options.embeddings
     ? await startEmbedder(options.embeddings, options.logger)
-    : undefined;
+    : { embedder: undefined, reason: 'no embedding provider was configured' };
+  const embedder = started.embedder;
+  const exclusions = searchExclusionRules(
+    options.searchExclusions ?? DEFAULT_SEARCH_EXCLUSION_SETTINGS,
+    { chats: config.folders.chats },
+  );
 
   let app: FastifyInstance;
   let indexer: VaultIndexer;
@@ -152,6 +164,11 @@ export async function startServer(
       logger: options.logger,
       excludes,
       ...(embedder ? { embedder } : {}),
+      semantic: {
+        provider: options.embeddings?.provider ?? 'none',
+        ...(started.reason === undefined ? {} : { reason: started.reason }),
+      },
+      searchExclusions: exclusions,
     });
     registerIndexMetrics(metrics, indexer);
     if (embedder) registerEmbedderMetrics(metrics, embedder);
@@ -200,6 +217,7 @@ export async function startServer(
         status: { index: indexer },
         search: {
           index: () => indexer.queries,
+          excludeFolders: exclusions.map((rule) => rule.folder),
           ...(options.summarizer ? { summarizer: new OllamaSummarizer(options.summarizer) } : {}),
         },
         push,
@@ -355,17 +373,22 @@ function readTlsFiles(tls: NonNullable<CompanionConfig['tls']>): { cert: Buffer;
 async function startEmbedder(
   config: EmbeddingsConfig,
   logger: Logger,
-): Promise<ClosableEmbedder | undefined> {
+): Promise<{ embedder: ClosableEmbedder | undefined; reason?: string }> {
+  if (config.provider === 'none') {
+    logger.info('CAIRN_EMBEDDINGS=none: search runs on keywords only, by choice');
+    return { embedder: undefined, reason: 'keyword-only by choice (CAIRN_EMBEDDINGS=none)' };
+  }
   try {
     const embedder = await createEmbedder(config);
     logger.info({ model: embedder.model.id, dims: embedder.model.dims }, 'embedding model ready');
-    return embedder;
+    return { embedder };
   } catch (error) {
+    const message = (error as Error).message;
     logger.warn(
       { err: error },
-      `embedding model unavailable (${(error as Error).message}); search runs on keywords only`,
+      `embedding model unavailable (${message}); search runs on keywords only`,
     );
-    return undefined;
+    return { embedder: undefined, reason: `the embedding model could not start: ${message}` };
   }
 }
 

@@ -6,6 +6,8 @@
  *   CAIRN_EMBEDDINGS          `builtin` (default): USE-lite, 512 dims, shipped in node_modules,
  *                             run in a worker thread; no download, no other server.
  *                             `ollama`: a local Ollama server's embedding model.
+ *                             `none`: no embedding model; search and answers run on keywords
+ *                             only, on purpose (status says `semantic.state: "off"`).
  *   CAIRN_OLLAMA_URL          Ollama's base URL; default http://127.0.0.1:11434.
  *   CAIRN_OLLAMA_EMBED_MODEL  Ollama model name; default nomic-embed-text (`ollama pull` it first).
  *   CAIRN_EMBED_WORKERS       (`--embed-workers`) built-in model: worker threads, each with its own
@@ -20,7 +22,7 @@ import type { Embedder } from '../../shared/ports';
 import { OLLAMA_DEFAULT_EMBED_MODEL, OLLAMA_DEFAULT_URL, OllamaEmbedder } from './ollama';
 import { DEFAULT_IDLE_TIMEOUT_MS, WorkerEmbedder } from './worker-embedder';
 
-export type EmbeddingsProviderName = 'builtin' | 'ollama';
+export type EmbeddingsProviderName = 'builtin' | 'ollama' | 'none';
 
 export interface EmbeddingsConfig {
   provider: EmbeddingsProviderName;
@@ -60,8 +62,8 @@ export function embeddingsConfigFromEnv(
   flags: EmbeddingsFlags = {},
 ): EmbeddingsConfig {
   const provider = (env.CAIRN_EMBEDDINGS ?? '').trim() || DEFAULT_EMBEDDINGS_CONFIG.provider;
-  if (provider !== 'builtin' && provider !== 'ollama') {
-    throw new Error(`CAIRN_EMBEDDINGS must be "builtin" or "ollama", got "${provider}"`);
+  if (provider !== 'builtin' && provider !== 'ollama' && provider !== 'none') {
+    throw new Error(`CAIRN_EMBEDDINGS must be "builtin", "ollama" or "none", got "${provider}"`);
   }
   const ollamaUrl = (env.CAIRN_OLLAMA_URL ?? '').trim() || DEFAULT_EMBEDDINGS_CONFIG.ollamaUrl;
   if (!URL.canParse(ollamaUrl) || !/^https?:$/.test(new URL(ollamaUrl).protocol)) {
@@ -125,6 +127,9 @@ export async function createEmbedder(
   config: EmbeddingsConfig = DEFAULT_EMBEDDINGS_CONFIG,
   options: CreateEmbedderOptions = {},
 ): Promise<ClosableEmbedder> {
+  if (config.provider === 'none') {
+    throw new Error('CAIRN_EMBEDDINGS is "none": no embedding model is started');
+  }
   if (config.provider === 'ollama') {
     const ollama = await OllamaEmbedder.connect({
       baseUrl: config.ollamaUrl,

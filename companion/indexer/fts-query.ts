@@ -1,3 +1,6 @@
+import { foldText, spaceUnspacedWords, stemWord, synonymsOf } from '../../shared/search';
+import type { Language } from '../../shared/search';
+
 /** At most this many terms reach FTS5; a pasted page of text must not become a huge query. */
 export const MAX_QUERY_TERMS = 32;
 /**
@@ -19,12 +22,27 @@ const TERM = /[\p{L}\p{M}\p{N}_]+/gu;
  * every note that misses one word, and each term also matches as a prefix (`visa` finds
  * `visas`). Returns null when the text holds no searchable term.
  */
-export function toFtsQuery(userText: string): string | null {
-  const terms = [
-    ...new Set((userText.normalize('NFC').match(TERM) ?? []).map((t) => t.toLowerCase())),
-  ].slice(0, MAX_QUERY_TERMS);
+export function toFtsQuery(
+  userText: string,
+  /** Languages of the index's notes: a term's stems in them are OR-ed in (as prefixes). */
+  stemLanguages: readonly Language[] = [],
+  /** Whether a term needs its stems; default all. */
+  needsStems: (term: string) => boolean = () => true,
+): string | null {
+  // Folded and with Chinese/Japanese/Thai words spaced apart, as the indexed text was.
+  const words = spaceUnspacedWords(foldText(userText)).match(TERM) ?? [];
+  const terms = [...new Set(words)].slice(0, MAX_QUERY_TERMS);
   if (terms.length === 0) return null;
-  return terms
+  const alternatives = new Set<string>();
+  for (const term of terms) {
+    alternatives.add(term);
+    for (const synonym of synonymsOf(term)) alternatives.add(synonym);
+    for (const language of stemLanguages.length > 0 && needsStems(term) ? stemLanguages : []) {
+      const stem = stemWord(term, language);
+      if (stem.length >= MIN_PREFIX_LENGTH) alternatives.add(stem);
+    }
+  }
+  return [...alternatives]
     .map((term) => {
       const quoted = `"${term.replaceAll('"', '""')}"`;
       return term.length >= MIN_PREFIX_LENGTH || NON_LATIN.test(term) ? `${quoted}*` : quoted;

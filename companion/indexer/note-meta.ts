@@ -12,6 +12,8 @@ export interface NoteMeta {
   readonly aliases: string[];
   readonly id?: string;
   readonly type?: string;
+  /** Front-matter `lang` (BCP 47, e.g. `de`, `zh-TW`), when it is a string. */
+  readonly lang?: string;
   /** Front-matter `created`, as an instant, when it parses. */
   readonly createdMs?: number;
   readonly body: string;
@@ -47,6 +49,7 @@ export function readNoteMeta(path: string, text: string): NoteMeta {
     aliases: meta.aliases,
     ...(meta.id === undefined ? {} : { id: meta.id }),
     ...(meta.type === undefined ? {} : { type: meta.type }),
+    ...(typeof data.lang === 'string' && data.lang.trim() !== '' ? { lang: data.lang.trim() } : {}),
     ...(createdMs === undefined || Number.isNaN(createdMs) ? {} : { createdMs }),
     body: parsed.body,
     bodyStartLine: parsed.bodyStartLine,

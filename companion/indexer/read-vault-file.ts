@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path/posix';
-import { chunkNote, chunkPdfPages } from '../../shared/search';
+import { chunkNote, chunkPdfPages, detectLanguage, languageFromTag } from '../../shared/search';
+import type { Language } from '../../shared/search';
 import { extractPdfText, PdfExtractionError } from '../pdf/extract-text';
 import { PdfBusyError } from '../pdf/pdf-reader';
 import type { PdfTextReader } from '../pdf/pdf-reader';
@@ -13,7 +14,8 @@ import { readNoteMeta } from './note-meta';
  * stored content hash, so a new version re-indexes every file once (embeddings of unchanged
  * chunk texts are kept).
  */
-export const INDEX_FORMAT = 'v2';
+// v3: FTS text spaced between Chinese/Japanese/Thai words and carrying per-language stems.
+export const INDEX_FORMAT = 'v3';
 
 /** Notes above this are not indexed (a log file or a dump saved as `.md`). */
 export const MAX_NOTE_BYTES = 16 * 1024 * 1024;
@@ -94,6 +96,7 @@ export async function readVaultFile(
       aliases: meta.aliases,
       ...('createdMs' in meta && meta.createdMs !== undefined ? { createdMs: meta.createdMs } : {}),
       warnings: [...decoded.warnings, ...meta.warnings],
+      ...languageOf('lang' in meta ? meta.lang : undefined, `${meta.title}\n${meta.body}`),
     },
     chunks: chunks.map((chunk) => ({
       chunkKey: chunk.chunkId,
@@ -139,7 +142,15 @@ async function readPdf(
   }
   const chunks = chunkPdfPages({ path: input.path, title, pages: extracted.pages });
   return {
-    file: { ...base, kind: 'pdf', title, tags: [], aliases: [], warnings },
+    file: {
+      ...base,
+      kind: 'pdf',
+      title,
+      tags: [],
+      aliases: [],
+      warnings,
+      ...languageOf(undefined, extracted.pages.join('\n')),
+    },
     chunks: chunks.map((chunk) => ({
       chunkKey: chunk.chunkId,
       headingPath: [],
@@ -162,4 +173,10 @@ function failed(
 function tooLarge(size: number, max: number): string {
   const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
   return `too large to index (${mb(size)} MB; the limit is ${mb(max)} MB)`;
+}
+
+/** `{ language }` from a front-matter `lang` tag, else detected from the text; `{}` if unknown. */
+function languageOf(tag: string | undefined, text: string): { language?: Language } {
+  const language = languageFromTag(tag) ?? detectLanguage(text);
+  return language === undefined ? {} : { language };
 }

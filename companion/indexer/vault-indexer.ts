@@ -4,7 +4,8 @@ import { join, relative as relativePath, sep } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { watch } from 'chokidar';
 import type { FSWatcher } from 'chokidar';
-import type { StatusResponse } from '../../shared/protocol/status';
+import type { SemanticStatus, StatusResponse } from '../../shared/protocol/status';
+import type { SearchExclusionRule } from '../search/search-exclusions';
 import type { Clock, Embedder } from '../../shared/ports';
 import { inTransaction } from '../db/open';
 import type { SqliteDatabase } from '../db/open';
@@ -80,6 +81,13 @@ export interface VaultIndexerOptions {
    * per failed try up to UNSAVED_RETRY_MAX_MS. Default UNSAVED_RETRY_FIRST_MS.
    */
   readonly unsavedRetryMs?: number;
+  /**
+   * The configured embedding provider, for status: which one, and why no embedder runs when
+   * `embedder` is absent (`none` chosen on purpose, or it failed to start).
+   */
+  readonly semantic?: { readonly provider: SemanticStatus['provider']; readonly reason?: string };
+  /** Folders search leaves out (search-exclusions.ts), listed in status with their file counts. */
+  readonly searchExclusions?: readonly SearchExclusionRule[];
 }
 
 export const UNSAVED_RETRY_FIRST_MS = 5_000;
@@ -144,6 +152,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     this.queries = new SqliteIndexQueries(options.db, {
       ...(options.weights ? { weights: options.weights } : {}),
       preferredModel: () => embedderModel,
+      stemLanguages: () => this.store.stemLanguages(),
     });
     this.exclude =
       options.excludes ?? VaultExcludes.read(this.root, options.excludeGlobs, options.logger);
@@ -270,8 +279,18 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
   }
 
   indexStatus(): StatusResponse['index'] {
-    if (this.closed) return { files: 0, chunks: 0, pending: 0, failed: [], embedding: null };
-    const model = this.queries.embeddingModel();
+    if (this.closed) {
+      return {
+        files: 0,
+        chunks: 0,
+        pending: 0,
+        failed: [],
+        embedding: null,
+        semantic: this.semanticStatus(),
+        excluded: [],
+      };
+    }
+    const semantic = this.semanticStatus();
     return {
       files: this.store.fileCount(),
       chunks: this.store.chunkCount(),
@@ -282,7 +301,56 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
           .map(([path, { error }]) => ({ path, error })),
         ...this.store.problems(MAX_LISTED_FAILURES),
       ].slice(0, MAX_LISTED_FAILURES),
-      embedding: model ? { model: model.id, dims: model.dims } : null,
+      // Only once complete: a half-embedded index is reported by `semantic`, not as a model.
+      embedding:
+        semantic.state === 'ready' && semantic.model !== null && semantic.dims !== null
+          ? { model: semantic.model, dims: semantic.dims }
+          : null,
+      semantic,
+      excluded: (this.options.searchExclusions ?? []).map((rule) => ({
+        kind: rule.kind,
+        folder: rule.folder,
+        files: this.queries.filesUnder(rule.folder),
+        setting: rule.setting,
+      })),
+    };
+  }
+
+  /**
+   * Semantic search progress: distinct chunk texts with a vector of the running model out of
+   * all of them. `ready` needs every text embedded and no file waiting to be read (a file not
+   * read yet has no texts to count).
+   */
+  private semanticStatus(): SemanticStatus {
+    const configured = this.options.semantic;
+    const embedder = this.options.embedder;
+    if (embedder === undefined || this.embeddings === null) {
+      return {
+        state: 'off',
+        provider: configured?.provider ?? 'none',
+        model: null,
+        dims: null,
+        embedded: 0,
+        total: this.closed ? 0 : this.store.distinctTextCount(),
+        reason: configured?.reason ?? 'no embedding model is configured',
+      };
+    }
+    const provider = configured?.provider ?? 'builtin';
+    const model = { model: embedder.model.id, dims: embedder.model.dims };
+    if (this.closed) {
+      return { state: 'off', provider, ...model, embedded: 0, total: 0, reason: 'index closed' };
+    }
+    const total = this.store.distinctTextCount();
+    const waiting = Math.min(total, this.embeddings.pending());
+    const caughtUp = waiting === 0 && this.pending === 0 && !this.scanning;
+    const failed = this.embeddings.lastError;
+    return {
+      state: caughtUp ? 'ready' : 'embedding',
+      provider,
+      ...model,
+      embedded: total - waiting,
+      total,
+      reason: caughtUp || failed === null ? null : `embedding failed: ${failed}`,
     };
   }
 

@@ -40,6 +40,7 @@ export function registerAnswerRoute(
       return {
         answer: outcome.answer,
         citations: outcome.citations,
+        ...(outcome.confidence === undefined ? {} : { confidence: outcome.confidence }),
         summarized: outcome.summarized,
       };
     },

@@ -1,13 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { SearchQuery, SearchResponse } from '../../shared/protocol/search';
 import { ApiHttpError } from '../http/api-error';
-import { decodeCursor, encodeCursor } from '../search/cursor';
+import { decodeSnapshotCursor, encodeSnapshotCursor } from '../search/cursor';
 import type { HybridSearch } from '../search/hybrid-search';
 import { toIndexFilters } from '../search/request-filters';
-import type { SearchServices } from '../search/search-services';
+import type { RankedResults, SearchServices } from '../search/search-services';
 
-/** Results a cursor can page through at most; deeper pages are not what people read. */
-export const MAX_SEARCH_OFFSET = 500;
+/**
+ * Results one search ranks and a cursor can page through at most. Every page is a slice of
+ * this one ranking (kept in a snapshot, see result-snapshots.ts), so it is ranked in full on
+ * the first page; the fusion's candidate depth bounds it in practice.
+ */
+export const SEARCH_RESULT_WINDOW = 200;
 
 /** `GET /api/v1/search?q=&limit=&type=&folder=&tag=&from=&to=&cursor=` (DESIGN §6). */
 export function registerSearchRoute(
@@ -27,22 +31,47 @@ export function registerSearchRoute(
       const limit = query.limit ?? 10;
       const filters = toIndexFilters(query, timezone);
       const identity = JSON.stringify([query.q, filters]);
-      const offset = query.cursor === undefined ? 0 : decodeCursor(query.cursor, identity);
-      if (offset > MAX_SEARCH_OFFSET) {
-        throw new ApiHttpError(
-          'VALIDATION_ERROR',
-          `cursor goes past ${MAX_SEARCH_OFFSET} results`,
-          'cursor',
-        );
+      let ranked: RankedResults;
+      let snapshot: string | undefined;
+      let offset = 0;
+      if (query.cursor !== undefined) {
+        const cursor = decodeSnapshotCursor(query.cursor, identity);
+        const kept = services.snapshots.read(cursor.snapshot, identity);
+        if (kept === undefined) {
+          throw new ApiHttpError(
+            'CURSOR_EXPIRED',
+            'this cursor expired (its results are no longer kept); run the search again from the first page',
+            'cursor',
+          );
+        }
+        ranked = kept;
+        snapshot = cursor.snapshot;
+        offset = cursor.offset;
+      } else {
+        const outcome = await search.search({
+          query: query.q,
+          limit: SEARCH_RESULT_WINDOW,
+          filters,
+        });
+        ranked = {
+          results: outcome.hits.map((hit) => ({
+            citation: hit.citation,
+            score: hit.score,
+            relevance: hit.relevance,
+          })),
+          mode: outcome.mode,
+        };
       }
-      const outcome = await search.search({ query: query.q, limit, offset, filters });
+      const end = offset + limit;
+      const more = end < ranked.results.length;
+      if (more && snapshot === undefined) snapshot = services.snapshots.keep(ranked, identity);
       return {
-        results: outcome.hits.map((hit) => ({ citation: hit.citation, score: hit.score })),
+        results: ranked.results.slice(offset, end),
         next_cursor:
-          outcome.hasMore && offset + limit <= MAX_SEARCH_OFFSET
-            ? encodeCursor(offset + limit, identity)
+          more && snapshot !== undefined
+            ? encodeSnapshotCursor({ snapshot, offset: end }, identity)
             : null,
-        mode: outcome.mode,
+        mode: ranked.mode,
       };
     },
   );

@@ -33,10 +33,12 @@ export async function answerQuestion(
   });
   const extractive = extractiveAnswer(request.question, outcome.hits, outcome.terms, {
     ...(outcome.vectorModel === undefined ? {} : { model: outcome.vectorModel }),
+    ...(outcome.termWeights === undefined ? {} : { weights: outcome.termWeights }),
   });
   const plain: AnswerOutcome = {
     answer: extractive.answer,
     citations: extractive.citations,
+    confidence: extractive.confidence,
     summarized: false,
   };
   if (!request.summarize || !extractive.found) return plain;
@@ -45,7 +47,12 @@ export async function answerQuestion(
   }
   try {
     const summary = await summarizer.summarize(request.question, extractive.passages);
-    return { answer: summary, citations: extractive.citations, summarized: true };
+    return {
+      answer: summary,
+      citations: extractive.citations,
+      confidence: extractive.confidence,
+      summarized: true,
+    };
   } catch (error) {
     if (!(error instanceof SummaryError)) throw error;
     return withNote(plain, error.message);

@@ -1,8 +1,8 @@
 import type { Citation } from '../../shared/protocol/citation';
 import { bestExcerpt } from '../../shared/search';
 import type { SearchHit } from './hybrid-search';
-import { isRelevant, termCoverage } from './relevance';
-import type { RelevanceThresholds } from './relevance';
+import { isRelevant, relevanceOf, termCoverage } from './relevance';
+import type { RelevanceQuery, RelevanceThresholds } from './relevance';
 
 /*
  * The default answer (DESIGN §3): no generation, only the sentences of the retrieved chunks that
@@ -23,6 +23,11 @@ export interface ExtractiveAnswer {
   passages: Passage[];
   /** False when nothing relevant was found. */
   found: boolean;
+  /**
+   * How sure the answer is, 0..1 on the relevance scale of relevance.ts: the best quoted
+   * chunk's relevance (≥ 0.5 when found); below 0.5 when declined (the best chunk's).
+   */
+  confidence: number;
 }
 
 export interface ExtractiveOptions {
@@ -33,6 +38,8 @@ export interface ExtractiveOptions {
   thresholds?: RelevanceThresholds;
   /** The embedding model behind the hits' vector scores (see relevance.ts). */
   model?: string;
+  /** Key-term weights of `terms` (relevance.ts keyTermWeights); default equal. */
+  weights?: readonly number[];
 }
 
 interface Sentence {
@@ -61,9 +68,22 @@ export function extractiveAnswer(
 ): ExtractiveAnswer {
   const maxPassages = options.maxPassages ?? 5;
   const maxPerChunk = options.maxPerChunk ?? 2;
-  const relevant = hits.filter((hit) => isRelevant(hit, terms, options.model, options.thresholds));
+  const query: RelevanceQuery = {
+    terms,
+    ...(options.weights === undefined ? {} : { weights: options.weights }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+  };
+  const relevant = hits.filter((hit) => isRelevant(hit, query, options.thresholds));
+  const best = (list: readonly SearchHit[]) =>
+    list.reduce((top, hit) => Math.max(top, relevanceOf(hit, query, options.thresholds)), 0);
   if (relevant.length === 0) {
-    return { answer: nothingFoundAnswer(question), citations: [], passages: [], found: false };
+    return {
+      answer: nothingFoundAnswer(question),
+      citations: [],
+      passages: [],
+      found: false,
+      confidence: best(hits),
+    };
   }
 
   const candidates: Candidate[] = [];
@@ -73,7 +93,11 @@ export function extractiveAnswer(
       hit,
       hitRank,
       sentence,
-      coverage: termCoverage(terms, hit.chunk.text.slice(sentence.start, sentence.end)),
+      coverage: termCoverage(
+        terms,
+        hit.chunk.text.slice(sentence.start, sentence.end),
+        options.weights,
+      ),
     }));
     const matching = scored.filter((candidate) => candidate.coverage > 0);
     // A chunk found by meaning alone (no term in any sentence) still offers its opening.
@@ -94,7 +118,14 @@ export function extractiveAnswer(
     return { text, citation: sentenceCitation(candidate.hit, candidate.sentence, text, score) };
   });
   const answer = passages.map((passage, i) => `“${passage.text}” [${i + 1}]`).join('\n');
-  return { answer, citations: passages.map((p) => p.citation), passages, found: true };
+  const quoted = [...new Set(chosen.map((candidate) => candidate.hit))];
+  return {
+    answer,
+    citations: passages.map((p) => p.citation),
+    passages,
+    found: true,
+    confidence: best(quoted),
+  };
 }
 
 /** The hit's citation narrowed to one sentence: its excerpt, its lines, the heading above it. */

@@ -16,6 +16,8 @@ export interface IndexFilters {
   /** Inclusive bounds, ms since the epoch, on front-matter `created` or else the mtime. */
   from?: number;
   to?: number;
+  /** Vault-relative folders whose files are left out, at any depth (Cairn's own output). */
+  excludeFolders?: readonly string[];
 }
 
 /** Ranked best first; score: negated BM25 (higher better) or cosine similarity. */
@@ -47,4 +49,10 @@ export interface SearchIndex {
   vector(queryVector: Float32Array, filters: IndexFilters, limit: number): ChunkHit[];
   chunks(ids: readonly number[]): IndexedChunk[];
   embeddingModel(): EmbeddingModel | null;
+  /**
+   * How many chunks contain each term (as a word prefix, like keyword search), and how many
+   * chunks there are: the key-term weights of the answer gate. Optional: without it, every
+   * term weighs the same.
+   */
+  termStats?(terms: readonly string[]): { total: number; documentFrequencies: number[] };
 }

@@ -31,7 +31,23 @@ export interface StatusSources {
  */
 export const areaNotRunning: StatusSources = {
   index: {
-    indexStatus: () => ({ files: 0, chunks: 0, pending: 0, failed: [], embedding: null }),
+    indexStatus: () => ({
+      files: 0,
+      chunks: 0,
+      pending: 0,
+      failed: [],
+      embedding: null,
+      semantic: {
+        state: 'off',
+        provider: 'none',
+        model: null,
+        dims: null,
+        embedded: 0,
+        total: 0,
+        reason: 'the index does not run in this process',
+      },
+      excluded: [],
+    }),
   },
   scheduler: { schedulerStatus: () => ({ reminders: 0, next_fire: null }) },
   push: { pushStatus: () => ({ subscriptions: 0 }) },

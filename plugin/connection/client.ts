@@ -8,7 +8,7 @@ import { MissedResponse, ReminderListResponse } from '../../shared/protocol/remi
 import type { MissedReminder, Reminder } from '../../shared/protocol/reminders';
 import { checkSchema } from '../../shared/protocol/validate';
 import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
-import type { CompanionStatusSummary, ConnectionState } from './connection-state';
+import type { CompanionStatusSummary, ConnectionState, SemanticSummary } from './connection-state';
 import type { HttpResponse, HttpTransport } from './http-transport';
 
 /** What the client needs from settings; read on every call so edits apply at once. */
@@ -209,6 +209,23 @@ export function parseStatus(body: unknown): CompanionStatusSummary | string {
     pending: index.pending,
     failed: index.failed.length,
     embedding,
+    semantic: parseSemantic(index.semantic),
+  };
+}
+
+/** `index.semantic`, or null when absent or not in the expected shape (older companions). */
+function parseSemantic(value: unknown): SemanticSummary | null {
+  if (!isRecord(value)) return null;
+  const { state, provider, embedded, total, reason } = value;
+  if (state !== 'ready' && state !== 'embedding' && state !== 'off') return null;
+  if (provider !== 'builtin' && provider !== 'ollama' && provider !== 'none') return null;
+  if (!isCount(embedded) || !isCount(total)) return null;
+  return {
+    state,
+    provider,
+    embedded,
+    total,
+    reason: typeof reason === 'string' ? reason : null,
   };
 }
 

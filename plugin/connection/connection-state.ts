@@ -10,6 +10,20 @@ export interface CompanionStatusSummary {
   failed: number;
   /** e.g. `use-lite (512 dims)`; null when the companion reports no embedding model. */
   embedding: string | null;
+  /**
+   * Semantic search readiness (`index.semantic`): "semantic search: 40 % ready" is
+   * `embedded / total`; null from companions that do not report it.
+   */
+  semantic?: SemanticSummary | null;
+}
+
+export interface SemanticSummary {
+  state: 'ready' | 'embedding' | 'off';
+  provider: 'builtin' | 'ollama' | 'none';
+  embedded: number;
+  total: number;
+  /** Why it is off (or that embedding failed); null otherwise. */
+  reason: string | null;
 }
 
 export type ConnectionState =

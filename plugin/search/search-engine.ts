@@ -3,6 +3,9 @@ import type { Citation } from '../../shared/protocol/citation';
 import type { NoteChunk } from '../../shared/search/chunk';
 import { dedupePerNote, fuseRankings, fuseScores } from '../../shared/search/fusion';
 import type { Scored } from '../../shared/search/fusion';
+import { detectLanguage, hasStemmer } from '../../shared/search/language';
+import type { Language } from '../../shared/search/language';
+import { synonymsOf } from '../../shared/search/synonyms';
 import { normaliseQuery } from '../../shared/search/tokenize';
 import type { Embedder } from '../../shared/ports';
 import { createAnalyzer } from './analyzer';
@@ -214,14 +217,26 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const chunkById = new Map<string, NoteChunk>();
   let unconfirmed = new Map<string, UnconfirmedNote>();
   let changed = false;
+  /** Chunks indexed this session per detected stemmed language (not English), and in all. */
+  const languageChunks = new Map<Language, number>();
+  let analysedChunks = 0;
+  /** The vault's other languages: at least a tenth of its chunks (stray detections are noise). */
+  const vaultLanguages = (): Language[] =>
+    [...languageChunks].filter(([, n]) => n * 10 >= analysedChunks).map(([language]) => language);
 
   function fieldTerms(chunk: NoteChunk): string[][] {
+    // The chunk's language, from its own words (a note's chunks are usually long enough).
+    const language = detectLanguage(`${chunk.title}\n${chunk.text}`);
+    analysedChunks++;
+    if (language !== undefined && language !== 'en' && hasStemmer(language)) {
+      languageChunks.set(language, (languageChunks.get(language) ?? 0) + 1);
+    }
     return [
-      analyzer.terms(chunk.title),
-      analyzer.terms(chunk.aliases.join(' · ')),
-      analyzer.terms(fileNameOf(chunk.path)),
-      analyzer.terms(chunk.headingPath.join(' · ')),
-      chunk.titleOnly ? [] : analyzer.terms(chunk.text),
+      analyzer.terms(chunk.title, language),
+      analyzer.terms(chunk.aliases.join(' · '), language),
+      analyzer.terms(fileNameOf(chunk.path), language),
+      analyzer.terms(chunk.headingPath.join(' · '), language),
+      chunk.titleOnly ? [] : analyzer.terms(chunk.text, language),
     ];
   }
 
@@ -368,8 +383,27 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       if (terms.length === 0 || notes.size === 0) return [];
       const accept = chunkFilter(searchOptions);
       const pool = Math.max(candidates, limit * 3);
-      const words = queryWords(terms, analyzer);
-      const groups = words.map((word) => index.termIds(word.stem));
+      // Each word is looked up as English stems it (the default analysis), plus its stems in
+      // the vault's other languages (a German note indexed `einstell` for "Einstellungen";
+      // languages of a tenth of the chunks indexed in this session), plus its
+      // synonyms (synonyms.ts: "settings" finds "configuration"). Only stems the vocabulary
+      // holds count, all as one word. (Stemming an English question in every language a few
+      // chunks were detected in, or in a misread language, cost nDCG on obsidian-help-en.)
+      const words = queryWords(terms, analyzer, undefined);
+      const others = vaultLanguages();
+      const asked = detectLanguage(query);
+      const languages = new Set([
+        undefined,
+        ...(asked !== undefined && others.includes(asked) ? [asked] : []),
+        ...others,
+      ]);
+      const groups = words.map((word) => {
+        const forms = [word.raw, ...synonymsOf(word.raw)];
+        const ids = forms.flatMap((form) =>
+          [...languages].flatMap((each) => index.termIds(analyzer.queryTerm(form, each))),
+        );
+        return [...new Set([...index.termIds(word.stem), ...ids])];
+      });
       // A last word the vault does not know is probably still being typed.
       const last = words[words.length - 1]!;
       const lastGroup = groups[groups.length - 1]!;
@@ -680,10 +714,11 @@ function topAccepted(
 function queryWords(
   terms: readonly string[],
   analyzer: Analyzer,
+  language: Language | undefined,
 ): Array<{ raw: string; stem: string }> {
   const byStem = new Map<string, string>();
   for (const raw of terms) {
-    const stem = analyzer.queryTerm(raw);
+    const stem = analyzer.queryTerm(raw, language);
     if (!byStem.has(stem)) byStem.set(stem, raw);
   }
   return [...byStem].map(([stem, raw]) => ({ raw, stem }));

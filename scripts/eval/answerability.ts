@@ -1,17 +1,27 @@
-import { termCoverage } from '../../companion/search/relevance';
+import { hitCoverage } from '../../companion/search/relevance';
+import { extractiveAnswer } from '../../companion/search/extractive-answer';
 import type { CompanionEngine } from './companion-engine';
 import type { Dataset } from './datasets';
 
 /*
- * Measures the answer relevance gate (companion/search/relevance.ts): for answerable questions
- * (judged ones) and questions the vault does not cover, the strongest evidence among the top
- * hits: best term coverage and best cosine. A gate (coverage ≥ c OR cosine ≥ s) should accept
- * the first and refuse the second; the table shows both rates for a grid of thresholds.
+ * Measures the answer gate (companion/search/relevance.ts): for answerable questions (judged
+ * ones), off-topic questions and near misses (sharing words with the vault, not answered by
+ * it), the strongest evidence among the top hits: best key-term coverage (IDF-weighted), best
+ * plain coverage and best cosine. The first table is the gate as shipped; the grid shows
+ * the alternatives measured side by side.
  */
 
 interface Evidence {
-  coverage: number;
+  /** Plain (unweighted) coverage, best over the hits: the gate before key terms. */
+  plain: number;
+  /** IDF-weighted coverage, best over the hits. */
+  key: number;
+  /** Best cosine. */
   cosine: number;
+  /** Best key coverage among the hits whose cosine passes a threshold, per threshold. */
+  keyWithCosine: (minCosine: number) => number;
+  /** The shipped gate answered. */
+  answered: boolean;
   /** The top hit is a judged-relevant note (answerable questions only). */
   topRelevant: boolean;
 }
@@ -24,48 +34,66 @@ export async function answerability(
   await engine.index(dataset.documents);
   const evidence = async (question: string, judged?: ReadonlyMap<string, number>) => {
     const outcome = await engine.searchOutcome(question, hits);
-    let coverage = 0;
-    let cosine = 0;
-    for (const hit of outcome.hits) {
-      const chunk = hit.chunk;
-      const text = [chunk.title, ...chunk.aliases, ...chunk.headingPath, chunk.text].join('\n');
-      coverage = Math.max(coverage, termCoverage(outcome.terms, text));
-      cosine = Math.max(cosine, hit.vectorScore ?? 0);
-    }
+    const query = {
+      terms: outcome.terms,
+      ...(outcome.termWeights ? { weights: outcome.termWeights } : {}),
+      ...(outcome.vectorModel ? { model: outcome.vectorModel } : {}),
+    };
+    const scored = outcome.hits.map((hit) => ({
+      key: hitCoverage(hit, query),
+      cosine: hit.vectorScore ?? 0,
+    }));
+    const answer = extractiveAnswer(question, outcome.hits, outcome.terms, {
+      ...(outcome.vectorModel ? { model: outcome.vectorModel } : {}),
+      ...(outcome.termWeights ? { weights: outcome.termWeights } : {}),
+    });
     const top = outcome.hits[0]?.chunk.path;
-    return { coverage, cosine, topRelevant: top !== undefined && (judged?.get(top) ?? 0) > 0 };
+    const plain = outcome.hits.map((hit) => hitCoverage(hit, { terms: outcome.terms }));
+    return {
+      plain: Math.max(0, ...plain),
+      key: Math.max(0, ...scored.map((s) => s.key)),
+      cosine: Math.max(0, ...scored.map((s) => s.cosine)),
+      keyWithCosine: (minCosine: number) =>
+        Math.max(-1, ...scored.filter((s) => s.cosine >= minCosine).map((s) => s.key)),
+      answered: answer.found,
+      topRelevant: top !== undefined && (judged?.get(top) ?? 0) > 0,
+    } satisfies Evidence;
   };
   const answerable: Evidence[] = [];
   for (const query of dataset.queries) answerable.push(await evidence(query.text, query.judgments));
-  const unanswerable: Evidence[] = [];
-  for (const question of dataset.unanswerable ?? []) unanswerable.push(await evidence(question));
+  const offTopic: Evidence[] = [];
+  for (const question of dataset.unanswerable ?? []) offTopic.push(await evidence(question));
+  const nearMiss: Evidence[] = [];
+  for (const question of dataset.nearMiss ?? []) nearMiss.push(await evidence(question));
 
-  const rows = [
-    ['coverage ≥', 'cosine ≥', 'answered (of answerable)', 'declined (of unanswerable)'],
+  const rate = (list: Evidence[], pass: (e: Evidence) => boolean, want: boolean) =>
+    `${list.filter((e) => pass(e) === want).length}/${list.length}`;
+  const header = ['gate', 'answered (answerable)', 'declined (off-topic)', 'declined (near miss)'];
+  const row = (name: string, pass: (e: Evidence) => boolean) => [
+    name,
+    rate(answerable, pass, true),
+    rate(offTopic, pass, false),
+    rate(nearMiss, pass, false),
   ];
-  for (const minCoverage of [0.34, 0.5, 0.67, 1]) {
-    for (const minCosine of [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, Infinity]) {
-      const pass = (e: Evidence) => e.coverage >= minCoverage || e.cosine >= minCosine;
-      rows.push([
-        minCoverage.toFixed(2),
-        Number.isFinite(minCosine) ? minCosine.toFixed(2) : 'off',
-        `${answerable.filter(pass).length}/${answerable.length}`,
-        `${unanswerable.filter((e) => !pass(e)).length}/${unanswerable.length}`,
-      ]);
+  const rows = [
+    header,
+    row('shipped gate (relevance.ts)', (e) => e.answered),
+    row('before: plain coverage ≥ 0.67 or cos ≥ 0.45', (e) => e.plain >= 0.67 || e.cosine >= 0.45),
+  ];
+  for (const minKey of [0.5, 0.6, 0.67, 0.75]) {
+    for (const minCosine of [0.4, 0.45, 0.5, Infinity]) {
+      for (const minKeyWithCosine of Number.isFinite(minCosine) ? [0, 0.34, 0.5] : [0]) {
+        const name = Number.isFinite(minCosine)
+          ? `key ≥ ${minKey} or (cos ≥ ${minCosine} and key ≥ ${minKeyWithCosine})`
+          : `key ≥ ${minKey} alone (keyword-only)`;
+        rows.push(
+          row(name, (e) => e.key >= minKey || e.keyWithCosine(minCosine) >= minKeyWithCosine),
+        );
+      }
     }
   }
-  const cosines = (list: Evidence[]) =>
-    list
-      .map((e) => e.cosine)
-      .sort((a, b) => a - b)
-      .map((c) => c.toFixed(2))
-      .join(' ');
   return [
     `${engine.name}, top ${hits} hits; top hit judged relevant for ${answerable.filter((e) => e.topRelevant).length}/${answerable.length} answerable questions`,
-    ...rows.map((row) =>
-      row.map((cell, i) => (i < 2 ? cell.padEnd(11) : cell.padEnd(28))).join(' '),
-    ),
-    `best cosine, answerable:   ${cosines(answerable)}`,
-    `best cosine, unanswerable: ${cosines(unanswerable)}`,
+    ...rows.map((cells) => cells.map((cell, i) => cell.padEnd(i === 0 ? 44 : 24)).join(' ')),
   ].join('\n');
 }

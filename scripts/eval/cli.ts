@@ -9,6 +9,7 @@ import { BASELINE_ENGINES, runEval } from './main';
 import type { EngineFactory } from './main';
 import { tuneFusion } from './tune';
 import { CachingEmbedder } from './vector-cache';
+import type { QueryCasing } from '../../companion/search/hybrid-search';
 
 export interface CliOptions {
   repo: string;
@@ -19,12 +20,13 @@ export interface CliOptions {
 
 const USAGE = `npm run eval -- [options]   retrieval quality: nDCG@10, Recall@10, MRR@10
 
-  --dataset cranfield|obsidian-help   one dataset (default: both)
+  --dataset cranfield|obsidian-help|obsidian-help-it   one dataset (default: all)
   --engine <substring>                engines whose name contains it (bm25, minisearch,
                                       companion, plugin, keyword, hybrid, vector, ...)
   --json                              the scores as JSON instead of a table
   --answerable                        the answer gate: answerable questions answered,
-                                      unanswerable ones declined (companion, USE-lite)
+                                      off-topic questions and near misses declined
+                                      (companion, USE-lite; each vault with questions)
   --tune                              the companion's fusion settings side by side
   --tune-plugin                       the plugin's keyword settings side by side
   --tune-plugin-hybrid                the plugin's fusion settings side by side (USE-lite)
@@ -89,10 +91,21 @@ export async function main(argv: readonly string[], options: CliOptions): Promis
 }
 
 export function companionEngines(useLite: () => Promise<Embedder>): EngineFactory[] {
-  const engine = (key: string, name: string, hybrid: boolean, fusion = {}): EngineFactory => ({
+  const engine = (
+    key: string,
+    name: string,
+    hybrid: boolean,
+    fusion = {},
+    queryCasing?: QueryCasing,
+  ): EngineFactory => ({
     key,
     create: async () =>
-      new CompanionEngine({ name, fusion, ...(hybrid ? { embedder: useLite } : {}) }),
+      new CompanionEngine({
+        name,
+        fusion,
+        ...(hybrid ? { embedder: useLite } : {}),
+        ...(queryCasing ? { queryCasing } : {}),
+      }),
   });
   return [
     {
@@ -106,7 +119,35 @@ export function companionEngines(useLite: () => Promise<Embedder>): EngineFactor
     },
     engine('companion-keyword', 'companion keyword-only (FTS5)', false),
     engine('companion-vector', 'companion vector-only (USE-lite)', true, { keywordWeight: 0 }),
+    engine(
+      'companion-vector-capitalised',
+      'companion vector-only, query folded+capitalised',
+      true,
+      { keywordWeight: 0 },
+      'folded+capitalised',
+    ),
+    engine(
+      'companion-vector-lowercase',
+      'companion vector-only, query lower-cased (accents kept)',
+      true,
+      { keywordWeight: 0 },
+      'lower-case',
+    ),
     engine('companion-hybrid', 'companion hybrid (default: weighted 1:0.3)', true),
+    engine(
+      'companion-hybrid-lowercase',
+      'companion hybrid, query lower-cased (accents kept)',
+      true,
+      {},
+      'lower-case',
+    ),
+    engine(
+      'companion-hybrid-capitalised',
+      'companion hybrid, query folded+capitalised',
+      true,
+      {},
+      'folded+capitalised',
+    ),
     engine('companion-hybrid-rrf', 'companion hybrid (RRF k=60, 1:1)', true, {
       method: 'rrf',
       rrfK: 60,

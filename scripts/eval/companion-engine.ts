@@ -8,7 +8,11 @@ import { VaultIndexer } from '../../companion/indexer';
 import type { ColumnWeights } from '../../companion/indexer';
 import { createLogger } from '../../companion/logging';
 import { HybridSearch } from '../../companion/search/hybrid-search';
-import type { FusionConfig, SearchOutcome } from '../../companion/search/hybrid-search';
+import type {
+  FusionConfig,
+  QueryCasing,
+  SearchOutcome,
+} from '../../companion/search/hybrid-search';
 import type { EvalDocument, EvalEngine } from './engine';
 
 export interface CompanionEngineOptions {
@@ -17,6 +21,8 @@ export interface CompanionEngineOptions {
   embedder?: () => Promise<Embedder>;
   fusion?: Partial<FusionConfig>;
   weights?: Partial<ColumnWeights>;
+  /** How the question is cased for the embedding model (HybridSearch's default if absent). */
+  queryCasing?: QueryCasing;
 }
 
 /**
@@ -77,6 +83,7 @@ export class CompanionEngine implements EvalEngine {
       index: this.indexer.queries,
       ...(this.embedder ? { embedder: () => this.embedder } : {}),
       ...(this.fusion ? { fusion: this.fusion } : {}),
+      ...(this.options.queryCasing ? { queryCasing: this.options.queryCasing } : {}),
       maxPerNote: 1,
     });
     return search.search({ query, limit: k });

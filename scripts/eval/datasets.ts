@@ -16,6 +16,8 @@ export interface Dataset {
   queries: EvalQuery[];
   /** Questions the documents do not answer (for the answer relevance gate). */
   unanswerable?: string[];
+  /** Unanswered questions that share vocabulary with the documents (near misses). */
+  nearMiss?: string[];
 }
 
 /**
@@ -72,6 +74,7 @@ interface QuestionFile {
   dataset: string;
   questions: Array<{ id: string; question: string; relevant: Record<string, number> }>;
   unanswerable?: string[];
+  near_miss?: string[];
 }
 
 /**
@@ -114,7 +117,11 @@ export function loadVaultQuestions(name: string, vault: string, questionFile: st
   ) {
     throw new Error(`${questionFile}: "unanswerable" must be a list of non-empty questions`);
   }
-  return { name, documents, queries, unanswerable };
+  const nearMiss = file.near_miss ?? [];
+  if (!Array.isArray(nearMiss) || !nearMiss.every((q) => typeof q === 'string' && q.trim())) {
+    throw new Error(`${questionFile}: "near_miss" must be a list of non-empty questions`);
+  }
+  return { name, documents, queries, unanswerable, nearMiss };
 }
 
 /** Every `.md` file under `vault`, in a stable order, with front matter parsed. */

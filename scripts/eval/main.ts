@@ -60,6 +60,16 @@ export async function runEval(argv: readonly string[], options: EvalOptions): Pr
           resolve(options.repo, 'test/fixtures/eval/obsidian-help-questions.json'),
         ),
     },
+    {
+      // Italian questions written for issue #13 (stemming, accents, a non-English vault).
+      key: 'obsidian-help-it',
+      load: () =>
+        loadVaultQuestions(
+          'obsidian-help-it',
+          resolve(options.corpora, 'obsidian-help-it'),
+          resolve(options.repo, 'test/fixtures/eval/obsidian-help-it-questions.json'),
+        ),
+    },
   ];
   const chosenDatasets = datasets.filter(
     (dataset) => values.dataset === undefined || dataset.key === values.dataset,
@@ -81,8 +91,14 @@ export async function runEval(argv: readonly string[], options: EvalOptions): Pr
 
   if (values.answerable) {
     if (!options.answerability) throw new Error('--answerable is not available here');
-    const dataset = datasets.find((d) => d.key === 'obsidian-help')!.load();
-    console.log(await options.answerability(dataset));
+    // Every vault with question sets (Cranfield has no unanswerable questions).
+    const vaults = datasets.filter(
+      (d) => d.key !== 'cranfield' && (values.dataset === undefined || d.key === values.dataset),
+    );
+    for (const { load } of vaults) {
+      const dataset = load();
+      console.log(`${dataset.name}:\n${await options.answerability(dataset)}\n`);
+    }
     return;
   }
 

@@ -15,6 +15,8 @@ export const API_ERROR_STATUS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  /** A pagination cursor whose result snapshot is gone (expired, or the server restarted). */
+  CURSOR_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNPROCESSABLE: 422,
   RATE_LIMITED: 429,

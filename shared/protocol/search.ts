@@ -45,7 +45,14 @@ export type SearchMode = Static<typeof SearchMode>;
 
 export const SearchResult = Type.Object({
   citation: Citation,
+  /** Fused rank score: comparable within one response only (the best result is often 1). */
   score: Type.Number({ minimum: 0, maximum: 1 }),
+  /**
+   * Calibrated relevance, the same scale for every query: the question's key-term coverage or
+   * the rescaled vector similarity, mapped so that 0.5 and above means relevant enough to quote
+   * in an answer (docs/search-quality.md). Absent from older companions.
+   */
+  relevance: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 });
 export type SearchResult = Static<typeof SearchResult>;
 
@@ -77,6 +84,11 @@ export const AnswerResponse = Type.Object({
   /** Quoted passages (extractive) or an LLM summary; every claim is backed by `citations`. */
   answer: Type.String(),
   citations: Type.Array(Citation),
+  /**
+   * How sure the answer is, 0..1 on the relevance scale of search results: 0.5 and above when
+   * passages were quoted, below when the answer says nothing was found. Absent from older companions.
+   */
+  confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   /** True when an LLM phrased `answer`; false for the extractive answer. */
   summarized: Type.Boolean(),
 });

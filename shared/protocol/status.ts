@@ -13,12 +13,46 @@ export const IndexFailure = Type.Object({
 });
 export type IndexFailure = Static<typeof IndexFailure>;
 
-/** The embedding model the index was built with; `null` when search runs keyword-only. */
+/**
+ * The embedding model the index was built with; `null` when search runs keyword-only and while
+ * vectors are still being computed (see `semantic` for the progress).
+ */
 export const EmbeddingInfo = Type.Union([
   Type.Object({ model: Type.String(), dims: Type.Integer({ minimum: 1 }) }),
   Type.Null(),
 ]);
 export type EmbeddingInfo = Static<typeof EmbeddingInfo>;
+
+/**
+ * Semantic (vector) search readiness, so a client can show "semantic search: 40 % ready".
+ * `state`: `off` when no embedding model runs (by choice, `CAIRN_EMBEDDINGS=none`, or because it
+ * could not start: `reason` says which), `embedding` while texts still wait for vectors,
+ * `ready` once every indexed text has a vector of the running model. `embedded` / `total` count
+ * distinct chunk texts (identical texts share one vector).
+ */
+export const SemanticStatus = Type.Object({
+  state: Type.Union([Type.Literal('ready'), Type.Literal('embedding'), Type.Literal('off')]),
+  provider: Type.Union([Type.Literal('builtin'), Type.Literal('ollama'), Type.Literal('none')]),
+  model: Type.Union([Type.String(), Type.Null()]),
+  dims: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+  embedded: Type.Integer({ minimum: 0 }),
+  total: Type.Integer({ minimum: 0 }),
+  reason: Type.Union([Type.String(), Type.Null()]),
+});
+export type SemanticStatus = Static<typeof SemanticStatus>;
+
+/** Vault files kept out of search by default, and how to let them in. */
+export const SearchExclusion = Type.Object({
+  /** What is left out: `chats` (Cairn/Chats/ transcripts) or `digests` (`type: digest` notes). */
+  kind: Type.Union([Type.Literal('chats'), Type.Literal('digests')]),
+  /** The folder the rule applies to. */
+  folder: Type.String(),
+  /** Indexed files the rule keeps out of results right now. */
+  files: Type.Integer({ minimum: 0 }),
+  /** The setting that includes them (an environment variable). */
+  setting: Type.String(),
+});
+export type SearchExclusion = Static<typeof SearchExclusion>;
 
 /** `GET /api/v1/status` (DESIGN §6). */
 export const StatusResponse = Type.Object({
@@ -29,7 +63,11 @@ export const StatusResponse = Type.Object({
     /** Files waiting to be (re)indexed; 0 once caught up. */
     pending: Type.Integer({ minimum: 0 }),
     failed: Type.Array(IndexFailure),
+    /** The embedding model, once every text has its vector; `null` before and when off. */
     embedding: EmbeddingInfo,
+    semantic: SemanticStatus,
+    /** Cairn's own files kept out of search and answers (see SearchExclusion). */
+    excluded: Type.Array(SearchExclusion),
   }),
   scheduler: Type.Object({
     reminders: Type.Integer({ minimum: 0 }),

@@ -1,4 +1,4 @@
-import { tokenize } from './tokenize';
+import { foldText, isUnspacedScript, tokenize } from './tokenize';
 import type { TextRange } from './text-ranges';
 
 export const EXCERPT_MAX_CHARS = 240;
@@ -51,11 +51,15 @@ interface Hit extends TextRange {
 function findHits(text: string, terms: readonly string[]): Hit[] {
   if (terms.length === 0) return [];
   const hits: Hit[] = [];
-  const words = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+  const words = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}\p{N}]+)*/gu;
+  // Words are folded one by one (not the whole text) so offsets stay those of `text`.
   const lower = text.toLowerCase();
   for (let match = words.exec(lower); match !== null; match = words.exec(lower)) {
-    const word = match[0].replace(/['’]/g, '');
-    const term = terms.findIndex((candidate) => word.startsWith(candidate));
+    const word = foldText(match[0].replace(/['’]/g, ''));
+    // A Chinese or Japanese run holds many words: a term matches anywhere inside it.
+    const term = terms.findIndex((candidate) =>
+      isUnspacedScript(candidate) ? word.includes(candidate) : word.startsWith(candidate),
+    );
     if (term >= 0) hits.push({ start: match.index, end: match.index + match[0].length, term });
   }
   return hits;

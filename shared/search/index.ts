@@ -9,3 +9,5 @@ export * from './fusion';
 export * from './excerpt';
 export * from './citation';
 export * from './exclude-rules';
+export * from './language';
+export * from './synonyms';

@@ -1,9 +1,11 @@
 /*
  * Query normalisation both search engines share (Orama in the plugin, FTS5 in the companion):
- * lower-cased Unicode word tokens, English stop words removed, and the question scaffolding of
- * natural-language queries ("how do I …", "tell me about …") dropped. Measured on
- * obsidian-help-en (STACK.md): stop words took Orama from nDCG@10 0.20 to 0.39; stemming did
- * not help, so there is none.
+ * folded Unicode word tokens (case, accents and Unicode normal form do not matter: `Café`,
+ * `cafe` and a decomposed `café` are one word), words of scripts written without spaces
+ * (Chinese, Japanese, Thai) segmented with `Intl.Segmenter`, English stop words removed, and the
+ * question scaffolding of natural-language queries ("how do I …", "tell me about …") dropped.
+ * Measured on obsidian-help-en (STACK.md): stop words took Orama from nDCG@10 0.20 to 0.39.
+ * Stemming per language is in language.ts.
  */
 
 /**
@@ -27,7 +29,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
  */
 export const QUESTION_WORDS: ReadonlySet<string> = new Set(
   `how what why when where which who whom whose please tell show explain describe find get
-  want need know way possible anyone someone something anything`.split(/\s+/),
+  want need know way possible anyone someone something anything much many`.split(/\s+/),
 );
 
 /** Leading request phrases removed before tokenising ("is there a way to", "tell me about"). */
@@ -35,16 +37,66 @@ const REQUEST_PREFIX =
   /^\s*(?:(?:hey|hi|ok|okay|please)[\s,]+)*(?:(?:can|could|would|will) you\s+)?(?:please\s+)?(?:tell me (?:about|how|what|where|why|when)?|show me(?: how)?|explain(?: to me)?|is there (?:a|any) way (?:to|of)|i (?:want|need|would like) to(?: know)?|help me(?: to)?|do you know)\s*/i;
 
 /**
- * Lower-cased word tokens: letters and digits of any script, split at everything else.
- * Possessive `'s` is dropped and inner apostrophes joined (`don't` → `dont`).
+ * Text as search compares it: compatibility forms unified (NFKC: `ﬁ` → `fi`, full-width →
+ * ASCII), lower-cased, and the accents of Latin and Greek letters removed (`Café` → `cafe`,
+ * also when the accent came as a separate combining mark). Other scripts keep their marks: a
+ * Japanese voicing mark or a Thai vowel sign changes the word.
+ */
+export function foldText(text: string): string {
+  return text
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/([\p{Script=Latin}\p{Script=Greek}])\p{M}+/gu, '$1')
+    .normalize('NFC');
+}
+
+/** Scripts written without spaces between words: their runs go through a word segmenter. */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+let segmenter: Intl.Segmenter | undefined;
+
+/** The words of a run of unspaced script (dictionary-based, from the runtime's ICU). */
+function segmentRun(run: string): string[] {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
+  const words: string[] = [];
+  for (const part of segmenter.segment(run)) if (part.isWordLike) words.push(part.segment);
+  return words.length > 0 ? words : [run];
+}
+
+/** Whether a token is (partly) written in a script without spaces (CJK, Thai). */
+export function isUnspacedScript(token: string): boolean {
+  return UNSPACED.test(token);
+}
+
+/**
+ * Folded word tokens: letters (with their marks) and digits of any script, split at everything
+ * else; runs of Chinese, Japanese or Thai split into words. Possessive `'s` is dropped and inner
+ * apostrophes joined (`don't` → `dont`).
  */
 export function tokenize(text: string): string[] {
-  const cleaned = text
-    .normalize('NFKC')
-    .toLowerCase()
+  const cleaned = foldText(text)
     .replace(/['’]s\b/g, '')
     .replace(/(\p{L})['’](\p{L})/gu, '$1$2');
-  return cleaned.split(/[^\p{L}\p{N}]+/u).filter((token) => token.length > 0);
+  const tokens: string[] = [];
+  for (const token of cleaned.split(/[^\p{L}\p{M}\p{N}]+/u)) {
+    if (token.length === 0) continue;
+    if (UNSPACED.test(token)) tokens.push(...segmentRun(token));
+    else tokens.push(token);
+  }
+  return tokens;
+}
+
+/**
+ * Text for a full-text engine that splits words at spaces only (SQLite FTS5's unicode61): the
+ * same text with a space between the words of every unspaced-script run, so `設定フォルダ`
+ * becomes the two words `設定 フォルダ` on both the indexed and the query side.
+ */
+export function spaceUnspacedWords(text: string): string {
+  if (!UNSPACED.test(text)) return text;
+  return text.replace(/[\p{L}\p{M}\p{N}]+/gu, (run) =>
+    UNSPACED.test(run) ? segmentRun(run).join(' ') : run,
+  );
 }
 
 export function isStopWord(token: string): boolean {

@@ -47,7 +47,23 @@ describe('GET /api/v1/status', () => {
     expect(checkSchema(StatusResponse, body).ok).toBe(true);
     expect(body).toEqual({
       version: '0.0.0-test',
-      index: { files: 0, chunks: 0, pending: 0, failed: [], embedding: null },
+      index: {
+        files: 0,
+        chunks: 0,
+        pending: 0,
+        failed: [],
+        embedding: null,
+        semantic: {
+          state: 'off',
+          provider: 'none',
+          model: null,
+          dims: null,
+          embedded: 0,
+          total: 0,
+          reason: 'the index does not run in this process',
+        },
+        excluded: [],
+      },
       scheduler: { reminders: 0, next_fire: null },
       push: { subscriptions: 0 },
       process: { rss_bytes: expect.any(Number) },
@@ -64,6 +80,18 @@ describe('GET /api/v1/status', () => {
           pending: 2,
           failed: [{ path: 'Broken.md', error: 'line 3: front matter is not valid YAML' }],
           embedding: { model: 'use-lite', dims: 512 },
+          semantic: {
+            state: 'ready',
+            provider: 'builtin',
+            model: 'use-lite',
+            dims: 512,
+            embedded: 40,
+            total: 40,
+            reason: null,
+          },
+          excluded: [
+            { kind: 'chats', folder: 'Cairn/Chats', files: 3, setting: 'CAIRN_SEARCH_CHATS=1' },
+          ],
         }),
       },
       scheduler: {

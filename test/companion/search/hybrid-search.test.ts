@@ -58,8 +58,8 @@ describe('HybridSearch', () => {
       query: 'How much is the visa fee?',
       limit: 10,
     });
-    expect(index.keywordCalls).toEqual(['much visa fee']);
-    expect(outcome.terms).toEqual(['much', 'visa', 'fee']);
+    expect(index.keywordCalls).toEqual(['visa fee']);
+    expect(outcome.terms).toEqual(['visa', 'fee']);
   });
 
   it('fuses vector candidates when the index holds the running model', async () => {

@@ -177,6 +177,7 @@ describe('POST /api/v1/answer', () => {
     const response = await answer({ question: 'How much is the visa fee?' });
     expect(response.statusCode).toBe(200);
     const body = response.json() as AnswerResponse;
+    expect(body.confidence).toBeGreaterThanOrEqual(0.5);
     expect(Value.Check(AnswerResponse, body)).toBe(true);
     expect(body.summarized).toBe(false);
     const lines = body.answer.split('\n');
@@ -202,8 +203,10 @@ describe('POST /api/v1/answer', () => {
     expect(body).toEqual({
       answer: 'I found nothing in your notes that answers “What is the boiling point of mercury?”.',
       citations: [],
+      confidence: expect.any(Number),
       summarized: false,
     });
+    expect(body.confidence).toBeLessThan(0.5);
   });
 
   it('lets the LLM summarise the passages, keeping their markers', async () => {

@@ -34,6 +34,7 @@ describe('CompanionClient.checkConnection against a real local server', () => {
         pending: 3,
         failed: 1,
         embedding: 'use-lite (512 dims)',
+        semantic: null,
       },
     });
     expect(server.seen).toEqual([
@@ -134,6 +135,25 @@ describe('parseStatus', () => {
     const summary = parseStatus(body);
     expect(typeof summary).toBe('object');
     if (typeof summary === 'object') expect(summary.embedding).toBe(embedding);
+  });
+
+  it('reads semantic search progress, and null from companions without it', () => {
+    const semantic = {
+      state: 'embedding',
+      provider: 'builtin',
+      model: 'use-lite',
+      dims: 512,
+      embedded: 40,
+      total: 100,
+      reason: null,
+    };
+    const body = { ...sampleStatus(), index: { files: 1, pending: 0, failed: [], semantic } };
+    expect(parseStatus(body)).toMatchObject({
+      semantic: { state: 'embedding', provider: 'builtin', embedded: 40, total: 100, reason: null },
+    });
+    expect(parseStatus(sampleStatus())).toMatchObject({ semantic: null });
+    const odd = { ...body, index: { ...body.index, semantic: { ...semantic, state: 'half' } } };
+    expect(parseStatus(odd)).toMatchObject({ semantic: null });
   });
 
   it.each([

@@ -7,7 +7,7 @@ describe('tokenize', () => {
     ["Obsidian's graph view", ['obsidian', 'graph', 'view']],
     ["don't sync", ['dont', 'sync']],
     ['front-matter/YAML keys', ['front', 'matter', 'yaml', 'keys']],
-    ['Café déjà vu', ['café', 'déjà', 'vu']],
+    ['Café déjà vu', ['cafe', 'deja', 'vu']],
     ['Ｆｕｌｌｗｉｄｔｈ ２０２６', ['fullwidth', '2026']],
     ['#tag [[Link|alias]]', ['tag', 'link', 'alias']],
     ['   ', []],
