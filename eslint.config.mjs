@@ -64,6 +64,7 @@ export default defineConfig([
       'companion/**',
       'test/**',
       'scripts/**',
+      'types/**',
       '*.mjs',
       '*.mts',
       '*.cjs',

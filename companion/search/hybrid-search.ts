@@ -1,5 +1,4 @@
 import type { Embedder } from '../../shared/ports';
-import type { Citation } from '../../shared/protocol/citation';
 import type { SearchMode } from '../../shared/protocol/search';
 import {
   dedupePerNote,
@@ -13,7 +12,7 @@ import type { Scored } from '../../shared/search';
 import { citeChunk } from './chunk-citation';
 import { keyTermWeights, relevanceOf } from './relevance';
 import type { RelevanceQuery } from './relevance';
-import type { IndexFilters, IndexedChunk, SearchIndex } from './search-index';
+import type { IndexFilters, SearchIndex } from './search-index';
 
 /*
  * Hybrid retrieval (DESIGN §3): FTS5 keyword candidates and vector candidates, fused into one
@@ -89,20 +88,8 @@ export interface SearchRequest {
   filters?: IndexFilters;
 }
 
-export interface SearchHit {
-  chunk: IndexedChunk;
-  /** Fused score in [0, 1], comparable within one response only. */
-  score: number;
-  citation: Citation;
-  /**
-   * Relevance in [0, 1] with the same meaning for every query (relevance.ts relevanceOf):
-   * 0.5 and above passes the answer gate.
-   */
-  relevance: number;
-  /** The engines' own scores, for callers that need an absolute signal (answers). */
-  keywordScore?: number;
-  vectorScore?: number;
-}
+import type { SearchHit } from './search-index';
+export type { SearchHit };
 
 export interface SearchOutcome {
   hits: SearchHit[];

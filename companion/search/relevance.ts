@@ -1,6 +1,6 @@
 import { isUnspacedScript, synonymsOf, tokenize } from '../../shared/search';
 import { USE_LITE_MODEL } from '../embeddings/use-lite-model';
-import type { SearchHit } from './hybrid-search';
+import type { SearchHit } from './search-index';
 
 /*
  * Whether a retrieved chunk is about the question at all, and how much (a relevance a client

@@ -1,3 +1,4 @@
+import type { Citation } from '../../shared/protocol/citation';
 import type { EmbeddingModel } from '../../shared/ports';
 import type { DocumentType } from '../../shared/protocol/search';
 
@@ -55,4 +56,20 @@ export interface SearchIndex {
    * term weighs the same.
    */
   termStats?(terms: readonly string[]): { total: number; documentFrequencies: number[] };
+}
+
+/** One ranked chunk as search answers it (hybrid-search.ts builds them, relevance.ts reads them). */
+export interface SearchHit {
+  chunk: IndexedChunk;
+  /** Fused score in [0, 1], comparable within one response only. */
+  score: number;
+  citation: Citation;
+  /**
+   * Relevance in [0, 1] with the same meaning for every query (relevance.ts relevanceOf):
+   * 0.5 and above passes the answer gate.
+   */
+  relevance: number;
+  /** The engines' own scores, for callers that need an absolute signal (answers). */
+  keywordScore?: number;
+  vectorScore?: number;
 }
