@@ -103,7 +103,7 @@ export interface AppDeps {
   readonly chat?: ChatAppOptions;
   /** `CAIRN_OLLAMA_VISION_MODEL`: answers `/v1/chat/completions` messages with images. */
   readonly vision?: OllamaModel;
-  /** Weekly digests (DESIGN §8); absent, `POST /api/v1/digests` is not served. */
+  /** Weekly digests (docs/clients.md); absent, `POST /api/v1/digests` is not served. */
   readonly digest?: DigestService;
 }
 
@@ -282,7 +282,7 @@ export async function buildApp(
     },
     deps.chat,
   );
-  // One registry for MCP and the OpenAI route, over the chat's own engine (DESIGN §8).
+  // One registry for MCP and the OpenAI route, over the chat's own engine (docs/clients.md).
   const tools = new ToolRegistry({
     engine: chatEngine,
     vault: deps.config.vault,

@@ -44,7 +44,7 @@ export interface CompanionConfig {
   /** Proxy addresses/CIDRs whose X-Forwarded-For is believed; empty = none. */
   readonly trustProxy: readonly string[];
   readonly folders: VaultFolders;
-  /** Weekly digest slot (DESIGN §8); null = off; absent = the default, Monday 08:00. */
+  /** Weekly digest slot (docs/clients.md); null = off; absent = the default, Monday 08:00. */
   readonly digest?: DigestSchedule | null;
 }
 

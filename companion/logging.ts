@@ -26,7 +26,7 @@ interface ResponseLike {
 }
 
 /**
- * The companion's logger. What it may never contain (DESIGN §7, ASVS 16.2.5): tokens, push
+ * The companion's logger. What it may never contain (docs/plugin.md, ASVS 16.2.5): tokens, push
  * endpoints, note contents. So requests are logged as method + path (no query string, no
  * headers, no body), and the header paths that would hold credentials are redacted in case
  * some code logs a whole request or headers object anyway.

@@ -296,7 +296,7 @@ export async function startServer(
   app.addHook('onClose', () => reminderLink.close());
   // Written once listening (below); removed when this server stops, if it still names it.
   app.addHook('onClose', () => removeServerFile(config.dataDir, process.pid));
-  // Weekly digest (DESIGN §8): once the first scan is through (its lists come from the index),
+  // Weekly digest (docs/clients.md): once the first scan is through (its lists come from the index),
   // write a digest that came due while down, then sleep until the next slot.
   if (config.digest !== null) {
     const digests = new DigestScheduler({

@@ -35,7 +35,7 @@ const CONNECTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
 /**
  * Composition root: builds the adapters and services, registers them with Obsidian and
  * leaves the rest to them. onload only registers things; anything that costs time waits
- * for the layout to be ready (DESIGN §1.3), and every listener and timer goes through
+ * for the layout to be ready (docs/principles.md, docs/search.md), and every listener and timer goes through
  * `register*` so disabling the plugin releases all of it.
  */
 export default class CairnPlugin extends Plugin implements SettingsHost {
@@ -45,7 +45,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private storedData: unknown = null;
   private connection!: ConnectionMonitor;
   private connectionChecked = '';
-  /** The in-vault search (DESIGN §3); built after layout-ready, null until then. */
+  /** The in-vault search (docs/search.md); built after layout-ready, null until then. */
   vaultSearch: SearchService | null = null;
   /** Open while shown, so disabling the plugin can close it (and unmount its component). */
   private searchModal: SearchModal | null = null;

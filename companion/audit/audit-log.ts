@@ -2,7 +2,7 @@ import type { AuditClient, AuditEntry, AuditOutcome } from '../../shared/protoco
 import type { Clock } from '../../shared/ports';
 import type { SqliteDatabase } from '../db/open';
 
-/** DESIGN §8: 90 days are kept. */
+/** docs/clients.md: 90 days are kept. */
 export const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 /** Pruning runs with a write at most this often (one indexed DELETE). */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -33,7 +33,7 @@ export class AuditCursorError extends Error {
 }
 
 /**
- * The audit log (DESIGN §8) in the companion database: every write and tool call, who (token
+ * The audit log (docs/clients.md) in the companion database: every write and tool call, who (token
  * name) and from where (client), what, on which path, how it ended. Records carry no note text
  * and no token by construction: there is no column for either.
  */

@@ -1,5 +1,5 @@
 /**
- * Token scopes (DESIGN §8): `read` (search, answer, list), `write` (create or change notes,
+ * Token scopes (docs/clients.md): `read` (search, answer, list), `write` (create or change notes,
  * reminders, memories; ingest), `admin` (tokens, audit).
  */
 export const SCOPES = ['read', 'write', 'admin'] as const;
@@ -40,7 +40,7 @@ export function hasScope(identity: TokenIdentity, scope: Scope): boolean {
   return identity.scopes.includes(scope);
 }
 
-/** The 403 message (DESIGN §8: "…needs the write scope"). */
+/** The 403 message (docs/clients.md: "…needs the write scope"). */
 export function missingScopeMessage(what: string, scope: Scope, tokenName: string): string {
   return `${what} needs the ${scope} scope, which the token "${tokenName}" does not have`;
 }

@@ -15,7 +15,7 @@ export interface CommandIo {
 
 export const CALENDAR_URL_USAGE = `Usage: cairn-companion calendar-url --vault PATH [--data DIR] [--rotate] [--base-url URL]
 
-Prints the URL of the calendar feed (DESIGN §8) to subscribe to in a calendar app.
+Prints the URL of the calendar feed (docs/memory-digest-calendar.md) to subscribe to in a calendar app.
 The secret in the URL is its only credential: --rotate replaces it, and the old URL
 stops working at once, also while the server runs.
   --rotate          make a new secret (the old URL then answers 404)

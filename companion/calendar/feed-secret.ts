@@ -11,7 +11,7 @@ import {
 import { join } from 'node:path';
 
 /**
- * The calendar feed's secret (DESIGN §8): calendar apps cannot send an Authorization header,
+ * The calendar feed's secret (docs/memory-digest-calendar.md): calendar apps cannot send an Authorization header,
  * so the path `/api/v1/calendar/<secret>.ics` is the credential, and it grants this feed only.
  * It lives in the data folder (mode 0600, like the API token), is created on first use, and
  * `calendar-url --rotate` replaces it atomically. The server reads the file at each request, so

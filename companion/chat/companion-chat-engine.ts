@@ -26,7 +26,7 @@ export interface ChatOllamaConfig {
   model: string;
   /** For a whole phrased answer (the router keeps its own, shorter limit). */
   timeoutMs?: number;
-  /** Let the model pick the tool (DESIGN §4); default true. False: the rules route, the model only phrases. */
+  /** Let the model pick the tool (docs/chat.md); default true. False: the rules route, the model only phrases. */
   route?: boolean;
 }
 

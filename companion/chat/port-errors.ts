@@ -24,7 +24,7 @@ export async function asChatPort<T>(run: () => T | Promise<T>): Promise<T> {
       throw new ChatPortError(code, error.message, error.field);
     }
     // A full or read-only disk is said as such, never as the raw ENOSPC with its path; the
-    // tool codes (DESIGN §4) have no storage code, so it is UNAVAILABLE with the storage message.
+    // tool codes (docs/chat.md) have no storage code, so it is UNAVAILABLE with the storage message.
     const storage = storageProblem(error);
     if (storage) throw new ChatPortError('UNAVAILABLE', `${storage.code}: ${storage.message}`);
     throw error;

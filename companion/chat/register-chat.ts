@@ -36,9 +36,9 @@ export function registerChat(
     chats?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
     /** The companion's write memory: chat's dedup survives a restart in it. */
     memory?: WriteMemory;
-    /** Where tool calls are recorded (DESIGN §8). */
+    /** Where tool calls are recorded (docs/clients.md). */
     audit?: AuditLog;
-    /** `Cairn/Memory.md` (DESIGN §8): remember, forget, recall, and memories first in answers. */
+    /** `Cairn/Memory.md` (docs/clients.md): remember, forget, recall, and memories first in answers. */
     memories?: MemoryService;
   },
   options: ChatAppOptions = {},

@@ -9,7 +9,7 @@ import type { SearchServices } from '../search/search-services';
 /*
  * The chat engine's read tools over the companion's own search: the same hybrid search and
  * extractive answers as `GET /api/v1/search` and `POST /api/v1/answer`, so a chat answer cites
- * exactly what the answer route would (DESIGN §3 citation objects).
+ * exactly what the answer route would (docs/search.md citation objects).
  */
 
 const DEFAULT_SEARCH_LIMIT = 10;

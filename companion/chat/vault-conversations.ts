@@ -24,7 +24,7 @@ export interface VaultConversationsDeps {
 
 /**
  * Chats from the companion (the phone page, scripts) kept in the vault like the plugin's
- * (DESIGN §4; shared/chat/conversation-file.ts), so a chat started on the phone shows up in
+ * (docs/chat.md; shared/chat/conversation-file.ts), so a chat started on the phone shows up in
  * Obsidian's chat list. A turn continues the chat file the client names when that file still
  * reads as a chat; otherwise (gone, edited into something else, not a chat at all) the turn
  * starts a new file and the named one is left untouched.

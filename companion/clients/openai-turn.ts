@@ -92,7 +92,7 @@ export function checkTurn(
 }
 
 /**
- * One `/v1/chat/completions` turn (DESIGN §8), after `checkTurn`:
+ * One `/v1/chat/completions` turn (docs/clients.md), after `checkTurn`:
  * - images → the vision model, with the text as the prompt;
  * - a question about the conversation → a recap of it (the chat model, or the user's earlier
  *   messages listed), without retrieval;

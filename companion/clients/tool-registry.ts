@@ -41,7 +41,7 @@ export interface ListedTool {
 const READABLE_EXTENSIONS = new Set(['.md', '.markdown', '.txt']);
 
 /**
- * The one tool registry for outside clients (DESIGN §8): MCP and the OpenAI route list and call
+ * The one tool registry for outside clients (docs/clients.md): MCP and the OpenAI route list and call
  * tools here, chat calls the same engine. The chat tools run through `ChatEngine.runTool`, so
  * validation, dedup and the result envelope are the chat's own (memories included); only
  * `read_note` runs here. Every call is scope-checked (write tools need `write`) and audited.

@@ -14,7 +14,7 @@ import { COMPANION_VERSION } from '../version';
 const HEALTH_TIMEOUT_MS = 1_500;
 
 /**
- * `cairn-companion mcp --vault …` (DESIGN §8): MCP over stdio for assistants that start a
+ * `cairn-companion mcp --vault …` (docs/clients.md): MCP over stdio for assistants that start a
  * command (Claude Desktop, Cursor). It relays to the `/mcp` endpoint of the companion serving
  * this data folder, so there is one tool implementation, one scope check and one audit log:
  * - a companion already runs (found through `server.json` and answering `/health`): relay to it;

@@ -20,7 +20,7 @@ export interface TokenCommandIo {
 }
 
 /**
- * `cairn-companion token …` (DESIGN §8). Returns the exit code: 0 done, 1 refused (name taken,
+ * `cairn-companion token …` (docs/clients.md). Returns the exit code: 0 done, 1 refused (name taken,
  * unknown name), 2 usage.
  */
 export function runTokenCommand(

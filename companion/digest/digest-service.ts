@@ -46,7 +46,7 @@ export type DigestOutcome =
 const DIGEST_TTL_SECONDS = 24 * 3600;
 
 /**
- * Writes weekly digests into the vault (DESIGN §8), each at most once: a week recorded in the
+ * Writes weekly digests into the vault (docs/memory-digest-calendar.md), each at most once: a week recorded in the
  * database is never written again by the schedule, and a file already at the digest's path (the
  * plugin wrote it, or a crash came between writing and recording) is recorded, never replaced.
  */

@@ -1,5 +1,5 @@
 /**
- * Chooses the companion's embedding provider (DESIGN §3).
+ * Chooses the companion's embedding provider (docs/search.md).
  *
  * Environment variables (read by `embeddingsConfigFromEnv`):
  *

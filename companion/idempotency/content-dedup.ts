@@ -28,7 +28,7 @@ export async function createOnce<T>(
     memory.remember(
       key,
       { requestHash: key, status: 201, response: JSON.stringify(value) },
-      // DESIGN §4's window, the same constant chat's RecentWrites uses.
+      // docs/chat.md's window, the same constant chat's RecentWrites uses.
       DEDUP_WINDOW_MS,
     );
     return { value, deduplicated: false };

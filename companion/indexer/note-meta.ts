@@ -1,7 +1,7 @@
 import { parseFrontMatter, readNoteMeta as readSharedNoteMeta } from '../../shared/markdown';
 
 /**
- * What the index needs from a note: title/tags/aliases/id/type (DESIGN §2, read by
+ * What the index needs from a note: title/tags/aliases/id/type (docs/vault-format.md, read by
  * shared/markdown), the body and the file line it starts on, and warnings for what had to be
  * skipped. Front matter that does not parse costs only the metadata: the body is still
  * indexed and the warning names the line.

@@ -25,7 +25,7 @@ export interface MemoryServiceDeps {
 }
 
 /**
- * The companion's memory port (DESIGN §8), used by the HTTP routes and chat, and meant for the
+ * The companion's memory port (docs/memory-digest-calendar.md), used by the HTTP routes and chat, and meant for the
  * MCP `remember`/`recall` tools: every call reads `Cairn/Memory.md` afresh (the file is the truth;
  * a hand edit is seen at the next call, no cache to invalidate), and every write goes through
  * the atomic edit helpers, touching only its own lines.

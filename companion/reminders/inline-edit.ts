@@ -90,7 +90,7 @@ function assertOwnSyntax(at: Located, path: string, field: string): void {
 /**
  * Replaces the reminder's `@remind(...)` with `@remind(<inner>)`, `inner` given the reminder and
  * the token's current inner text. Other plugins' syntaxes are
- * read, never rewritten (DESIGN §2). The result must read back as a reminder on that line
+ * read, never rewritten (docs/vault-format.md). The result must read back as a reminder on that line
  * without a problem, else nothing is written and the grammar's message is the error.
  */
 export function rewriteTokenEdit(

@@ -74,7 +74,7 @@ const CURRENT_OCCURRENCE_WINDOW_MS = 24 * 3_600_000;
 const CREATE_ATTEMPTS = 3;
 
 /**
- * The reminder API's behaviour over the vault (DESIGN §2, §6): reads come from the scheduler's
+ * The reminder API's behaviour over the vault (docs/vault-format.md, companion/README.md): reads come from the scheduler's
  * source and plan; every write goes through `editVaultFile`/`createVaultFile` and is followed by
  * an immediate re-read of that file (not waiting for the watcher), so the next GET shows it.
  *
@@ -299,7 +299,7 @@ export class ReminderService {
     } catch (error) {
       if (!(error instanceof NotATaskLineError)) throw error;
     }
-    // A plain line: done once fired and acknowledged (DESIGN §2), which is delivery state.
+    // A plain line: done once fired and acknowledged (docs/vault-format.md), which is delivery state.
     const target =
       occurrence === undefined
         ? schedule.at

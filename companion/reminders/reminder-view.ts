@@ -10,8 +10,8 @@ export interface NextFireSource {
 }
 
 /**
- * A scheduler definition as the API's `Reminder` (DESIGN §6). An inline reminder on a checked
- * task line is `done` (that is how a line is done, DESIGN §2); otherwise its status is the
+ * A scheduler definition as the API's `Reminder` (companion/README.md). An inline reminder on a checked
+ * task line is `done` (that is how a line is done, docs/vault-format.md); otherwise its status is the
  * note's. `next_fire` is the scheduler's plan, so done occurrences and snoozes are reflected;
  * `snoozed_until` shows a snooze wherever it is kept.
  */

@@ -8,7 +8,7 @@ import { requireSearch } from './search';
 /**
  * `POST /api/v1/answer` `{ question, limit?, summarize?, type?, folder?, tag?, from?, to? }`:
  * quoted passages with one citation each; with `summarize` and a configured LLM, a summary of
- * those passages that keeps their `[n]` markers (DESIGN §3, §6).
+ * those passages that keeps their `[n]` markers (docs/search.md, companion/README.md).
  */
 export function registerAnswerRoute(
   app: FastifyInstance,

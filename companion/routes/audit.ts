@@ -14,7 +14,7 @@ import type { AuditLog } from '../audit/audit-log';
 import { ApiHttpError } from '../http/api-error';
 
 /**
- * `GET /api/v1/audit?limit=&cursor=` (admin): the audit log, newest first (DESIGN §8).
+ * `GET /api/v1/audit?limit=&cursor=` (admin): the audit log, newest first (docs/clients.md).
  * `GET /api/v1/tokens/self` (read): the caller's token name and scopes, for the plugin's settings.
  * `POST /api/v1/tokens` / `DELETE /api/v1/tokens/:name` (admin): what `cairn-companion token`
  * does, for the plugin (a read+write `phone` token for pairing instead of the owner's).

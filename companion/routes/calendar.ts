@@ -9,7 +9,7 @@ import { ApiHttpError } from '../http/api-error';
 const FeedParams = Type.Object({ feed: Type.String({ maxLength: 200 }) });
 
 /**
- * DESIGN §8 calendar routes. The week (`GET /api/v1/calendar/week`) needs the token like every
+ * docs/memory-digest-calendar.md calendar routes. The week (`GET /api/v1/calendar/week`) needs the token like every
  * API route. The feed (`GET /api/v1/calendar/<secret>.ics`) is public: its secret path is the
  * credential. A wrong or rotated secret is a plain 404, the same answer as any unknown path,
  * and does not count as a failed token attempt (calendar apps retry stale URLs for days).

@@ -16,7 +16,7 @@ import type { OpenAiTurnDeps, TurnPiece } from '../clients/openai-turn';
 const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
 /**
- * `POST /v1/chat/completions` (DESIGN §8), streaming (`stream: true`: Server-Sent Events of
+ * `POST /v1/chat/completions` (docs/clients.md), streaming (`stream: true`: Server-Sent Events of
  * `chat.completion.chunk`, then `data: [DONE]`) and not. The reply's content ends with the
  * numbered sources and the citations travel as `cairn.citations`: on the message when not
  * streaming, on the last chunk when streaming. Errors, including 401/403/413 from before the

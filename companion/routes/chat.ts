@@ -22,7 +22,7 @@ export interface ChatRouteOptions {
   search: SearchServices;
   heartbeatMs?: number;
   maxStreamsPerClient?: number;
-  /** Records each tool call (DESIGN §8); absent in tests that do not look. */
+  /** Records each tool call (docs/clients.md); absent in tests that do not look. */
   audit?: AuditLog;
 }
 
@@ -34,7 +34,7 @@ interface OpenStream {
 }
 
 /**
- * `POST /api/v1/chat` `{ message, conversation? }` → Server-Sent Events (DESIGN §4, §6):
+ * `POST /api/v1/chat` `{ message, conversation? }` → Server-Sent Events (docs/chat.md, companion/README.md):
  * `token`, `tool`, `citations`, then `done` or `error`, each `data:` the event's JSON
  * (`formatSseEvent`). Everything that can be refused is refused before the stream starts, with
  * the usual JSON error and status: a bad body (400 naming the field), no index (503), too many

@@ -6,7 +6,7 @@ import { ApiHttpError } from '../http/api-error';
 import { VaultWriteError } from '../vault/atomic-write';
 
 /**
- * `POST /api/v1/digests` `{ "week"? }` (DESIGN §8): writes that ISO week's digest (default: the
+ * `POST /api/v1/digests` `{ "week"? }` (docs/memory-digest-calendar.md): writes that ISO week's digest (default: the
  * week before the current one) and answers `{ path, week }`: 201 when written now, 200 when its
  * file already exists (it is never overwritten: delete it to have it written again).
  */

@@ -6,7 +6,7 @@ import { EmbeddingProviderError } from '../embeddings/provider-error';
 import { ApiHttpError } from '../http/api-error';
 
 /*
- * `POST /v1/embeddings` in OpenAI's format (DESIGN §6), serving the one model the companion
+ * `POST /v1/embeddings` in OpenAI's format (companion/README.md), serving the one model the companion
  * runs (`GET /v1/models` lists it: routes/models.ts). Authentication is the app's job, not this file's.
  *
  * Limits are tighter than OpenAI's: the built-in model costs ~0.1 s per text on a small machine,

@@ -9,7 +9,7 @@ import { createVaultFile, VaultWriteError } from '../vault/atomic-write';
 import type { IndexAfterWrite } from '../vault/index-after-write';
 import { resolveVaultPath } from '../vault/paths';
 
-/** DESIGN §6: uploads up to 50 MB. */
+/** companion/README.md: uploads up to 50 MB. */
 export const INGEST_MAX_BYTES = 50 * 1024 * 1024;
 /** Longest file name kept (before the extension); longer ones are cut. */
 const MAX_NAME_LENGTH = 100;
@@ -44,7 +44,7 @@ export interface IngestRouteDeps {
 }
 
 /**
- * `POST /api/v1/ingest` (DESIGN §6): one multipart file, a PDF, Markdown or plain text, saved
+ * `POST /api/v1/ingest` (companion/README.md): one multipart file, a PDF, Markdown or plain text, saved
  * under a safe, unique name in the attachments folder (never over an existing file), then
  * indexed at once. What the file is, is checked from its bytes, not only its name: a PDF must
  * start with `%PDF-`, text must be UTF-8 without NUL bytes. Anything else is a 422 and nothing

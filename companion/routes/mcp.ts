@@ -5,7 +5,7 @@ import { createMcpServer } from '../clients/mcp-server';
 import type { ToolRegistry } from '../clients/tool-registry';
 
 /**
- * The Model Context Protocol over Streamable HTTP at `/mcp` (DESIGN §8), behind the same bearer
+ * The Model Context Protocol over Streamable HTTP at `/mcp` (docs/clients.md), behind the same bearer
  * token as the API (auth runs before this handler; the route needs `read`, write tools check
  * `write` per call). Stateless: every request gets its own SDK server and transport, so a token
  * revoked mid-session fails on its next request, and nothing is held between requests.

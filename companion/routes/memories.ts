@@ -9,7 +9,7 @@ import {
 import type { MemoryService } from '../memory/memory-service';
 
 /**
- * DESIGN §8 memories over `Cairn/Memory.md`: list (with the file's odd lines as `problems`),
+ * docs/memory-digest-calendar.md memories over `Cairn/Memory.md`: list (with the file's odd lines as `problems`),
  * remember (201; a fact already there answers 200 with `deduplicated: true`), forget one line.
  */
 export function registerMemoryRoutes(app: FastifyInstance, memories: MemoryService): void {

@@ -13,7 +13,7 @@ const ModelsResponse = Type.Object({
 });
 
 /**
- * `GET /v1/models` (DESIGN §8): the chat model `cairn` (for `/v1/chat/completions`) beside the
+ * `GET /v1/models` (docs/clients.md): the chat model `cairn` (for `/v1/chat/completions`) beside the
  * embedding model when one runs (for `/v1/embeddings`). `created` is when this server started.
  */
 export function registerModelsRoute(

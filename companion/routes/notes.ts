@@ -35,7 +35,7 @@ export interface NoteRouteDeps {
 }
 
 /**
- * `POST /api/v1/notes` (DESIGN §2, §6): a front-mattered note, named by the title's slug with a
+ * `POST /api/v1/notes` (docs/vault-format.md, companion/README.md): a front-mattered note, named by the title's slug with a
  * short id suffix on collision, created atomically and never over an existing file. The same
  * note (title without case and spacing, body, tags, folder) asked again within five minutes (a
  * retried request, a double tap), even across a restart, answers the note already written,

@@ -16,7 +16,7 @@ import type { StoredSubscription } from '../push/subscription-store';
 import { sendTestNotification } from '../push/test-notification';
 
 /*
- * Web Push routes (DESIGN §6). Authentication is the app's job. A subscription's endpoint is
+ * Web Push routes (companion/README.md). Authentication is the app's job. A subscription's endpoint is
  * never echoed back (it is the device's address; whoever has it can push to it): the API shows
  * only its host.
  */

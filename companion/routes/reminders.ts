@@ -19,7 +19,7 @@ import type { ReminderService } from '../reminders/reminder-service';
 import { VaultWriteError } from '../vault/atomic-write';
 
 /*
- * The reminder routes of DESIGN §6 (`/missed` is the scheduler's, see missed-route.ts). The
+ * The reminder routes of companion/README.md (`/missed` is the scheduler's, see missed-route.ts). The
  * behaviour lives in ReminderService; this file is schemas and status codes. The POST routes
  * honour `Idempotency-Key` (companion/idempotency/idempotency-key.ts).
  */

@@ -13,7 +13,7 @@ import type { RankedResults, SearchServices } from '../search/search-services';
  */
 export const SEARCH_RESULT_WINDOW = 200;
 
-/** `GET /api/v1/search?q=&limit=&type=&folder=&tag=&from=&to=&cursor=` (DESIGN §6). */
+/** `GET /api/v1/search?q=&limit=&type=&folder=&tag=&from=&to=&cursor=` (companion/README.md). */
 export function registerSearchRoute(
   app: FastifyInstance,
   services: SearchServices,

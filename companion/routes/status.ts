@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { StatusResponse } from '../../shared/protocol/status';
 import type { StatusSources } from '../status/sources';
 
-/** `GET /api/v1/status`: what the companion holds and will do next (DESIGN §6). */
+/** `GET /api/v1/status`: what the companion holds and will do next (companion/README.md). */
 export function registerStatusRoute(
   app: FastifyInstance,
   version: string,

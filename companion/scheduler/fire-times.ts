@@ -6,7 +6,7 @@ import {
 import type { ReminderDefinition } from './reminder-definition';
 
 /**
- * What the companion itself remembers about single occurrences (DESIGN §2: snoozing one
+ * What the companion itself remembers about single occurrences (docs/vault-format.md: snoozing one
  * occurrence of a recurring reminder is delivery state in the companion): `done` skips that
  * occurrence, `snoozed` skips it and fires at `until` instead.
  */

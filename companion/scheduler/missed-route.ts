@@ -23,7 +23,7 @@ const MissedQuery = Type.Object(
 type MissedQuery = Static<typeof MissedQuery>;
 
 /**
- * `GET /api/v1/reminders/missed` (DESIGN §6): every reminder that cannot fire. First the
+ * `GET /api/v1/reminders/missed` (companion/README.md): every reminder that cannot fire. First the
  * unresolved ones (natural language, bad zone, anything that does not read), then listed
  * occurrences, newest first: `expired` (older than the grace window when the companion came
  * back) and `past_due` (a one-off already past when first seen).

@@ -25,7 +25,7 @@ export type ReminderSchedule =
     };
 
 export interface ReminderDefinition {
-  /** Front-matter `id`, block id, or path+text key: stable across edits (DESIGN §2). */
+  /** Front-matter `id`, block id, or path+text key: stable across edits (docs/vault-format.md). */
   readonly id: string;
   readonly title: string;
   /** Vault-relative path of the note holding it. */
@@ -34,7 +34,7 @@ export interface ReminderDefinition {
   readonly line?: number;
   readonly schedule: ReminderSchedule;
   readonly status: 'active' | 'done' | 'cancelled';
-  /** A `- [x]` task line: never fires (DESIGN §2). */
+  /** A `- [x]` task line: never fires (docs/vault-format.md). */
   readonly taskChecked: boolean;
   /**
    * Front-matter `snoozed_until`: fires then instead of the occurrences at or before it that

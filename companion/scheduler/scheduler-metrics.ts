@@ -5,7 +5,7 @@ import type { DeliveryOutcome } from './delivery-port';
 const FIRE_LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 60, 300, 3600, 86_400];
 
 /**
- * The scheduler's Prometheus metrics (DESIGN §6 `/metrics`: reminder fire lag). Without a
+ * The scheduler's Prometheus metrics (companion/README.md `/metrics`: reminder fire lag). Without a
  * registry every call is a no-op, so the scheduler runs the same in tests and benchmarks.
  */
 export class SchedulerMetrics {

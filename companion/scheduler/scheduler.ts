@@ -30,7 +30,7 @@ import type { TimerHandle, TimerPort } from './timer';
  * A reminder first seen now is treated as if it had been in the vault this long already, so
  * one synced from a phone a few minutes after its due time still fires (within the grace
  * window). Longer would re-fire the past of an inline reminder without a block id each time its
- * line is edited (its identity is its text, DESIGN §2).
+ * line is edited (its identity is its text, docs/vault-format.md).
  */
 export const SYNC_LAG_MS = 15 * 60_000;
 /** Steps claimed in one transaction: one fsync for many reminders due at the same instant. */
@@ -75,7 +75,7 @@ interface Send {
 }
 
 /**
- * The companion's durable reminder scheduler (DESIGN §5).
+ * The companion's durable reminder scheduler (docs/delivery.md).
  *
  * Guarantees and how they are kept:
  * - **Never twice per device.** Each (reminder, occurrence, device) is a row in the delivery

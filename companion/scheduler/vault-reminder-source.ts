@@ -47,7 +47,7 @@ export interface VaultReminderSourceOptions {
 interface FileReminders {
   readonly definitions: ReminderDefinition[];
   readonly unresolved: UnresolvedReminder[];
-  /** A Full Calendar event in the front matter (DESIGN §8), read on the same pass. */
+  /** A Full Calendar event in the front matter (docs/clients.md), read on the same pass. */
   readonly event?: NoteEvent;
   readonly eventProblem?: NoteEventProblem;
 }

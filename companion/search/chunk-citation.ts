@@ -34,7 +34,7 @@ export function toCitableChunk(chunk: IndexedChunk): CitableChunk {
   };
 }
 
-/** DESIGN §3's citation for an indexed chunk, its excerpt chosen for `terms`. */
+/** docs/search.md's citation for an indexed chunk, its excerpt chosen for `terms`. */
 export function citeChunk(chunk: IndexedChunk, score: number, terms: readonly string[]): Citation {
   return toCitation(toCitableChunk(chunk), score, terms);
 }

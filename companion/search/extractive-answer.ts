@@ -5,7 +5,7 @@ import { isRelevant, relevanceOf, termCoverage } from './relevance';
 import type { RelevanceQuery, RelevanceThresholds } from './relevance';
 
 /*
- * The default answer (DESIGN §3): no generation, only the sentences of the retrieved chunks that
+ * The default answer (docs/search.md): no generation, only the sentences of the retrieved chunks that
  * best match the question, quoted, each followed by the marker of its own citation, whose
  * excerpt is that sentence and whose lines are the sentence's lines. When no retrieved chunk is
  * relevant (see relevance.ts) the answer says so instead of quoting the least bad match.

@@ -15,7 +15,7 @@ import type { RelevanceQuery } from './relevance';
 import type { IndexFilters, SearchIndex } from './search-index';
 
 /*
- * Hybrid retrieval (DESIGN §3): FTS5 keyword candidates and vector candidates, fused into one
+ * Hybrid retrieval (docs/search.md): FTS5 keyword candidates and vector candidates, fused into one
  * ranking, deduplicated per note, each result with its citation.
  *
  * Fusion was chosen with `npm run eval -- --tune` (scripts/eval/tune.ts: the real indexer and

@@ -1,7 +1,7 @@
 import type { Passage } from './extractive-answer';
 
 /*
- * Optional phrasing of an answer by a local LLM (DESIGN §3: "an LLM may phrase a summary on top
+ * Optional phrasing of an answer by a local LLM (docs/search.md: "an LLM may phrase a summary on top
  * when configured, still citing"). The model sees only the retrieved passages, numbered like the
  * citations, and must keep the `[n]` markers. A reply that cites nothing, or cites a number that
  * is not a passage, is refused: an uncited claim is worse than no summary.

@@ -11,7 +11,7 @@ import type { SearchExclusion } from '../../shared/protocol/status';
  *   CAIRN_SEARCH_DIGESTS=1   digests are sources again
  */
 
-/** Where the companion writes weekly digests (DESIGN §8). */
+/** Where the companion writes weekly digests (docs/clients.md). */
 export const DEFAULT_DIGESTS_FOLDER = 'Cairn/Digests';
 
 export interface SearchExclusionRule {

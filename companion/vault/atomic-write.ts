@@ -18,7 +18,7 @@ import { conflictStamp } from './conflict-copies';
 import { resolveVaultPath } from './paths';
 
 /*
- * Every write the companion makes into the vault (DESIGN §1.4): whole-file atomic (a temp file
+ * Every write the companion makes into the vault (docs/principles.md, docs/chat.md): whole-file atomic (a temp file
  * in the same folder, fsync, rename), and never over a change it did not see. Obsidian, a sync
  * client or the user may write the same note at any moment; the companion only ever edits the
  * lines and keys it owns, so on a concurrent change it re-reads and re-applies its edit once,

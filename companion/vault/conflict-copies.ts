@@ -1,7 +1,7 @@
 /*
  * Conflict copies: when a change to a note cannot be merged with Cairn's own write, the other
  * version is kept beside the note as `Note.conflict-20261125-034100.md` (UTC time of the copy;
- * `-2`, `-3`… when several land in the same second), the style of DESIGN §1.4 and close to
+ * `-2`, `-3`… when several land in the same second), the style of docs/principles.md, docs/chat.md and close to
  * Syncthing's `Note.sync-conflict-20261125-034100-ABCDEF7.md`. A copy repeats the note's
  * reminders (same ids): the reminder source lets the original win over any copy.
  */

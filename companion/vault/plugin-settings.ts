@@ -23,7 +23,7 @@ export const DEFAULT_FOLDERS: VaultFolders = {
   attachments: 'Cairn/Attachments',
 };
 
-/** The part of the plugin's settings the companion shares (DESIGN §6). */
+/** The part of the plugin's settings the companion shares (companion/README.md). */
 export interface SharedPluginSettings {
   /** IANA zone; undefined when the file has none. */
   readonly timezone?: string;

@@ -1,5 +1,5 @@
 /**
- * The companion's audit log and tokens (DESIGN §8) for the plugin: `GET /api/v1/audit`
+ * The companion's audit log and tokens (docs/clients.md) for the plugin: `GET /api/v1/audit`
  * ("What did Cairn change?"), `GET /api/v1/tokens/self` (the settings' token line) and the
  * phone's pairing token (`POST /api/v1/tokens`). Pure:
  * HTTP goes through the plugin's transport seam, answers are checked against the protocol
@@ -44,7 +44,7 @@ export class AuditClient {
   }
 
   /**
-   * A fresh read+write token for pairing a phone (DESIGN §8), replacing the previous one of that
+   * A fresh read+write token for pairing a phone (docs/clients.md), replacing the previous one of that
    * name (so re-pairing revokes the old phone token). Needs the plugin's token to be `admin`.
    */
   async pairingToken(name = 'phone'): Promise<{ token: string } | string> {

@@ -1,5 +1,5 @@
 /**
- * The audit log's list (DESIGN §8), newest first: what happened, when, from which client and
+ * The audit log's list (docs/clients.md), newest first: what happened, when, from which client and
  * token, and the note it touched as a link. Plain DOM on the element Obsidian gives the view
  * (plugin/obsidian/audit-view.ts), so it renders the same under a test DOM.
  */

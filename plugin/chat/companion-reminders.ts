@@ -1,6 +1,6 @@
 /**
  * The chat's ReminderReader and ReminderWriter over the paired companion's reminder API
- * (DESIGN §6: `GET|POST /api/v1/reminders`, `GET|PATCH|DELETE /api/v1/reminders/:id`,
+ * (companion/README.md: `GET|POST /api/v1/reminders`, `GET|PATCH|DELETE /api/v1/reminders/:id`,
  * `POST …/:id/snooze`, `POST …/:id/done`), so a reminder set in the chat is scheduled by the
  * companion at once and the phone sees it. Answers are checked against the shared protocol
  * schemas; API errors become ChatPortErrors with the companion's message and field.
@@ -10,7 +10,7 @@
  * other answer, a 4xx above all, is the companion's word and is shown as is.
  *
  * Undo goes through the API too: undo of create is `DELETE`, which the companion implements
- * as `status: cancelled` (the note stays, DESIGN §6's least destructive stop); undo of
+ * as `status: cancelled` (the note stays, companion/README.md's least destructive stop); undo of
  * snooze/done is a `PATCH` back to the earlier status and time. Done or snooze of one
  * occurrence of a repeating reminder is delivery state the API cannot take back: CONFLICT.
  */

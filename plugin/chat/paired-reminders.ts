@@ -1,5 +1,5 @@
 /**
- * Which reminder store the chat uses (DESIGN §5): the companion's API while one is paired, so it
+ * Which reminder store the chat uses (docs/delivery.md): the companion's API while one is paired, so it
  * schedules the reminder at once and the phone sees it; the vault's reminder notes when none is
  * paired. When the paired companion does not answer (network error, timeout), writes go into
  * the vault instead and the result says so: the note syncs to the companion, which schedules it

@@ -1,5 +1,5 @@
 /**
- * Conversations kept in the vault (DESIGN §4, `Cairn/Chats/` by default): each finished turn is
+ * Conversations kept in the vault (docs/chat.md, `Cairn/Chats/` by default): each finished turn is
  * added to its chat's Markdown file (shared/chat/conversation-file), and the folder can be
  * listed to reopen a chat. A file that no longer reads as a chat (edited by hand into something
  * else) is never overwritten: the turn starts a new chat file instead.

@@ -1,5 +1,5 @@
 /**
- * The chat's memory (DESIGN §8) in the plugin: `Cairn/Memory.md` through the vault port, with
+ * The chat's memory (docs/memory-digest-calendar.md) in the plugin: `Cairn/Memory.md` through the vault port, with
  * the same shared reader and line writers as the companion's MemoryService, so "remember that
  * …" in Obsidian writes exactly the line the phone would. Reads are fresh every time (the file
  * is the truth; hand edits count at once); writes go through `vault.process` (atomic) and

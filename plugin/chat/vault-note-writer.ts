@@ -1,5 +1,5 @@
 /**
- * The chat's NoteWriter over the vault: notes as DESIGN §2 lays them out (shared/markdown's
+ * The chat's NoteWriter over the vault: notes as docs/vault-format.md lays them out (shared/markdown's
  * `buildNoteFile`, `source: chat`, or `command` for the palette's New note), appends that leave every existing byte alone
  * (`appendToNoteBody`), and undo that refuses to destroy what the user changed since.
  */

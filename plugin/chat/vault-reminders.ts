@@ -1,5 +1,5 @@
 /**
- * The chat's ReminderReader and ReminderWriter over reminder notes in the vault (DESIGN §2),
+ * The chat's ReminderReader and ReminderWriter over reminder notes in the vault (docs/vault-format.md),
  * for when no companion is paired. Notes are read with shared/reminders' `readReminderNote`
  * and written with `buildReminderNoteFile`; snooze, done and undo change only their own
  * front-matter keys (`updateFrontMatter`), through the vault's atomic `process`. A reminder note

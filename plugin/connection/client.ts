@@ -1,5 +1,5 @@
 /**
- * A narrow client for the companion's HTTP API (DESIGN §6). For now it answers one
+ * A narrow client for the companion's HTTP API (companion/README.md). For now it answers one
  * question, "can we talk to the companion, and how is it doing?", which the settings tab's
  * "Test connection" button, the status bar and the chat pane all show.
  */
@@ -121,7 +121,7 @@ export class CompanionClient {
   }
 
   /**
-   * One JSON call to the companion, its answer checked against `schema` (DESIGN §8's week,
+   * One JSON call to the companion, its answer checked against `schema` (docs/clients.md's week,
    * digest and reminder actions use it). Resolves with the body, or a sentence saying what
    * went wrong; never throws.
    */

@@ -1,5 +1,5 @@
 /**
- * Normalisation in the editor (DESIGN §2): when the cursor leaves a line whose `@remind(...)`
+ * Normalisation in the editor (docs/vault-format.md): when the cursor leaves a line whose `@remind(...)`
  * holds natural language (or a schedulable token without a block id), the line is rewritten to
  * the absolute form with ` ^r-xxxx` appended, as ONE transaction of its own with the user event
  * `input.cairn-normalise`. That event is not one CodeMirror's history joins with typing, and a

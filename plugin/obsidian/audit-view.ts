@@ -1,5 +1,5 @@
 /**
- * The audit log view (DESIGN §8, "What did Cairn change?"): the Obsidian adapter. Fetching and
+ * The audit log view (docs/clients.md, "What did Cairn change?"): the Obsidian adapter. Fetching and
  * wording are in plugin/audit/audit-client.ts, the list's DOM in plugin/audit/audit-list.ts.
  */
 import { ItemView } from 'obsidian';

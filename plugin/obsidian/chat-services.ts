@@ -1,5 +1,5 @@
 /**
- * Builds the chat for the pane (DESIGN §4) over Obsidian: the ChatEngine with the vault-backed
+ * Builds the chat for the pane (docs/chat.md) over Obsidian: the ChatEngine with the vault-backed
  * writers (reminders through the companion's API while one is paired), the in-vault search, conversations in the chats folder and, when a chat model is set,
  * Ollama for routing and phrasing; plus the pane's callbacks (Markdown through Obsidian's
  * renderer, citations opened at their line or page). Settings are read per message, so a

@@ -1,5 +1,5 @@
 /**
- * The note commands (DESIGN §2, §4): "New note" (a form → a front-mattered note through the
+ * The note commands (docs/vault-format.md, docs/chat.md): "New note" (a form → a front-mattered note through the
  * chat's note writer, collision-safe), "Append selection to note…" (pick a note, the selection
  * goes to its end) and "Ask Cairn about this note/selection" (opens the chat with the question
  * started). Registered by main.ts at layout-ready; every modal closes on unload.

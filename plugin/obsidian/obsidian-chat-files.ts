@@ -67,7 +67,7 @@ export class ObsidianChatFiles implements ChatVaultFiles {
       .map((file) => file.path);
   }
 
-  /** Title as DESIGN §2 reads it: front matter, else the first H1, else the file name. */
+  /** Title as docs/vault-format.md reads it: front matter, else the first H1, else the file name. */
   titleOf(file: TFile): string {
     const cache = this.app.metadataCache.getFileCache(file);
     const title: unknown = cache?.frontmatter?.title;

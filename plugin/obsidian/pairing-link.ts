@@ -1,5 +1,5 @@
 /**
- * The phone pairing link (DESIGN §6): `<companion url>/#token=<token>`. The token travels in the
+ * The phone pairing link (companion/README.md): `<companion url>/#token=<token>`. The token travels in the
  * fragment, which browsers never send to a server, and the phone page reads it from there.
  * Pure, so it is tested without Obsidian.
  */

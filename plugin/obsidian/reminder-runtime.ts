@@ -1,5 +1,5 @@
 /**
- * Obsidian side of the local reminder scheduler (DESIGN §5, not paired): reads every Markdown
+ * Obsidian side of the local reminder scheduler (docs/delivery.md, not paired): reads every Markdown
  * file once the layout is ready, then follows `metadataCache` 'changed' (which hands over the
  * file's text, so nothing is read twice), vault 'delete' and 'rename'. Fires with a Notice and,
  * when the user allowed it, a system Notification. What fired is kept in

@@ -1,5 +1,5 @@
 /**
- * The week view and the digest command (DESIGN §8), registered from main.ts in one call
+ * The week view and the digest command (docs/memory-digest-calendar.md), registered from main.ts in one call
  * (the component and its pure data live in plugin/week/; this is their Obsidian adapter):
  * the `ItemView`, its ribbon icon and command, and "Write this week's digest". When a companion
  * is paired, both go through it (`GET /api/v1/calendar/week`, `POST /api/v1/digests`, the

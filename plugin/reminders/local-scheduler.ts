@@ -1,5 +1,5 @@
 /**
- * Fires reminders while Obsidian is open and no companion is paired (DESIGN §5): one timer to
+ * Fires reminders while Obsidian is open and no companion is paired (docs/delivery.md): one timer to
  * the next due instant (never longer than an hour, so sleep and clock jumps are caught), a
  * catch-up on start (occurrences younger than the grace window fire once, older one-offs are
  * listed as missed), and a persisted set of what fired so a restart never fires twice.

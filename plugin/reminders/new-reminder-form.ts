@@ -1,7 +1,7 @@
 /**
  * The "New reminder" modal's logic: reads what the user typed (natural-language or absolute
  * time, a title, an optional repeat), says live what it will be ("Tue 24 Nov 17:00") or why it
- * cannot be saved, and writes the reminder note (DESIGN §2) into the reminders folder under a
+ * cannot be saved, and writes the reminder note (docs/vault-format.md) into the reminders folder under a
  * collision-safe name. The modal keeps Save disabled while `checkNewReminder` reports a problem.
  */
 import { hasControlCharacters } from './control-characters';

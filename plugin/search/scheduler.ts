@@ -1,5 +1,5 @@
 /**
- * How the indexer shares the main thread (DESIGN §1.3): it works in slices, measures them with
+ * How the indexer shares the main thread (docs/principles.md, docs/search.md): it works in slices, measures them with
  * `now()`, and gives the UI a turn between slices. Injected so tests decide when turns happen.
  */
 export interface Scheduler {

@@ -19,7 +19,7 @@ import type { EngineSnapshot } from './engine-snapshot';
 import type { SearchHit, SearchMode, VaultSearchOptions } from './vault-search';
 
 /*
- * The in-vault index (DESIGN §3): BM25F over chunks (Bm25fIndex, real term frequencies,
+ * The in-vault index (docs/search.md): BM25F over chunks (Bm25fIndex, real term frequencies,
  * optional English stemming) tuned for natural-language questions, plus exact vector
  * similarity (FlatVectorIndex) when an embedder is active, fused by rank. Pure: no Obsidian,
  * no storage; the indexer feeds it, and it hands the indexer a snapshot to persist and takes

@@ -10,7 +10,7 @@ import type { SearchEngine } from './search-engine';
 import type { SearchStore, StoredFile } from './search-store';
 
 /*
- * Keeps the search engine in step with the vault (DESIGN §1.3, Omnisearch's design): restore
+ * Keeps the search engine in step with the vault (docs/principles.md, docs/search.md, Omnisearch's design): restore
  * from the store (the engine's index snapshot, checked note by note against the stored files;
  * only notes that differ are re-tokenised), diff path → (mtime, size) against the vault, then
  * follow vault events through a debounced dirty set. Work runs in slices of at most `sliceMs`

@@ -1,6 +1,6 @@
 import type { Citation } from '../../shared/protocol/citation';
 
-/** Note kinds a search can be narrowed to (DESIGN §3 filters). */
+/** Note kinds a search can be narrowed to (docs/search.md filters). */
 export type SearchDocType = 'note' | 'reminder' | 'pdf';
 
 export interface VaultSearchOptions {
@@ -19,7 +19,7 @@ export interface VaultSearchOptions {
 export type SearchMode = 'hybrid' | 'keyword';
 
 export interface SearchHit {
-  /** The shared citation object (DESIGN §3): path, title, heading, lines, excerpt, score. */
+  /** The shared citation object (docs/search.md): path, title, heading, lines, excerpt, score. */
   citation: Citation;
   /** Stable chunk id (see shared/search chunkNote). */
   chunkId: string;

@@ -1,6 +1,6 @@
 /**
- * Cairn's settings: their shape and defaults. DESIGN §7 lists what a user can configure;
- * the companion reads `timezone` and `folders` from the same data.json (DESIGN §6), so
+ * Cairn's settings: their shape and defaults. docs/plugin.md lists what a user can configure;
+ * the companion reads `timezone` and `folders` from the same data.json (companion/README.md), so
  * those keys are a contract: rename them only with a migration on both sides.
  */
 
@@ -54,7 +54,7 @@ export interface CairnSettings {
     delegateToCompanionOnMobile: boolean;
   };
   privacy: {
-    /** Only loopback and LAN hosts are contacted while this is on (DESIGN §7). */
+    /** Only loopback and LAN hosts are contacted while this is on (docs/plugin.md). */
     offlineMode: boolean;
   };
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark of DESIGN §8's generated documents, on generated data:
+// Benchmark of docs/memory-digest-calendar.md's generated documents, on generated data:
 //   digest   buildDigest (shared/digest) for one ISO week over N notes and N reminders;
 //   feed     buildIcsFeed (shared/calendar) over N reminders (30% recurring, 3 zones, the
 //            inline `every` rules anchored in 2000 that take the history-window path) and

@@ -1,5 +1,5 @@
 /**
- * The week view's data (DESIGN §8, shared/protocol/calendar.ts): seven days, Monday first, in
+ * The week view's data (docs/memory-digest-calendar.md, shared/protocol/calendar.ts): seven days, Monday first, in
  * one zone, each with the reminder occurrences and note events that fall on it. Pure: the
  * companion's route and the plugin's offline week view both call it.
  */

@@ -1,5 +1,5 @@
 /**
- * The iCalendar feed (RFC 5545, DESIGN §8) that phone and desktop calendars subscribe to:
+ * The iCalendar feed (RFC 5545, docs/memory-digest-calendar.md) that phone and desktop calendars subscribe to:
  * every reminder as a VEVENT (UID = reminder id, DTSTART;TZID in its zone, its RRULE, a VALARM
  * at the start, a URL opening the note) and notes with Full Calendar front matter as events.
  * Each zone used gets a VTIMEZONE with its real offset changes over the years the feed spans.

@@ -1,5 +1,5 @@
 // Public surface of shared/calendar: ISO weeks, Full Calendar note events, the week view's
-// data and the iCalendar feed (DESIGN §8).
+// data and the iCalendar feed (docs/memory-digest-calendar.md).
 export {
   IsoWeekError,
   formatIsoWeek,

@@ -1,5 +1,5 @@
 /**
- * The chat engine (DESIGN §4): route → validate → run exactly one tool through the ports →
+ * The chat engine (docs/chat.md): route → validate → run exactly one tool through the ports →
  * optionally phrase an answer with an LLM → stream events (shared/protocol/chat.ts). No loops:
  * whatever a tool returns, the turn ends.
  *
@@ -141,7 +141,7 @@ export interface ChatEngineDeps {
   conversations?: ConversationSink;
   /** Where the five-minute dedup of writes is kept; in memory when absent. */
   recentWrites?: RecentWritesStore;
-  /** `Cairn/Memory.md` (DESIGN §8); without it "remember that …" writes a note instead. */
+  /** `Cairn/Memory.md` (docs/clients.md); without it "remember that …" writes a note instead. */
   memories?: MemoryStore;
 }
 
@@ -152,7 +152,7 @@ export interface ChatTurnOptions {
   summarize?: boolean;
   signal?: AbortSignalLike;
   /**
-   * False when the caller's token lacks the write scope (DESIGN §8): a routed write tool is
+   * False when the caller's token lacks the write scope (docs/clients.md): a routed write tool is
    * refused with FORBIDDEN instead of run. Default true.
    */
   canWrite?: boolean;
@@ -569,7 +569,7 @@ async function* phraseWithFallback(
 }
 
 /**
- * DESIGN §8: answers consult memories first. Relevant facts lead the answer as `[1]…[k]`, each
+ * docs/clients.md: answers consult memories first. Relevant facts lead the answer as `[1]…[k]`, each
  * cited as its line of the memory file; the vault's passages follow, their markers shifted.
  */
 function withMemories(

@@ -19,7 +19,7 @@ import {
 import type { ToolName } from './tool-schemas';
 
 /*
- * The tools an outside client sees (DESIGN §8: MCP, and the OpenAI route's instructions), built
+ * The tools an outside client sees (docs/clients.md: MCP, and the OpenAI route's instructions), built
  * from the chat tools' schemas (tool-schemas.ts) so a tool's arguments are checked the same way
  * wherever it is called. One tool exists only here: `read_note` (a chat has the note open).
  */
@@ -38,7 +38,7 @@ export const ReadNoteArgs = Type.Object(
   strict,
 );
 
-/** DESIGN §8 names the note `path`; the chat tool calls it `note` (path, id or title). */
+/** docs/clients.md names the note `path`; the chat tool calls it `note` (path, id or title). */
 export const ClientAppendArgs = Type.Object(
   {
     path: AppendToNoteArgs.properties.note,
@@ -48,13 +48,13 @@ export const ClientAppendArgs = Type.Object(
   strict,
 );
 
-/** DESIGN §8 names the fact `fact`; the chat tool calls it `text`. */
+/** docs/clients.md names the fact `fact`; the chat tool calls it `text`. */
 export const ClientRememberArgs = Type.Object({ fact: RememberArgs.properties.text }, strict);
 
 export interface ClientToolDefinition {
   readonly description: string;
   readonly args: TSchema;
-  /** `write` for tools that change the vault (DESIGN §8), else `read`. */
+  /** `write` for tools that change the vault (docs/clients.md), else `read`. */
   readonly scope: 'read' | 'write';
   /** The chat tool that runs it, when it is one. */
   readonly chatTool?: ToolName;
@@ -147,7 +147,7 @@ export function clientToolJsonSchema(name: ClientToolName): Record<string, unkno
 }
 
 /**
- * The numbered source list a reply ends with (DESIGN §8): `[1]: path#heading, lines a–b`, or
+ * The numbered source list a reply ends with (docs/clients.md): `[1]: path#heading, lines a–b`, or
  * `[2]: file.pdf, page 3`. Empty string without citations.
  */
 export function formatSourceList(citations: readonly Citation[]): string {

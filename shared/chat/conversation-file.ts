@@ -1,5 +1,5 @@
 /**
- * A chat kept as Markdown in the vault (DESIGN §4, default folder `Cairn/Chats/`), so history
+ * A chat kept as Markdown in the vault (docs/chat.md, default folder `Cairn/Chats/`), so history
  * syncs and is searchable like any note, and can be reopened from a list.
  *
  * ```markdown

@@ -1,5 +1,5 @@
 /**
- * Deterministic routing (DESIGN §4): a chat message becomes exactly one validated tool call, or a
+ * Deterministic routing (docs/chat.md): a chat message becomes exactly one validated tool call, or a
  * plain reply (small talk, help, or a question back when something needed is missing). No LLM.
  *
  * Rules are tried in this order; the first that matches decides. The order is the ambiguity
@@ -8,7 +8,7 @@
  *  2. small talk and help → a plain reply;
  *  3. `note`: "note: …", "new note: …", "note that …", "take a note (that) …", "new note titled X
  *     with Y", "jot down …": an explicit note command wins over whatever the note says
- *     ("note: remind me to …", "note: the report is done"); before it, `memory` (DESIGN §8):
+ *     ("note: remind me to …", "note: the report is done"); before it, `memory` (docs/clients.md):
  *     "remember that …" / "remember: …" → `remember`, "forget that …" → `forget`, "what do you
  *     remember/know about …" → `recall`;
  *  4. `list`: asks about reminders or what is due ("what's due this week?", "show my
@@ -266,7 +266,7 @@ function askWhichReminder(action: string): RouteDecision {
   };
 }
 
-/** There is no delete/cancel tool (DESIGN §4): say where it is done instead of searching. */
+/** There is no delete/cancel tool (docs/chat.md): say where it is done instead of searching. */
 function removeReminder(text: string): RouteDecision | undefined {
   if (!/^(?:delete|remove|cancel|drop)\b.*\breminders?\b/i.test(text)) return undefined;
   return {

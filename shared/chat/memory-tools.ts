@@ -1,5 +1,5 @@
 /**
- * The chat's memory tools (DESIGN §8): `remember`, `forget`, `recall`, and the memory citations
+ * The chat's memory tools (docs/memory-digest-calendar.md): `remember`, `forget`, `recall`, and the memory citations
  * an answer leads with. Kept apart from chat-engine.ts so the engine only dispatches to them.
  */
 import { normaliseFact, recallMemories } from '../memory/memory-file';

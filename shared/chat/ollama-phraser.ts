@@ -1,5 +1,5 @@
 /**
- * Phrases an answer with Ollama from the retrieved passages only (DESIGN §3: an LLM may phrase a
+ * Phrases an answer with Ollama from the retrieved passages only (docs/search.md: an LLM may phrase a
  * summary, still citing). `/api/chat` streams NDJSON; each line's `message.content` is yielded
  * as it arrives. The passages are numbered `[1]…[n]` in the prompt and the model is told to cite
  * them that way; the engine then checks every marker (citation-markers.ts).

@@ -1,5 +1,5 @@
 /**
- * Routing with Ollama's native tool calling (DESIGN §4): `/api/chat`, non-streaming, with
+ * Routing with Ollama's native tool calling (docs/chat.md): `/api/chat`, non-streaming, with
  * `tools: toolSpecs()`. The model's call is checked with `validateToolCall` before anything
  * runs. Whenever the model's choice cannot be used (server down, timeout, HTTP error, a reply
  * that is not JSON, no tool chosen, several tools, an unknown tool, arguments that are not JSON

@@ -44,7 +44,7 @@ export interface AppendedText {
 export type NoteSource = 'chat' | 'command' | 'api';
 
 export interface NoteWriter {
-  /** Writes a front-mattered note (DESIGN §2, `source: chat` unless `source` says otherwise). */
+  /** Writes a front-mattered note (docs/vault-format.md, `source: chat` unless `source` says otherwise). */
   create(note: {
     title: string;
     body: string;
@@ -89,7 +89,7 @@ export interface WriteNotice {
 }
 
 export interface ReminderWriter {
-  /** Writes a reminder note (DESIGN §2). `due` without offset is wall time in `timezone`. */
+  /** Writes a reminder note (docs/vault-format.md). `due` without offset is wall time in `timezone`. */
   create(reminder: {
     title: string;
     due: string;
@@ -121,7 +121,7 @@ export interface Searcher {
   }): Promise<SearchHit[]>;
 }
 
-/** An extractive answer (DESIGN §3): passages quoted with `[n]` markers into `citations`. */
+/** An extractive answer (docs/search.md): passages quoted with `[n]` markers into `citations`. */
 export interface ExtractiveAnswer {
   answer: string;
   citations: Citation[];
@@ -162,7 +162,7 @@ export interface AbortSignalLike {
 }
 
 /**
- * The user's memory file (DESIGN §8, `Cairn/Memory.md`): the companion's MemoryService, or the
+ * The user's memory file (docs/clients.md, `Cairn/Memory.md`): the companion's MemoryService, or the
  * plugin's vault adapter. Reads are always fresh (hand edits count at once).
  */
 export interface MemoryStore {

@@ -1,5 +1,5 @@
 /**
- * Dedup of chat writes (DESIGN §4): the same reminder (title + due instant) or the same note
+ * Dedup of chat writes (docs/chat.md): the same reminder (title + due instant) or the same note
  * (title + body + tags + folder) asked for again within five minutes returns what was written
  * the first time, flagged `deduplicated`, instead of writing a second file. A request that
  * differs in any of those is never swallowed. Titles compare without case and surrounding

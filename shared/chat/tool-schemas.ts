@@ -17,7 +17,7 @@ import { DocumentType, QUERY_MAX_CHARS, SEARCH_LIMIT_MAX } from '../protocol/sea
 import { checkSchema } from '../protocol/validate';
 
 /*
- * The chat tools (DESIGN §4). Each argument schema is what the LLM sees (OpenAI/Ollama native
+ * The chat tools (docs/chat.md). Each argument schema is what the LLM sees (OpenAI/Ollama native
  * tool calling), what the deterministic router must produce, and what both are checked against
  * before anything runs. Descriptions are written for a small local model: short and concrete.
  */
@@ -174,7 +174,7 @@ export const TOOLS = {
   },
   complete_reminder: { description: 'Mark a reminder as done.', args: CompleteReminderArgs },
   remember: {
-    description: 'Keep a personal fact about the user in their memory file (DESIGN §8).',
+    description: 'Keep a personal fact about the user in their memory file.',
     args: RememberArgs,
   },
   forget: { description: 'Remove one remembered fact.', args: ForgetArgs },
@@ -184,7 +184,7 @@ export const TOOLS = {
 export type ToolName = keyof typeof TOOLS;
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 
-/** Tools that change the vault: they need a token with the `write` scope (DESIGN §8). */
+/** Tools that change the vault: they need a token with the `write` scope (docs/clients.md). */
 export const WRITE_TOOLS: ReadonlySet<string> = new Set([
   'create_note',
   'append_to_note',
@@ -253,7 +253,7 @@ function invalid(message: string, field: string | undefined): ToolCallCheck {
   return { ok: false, error };
 }
 
-/* Result envelopes (DESIGN §4). */
+/* Result envelopes (docs/chat.md). */
 
 export const ToolSuccess = <T extends TSchema>(data: T) =>
   Type.Object({

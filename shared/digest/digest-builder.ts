@@ -1,5 +1,5 @@
 /**
- * The weekly digest (DESIGN §8): one Markdown note per ISO week, `Cairn/Digests/2026-W48.md`,
+ * The weekly digest (docs/memory-digest-calendar.md): one Markdown note per ISO week, `Cairn/Digests/2026-W48.md`,
  * listing as [[links]] the notes created and changed that week by folder, the reminders done and
  * missed, and what is due the week after. Pure, over plain lists: the companion builds it from
  * its index and scheduler, the plugin (when not paired) from the vault, and both write the same.

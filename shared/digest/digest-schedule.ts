@@ -1,5 +1,5 @@
 /**
- * When the weekly digest is written (DESIGN §8): a weekday and time in the user's zone, default
+ * When the weekly digest is written (docs/memory-digest-calendar.md): a weekday and time in the user's zone, default
  * Monday 08:00, or off (`CAIRN_DIGEST=off|"mon 08:00"`, `--digest`). The digest written at a
  * slot covers the ISO week holding the day before the slot: Monday 08:00 writes the week that
  * just ended, Sunday 20:00 the week that is ending.

@@ -1,4 +1,4 @@
-// Public surface of shared/digest: the weekly digest note and its schedule (DESIGN §8).
+// Public surface of shared/digest: the weekly digest note and its schedule (docs/memory-digest-calendar.md).
 export { DEFAULT_DIGEST_FOLDER, buildDigest, digestPath, noteLink } from './digest-builder';
 export type { Digest, DigestInput, DigestNote } from './digest-builder';
 export {

@@ -1,5 +1,5 @@
 /**
- * Whole note files as Cairn writes them (DESIGN §2, "Note created by Cairn"), and appending
+ * Whole note files as Cairn writes them (docs/vault-format.md, "Note created by Cairn"), and appending
  * to a note's body without touching its front matter.
  */
 import { BOM, detectLineEnding, locateFrontMatter, withLineEnding } from './front-matter-fence';

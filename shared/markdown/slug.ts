@@ -1,5 +1,5 @@
 /**
- * File names for notes Cairn creates: slugs of the title (DESIGN §2), e.g. `call-the-bank.md`.
+ * File names for notes Cairn creates: slugs of the title (docs/vault-format.md), e.g. `call-the-bank.md`.
  *
  * Latin letters are transliterated (NFKD, accents dropped; `ß` → `ss`, `æ` → `ae`, `ø` → `o`,
  * …), compatibility forms folded (`ﬁ` → `fi`, full-width `Ａ` → `a`). Letters of other

@@ -1,5 +1,5 @@
 /**
- * `Cairn/Memory.md` (DESIGN §8): personal facts, one list item per fact, e.g.
+ * `Cairn/Memory.md` (docs/memory-digest-calendar.md): personal facts, one list item per fact, e.g.
  *
  *     - Passport expires 2031-05 (added 2026-11-25) ^m-7k2p
  *

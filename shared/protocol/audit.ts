@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { Cursor } from './formats';
 
 /*
- * Tokens' scopes and the audit log (DESIGN §8): `GET /api/v1/tokens/self`, `GET /api/v1/audit`.
+ * Tokens' scopes and the audit log (docs/clients.md): `GET /api/v1/tokens/self`, `GET /api/v1/audit`.
  */
 
 export const TokenScope = Type.Union([

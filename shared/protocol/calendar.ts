@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 
 /*
- * DESIGN §8 calendar: `GET /api/v1/calendar/week?week=2026-W48` (the phone page and the plugin's
+ * docs/memory-digest-calendar.md calendar: `GET /api/v1/calendar/week?week=2026-W48` (the phone page and the plugin's
  * week view code against it) and the digest route. Times are ISO 8601 with the offset of the
  * week's zone; days run Monday to Sunday in that zone.
  */

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { VaultPath } from './formats';
 
 /*
- * The one citation shape (DESIGN §3) used by search results, answers, chat and the phone page.
+ * The one citation shape (docs/search.md) used by search results, answers, chat and the phone page.
  * A note citation points at a line range under a heading; a PDF citation at a page.
  */
 

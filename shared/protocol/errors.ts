@@ -4,14 +4,14 @@ import type { Static } from '@sinclair/typebox';
 /*
  * Error codes. HTTP routes answer `{ error: { code, message, field? } }` with the status below;
  * chat tools answer `{ success: false, error: { code, message, field? } }` with the smaller set
- * of tool codes (DESIGN §4), which is a subset of the HTTP codes so a route that runs a tool can
+ * of tool codes (docs/chat.md), which is a subset of the HTTP codes so a route that runs a tool can
  * pass its error through unchanged.
  */
 
 export const API_ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
-  /** The token is valid but lacks the scope (DESIGN §8). */
+  /** The token is valid but lacks the scope (docs/clients.md). */
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
@@ -37,7 +37,7 @@ export const TOOL_ERROR_CODES = [
   'CONFLICT',
   'UNAVAILABLE',
   'INTERNAL_ERROR',
-  // A token without the scope a tool needs (DESIGN §8: MCP, chat and /v1/chat/completions).
+  // A token without the scope a tool needs (docs/clients.md: MCP, chat and /v1/chat/completions).
   'FORBIDDEN',
 ] as const satisfies readonly ApiErrorCode[];
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];

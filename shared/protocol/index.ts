@@ -1,4 +1,4 @@
-// Public surface of shared/protocol: the companion's HTTP contract (DESIGN §6) as TypeBox
+// Public surface of shared/protocol: the companion's HTTP contract (companion/README.md) as TypeBox
 // schemas that are at once Fastify's validators and the TypeScript types.
 export * from './formats';
 export * from './citation';

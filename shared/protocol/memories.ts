@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { NonBlank } from './formats';
 
-/* DESIGN §8 memories: `GET|POST /api/v1/memories`, `DELETE /api/v1/memories/:id`. */
+/* docs/memory-digest-calendar.md memories: `GET|POST /api/v1/memories`, `DELETE /api/v1/memories/:id`. */
 
 export const MEMORY_TEXT_MAX = 1000;
 

@@ -6,7 +6,7 @@ import { TITLE_MAX_CHARS } from './reminders';
 /** One megabyte of Markdown: a note, not an upload (uploads go through `/ingest`). */
 export const NOTE_BODY_MAX_CHARS = 1_000_000;
 
-/** `POST /api/v1/notes`: writes a front-mattered note (DESIGN §2) into the vault. */
+/** `POST /api/v1/notes`: writes a front-mattered note (docs/vault-format.md) into the vault. */
 export const NoteCreate = Type.Object(
   {
     title: NonBlank({ maxLength: TITLE_MAX_CHARS }),

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { Citation } from './citation';
 
 /*
- * `POST /v1/chat/completions` in OpenAI's format (DESIGN §8). Only what Cairn reads is checked;
+ * `POST /v1/chat/completions` in OpenAI's format (docs/clients.md). Only what Cairn reads is checked;
  * the many other parameters clients send (temperature, top_p, user, …) are accepted and ignored,
  * as a server that cannot honour them should.
  */

@@ -61,7 +61,7 @@ export type PushTestResponse = Static<typeof PushTestResponse>;
 export const PUSH_ACTIONS = ['done', 'snooze_15m', 'snooze_1h', 'open'] as const;
 export type PushAction = (typeof PUSH_ACTIONS)[number];
 
-/** The JSON a push message carries to the phone's service worker (DESIGN §5). */
+/** The JSON a push message carries to the phone's service worker (docs/delivery.md). */
 export const PushPayload = Type.Object({
   title: Type.String(),
   body: Type.String(),

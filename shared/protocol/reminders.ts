@@ -23,7 +23,7 @@ export const ReminderStatus = Type.Union([
 ]);
 export type ReminderStatus = Static<typeof ReminderStatus>;
 
-/** `POST /api/v1/reminders`: writes a reminder note (DESIGN §2) into the vault. */
+/** `POST /api/v1/reminders`: writes a reminder note (docs/vault-format.md) into the vault. */
 export const ReminderCreate = Type.Object(
   {
     title: NonBlank({ maxLength: TITLE_MAX_CHARS }),
@@ -62,7 +62,7 @@ export type Reminder = Static<typeof Reminder>;
 
 /**
  * `POST /api/v1/reminders` answer: the reminder, and whether it is one made by an identical
- * request within the last five minutes (200 instead of 201; DESIGN §4).
+ * request within the last five minutes (200 instead of 201; docs/chat.md).
  */
 export const ReminderCreated = Type.Object({
   ...Reminder.properties,

@@ -14,7 +14,7 @@ export const DocumentType = Type.Union([
 ]);
 export type DocumentType = Static<typeof DocumentType>;
 
-/** The filters search and answer share (DESIGN §3: folder, tag, type, date range). */
+/** The filters search and answer share (docs/search.md: folder, tag, type, date range). */
 export const searchFilters = {
   type: Type.Optional(DocumentType),
   /** Vault-relative folder; matches the folder and everything below it. */

@@ -54,7 +54,7 @@ export const SearchExclusion = Type.Object({
 });
 export type SearchExclusion = Static<typeof SearchExclusion>;
 
-/** `GET /api/v1/status` (DESIGN §6). */
+/** `GET /api/v1/status` (companion/README.md). */
 export const StatusResponse = Type.Object({
   version: Type.String(),
   index: Type.Object({

@@ -2,7 +2,7 @@
  * Inline reminders of one Markdown document: Cairn's `@remind(...)` lines and, read-only, the
  * Reminder plugin's `(@2026-11-23 17:00)` and its Tasks-format `⏰ 2026-11-23 10:00`.
  *
- * Rules (DESIGN §2):
+ * Rules (docs/vault-format.md):
  * - one reminder per line; Cairn's token wins over foreign ones on the same line, and a second
  *   `@remind` on a line is reported and ignored;
  * - identity is the block id (`r-7k2p`), else `path + line text`, so editing a line without a

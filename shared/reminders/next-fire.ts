@@ -5,7 +5,7 @@
  * Rules:
  * - `done`/`cancelled` reminders and checked tasks never fire: null;
  * - a one-off fires at its time if that is after `after`; once snoozed, its snooze time replaces
- *   it (DESIGN §2: snoozing a one-off rewrites its time);
+ *   it (docs/vault-format.md: snoozing a one-off rewrites its time);
  * - a recurring reminder fires at its next occurrence after `after` (wall time kept across DST,
  *   see recurrence.ts); a pending snooze (the note's `snoozed_until`) fires instead of the
  *   occurrences up to it, as the companion's scheduler does: snoozing a daily reminder by two

@@ -1,5 +1,5 @@
 /**
- * Normalisation of one line (DESIGN §2): natural language inside `@remind(...)` becomes the
+ * Normalisation of one line (docs/vault-format.md): natural language inside `@remind(...)` becomes the
  * absolute form (`tomorrow 5pm` → `2026-11-24 17:00`), and a line with a schedulable reminder
  * and no block id gets ` ^r-xxxx` appended. The plugin runs this when the cursor leaves a line
  * or on a command, and applies the edits as one undoable transaction.

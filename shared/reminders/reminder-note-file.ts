@@ -1,5 +1,5 @@
 /**
- * A whole reminder-note file (DESIGN §2): the note's front matter in DESIGN order, written by
+ * A whole reminder-note file (docs/vault-format.md): the note's front matter in the documented order, written by
  * shared/markdown's `stringifyNoteFile`, then the body (a link back to where it came from).
  * Reading it back with `parseFrontMatter` + `readReminderNote` gives the same note.
  */

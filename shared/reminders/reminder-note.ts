@@ -1,5 +1,5 @@
 /**
- * The reminder note of DESIGN §2 as a model: front matter read into a validated `ReminderNote`
+ * The reminder note of docs/vault-format.md as a model: front matter read into a validated `ReminderNote`
  * (or problems each naming its field), and the ordered fields to write one back.
  *
  * Reading is lenient where nothing is lost: `status` defaults to `active`, `title` to the file
@@ -165,7 +165,7 @@ export function readReminderNote(
 }
 
 /**
- * The note's front matter as ordered `[key, value]` pairs, DESIGN §2's order: id, type, title,
+ * The note's front matter as ordered `[key, value]` pairs, docs/vault-format.md's order: id, type, title,
  * due (with the zone's UTC offset), timezone, repeat?, status, snoozed_until?, created?.
  * Values are plain strings for the Markdown writer to quote as YAML needs.
  */

@@ -7,7 +7,7 @@ import type { PdfChunk } from './pdf-chunk';
 export type CitableChunk = NoteChunk | PdfChunk;
 
 /**
- * The citation (DESIGN §3) for a retrieved chunk. The excerpt is the chunk's best passage for
+ * The citation (docs/search.md) for a retrieved chunk. The excerpt is the chunk's best passage for
  * `terms`; for notes, `lines` and `heading` narrow to that passage, so opening the citation
  * lands on the quoted text rather than the top of a merged chunk. `score` is clamped to [0, 1].
  */

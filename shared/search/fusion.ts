@@ -1,5 +1,5 @@
 /*
- * Combining the keyword and the vector ranking into one list (DESIGN §3: "reciprocal-rank
+ * Combining the keyword and the vector ranking into one list (docs/search.md: "reciprocal-rank
  * fusion or weighted scores: measure which"). Both are here so an eval can compare them on
  * the same inputs; both return scores in [0, 1], highest first.
  */

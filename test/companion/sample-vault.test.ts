@@ -6,7 +6,7 @@ import { SAMPLE_VAULT } from './helpers/app';
 
 /*
  * `npm start` serves companion/sample-vault, and it is the demo for every area (indexer,
- * scheduler, phone page). These checks keep it showing what DESIGN §2 describes.
+ * scheduler, phone page). These checks keep it showing what docs/vault-format.md describes.
  */
 
 function markdownFiles(dir: string): string[] {
@@ -39,7 +39,7 @@ describe('the sample vault', () => {
     expect(notes.some((note) => Array.isArray(note.frontMatter?.tags))).toBe(true);
   });
 
-  it('has a reminder note with every key DESIGN §2 names', () => {
+  it('has a reminder note with every key docs/vault-format.md names', () => {
     const reminder = notes.find((note) => note.frontMatter?.type === 'reminder');
     expect(reminder?.frontMatter).toMatchObject({
       id: expect.any(String),

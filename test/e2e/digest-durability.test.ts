@@ -19,7 +19,7 @@ import { formatIsoWeek, isoWeekOfDay } from '../../shared/calendar';
 import { repoRoot } from '../helpers/corpora';
 
 /*
- * DESIGN §8: the weekly digest is written exactly once per week across kill -9 and restarts,
+ * docs/memory-digest-calendar.md: the weekly digest is written exactly once per week across kill -9 and restarts,
  * with the built CLI on a real vault and database. The slot is set (`--digest`) to the next
  * minute in UTC; the companion is killed before it, stays down over it, writes the digest on
  * the next start, is killed again right after the file appears, and the starts after that

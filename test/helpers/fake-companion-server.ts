@@ -53,7 +53,7 @@ export class FakeCompanionServer {
   }
 }
 
-/** A `GET /api/v1/status` body in the shape of DESIGN §6. */
+/** A `GET /api/v1/status` body in the shape of companion/README.md. */
 export function sampleStatus(): Record<string, unknown> {
   return {
     version: '0.1.0',

@@ -1,7 +1,7 @@
 import type { Migration } from '../migrate';
 
 /**
- * The vault index: derived data, rebuilt from the vault at any time (DESIGN §1).
+ * The vault index: derived data, rebuilt from the vault at any time (docs/principles.md).
  *
  * - `index_files`: one row per vault file seen, indexed or failed. `content_hash` (sha256 of
  *   the bytes) lets a restart skip unchanged files; `error` holds why a file could not be

@@ -2,7 +2,7 @@ import type { Migration } from '../migrate';
 
 /**
  * The scheduler's own state: the only reminder data that is not derived from the vault
- * (DESIGN §1). Instants are epoch milliseconds.
+ * (docs/principles.md). Instants are epoch milliseconds.
  *
  * - `reminder_plan`: per reminder, the high-water mark: every fire time at or before it has
  *   been handled (handed to delivery, or listed as missed). Kept when a reminder disappears from

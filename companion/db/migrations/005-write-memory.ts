@@ -6,7 +6,7 @@ import type { Migration } from '../migrate';
  * - `idem:<Idempotency-Key header>` rows keep a write's response for 24 hours, with a hash of
  *   the request (method, path, body) so a key reused for a different request is refused;
  * - `dedup:<kind>:<content hash>` rows keep, for five minutes, what an identical create
- *   (same title and due, same title and body) made (DESIGN §4), chat's included.
+ *   (same title and due, same title and body) made (docs/chat.md), chat's included.
  * Times are Unix milliseconds; rows past `expires_at` are ignored and pruned.
  *
  * Also: `missed_occurrences.reason`, so a one-off that was already past when the companion

@@ -1,7 +1,7 @@
 import type { Migration } from '../migrate';
 
 /*
- * Named API tokens with scopes, and the audit log (DESIGN §8).
+ * Named API tokens with scopes, and the audit log (docs/clients.md).
  *
  * - `api_tokens`: tokens made with `cairn-companion token create`. Only the sha256 of a token is
  *   stored; the token itself is printed once. `scopes` is a comma-separated subset of

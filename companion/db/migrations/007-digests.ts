@@ -1,7 +1,7 @@
 import type { Migration } from '../migrate';
 
 /*
- * Weekly digests written (DESIGN §8): one row per ISO week, so a digest is written once per
+ * Weekly digests written (docs/memory-digest-calendar.md): one row per ISO week, so a digest is written once per
  * week across restarts and downtime, and not again when the user deletes or moves the note.
  * `announced_at` is set once the push announcing it went out (a crash in between re-announces:
  * at least once, like reminders).

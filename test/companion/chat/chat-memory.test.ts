@@ -9,7 +9,7 @@ import { SAMPLE_VAULT, authorized, buildTestApp } from '../helpers/app';
 import type { TestApp } from '../helpers/app';
 import { chatEvents } from './sse-client';
 
-/* DESIGN §8 memory through POST /api/v1/chat: the shared engine over the real MemoryService. */
+/* docs/memory-digest-calendar.md memory through POST /api/v1/chat: the shared engine over the real MemoryService. */
 
 let index: IndexerFixture;
 let test: TestApp;

@@ -59,7 +59,7 @@ async function auditEntries(): Promise<Array<Record<string, unknown>>> {
 }
 
 describe('MCP over HTTP', () => {
-  it('lists every tool of DESIGN §8 with the shared JSON schemas', async () => {
+  it('lists every tool of docs/clients.md with the shared JSON schemas', async () => {
     const client = await connect(TEST_TOKEN);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([...CLIENT_TOOL_NAMES].sort());

@@ -12,7 +12,7 @@ import { FakePushService } from '../../fakes/push-service';
 
 /*
  * The whole path in a real companion process: the CLI bundle started with CAIRN_PUSH_HOSTS and
- * NODE_EXTRA_CA_CERTS (Node's own variable, DESIGN §5) pointing at the local push service's
+ * NODE_EXTRA_CA_CERTS (Node's own variable, docs/delivery.md) pointing at the local push service's
  * self-signed certificate. No test agent is injected: the companion's default outgoing TLS must
  * trust that certificate through the variable alone, and reject it without.
  */

@@ -17,7 +17,7 @@ import { HOUR, ManualTimer, RecordingDeliverer } from '../scheduler/helpers';
 import { TEST_TOKEN, authorized, copySampleVault, tempDir, testConfig } from '../helpers/app';
 
 /*
- * DESIGN §8 calendar routes over a copy of the sample vault (reminder notes, inline reminders,
+ * docs/memory-digest-calendar.md calendar routes over a copy of the sample vault (reminder notes, inline reminders,
  * a Full Calendar note, and one with `startTime: 25:00`), a real scheduler and SQLite.
  */
 

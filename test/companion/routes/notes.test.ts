@@ -31,7 +31,7 @@ const post = (payload: unknown) =>
   });
 
 describe('POST /api/v1/notes', () => {
-  it('writes a DESIGN §2 note, indexed at once', async () => {
+  it('writes a docs/vault-format.md note, indexed at once', async () => {
     const response = await post({
       title: 'Visa rules summary',
       body: '- valid 90 days\n- requires passport photo\n',

@@ -222,7 +222,7 @@ describe('GET /api/v1/reminders/:id and /occurrences', () => {
 });
 
 describe('POST /api/v1/reminders', () => {
-  it('writes a DESIGN §2 reminder note with a collision-safe name and schedules it at once', async () => {
+  it('writes a docs/vault-format.md reminder note with a collision-safe name and schedules it at once', async () => {
     const first = await call('POST', '/api/v1/reminders', {
       title: 'Call the bank',
       due: '2026-11-24T09:00',

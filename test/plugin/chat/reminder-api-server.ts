@@ -17,7 +17,7 @@ interface Answer {
 }
 
 /**
- * A real HTTP server on 127.0.0.1 speaking the companion's reminder routes as DESIGN §6 and the
+ * A real HTTP server on 127.0.0.1 speaking the companion's reminder routes as companion/README.md and the
  * shared/protocol schemas document them (the plugin may not import the companion): bodies are
  * checked against the same schemas and refused with the error envelope naming the field; DELETE
  * cancels; snooze and done of a repeating reminder are delivery state (the view does not change).

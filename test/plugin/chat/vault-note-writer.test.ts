@@ -26,7 +26,7 @@ beforeEach(() => {
 });
 
 describe('VaultNoteWriter.create', () => {
-  it('writes the DESIGN §2 note layout under a slug, with a short-id suffix on collision', async () => {
+  it('writes the docs/vault-format.md note layout under a slug, with a short-id suffix on collision', async () => {
     const created = await writer.create({
       title: 'Visa rules summary',
       body: '- valid 90 days',

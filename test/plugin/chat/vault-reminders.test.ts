@@ -24,7 +24,7 @@ beforeEach(() => {
 });
 
 describe('VaultReminders', () => {
-  it('creates a DESIGN §2 reminder note and reads it back as the protocol reminder', async () => {
+  it('creates a docs/vault-format.md reminder note and reads it back as the protocol reminder', async () => {
     const created = await reminders.create({
       title: 'Water the plants',
       due: '2026-11-23T09:00',

@@ -333,7 +333,7 @@ const NOTES: Row[] = [
       tags: ['housing'],
     },
   ],
-  // DESIGN §8: "remember that …" keeps a fact in Cairn/Memory.md, not a note.
+  // docs/clients.md: "remember that …" keeps a fact in Cairn/Memory.md, not a note.
   [
     'remember that the spare key is under the pot',
     'remember',

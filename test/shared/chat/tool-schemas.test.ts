@@ -99,7 +99,7 @@ describe('result envelopes', () => {
 });
 
 describe('toolSpecs', () => {
-  it('lists the eight DESIGN §4 tools and the three §8 memory tools in OpenAI/Ollama function format with plain JSON parameters', () => {
+  it('lists the eight docs/chat.md tools and the three §8 memory tools in OpenAI/Ollama function format with plain JSON parameters', () => {
     const specs = toolSpecs();
     expect(TOOL_SCHEMA_VERSION).toBe('1.0');
     expect(specs.map((spec) => spec.function.name)).toEqual([

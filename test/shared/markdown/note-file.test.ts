@@ -14,7 +14,7 @@ const visa: NewNote = {
 };
 
 describe('buildNoteFile', () => {
-  it('writes exactly the layout of DESIGN §2', () => {
+  it('writes exactly the layout of docs/vault-format.md', () => {
     expect(buildNoteFile(visa)).toBe(
       [
         '---',

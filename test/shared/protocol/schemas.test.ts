@@ -75,10 +75,10 @@ interface Case {
 
 const accepted: Case[] = [
   { name: 'health', schema: HealthResponse, value: { status: 'ok' } },
-  { name: 'note citation (DESIGN §3)', schema: Citation, value: noteCitation },
+  { name: 'note citation (docs/search.md)', schema: Citation, value: noteCitation },
   { name: 'pdf citation', schema: Citation, value: pdfCitation },
   {
-    name: 'status (DESIGN §6)',
+    name: 'status (companion/README.md)',
     schema: StatusResponse,
     value: {
       version: '0.1.0',
@@ -181,7 +181,7 @@ const accepted: Case[] = [
     schema: ReminderCreate,
     value: { title: 'x', due: '2026-11-23 17:00' },
   },
-  { name: 'reminder (DESIGN §6)', schema: Reminder, value: reminder },
+  { name: 'reminder (companion/README.md)', schema: Reminder, value: reminder },
   {
     name: 'reminder, one-off with next_fire',
     schema: Reminder,
@@ -195,7 +195,7 @@ const accepted: Case[] = [
     value: { count: 1000, from: '1997-09-02T09:00' },
   },
   {
-    name: 'occurrences (DESIGN §6)',
+    name: 'occurrences (companion/README.md)',
     schema: OccurrencesResponse,
     value: { occurrences: ['1997-09-02T09:00:00-04:00', '1997-09-03T09:00:00-04:00'] },
   },
@@ -248,7 +248,7 @@ const accepted: Case[] = [
   },
   { name: 'push key', schema: PushKeyResponse, value: { public_key: p256dh } },
   {
-    name: 'push payload (DESIGN §5)',
+    name: 'push payload (docs/delivery.md)',
     schema: PushPayload,
     value: {
       title: 'Call the bank',

@@ -13,7 +13,7 @@ function messages(result: InlineRemindersResult): string[] {
   return result.problems.map((problem) => problem.message);
 }
 
-describe('findInlineReminders: DESIGN §2 examples', () => {
+describe('findInlineReminders: docs/vault-format.md examples', () => {
   const doc = [
     '- [ ] Call the bank @remind(2026-11-23 17:00) ^r-7k2p',
     'Water the plants @remind(every monday 09:00) ^r-x81c',

@@ -27,7 +27,7 @@ describe('buildReminderNoteFile', () => {
     created: '2026-11-22T10:31:00+01:00',
   });
 
-  it('writes the DESIGN §2 reminder note', () => {
+  it('writes the docs/vault-format.md reminder note', () => {
     expect(buildReminderNoteFile(bank, 'Link back: [[Meeting 2026-11-22]]')).toBe(
       [
         '---',

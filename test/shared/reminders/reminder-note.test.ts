@@ -3,7 +3,7 @@ import { readReminderNote, reminderNoteFields } from '../../../shared/reminders/
 
 const PATH = 'Reminders/call-the-bank.md';
 
-/** DESIGN §2's reminder note, as a YAML parser (yaml 2, core schema) hands it over. */
+/** docs/vault-format.md's reminder note, as a YAML parser (yaml 2, core schema) hands it over. */
 const designNote = {
   id: '5b0e4c1a-2f7e-4a53-9a7c-1d2b1c7f4e10',
   type: 'reminder',
@@ -17,7 +17,7 @@ const designNote = {
 };
 
 describe('readReminderNote: good notes', () => {
-  it('reads the DESIGN §2 example', () => {
+  it('reads the docs/vault-format.md example', () => {
     expect(readReminderNote(designNote, PATH)).toEqual({
       ok: true,
       note: {
