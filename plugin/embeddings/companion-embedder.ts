@@ -34,16 +34,18 @@ export class CompanionEmbedder implements Embedder {
       method: 'GET',
       headers: authorization(endpoint.token),
     });
-    const first =
-      isRecord(body) && Array.isArray(body.data) ? (body.data[0] as unknown) : undefined;
-    if (
-      !isRecord(first) ||
-      typeof first.id !== 'string' ||
-      !Number.isInteger(first.dims) ||
-      (first.dims as number) < 1
-    ) {
+    // The list also names chat models (`cairn`); the embedding model is the one with dims.
+    const models: unknown[] = isRecord(body) && Array.isArray(body.data) ? body.data : [];
+    const first = models.find(
+      (model): model is { id: string; dims: number } =>
+        isRecord(model) &&
+        typeof model.id === 'string' &&
+        Number.isInteger(model.dims) &&
+        (model.dims as number) >= 1,
+    );
+    if (first === undefined) {
       throw new EmbeddingProviderError(
-        'companion: GET /v1/models did not name a model with its dims',
+        'companion: GET /v1/models names no embedding model (the companion runs keyword-only)',
       );
     }
     return new CompanionEmbedder(transport, endpoint, {

@@ -34,7 +34,7 @@ describe('embeddingsConfigFromEnv', () => {
   it.each([
     {
       env: { CAIRN_EMBEDDINGS: 'openai' },
-      error: 'CAIRN_EMBEDDINGS must be "builtin" or "ollama", got "openai"',
+      error: 'CAIRN_EMBEDDINGS must be "builtin", "ollama" or "none", got "openai"',
     },
     {
       env: { CAIRN_OLLAMA_URL: 'localhost:11434' },

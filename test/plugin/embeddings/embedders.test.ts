@@ -66,7 +66,7 @@ describe('CompanionEmbedder against the real companion routes', () => {
     try {
       await expect(
         CompanionEmbedder.connect(new InjectTransport(bare.app), endpoint),
-      ).rejects.toThrow(/companion answered 404/);
+      ).rejects.toThrow(/names no embedding model/);
     } finally {
       await bare.close();
     }
