@@ -50,7 +50,7 @@ export class CompanionEmbedder implements Embedder {
     }
     return new CompanionEmbedder(transport, endpoint, {
       id: `companion:${first.id}`,
-      dims: first.dims as number,
+      dims: first.dims,
     });
   }
 
