@@ -34,7 +34,7 @@ import { openDatabase } from './companion/db/open';
 import { ReminderScheduler } from './companion/scheduler/scheduler';
 import { InMemoryReminderSource } from './companion/scheduler/reminder-source';
 
-const [dbFile, deliveredFile, virtualStartText] = process.argv.slice(2);
+const [dbFile, deliveredFile, virtualStartText, retryRateText] = process.argv.slice(2);
 const SPEED = ${SPEED};
 const BASE = ${BASE};
 const MINUTE = 60000;
@@ -61,7 +61,7 @@ const deliverer = {
   async deliver(delivery) {
     // A push request takes a while: kills land before, during and after it.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 15));
-    if (Math.random() < 0.1) return { kind: 'retry', reason: 'push service answered 503', retryAfterMs: 5000 };
+    if (Math.random() < Number(retryRateText)) return { kind: 'retry', reason: 'push service answered 503', retryAfterMs: 5000 };
     appendFileSync(deliveredFile,
       delivery.payload.reminder_id + '|' + Date.parse(delivery.payload.occurrence) + '|' + delivery.subscriptionId + '\\n');
     return { kind: 'sent' };
@@ -114,10 +114,16 @@ interface Run {
   exited: Promise<NodeJS.Signals | null>;
 }
 
-function startChild(dbFile: string, deliveredFile: string, virtualStart: number): Promise<Run> {
+function startChild(
+  dbFile: string,
+  deliveredFile: string,
+  virtualStart: number,
+  /** Share of sends the fake push service answers 503; 0 for the last, settling run. */
+  retryRate = 0.1,
+): Promise<Run> {
   const process_ = spawn(
     process.execPath,
-    [childScript, dbFile, deliveredFile, String(virtualStart)],
+    [childScript, dbFile, deliveredFile, String(virtualStart), String(retryRate)],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -201,8 +207,9 @@ describe('scheduler durability under SIGKILL', () => {
       }
     }
 
-    // A last run that ends gracefully, so nothing is left in flight.
-    const last = await startChild(dbFile, deliveredFile, virtualNow);
+    // A last run that ends gracefully, so nothing is left in flight: its push service accepts
+    // everything, or a retry asked for in its last moments would still be pending at the end.
+    const last = await startChild(dbFile, deliveredFile, virtualNow, 0);
     await sleep(400);
     child!.kill('SIGTERM');
     expect(await last.exited).toBe(null);
