@@ -170,7 +170,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
   } catch (error) {
     if (error instanceof TokenError) {
       process.stderr.write(`cairn-companion: ${error.message}\n`);
-      return error.message.startsWith('CAIRN_TOKEN') ? EXIT_USAGE : EXIT_FAILURE;
+      return error.source === 'usage' ? EXIT_USAGE : EXIT_FAILURE;
     }
     logger.debug({ err: error }, 'start failed');
     process.stderr.write(`cairn-companion: ${(error as Error).message}\n`);

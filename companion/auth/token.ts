@@ -21,8 +21,15 @@ export interface ApiToken {
   readonly createdToken: string | null;
 }
 
+/** A token that cannot be used: `usage` when the user's own setting (CAIRN_TOKEN) is wrong. */
 export class TokenError extends Error {
   override name = 'TokenError';
+  constructor(
+    message: string,
+    readonly source: 'usage' | 'file' = 'file',
+  ) {
+    super(message);
+  }
 }
 
 export function sha256(value: string): Buffer {
@@ -59,7 +66,7 @@ export function loadOrCreateToken(
 ): ApiToken {
   if (envToken !== undefined) {
     const problem = tokenProblem(envToken);
-    if (problem) throw new TokenError(`CAIRN_TOKEN: ${problem}`);
+    if (problem) throw new TokenError(`CAIRN_TOKEN: ${problem}`, 'usage');
     return { sha256: sha256(envToken), source: 'env', file: null, createdToken: null };
   }
   const file = join(dataDir, TOKEN_FILE);

@@ -11,7 +11,7 @@ import type { PushPayload } from '../../shared/protocol/push';
 import { reminderDeepLink } from '../../shared/reminders/deep-link';
 import type { Logger } from '../logging';
 import type { ReminderDeliverer } from '../scheduler/delivery-port';
-import { createVaultFile, VaultWriteError } from '../vault/atomic-write';
+import { createVaultFile, VaultFileExistsError, VaultWriteError } from '../vault/atomic-write';
 import { resolveVaultPath } from '../vault/paths';
 import type { DigestStore } from './digest-store';
 
@@ -113,11 +113,7 @@ export class DigestService {
       await createVaultFile(this.deps.vault, digest.path, digest.text);
     } catch (error) {
       // Written meanwhile (the plugin, a second request): that one stands.
-      if (
-        error instanceof VaultWriteError &&
-        error.code === 'CONFLICT' &&
-        /already exists/.test(error.message)
-      ) {
+      if (error instanceof VaultFileExistsError) {
         this.deps.store.recordWritten(weekText, path, this.deps.clock.now());
         return { status: 'exists', path, week: weekText };
       }

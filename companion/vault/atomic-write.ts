@@ -39,6 +39,17 @@ export class VaultWriteError extends Error {
 }
 
 /**
+ * A create that found its name taken (a CONFLICT): callers that want the existing file (a
+ * digest written meanwhile) tell it from other conflicts by type, never by message.
+ */
+export class VaultFileExistsError extends VaultWriteError {
+  override name = 'VaultFileExistsError';
+  constructor(readonly relative: string) {
+    super('CONFLICT', `${relative} already exists`);
+  }
+}
+
+/**
  * An edit of a file's whole text: returns the new text (the same text = nothing to write), or
  * throws a VaultWriteError when the edit does not apply (e.g. its line is gone).
  */
@@ -366,7 +377,7 @@ export async function createVaultFile(
 ): Promise<{ path: string; absolute: string }> {
   const resolved = await resolveVaultPath(vault, path, 'write');
   if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
-  if (resolved.exists) throw new VaultWriteError('CONFLICT', `${resolved.relative} already exists`);
+  if (resolved.exists) throw new VaultFileExistsError(resolved.relative);
   const absolute = resolved.absolute;
   await mkdir(dirname(absolute), { recursive: true });
   const temp = await writeTemp(absolute, content, 0o644);
@@ -376,7 +387,7 @@ export async function createVaultFile(
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') {
-        throw new VaultWriteError('CONFLICT', `${resolved.relative} already exists`);
+        throw new VaultFileExistsError(resolved.relative);
       }
       if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
       // File systems without hard links (exFAT, some FUSE mounts): an exclusive create instead.
@@ -488,7 +499,7 @@ async function writeExclusive(
     handle = await open(absolute, 'wx', 0o644);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new VaultWriteError('CONFLICT', `${relative} already exists`);
+      throw new VaultFileExistsError(relative);
     }
     throw error;
   }

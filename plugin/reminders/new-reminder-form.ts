@@ -110,7 +110,7 @@ function readRepeat(
 ): { ok: true; rrule: string } | { ok: false; reason: string } {
   if (/^every\b/i.test(text)) {
     let phrase = parseEveryPhrase(text);
-    if (!phrase.ok && phrase.message.includes('needs a time of day')) {
+    if (!phrase.ok && phrase.needsTimeOfDay === true) {
       phrase = parseEveryPhrase(`${text} ${dueTime}`);
     }
     if (!phrase.ok) return { ok: false, reason: phrase.message };

@@ -21,7 +21,12 @@ import { validateRrule } from './recurrence';
 /** Longest phrase read; anything longer is not a recurrence someone typed. */
 export const MAX_PHRASE_LENGTH = 200;
 
-export type EveryPhraseResult = { ok: true; rrule: string } | { ok: false; message: string };
+/**
+ * `needsTimeOfDay` marks a phrase that is complete but for its time of day (`every weekday`), so
+ * a caller holding a time (the first occurrence's) can add it and ask again.
+ */
+export type EveryPhraseResult =
+  { ok: true; rrule: string } | { ok: false; message: string; needsTimeOfDay?: true };
 
 const WEEKDAYS: Record<string, string> = {
   monday: 'MO',
@@ -104,7 +109,7 @@ const TIME_AT_END =
 const BARE_HOUR_AFTER_AT = /(?:^|\s)at\s+(\d{1,2})$/;
 
 type TimeOfDay = { hour: number; minute: number };
-type Step<T> = { ok: true; value: T } | { ok: false; message: string };
+type Step<T> = { ok: true; value: T } | { ok: false; message: string; needsTimeOfDay?: true };
 
 const UNIT_HELP =
   'minute, hour, day, week, month, year, weekday, weekend or a weekday name like monday';
@@ -221,6 +226,7 @@ function buildRule(head: string, time: TimeOfDay | undefined, quoted: string): S
     if (time === undefined) {
       return {
         ok: false,
+        needsTimeOfDay: true,
         message: `"${quoted}" needs a time of day, e.g. "${quoted} 09:00" or "${quoted} at 7pm"`,
       };
     }

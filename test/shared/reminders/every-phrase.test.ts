@@ -129,3 +129,11 @@ describe('parseEveryPhrase', () => {
     }
   });
 });
+
+describe('a phrase that lacks only its time of day', () => {
+  it('says so in a flag, so a caller can add a time without reading the message', () => {
+    expect(parseEveryPhrase('every weekday')).toMatchObject({ ok: false, needsTimeOfDay: true });
+    expect(parseEveryPhrase('every fortnight 09:00')).not.toHaveProperty('needsTimeOfDay');
+    expect(parseEveryPhrase('every hour 09:00')).not.toHaveProperty('needsTimeOfDay');
+  });
+});
