@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditClient, AuditOutcome } from '../../shared/protocol/audit';
 import { requiredScope } from '../auth/require-token';
 import type { AuditLog } from './audit-log';
+import { isRecord } from '../../shared/protocol/json';
 
 /** The phone page sends this header so its writes are logged as `phone`, not `api`. */
 export const CLIENT_HEADER = 'x-cairn-client';
@@ -114,8 +115,4 @@ function factsIn(json: string): ResponseFacts | null {
   const code = isRecord(body.error) ? body.error.code : undefined;
   if (typeof code === 'string') facts.errorCode = code;
   return facts;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

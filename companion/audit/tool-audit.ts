@@ -2,6 +2,7 @@ import type { ToolResult } from '../../shared/chat/tool-schemas';
 import type { AuditClient, AuditOutcome } from '../../shared/protocol/audit';
 import type { TokenIdentity } from '../auth/scopes';
 import type { AuditLog } from './audit-log';
+import { isRecord } from '../../shared/protocol/json';
 
 /**
  * Records one tool call (chat, MCP, OpenAI route) in the audit log: the tool's name, the vault
@@ -42,8 +43,4 @@ function pathOf(value: unknown): string | undefined {
     if (isRecord(holder) && typeof holder.path === 'string') return holder.path;
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,3 +1,4 @@
+import { compareCodeUnits } from '../../shared/protocol/json';
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
 import type { Clock } from '../../shared/ports';
@@ -121,8 +122,8 @@ export class ReminderService {
     rows.sort(
       (a, b) =>
         (a.next ?? Number.POSITIVE_INFINITY) - (b.next ?? Number.POSITIVE_INFINITY) ||
-        compare(a.view.title, b.view.title) ||
-        compare(a.view.id, b.view.id),
+        compareCodeUnits(a.view.title, b.view.title) ||
+        compareCodeUnits(a.view.id, b.view.id),
     );
     const page = rows.slice(offset, offset + limit).map((row) => row.view);
     const nextOffset = offset + page.length;
@@ -565,8 +566,4 @@ export class ReminderService {
     }
     return note;
   }
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

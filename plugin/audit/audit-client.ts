@@ -16,6 +16,7 @@ import { checkSchema } from '../../shared/protocol/validate';
 import type { CompanionEndpoint } from '../connection/client';
 import type { HttpResponse, HttpTransport } from '../connection/http-transport';
 import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+import { errorBodyMessage, parseJsonOrUndefined } from '../../shared/protocol/json';
 
 export interface AuditPage {
   entries: AuditEntry[];
@@ -56,7 +57,7 @@ export class AuditClient {
     const created = await this.call('POST', '/api/v1/tokens', { name, scopes: ['read', 'write'] });
     if (typeof created === 'string') return created;
     if (created.status !== 201) return failure('POST /api/v1/tokens', created.status, created.text);
-    const body = checkSchema(TokenCreateResponse, parseJson(created.text));
+    const body = checkSchema(TokenCreateResponse, parseJsonOrUndefined(created.text));
     return body.ok ? { token: body.value.token } : `POST /api/v1/tokens: ${body.violation.message}`;
   }
 
@@ -65,7 +66,7 @@ export class AuditClient {
     const response = await this.call('GET', path);
     if (typeof response === 'string') return response;
     if (response.status !== 200) return failure(`GET ${route}`, response.status, response.text);
-    const body = checkSchema(schema, parseJson(response.text));
+    const body = checkSchema(schema, parseJsonOrUndefined(response.text));
     return body.ok ? body.value : `GET ${route}: ${body.violation.message}`;
   }
 
@@ -139,14 +140,6 @@ const ACTION_LABELS: Record<string, string> = {
 };
 
 function errorSuffix(text: string): string {
-  const body = parseJson(text) as { error?: { message?: unknown } } | undefined;
-  return typeof body?.error?.message === 'string' ? `: ${body.error.message}` : '';
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  const message = errorBodyMessage(parseJsonOrUndefined(text));
+  return message === undefined ? '' : `: ${message}`;
 }

@@ -10,6 +10,7 @@ import { checkSchema } from '../../shared/protocol/validate';
 import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
 import type { CompanionStatusSummary, ConnectionState, SemanticSummary } from './connection-state';
 import type { HttpResponse, HttpTransport } from './http-transport';
+import { errorBodyMessage, isRecord, parseJsonOrUndefined } from '../../shared/protocol/json';
 
 /** What the client needs from settings; read on every call so edits apply at once. */
 export interface CompanionEndpoint {
@@ -38,7 +39,7 @@ export class CompanionClient {
     } catch (error) {
       return { kind: 'unreachable', message: `${checked.url} (${errorMessage(error)})` };
     }
-    const healthBody = parseJson(health.text);
+    const healthBody = parseJsonOrUndefined(health.text);
     if (health.status !== 200 || !isRecord(healthBody) || healthBody.status !== 'ok') {
       return {
         kind: 'unexpected',
@@ -76,7 +77,7 @@ export class CompanionClient {
         message: `GET /api/v1/status answered ${status.status}${apiErrorSuffix(status.text)}.`,
       };
     }
-    const summary = parseStatus(parseJson(status.text));
+    const summary = parseStatus(parseJsonOrUndefined(status.text));
     if (typeof summary === 'string') {
       return { kind: 'unexpected', message: `GET /api/v1/status: ${summary}.` };
     }
@@ -109,7 +110,7 @@ export class CompanionClient {
       if (response.status !== 200) {
         return `GET ${path.split('?')[0]} answered ${response.status}${apiErrorSuffix(response.text)}`;
       }
-      const body = checkSchema(schema, parseJson(response.text));
+      const body = checkSchema(schema, parseJsonOrUndefined(response.text));
       if (!body.ok) return `GET ${path.split('?')[0]}: ${body.violation.message}`;
       return body.value;
     };
@@ -150,7 +151,7 @@ export class CompanionClient {
     if (response.status < 200 || response.status > 299) {
       return `${method} ${path.split('?')[0]} answered ${response.status}${apiErrorSuffix(response.text)}`;
     }
-    const checkedBody = checkSchema(schema, parseJson(response.text));
+    const checkedBody = checkSchema(schema, parseJsonOrUndefined(response.text));
     if (!checkedBody.ok) return `${method} ${path.split('?')[0]}: ${checkedBody.violation.message}`;
     return checkedBody.value;
   }
@@ -231,23 +232,8 @@ function parseSemantic(value: unknown): SemanticSummary | null {
 
 /** `: <message>` from the companion's `{ "error": { "code", "message" } }` body, if any. */
 function apiErrorSuffix(text: string): string {
-  const body = parseJson(text);
-  if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string') {
-    return `: ${body.error.message}`;
-  }
-  return '';
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  const message = errorBodyMessage(parseJsonOrUndefined(text));
+  return message === undefined ? '' : `: ${message}`;
 }
 
 function isCount(value: unknown): value is number {

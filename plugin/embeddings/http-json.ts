@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpTransport } from '../connection/http-transport';
+import { errorBodyMessage } from '../../shared/protocol/json';
 
 /** A provider that answered, but not with what was asked for: status, shape, or size. */
 export class EmbeddingProviderError extends Error {
@@ -35,17 +36,10 @@ export async function requestJson(
   return body;
 }
 
-/** The message of an `{ error: { message } }` (Cairn) or `{ error: "…" }` (Ollama) body. */
+/** `: <message>` of a Cairn or Ollama error body, or nothing. */
 function errorSuffix(body: unknown): string {
-  if (!isRecord(body)) return '';
-  const error = body.error;
-  if (typeof error === 'string') return `: ${error}`;
-  if (isRecord(error) && typeof error.message === 'string') return `: ${error.message}`;
-  return '';
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  const message = errorBodyMessage(body);
+  return message === undefined ? '' : `: ${message}`;
 }
 
 /** A JSON array of finite numbers of length `dims` (when given) as a Float32Array, else null. */

@@ -1,6 +1,7 @@
 import type { Embedder, EmbeddingModel } from '../../shared/ports';
 import type { HttpTransport } from '../connection/http-transport';
-import { EmbeddingProviderError, isRecord, requestJson, toVector } from './http-json';
+import { isRecord } from '../../shared/protocol/json';
+import { EmbeddingProviderError, requestJson, toVector } from './http-json';
 
 /*
  * Ollama's `POST /api/embed` (`{ model, input: [...] }` → `{ embeddings: [[...]] }`). The size

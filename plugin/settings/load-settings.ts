@@ -6,7 +6,8 @@
  */
 import { CURRENT_SETTINGS_VERSION, defaultSettings, EMBEDDING_PROVIDERS } from './settings';
 import type { CairnSettings } from './settings';
-import { isRecord, migrateSettings } from './migrations';
+import { isRecord } from '../../shared/protocol/json';
+import { migrateSettings } from './migrations';
 import type { RawSettings } from './migrations';
 import { checkHttpUrl, checkVaultFolder, isValidTimeZone } from './validation';
 

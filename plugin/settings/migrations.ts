@@ -3,6 +3,7 @@
  * version and returns the next version's; steps never read defaults or validate, that is
  * loadSettings' job, so a step stays a plain rename/reshape that is easy to test.
  */
+import { isRecord } from '../../shared/protocol/json';
 
 export type RawSettings = Record<string, unknown>;
 
@@ -58,8 +59,4 @@ export function migrateSettings(
     at = step.to;
   }
   return { data: current, applied };
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
