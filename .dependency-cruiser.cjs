@@ -44,9 +44,9 @@ module.exports = {
     {
       name: 'obsidian-only-in-adapters',
       comment:
-        'Runtime obsidian imports live in plugin/obsidian/ and the composition root; domain code gets narrow interfaces.',
+        "Runtime obsidian imports live in each feature's obsidian/ subfolder (plugin/<feature>/obsidian/) and the composition root; domain code gets narrow interfaces.",
       severity: 'error',
-      from: { path: '^plugin/', pathNot: ['^plugin/obsidian/', '^plugin/main\\.ts$'] },
+      from: { path: '^plugin/', pathNot: ['^plugin/[^/]+/obsidian/', '^plugin/main\\.ts$'] },
       to: { path: ['^obsidian$', 'node_modules/obsidian/'], dependencyTypesNot: ['type-only'] },
     },
   ],

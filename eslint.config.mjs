@@ -134,7 +134,7 @@ export default defineConfig([
   },
   {
     files: ['plugin/**/*.ts', 'plugin/**/*.svelte'],
-    ignores: ['plugin/obsidian/**', 'plugin/main.ts'],
+    ignores: ['plugin/*/obsidian/**', 'plugin/main.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -145,7 +145,7 @@ export default defineConfig([
               group: ['obsidian'],
               allowTypeImports: true,
               message:
-                'Runtime obsidian imports live in plugin/obsidian/ (the adapter layer) and plugin/main.ts; domain code and components take narrow interfaces.',
+                "Runtime obsidian imports live in a feature's obsidian/ subfolder (plugin/<feature>/obsidian/, the adapter layer) and plugin/main.ts; domain code and components take narrow interfaces.",
             },
           ],
         },
@@ -164,7 +164,7 @@ export default defineConfig([
     },
   },
   {
-    files: ['plugin/obsidian/**/*.ts', 'plugin/main.ts'],
+    files: ['plugin/*/obsidian/**/*.ts', 'plugin/main.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: pluginForbidden }] },
   },
   {

@@ -3,23 +3,26 @@ import { CompanionClient } from './connection/client';
 import { ConnectionMonitor } from './connection/connection-monitor';
 import { describeConnection } from './connection/connection-state';
 import type { ConnectionState } from './connection/connection-state';
-import { CAIRN_VIEW_TYPE, CairnView } from './obsidian/cairn-view';
+import { CAIRN_VIEW_TYPE, CairnView } from './chat/obsidian/chat-view';
 import { ChatServicesSlot } from './chat/chat-session';
-import { CHAT_HOVER_SOURCE, createChatServices } from './obsidian/chat-services';
-import { registerNoteCommands } from './obsidian/note-commands';
-import { setUpReminders } from './obsidian/reminder-setup';
-import { setUpWeek } from './obsidian/week-setup';
-import { ObsidianHttpTransport } from './obsidian/http-transport';
-import { SEARCH_HOVER_SOURCE, SearchModal } from './obsidian/search-modal';
-import { CairnSettingTab } from './obsidian/settings-tab';
-import { builtinModelHost, registerBuiltinModelCommand } from './obsidian/builtin-model-commands';
-import { ObsidianVaultSource, watchVault } from './obsidian/vault-source';
+import { CHAT_HOVER_SOURCE, createChatServices } from './chat/obsidian/chat-services';
+import { registerNoteCommands } from './notes/obsidian/note-commands';
+import { setUpReminders } from './reminders/obsidian/reminder-setup';
+import { setUpWeek } from './week/obsidian/week-setup';
+import { ObsidianHttpTransport } from './connection/obsidian/request-url-transport';
+import { SEARCH_HOVER_SOURCE, SearchModal } from './search/obsidian/search-modal';
+import { CairnSettingTab } from './settings/obsidian/settings-tab';
+import {
+  builtinModelHost,
+  registerBuiltinModelCommand,
+} from './embeddings/obsidian/builtin-model-commands';
+import { ObsidianVaultSource, watchVault } from './search/obsidian/vault-source';
 import { selectEmbedder } from './embeddings/select-embedder';
-import { browserScheduler } from './search/scheduler';
+import { browserTimeSlicer } from './search/time-slicer';
 import { SearchService } from './search/search-service';
 import { describeIndexProgress } from './search/index-progress';
 import { createSearchStatus } from './search/search-status';
-import { setUpRelatedNotes } from './obsidian/related-notes-view';
+import { setUpRelatedNotes } from './related/obsidian/related-notes-view';
 import type { RelatedController } from './related/related-controller';
 import { textHash } from '../shared/search/hash';
 import { formatProblem, loadSettings, toStoredData } from './settings/load-settings';
@@ -27,7 +30,7 @@ import type { SettingsProblem } from './settings/load-settings';
 import type { CairnSettings } from './settings/settings';
 import type { SettingsHost } from './settings/settings-host';
 import { systemTimeZone } from './settings/validation';
-import { registerAuditView } from './obsidian/audit-setup';
+import { registerAuditView } from './audit/obsidian/audit-setup';
 
 /** How often the companion's status is re-checked while Obsidian is open. */
 const CONNECTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
@@ -185,7 +188,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       const service = new SearchService({
         vaultKey: this.vaultKey(),
         source: new ObsidianVaultSource(this.app.vault),
-        scheduler: browserScheduler(window),
+        scheduler: browserTimeSlicer(window),
         excludeGlobs: this.settings.search.excludeGlobs,
         embedder: choice.kind === 'active' ? choice.embedder : null,
         ...(choice.kind === 'none' ? { keywordOnlyReason: choice.reason } : {}),

@@ -15,9 +15,9 @@ const out = resolve(process.argv[2] ?? 'docs/screenshots');
 const ENTRY = `
 import { mount } from 'svelte';
 import { writable } from 'svelte/store';
-import RelatedNotes from './plugin/ui/RelatedNotes.svelte';
-import SearchPanel from './plugin/ui/SearchPanel.svelte';
-import ChatPane from './plugin/ui/ChatPane.svelte';
+import RelatedNotes from './plugin/related/ui/RelatedNotes.svelte';
+import SearchPanel from './plugin/search/ui/SearchPanel.svelte';
+import ChatPane from './plugin/chat/ui/ChatPane.svelte';
 import { ChatServicesSlot, ChatSession } from './plugin/chat/chat-session';
 import { ChatScope } from './plugin/chat/chat-scope';
 

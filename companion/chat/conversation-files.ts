@@ -13,7 +13,7 @@ import { createVaultFile, editVaultFile, VaultWriteError } from '../vault/atomic
 import type { IndexAfterWrite } from '../vault/index-after-write';
 import { resolveVaultPath } from '../vault/paths';
 
-export interface VaultConversationsDeps {
+export interface ConversationFilesDeps {
   readonly vault: string;
   /** Settings' chat folder (`Cairn/Chats`). */
   readonly folder: string;
@@ -29,10 +29,10 @@ export interface VaultConversationsDeps {
  * reads as a chat; otherwise (gone, edited into something else, not a chat at all) the turn
  * starts a new file and the named one is left untouched.
  */
-export class VaultConversations implements ConversationSink {
+export class ConversationFiles implements ConversationSink {
   private readonly randomBytes: RandomBytes;
 
-  constructor(private readonly deps: VaultConversationsDeps) {
+  constructor(private readonly deps: ConversationFilesDeps) {
     this.randomBytes = deps.randomBytes ?? ((count) => new Uint8Array(nodeRandomBytes(count)));
   }
 

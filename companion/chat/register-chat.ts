@@ -13,7 +13,7 @@ import { createCompanionChatEngine } from './companion-chat-engine';
 import type { CompanionChatDeps } from './companion-chat-engine';
 import { VaultNoteWriter } from './note-writer';
 import { reminderChatPorts } from './reminder-ports';
-import { VaultConversations } from './vault-conversations';
+import { ConversationFiles } from './conversation-files';
 import type { MemoryService } from '../memory/memory-service';
 import { memoryChatPort } from './memory-port';
 
@@ -60,7 +60,7 @@ export function registerChat(
         }
       : {}),
     ...(core.chats
-      ? { conversations: new VaultConversations({ ...core.chats, zone: () => core.zone }) }
+      ? { conversations: new ConversationFiles({ ...core.chats, zone: () => core.zone }) }
       : {}),
     ...(core.memories ? { memories: memoryChatPort(core.memories) } : {}),
     ...ports,

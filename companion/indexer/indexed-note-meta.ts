@@ -1,4 +1,4 @@
-import { parseFrontMatter, readNoteMeta as readSharedNoteMeta } from '../../shared/markdown';
+import { parseFrontMatter, readNoteMeta } from '../../shared/markdown';
 
 /**
  * What the index needs from a note: title/tags/aliases/id/type (docs/vault-format.md, read by
@@ -6,7 +6,7 @@ import { parseFrontMatter, readNoteMeta as readSharedNoteMeta } from '../../shar
  * skipped. Front matter that does not parse costs only the metadata: the body is still
  * indexed and the warning names the line.
  */
-export interface NoteMeta {
+export interface IndexedNoteMeta {
   readonly title: string;
   readonly tags: string[];
   readonly aliases: string[];
@@ -22,7 +22,7 @@ export interface NoteMeta {
   readonly warnings: string[];
 }
 
-export function readNoteMeta(path: string, text: string): NoteMeta {
+export function readIndexedNoteMeta(path: string, text: string): IndexedNoteMeta {
   const warnings: string[] = [];
   const parsed = parseFrontMatter(text);
   let data: Record<string, unknown> = {};
@@ -38,7 +38,7 @@ export function readNoteMeta(path: string, text: string): NoteMeta {
       `line ${parsed.error.line}: front matter: ${parsed.error.message}; only the body was indexed`,
     );
   }
-  const { meta, warnings: fieldWarnings } = readSharedNoteMeta({ path, data, body: parsed.body });
+  const { meta, warnings: fieldWarnings } = readNoteMeta({ path, data, body: parsed.body });
   for (const warning of fieldWarnings) {
     warnings.push(`front matter "${warning.field}": ${warning.message}; skipped`);
   }

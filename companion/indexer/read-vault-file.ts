@@ -7,7 +7,7 @@ import { PdfBusyError } from '../pdf/pdf-reader';
 import type { PdfTextReader } from '../pdf/pdf-reader';
 import { decodeNoteBytes } from './decode-text';
 import type { ChunkRecord, FileRecord } from './index-store';
-import { readNoteMeta } from './note-meta';
+import { readIndexedNoteMeta } from './indexed-note-meta';
 
 /**
  * Bumped whenever parsing or chunking changes what a file turns into: it is part of the
@@ -66,7 +66,7 @@ export async function readVaultFile(
 
   const meta =
     input.kind === 'markdown'
-      ? readNoteMeta(input.path, decoded.text)
+      ? readIndexedNoteMeta(input.path, decoded.text)
       : {
           title: fallbackTitle,
           tags: [],

@@ -1,7 +1,7 @@
 /**
  * The audit log's list (docs/clients.md), newest first: what happened, when, from which client and
  * token, and the note it touched as a link. Plain DOM on the element Obsidian gives the view
- * (plugin/obsidian/audit-view.ts), so it renders the same under a test DOM.
+ * (plugin/audit/obsidian/audit-view.ts), so it renders the same under a test DOM.
  */
 import type { AuditEntry } from '../../shared/protocol/audit';
 import { describeAuditEntry } from './audit-client';

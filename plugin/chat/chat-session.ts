@@ -29,7 +29,7 @@ export interface ChatBackend {
   undo(action: UndoAction): Promise<ToolResult>;
 }
 
-/** Saved chats (plugin/chat/vault-conversations.ts fits as is). */
+/** Saved chats (vault-conversations.ts fits as is). */
 export interface ConversationStore {
   list(): Promise<{
     conversations: ConversationListing[];

@@ -16,7 +16,7 @@ import {
 } from '../../shared/markdown';
 import type { Clock } from '../../shared/ports';
 import { formatInZone } from '../../shared/reminders';
-import type { ChatVaultFiles } from './chat-vault-files';
+import type { ChatVaultFiles } from '../chat/chat-vault-files';
 
 export interface VaultNoteWriterOptions {
   files: ChatVaultFiles;

@@ -5,7 +5,7 @@ import type { Embedder } from '../../shared/ports';
 import type { ExcludeRules } from '../../shared/search/exclude-rules';
 import { noteInputFromMarkdown } from './note-input';
 import type { KnownNoteMeta, NoteProblem } from './note-input';
-import type { Scheduler } from './scheduler';
+import type { TimeSlicer } from './time-slicer';
 import type { SearchEngine } from './search-engine';
 import type { SearchStore, StoredFile } from './search-store';
 
@@ -46,13 +46,13 @@ export interface IndexProgress {
   total: number;
 }
 
-export interface VaultIndexerOptions {
+export interface DeviceIndexerOptions {
   source: VaultSource;
   store: SearchStore;
   engine: SearchEngine;
   /** The engine's embedder; null = keyword only. */
   embedder: Embedder | null;
-  scheduler: Scheduler;
+  scheduler: TimeSlicer;
   exclude: ExcludeRules;
   /** Longest stretch of work before yielding to the UI (default 25 ms). */
   sliceMs?: number;
@@ -75,7 +75,7 @@ const RESTORE_BATCH = 250;
 /** Stored vectors per IndexedDB read while restoring (2 KB each at 512 dimensions). */
 const RESTORE_VECTOR_BATCH = 2000;
 
-export class VaultIndexer {
+export class DeviceIndexer {
   private readonly sliceMs: number;
   private readonly debounceMs: number;
   private readonly embedBatch: number;
@@ -97,7 +97,7 @@ export class VaultIndexer {
   private progress: IndexProgress = { phase: 'loading', done: 0, total: 0 };
   private isReady = false;
 
-  constructor(private readonly options: VaultIndexerOptions) {
+  constructor(private readonly options: DeviceIndexerOptions) {
     this.sliceMs = options.sliceMs ?? 25;
     this.debounceMs = options.debounceMs ?? 500;
     this.embedBatch = options.embedBatch ?? 32;

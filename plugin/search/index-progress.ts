@@ -1,4 +1,4 @@
-import type { IndexProgress } from './vault-indexer';
+import type { IndexProgress } from './device-indexer';
 
 /** The status-bar words for the indexer's progress; empty when there is nothing to say. */
 export function describeIndexProgress(progress: IndexProgress): string {

@@ -1,19 +1,19 @@
 import type { Embedder } from '../../shared/ports';
 import { ExcludeRules } from '../../shared/search/exclude-rules';
 import type { NoteProblem } from './note-input';
-import type { Scheduler } from './scheduler';
+import type { TimeSlicer } from './time-slicer';
 import { createSearchEngine } from './search-engine';
 import type { RelatedChunks, SearchEngine } from './search-engine';
 import { SearchStore } from './search-store';
-import { VaultIndexer } from './vault-indexer';
-import type { IndexProgress, VaultSource } from './vault-indexer';
+import { DeviceIndexer } from './device-indexer';
+import type { IndexProgress, VaultSource } from './device-indexer';
 import type { SearchHit, SearchMode, VaultSearch, VaultSearchOptions } from './vault-search';
 
 export interface SearchServiceOptions {
   /** Tells vaults apart in IndexedDB (Obsidian's `app.appId`). */
   vaultKey: string;
   source: VaultSource;
-  scheduler: Scheduler;
+  scheduler: TimeSlicer;
   excludeGlobs: readonly string[];
   /** The active provider, or null for keyword only. */
   embedder: Embedder | null;
@@ -29,7 +29,7 @@ export interface SearchServiceOptions {
  */
 export class SearchService implements VaultSearch {
   private readonly engine: SearchEngine;
-  private indexer: VaultIndexer | undefined;
+  private indexer: DeviceIndexer | undefined;
   private store: SearchStore | undefined;
   private closed = false;
 
@@ -72,7 +72,7 @@ export class SearchService implements VaultSearch {
       return;
     }
     this.store = store;
-    this.indexer = new VaultIndexer({
+    this.indexer = new DeviceIndexer({
       source: this.options.source,
       store,
       engine: this.engine,

@@ -2,7 +2,7 @@
  * How the indexer shares the main thread (docs/principles.md, docs/search.md): it works in slices, measures them with
  * `now()`, and gives the UI a turn between slices. Injected so tests decide when turns happen.
  */
-export interface Scheduler {
+export interface TimeSlicer {
   /** Monotonic milliseconds (performance.now in the app). */
   now(): number;
   /** Resolves after the UI had a turn (requestIdleCallback or setTimeout 0). */
@@ -11,12 +11,12 @@ export interface Scheduler {
   after(ms: number, fn: () => void): () => void;
 }
 
-/** The app's scheduler: idle callbacks where the platform has them, timeouts otherwise. */
-export function browserScheduler(win: {
+/** The app's time slicer: idle callbacks where the platform has them, timeouts otherwise. */
+export function browserTimeSlicer(win: {
   setTimeout(fn: () => void, ms: number): number;
   clearTimeout(id: number): void;
   requestIdleCallback?: (fn: () => void, options?: { timeout: number }) => number;
-}): Scheduler {
+}): TimeSlicer {
   return {
     now: () => performance.now(),
     yieldToUi: () =>

@@ -39,7 +39,7 @@ if (!Number.isInteger(noteCount) || noteCount < 1)
 
 const { load } = await bundleForNode('cairn-bench-plugin-search', [
   'plugin/search/search-engine.ts',
-  'plugin/search/vault-indexer.ts',
+  'plugin/search/device-indexer.ts',
   'plugin/search/search-store.ts',
   'plugin/search/flat-vector-index.ts',
   'plugin/search/engine-snapshot.ts',
@@ -48,7 +48,7 @@ const { load } = await bundleForNode('cairn-bench-plugin-search', [
   'scripts/bench/generate-vault.ts',
 ]);
 const { createSearchEngine } = await load('search-engine');
-const { VaultIndexer } = await load('vault-indexer');
+const { DeviceIndexer } = await load('device-indexer');
 const { SearchStore } = await load('search-store');
 const { ExcludeRules } = await load('exclude-rules');
 const { tokenize } = await load('tokenize');
@@ -146,7 +146,7 @@ async function indexOnce(vault, storeKey, embedder) {
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }, 20);
   const problems = [];
-  const indexer = new VaultIndexer({
+  const indexer = new DeviceIndexer({
     source: vault,
     store,
     engine,

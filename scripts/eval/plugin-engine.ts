@@ -3,7 +3,7 @@ import { chunkNote } from '../../shared/search/chunk';
 import { noteInputFromMarkdown } from '../../plugin/search/note-input';
 import { createSearchEngine } from '../../plugin/search/search-engine';
 import type { SearchEngine, SearchEngineOptions } from '../../plugin/search/search-engine';
-import { embeddingInput } from '../../plugin/search/vault-indexer';
+import { embeddingInput } from '../../plugin/search/device-indexer';
 import type { EvalDocument, EvalEngine } from './engine';
 
 export interface PluginEngineOptions {

@@ -20,7 +20,7 @@ const HEIGHT = 760;
 /** The page's script: mounts the pane over a session whose backend the test drives. */
 const ENTRY = `
 import { mount } from 'svelte';
-import ChatPane from './plugin/ui/ChatPane.svelte';
+import ChatPane from './plugin/chat/ui/ChatPane.svelte';
 import { ChatServicesSlot, ChatSession } from './plugin/chat/chat-session';
 
 class PageBackend {

@@ -3,10 +3,10 @@ import { App, Notice, Plugin, Workspace } from 'obsidian-test-mocks/obsidian';
 import { setup, teardown } from 'obsidian-test-mocks/setup';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import CairnPlugin from '../../plugin/main';
-import { CAIRN_VIEW_TYPE } from '../../plugin/obsidian/cairn-view';
-import { REMINDERS_VIEW_TYPE } from '../../plugin/obsidian/reminder-upcoming-view';
-import { AUDIT_VIEW_TYPE } from '../../plugin/obsidian/audit-view';
-import { RELATED_VIEW_TYPE } from '../../plugin/obsidian/related-notes-view';
+import { CAIRN_VIEW_TYPE } from '../../plugin/chat/obsidian/chat-view';
+import { REMINDERS_VIEW_TYPE } from '../../plugin/reminders/obsidian/reminder-upcoming-view';
+import { AUDIT_VIEW_TYPE } from '../../plugin/audit/obsidian/audit-view';
+import { RELATED_VIEW_TYPE } from '../../plugin/related/obsidian/related-notes-view';
 
 // Count every network call the plugin makes through Obsidian's requestUrl.
 const requestUrl = vi.hoisted(() => vi.fn());

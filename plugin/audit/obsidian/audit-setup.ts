@@ -3,9 +3,9 @@
  * the view opens in the right sidebar; an entry's path opens its note.
  */
 import type { Plugin } from 'obsidian';
-import type { CompanionEndpoint } from '../connection/client';
-import type { HttpTransport } from '../connection/http-transport';
-import { AuditClient } from '../audit/audit-client';
+import type { CompanionEndpoint } from '../../connection/client';
+import type { HttpTransport } from '../../connection/http-transport';
+import { AuditClient } from '../audit-client';
 import { AUDIT_VIEW_TYPE, AuditView } from './audit-view';
 
 export function registerAuditView(

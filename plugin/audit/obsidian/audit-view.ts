@@ -4,9 +4,9 @@
  */
 import { ItemView } from 'obsidian';
 import type { WorkspaceLeaf } from 'obsidian';
-import type { AuditEntry } from '../../shared/protocol/audit';
-import type { AuditPage } from '../audit/audit-client';
-import { renderAuditList } from '../audit/audit-list';
+import type { AuditEntry } from '../../../shared/protocol/audit';
+import type { AuditPage } from '../audit-client';
+import { renderAuditList } from '../audit-list';
 
 export const AUDIT_VIEW_TYPE = 'cairn-audit';
 

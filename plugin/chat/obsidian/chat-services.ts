@@ -20,33 +20,33 @@ import {
   type AnswerActions,
   type ChatPaneServices,
   type ChatScopeControl,
-} from '../chat/chat-session';
-import { ChatScope } from '../chat/chat-scope';
-import { CompanionReminders } from '../chat/companion-reminders';
-import { fetchOllamaHttp, transportOllamaHttp } from '../chat/ollama-transports';
-import { PairedReminders } from '../chat/paired-reminders';
-import { VaultConversations } from '../chat/vault-conversations';
-import { VaultMemories } from '../chat/vault-memories';
-import { VaultNoteWriter } from '../chat/vault-note-writer';
-import { VaultReminders } from '../chat/vault-reminders';
-import { VaultSearcher } from '../chat/vault-searcher';
-import type { VaultSearch } from '../search/vault-search';
-import type { CairnSettings } from '../settings/settings';
-import { offlineModeViolation } from '../settings/validation';
-import { ChatEngine } from '../../shared/chat/chat-engine';
-import { ExtractiveAnswerer } from '../../shared/chat/extractive-answerer';
-import { routeMessage } from '../../shared/chat/intent-router';
-import { OllamaPhraser } from '../../shared/chat/ollama-phraser';
-import { OllamaRouter } from '../../shared/chat/ollama-router';
+} from '../chat-session';
+import { ChatScope } from '../chat-scope';
+import { CompanionReminders } from '../../reminders/stores/companion-reminders';
+import { fetchOllamaHttp, transportOllamaHttp } from '../ollama-transports';
+import { PairedReminders } from '../../reminders/stores/paired-reminders';
+import { VaultConversations } from '../vault-conversations';
+import { VaultMemories } from '../vault-memories';
+import { VaultNoteWriter } from '../../notes/vault-note-writer';
+import { VaultReminders } from '../../reminders/stores/vault-reminders';
+import { VaultSearcher } from '../vault-searcher';
+import type { VaultSearch } from '../../search/vault-search';
+import type { CairnSettings } from '../../settings/settings';
+import { offlineModeViolation } from '../../settings/validation';
+import { ChatEngine } from '../../../shared/chat/chat-engine';
+import { ExtractiveAnswerer } from '../../../shared/chat/extractive-answerer';
+import { routeMessage } from '../../../shared/chat/intent-router';
+import { OllamaPhraser } from '../../../shared/chat/ollama-phraser';
+import { OllamaRouter } from '../../../shared/chat/ollama-router';
 import {
   ChatPortError,
   type AnswerPhraser,
   type MessageRouter,
   type NoteWriter,
   type Searcher,
-} from '../../shared/chat/ports';
-import type { Citation } from '../../shared/protocol/citation';
-import type { HttpTransport } from '../connection/http-transport';
+} from '../../../shared/chat/ports';
+import type { Citation } from '../../../shared/protocol/citation';
+import type { HttpTransport } from '../../connection/http-transport';
 import { ObsidianChatFiles } from './obsidian-chat-files';
 
 export interface ChatServicesOptions {

@@ -2,8 +2,8 @@ import { ItemView } from 'obsidian';
 import type { WorkspaceLeaf } from 'obsidian';
 import { mount, unmount } from 'svelte';
 import ChatPane from '../ui/ChatPane.svelte';
-import type { ReadableChatServices } from '../chat/chat-session';
-import type { ReadableConnection } from '../connection/connection-monitor';
+import type { ReadableChatServices } from '../chat-session';
+import type { ReadableConnection } from '../../connection/connection-monitor';
 
 export const CAIRN_VIEW_TYPE = 'cairn-chat';
 

@@ -5,7 +5,7 @@
  */
 import { normalizePath, TFile, TFolder } from 'obsidian';
 import type { App } from 'obsidian';
-import type { ChatVaultFiles } from '../chat/chat-vault-files';
+import type { ChatVaultFiles } from '../chat-vault-files';
 
 export class ObsidianChatFiles implements ChatVaultFiles {
   constructor(private readonly app: App) {}

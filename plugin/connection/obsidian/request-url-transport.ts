@@ -1,5 +1,5 @@
 import { requestUrl } from 'obsidian';
-import type { HttpRequest, HttpResponse, HttpTransport } from '../connection/http-transport';
+import type { HttpRequest, HttpResponse, HttpTransport } from '../http-transport';
 
 /**
  * HttpTransport over Obsidian's `requestUrl`, which goes through the app's own network

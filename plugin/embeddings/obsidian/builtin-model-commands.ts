@@ -1,12 +1,12 @@
 import { Notice, requestUrl } from 'obsidian';
 import type { Plugin } from 'obsidian';
-import type { BuiltinModelHost } from '../embeddings/builtin-embedder';
-import { builtinModelDir, checkModelFolder } from '../embeddings/builtin-model-folder';
-import type { FolderCheck } from '../embeddings/builtin-model-folder';
-import { downloadBuiltinModel } from '../embeddings/builtin-model-download';
-import type { BinaryFetch } from '../embeddings/builtin-model-download';
-import type { CairnSettings } from '../settings/settings';
-import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+import type { BuiltinModelHost } from '../builtin-embedder';
+import { builtinModelDir, checkModelFolder } from '../builtin-model-folder';
+import type { FolderCheck } from '../builtin-model-folder';
+import { downloadBuiltinModel } from '../builtin-model-download';
+import type { BinaryFetch } from '../builtin-model-download';
+import type { CairnSettings } from '../../settings/settings';
+import { checkHttpUrl, offlineModeViolation } from '../../settings/validation';
 
 /*
  * Obsidian's side of the built-in model: where its folder is (inside the plugin's own folder,

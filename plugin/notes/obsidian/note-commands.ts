@@ -6,8 +6,8 @@
  */
 import { FuzzySuggestModal, Modal, Notice, Setting, TFile } from 'obsidian';
 import type { App, Editor, MarkdownFileInfo, MarkdownView, Plugin } from 'obsidian';
-import type { NoteWriter } from '../../shared/chat/ports';
-import { ChatPortError } from '../../shared/chat/ports';
+import type { NoteWriter } from '../../../shared/chat/ports';
+import { ChatPortError } from '../../../shared/chat/ports';
 import { askPrefill, checkNoteForm, type NoteFormInput } from './note-form';
 
 export interface NoteCommandsDeps {

@@ -2,11 +2,11 @@ import { ItemView, TFile } from 'obsidian';
 import type { App, CachedMetadata, Plugin, WorkspaceLeaf } from 'obsidian';
 import { mount, unmount } from 'svelte';
 import RelatedNotes from '../ui/RelatedNotes.svelte';
-import { RelatedController } from '../related/related-controller';
-import { rankRelated } from '../related/related-notes';
-import type { LinkNeighbourhood, RelatedNote, RelatedResult } from '../related/related-notes';
-import type { RelatedChunks } from '../search/search-engine';
-import type { SearchStatus } from '../search/search-status';
+import { RelatedController } from '../related-controller';
+import { rankRelated } from '../related-notes';
+import type { LinkNeighbourhood, RelatedNote, RelatedResult } from '../related-notes';
+import type { RelatedChunks } from '../../search/search-engine';
+import type { SearchStatus } from '../../search/search-status';
 
 export const RELATED_VIEW_TYPE = 'cairn-related';
 

@@ -12,7 +12,7 @@ import { RangeSetBuilder, StateEffect } from '@codemirror/state';
 import type { Text } from '@codemirror/state';
 import { Decoration, ViewPlugin, WidgetType } from '@codemirror/view';
 import type { DecorationSet, EditorView, PluginValue, ViewUpdate } from '@codemirror/view';
-import { bodyStartIndex, fencedCodeLines } from '../../shared/markdown/code-regions';
+import { bodyStartIndex, fencedCodeLines } from '../../../shared/markdown/code-regions';
 import { remindEditorConfig } from './remind-editor-config';
 import { analyseRemindLine } from './remind-line-analysis';
 import type { LineTokenView } from './remind-line-analysis';

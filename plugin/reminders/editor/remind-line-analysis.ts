@@ -3,8 +3,8 @@
  * preview label (next fire, or the absolute form natural language becomes) or an error message.
  * Pure over the line's text so decorations, commands and tests agree.
  */
-import { findRemindTokensInLine, previewRemindText, taskStateOf } from '../../shared/reminders';
-import type { RemindPreview } from '../../shared/reminders';
+import { findRemindTokensInLine, previewRemindText, taskStateOf } from '../../../shared/reminders';
+import type { RemindPreview } from '../../../shared/reminders';
 
 export interface LineTokenView {
   /** Line-relative offsets of the whole token (`@` to `)`). */

@@ -15,8 +15,8 @@ import type { EditorState } from '@codemirror/state';
 import type { ChangeSpec, Extension, Text, TransactionSpec } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
 import type { ViewUpdate } from '@codemirror/view';
-import { findBlockIds, normaliseRemindLine, REMIND_OPEN } from '../../shared/reminders';
-import { bodyStartIndex, fencedCodeLines } from '../../shared/markdown/code-regions';
+import { findBlockIds, normaliseRemindLine, REMIND_OPEN } from '../../../shared/reminders';
+import { bodyStartIndex, fencedCodeLines } from '../../../shared/markdown/code-regions';
 import { remindEditorConfig } from './remind-editor-config';
 import type { RemindEditorConfig } from './remind-editor-config';
 

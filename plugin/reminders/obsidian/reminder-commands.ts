@@ -6,17 +6,12 @@
  */
 import { Notice } from 'obsidian';
 import type { Editor, MarkdownFileInfo, MarkdownView, Plugin, TFile } from 'obsidian';
-import { findBlockIds, formatInZone, newBlockId } from '../../shared/reminders';
-import type { Clock } from '../../shared/ports';
-import {
-  addReminderToLine,
-  completeLine,
-  snoozeChoices,
-  snoozeLine,
-} from '../reminders/line-commands';
-import type { LineCommandResult } from '../reminders/line-commands';
-import { writeNewReminder } from '../reminders/new-reminder-form';
-import type { CairnSettings } from '../settings/settings';
+import { findBlockIds, formatInZone, newBlockId } from '../../../shared/reminders';
+import type { Clock } from '../../../shared/ports';
+import { addReminderToLine, completeLine, snoozeChoices, snoozeLine } from '../line-commands';
+import type { LineCommandResult } from '../line-commands';
+import { writeNewReminder } from '../new-reminder-form';
+import type { CairnSettings } from '../../settings/settings';
 import { NewReminderModal, SnoozeChoiceModal } from './reminder-modal';
 
 export interface ReminderCommandDeps {

@@ -6,9 +6,9 @@
  */
 import { Modal, Setting } from 'obsidian';
 import type { App } from 'obsidian';
-import { checkNewReminder } from '../reminders/new-reminder-form';
-import type { NewReminderCheck, NewReminderInput } from '../reminders/new-reminder-form';
-import type { SnoozeChoice } from '../reminders/line-commands';
+import { checkNewReminder } from '../new-reminder-form';
+import type { NewReminderCheck, NewReminderInput } from '../new-reminder-form';
+import type { SnoozeChoice } from '../line-commands';
 
 export interface NewReminderModalDeps {
   now: () => number;

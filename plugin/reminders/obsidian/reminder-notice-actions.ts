@@ -7,10 +7,10 @@
  */
 import { Notice, TFile } from 'obsidian';
 import type { App } from 'obsidian';
-import { formatInZone } from '../../shared/reminders';
-import { completeLine, snoozeLine } from '../reminders/line-commands';
-import type { LineCommandResult } from '../reminders/line-commands';
-import type { VaultReminderEntry } from '../reminders/vault-reminder-entries';
+import { formatInZone } from '../../../shared/reminders';
+import { completeLine, snoozeLine } from '../line-commands';
+import type { LineCommandResult } from '../line-commands';
+import type { VaultReminderEntry } from '../vault-reminder-entries';
 
 /** Reads a file's reminders as the scheduler does (readFileReminders with the settings). */
 export type ReadReminders = (path: string, text: string) => readonly VaultReminderEntry[];

@@ -7,17 +7,17 @@
  * through the plugin's `register*`.
  */
 import { Notice, TFile } from 'obsidian';
-import { snoozeChoices } from '../reminders/line-commands';
+import { snoozeChoices } from '../line-commands';
 import { completeFiredReminder, snoozeFiredReminder } from './reminder-notice-actions';
 import type { ReadReminders } from './reminder-notice-actions';
 import type { App, Plugin } from 'obsidian';
-import { describeNextFire } from '../../shared/reminders';
-import type { Clock } from '../../shared/ports';
-import { LocalReminderScheduler } from '../reminders/local-scheduler';
-import type { FiredReminderStore, ReminderNotifier } from '../reminders/local-scheduler';
-import { readFileReminders } from '../reminders/vault-reminder-entries';
-import type { VaultReminderEntry } from '../reminders/vault-reminder-entries';
-import type { CairnSettings } from '../settings/settings';
+import { describeNextFire } from '../../../shared/reminders';
+import type { Clock } from '../../../shared/ports';
+import { LocalReminderScheduler } from '../local-scheduler';
+import type { FiredReminderStore, ReminderNotifier } from '../local-scheduler';
+import { readFileReminders } from '../vault-reminder-entries';
+import type { VaultReminderEntry } from '../vault-reminder-entries';
+import type { CairnSettings } from '../../settings/settings';
 
 export interface LocalRemindersDeps {
   plugin: Plugin;

@@ -4,16 +4,16 @@
  * All of it is registered on the plugin, so disabling it releases every listener and timer.
  */
 import type { Plugin } from 'obsidian';
-import { newBlockId } from '../../shared/reminders';
-import type { Clock } from '../../shared/ports';
+import { newBlockId } from '../../../shared/reminders';
+import type { Clock } from '../../../shared/ports';
 import { remindEditorExtension } from '../editor/remind-extension';
-import type { CairnSettings } from '../settings/settings';
+import type { CairnSettings } from '../../settings/settings';
 import { registerReminderCommands } from './reminder-commands';
 import { startLocalReminders } from './reminder-runtime';
 import type { LocalReminders } from './reminder-runtime';
 import { REMINDERS_VIEW_TYPE, UpcomingRemindersView } from './reminder-upcoming-view';
 import type { CompanionReminders } from './reminder-upcoming-view';
-import type { VaultReminderEntry } from '../reminders/vault-reminder-entries';
+import type { VaultReminderEntry } from '../vault-reminder-entries';
 
 export interface ReminderSetupDeps {
   settings: () => CairnSettings;

@@ -6,8 +6,8 @@
  */
 import { ItemView } from 'obsidian';
 import type { WorkspaceLeaf } from 'obsidian';
-import { describeNextFire } from '../../shared/reminders';
-import type { MissedReminder, Reminder } from '../../shared/protocol/reminders';
+import { describeNextFire } from '../../../shared/reminders';
+import type { MissedReminder, Reminder } from '../../../shared/protocol/reminders';
 import type { LocalReminders } from './reminder-runtime';
 
 export const REMINDERS_VIEW_TYPE = 'cairn-reminders';

@@ -21,19 +21,20 @@ import {
   type ReminderReader,
   type ReminderWriter,
   type WriteNotice,
-} from '../../shared/chat/ports';
-import type { Clock } from '../../shared/ports';
-import type { ToolErrorCode } from '../../shared/protocol/errors';
+} from '../../../shared/chat/ports';
+import type { Clock } from '../../../shared/ports';
+import type { ToolErrorCode } from '../../../shared/protocol/errors';
 import {
   Reminder,
   ReminderListResponse,
   SNOOZE_MINUTES_MAX,
   type ReminderPatch,
-} from '../../shared/protocol/reminders';
-import { checkSchema } from '../../shared/protocol/validate';
-import type { CompanionEndpoint } from '../connection/client';
-import type { HttpRequest, HttpResponse, HttpTransport } from '../connection/http-transport';
-import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+} from '../../../shared/protocol/reminders';
+import { checkSchema } from '../../../shared/protocol/validate';
+import type { CompanionEndpoint } from '../../connection/client';
+import type { HttpRequest, HttpResponse, HttpTransport } from '../../connection/http-transport';
+import { checkHttpUrl, offlineModeViolation } from '../../settings/validation';
+import { isRecord, parseJsonOrUndefined } from '../../../shared/protocol/json';
 
 /** No answer came from the companion: the caller may fall back to the vault. */
 export class CompanionUnreachableError extends Error {
@@ -173,7 +174,7 @@ export class CompanionReminders implements ReminderReader, ReminderWriter {
         `${checked.url} answered ${response.status}: the companion behind it did not answer`,
       );
     }
-    const body = parseJson(response.text);
+    const body = parseJsonOrUndefined(response.text);
     if (response.status < 200 || response.status >= 300) {
       throw apiError(route, response.status, body);
     }
@@ -214,18 +215,6 @@ function apiError(route: string, status: number, body: unknown): ChatPortError {
             ? 'UNAVAILABLE'
             : 'INTERNAL_ERROR';
   return new ChatPortError(code, `companion: ${message}`, field);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(error: unknown): string {

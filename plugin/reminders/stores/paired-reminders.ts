@@ -14,9 +14,9 @@ import {
   type ReminderReader,
   type ReminderWriter,
   type WriteNotice,
-} from '../../shared/chat/ports';
-import type { Clock } from '../../shared/ports';
-import type { Reminder } from '../../shared/protocol/reminders';
+} from '../../../shared/chat/ports';
+import type { Clock } from '../../../shared/ports';
+import type { Reminder } from '../../../shared/protocol/reminders';
 import { CompanionUnreachableError, type CompanionReminders } from './companion-reminders';
 
 type Store = ReminderReader & ReminderWriter;

@@ -10,7 +10,7 @@ import {
   type ReminderQuery,
   type ReminderReader,
   type ReminderWriter,
-} from '../../shared/chat/ports';
+} from '../../../shared/chat/ports';
 import {
   FrontMatterValueError,
   newNoteId,
@@ -19,9 +19,9 @@ import {
   uniqueNotePath,
   updateFrontMatter,
   type RandomBytes,
-} from '../../shared/markdown';
-import type { Clock } from '../../shared/ports';
-import type { Reminder } from '../../shared/protocol/reminders';
+} from '../../../shared/markdown';
+import type { Clock } from '../../../shared/ports';
+import type { Reminder } from '../../../shared/protocol/reminders';
 import {
   buildReminderNoteFile,
   formatInZone,
@@ -30,8 +30,8 @@ import {
   readReminderNote,
   wallToInstant,
   type ReminderNote,
-} from '../../shared/reminders';
-import type { ChatVaultFiles } from './chat-vault-files';
+} from '../../../shared/reminders';
+import type { ChatVaultFiles } from '../../chat/chat-vault-files';
 
 export interface VaultRemindersOptions {
   files: ChatVaultFiles;

@@ -3,9 +3,9 @@ import type { App, PaneType } from 'obsidian';
 import type { Readable } from 'svelte/store';
 import { mount, unmount } from 'svelte';
 import SearchPanel from '../ui/SearchPanel.svelte';
-import { firstMatch } from '../search/highlight';
-import type { SearchStatus } from '../search/search-status';
-import type { SearchDocType, SearchHit, VaultSearchOptions } from '../search/vault-search';
+import { firstMatch } from '../highlight';
+import type { SearchStatus } from '../search-status';
+import type { SearchDocType, SearchHit, VaultSearchOptions } from '../vault-search';
 
 /** What the modal needs: a search to run and the live state of the index. */
 export interface SearchModalDeps {

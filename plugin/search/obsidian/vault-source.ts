@@ -1,6 +1,6 @@
 import { TFile } from 'obsidian';
 import type { EventRef, Vault } from 'obsidian';
-import type { VaultFileStat, VaultSource } from '../search/vault-indexer';
+import type { VaultFileStat, VaultSource } from '../device-indexer';
 
 /**
  * The indexer's view of the vault: Markdown files with their mtime and size, read through

@@ -1,14 +1,17 @@
 import { PluginSettingTab, Setting } from 'obsidian';
 import type { App, Plugin } from 'obsidian';
-import { CompanionClient } from '../connection/client';
-import { describeConnection } from '../connection/connection-state';
-import type { ConnectionTone } from '../connection/connection-state';
-import type { SettingsHost } from '../settings/settings-host';
-import { ObsidianHttpTransport } from './http-transport';
-import { renderPairingSection } from './pairing-section';
-import { checkBuiltinModel, downloadBuiltinModelWithNotice } from './builtin-model-commands';
-import { EMBEDDING_PROVIDERS } from '../settings/settings';
-import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings/settings';
+import { CompanionClient } from '../../connection/client';
+import { describeConnection } from '../../connection/connection-state';
+import type { ConnectionTone } from '../../connection/connection-state';
+import type { SettingsHost } from '../settings-host';
+import { ObsidianHttpTransport } from '../../connection/obsidian/request-url-transport';
+import { renderPairingSection } from '../../connection/obsidian/pairing-section';
+import {
+  checkBuiltinModel,
+  downloadBuiltinModelWithNotice,
+} from '../../embeddings/obsidian/builtin-model-commands';
+import { EMBEDDING_PROVIDERS } from '../settings';
+import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings';
 import { ValueSuggest, timeZones, vaultFolders } from './value-suggest';
 import {
   checkHttpUrl,
@@ -17,7 +20,7 @@ import {
   maskToken,
   offlineModeViolation,
   systemTimeZone,
-} from '../settings/validation';
+} from '../validation';
 
 const PROVIDER_LABELS: Record<EmbeddingProvider, string> = {
   builtin: 'Built-in model (on this device)',

@@ -7,20 +7,20 @@
  */
 import { Notice, TFile, TFolder } from 'obsidian';
 import type { Plugin } from 'obsidian';
-import { formatIsoWeek } from '../../shared/calendar';
-import { MS_PER_DAY, formatDay } from '../../shared/chat/zone-calendar';
-import { DEFAULT_DIGEST_FOLDER, buildDigest } from '../../shared/digest';
-import type { DigestNote } from '../../shared/digest';
-import { CalendarWeek, DigestWritten } from '../../shared/protocol/calendar';
-import type { CalendarItem } from '../../shared/protocol/calendar';
-import { Reminder } from '../../shared/protocol/reminders';
-import { formatInZone, instantToWall } from '../../shared/reminders';
-import type { CompanionClient } from '../connection/client';
-import { completeLine, snoozeLine } from '../reminders/line-commands';
-import type { LineCommandResult } from '../reminders/line-commands';
-import type { VaultReminderEntry } from '../reminders/vault-reminder-entries';
-import type { CairnSettings } from '../settings/settings';
-import { calendarReminder, localWeek, noteEvents, weekAt } from '../week/week-data';
+import { formatIsoWeek } from '../../../shared/calendar';
+import { MS_PER_DAY, formatDay } from '../../../shared/chat/zone-calendar';
+import { DEFAULT_DIGEST_FOLDER, buildDigest } from '../../../shared/digest';
+import type { DigestNote } from '../../../shared/digest';
+import { CalendarWeek, DigestWritten } from '../../../shared/protocol/calendar';
+import type { CalendarItem } from '../../../shared/protocol/calendar';
+import { Reminder } from '../../../shared/protocol/reminders';
+import { formatInZone, instantToWall } from '../../../shared/reminders';
+import type { CompanionClient } from '../../connection/client';
+import { completeLine, snoozeLine } from '../../reminders/line-commands';
+import type { LineCommandResult } from '../../reminders/line-commands';
+import type { VaultReminderEntry } from '../../reminders/vault-reminder-entries';
+import type { CairnSettings } from '../../settings/settings';
+import { calendarReminder, localWeek, noteEvents, weekAt } from '../week-data';
 import { WEEK_VIEW_TYPE, WeekItemView } from './week-view';
 import type { WeekViewDeps } from './week-view';
 

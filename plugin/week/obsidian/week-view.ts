@@ -1,13 +1,13 @@
 /**
  * The week view's Obsidian adapter (an ItemView): mounts WeekView.svelte and hands it the
- * callbacks of `WeekViewDeps`. Lives in plugin/obsidian/ like every runtime `obsidian` import
- * (with week-setup.ts); the component and its data are in plugin/week/.
+ * callbacks of `WeekViewDeps`. Lives in plugin/week/obsidian/ like every runtime `obsidian`
+ * import of the week feature (with week-setup.ts); the component is in ../ui/, its data in ../.
  */
 import { ItemView } from 'obsidian';
 import type { WorkspaceLeaf } from 'obsidian';
 import { mount, unmount } from 'svelte';
-import type { CalendarItem, CalendarWeek } from '../../shared/protocol/calendar';
-import WeekView from '../week/WeekView.svelte';
+import type { CalendarItem, CalendarWeek } from '../../../shared/protocol/calendar';
+import WeekView from '../ui/WeekView.svelte';
 
 export const WEEK_VIEW_TYPE = 'cairn-week';
 

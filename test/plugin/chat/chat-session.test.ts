@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChatSession, writeCard, type ChatBackend } from '../../../plugin/chat/chat-session';
 import { VaultConversations } from '../../../plugin/chat/vault-conversations';
-import { VaultNoteWriter } from '../../../plugin/chat/vault-note-writer';
-import { VaultReminders } from '../../../plugin/chat/vault-reminders';
+import { VaultNoteWriter } from '../../../plugin/notes/vault-note-writer';
+import { VaultReminders } from '../../../plugin/reminders/stores/vault-reminders';
 import { ChatEngine, type ChatEngineDeps } from '../../../shared/chat/chat-engine';
 import { ExtractiveAnswerer } from '../../../shared/chat/extractive-answerer';
 import type { AnswerPhraser, Searcher, SearchHit } from '../../../shared/chat/ports';

@@ -1,12 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VaultConversations } from '../../../plugin/chat/vault-conversations';
-import { VaultNoteWriter } from '../../../plugin/chat/vault-note-writer';
+import { VaultNoteWriter } from '../../../plugin/notes/vault-note-writer';
 import { ChatEngine } from '../../../shared/chat/chat-engine';
 import { ChatPortError } from '../../../shared/chat/ports';
 import type { ChatEvent } from '../../../shared/protocol/chat';
 import { ManualClock } from '../../fakes/clock';
 import { FakeVault, reminderWriterOf } from '../../shared/chat/fake-chat-ports';
-import { countingBytes, MemoryVaultFiles } from './memory-vault-files';
+import { countingBytes, MemoryVaultFiles } from '../chat/memory-vault-files';
 
 const ZONE = 'Europe/Berlin';
 let clock: ManualClock;

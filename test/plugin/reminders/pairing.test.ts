@@ -3,8 +3,8 @@ import { create as createQrCode } from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanionClient } from '../../../plugin/connection/client';
 import type { HttpRequest, HttpTransport } from '../../../plugin/connection/http-transport';
-import { pairingLink } from '../../../plugin/obsidian/pairing-link';
-import { drawPairing } from '../../../plugin/obsidian/pairing-section';
+import { pairingLink } from '../../../plugin/connection/obsidian/pairing-link';
+import { drawPairing } from '../../../plugin/connection/obsidian/pairing-section';
 
 beforeAll(() => setup());
 afterAll(() => teardown());

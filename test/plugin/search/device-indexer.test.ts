@@ -5,10 +5,10 @@ import type { NoteProblem } from '../../../plugin/search/note-input';
 import { createSearchEngine } from '../../../plugin/search/search-engine';
 import type { SearchEngine } from '../../../plugin/search/search-engine';
 import { SearchStore, searchStoreName } from '../../../plugin/search/search-store';
-import { VaultIndexer } from '../../../plugin/search/vault-indexer';
-import type { IndexProgress } from '../../../plugin/search/vault-indexer';
+import { DeviceIndexer } from '../../../plugin/search/device-indexer';
+import type { IndexProgress } from '../../../plugin/search/device-indexer';
 import { FakeEmbedder } from './fake-embedder';
-import { FakeVault, ManualScheduler } from './fakes';
+import { FakeVault, ManualTimeSlicer } from './fakes';
 
 let vaultCounter = 0;
 const opened: SearchStore[] = [];
@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 interface Harness {
-  indexer: VaultIndexer;
+  indexer: DeviceIndexer;
   engine: SearchEngine;
   store: SearchStore;
   problems: NoteProblem[];
@@ -26,7 +26,7 @@ interface Harness {
 
 async function harness(
   vault: FakeVault,
-  scheduler: ManualScheduler,
+  scheduler: ManualTimeSlicer,
   options: {
     key?: string;
     embedder?: FakeEmbedder | null;
@@ -40,7 +40,7 @@ async function harness(
   const engine = createSearchEngine({ embedder });
   const problems: NoteProblem[] = [];
   const progress: IndexProgress[] = [];
-  const indexer = new VaultIndexer({
+  const indexer = new DeviceIndexer({
     source: vault,
     store,
     engine,
@@ -59,7 +59,7 @@ function note(title: string, body: string): string {
   return `---\ntitle: ${title}\n---\n${body}\n`;
 }
 
-function sampleVault(scheduler: ManualScheduler, count = 12): FakeVault {
+function sampleVault(scheduler: ManualTimeSlicer, count = 12): FakeVault {
   const files: Record<string, string> = {};
   for (let i = 0; i < count; i++) {
     files[`Notes/note-${i}.md`] = note(
@@ -77,9 +77,9 @@ const top = async (engine: SearchEngine, query: string) =>
 const paths = async (engine: SearchEngine, query: string) =>
   (await engine.search(query, { limit: 50 })).map((hit) => hit.citation.path);
 
-describe('VaultIndexer: first index and restart', () => {
+describe('DeviceIndexer: first index and restart', () => {
   it('indexes every file, persists it, and embeds each chunk once', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = sampleVault(scheduler);
     const embedder = new FakeEmbedder();
     const { indexer, engine, store, progress } = await harness(vault, scheduler, {
@@ -100,7 +100,7 @@ describe('VaultIndexer: first index and restart', () => {
   });
 
   it('restarts from the store: no file read, no embedding, same results', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = sampleVault(scheduler);
     const embedder = new FakeEmbedder();
     const first = await harness(vault, scheduler, { key: 'restart', embedder });
@@ -119,7 +119,7 @@ describe('VaultIndexer: first index and restart', () => {
   });
 
   it('resumes after a stop mid-way: only the files not yet done are read', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = sampleVault(scheduler, 10);
     vault.readCostMs = 10;
     const first = await harness(vault, scheduler, { key: 'resume' });
@@ -144,7 +144,7 @@ describe('VaultIndexer: first index and restart', () => {
   });
 
   it('an empty vault is ready at once and idle', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const { indexer, engine, progress } = await harness(new FakeVault(scheduler), scheduler);
     await indexer.start();
     expect(indexer.ready).toBe(true);
@@ -154,9 +154,9 @@ describe('VaultIndexer: first index and restart', () => {
   });
 });
 
-describe('VaultIndexer: vault events', () => {
+describe('DeviceIndexer: vault events', () => {
   async function started(embedder: FakeEmbedder | null = null) {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = sampleVault(scheduler, 4);
     const h = await harness(vault, scheduler, { embedder });
     await h.indexer.start();
@@ -217,7 +217,7 @@ describe('VaultIndexer: vault events', () => {
   });
 
   it('changes made while Obsidian was closed are found by the mtime diff', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = sampleVault(scheduler, 3);
     const first = await harness(vault, scheduler, { key: 'offline-edits' });
     await first.indexer.start();
@@ -244,9 +244,9 @@ describe('VaultIndexer: vault events', () => {
   });
 });
 
-describe('VaultIndexer: slicing, exclusions, bad files', () => {
+describe('DeviceIndexer: slicing, exclusions, bad files', () => {
   it('yields to the UI so no slice runs much past its budget', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = sampleVault(scheduler, 30);
     vault.readCostMs = 10;
     const { indexer, engine } = await harness(vault, scheduler, { sliceMs: 25 });
@@ -259,7 +259,7 @@ describe('VaultIndexer: slicing, exclusions, bad files', () => {
   });
 
   it('honours exclude globs, and drops notes that became excluded since the last run', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = new FakeVault(scheduler, {
       'Templates/daily.md': 'template placeholder',
       'Notes/keep.md': 'placeholder kept',
@@ -283,7 +283,7 @@ describe('VaultIndexer: slicing, exclusions, bad files', () => {
   });
 
   it('reports broken front matter, binary files, huge notes and read errors, and indexes the rest', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const huge = `# Log\n\n${'line of a very long log file with marmalade\n'.repeat(125_000)}`;
     const vault = new FakeVault(scheduler, {
       'broken.md': '---\ntitle: [unclosed\ntags: x\n---\nbody mentions quinoa\n',
@@ -314,9 +314,9 @@ describe('VaultIndexer: slicing, exclusions, bad files', () => {
   });
 });
 
-describe('VaultIndexer: embeddings', () => {
+describe('DeviceIndexer: embeddings', () => {
   it('a model change re-embeds in the background and never mixes vectors', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = sampleVault(scheduler, 5);
     const first = await harness(vault, scheduler, {
       key: 'model-change',
@@ -333,7 +333,7 @@ describe('VaultIndexer: embeddings', () => {
   });
 
   it('an embedding failure pauses embedding, keeps keyword search, and retries later', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = sampleVault(scheduler, 3);
     const embedder = new FakeEmbedder();
     embedder.failNext = new Error('connect ECONNREFUSED 127.0.0.1:11434');

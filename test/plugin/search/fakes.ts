@@ -1,11 +1,11 @@
-import type { Scheduler } from '../../../plugin/search/scheduler';
-import type { VaultFileStat, VaultSource } from '../../../plugin/search/vault-indexer';
+import type { TimeSlicer } from '../../../plugin/search/time-slicer';
+import type { VaultFileStat, VaultSource } from '../../../plugin/search/device-indexer';
 
 /**
  * Virtual time for the indexer: `now()` moves only when a test (or the fake vault's reads)
  * advances it; `yieldToUi` records each UI turn; timers fire on `advance`.
  */
-export class ManualScheduler implements Scheduler {
+export class ManualTimeSlicer implements TimeSlicer {
   time = 0;
   /** Virtual time at each UI turn. */
   readonly yields: number[] = [];
@@ -52,7 +52,7 @@ export class FakeVault implements VaultSource {
   private clock = 1_000;
 
   constructor(
-    private readonly scheduler?: ManualScheduler,
+    private readonly scheduler?: ManualTimeSlicer,
     initial: Record<string, string> = {},
   ) {
     for (const [path, content] of Object.entries(initial)) this.write(path, content);

@@ -10,9 +10,9 @@ import type { NoteProblem } from '../../../plugin/search/note-input';
 import { createSearchEngine } from '../../../plugin/search/search-engine';
 import type { SearchEngine } from '../../../plugin/search/search-engine';
 import { SearchStore } from '../../../plugin/search/search-store';
-import { VaultIndexer } from '../../../plugin/search/vault-indexer';
+import { DeviceIndexer } from '../../../plugin/search/device-indexer';
 import { FakeEmbedder } from './fake-embedder';
-import { FakeVault, ManualScheduler } from './fakes';
+import { FakeVault, ManualTimeSlicer } from './fakes';
 
 const opened: SearchStore[] = [];
 afterEach(() => {
@@ -183,12 +183,12 @@ describe('engine snapshot', () => {
   });
 });
 
-describe('VaultIndexer with snapshots', () => {
+describe('DeviceIndexer with snapshots', () => {
   let storeCounter = 0;
 
   async function open(
     vault: FakeVault,
-    scheduler: ManualScheduler,
+    scheduler: ManualTimeSlicer,
     key: string,
     embedder?: FakeEmbedder,
   ) {
@@ -196,7 +196,7 @@ describe('VaultIndexer with snapshots', () => {
     opened.push(store);
     const engine = createSearchEngine({ embedder: embedder ?? null });
     const problems: NoteProblem[] = [];
-    const indexer = new VaultIndexer({
+    const indexer = new DeviceIndexer({
       source: vault,
       store,
       engine,
@@ -214,7 +214,7 @@ describe('VaultIndexer with snapshots', () => {
     problems.filter((problem) => problem.message.includes('snapshot'));
 
   it('the first start writes a snapshot; a restart uses it and answers the same', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = new FakeVault(scheduler, corpus(12));
     const key = `snap${++storeCounter}`;
     const embedder = new FakeEmbedder();
@@ -235,7 +235,7 @@ describe('VaultIndexer with snapshots', () => {
   });
 
   it('changes after a snapshot load are searchable, snapshotted after the delay, and survive a restart', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = new FakeVault(scheduler, corpus(8));
     const key = `snap${++storeCounter}`;
     (await open(vault, scheduler, key)).store.close();
@@ -276,7 +276,7 @@ describe('VaultIndexer with snapshots', () => {
   });
 
   it('a snapshot older than the stored files is corrected from them, without reading the vault', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = new FakeVault(scheduler, corpus(6));
     const key = `snap${++storeCounter}`;
     const first = await open(vault, scheduler, key);
@@ -311,7 +311,7 @@ describe('VaultIndexer with snapshots', () => {
       ['not a snapshot', () => 42],
     ];
     for (const [what, corrupt] of corruptions) {
-      const scheduler = new ManualScheduler();
+      const scheduler = new ManualTimeSlicer();
       const vault = new FakeVault(scheduler, corpus(6));
       const key = `snap${++storeCounter}`;
       const first = await open(vault, scheduler, key);
@@ -334,7 +334,7 @@ describe('VaultIndexer with snapshots', () => {
   });
 
   it('a vector part left by another write is refused: rebuilt from the store, nothing re-embedded', async () => {
-    const scheduler = new ManualScheduler();
+    const scheduler = new ManualTimeSlicer();
     const vault = new FakeVault(scheduler, corpus(6));
     const key = `snap${++storeCounter}`;
     const first = await open(vault, scheduler, key, new FakeEmbedder());

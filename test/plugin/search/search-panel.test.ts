@@ -4,7 +4,7 @@ import { firstMatch, highlightSegments } from '../../../plugin/search/highlight'
 import { createSearchStatus } from '../../../plugin/search/search-status';
 import type { SearchStatusStore } from '../../../plugin/search/search-status';
 import type { SearchHit, VaultSearchOptions } from '../../../plugin/search/vault-search';
-import SearchPanel from '../../../plugin/ui/SearchPanel.svelte';
+import SearchPanel from '../../../plugin/search/ui/SearchPanel.svelte';
 
 afterEach(() => {
   cleanup();

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { describeIndexProgress } from '../../../plugin/search/index-progress';
 import { SearchService } from '../../../plugin/search/search-service';
 import { FakeEmbedder } from './fake-embedder';
-import { FakeVault, ManualScheduler } from './fakes';
+import { FakeVault, ManualTimeSlicer } from './fakes';
 
 const services: SearchService[] = [];
 afterEach(() => {
@@ -11,7 +11,7 @@ afterEach(() => {
 });
 
 function service(key: string, embedder: FakeEmbedder | null, reason?: string) {
-  const scheduler = new ManualScheduler();
+  const scheduler = new ManualTimeSlicer();
   const vault = new FakeVault(scheduler, {
     'a.md': '# Alpha\n\nThe quokka lives on Rottnest.',
     'Templates/t.md': 'quokka template',

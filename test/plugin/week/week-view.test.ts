@@ -6,7 +6,7 @@ import { parseIsoWeek } from '../../../shared/calendar';
 import type { CalendarItem, CalendarWeek } from '../../../shared/protocol/calendar';
 import { readFileReminders } from '../../../plugin/reminders/vault-reminder-entries';
 import { localWeek, noteEvents, weekAt } from '../../../plugin/week/week-data';
-import WeekView from '../../../plugin/week/WeekView.svelte';
+import WeekView from '../../../plugin/week/ui/WeekView.svelte';
 import { repoRoot } from '../../helpers/corpora';
 
 const ZONE = 'Europe/Berlin';

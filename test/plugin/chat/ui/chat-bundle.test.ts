@@ -8,10 +8,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { buildPluginBundle } from '../../helpers/plugin-bundle';
+import { buildPluginBundle } from '../../../helpers/plugin-bundle';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createObsidianEnvironment } from '../../helpers/obsidian-shim';
-import type { AppShimInstance, ObsidianEnvironment } from '../../helpers/obsidian-shim';
+import { createObsidianEnvironment } from '../../../helpers/obsidian-shim';
+import type { AppShimInstance, ObsidianEnvironment } from '../../../helpers/obsidian-shim';
 
 const OUTFILE = resolve('test-output/chat-bundle/main.js');
 const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as Record<string, unknown>;

@@ -1,10 +1,10 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ChatPaneServices, ConversationStore } from '../../../plugin/chat/chat-session';
-import type { ReadableConnection } from '../../../plugin/connection/connection-monitor';
-import ChatPane from '../../../plugin/ui/ChatPane.svelte';
-import { ChatScope } from '../../../plugin/chat/chat-scope';
+import type { ChatPaneServices, ConversationStore } from '../../../../plugin/chat/chat-session';
+import type { ReadableConnection } from '../../../../plugin/connection/connection-monitor';
+import ChatPane from '../../../../plugin/chat/ui/ChatPane.svelte';
+import { ChatScope } from '../../../../plugin/chat/chat-scope';
 import {
   REMINDER_TOOL,
   ScriptedBackend,

@@ -1,12 +1,12 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ConnectionState } from '../../../plugin/connection/connection-state';
+import type { ConnectionState } from '../../../../plugin/connection/connection-state';
 import type {
   ConnectionListener,
   ReadableConnection,
-} from '../../../plugin/connection/connection-monitor';
-import ChatPane from '../../../plugin/ui/ChatPane.svelte';
+} from '../../../../plugin/connection/connection-monitor';
+import ChatPane from '../../../../plugin/chat/ui/ChatPane.svelte';
 
 /** A store the test sets by hand, in the same contract the plugin's ConnectionMonitor follows. */
 class ManualConnection implements ReadableConnection {

@@ -4,11 +4,11 @@ import {
   type ChatBackend,
   type ChatPaneServices,
   type ConversationStore,
-} from '../../../plugin/chat/chat-session';
-import type { UndoAction } from '../../../shared/chat/chat-engine';
-import type { ToolResult } from '../../../shared/chat/tool-schemas';
-import type { ChatEvent } from '../../../shared/protocol/chat';
-import type { Citation } from '../../../shared/protocol/citation';
+} from '../../../../plugin/chat/chat-session';
+import type { UndoAction } from '../../../../shared/chat/chat-engine';
+import type { ToolResult } from '../../../../shared/chat/tool-schemas';
+import type { ChatEvent } from '../../../../shared/protocol/chat';
+import type { Citation } from '../../../../shared/protocol/citation';
 
 /** A chat backend whose events the test releases one turn at a time. */
 export class ScriptedBackend implements ChatBackend {

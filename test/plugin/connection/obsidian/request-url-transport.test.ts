@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ObsidianHttpTransport } from '../../../plugin/obsidian/http-transport';
+import { ObsidianHttpTransport } from '../../../../plugin/connection/obsidian/request-url-transport';
 
 const requestUrl = vi.hoisted(() => vi.fn());
 vi.mock('obsidian', async (importOriginal) => ({

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { VaultNoteWriter } from '../../../plugin/chat/vault-note-writer';
+import { VaultNoteWriter } from '../../../../plugin/notes/vault-note-writer';
 import {
   ASK_SELECTION_MAX_CHARS,
   NOTE_TITLE_MAX_CHARS,
   askPrefill,
   checkNoteForm,
-} from '../../../plugin/obsidian/note-form';
-import { ManualClock } from '../../fakes/clock';
-import { countingBytes, MemoryVaultFiles } from '../chat/memory-vault-files';
+} from '../../../../plugin/notes/obsidian/note-form';
+import { ManualClock } from '../../../fakes/clock';
+import { countingBytes, MemoryVaultFiles } from '../../chat/memory-vault-files';
 
 describe('checkNoteForm', () => {
   it('trims the title, reads tags with or without # split by spaces or commas, keeps the body', () => {

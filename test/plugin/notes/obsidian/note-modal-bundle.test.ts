@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildPluginBundle } from '../../helpers/plugin-bundle';
-import { createObsidianEnvironment } from '../../helpers/obsidian-shim';
-import type { AppShimInstance, ObsidianEnvironment } from '../../helpers/obsidian-shim';
+import { buildPluginBundle } from '../../../helpers/plugin-bundle';
+import { createObsidianEnvironment } from '../../../helpers/obsidian-shim';
+import type { AppShimInstance, ObsidianEnvironment } from '../../../helpers/obsidian-shim';
 
 const OUTFILE = resolve('test-output/note-modal-bundle/main.js');
 const manifest = JSON.parse(readFileSync('manifest.json', 'utf8')) as Record<string, unknown>;

@@ -1,9 +1,9 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { writable } from 'svelte/store';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RelatedNote } from '../../../plugin/related/related-notes';
-import type { RelatedViewState } from '../../../plugin/related/related-view-state';
-import RelatedNotes from '../../../plugin/ui/RelatedNotes.svelte';
+import type { RelatedNote } from '../../../../plugin/related/related-notes';
+import type { RelatedViewState } from '../../../../plugin/related/related-view-state';
+import RelatedNotes from '../../../../plugin/related/ui/RelatedNotes.svelte';
 
 afterEach(cleanup);
 

@@ -10,12 +10,15 @@ import {
   WIDGET_CLASS,
   buildRemindDecorations,
   refreshRemindDecorations,
-} from '../../../plugin/editor/remind-decorations';
-import type { RemindEditorConfig } from '../../../plugin/editor/remind-editor-config';
-import { remindEditorExtension } from '../../../plugin/editor/remind-extension';
-import { SECOND_TOKEN_MESSAGE } from '../../../plugin/editor/remind-line-analysis';
-import { NORMALISE_USER_EVENT, normaliseCursorLine } from '../../../plugin/editor/remind-normalise';
-import { ManualClock } from '../../fakes/clock';
+} from '../../../../plugin/reminders/editor/remind-decorations';
+import type { RemindEditorConfig } from '../../../../plugin/reminders/editor/remind-editor-config';
+import { remindEditorExtension } from '../../../../plugin/reminders/editor/remind-extension';
+import { SECOND_TOKEN_MESSAGE } from '../../../../plugin/reminders/editor/remind-line-analysis';
+import {
+  NORMALISE_USER_EVENT,
+  normaliseCursorLine,
+} from '../../../../plugin/reminders/editor/remind-normalise';
+import { ManualClock } from '../../../fakes/clock';
 
 // Monday 2026-11-23 09:00 in Berlin.
 const MONDAY_0900_BERLIN = '2026-11-23T08:00:00Z';

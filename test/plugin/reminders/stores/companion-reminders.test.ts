@@ -1,15 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CompanionReminders } from '../../../plugin/chat/companion-reminders';
-import { PairedReminders, UNREACHABLE_MEMORY_MS } from '../../../plugin/chat/paired-reminders';
-import { VaultReminders } from '../../../plugin/chat/vault-reminders';
-import type { CompanionEndpoint } from '../../../plugin/connection/client';
-import { ChatEngine, type UndoAction } from '../../../shared/chat/chat-engine';
-import type { ToolResult } from '../../../shared/chat/tool-schemas';
-import type { ChatEvent } from '../../../shared/protocol/chat';
-import { ManualClock } from '../../fakes/clock';
-import { NodeHttpTransport } from '../../helpers/node-http-transport';
-import { FakeVault } from '../../shared/chat/fake-chat-ports';
-import { countingBytes, MemoryVaultFiles } from './memory-vault-files';
+import { CompanionReminders } from '../../../../plugin/reminders/stores/companion-reminders';
+import {
+  PairedReminders,
+  UNREACHABLE_MEMORY_MS,
+} from '../../../../plugin/reminders/stores/paired-reminders';
+import { VaultReminders } from '../../../../plugin/reminders/stores/vault-reminders';
+import type { CompanionEndpoint } from '../../../../plugin/connection/client';
+import { ChatEngine, type UndoAction } from '../../../../shared/chat/chat-engine';
+import type { ToolResult } from '../../../../shared/chat/tool-schemas';
+import type { ChatEvent } from '../../../../shared/protocol/chat';
+import { ManualClock } from '../../../fakes/clock';
+import { NodeHttpTransport } from '../../../helpers/node-http-transport';
+import { FakeVault } from '../../../shared/chat/fake-chat-ports';
+import { countingBytes, MemoryVaultFiles } from '../../chat/memory-vault-files';
 import { ReminderApiServer } from './reminder-api-server';
 
 const ZONE = 'Europe/Berlin';

@@ -2,14 +2,18 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { Clock } from '../../../shared/ports';
+import type { Clock } from '../../../../shared/ports';
 import {
   ReminderDoneRequest,
   ReminderSnoozeRequest,
-} from '../../../shared/protocol/reminder-actions';
-import { ReminderCreate, ReminderPatch, type Reminder } from '../../../shared/protocol/reminders';
-import { checkSchema } from '../../../shared/protocol/validate';
-import { formatInZone, parseLocalDateTime, wallToInstant } from '../../../shared/reminders';
+} from '../../../../shared/protocol/reminder-actions';
+import {
+  ReminderCreate,
+  ReminderPatch,
+  type Reminder,
+} from '../../../../shared/protocol/reminders';
+import { checkSchema } from '../../../../shared/protocol/validate';
+import { formatInZone, parseLocalDateTime, wallToInstant } from '../../../../shared/reminders';
 
 interface Answer {
   status: number;

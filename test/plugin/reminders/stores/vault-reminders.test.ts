@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { VaultReminders } from '../../../plugin/chat/vault-reminders';
-import { ChatEngine } from '../../../shared/chat/chat-engine';
-import type { ChatEvent } from '../../../shared/protocol/chat';
-import { ManualClock } from '../../fakes/clock';
-import { FakeVault } from '../../shared/chat/fake-chat-ports';
-import { countingBytes, MemoryVaultFiles } from './memory-vault-files';
+import { VaultReminders } from '../../../../plugin/reminders/stores/vault-reminders';
+import { ChatEngine } from '../../../../shared/chat/chat-engine';
+import type { ChatEvent } from '../../../../shared/protocol/chat';
+import { ManualClock } from '../../../fakes/clock';
+import { FakeVault } from '../../../shared/chat/fake-chat-ports';
+import { countingBytes, MemoryVaultFiles } from '../../chat/memory-vault-files';
 
 const ZONE = 'Europe/Berlin';
 let clock: ManualClock;
