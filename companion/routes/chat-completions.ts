@@ -8,6 +8,7 @@ import type { ApiErrorCode } from '../../shared/protocol/errors';
 import { CAIRN_CHAT_MODEL, ChatCompletionRequest } from '../../shared/protocol/openai-chat';
 import type { OpenAiErrorBody } from '../../shared/protocol/openai-chat';
 import { ApiHttpError } from '../http/api-error';
+import { startEventStream } from '../http/event-stream';
 import { mapError } from '../http/error-handler';
 import { OpenAiTurnError, checkTurn, openAiTurn } from '../clients/openai-turn';
 import type { OpenAiTurnDeps, TurnPiece } from '../clients/openai-turn';
@@ -135,17 +136,7 @@ async function stream(
   pieces: AsyncGenerator<TurnPiece>,
   request: FastifyRequest,
 ): Promise<void> {
-  const response = reply.raw;
-  reply.hijack();
-  const carried = Object.entries(reply.getHeaders()).filter(
-    (entry): entry is [string, string | number | string[]] => entry[1] !== undefined,
-  );
-  response.writeHead(200, {
-    ...Object.fromEntries(carried),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-  });
+  const response = startEventStream(reply);
   const chunk = (delta: Record<string, unknown>, finish: string | null, extra = {}) =>
     write(
       response,

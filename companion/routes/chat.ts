@@ -4,6 +4,7 @@ import type { ChatEngine } from '../../shared/chat/chat-engine';
 import { ChatRequest, formatSseEvent } from '../../shared/protocol/chat';
 import type { ChatEvent } from '../../shared/protocol/chat';
 import { ApiHttpError } from '../http/api-error';
+import { startEventStream } from '../http/event-stream';
 import { requestClient } from '../audit/audit-hooks';
 import type { AuditLog } from '../audit/audit-log';
 import { auditToolCall } from '../audit/tool-audit';
@@ -109,18 +110,7 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
       },
     };
 
-    reply.hijack();
-    // Hijacked, Fastify writes nothing more: carry over the headers hooks set (helmet, CORS).
-    const carried = Object.entries(reply.getHeaders()).filter(
-      (entry): entry is [string, string | number | string[]] => entry[1] !== undefined,
-    );
-    response.writeHead(200, {
-      ...Object.fromEntries(carried),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      // nginx and some reverse proxies buffer responses unless told not to.
-      'x-accel-buffering': 'no',
-    });
+    startEventStream(reply);
     response.flushHeaders();
     open.add(stream);
     const heartbeat = setInterval(() => write(response, ': keep-alive\n\n'), heartbeatMs);
