@@ -7,6 +7,7 @@ import {
   parseMemoryFile,
   recallMemories,
   removeMemory,
+  toMemoryItem,
 } from '../../shared/memory';
 import type { Memory, MemoryFile } from '../../shared/memory';
 import type { MemoryCreated, MemoryItem } from '../../shared/protocol/memories';
@@ -46,13 +47,13 @@ export class MemoryService {
 
   async list(): Promise<{ memories: MemoryItem[]; problems: MemoryFile['problems'] }> {
     const file = await this.read();
-    return { memories: file.memories.map((m) => this.item(m)), problems: file.problems };
+    return { memories: file.memories.map((m) => toMemoryItem(m)), problems: file.problems };
   }
 
   /** Facts sharing words with `query`, best first (all for an empty query). */
   async recall(query: string): Promise<MemoryItem[]> {
     const file = await this.read();
-    return recallMemories(file.memories, query).map((m) => this.item(m));
+    return recallMemories(file.memories, query).map((m) => toMemoryItem(m));
   }
 
   async remember(text: string): Promise<MemoryCreated> {
@@ -104,22 +105,12 @@ export class MemoryService {
         removed = result.removed;
         return result.text;
       });
-      return this.item(removed!);
+      return toMemoryItem(removed!);
     });
   }
 
-  private item(memory: Memory): MemoryItem {
-    return {
-      id: memory.id,
-      text: memory.text,
-      added: memory.added,
-      path: MEMORY_PATH,
-      line: memory.line,
-    };
-  }
-
   private created(memory: Memory, deduplicated: boolean, replaced: string[]): MemoryCreated {
-    return { ...this.item(memory), deduplicated, replaced };
+    return { ...toMemoryItem(memory), deduplicated, replaced };
   }
 
   private async readText(): Promise<string | undefined> {

@@ -13,6 +13,7 @@ import {
   addMemory,
   parseMemoryFile,
   removeMemory,
+  toMemoryItem,
 } from '../../shared/memory';
 import type { AddMemoryResult, Memory } from '../../shared/memory';
 import type { Clock } from '../../shared/ports';
@@ -33,7 +34,7 @@ export class VaultMemories implements MemoryStore {
 
   async list(): Promise<MemoryItem[]> {
     const text = await this.options.files.read(MEMORY_PATH);
-    return parseMemoryFile(text ?? '').memories.map(item);
+    return parseMemoryFile(text ?? '').memories.map(toMemoryItem);
   }
 
   async remember(fact: string): Promise<MemoryCreated> {
@@ -53,7 +54,7 @@ export class VaultMemories implements MemoryStore {
       }
       const done = result!;
       return {
-        ...item(done.memory),
+        ...toMemoryItem(done.memory),
         deduplicated: done.duplicate,
         replaced: done.replaced.map((memory) => memory.id),
       };
@@ -76,19 +77,9 @@ export class VaultMemories implements MemoryStore {
         removed = result.removed;
         return result.text;
       });
-      return item(removed!);
+      return toMemoryItem(removed!);
     });
   }
-}
-
-function item(memory: Memory): MemoryItem {
-  return {
-    id: memory.id,
-    text: memory.text,
-    added: memory.added,
-    path: MEMORY_PATH,
-    line: memory.line,
-  };
 }
 
 async function portErrors<T>(run: () => Promise<T>): Promise<T> {

@@ -12,6 +12,7 @@ export {
   recallMemories,
   removeMemory,
   sameSubject,
+  toMemoryItem,
 } from './memory-file';
 export type {
   AddMemoryResult,

@@ -10,6 +10,7 @@
  */
 import { locateFrontMatter } from '../markdown/front-matter-fence';
 import { findBlockId, findBlockIds, newBlockId } from '../reminders/block-id';
+import type { MemoryItem } from '../protocol/memories';
 
 export const MEMORY_PATH = 'Cairn/Memory.md';
 export const MEMORY_BLOCK_PREFIX = 'm-';
@@ -283,4 +284,15 @@ function stem(word: string): string {
 
 function clip(text: string): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+/** A memory as the API, chat and MCP show it: where it lives, so it can be cited. */
+export function toMemoryItem(memory: Memory): MemoryItem {
+  return {
+    id: memory.id,
+    text: memory.text,
+    added: memory.added,
+    path: MEMORY_PATH,
+    line: memory.line,
+  };
 }
