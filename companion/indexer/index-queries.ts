@@ -5,46 +5,24 @@ import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../db/open';
 import { toFtsQuery } from './fts-query';
 import { vectorTable } from './index-store';
-import type { DocumentType } from '../../shared/protocol/search';
 import { loadVectorExtension } from './vector-extension';
 import { RERANK_FACTOR, RERANK_MIN } from '../../shared/search/vector-matrix';
 import type { VectorNeighbour } from '../../shared/search/vector-matrix';
 import { VectorMemory } from './vector-memory';
+import type { DocumentType } from '../../shared/protocol/search';
+import type {
+  ChunkHit,
+  IndexFilters,
+  IndexedChunk as SearchIndexedChunk,
+} from '../search/search-index';
 
-export interface IndexFilters {
-  /** Vault-relative folder; the file must be inside it (at any depth). */
-  folder?: string;
-  /** A tag without `#`; also matches its nested tags (`travel` matches `travel/visa`). Case-insensitive. */
-  tag?: string;
-  type?: DocumentType;
-  /** Inclusive bounds, ms since the epoch, on front-matter `created` or else the file's mtime. */
-  from?: number;
-  to?: number;
-  /** Vault-relative folders whose files are left out, at any depth (Cairn's own output). */
-  excludeFolders?: readonly string[];
-}
+/*
+ * The filter, hit and chunk shapes are search's port (companion/search/search-index.ts); the
+ * index adds what only its own callers read (created date, text hash).
+ */
+export type { ChunkHit, IndexFilters };
 
-/** Ranked best first; score: negated BM25 (higher better) or cosine similarity. */
-export interface ChunkHit {
-  chunkId: number;
-  score: number;
-}
-
-export interface IndexedChunk {
-  chunkId: number;
-  path: string;
-  fileType: DocumentType;
-  noteId?: string;
-  title: string;
-  aliases: string[];
-  tags: string[];
-  headingPath: string[];
-  heading?: string;
-  startLine?: number;
-  endLine?: number;
-  page?: number;
-  text: string;
-  mtimeMs: number;
+export interface IndexedChunk extends SearchIndexedChunk {
   /** Front-matter `created`, when the note has a valid one. */
   createdMs?: number;
   textHash: string;
