@@ -133,7 +133,9 @@ export async function buildApp(
     // likely a client bug (a typo in `snoozed_until`) than noise, so it is a 400 naming it.
     // Scalar coercion applies to query strings, params and headers (they arrive as text,
     // `?limit=10`), never to JSON bodies: see http/part-aware-validator.ts.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } },
+    // `verbose` hands each validation error its schema, whose `description` (shared/protocol/
+    // formats.ts) names what was expected instead of Ajv's raw pattern.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', verbose: true } },
     schemaController: { compilersFactory: { buildValidator: partAwareValidator() } },
     ...(transport.https ? { https: { cert: transport.https.cert, key: transport.https.key } } : {}),
     ...(transport.connectionTimeoutMs !== undefined

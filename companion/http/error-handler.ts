@@ -12,6 +12,8 @@ interface AjvError {
   keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
+  /** With Ajv's `verbose` (companion/app.ts): the schema that failed. */
+  parentSchema?: { description?: unknown };
 }
 
 interface MappedError {
@@ -86,13 +88,24 @@ export function mapError(error: FastifyError, places?: StoragePlaces): MappedErr
 }
 
 function mapValidationError(error: FastifyError): MappedError {
-  const first = (error.validation as AjvError[] | undefined)?.[0];
+  const errors = (error.validation as AjvError[] | undefined) ?? [];
+  const first = errors[0];
   const context = error.validationContext ?? 'request';
   if (!first) return { status: 400, code: 'VALIDATION_ERROR', message: `${context}: invalid` };
   let field = pointerToField(first.instancePath ?? '');
   let problem = first.message ?? 'is invalid';
   const params = first.params ?? {};
-  if (first.keyword === 'required' && typeof params.missingProperty === 'string') {
+  const description = first.parentSchema?.description;
+  if (first.keyword === 'const') {
+    // A union of literals fails once per literal: list them ("must be one of active, done").
+    const allowed = errors
+      .filter((e) => e.keyword === 'const' && e.instancePath === first.instancePath)
+      .map((e) => JSON.stringify(e.params?.allowedValue));
+    problem = allowed.length > 1 ? `must be one of ${allowed.join(', ')}` : `must be ${allowed[0]}`;
+  } else if (first.keyword === 'pattern' && typeof description === 'string') {
+    // The schema's description, never the regular expression itself.
+    problem = `must be ${description}`;
+  } else if (first.keyword === 'required' && typeof params.missingProperty === 'string') {
     field = field === '' ? params.missingProperty : `${field}.${params.missingProperty}`;
     problem = 'is required';
   } else if (

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { IsoWeekError } from '../../shared/calendar';
 import { DigestCreate, DigestWritten } from '../../shared/protocol/calendar';
@@ -11,9 +12,11 @@ import { VaultWriteError } from '../vault/atomic-write';
  * file already exists (it is never overwritten: delete it to have it written again).
  */
 export function registerDigestRoutes(app: FastifyInstance, digests: DigestService): void {
-  app.post<{ Body: DigestCreate | undefined }>(
+  // No body at all (`curl -X POST …/digests`) is the default week, like `{}`.
+  const body = Type.Union([DigestCreate, Type.Null()]);
+  app.post<{ Body: DigestCreate | null | undefined }>(
     '/api/v1/digests',
-    { schema: { body: DigestCreate, response: { 200: DigestWritten, 201: DigestWritten } } },
+    { schema: { body, response: { 200: DigestWritten, 201: DigestWritten } } },
     async (request, reply) => {
       try {
         const outcome = await digests.writeOnDemand(request.body?.week);

@@ -76,19 +76,20 @@ export function extractiveAnswer(
   const relevant = hits.filter((hit) => isRelevant(hit, query, options.thresholds));
   const best = (list: readonly SearchHit[]) =>
     list.reduce((top, hit) => Math.max(top, relevanceOf(hit, query, options.thresholds)), 0);
-  if (relevant.length === 0) {
-    return {
-      answer: nothingFoundAnswer(question),
-      citations: [],
-      passages: [],
-      found: false,
-      confidence: best(hits),
-    };
-  }
+  const nothingFound = (): ExtractiveAnswer => ({
+    answer: nothingFoundAnswer(question),
+    citations: [],
+    passages: [],
+    found: false,
+    confidence: Math.min(best(hits), 0.499),
+  });
+  if (relevant.length === 0) return nothingFound();
 
   const candidates: Candidate[] = [];
   relevant.forEach((hit, hitRank) => {
-    const sentences = sentencesOf(hit.chunk.text);
+    const sentences = sentencesOf(hit.chunk.text).filter(
+      (sentence) => !isWithdrawn(hit.chunk.text.slice(sentence.start, sentence.end)),
+    );
     const scored = sentences.map((sentence) => ({
       hit,
       hitRank,
@@ -110,6 +111,8 @@ export function extractiveAnswer(
   // Best coverage first; among equals, the better-ranked chunk.
   candidates.sort((a, b) => b.coverage - a.coverage || a.hitRank - b.hitRank);
   const chosen = candidates.slice(0, maxPassages);
+  // Relevant chunks with nothing left to quote (all of it struck through).
+  if (chosen.length === 0) return nothingFound();
 
   const passages = chosen.map((candidate): Passage => {
     const { chunk, score } = candidate.hit;
@@ -126,6 +129,23 @@ export function extractiveAnswer(
     found: true,
     confidence: best(quoted),
   };
+}
+
+const STRUCK = /~~(?=\S)[^]*?\S~~/g;
+
+/**
+ * Whether a sentence is struck through (`~~…~~`), bar notes in brackets and block ids: text its
+ * author withdrew, such as a memory a newer fact replaced ("~~…~~ (replaced … by ^m-9q2x)
+ * ^m-7k2p", docs/memory-digest-calendar.md) or a plan called off. It is not quoted as an answer.
+ */
+export function isWithdrawn(sentence: string): boolean {
+  const rest = sentence.replace(STRUCK, ' ');
+  if (rest === sentence) return false;
+  const left = rest
+    .replace(/\([^()]*\)/g, ' ')
+    .replace(/\^[A-Za-z0-9-]+/g, ' ')
+    .replace(/^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?/, '');
+  return !/[\p{L}\p{N}]/u.test(left);
 }
 
 /** The hit's citation narrowed to one sentence: its excerpt, its lines, the heading above it. */

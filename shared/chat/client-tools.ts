@@ -147,17 +147,17 @@ export function clientToolJsonSchema(name: ClientToolName): Record<string, unkno
 }
 
 /**
- * The numbered source list a reply ends with (docs/clients.md): `[1]: path#heading, lines a–b`, or
- * `[2]: file.pdf, page 3`. Empty string without citations.
+ * The numbered source list a reply ends with (docs/clients.md): `[1]: path#heading, lines a–b`
+ * (`line a` for one line), or `[2]: file.pdf, page 3`. Empty string without citations.
  */
 export function formatSourceList(citations: readonly Citation[]): string {
   return citations
     .map((citation, index) => {
-      const where =
-        citation.type === 'pdf'
-          ? `${citation.path}, page ${citation.page}`
-          : `${citation.path}${citation.heading === undefined ? '' : `#${citation.heading}`}, lines ${citation.lines[0]}–${citation.lines[1]}`;
-      return `[${index + 1}]: ${where}`;
+      if (citation.type === 'pdf') return `[${index + 1}]: ${citation.path}, page ${citation.page}`;
+      const [from, to] = citation.lines;
+      const heading = citation.heading === undefined ? '' : `#${citation.heading}`;
+      const lines = from === to ? `line ${from}` : `lines ${from}–${to}`;
+      return `[${index + 1}]: ${citation.path}${heading}, ${lines}`;
     })
     .join('\n');
 }

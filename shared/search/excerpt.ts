@@ -105,10 +105,14 @@ function wordAligned(text: string, start: number, end: number): TextRange {
   return { start: from, end: to };
 }
 
-/** Markdown a reader should not see in a quote: fences, heading marks, bullets, link brackets, emphasis. */
+/**
+ * Markdown a reader should not see in a quote: fences, heading marks, bullets, link brackets,
+ * emphasis, and the block id that ends a line (`^r-7k2p`, hidden in Obsidian's reading view).
+ */
 function clean(text: string): string {
   return text
     .replace(/^[ \t]*(?:`{3,}|~{3,})[^\n]*$/gm, '')
+    .replace(/[ \t]+\^[A-Za-z0-9-]+[ \t]*$/gm, '')
     .replace(/^[ \t]*#{1,6}[ \t]+/gm, '')
     .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/gm, '')
     .replace(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g, '$2')

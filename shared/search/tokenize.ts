@@ -32,6 +32,13 @@ export const QUESTION_WORDS: ReadonlySet<string> = new Set(
   want need know way possible anyone someone something anything much many`.split(/\s+/),
 );
 
+/**
+ * "How long", "how often", "how far", "how soon": the adjective asks for a duration, a frequency
+ * or a distance and is not the subject ("how long can I stay in Portugal?" is about staying in
+ * Portugal; as the rarest term, `long` used to outweigh both and the answer declined).
+ */
+const HOW_MEASURE = /\bhow\s+(?:long|often|far|soon)\b/giu;
+
 /** Leading request phrases removed before tokenising ("is there a way to", "tell me about"). */
 const REQUEST_PREFIX =
   /^\s*(?:(?:hey|hi|ok|okay|please)[\s,]+)*(?:(?:can|could|would|will) you\s+)?(?:please\s+)?(?:tell me (?:about|how|what|where|why|when)?|show me(?: how)?|explain(?: to me)?|is there (?:a|any) way (?:to|of)|i (?:want|need|would like) to(?: know)?|help me(?: to)?|do you know)\s*/i;
@@ -115,7 +122,7 @@ export interface NormalisedQuery {
  * minus question words, then to all tokens, so a query never becomes empty by normalising.
  */
 export function normaliseQuery(query: string): NormalisedQuery {
-  const tokens = tokenize(query.replace(REQUEST_PREFIX, ''));
+  const tokens = tokenize(query.replace(REQUEST_PREFIX, '').replace(HOW_MEASURE, 'how'));
   const attempts = [
     tokens.filter((token) => !STOP_WORDS.has(token) && !QUESTION_WORDS.has(token)),
     tokens.filter((token) => !QUESTION_WORDS.has(token)),

@@ -196,6 +196,15 @@ describe('POST /api/v1/digests', () => {
     expect(bad.json()).toMatchObject({ error: { code: 'VALIDATION_ERROR', field: 'week' } });
   });
 
+  it('takes a POST without a body as the default week; a bad body still names its field', async () => {
+    const bare = await app.inject({ method: 'POST', url: '/api/v1/digests', headers: authorized });
+    expect(bare.statusCode).toBe(201);
+    expect(bare.json()).toEqual({ path: 'Cairn/Digests/2026-W48.md', week: '2026-W48' });
+    const unknown = await post({ weak: '2026-W40' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json()).toMatchObject({ error: { code: 'VALIDATION_ERROR', field: 'weak' } });
+  });
+
   it('a digest folder that is a file gets a clear 409 naming it; nothing is touched', async () => {
     mkdirSync(join(index.vault, 'Cairn'), { recursive: true });
     writeFileSync(join(index.vault, 'Cairn/Digests'), 'a file, not a folder\n');

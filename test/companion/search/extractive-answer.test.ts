@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { USE_LITE_MODEL } from '../../../companion/embeddings/use-lite-model';
-import { extractiveAnswer, sentencesOf } from '../../../companion/search/extractive-answer';
+import {
+  extractiveAnswer,
+  isWithdrawn,
+  sentencesOf,
+} from '../../../companion/search/extractive-answer';
 import type { SearchHit } from '../../../companion/search/hybrid-search';
 import { citeChunk } from '../../../companion/search/chunk-citation';
 import type { IndexedChunk } from '../../../companion/search/search-index';
@@ -135,6 +139,54 @@ describe('extractiveAnswer', () => {
       model: 'test-hashing@1',
     });
     expect(answer.found).toBe(false);
+  });
+
+  it('never quotes a struck-through fact, such as a replaced memory', () => {
+    const memory = noteChunk({
+      path: 'Cairn/Memory.md',
+      title: 'Memory',
+      startLine: 8,
+      endLine: 9,
+      text: [
+        '- ~~my passport expires 2031-05 (added 2026-11-20)~~ (replaced 2026-11-25 by ^m-9q2x) ^m-7k2p',
+        '- my passport expires 2032-05 (added 2026-11-25) ^m-9q2x',
+      ].join('\n'),
+    });
+    const terms = ['passport', 'expire'];
+    const answer = extractiveAnswer(
+      'when does my passport expire?',
+      [hit(memory, 1, terms)],
+      terms,
+    );
+    expect(answer.found).toBe(true);
+    expect(answer.answer).toMatch(/2032-05/);
+    expect(answer.answer).not.toMatch(/2031-05/);
+    expect(
+      answer.citations.map((citation) => ('lines' in citation ? citation.lines : null)),
+    ).toEqual([[9, 9]]);
+  });
+
+  it('declines when everything that matched is struck through', () => {
+    const memory = noteChunk({
+      path: 'Cairn/Memory.md',
+      title: 'Memory',
+      text: '- ~~my dentist is Dr Lee (added 2026-11-21)~~ (replaced 2026-11-25 by ^m-2) ^m-1',
+    });
+    const terms = ['dentist'];
+    const answer = extractiveAnswer('who is my dentist?', [hit(memory, 1, terms)], terms);
+    expect(answer).toMatchObject({ found: false, citations: [], passages: [] });
+    expect(answer.answer).toMatch(/^I found nothing in your notes/);
+    expect(answer.confidence).toBeLessThan(0.5);
+  });
+
+  it.each([
+    ['- ~~call Ana~~ (replaced 2026-11-25 by ^m-1) ^m-2', true],
+    ['~~cancelled~~', true],
+    ['the ~~old~~ new fee is €90', false],
+    ['no strike here', false],
+    ['~~ not a strike ~~', false],
+  ])('isWithdrawn(%j) is %s', (sentence, withdrawn) => {
+    expect(isWithdrawn(sentence)).toBe(withdrawn);
   });
 
   it('limits the number of passages', () => {

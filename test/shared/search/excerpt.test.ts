@@ -52,6 +52,14 @@ describe('bestExcerpt', () => {
     expect(highlighted(excerpt)).toEqual(['Fee']);
   });
 
+  it('drops the block id that ends a line, not a caret inside the text', () => {
+    const excerpt = bestExcerpt(
+      '- my passport expires 2032-05 (added 2026-11-25) ^m-9q2x\n- x^2 grows ^r-7k2p\nsee ^this',
+      ['passport'],
+    );
+    expect(excerpt.text).toBe('my passport expires 2032-05 (added 2026-11-25) x^2 grows see');
+  });
+
   it.each([
     ['one long word', 'x'.repeat(1000)],
     ['emoji', '😀'.repeat(500)],

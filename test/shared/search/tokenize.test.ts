@@ -27,6 +27,10 @@ describe('normaliseQuery', () => {
     ['files not synced', ['files', 'not', 'synced']],
     ['meeting in May', ['meeting', 'may']],
     ['sync sync SYNC', ['sync']],
+    // "how long" asks for a duration: `long` is not what the question is about.
+    ['how long can I stay in Portugal?', ['stay', 'portugal']],
+    ['How often does the digest run', ['digest', 'run']],
+    ['a long note', ['long', 'note']],
     // Nothing but function words: fall back rather than search for nothing.
     ['what is it', ['is', 'it']],
     ['how?', ['how']],
