@@ -24,3 +24,4 @@ export { caseInsensitiveExists, slugify, uniqueNotePath, MAX_SLUG_LENGTH } from 
 export { appendToNoteBody, buildNoteFile, type NewNote } from './note-file';
 export { isUuid, newNoteId, newShortId, type RandomBytes } from './note-id';
 export { portableNameProblem, MAX_NAME_BYTES, WINDOWS_RESERVED_STEM } from './portable-name';
+export { plainInline } from './plain-inline';

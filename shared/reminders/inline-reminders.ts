@@ -17,6 +17,7 @@
  */
 import { isKnownZone } from './known-zone';
 import { findBlockId } from './block-id';
+import { plainInline } from '../markdown/plain-inline';
 import {
   bodyStartIndex,
   fencedCodeLines,
@@ -313,7 +314,11 @@ function describeLine(line: string) {
   return { taskState: taskStateOf(line), blockId: findBlockId(line) };
 }
 
-/** The line's text without list marker, checkbox, the given token ranges and the block id. */
+/**
+ * The line's text without list marker, checkbox, the given token ranges and the block id, as a
+ * person reads it (links as their labels, no emphasis markers: it is shown on the phone and in
+ * calendars, which do not render Markdown).
+ */
 export function titleOf(
   line: string,
   ranges: ReadonlyArray<{ from: number; to: number }>,
@@ -329,7 +334,7 @@ export function titleOf(
     kept = Math.max(kept, range.to);
   }
   text += line.slice(kept);
-  const title = text.replace(LIST_MARKER, '').replace(/\s+/g, ' ').trim();
+  const title = plainInline(text.replace(LIST_MARKER, '')).replace(/\s+/g, ' ').trim();
   if (title !== '') return title;
   // A line holding only the token: the note's name says what it is about.
   const name = path.split('/').pop() ?? path;
