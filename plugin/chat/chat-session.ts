@@ -6,6 +6,9 @@
  *
  * A turn never leaves the pane blank: an `error` event, a stream that throws (a companion that
  * went away mid-answer) or a turn that ends with no text all become a visible message.
+ *
+ * A message with images goes to the image backend (vision-chat.ts) instead of the engine; without
+ * one, or while it refuses (no vision model set), such a message is not sent and the pane says why.
  */
 import type { ChatTurnOptions, UndoAction } from '../../shared/chat/chat-engine';
 import type {
@@ -22,11 +25,23 @@ import type { Citation } from '../../shared/protocol/citation';
 import type { ApiError } from '../../shared/protocol/errors';
 import type { Readable } from 'svelte/store';
 import type { ChatAttachments } from './chat-scope';
+import { NO_VISION_MODEL, type ChatImage } from './chat-images';
 
 /** The engine as the session uses it; `ChatEngine` fits as is. */
 export interface ChatBackend {
   send(message: string, options?: ChatTurnOptions): AsyncIterable<ChatEvent>;
   undo(action: UndoAction): Promise<ToolResult>;
+}
+
+/** Messages with images (vision-chat.ts fits as is). */
+export interface ImageBackend {
+  /** Why a message with images would be refused now (no vision model set), else undefined. */
+  refusal(): string | undefined;
+  send(
+    message: string,
+    images: readonly ChatImage[],
+    options?: ChatTurnOptions,
+  ): AsyncIterable<ChatEvent>;
 }
 
 /** Saved chats (vault-conversations.ts fits as is). */
@@ -71,6 +86,8 @@ export interface ChatMessageView {
   key: number;
   role: 'user' | 'assistant';
   text: string;
+  /** Images the user sent with the message (shown as thumbnails). */
+  images?: readonly ChatImage[];
   streaming: boolean;
   /** Stopped by the user before the turn ended. */
   stopped: boolean;
@@ -195,6 +212,7 @@ export class ChatSession {
     private readonly backend: ChatBackend,
     private readonly store?: ConversationStore,
     private readonly searchMode?: () => string | undefined,
+    private readonly images?: ImageBackend,
   ) {
     this.state.searchMode = this.readSearchMode();
   }
@@ -214,16 +232,30 @@ export class ChatSession {
     return this.sent;
   }
 
-  /** Sends one message; resolves when the turn has ended (or was stopped). */
-  async send(message: string): Promise<void> {
+  /** Why a message with images cannot be sent now, or undefined when it can. */
+  imageRefusal(): string | undefined {
+    return this.images === undefined ? NO_VISION_MODEL : this.images.refusal();
+  }
+
+  /**
+   * Sends one message, with images if any; resolves when the turn has ended (or was stopped).
+   * A message with images is not sent while `imageRefusal()` has a reason: the notice says it.
+   */
+  async send(message: string, images: readonly ChatImage[] = []): Promise<void> {
     if (this.state.busy || this.disposed) return;
     const text = message.trim();
-    if (text === '') return;
-    this.remember(text);
+    if (text === '' && images.length === 0) return;
+    const refused = images.length === 0 ? undefined : this.imageRefusal();
+    if (refused !== undefined) {
+      this.set({ notice: refused });
+      return;
+    }
+    if (text !== '') this.remember(text);
     const generation = this.generation;
     const controller = new AbortController();
     this.controller = controller;
     const user = this.message('user', text);
+    if (images.length > 0) user.images = images;
     const reply = { ...this.message('assistant', ''), streaming: true };
     this.set({
       messages: [...this.state.messages, user, reply],
@@ -244,7 +276,11 @@ export class ChatSession {
       ...(this.state.conversation === undefined ? {} : { conversation: this.state.conversation }),
     };
     try {
-      for await (const event of this.backend.send(text, options)) {
+      const events =
+        images.length > 0 && this.images !== undefined
+          ? this.images.send(text, images, options)
+          : this.backend.send(text, options);
+      for await (const event of events) {
         if (this.disposed) return;
         const stopped = controller.signal.aborted;
         switch (event.type) {

@@ -137,6 +137,7 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
       url: read.string(ollama, 'url', defaults.ollama.url, requiredHttpUrl),
       chatModel: read.string(ollama, 'chatModel', defaults.ollama.chatModel, trimmed),
       embedModel: read.string(ollama, 'embedModel', defaults.ollama.embedModel, trimmed),
+      visionModel: read.string(ollama, 'visionModel', defaults.ollama.visionModel, trimmed),
     },
     reminders: {
       syntaxes: {

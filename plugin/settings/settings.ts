@@ -43,6 +43,8 @@ export interface CairnSettings {
     /** Empty = no LLM: answers stay extractive. */
     chatModel: string;
     embedModel: string;
+    /** Answers chat messages with images; empty = images are refused. */
+    visionModel: string;
   };
   reminders: {
     syntaxes: ReminderSyntaxes;
@@ -75,7 +77,12 @@ export function defaultSettings(systemTimeZone: string): CairnSettings {
       attachments: 'Cairn/Attachments',
     },
     embeddings: { provider: 'builtin' },
-    ollama: { url: 'http://127.0.0.1:11434', chatModel: '', embedModel: 'nomic-embed-text' },
+    ollama: {
+      url: 'http://127.0.0.1:11434',
+      chatModel: '',
+      embedModel: 'nomic-embed-text',
+      visionModel: '',
+    },
     reminders: { syntaxes: { cairn: true, reminderPlugin: true, tasks: true } },
     search: { excludeGlobs: [], delegateToCompanionOnMobile: true },
     privacy: { offlineMode: true },

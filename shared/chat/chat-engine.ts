@@ -518,16 +518,24 @@ export class ChatEngine {
     return this.deps.memories;
   }
 
-  private async finish(options: ChatTurnOptions, turn: ChatTurn): Promise<ChatEvent> {
-    const sink = this.deps.conversations;
-    if (sink === undefined || options.record === false) return { type: 'done' };
-    try {
-      const conversation = await sink.record(options.conversation, turn);
-      return { type: 'done', conversation };
-    } catch {
-      // The answer was given; a failed transcript write must not turn it into an error.
-      return { type: 'done' };
-    }
+  private finish(options: ChatTurnOptions, turn: ChatTurn): Promise<ChatEvent> {
+    return finishTurn(this.deps.conversations, options, turn);
+  }
+}
+
+/** Saves a finished turn (unless the options say not to) and answers the turn's `done`. */
+export async function finishTurn(
+  sink: ConversationSink | undefined,
+  options: ChatTurnOptions,
+  turn: ChatTurn,
+): Promise<ChatEvent> {
+  if (sink === undefined || options.record === false) return { type: 'done' };
+  try {
+    const conversation = await sink.record(options.conversation, turn);
+    return { type: 'done', conversation };
+  } catch {
+    // The answer was given; a failed transcript write must not turn it into an error.
+    return { type: 'done' };
   }
 }
 

@@ -150,6 +150,17 @@ export function conversationTitle(message: string): string {
   return `${(space > 20 ? cut.slice(0, space) : cut.slice(0, CONVERSATION_TITLE_MAX_CHARS)).trim()}…`;
 }
 
+/**
+ * A user message with images as the chat file keeps it: the text, then one `(image: name)` line
+ * per image. The images themselves are not kept (no base64 in the Markdown).
+ */
+export function withImageNotes(text: string, names: readonly string[]): string {
+  const notes = names.map((name) => `(image: ${name})`).join('\n');
+  const trimmed = text.trim();
+  if (notes === '') return trimmed;
+  return trimmed === '' ? notes : `${trimmed}\n\n${notes}`;
+}
+
 /** File name for a conversation: date, time and title, without characters vaults refuse. */
 export function conversationFileName(conversation: Conversation): string {
   const wall = formatWall(instantToWall(conversation.created, conversation.timezone));

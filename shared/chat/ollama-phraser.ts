@@ -3,6 +3,9 @@
  * summary, still citing). `/api/chat` streams NDJSON; each line's `message.content` is yielded
  * as it arrives. The passages are numbered `[1]…[n]` in the prompt and the model is told to cite
  * them that way; the engine then checks every marker (citation-markers.ts).
+ *
+ * With images (base64, Ollama's `messages[].images`) the model is a vision model and the question
+ * is about the images: the passages, if any, are context it may cite, not the only source.
  */
 import type { Citation } from '../protocol/citation';
 import { lines, ollamaErrorMessage, ollamaUrl, readAll, type OllamaHttp } from './ollama-http';
@@ -25,22 +28,36 @@ const SYSTEM_PROMPT = [
   'Be brief. Do not add facts that are not in the passages.',
 ].join('\n');
 
+const VISION_PROMPT = [
+  "Answer the user's question about the attached images.",
+  "Numbered passages from the user's notes may follow; where one helps, cite it as [1], [2].",
+  'Do not cite passages you did not use. Be brief.',
+].join('\n');
+
 export class OllamaPhraser implements AnswerPhraser {
   constructor(private readonly options: OllamaPhraserOptions) {}
 
   async *phrase(request: {
     question: string;
     passages: Citation[];
+    /** Base64 images (no `data:` prefix), for a vision model. */
+    images?: readonly string[];
     signal?: AbortSignalLike;
   }): AsyncGenerator<string> {
+    const images = request.images ?? [];
+    const vision = images.length > 0;
+    const content =
+      vision && request.passages.length === 0
+        ? request.question
+        : userPrompt(request.question, request.passages);
     const response = await this.options.http.post({
       url: ollamaUrl(this.options.baseUrl, '/api/chat'),
       body: JSON.stringify({
         model: this.options.model,
         stream: true,
         messages: [
-          { role: 'system', content: SYSTEM_PROMPT },
-          { role: 'user', content: userPrompt(request.question, request.passages) },
+          { role: 'system', content: vision ? VISION_PROMPT : SYSTEM_PROMPT },
+          vision ? { role: 'user', content, images } : { role: 'user', content },
         ],
         options: { temperature: 0.2 },
       }),

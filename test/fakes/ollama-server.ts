@@ -5,7 +5,8 @@
  *   SHA-256 of the text, so the same text always gets the same unit-length vector.
  * - `GET /api/tags` → the installed models.
  * - `POST /api/chat` → one JSON answer (`stream: false`) or NDJSON chunks (the default, as in
- *   Ollama), replying with `chatReply` (text and optional tool calls).
+ *   Ollama), replying with `chatReply` (text and optional tool calls). A message's `images`
+ *   must be base64 strings, as Ollama requires (else its 400).
  *
  * Failure switches (`failWith`) make the next requests to a path answer 500, send broken JSON,
  * or answer only after a delay; an unknown model gets Ollama's 404.
@@ -186,11 +187,21 @@ export class FakeOllamaServer {
   }
 
   private chat(res: ServerResponse, body: unknown): void {
-    const { model, stream } = (body ?? {}) as { model?: unknown; stream?: unknown };
+    const { model, stream, messages } = (body ?? {}) as {
+      model?: unknown;
+      stream?: unknown;
+      messages?: unknown;
+    };
     if (!this.hasModel(model)) {
       return sendJson(res, 404, {
         error: `model "${String(model)}" not found, try pulling it first`,
       });
+    }
+    const images = Array.isArray(messages)
+      ? messages.flatMap((message: { images?: unknown }) => message?.images ?? [])
+      : [];
+    if (!images.every((image) => typeof image === 'string' && BASE64.test(image))) {
+      return sendJson(res, 400, { error: 'illegal base64 data at input byte 0' });
     }
     const { content, toolCalls } = this.chatReply;
     const final = {
@@ -221,6 +232,8 @@ export class FakeOllamaServer {
     res.end(`${JSON.stringify(final)}\n`);
   }
 }
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -1,7 +1,7 @@
 /**
  * Builds the chat for the pane (docs/chat.md) over Obsidian: the ChatEngine with the vault-backed
  * writers (reminders through the companion's API while one is paired), the in-vault search, conversations in the chats folder and, when a chat model is set,
- * Ollama for routing and phrasing; plus the pane's callbacks (Markdown through Obsidian's
+ * Ollama for routing and phrasing, and a vision model for messages with images; plus the pane's callbacks (Markdown through Obsidian's
  * renderer, citations opened at their line or page). Settings are read per message, so a
  * change in the settings tab applies to the next message without rebuilding anything.
  */
@@ -22,6 +22,7 @@ import {
   type ChatScopeControl,
 } from '../chat-session';
 import { ChatScope } from '../chat-scope';
+import { NO_VISION_MODEL } from '../chat-images';
 import { CompanionReminders } from '../../reminders/stores/companion-reminders';
 import { fetchOllamaHttp, transportOllamaHttp } from '../ollama-transports';
 import { PairedReminders } from '../../reminders/stores/paired-reminders';
@@ -30,6 +31,7 @@ import { VaultMemories } from '../vault-memories';
 import { VaultNoteWriter } from '../../notes/vault-note-writer';
 import { VaultReminders } from '../../reminders/stores/vault-reminders';
 import { VaultSearcher } from '../vault-searcher';
+import { VisionChat, type VisionModel } from '../vision-chat';
 import type { VaultSearch } from '../../search/vault-search';
 import type { CairnSettings } from '../../settings/settings';
 import { offlineModeViolation } from '../../settings/validation';
@@ -47,6 +49,7 @@ import {
 } from '../../../shared/chat/ports';
 import type { Citation } from '../../../shared/protocol/citation';
 import type { HttpTransport } from '../../connection/http-transport';
+import type { OllamaHttp } from '../../../shared/chat/ollama-http';
 import { ObsidianChatFiles } from './obsidian-chat-files';
 
 export interface ChatServicesOptions {
@@ -121,6 +124,11 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     notesFolder: () => settings().folders.notes,
     randomBytes,
   });
+  const answerer = new ExtractiveAnswerer(searcher);
+  // fetch streams tokens as they come; requestUrl (mobile) delivers the answer in one piece.
+  const streamingHttp = Platform.isDesktopApp
+    ? fetchOllamaHttp(window.fetch.bind(window))
+    : transportOllamaHttp(options.transport);
   const engine = new ChatEngine({
     clock,
     zone,
@@ -128,13 +136,25 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     reminderReader: reminders,
     reminderWriter: reminders,
     searcher,
-    answerer: new ExtractiveAnswerer(searcher),
+    answerer,
     router: settingsRouter(settings, options.transport),
-    phraser: settingsPhraser(settings, options.transport),
+    phraser: settingsPhraser(settings, streamingHttp),
     conversations,
     memories: new VaultMemories({ files, clock, zone }),
   });
-  const session = new ChatSession(engine, conversations, () => options.vaultSearch()?.modeLabel);
+  const vision = new VisionChat({
+    http: streamingHttp,
+    model: () => visionModel(settings()),
+    answerer,
+    conversations,
+    clock,
+  });
+  const session = new ChatSession(
+    engine,
+    conversations,
+    () => options.vaultSearch()?.modeLabel,
+    vision,
+  );
 
   const services: ChatPaneServices = {
     session,
@@ -295,13 +315,21 @@ interface OllamaTarget {
   model: string;
 }
 
-/** The configured chat model, or why it is not used (offline mode), or null when none is set. */
-function ollamaTarget(settings: CairnSettings): OllamaTarget | { refused: string } | null {
-  const model = settings.ollama.chatModel.trim();
+/** The model named, or why it is not used (offline mode), or null when none is set. */
+function ollamaTarget(
+  settings: CairnSettings,
+  name = settings.ollama.chatModel,
+): OllamaTarget | { refused: string } | null {
+  const model = name.trim();
   if (model === '') return null;
   const violation = offlineModeViolation(settings.ollama.url, settings.privacy.offlineMode);
   if (violation !== null) return { refused: violation };
   return { baseUrl: settings.ollama.url, model };
+}
+
+/** The vision model, or why messages with images cannot be sent (none set, offline mode). */
+function visionModel(settings: CairnSettings): VisionModel | { refused: string } {
+  return ollamaTarget(settings, settings.ollama.visionModel) ?? { refused: NO_VISION_MODEL };
 }
 
 function settingsRouter(settings: () => CairnSettings, transport: HttpTransport): MessageRouter {
@@ -324,11 +352,7 @@ function settingsRouter(settings: () => CairnSettings, transport: HttpTransport)
 }
 
 /** With no chat model the phrasing says nothing, and the engine shows the extractive answer. */
-function settingsPhraser(settings: () => CairnSettings, transport: HttpTransport): AnswerPhraser {
-  // fetch streams tokens as they come; requestUrl (mobile) delivers the answer in one piece.
-  const http = Platform.isDesktopApp
-    ? fetchOllamaHttp(window.fetch.bind(window))
-    : transportOllamaHttp(transport);
+function settingsPhraser(settings: () => CairnSettings, http: OllamaHttp): AnswerPhraser {
   return {
     async *phrase(request) {
       const target = ollamaTarget(settings());

@@ -329,6 +329,20 @@ export class CairnSettingTab extends PluginSettingTab {
     );
 
     new Setting(containerEl)
+      .setName('Ollama vision model')
+      .setDesc('Answers chat messages with pasted or dropped images. Leave empty to refuse images.')
+      .addText((text) =>
+        text
+          .setPlaceholder('qwen2.5vl')
+          .setValue(settings.ollama.visionModel)
+          .onChange(async (value) => {
+            await this.host.updateSettings((s) => {
+              s.ollama.visionModel = value.trim();
+            });
+          }),
+      );
+
+    new Setting(containerEl)
       .setName('Excluded files')
       .setDesc(
         'Glob patterns, one per line, never indexed, e.g. Templates/**. Applies after the plugin is reloaded or Obsidian restarts.',

@@ -1,5 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ChatSession, writeCard, type ChatBackend } from '../../../plugin/chat/chat-session';
+import { NO_VISION_MODEL } from '../../../plugin/chat/chat-images';
+import {
+  ChatSession,
+  writeCard,
+  type ChatBackend,
+  type ImageBackend,
+} from '../../../plugin/chat/chat-session';
 import { VaultConversations } from '../../../plugin/chat/vault-conversations';
 import { VaultNoteWriter } from '../../../plugin/notes/vault-note-writer';
 import { VaultReminders } from '../../../plugin/reminders/stores/vault-reminders';
@@ -418,5 +424,54 @@ describe('ChatSession with a backend that breaks', () => {
         data: { path: 'N.md', title: 'N' },
       }),
     ).toMatchObject({ label: 'Appended to note', deduplicated: true, path: 'N.md' });
+  });
+});
+
+describe('ChatSession with images', () => {
+  const photo = { name: 'pasted-1.png', blob: new Blob(['png'], { type: 'image/png' }) };
+
+  /** An image backend that answers every message with one token and records what it got. */
+  function images(refusal?: string): ImageBackend & { got: Array<[string, number]> } {
+    const got: Array<[string, number]> = [];
+    return {
+      got,
+      refusal: () => refusal,
+      async *send(message, sent) {
+        got.push([message, sent.length]);
+        yield { type: 'token', text: 'A receipt for $50.' };
+        yield { type: 'done' };
+      },
+    };
+  }
+
+  it('sends a message with images to the image backend, not the engine; the message keeps them', async () => {
+    const backend = images();
+    const session = new ChatSession(engine(), conversations, undefined, backend);
+    await session.send('  What is this?  ', [photo]);
+    expect(backend.got).toEqual([['What is this?', 1]]);
+    const [user, reply] = session.current.messages;
+    expect(user).toMatchObject({ role: 'user', text: 'What is this?', images: [photo] });
+    expect(reply?.text).toBe('A receipt for $50.');
+    // Images alone are a message too; history keeps only text.
+    await session.send('', [photo]);
+    expect(backend.got[1]).toEqual(['', 1]);
+    expect(session.history).toEqual(['What is this?']);
+  });
+
+  it('does not send images while refused (or without an image backend) and says what to set', async () => {
+    const refusing = images('Offline mode only contacts this device…');
+    const session = new ChatSession(engine(), conversations, undefined, refusing);
+    await session.send('What is this?', [photo]);
+    expect(refusing.got).toEqual([]);
+    expect(session.current.messages).toEqual([]);
+    expect(session.current.notice).toBe('Offline mode only contacts this device…');
+
+    const without = new ChatSession(engine(), conversations);
+    expect(without.imageRefusal()).toBe(NO_VISION_MODEL);
+    await without.send('What is this?', [photo]);
+    expect(without.current.messages).toEqual([]);
+    expect(without.current.notice).toBe(
+      'Images need a vision model: set Ollama vision model in Cairn settings.',
+    );
   });
 });

@@ -55,7 +55,12 @@ describe('loadSettings: defaults', () => {
       timezone: 'America/New_York',
       folders: { notes: 'N', reminders: 'R/Sub', chats: 'C', attachments: 'A' },
       embeddings: { provider: 'ollama' },
-      ollama: { url: 'http://10.0.0.5:11434', chatModel: 'qwen2.5', embedModel: 'bge-m3' },
+      ollama: {
+        url: 'http://10.0.0.5:11434',
+        chatModel: 'qwen2.5',
+        embedModel: 'bge-m3',
+        visionModel: 'qwen2.5vl',
+      },
       reminders: { syntaxes: { cairn: true, reminderPlugin: false, tasks: false } },
       search: {
         excludeGlobs: ['Templates/**', '*.excalidraw.md'],
