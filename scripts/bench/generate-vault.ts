@@ -88,3 +88,12 @@ export function generateVault(root: string, count: number, seed = 42): Generated
   }
   return { notes: count, bytes, vocabulary: words };
 }
+
+/** Two- and three-word queries from the middle of the vocabulary (neither stop-word common nor absent). */
+export function buildQueries(vocabulary: readonly string[], count: number): string[] {
+  const random = prng(7);
+  const pick = () => vocabulary[Math.floor(50 + random() * 1500)]!;
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 2 + Math.floor(random() * 2) }, pick).join(' '),
+  );
+}
