@@ -6,7 +6,8 @@
 // model, it reads the stored vectors). Links: each note links to 3 others (so the graph pass,
 // which walks every note's resolved links, does real work); tags from the front matter.
 // Wall time and this process's CPU time per switch (the machine may be shared: CPU time is
-// what the work costs, wall time adds waiting for a core). In Node, not Chromium: the Chromium run is left for later (see docs/plugin.md).
+// what the work costs, wall time adds waiting for a core). In Node; plugin-browser.mjs runs the
+// same ranking in headless Chromium.
 //
 //   node scripts/bench/plugin-related.mjs [--notes 10000] [--samples 200]
 import { bundleForNode } from '../bundle-for-node.mjs';
