@@ -7,6 +7,7 @@
 //   embeddings   scripts/bench-embeddings.mjs (USE-lite throughput), run as is;
 //   <name>       every other area's scripts/bench/<name>.mjs (e.g. index, scheduler), run as is;
 //                plugin-onload times the built main.js, so it wants `npm run build` first;
+//                plugin-browser runs the plugin's search in headless Chromium (/usr/bin/chromium);
 //   indexing     full index time and chunks/s on obsidian-help-en (keyword, then USE-lite
 //                vectors) and on a generated vault of --notes notes;
 //   restart      an indexed vault restarted: files re-read and texts re-embedded (must be 0),

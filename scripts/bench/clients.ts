@@ -12,7 +12,8 @@ import OpenAI from 'openai';
 import { buildApp } from '../../companion/app';
 import { generateToken, sha256 } from '../../companion/auth/token';
 import { DEFAULT_FOLDERS } from '../../companion/vault/plugin-settings';
-import { HashEmbedder, generatedVault, openIndex, scratch } from './fixtures';
+import { generatedVault, openIndex, scratch } from './fixtures';
+import { HashEmbedder } from './hash-embedder';
 import { percentile, table } from './stats';
 
 export async function runClientsBench(options: { notes: number; queries: number }): Promise<void> {

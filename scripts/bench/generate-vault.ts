@@ -11,6 +11,8 @@ import { join } from 'node:path';
 export interface GeneratedVault {
   notes: number;
   bytes: number;
+  /** Vault-relative paths of the notes, in the order they were written. */
+  paths: string[];
   /** Words that occur in the vault, common to rare, for building queries. */
   vocabulary: string[];
 }
@@ -53,6 +55,7 @@ export function generateVault(root: string, count: number, seed = 42): Generated
     return `${parts.join(' ')}.`;
   };
   let bytes = 0;
+  const paths: string[] = [];
   for (let n = 0; n < count; n++) {
     const folder = `Area ${String(n % 50).padStart(2, '0')}`;
     const title = `${word()} ${word()} ${n}`;
@@ -84,7 +87,17 @@ export function generateVault(root: string, count: number, seed = 42): Generated
     const dir = join(root, folder);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${title}.md`), text);
+    paths.push(`${folder}/${title}.md`);
     bytes += Buffer.byteLength(text);
   }
-  return { notes: count, bytes, vocabulary: words };
+  return { notes: count, bytes, paths, vocabulary: words };
+}
+
+/** Two- and three-word queries from the middle of the vocabulary (neither stop-word common nor absent). */
+export function buildQueries(vocabulary: readonly string[], count: number): string[] {
+  const random = prng(7);
+  const pick = () => vocabulary[Math.floor(50 + random() * 1500)]!;
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 2 + Math.floor(random() * 2) }, pick).join(' '),
+  );
 }

@@ -4,15 +4,9 @@ import type { Embedder } from '../../shared/ports';
 import { normaliseQuery } from '../../shared/search';
 import { vectorTable } from '../../companion/indexer/index-store';
 import { HybridSearch } from '../../companion/search/hybrid-search';
-import {
-  copyVault,
-  generatedVault,
-  HashEmbedder,
-  hashVector,
-  openIndex,
-  scratch,
-} from './fixtures';
-import { prng } from './generate-vault';
+import { copyVault, generatedVault, openIndex, scratch } from './fixtures';
+import { buildQueries } from './generate-vault';
+import { HashEmbedder, hashVector } from './hash-embedder';
 import { percentile, rssMb, table } from './stats';
 
 export interface BenchContext {
@@ -294,13 +288,4 @@ export async function searchPart(context: BenchContext): Promise<string> {
   } finally {
     dir.remove();
   }
-}
-
-/** Two- and three-word queries from the middle of the vocabulary (neither stop-word common nor absent). */
-function buildQueries(vocabulary: readonly string[], count: number): string[] {
-  const random = prng(7);
-  const pick = () => vocabulary[Math.floor(50 + random() * 1500)]!;
-  return Array.from({ length: count }, () =>
-    Array.from({ length: 2 + Math.floor(random() * 2) }, pick).join(' '),
-  );
 }

@@ -6,13 +6,14 @@
 // model, it reads the stored vectors). Links: each note links to 3 others (so the graph pass,
 // which walks every note's resolved links, does real work); tags from the front matter.
 // Wall time and this process's CPU time per switch (the machine may be shared: CPU time is
-// what the work costs, wall time adds waiting for a core). In Node, not Chromium: the Chromium run is left for later (see docs/plugin.md).
+// what the work costs, wall time adds waiting for a core). In Node; plugin-browser.mjs runs the
+// same ranking in headless Chromium.
 //
 //   node scripts/bench/plugin-related.mjs [--notes 10000] [--samples 200]
 import { bundleForNode } from '../bundle-for-node.mjs';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const { values: args } = parseArgs({
@@ -59,17 +60,7 @@ const embedder = {
 
 const temp = mkdtempSync(join(tmpdir(), 'cairn-related-'));
 try {
-  generateVault(temp, noteCount);
-  const paths = [];
-  const walk = (dir) => {
-    for (const name of readdirSync(dir)) {
-      const full = join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else paths.push(relative(temp, full).split(sep).join('/'));
-    }
-  };
-  walk(temp);
-  paths.sort();
+  const paths = generateVault(temp, noteCount).paths.sort();
   const tags = new Map();
   const notes = paths.map((path) => {
     const input = noteInputFromMarkdown(path, readFileSync(join(temp, path), 'utf8'));
