@@ -582,9 +582,10 @@ async function* phraseWithFallback(
  */
 function withMemories(
   memories: readonly MemoryItem[],
-  extractive: { answer: string; citations: Citation[] },
+  found: { answer: string; citations: Citation[] },
 ): { answer: string; citations: Citation[] } {
-  if (memories.length === 0) return extractive;
+  if (memories.length === 0) return found;
+  const extractive = withoutMemoryQuotes(found, new Set(memories.map((memory) => memory.path)));
   const shift = memories.length;
   const facts = memories.map((memory, index) => `- ${memory.text} [${index + 1}]`).join('\n');
   const vault = extractive.answer.replace(/\[(\d+)\]/g, (_, n: string) => `[${Number(n) + shift}]`);
@@ -595,6 +596,32 @@ function withMemories(
         : `From what you asked me to remember:\n${facts}\n\nFrom your notes:\n${vault}`,
     citations: [...memories.map((memory) => memoryCitation(memory)), ...extractive.citations],
   };
+}
+
+/**
+ * The vault answer without its quotes of the memory file itself: the memories are listed first
+ * already, and Cairn/Memory.md is an indexed note like any other, so retrieval finds the same
+ * lines again. The extractive answer is one `“quote” [n]` line per citation; the kept lines are
+ * renumbered. An answer in another shape (phrased by a model) is left whole.
+ */
+function withoutMemoryQuotes(
+  extractive: { answer: string; citations: Citation[] },
+  memoryPaths: ReadonlySet<string>,
+): { answer: string; citations: Citation[] } {
+  const lines = extractive.answer.split('\n');
+  const markers = lines.map((line) => /\[(\d+)\]$/.exec(line)?.[1]);
+  if (markers.some((marker) => marker === undefined)) return extractive;
+  const lineOf = new Map(extractive.citations.map((citation, index) => [index + 1, citation]));
+  const kept: string[] = [];
+  const citations: Citation[] = [];
+  lines.forEach((line, index) => {
+    const citation = lineOf.get(Number(markers[index]));
+    if (citation === undefined || memoryPaths.has(citation.path)) return;
+    citations.push(citation);
+    kept.push(line.replace(/\[\d+\]$/, `[${citations.length}]`));
+  });
+  if (citations.length === extractive.citations.length) return extractive;
+  return { answer: kept.join('\n'), citations };
 }
 
 /** `due` as an instant: with an offset as written, without one as wall time in `zone`. */

@@ -6,7 +6,13 @@ import {
   type UndoAction,
 } from '../../../shared/chat/chat-engine';
 import { routeMessage } from '../../../shared/chat/intent-router';
-import { ChatPortError, type AnswerPhraser, type MessageRouter } from '../../../shared/chat/ports';
+import {
+  ChatPortError,
+  type AnswerPhraser,
+  type MemoryStore,
+  type MessageRouter,
+} from '../../../shared/chat/ports';
+import type { MemoryItem } from '../../../shared/protocol/memories';
 import { ChatEvent } from '../../../shared/protocol/chat';
 import { checkSchema } from '../../../shared/protocol/validate';
 import { ManualClock } from '../../fakes/clock';
@@ -479,5 +485,37 @@ describe('ChatEngine: conversations', () => {
     const failing = { record: async () => Promise.reject(new Error('vault is read-only')) };
     const stillDone = await collect(engine({ conversations: failing }).send('hi'));
     expect(stillDone.at(-1)).toEqual({ type: 'done' });
+  });
+});
+
+describe('ChatEngine: memories in answers', () => {
+  const passport: MemoryItem = {
+    id: 'm-7k2p',
+    text: 'my passport expires 2032-05',
+    added: '2026-11-20',
+    path: 'Cairn/Memory.md',
+    line: 6,
+  };
+  const memories: MemoryStore = {
+    list: () => Promise.resolve([passport]),
+    remember: () => Promise.reject(new Error('not in this test')),
+    forget: () => Promise.reject(new Error('not in this test')),
+  };
+
+  it('lists a remembered fact once: the memory file is not quoted again under the notes', async () => {
+    // The memory file is an indexed note too, so retrieval finds the same fact there.
+    vault.addNote('Memory', 'my passport expires 2032-05', 'Cairn/Memory.md');
+    vault.addNote('Travel', 'Renew the passport before the Lisbon trip', 'Travel/Lisbon.md');
+    const events = await collect(engine({ memories }).send('when does my passport expire?'));
+    const answer = text(events);
+    expect(answer.match(/my passport expires 2032-05/g)).toHaveLength(1);
+    expect(answer).toContain('From your notes:\n> Renew the passport before the Lisbon trip [2]');
+    const citations = events.flatMap((event) =>
+      event.type === 'citations' ? event.citations : [],
+    );
+    expect(citations.map((citation) => citation.path)).toEqual([
+      'Cairn/Memory.md',
+      'Travel/Lisbon.md',
+    ]);
   });
 });
