@@ -6,15 +6,18 @@ import type { ConnectionTone } from '../../connection/connection-state';
 import type { SettingsHost } from '../settings-host';
 import { ObsidianHttpTransport } from '../../connection/obsidian/request-url-transport';
 import { renderPairingSection } from '../../connection/obsidian/pairing-section';
-import {
-  checkBuiltinModel,
-  downloadBuiltinModelWithNotice,
+import type {
+  BuiltinModelDownloads,
+  ModelRoute,
 } from '../../embeddings/obsidian/builtin-model-commands';
+import { modelDownloadUrl } from '../../embeddings/model-download-source';
+import { releaseAssetsUrl } from '../../release-info';
 import { EMBEDDING_PROVIDERS } from '../settings';
 import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings';
 import { ValueSuggest, timeZones, vaultFolders } from './value-suggest';
 import {
   checkHttpUrl,
+  checkModelDownloadUrl,
   checkVaultFolder,
   isValidTimeZone,
   maskToken,
@@ -77,6 +80,7 @@ export class CairnSettingTab extends PluginSettingTab {
     app: App,
     private readonly owner: Plugin,
     private readonly host: SettingsHost,
+    private readonly models: BuiltinModelDownloads,
   ) {
     super(app, owner);
   }
@@ -279,7 +283,7 @@ export class CairnSettingTab extends PluginSettingTab {
     new Setting(containerEl)
       .setName('Embedding provider')
       .setDesc(
-        'Computes the vectors behind semantic search. With none, search is keyword only. Applies after the plugin is reloaded or Obsidian restarts.',
+        'Computes the vectors behind semantic search. With none, search is keyword only. A change applies after the plugin is reloaded or Obsidian restarts; the built-in model’s download applies at once.',
       )
       .addDropdown((dropdown) => {
         for (const provider of EMBEDDING_PROVIDERS)
@@ -348,37 +352,102 @@ export class CairnSettingTab extends PluginSettingTab {
     // data.json but not offered: nothing reads it yet, and a switch that does nothing misleads.
   }
 
-  /** Whether the built-in model's files are in place, and a button to fetch them from the companion. */
+  /**
+   * Whether the built-in model's files are in place, a button per download route (the model
+   * download URL, the paired companion) and the URL itself. Nothing downloads unless a button is
+   * pressed; a route offline mode (or a missing pairing) blocks says so instead of downloading.
+   */
   private builtinModelSetting(containerEl: HTMLElement): void {
     const setting = new Setting(containerEl)
       .setName('Built-in model files')
       .setDesc(
-        'The built-in model (about 29 megabytes) is kept in this plugin’s folder, never in your notes. Download it once from the paired companion.',
+        'The built-in model is kept in this plugin’s folder, never in your notes. It is downloaded only when you press a button here, and search uses it as soon as it is in place.',
       );
     const message = new InlineMessage(setting);
     const showState = async () => {
       message.show('Checking…', 'pending');
-      const check = await checkBuiltinModel(this.owner);
+      const check = await this.models.check();
       // The tab may have been closed or redrawn while the folder was being checked.
       if (!setting.settingEl.isConnected) return;
       if (check.complete) message.show('Installed.', 'ok');
       else message.show(check.message, 'warning');
     };
-    setting.addButton((button) =>
-      button.setButtonText('Download from companion').onClick(async () => {
-        button.setDisabled(true);
-        message.show('Downloading… (progress in the notice)', 'pending');
-        try {
-          await downloadBuiltinModelWithNotice(this.owner, this.host.settings);
-        } finally {
-          button.setDisabled(false);
-          await showState().catch(() => undefined);
-        }
-      }),
-    );
+    const routeMessage = new InlineMessage(setting);
+    const labels: Record<ModelRoute, () => string> = {
+      url: () => this.models.urlLabel(),
+      companion: () => 'Download from companion',
+    };
+    const relabels: (() => void)[] = [];
+    for (const route of ['url', 'companion'] as const) {
+      setting.addButton((button) => {
+        if (route === 'url') button.setCta();
+        relabels.push(() => {
+          button.setButtonText(labels[route]());
+        });
+        button.setButtonText(labels[route]()).onClick(async () => {
+          const blocked = this.models.blocked(route);
+          if (blocked) return routeMessage.show(blocked, 'warning');
+          routeMessage.clear();
+          button.setDisabled(true);
+          message.show('Downloading… (progress in the notice)', 'pending');
+          try {
+            await this.models.download(route);
+          } finally {
+            button.setDisabled(false);
+            await showState().catch(() => undefined);
+          }
+        });
+      });
+    }
+    // A message shown for a blocked route goes once the setting that blocked it changes.
+    this.offlineDependentChecks.push(() => routeMessage.clear());
     showState().catch((error: unknown) =>
       message.show(`Cannot check the model folder: ${String(error)}`, 'error'),
     );
+    this.modelDownloadUrlSetting(containerEl, () => {
+      routeMessage.clear();
+      for (const relabel of relabels) relabel();
+    });
+  }
+
+  /**
+   * The URL the model's files are downloaded from. It shows the URL in use; the default
+   * (this version's release) is stored as empty, so it follows the plugin through updates.
+   */
+  private modelDownloadUrlSetting(containerEl: HTMLElement, changed: () => void): void {
+    const version = this.owner.manifest.version;
+    const defaultUrl = releaseAssetsUrl(version);
+    const setting = new Setting(containerEl)
+      .setName('Model download URL')
+      .setDesc(
+        'Where the built-in model’s files are downloaded from, each under its own name. Empty: the release of this plugin version. Offline mode allows only addresses on your local network.',
+      );
+    const message = new InlineMessage(setting);
+    let current = modelDownloadUrl(this.host.settings, version);
+    const showState = () => {
+      if (current.trim() === '') return message.show('Empty: the default is used.', 'muted');
+      const checked = checkModelDownloadUrl(current);
+      if (!checked.ok) return message.show(checked.message, 'error');
+      const blocked = offlineModeViolation(checked.url, this.host.settings.privacy.offlineMode);
+      if (blocked) return message.show(blocked, 'warning');
+      message.clear();
+    };
+    setting.addText((text) => {
+      text.setPlaceholder(defaultUrl).setValue(current);
+      text.onChange(async (value) => {
+        current = value;
+        showState();
+        const isDefault = value.trim() === '' || value.trim() === defaultUrl;
+        const checked = checkModelDownloadUrl(value);
+        if (!isDefault && !checked.ok) return;
+        await this.host.updateSettings((settings) => {
+          settings.embeddings.modelDownloadUrl = isDefault || !checked.ok ? '' : checked.url;
+        });
+        changed();
+      });
+    });
+    showState();
+    this.offlineDependentChecks.push(showState);
   }
 
   private foldersSection(containerEl: HTMLElement): void {
