@@ -12,14 +12,13 @@ import { setUpWeek } from './week/obsidian/week-setup';
 import { ObsidianHttpTransport } from './connection/obsidian/request-url-transport';
 import { SEARCH_HOVER_SOURCE, SearchModal } from './search/obsidian/search-modal';
 import { CairnSettingTab } from './settings/obsidian/settings-tab';
-import {
-  builtinModelHost,
-  registerBuiltinModelCommand,
-} from './embeddings/obsidian/builtin-model-commands';
+import { builtinModelHost, setUpBuiltinModel } from './embeddings/obsidian/builtin-model-commands';
+import type { BuiltinModelDownloads } from './embeddings/obsidian/builtin-model-commands';
 import { ObsidianVaultSource, watchVault } from './search/obsidian/vault-source';
 import { selectEmbedder } from './embeddings/select-embedder';
 import { browserTimeSlicer } from './search/time-slicer';
 import { SearchService } from './search/search-service';
+import { SearchRunner } from './search/search-runner';
 import { describeIndexProgress } from './search/index-progress';
 import { createSearchStatus } from './search/search-status';
 import { setUpRelatedNotes } from './related/obsidian/related-notes-view';
@@ -57,6 +56,11 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   /** What search can do right now, for the status bar and every pane that shows it. */
   private readonly searchStatus = createSearchStatus();
   private related: RelatedController | null = null;
+  private builtinModel!: BuiltinModelDownloads;
+  /** Holds the search service and replaces it when the built-in model arrives; null until layout-ready. */
+  private searchRunner: SearchRunner | null = null;
+  /** The status bar item showing indexing progress (desktop). */
+  private indexStatusItem: HTMLElement | null = null;
 
   override async onload(): Promise<void> {
     await this.restoreSettings();
@@ -84,8 +88,11 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       name: 'Open chat pane',
       callback: () => void this.openChatPane(),
     });
-    this.addSettingTab(new CairnSettingTab(this.app, this, this));
-    registerBuiltinModelCommand(this, () => this.settings);
+    this.builtinModel = setUpBuiltinModel(this, {
+      settings: () => this.settings,
+      onInstalled: () => this.builtinModelInstalled(),
+    });
+    this.addSettingTab(new CairnSettingTab(this.app, this, this, this.builtinModel));
     this.setUpStatusBar();
     const reminders = setUpReminders(this, {
       settings: () => this.settings,
@@ -160,10 +167,48 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private async startSearch(): Promise<void> {
     const status = this.addStatusBarItem();
     status.addClass('cairn-index-status');
-    // Disabling the plugin while the provider is being checked must not start indexing after.
-    let released = false;
+    this.indexStatusItem = status;
+    const runner: SearchRunner = new SearchRunner({
+      chooseEmbedder: () =>
+        selectEmbedder(this.settings, new ObsidianHttpTransport(), builtinModelHost(this)),
+      createService: (choice) => {
+        const service: SearchService = new SearchService({
+          vaultKey: this.vaultKey(),
+          source: new ObsidianVaultSource(this.app.vault),
+          scheduler: browserTimeSlicer(window),
+          excludeGlobs: this.settings.search.excludeGlobs,
+          embedder: choice.kind === 'active' ? choice.embedder : null,
+          ...(choice.kind === 'none' ? { keywordOnlyReason: choice.reason } : {}),
+          onProgress: (progress) => {
+            // A service replaced or closed since reports nothing more.
+            if (runner.current !== service) return;
+            const text = describeIndexProgress(progress);
+            status.setText(text);
+            this.searchStatus.update({ ready: service.ready, progress: text });
+            if (progress.phase === 'idle') this.related?.refresh();
+          },
+          onProblem: (problem) =>
+            console.warn(
+              `Cairn search: ${problem.path}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`,
+            ),
+        });
+        return service;
+      },
+      onService: (service) => {
+        this.vaultSearch = service;
+        this.searchStatus.update({
+          ready: service.ready,
+          mode: service.mode,
+          modeLabel: service.modeLabel,
+          unavailable: undefined,
+        });
+      },
+    });
+    this.searchRunner = runner;
+    // Closes the service and releases the built-in model's worker; a provider check still
+    // running when the plugin is disabled starts nothing after.
     this.register(() => {
-      released = true;
+      runner.close();
       this.searchModal?.close();
     });
     this.addCommand({
@@ -175,44 +220,20 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       display: 'Cairn search',
       defaultMod: true,
     });
+    watchVault(this.app.vault, runner, (ref) => this.registerEvent(ref));
+    await this.runSearch();
+  }
+
+  /** (Re)starts search over the provider chosen now; reports a start that failed. */
+  private async runSearch(): Promise<void> {
+    const runner = this.searchRunner;
+    if (!runner) return;
     try {
-      const choice = await selectEmbedder(
-        this.settings,
-        new ObsidianHttpTransport(),
-        builtinModelHost(this),
-      );
-      // The built-in model's worker lives until unload (or now, if unload came first).
-      const release = choice.kind === 'active' ? choice.close : undefined;
-      if (released) return release?.();
-      if (release) this.register(release);
-      const service = new SearchService({
-        vaultKey: this.vaultKey(),
-        source: new ObsidianVaultSource(this.app.vault),
-        scheduler: browserTimeSlicer(window),
-        excludeGlobs: this.settings.search.excludeGlobs,
-        embedder: choice.kind === 'active' ? choice.embedder : null,
-        ...(choice.kind === 'none' ? { keywordOnlyReason: choice.reason } : {}),
-        onProgress: (progress) => {
-          if (released) return;
-          const text = describeIndexProgress(progress);
-          status.setText(text);
-          this.searchStatus.update({ ready: service.ready, progress: text });
-          if (progress.phase === 'idle') this.related?.refresh();
-        },
-        onProblem: (problem) =>
-          console.warn(
-            `Cairn search: ${problem.path}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`,
-          ),
-      });
-      this.vaultSearch = service;
-      this.searchStatus.update({ mode: service.mode, modeLabel: service.modeLabel });
-      this.register(() => service.close());
-      watchVault(this.app.vault, service, (ref) => this.registerEvent(ref));
-      await service.start();
+      await runner.start();
     } catch (error) {
       // A start cut short by unloading the plugin is not a failure worth reporting.
-      if (released) return;
-      status.setText('Cairn: search unavailable');
+      if (runner.isClosed) return;
+      this.indexStatusItem?.setText('Cairn: search unavailable');
       this.searchStatus.update({
         unavailable: 'the search index could not start (details in the developer console)',
       });
@@ -220,6 +241,17 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       if (Platform.isMobile) new Notice('Cairn: search is unavailable; the index could not start.');
       console.warn('Cairn: the search index could not start', error);
     }
+  }
+
+  /**
+   * A download just completed the built-in model's folder: when search is set to use it and
+   * does not yet, search restarts over it (no plugin reload). Before layout-ready there is no
+   * search yet; it will find the model when it starts.
+   */
+  private builtinModelInstalled(): void {
+    if (this.settings.embeddings.provider !== 'builtin') return;
+    if (!this.searchRunner || this.vaultSearch?.mode === 'hybrid') return;
+    void this.runSearch();
   }
 
   /**
@@ -273,6 +305,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   }
 
   settingsClosed(): void {
+    this.builtinModel.refreshCommandName();
     if (this.endpointKey() !== this.connectionChecked) void this.refreshConnection();
   }
 

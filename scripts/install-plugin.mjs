@@ -7,18 +7,14 @@
 // data.json in the vault's plugin folder (the user's settings) is never touched.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installedModelFile, MODEL_FILES, MODEL_TOTAL_BYTES } from './model-files.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ARTEFACTS = ['main.js', 'manifest.json', 'styles.css'];
 const USAGE =
   'Usage: npm run install-plugin -- <path-to-vault> [--build] [--source <dir>] [--with-model]';
-/** The built-in model's files (shared with the plugin's folder check and the companion's route). */
-const MODEL_FILES = JSON.parse(
-  readFileSync(join(repoRoot, 'shared/embeddings/use-lite-files.json'), 'utf8'),
-).files;
 
 function fail(message) {
   console.error(`install-plugin: ${message}`);
@@ -113,14 +109,13 @@ console.log(
  * list the plugin checks its folder with.
  */
 function copyModel(modelDir) {
-  const resolveFromRepo = createRequire(join(repoRoot, 'package.json'));
   mkdirSync(modelDir, { recursive: true });
   for (const file of MODEL_FILES) {
     let from;
     try {
-      from = resolveFromRepo.resolve(`${file.package}/dist/${file.name}`);
-    } catch {
-      fail(`${file.package} is not installed, so ${file.name} cannot be copied; run npm ci first.`);
+      from = installedModelFile(file);
+    } catch (error) {
+      fail(error.message);
     }
     const size = statSync(from).size;
     if (size !== file.bytes) {
@@ -132,8 +127,7 @@ function copyModel(modelDir) {
     copyFileSync(from, `${to}.download`);
     renameSync(`${to}.download`, to);
   }
-  const total = MODEL_FILES.reduce((sum, file) => sum + file.bytes, 0);
   console.log(
-    `install-plugin: copied the built-in model (${MODEL_FILES.length} files, ${total.toLocaleString('en')} bytes) into ${modelDir}`,
+    `install-plugin: copied the built-in model (${MODEL_FILES.length} files, ${MODEL_TOTAL_BYTES.toLocaleString('en')} bytes) into ${modelDir}`,
   );
 }

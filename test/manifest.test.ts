@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { PROJECT_URL } from '../plugin/release-info';
 
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 
@@ -17,6 +18,10 @@ describe('release metadata', () => {
     // The review bot rejects ids and descriptions that mention Obsidian itself.
     expect(String(manifest.id)).not.toMatch(/obsidian/i);
     expect(String(manifest.description)).not.toMatch(/obsidian/i);
+  });
+
+  it('links the project the plugin downloads its model release from', () => {
+    expect(manifest.authorUrl).toBe(PROJECT_URL);
   });
 
   it('keeps package, manifest and versions.json in step', () => {

@@ -2,8 +2,9 @@ import { USE_LITE_FILES, USE_LITE_TOTAL_BYTES } from '../../shared/embeddings/us
 import type { ModelFolderAdapter } from './builtin-model-folder';
 
 /*
- * Fills the model folder from the paired companion's `GET /api/v1/models/use-lite/files/:name`.
- * Each file is checked (size and SHA-256) and written under a temporary name, then renamed into
+ * Fills the model folder from a source: the paired companion's
+ * `GET /api/v1/models/use-lite/files/:name` (with its token), or a base URL holding each file
+ * under its own name (`<base>/<name>`, e.g. a release's assets). Each file is checked (size and SHA-256) and written under a temporary name, then renamed into
  * place; a file is never half-written under its real name, so an interrupted download leaves a
  * folder that the check reports as incomplete (naming what is missing), never one that looks
  * complete. Files already in place and intact are kept, so a second run resumes.
@@ -29,12 +30,15 @@ export interface DownloadProgress {
   readonly totalBytes: number;
 }
 
+/** Where the files come from; both URLs are checked ones without a trailing slash. */
+export type ModelSource =
+  | { readonly kind: 'companion'; readonly url: string; readonly token: string }
+  | { readonly kind: 'url'; readonly baseUrl: string };
+
 export interface DownloadOptions {
   readonly adapter: ModelFolderAdapter;
   readonly dir: string;
-  /** The companion's base URL (no trailing slash) and API token. */
-  readonly companionUrl: string;
-  readonly token: string;
+  readonly source: ModelSource;
   readonly fetch: BinaryFetch;
   readonly onProgress?: (progress: DownloadProgress) => void;
 }
@@ -63,7 +67,11 @@ export async function downloadBuiltinModel(options: DownloadOptions): Promise<vo
       const digest = await sha256Hex(body);
       if (digest !== file.sha256) {
         throw new ModelDownloadError(
-          `${file.name} from the companion does not match the expected model (SHA-256 ${digest}); is the companion a different version?`,
+          `${file.name} from ${sourceName(options.source)} does not match the expected model (SHA-256 ${digest}); ${
+            options.source.kind === 'companion'
+              ? 'is the companion a different version?'
+              : 'does the URL hold the files of this plugin version?'
+          }`,
         );
       }
       await writeInPlace(adapter, target, body);
@@ -77,10 +85,17 @@ async function fetchFile(
   name: string,
   expectedBytes: number,
 ): Promise<ArrayBuffer> {
-  const url = `${options.companionUrl}/api/v1/models/use-lite/files/${encodeURIComponent(name)}`;
+  const { source } = options;
+  const url =
+    source.kind === 'companion'
+      ? `${source.url}/api/v1/models/use-lite/files/${encodeURIComponent(name)}`
+      : `${source.baseUrl}/${encodeURIComponent(name)}`;
+  // The token goes to the companion only, never to a download URL.
+  const headers: Record<string, string> =
+    source.kind === 'companion' ? { Authorization: `Bearer ${source.token.trim()}` } : {};
   let response: BinaryResponse;
   try {
-    response = await options.fetch(url, { Authorization: `Bearer ${options.token.trim()}` });
+    response = await options.fetch(url, headers);
   } catch (error) {
     throw new ModelDownloadError(
       `could not download ${name} from ${url} (${error instanceof Error ? error.message : String(error)})`,
@@ -88,7 +103,7 @@ async function fetchFile(
   }
   if (response.status !== 200) {
     throw new ModelDownloadError(
-      `the companion answered ${response.status} for ${name}${errorSuffix(response.body)}`,
+      `${sourceName(source)} answered ${response.status} for ${name}${source.kind === 'companion' ? errorSuffix(response.body) : ` (${url})`}`,
     );
   }
   const received = response.body.byteLength;
@@ -98,6 +113,16 @@ async function fetchFile(
     );
   }
   return response.body;
+}
+
+/** "the companion", or the host of a download URL. */
+function sourceName(source: ModelSource): string {
+  if (source.kind === 'companion') return 'the companion';
+  try {
+    return new URL(source.baseUrl).host;
+  } catch {
+    return source.baseUrl;
+  }
 }
 
 /** Writes under a temporary name, then renames: `target` is either absent or whole. */

@@ -4,7 +4,8 @@ import { USE_LITE_FILES, type UseLiteFile } from '../../shared/embeddings/use-li
  * The folder the built-in model lives in: `<plugin folder>/models/use-lite/`, reached through
  * Obsidian's `vault.adapter` (raw paths, so it works on mobile, and files under the config folder
  * are never indexed or synced as notes). The weights cannot ride inside main.js; they are
- * downloaded from the companion or copied by `npm run install-plugin -- --with-model`.
+ * downloaded (from the model download URL or the companion) when the user asks, or copied by
+ * `npm run install-plugin -- --with-model`.
  */
 
 /** The part of Obsidian's `DataAdapter` the model folder needs; `app.vault.adapter` fits it. */
@@ -23,9 +24,12 @@ export function builtinModelDir(pluginDir: string): string {
   return `${pluginDir.replace(/\/+$/, '')}/models/use-lite`;
 }
 
-/** What the user can do about a missing or incomplete model; shown wherever it is missing. */
+/**
+ * What the user can do about a missing or incomplete model; shown wherever it is missing (the
+ * search modal, the chat's footer), so it names what to press, not a developer command.
+ */
 export const INSTALL_HINT =
-  'run "Download the built-in model from the companion" or npm run install-plugin -- --with-model';
+  'download it under Settings → Cairn → Search and embeddings, or with "Download the built-in model" in the command palette';
 
 export interface FolderProblem {
   readonly name: string;

@@ -9,7 +9,12 @@ import type { CairnSettings } from './settings';
 import { isRecord } from '../../shared/protocol/json';
 import { migrateSettings } from './migrations';
 import type { RawSettings } from './migrations';
-import { checkHttpUrl, checkVaultFolder, isValidTimeZone } from './validation';
+import {
+  checkHttpUrl,
+  checkModelDownloadUrl,
+  checkVaultFolder,
+  isValidTimeZone,
+} from './validation';
 
 export interface SettingsProblem {
   /** Dotted path in data.json, e.g. `companion.url`. */
@@ -132,6 +137,12 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
         defaults.embeddings.provider,
         EMBEDDING_PROVIDERS,
       ),
+      modelDownloadUrl: read.string(
+        embeddings,
+        'modelDownloadUrl',
+        defaults.embeddings.modelDownloadUrl,
+        optionalModelDownloadUrl,
+      ),
     },
     ollama: {
       url: read.string(ollama, 'url', defaults.ollama.url, requiredHttpUrl),
@@ -217,6 +228,13 @@ const optionalHttpUrl: Check = (value) => {
 
 const requiredHttpUrl: Check = (value) => {
   const checked = checkHttpUrl(value);
+  return checked.ok ? { ok: true, value: checked.url } : checked;
+};
+
+/** Empty means the default download location (settings.ts), so it is valid. */
+const optionalModelDownloadUrl: Check = (value) => {
+  if (value.trim() === '') return { ok: true, value: '' };
+  const checked = checkModelDownloadUrl(value);
   return checked.ok ? { ok: true, value: checked.url } : checked;
 };
 

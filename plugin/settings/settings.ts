@@ -37,6 +37,12 @@ export interface CairnSettings {
   };
   embeddings: {
     provider: EmbeddingProvider;
+    /**
+     * Where "Download the built-in model" fetches each model file from (`<url>/<file name>`).
+     * Empty = the project's release assets for this plugin's version (release-info.ts), so the
+     * default follows the plugin through updates; only a URL the user typed is stored.
+     */
+    modelDownloadUrl: string;
   };
   ollama: {
     url: string;
@@ -76,7 +82,7 @@ export function defaultSettings(systemTimeZone: string): CairnSettings {
       chats: 'Cairn/Chats',
       attachments: 'Cairn/Attachments',
     },
-    embeddings: { provider: 'builtin' },
+    embeddings: { provider: 'builtin', modelDownloadUrl: '' },
     ollama: {
       url: 'http://127.0.0.1:11434',
       chatModel: '',

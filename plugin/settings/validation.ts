@@ -41,6 +41,28 @@ export function checkHttpUrl(value: string): UrlCheck {
   return { ok: true, url, host: stripBrackets(parsed.hostname) };
 }
 
+/**
+ * The built-in model's download URL (`embeddings.modelDownloadUrl`): https, or http only for a
+ * host on this device or the local network, where a certificate is rarely at hand. Anything
+ * else could be tampered with on the way (the SHA-256 check would refuse it, but late).
+ * The result keeps its trailing slash off, like checkHttpUrl's.
+ */
+export function checkModelDownloadUrl(value: string): UrlCheck {
+  const field = 'Model download URL';
+  if (value.trim() === '') {
+    return { ok: false, message: `${field}: enter a URL, e.g. https://example.org/cairn/.` };
+  }
+  const checked = checkHttpUrl(value);
+  if (!checked.ok) return { ok: false, message: `${field}: ${checked.message}` };
+  if (checked.url.startsWith('http:') && classifyHost(checked.host) === 'public') {
+    return {
+      ok: false,
+      message: `${field}: use https:// for ${checked.host}; http:// is allowed only for this device and your local network.`,
+    };
+  }
+  return checked;
+}
+
 export type HostScope = 'loopback' | 'private' | 'public';
 
 /**

@@ -154,6 +154,7 @@ describe('the built main.js', () => {
     expect([...app.commands.keys()]).toEqual([
       'cairn:open-chat-pane',
       'cairn:download-builtin-model',
+      'cairn:download-builtin-model-from-url',
       'cairn:new-reminder',
       'cairn:add-reminder-to-line',
       'cairn:show-upcoming-reminders',

@@ -75,6 +75,7 @@ describe('CairnPlugin.onload', () => {
     expect([...mock.commands__.keys()]).toEqual([
       'open-chat-pane',
       'download-builtin-model',
+      'download-builtin-model-from-url',
       'new-reminder',
       'add-reminder-to-line',
       'show-upcoming-reminders',
@@ -214,5 +215,37 @@ describe('CairnPlugin.onunload', () => {
     expect(clearInterval).toHaveBeenCalledWith(id);
     setInterval.mockRestore();
     clearInterval.mockRestore();
+  });
+});
+
+describe('downloading the built-in model from a URL', () => {
+  it('names the size and host, and downloads nothing while offline mode blocks the host', async () => {
+    const notices: string[] = [];
+    const create = vi.spyOn(Notice.prototype, 'constructor__').mockImplementation(function (
+      this: Notice,
+      message,
+    ) {
+      notices.push(String(message));
+    });
+    const { plugin, mock } = await loadPlugin();
+    const command = mock.commands__.get('download-builtin-model-from-url');
+    expect(command?.name).toContain('Download the built-in model (29 MB) from github.com');
+    command?.callback?.();
+    await vi.waitFor(() => expect(notices).toHaveLength(1));
+    expect(notices[0]).toContain(
+      'Cairn: the built-in model was not downloaded: Offline mode only contacts this device and your local network; github.com looks like an internet host.',
+    );
+    expect(notices[0]).toContain('Settings → Cairn → Privacy');
+    expect(requestUrl).not.toHaveBeenCalled();
+
+    // The palette shows the host of the URL set in the settings once the tab closes.
+    await plugin.updateSettings((settings) => {
+      settings.embeddings.modelDownloadUrl = 'http://192.168.1.20:8080/cairn';
+    });
+    plugin.settingsClosed();
+    expect(command?.name).toContain('Download the built-in model (29 MB) from 192.168.1.20');
+    expect(command?.name).not.toContain('github.com');
+    create.mockRestore();
+    plugin.unload();
   });
 });

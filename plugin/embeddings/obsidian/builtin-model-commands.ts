@@ -1,22 +1,26 @@
 import { Notice, requestUrl } from 'obsidian';
-import type { Plugin } from 'obsidian';
+import type { Command, Plugin } from 'obsidian';
 import type { BuiltinModelHost } from '../builtin-embedder';
 import { builtinModelDir, checkModelFolder } from '../builtin-model-folder';
 import type { FolderCheck } from '../builtin-model-folder';
 import { downloadBuiltinModel } from '../builtin-model-download';
-import type { BinaryFetch } from '../builtin-model-download';
+import type { BinaryFetch, ModelSource } from '../builtin-model-download';
+import { companionSource, urlDownloadLabel, urlSource } from '../model-download-source';
 import type { CairnSettings } from '../../settings/settings';
-import { checkHttpUrl, offlineModeViolation } from '../../settings/validation';
 
 /*
  * Obsidian's side of the built-in model: where its folder is (inside the plugin's own folder,
- * through `vault.adapter`), and the "Download the built-in model from the companion" command
- * that the settings tab's button runs too.
+ * through `vault.adapter`), and the two download commands the settings tab's buttons run too:
+ * from the paired companion, and from the model download URL (by default the project's
+ * release). Nothing downloads unless one of them is run.
  */
 
-export const DOWNLOAD_COMMAND_NAME = 'Download the built-in model from the companion';
+export const COMPANION_COMMAND_NAME = 'Download the built-in model from the companion';
 
-/** A shard is ~4 MB; on a slow LAN that can take a while, but never this long. */
+/** Which download: from the paired companion, or from the model download URL. */
+export type ModelRoute = 'companion' | 'url';
+
+/** A shard is ~4 MB; on a slow line that can take a while, but never this long. */
 const FILE_TIMEOUT_MS = 120_000;
 
 function pluginDir(plugin: Plugin): string {
@@ -27,76 +31,109 @@ export function builtinModelHost(plugin: Plugin): BuiltinModelHost {
   return { adapter: plugin.app.vault.adapter, dir: builtinModelDir(pluginDir(plugin)) };
 }
 
-export function checkBuiltinModel(plugin: Plugin): Promise<FolderCheck> {
-  return checkModelFolder(plugin.app.vault.adapter, builtinModelDir(pluginDir(plugin)));
+/** What the settings tab and main.ts use of the built-in model's downloads. */
+export interface BuiltinModelDownloads {
+  check(): Promise<FolderCheck>;
+  /** "Download the built-in model (29 MB) from github.com", for the current settings. */
+  urlLabel(): string;
+  /** Why `route` cannot download with the current settings (offline mode, no pairing…), or null. */
+  blocked(route: ModelRoute): string | null;
+  /** Downloads with progress in a notice; true once the folder is complete. Joins a running one. */
+  download(route: ModelRoute): Promise<boolean>;
+  /** Renames the URL command after its setting changed (the palette shows the host). */
+  refreshCommandName(): void;
 }
 
-export function registerBuiltinModelCommand(plugin: Plugin, settings: () => CairnSettings): void {
+export interface BuiltinModelOptions {
+  settings: () => CairnSettings;
+  /** Called after a download completed the folder, to load the model without a restart. */
+  onInstalled: () => void;
+}
+
+export function setUpBuiltinModel(
+  plugin: Plugin,
+  options: BuiltinModelOptions,
+): BuiltinModelDownloads {
+  const version = plugin.manifest.version;
+  const sourceFor = (route: ModelRoute): ModelSource | string =>
+    route === 'companion'
+      ? companionSource(options.settings())
+      : urlSource(options.settings(), version);
+  let running: Promise<boolean> | null = null;
+
+  const downloads: BuiltinModelDownloads = {
+    check: () => checkModelFolder(plugin.app.vault.adapter, builtinModelDir(pluginDir(plugin))),
+    urlLabel: () => urlDownloadLabel(options.settings(), version),
+    blocked: (route) => {
+      const source = sourceFor(route);
+      return typeof source === 'string' ? source : null;
+    },
+    download: (route) => {
+      running ??= download(plugin, sourceFor(route), options).finally(() => (running = null));
+      return running;
+    },
+    refreshCommandName: () => {
+      // addCommand prefixes the name with the plugin's ("Cairn: "); keep whatever it added.
+      const prefix = urlCommand.name.slice(0, urlCommand.name.length - urlCommandLabel.length);
+      urlCommandLabel = downloads.urlLabel();
+      urlCommand.name = `${prefix}${urlCommandLabel}`;
+    },
+  };
+
   plugin.addCommand({
     id: 'download-builtin-model',
-    name: DOWNLOAD_COMMAND_NAME,
-    callback: () => void downloadBuiltinModelWithNotice(plugin, settings()),
+    name: COMPANION_COMMAND_NAME,
+    callback: () => void downloads.download('companion'),
   });
+  let urlCommandLabel = downloads.urlLabel();
+  const urlCommand: Command = plugin.addCommand({
+    id: 'download-builtin-model-from-url',
+    name: urlCommandLabel,
+    callback: () => void downloads.download('url'),
+  });
+  return downloads;
 }
 
-let running: Promise<boolean> | null = null;
-
-/**
- * Downloads the model from the paired companion with its progress in a notice; resolves true
- * when the folder is complete. A second call while one runs joins it.
- */
-export function downloadBuiltinModelWithNotice(
+async function download(
   plugin: Plugin,
-  settings: CairnSettings,
+  source: ModelSource | string,
+  options: BuiltinModelOptions,
 ): Promise<boolean> {
-  running ??= download(plugin, settings).finally(() => (running = null));
-  return running;
-}
-
-async function download(plugin: Plugin, settings: CairnSettings): Promise<boolean> {
-  const companion = companionEndpoint(settings);
-  if (typeof companion === 'string') {
-    new Notice(`Cairn: cannot download the built-in model: ${companion}`);
+  if (typeof source === 'string') {
+    new Notice(`Cairn: the built-in model was not downloaded: ${source}`, 15_000);
     return false;
   }
-  const progress = new Notice('Cairn: downloading the built-in model…', 0);
+  const from = source.kind === 'companion' ? 'the companion' : new URL(source.baseUrl).host;
+  const progress = new Notice(`Cairn: downloading the built-in model from ${from}…`, 0);
   try {
     await downloadBuiltinModel({
       adapter: plugin.app.vault.adapter,
       dir: builtinModelDir(pluginDir(plugin)),
-      companionUrl: companion.url,
-      token: companion.token,
+      source,
       fetch: obsidianBinaryFetch,
       onProgress: ({ file, index, count, doneBytes, totalBytes }) =>
         progress.setMessage(
-          `Cairn: downloading the built-in model… ${Math.round((100 * doneBytes) / totalBytes)}% (file ${index} of ${count}: ${file})`,
+          `Cairn: downloading the built-in model from ${from}… ${Math.round((100 * doneBytes) / totalBytes)}% (file ${index} of ${count}: ${file})`,
         ),
     });
     progress.hide();
-    new Notice(
-      'Cairn: the built-in model is installed. Search uses it from the next start of the plugin (or of the app).',
-      10_000,
-    );
-    return true;
   } catch (error) {
     progress.hide();
     new Notice(
-      `Cairn: the built-in model download stopped: ${error instanceof Error ? error.message : String(error)}`,
+      `Cairn: the built-in model download stopped: ${error instanceof Error ? error.message : String(error)}. Files already downloaded are kept; run it again to resume.`,
       0,
     );
     return false;
   }
-}
-
-function companionEndpoint(settings: CairnSettings): { url: string; token: string } | string {
-  if (settings.companion.url.trim() === '' || settings.companion.token.trim() === '') {
-    return 'no companion is paired (Settings → Cairn → Companion)';
-  }
-  const checked = checkHttpUrl(settings.companion.url);
-  if (!checked.ok) return `Companion URL: ${checked.message}`;
-  const blocked = offlineModeViolation(checked.url, settings.privacy.offlineMode);
-  if (blocked) return blocked;
-  return { url: checked.url, token: settings.companion.token };
+  const builtin = options.settings().embeddings.provider === 'builtin';
+  new Notice(
+    builtin
+      ? 'Cairn: the built-in model is installed. Search loads it now and adds search by meaning while it indexes.'
+      : 'Cairn: the built-in model is installed. To use it, choose "Built-in model" as the embedding provider in Cairn’s settings.',
+    10_000,
+  );
+  options.onInstalled();
+  return true;
 }
 
 /** `requestUrl` (no CORS, works on mobile) as bytes; it cannot be cancelled, so a timeout races it. */

@@ -6,21 +6,25 @@ import type { ConnectionTone } from '../../connection/connection-state';
 import type { SettingsHost } from '../settings-host';
 import { ObsidianHttpTransport } from '../../connection/obsidian/request-url-transport';
 import { renderPairingSection } from '../../connection/obsidian/pairing-section';
-import {
-  checkBuiltinModel,
-  downloadBuiltinModelWithNotice,
+import type {
+  BuiltinModelDownloads,
+  ModelRoute,
 } from '../../embeddings/obsidian/builtin-model-commands';
+import { modelDownloadUrl } from '../../embeddings/model-download-source';
+import { releaseAssetsUrl } from '../../release-info';
 import { EMBEDDING_PROVIDERS } from '../settings';
 import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings';
 import { ValueSuggest, timeZones, vaultFolders } from './value-suggest';
 import {
   checkHttpUrl,
+  checkModelDownloadUrl,
   checkVaultFolder,
   isValidTimeZone,
   maskToken,
   offlineModeViolation,
   systemTimeZone,
 } from '../validation';
+import type { UrlCheck } from '../validation';
 
 const PROVIDER_LABELS: Record<EmbeddingProvider, string> = {
   builtin: 'Built-in model (on this device)',
@@ -37,8 +41,14 @@ interface UrlField {
   placeholder: string;
   /** Whether empty is a valid value (e.g. "no companion"). */
   optional: boolean;
+  /** Shown while an optional field is empty; nothing when absent. */
+  whenEmpty?: string;
+  /** How a value is checked; default checkHttpUrl. */
+  check?: (value: string) => UrlCheck;
   value: string;
   save: (settings: CairnSettings, url: string) => void;
+  /** Called after a value was saved. */
+  saved?: () => void;
 }
 
 type FolderKey = keyof CairnSettings['folders'];
@@ -77,6 +87,7 @@ export class CairnSettingTab extends PluginSettingTab {
     app: App,
     private readonly owner: Plugin,
     private readonly host: SettingsHost,
+    private readonly models: BuiltinModelDownloads,
   ) {
     super(app, owner);
   }
@@ -106,14 +117,16 @@ export class CairnSettingTab extends PluginSettingTab {
   private addUrlSetting(containerEl: HTMLElement, field: UrlField): void {
     const setting = new Setting(containerEl).setName(field.name).setDesc(field.desc);
     const message = new InlineMessage(setting);
+    const check = field.check ?? checkHttpUrl;
     let current = field.value;
     const showState = () => {
       if (current.trim() === '') {
-        if (field.optional) message.clear();
-        else message.show('Enter a URL.', 'error');
+        if (!field.optional) message.show('Enter a URL.', 'error');
+        else if (field.whenEmpty) message.show(field.whenEmpty, 'muted');
+        else message.clear();
         return;
       }
-      const checked = checkHttpUrl(current);
+      const checked = check(current);
       if (!checked.ok) return message.show(checked.message, 'error');
       const blocked = offlineModeViolation(checked.url, this.host.settings.privacy.offlineMode);
       if (blocked) return message.show(blocked, 'warning');
@@ -126,11 +139,13 @@ export class CairnSettingTab extends PluginSettingTab {
         showState();
         if (value.trim() === '' && field.optional) {
           await this.host.updateSettings((settings) => field.save(settings, ''));
+          field.saved?.();
           return;
         }
-        const checked = checkHttpUrl(value);
+        const checked = check(value);
         if (!checked.ok) return;
         await this.host.updateSettings((settings) => field.save(settings, checked.url));
+        field.saved?.();
       });
     });
     showState();
@@ -279,7 +294,7 @@ export class CairnSettingTab extends PluginSettingTab {
     new Setting(containerEl)
       .setName('Embedding provider')
       .setDesc(
-        'Computes the vectors behind semantic search. With none, search is keyword only. Applies after the plugin is reloaded or Obsidian restarts.',
+        'Computes the vectors behind semantic search. With none, search is keyword only. A change applies after the plugin is reloaded or Obsidian restarts; the built-in model’s download applies at once.',
       )
       .addDropdown((dropdown) => {
         for (const provider of EMBEDDING_PROVIDERS)
@@ -362,37 +377,86 @@ export class CairnSettingTab extends PluginSettingTab {
     // data.json but not offered: nothing reads it yet, and a switch that does nothing misleads.
   }
 
-  /** Whether the built-in model's files are in place, and a button to fetch them from the companion. */
+  /**
+   * Whether the built-in model's files are in place, a button per download route (the model
+   * download URL, the paired companion) and the URL itself. Nothing downloads unless a button is
+   * pressed; a route offline mode (or a missing pairing) blocks says so instead of downloading.
+   */
   private builtinModelSetting(containerEl: HTMLElement): void {
     const setting = new Setting(containerEl)
       .setName('Built-in model files')
       .setDesc(
-        'The built-in model (about 29 megabytes) is kept in this plugin’s folder, never in your notes. Download it once from the paired companion.',
+        'The built-in model is kept in this plugin’s folder, never in your notes. It is downloaded only when you press a button here, and search uses it as soon as it is in place.',
       );
     const message = new InlineMessage(setting);
     const showState = async () => {
       message.show('Checking…', 'pending');
-      const check = await checkBuiltinModel(this.owner);
+      const check = await this.models.check();
       // The tab may have been closed or redrawn while the folder was being checked.
       if (!setting.settingEl.isConnected) return;
       if (check.complete) message.show('Installed.', 'ok');
       else message.show(check.message, 'warning');
     };
-    setting.addButton((button) =>
-      button.setButtonText('Download from companion').onClick(async () => {
-        button.setDisabled(true);
-        message.show('Downloading… (progress in the notice)', 'pending');
-        try {
-          await downloadBuiltinModelWithNotice(this.owner, this.host.settings);
-        } finally {
-          button.setDisabled(false);
-          await showState().catch(() => undefined);
-        }
-      }),
-    );
+    const routeMessage = new InlineMessage(setting);
+    const labels: Record<ModelRoute, () => string> = {
+      url: () => this.models.urlLabel(),
+      companion: () => 'Download from companion',
+    };
+    const relabels: (() => void)[] = [];
+    for (const route of ['url', 'companion'] as const) {
+      setting.addButton((button) => {
+        if (route === 'url') button.setCta();
+        relabels.push(() => {
+          button.setButtonText(labels[route]());
+        });
+        button.setButtonText(labels[route]()).onClick(async () => {
+          const blocked = this.models.blocked(route);
+          if (blocked) return routeMessage.show(blocked, 'warning');
+          routeMessage.clear();
+          button.setDisabled(true);
+          message.show('Downloading… (progress in the notice)', 'pending');
+          try {
+            await this.models.download(route);
+          } finally {
+            button.setDisabled(false);
+            await showState().catch(() => undefined);
+          }
+        });
+      });
+    }
+    // A message shown for a blocked route goes once the setting that blocked it changes.
+    this.offlineDependentChecks.push(() => routeMessage.clear());
     showState().catch((error: unknown) =>
       message.show(`Cannot check the model folder: ${String(error)}`, 'error'),
     );
+    this.modelDownloadUrlSetting(containerEl, () => {
+      routeMessage.clear();
+      for (const relabel of relabels) relabel();
+    });
+  }
+
+  /**
+   * The URL the model's files are downloaded from. It shows the URL in use; the default
+   * (this version's release) is stored as empty, so it follows the plugin through updates.
+   */
+  private modelDownloadUrlSetting(containerEl: HTMLElement, changed: () => void): void {
+    const version = this.owner.manifest.version;
+    const defaultUrl = releaseAssetsUrl(version);
+    const normalisedDefault = checkModelDownloadUrl(defaultUrl);
+    this.addUrlSetting(containerEl, {
+      name: 'Model download URL',
+      desc: 'Where the built-in model’s files are downloaded from, each under its own name. Empty: the release of this plugin version. Offline mode allows only addresses on your local network.',
+      placeholder: defaultUrl,
+      optional: true,
+      whenEmpty: 'Empty: the default is used.',
+      check: checkModelDownloadUrl,
+      value: modelDownloadUrl(this.host.settings, version),
+      save: (settings, url) => {
+        const isDefault = normalisedDefault.ok && url === normalisedDefault.url;
+        settings.embeddings.modelDownloadUrl = isDefault ? '' : url;
+      },
+      saved: changed,
+    });
   }
 
   private foldersSection(containerEl: HTMLElement): void {

@@ -1,7 +1,8 @@
 // @vitest-environment node
 /**
  * The built-in model in the plugin, without Obsidian: the folder check, the download from a
- * real companion app (and an interrupted one from a real HTTP server), and selectEmbedder
+ * real companion app and from a URL served by a real HTTP server (complete, corrupted,
+ * interrupted and resumed, missing), and selectEmbedder
  * starting the worker's handler on the real weights.
  */
 import {
@@ -100,8 +101,7 @@ describe('downloading the model from the companion', () => {
     await downloadBuiltinModel({
       adapter,
       dir,
-      companionUrl: url,
-      token: TEST_TOKEN,
+      source: { kind: 'companion', url, token: TEST_TOKEN },
       fetch: nodeFetch,
       onProgress: (p) => progress.push(`${p.index}/${p.count} ${p.file}`),
     });
@@ -119,8 +119,7 @@ describe('downloading the model from the companion', () => {
     await downloadBuiltinModel({
       adapter,
       dir,
-      companionUrl: url,
-      token: TEST_TOKEN,
+      source: { kind: 'companion', url, token: TEST_TOKEN },
       fetch: nodeFetch,
     });
     expect(adapter.written.length).toBe(writes);
@@ -128,7 +127,12 @@ describe('downloading the model from the companion', () => {
 
   it('refuses with the companion’s answer when the token is wrong, writing nothing', async () => {
     await expect(
-      downloadBuiltinModel({ adapter, dir, companionUrl: url, token: 'wrong', fetch: nodeFetch }),
+      downloadBuiltinModel({
+        adapter,
+        dir,
+        source: { kind: 'companion', url, token: 'wrong' },
+        fetch: nodeFetch,
+      }),
     ).rejects.toThrow(/the companion answered 401 for model\.json/);
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -157,7 +161,12 @@ describe('an interrupted download', () => {
 
   it('leaves no file half-written and a folder the check reports incomplete, naming what is missing', async () => {
     await expect(
-      downloadBuiltinModel({ adapter, dir, companionUrl: url, token: 't', fetch: nodeFetch }),
+      downloadBuiltinModel({
+        adapter,
+        dir,
+        source: { kind: 'url', baseUrl: url },
+        fetch: nodeFetch,
+      }),
     ).rejects.toThrow(`could not download ${CUT}`);
     const check = await checkModelFolder(adapter, dir);
     expect(check.complete).toBe(false);
@@ -166,6 +175,108 @@ describe('an interrupted download', () => {
     );
     expect(readdirSync(dir).filter((name) => name.endsWith('.download'))).toEqual([]);
     expect(existsSync(`${dir}/${CUT}`)).toBe(false);
+  });
+});
+
+describe('downloading the model from a URL (a release’s assets)', () => {
+  let server: Server;
+  let base: string;
+  /** What each request asked for: the file name and whether it carried a token. */
+  let requests: { name: string; authorization: string | undefined }[];
+  /** How the server misbehaves for a file, per test. */
+  let faults: Map<string, 'corrupt' | 'missing' | 'cut'>;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const path = request.url ?? '';
+      const name = decodeURIComponent(path.split('/').pop() ?? '');
+      requests.push({ name, authorization: request.headers.authorization });
+      const fault = faults.get(name);
+      if (!path.startsWith('/releases/0.1.0/') || fault === 'missing') {
+        response.writeHead(404, { 'Content-Type': 'text/plain' });
+        return response.end('Not Found');
+      }
+      const data = Buffer.from(readFileSync(installedFile(name)));
+      // Same size, one byte changed: only the SHA-256 can tell.
+      if (fault === 'corrupt')
+        data.writeUInt8(data.readUInt8(data.length >> 1) ^ 0xff, data.length >> 1);
+      response.writeHead(200, { 'Content-Length': String(data.length) });
+      if (fault !== 'cut') return response.end(data);
+      response.write(data.subarray(0, data.length / 2), () => response.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/releases/0.1.0`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+  beforeEach(() => {
+    requests = [];
+    faults = new Map();
+  });
+
+  const download = () =>
+    downloadBuiltinModel({
+      adapter,
+      dir,
+      source: { kind: 'url', baseUrl: base },
+      fetch: nodeFetch,
+    });
+  const leftovers = () => readdirSync(dir).filter((name) => name.endsWith('.download'));
+
+  it('fetches every file by its name under the URL, sends no token, and fills the folder', async () => {
+    const progress: number[] = [];
+    await downloadBuiltinModel({
+      adapter,
+      dir,
+      source: { kind: 'url', baseUrl: base },
+      fetch: nodeFetch,
+      onProgress: (p) => progress.push(p.doneBytes),
+    });
+    expect(await checkModelFolder(adapter, dir)).toEqual({ complete: true });
+    expect(requests).toEqual(
+      USE_LITE_FILES.map((f) => ({ name: f.name, authorization: undefined })),
+    );
+    for (const file of USE_LITE_FILES) {
+      expect(
+        readFileSync(`${dir}/${file.name}`).equals(readFileSync(installedFile(file.name))),
+      ).toBe(true);
+    }
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('refuses a file whose SHA-256 differs, leaving nothing under its real name', async () => {
+    faults.set('vocab.json', 'corrupt');
+    await expect(download()).rejects.toThrow(
+      /^vocab\.json from 127\.0\.0\.1:\d+ does not match the expected model \(SHA-256 [0-9a-f]{64}\); does the URL hold the files of this plugin version\?$/,
+    );
+    expect(existsSync(`${dir}/vocab.json`)).toBe(false);
+    expect(leftovers()).toEqual([]);
+    expect((await checkModelFolder(adapter, dir)).complete).toBe(false);
+  });
+
+  it('resumes an interrupted download: the second run fetches only what is missing', async () => {
+    const cut = 'group1-shard4of7';
+    faults.set(cut, 'cut');
+    await expect(download()).rejects.toThrow(`could not download ${cut}`);
+    expect(existsSync(`${dir}/${cut}`)).toBe(false);
+    expect(leftovers()).toEqual([]);
+
+    faults.clear();
+    requests = [];
+    await download();
+    expect(await checkModelFolder(adapter, dir)).toEqual({ complete: true });
+    const names = USE_LITE_FILES.map((f) => f.name);
+    expect(requests.map((r) => r.name)).toEqual(names.slice(names.indexOf(cut)));
+  });
+
+  it('names the file and the URL when the server answers 404', async () => {
+    faults.set('group1-shard2of7', 'missing');
+    await expect(download()).rejects.toThrow(
+      `${new URL(base).host} answered 404 for group1-shard2of7 (${base}/group1-shard2of7)`,
+    );
+    expect(existsSync(`${dir}/group1-shard2of7`)).toBe(false);
   });
 });
 
@@ -187,7 +298,7 @@ describe('selectEmbedder with the built-in provider', () => {
     expect(choice).toEqual({
       kind: 'none',
       reason:
-        'the built-in model is not installed: run "Download the built-in model from the companion" or npm run install-plugin -- --with-model',
+        'the built-in model is not installed: download it under Settings → Cairn → Search and embeddings, or with "Download the built-in model" in the command palette',
     });
   });
 

@@ -54,7 +54,7 @@ describe('loadSettings: defaults', () => {
       companion: { url: 'https://cairn.home.arpa:8443/base', token: 'abc123' },
       timezone: 'America/New_York',
       folders: { notes: 'N', reminders: 'R/Sub', chats: 'C', attachments: 'A' },
-      embeddings: { provider: 'ollama' },
+      embeddings: { provider: 'ollama', modelDownloadUrl: 'https://mirror.example.org/cairn' },
       ollama: {
         url: 'http://10.0.0.5:11434',
         chatModel: 'qwen2.5',
@@ -89,6 +89,16 @@ describe('loadSettings: a wrong field falls back to its default and is reported 
       'embeddings.provider',
       { embeddings: { provider: 'openai' } },
       'expected one of "companion", "ollama", "builtin", "none"',
+    ],
+    [
+      'embeddings.modelDownloadUrl',
+      { embeddings: { modelDownloadUrl: 'http://example.org/models' } },
+      'Model download URL: use https:// for example.org',
+    ],
+    [
+      'embeddings.modelDownloadUrl',
+      { embeddings: { modelDownloadUrl: 'ftp://nas/models' } },
+      'Model download URL: Only http:// and https://',
     ],
     ['ollama.url', { ollama: { url: '' } }, 'Enter a URL'],
     [

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkHttpUrl,
+  checkModelDownloadUrl,
   checkVaultFolder,
   classifyHost,
   isValidTimeZone,
@@ -35,6 +36,37 @@ describe('checkHttpUrl', () => {
     ['http://nas:8787/#x', 'fragment'],
   ])('refuses %j with a message', (input, message) => {
     const result = checkHttpUrl(input);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toContain(message);
+  });
+});
+
+describe('checkModelDownloadUrl', () => {
+  it.each([
+    [
+      'https://github.com/cairn-notes/cairn/releases/download/0.1.0/',
+      'https://github.com/cairn-notes/cairn/releases/download/0.1.0',
+      'github.com',
+    ],
+    ['http://192.168.1.20:8080/models', 'http://192.168.1.20:8080/models', '192.168.1.20'],
+    ['http://localhost:8000/', 'http://localhost:8000', 'localhost'],
+    ['nas.local/cairn', 'http://nas.local/cairn', 'nas.local'],
+  ])('accepts %j as %s', (input, url, host) => {
+    expect(checkModelDownloadUrl(input)).toEqual({ ok: true, url, host });
+  });
+
+  it.each([
+    ['', 'Model download URL: enter a URL'],
+    ['   ', 'Model download URL: enter a URL'],
+    ['ftp://mirror.example.org/cairn', 'Model download URL: Only http:// and https://'],
+    [
+      'http://mirror.example.org/cairn',
+      'Model download URL: use https:// for mirror.example.org; http:// is allowed only for this device and your local network.',
+    ],
+    ['github.com/cairn-notes/cairn', 'Model download URL: use https:// for github.com'],
+    ['https://user:pw@mirror.example.org/', 'Model download URL: Remove the user name'],
+  ])('refuses %j, naming the field', (input, message) => {
+    const result = checkModelDownloadUrl(input);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toContain(message);
   });
