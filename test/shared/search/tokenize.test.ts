@@ -31,6 +31,9 @@ describe('normaliseQuery', () => {
     ['how long can I stay in Portugal?', ['stay', 'portugal']],
     ['How often does the digest run', ['digest', 'run']],
     ['a long note', ['long', 'note']],
+    // "how much/many" asks for an amount; "many" elsewhere is a word (Cranfield's "many spans").
+    ['How many notes can a vault hold?', ['notes', 'vault', 'hold']],
+    ['structures continuous over many spans', ['structures', 'continuous', 'many', 'spans']],
     // Nothing but function words: fall back rather than search for nothing.
     ['what is it', ['is', 'it']],
     ['how?', ['how']],
