@@ -100,4 +100,21 @@ describe('VectorMatrix', () => {
     );
     expect(matrix.nearest(Float32Array.of(1, 0, 0, 0), 0)).toEqual([]);
   });
+
+  it('grows a large matrix by a quarter, not by doubling, and keeps every vector', () => {
+    const dims = 8;
+    const vectors = randomVectors(40_000, dims, 7);
+    const matrix = new VectorMatrix(dims);
+    vectors.forEach((vector, id) => matrix.set(id, vector));
+    expect(matrix.size).toBe(40_000);
+    // Per slot: the floats, the sign code words and the id.
+    const perSlot = dims * 4 + Math.ceil(dims / 32) * 4 + 8;
+    const slots = matrix.bytes / perSlot;
+    expect(slots).toBeGreaterThanOrEqual(40_000);
+    // Doubling from 1,024 would hold 65,536 slots for these 40,000.
+    expect(slots).toBeLessThanOrEqual(40_000 * 1.25);
+    for (const id of [0, 16_384, 39_999]) {
+      expect(matrix.nearest(vectors[id]!, 1)[0]?.id).toBe(id);
+    }
+  });
 });
