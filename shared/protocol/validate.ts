@@ -54,9 +54,61 @@ function describeViolation(error: ValueError): SchemaViolation {
           : `does not have the expected format`;
       break;
     default:
-      message = lowerFirst(error.message);
+      message = plainBound(error) ?? lowerFirst(error.message);
   }
   return { field, message: field === '' ? message : `${field} ${message}` };
+}
+
+/**
+ * Type and bound violations in words a person reads ("minutes must be at least 1"), not
+ * TypeBox's ("expected integer to be greater or equal to 1"): MCP and OpenAI clients show them
+ * to the user as they are.
+ */
+function plainBound(error: ValueError): string | undefined {
+  const schema = error.schema as Record<string, unknown>;
+  const bound = (key: string) => (typeof schema[key] === 'number' ? String(schema[key]) : '?');
+  switch (error.type) {
+    case ValueErrorType.Integer:
+      return 'must be a whole number';
+    case ValueErrorType.Number:
+      return 'must be a number';
+    case ValueErrorType.String:
+      return 'must be text';
+    case ValueErrorType.Boolean:
+      return 'must be true or false';
+    case ValueErrorType.Array:
+      return 'must be a list';
+    case ValueErrorType.Object:
+      return 'must be an object';
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.NumberMinimum:
+      return `must be at least ${bound('minimum')}`;
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMaximum:
+      return `must be at most ${bound('maximum')}`;
+    case ValueErrorType.IntegerExclusiveMinimum:
+    case ValueErrorType.NumberExclusiveMinimum:
+      return `must be more than ${bound('exclusiveMinimum')}`;
+    case ValueErrorType.IntegerExclusiveMaximum:
+    case ValueErrorType.NumberExclusiveMaximum:
+      return `must be less than ${bound('exclusiveMaximum')}`;
+    case ValueErrorType.StringMinLength:
+      return schema.minLength === 1
+        ? 'must not be empty'
+        : `must be at least ${bound('minLength')} characters long`;
+    case ValueErrorType.StringMaxLength:
+      return `must be at most ${bound('maxLength')} characters long`;
+    case ValueErrorType.ArrayMinItems:
+      return `must hold at least ${items(bound('minItems'))}`;
+    case ValueErrorType.ArrayMaxItems:
+      return `must hold at most ${items(bound('maxItems'))}`;
+    default:
+      return undefined;
+  }
+}
+
+function items(count: string): string {
+  return count === '1' ? '1 item' : `${count} items`;
 }
 
 function lowerFirst(text: string): string {

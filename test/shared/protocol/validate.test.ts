@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import {
   ChatEvent,
@@ -41,6 +42,29 @@ describe('checkSchema messages name the field and say what was expected', () => 
     const check = checkSchema(schema, value);
     expect(check.ok).toBe(false);
     if (!check.ok) expect(check.violation.message.startsWith(start)).toBe(true);
+  });
+
+  it('says bounds and types in words, not as TypeBox phrases them', () => {
+    const schema = Type.Object({
+      minutes: Type.Integer({ minimum: 1, maximum: 525_600 }),
+      title: Type.String({ minLength: 1, maxLength: 5 }),
+      tags: Type.Optional(Type.Array(Type.String(), { maxItems: 1 })),
+    });
+    const message = (value: unknown) => {
+      const check = checkSchema(schema, value);
+      return check.ok ? 'passed' : check.violation.message;
+    };
+    expect(message({ minutes: 0, title: 'a' })).toBe('minutes must be at least 1');
+    expect(message({ minutes: 525_601, title: 'a' })).toBe('minutes must be at most 525600');
+    expect(message({ minutes: 1.5, title: 'a' })).toBe('minutes must be a whole number');
+    expect(message({ minutes: '15', title: 'a' })).toBe('minutes must be a whole number');
+    expect(message({ minutes: 1, title: '' })).toBe('title must not be empty');
+    expect(message({ minutes: 1, title: 'abcdef' })).toBe(
+      'title must be at most 5 characters long',
+    );
+    expect(message({ minutes: 1, title: 'a', tags: ['x', 'y'] })).toBe(
+      'tags must hold at most 1 item',
+    );
   });
 
   it('returns the value typed when it passes', () => {
