@@ -20,3 +20,14 @@ export async function buildPluginBundle(
   await build({ ...pluginBuildOptions({ production: true, outfile }), logLevel: 'warning' });
   return { outfile, source: readFileSync(outfile, 'utf8') };
 }
+
+/**
+ * Waits until `until()` holds, polling every 2 ms for at most `rounds` polls: the built bundle
+ * works through timers and promises the test cannot await directly. Returns either way; the
+ * test's own assertion says what did not happen.
+ */
+export async function settle(until: () => boolean, rounds = 400): Promise<void> {
+  for (let round = 0; round < rounds && !until(); round++) {
+    await new Promise((done) => setTimeout(done, 2));
+  }
+}

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildPluginBundle } from '../../helpers/plugin-bundle';
+import { buildPluginBundle, settle as settleBundle } from '../../helpers/plugin-bundle';
 import { createObsidianEnvironment } from '../../helpers/obsidian-shim';
 import type { AppShimInstance, ObsidianEnvironment } from '../../helpers/obsidian-shim';
 
@@ -27,11 +27,8 @@ afterEach(async () => {
   await env?.close();
 });
 
-async function settle(until: () => boolean, rounds = 800): Promise<void> {
-  for (let round = 0; round < rounds && !until(); round++) {
-    await new Promise((done) => setTimeout(done, 2));
-  }
-}
+/** The related view waits 120 ms after a switch before ranking: allow it longer. */
+const settle = (until: () => boolean) => settleBundle(until, 800);
 
 function $$(selector: string): HTMLElement[] {
   return [...env.window.document.querySelectorAll(selector)] as unknown as HTMLElement[];

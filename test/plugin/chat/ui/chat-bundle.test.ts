@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { buildPluginBundle } from '../../../helpers/plugin-bundle';
+import { buildPluginBundle, settle } from '../../../helpers/plugin-bundle';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createObsidianEnvironment } from '../../../helpers/obsidian-shim';
 import type { AppShimInstance, ObsidianEnvironment } from '../../../helpers/obsidian-shim';
@@ -27,12 +27,6 @@ beforeAll(async () => {
 afterEach(async () => {
   await env?.close();
 });
-
-async function settle(until: () => boolean, rounds = 400): Promise<void> {
-  for (let round = 0; round < rounds && !until(); round++) {
-    await new Promise((done) => setTimeout(done, 2));
-  }
-}
 
 function $(selector: string): HTMLElement | null {
   return env.window.document.querySelector(selector) as unknown as HTMLElement | null;

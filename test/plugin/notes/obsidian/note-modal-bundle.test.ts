@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildPluginBundle } from '../../../helpers/plugin-bundle';
+import { buildPluginBundle, settle } from '../../../helpers/plugin-bundle';
 import { createObsidianEnvironment } from '../../../helpers/obsidian-shim';
 import type { AppShimInstance, ObsidianEnvironment } from '../../../helpers/obsidian-shim';
 
@@ -24,12 +24,6 @@ beforeAll(async () => {
 afterEach(async () => {
   await env?.close();
 });
-
-async function settle(until: () => boolean, rounds = 400): Promise<void> {
-  for (let round = 0; round < rounds && !until(); round++) {
-    await new Promise((done) => setTimeout(done, 2));
-  }
-}
 
 describe('the New note modal in the built main.js', () => {
   it('Enter creates from a field, not from the body; Mod+Enter creates from the body', async () => {
