@@ -207,6 +207,17 @@ export class Bm25fIndex {
     return doc >= 0 && doc < this.allocated && this.alive[doc] === 1;
   }
 
+  /**
+   * Postings of a term in one field: its document frequency there, counting removed documents
+   * until the next compaction (an estimate for choosing terms, not for scoring).
+   */
+  postingCount(termId: number, field: number): number {
+    const offsets = this.baseOffsets[field];
+    if (!offsets) return 0;
+    const base = termId + 1 < offsets.length ? offsets[termId + 1]! - offsets[termId]! : 0;
+    return base + (this.added[field]![termId]?.length ?? 0) / 2;
+  }
+
   /** Vocabulary ids of `term`, or of the terms starting with it / one edit from it. */
   termIds(term: string, expand: 'exact' | 'prefix' | 'typo' = 'exact'): number[] {
     if (expand === 'prefix') return this.vocabulary.idsWithPrefix(term);

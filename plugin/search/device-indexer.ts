@@ -6,7 +6,7 @@ import type { ExcludeRules } from '../../shared/search/exclude-rules';
 import { noteInputFromMarkdown } from './note-input';
 import type { KnownNoteMeta, NoteProblem } from './note-input';
 import type { TimeSlicer } from './time-slicer';
-import type { SearchEngine } from './search-engine';
+import type { SearchEngine, VectorLookup } from './search-engine';
 import type { SearchStore, StoredFile } from './search-store';
 
 /*
@@ -148,6 +148,7 @@ export class DeviceIndexer {
 
   stop(): void {
     this.stopped = true;
+    this.options.engine.confirmUnconfirmedWith(null);
     this.cancelDebounce?.();
     this.cancelRetry?.();
     this.cancelSnapshot?.();
@@ -157,15 +158,26 @@ export class DeviceIndexer {
     const { store, engine, embedder, exclude, scheduler } = this.options;
     this.report({ phase: 'loading', done: 0, total: 0 });
     const total = await store.countFiles();
-    await this.loadSnapshot(total);
+    const snapshotVectors = await this.loadSnapshot(total);
+    const fromSnapshot = snapshotVectors !== false;
     // With the snapshot's vectors, only notes it did not cover need vector records (looked up
     // per batch); without them, every vector is read, in range batches.
-    const vectors =
-      embedder && !engine.vectorsFromSnapshot
-        ? await this.readVectors(embedder.model.id)
-        : undefined;
-    if (this.stopped) return;
+    let vectors: Map<string, Float32Array> | undefined;
     const lookup = (hash: string) => vectors?.get(hash);
+    if (fromSnapshot) {
+      // Searchable now: a search's candidates among the snapshot's notes are read and adopted
+      // on the spot (a few records), while the loop below reads all of them (seconds at 10k).
+      engine.confirmUnconfirmedWith((paths) => this.confirmFromStore(paths, lookup));
+      this.isReady = true;
+      this.report({ phase: 'loading', done: 0, total });
+    }
+    if (embedder && typeof snapshotVectors === 'function') {
+      await this.loadSnapshotVectors(snapshotVectors);
+    }
+    if (embedder && !engine.vectorsFromSnapshot) {
+      vectors = await this.readVectors(embedder.model.id);
+    }
+    if (this.stopped) return;
     const used = new Set<string>();
     let done = 0;
     let after: string | undefined;
@@ -190,9 +202,7 @@ export class DeviceIndexer {
           size: file.size,
           contentHash: file.contentHash,
         });
-        if (!engine.adoptNote(file.path, file.contentHash, file.chunks, lookup)) {
-          engine.upsertNote(file.path, file.chunks, lookup);
-        }
+        this.adoptStored(file, lookup);
         for (const chunk of file.chunks) used.add(chunk.textHash);
         if (scheduler.now() - sliceStart >= this.sliceMs) {
           this.report({ phase: 'loading', done, total });
@@ -206,10 +216,33 @@ export class DeviceIndexer {
       if (this.stopped) return;
     }
     engine.finishRestore();
+    engine.confirmUnconfirmedWith(null);
     this.isReady = true;
     // Vectors of another model or of text no note has any more. With no provider, keep them:
     // switching back to it should not cost a full re-embedding.
     if (embedder) await store.pruneVectors(embedder.model.id, used);
+  }
+
+  /**
+   * Puts a stored file's chunks in the engine: adopted from the snapshot when it indexed the
+   * same version, re-tokenised otherwise. A note already in it (confirmed by a search, or
+   * indexed from the vault since) keeps its chunks and only gets the vectors it lacks.
+   */
+  private adoptStored(file: StoredFile, vectors: VectorLookup): void {
+    const { engine } = this.options;
+    if (engine.hasNote(file.path)) engine.setVectors(file.path, vectors);
+    else if (!engine.adoptNote(file.path, file.contentHash, file.chunks, vectors)) {
+      engine.upsertNote(file.path, file.chunks, vectors);
+    }
+  }
+
+  /** The engine's confirmer while restoring: reads these snapshot notes' files and adopts them. */
+  private async confirmFromStore(paths: readonly string[], vectors: VectorLookup): Promise<void> {
+    const { store, exclude } = this.options;
+    const files = await store.getFiles(paths.filter((path) => !exclude.excludes(path)));
+    // Stopped, or restored meanwhile (then adoptStored finds them present and adds nothing).
+    if (this.stopped) return;
+    for (const file of files) this.adoptStored(file, vectors);
   }
 
   /** Gives restored notes the stored vectors they lack; what is still missing gets embedded. */
@@ -245,16 +278,24 @@ export class DeviceIndexer {
     }
   }
 
-  /** Loads the engine's snapshot; when there is none or it is unusable, the restore re-tokenises. */
-  private async loadSnapshot(storedFiles: number): Promise<void> {
-    const { store, engine } = this.options;
+  /**
+   * Loads the engine's snapshot but its vectors; when there is none or it is unusable, the
+   * restore re-tokenises. Returns false when nothing was loaded, else the reader of its vectors
+   * (undefined when it has none): keyword search can start before those ~80 MB are read.
+   */
+  private async loadSnapshot(
+    storedFiles: number,
+  ): Promise<false | undefined | (() => Promise<unknown>)> {
+    const { store, engine, scheduler } = this.options;
     let reason: string;
     try {
-      const snapshot = await store.readSnapshot(() => this.options.scheduler.yieldToUi());
+      const { snapshot, readVectors } = await store.readSnapshotDeferringVectors(() =>
+        scheduler.yieldToUi(),
+      );
       if (snapshot !== undefined) {
         const steps = engine.loadSnapshotInSteps(snapshot);
-        while (!steps.next().done) await this.options.scheduler.yieldToUi();
-        return;
+        while (!steps.next().done) await scheduler.yieldToUi();
+        return readVectors;
       }
       reason = 'there is none yet';
     } catch (error) {
@@ -265,6 +306,21 @@ export class DeviceIndexer {
       this.options.onProblem?.({
         path: '',
         message: `search index snapshot not used (${reason}): re-indexing ${storedFiles} stored files`,
+      });
+    }
+    return false;
+  }
+
+  /** The snapshot's vectors into the engine; unusable ones are read from the vector records. */
+  private async loadSnapshotVectors(readVectors: () => Promise<unknown>): Promise<void> {
+    const { engine, scheduler } = this.options;
+    try {
+      const steps = engine.loadSnapshotVectorsInSteps(await readVectors());
+      while (!steps.next().done) await scheduler.yieldToUi();
+    } catch (error) {
+      this.options.onProblem?.({
+        path: '',
+        message: `search index snapshot vectors not used (${errorMessage(error)}): reading the stored vectors`,
       });
     }
   }

@@ -42,8 +42,8 @@ export interface FlatVectorIndexOptions {
  * loaded machine (40k: ~300 ms in all), so a step stays near 10 ms.
  */
 const LOAD_CODES_PER_STEP = 1500;
-/** Keys put in the key table per step of `loadInSteps` (40k keys were a ~20–60 ms step). */
-const LOAD_KEYS_PER_STEP = 10_000;
+/** Keys put in the key table per step of `loadInSteps` (10k keys were a ~20–60 ms step). */
+const LOAD_KEYS_PER_STEP = 5_000;
 
 export class FlatVectorIndex {
   private data: Float32Array;

@@ -94,13 +94,21 @@ export interface SearchEngine {
     contentHashOf: (path: string) => string | undefined,
   ): Generator<void, EngineSnapshot>;
   /**
-   * Replaces the whole index with a snapshot's. Its notes stay unconfirmed (unsearchable) until
-   * `adoptNote` matches them with their stored chunks; `finishRestore` drops the rest. Throws,
+   * Replaces the whole index with a snapshot's. Its notes stay unconfirmed (searchable only
+   * through `confirmUnconfirmedWith`'s hook) until `adoptNote` matches them with their stored
+   * chunks; `finishRestore` drops the rest. Throws,
    * leaving the engine empty, when the snapshot is of another version or analyzer, or corrupt.
    */
   loadSnapshot(snapshot: unknown): void;
   /** `loadSnapshot` in steps (each `yield` a point to give the UI a turn). */
   loadSnapshotInSteps(snapshot: unknown): Generator<void, void>;
+  /**
+   * A snapshot's `vectors`, loaded after the rest of it (SearchStore.readSnapshotDeferringVectors)
+   * and merged with what changed meanwhile: the snapshot's vector is kept for chunks still
+   * unconfirmed or adopted, a note indexed anew keeps its own. Vectors of another model are
+   * ignored; throws on other dimensions or corrupt data, changing nothing.
+   */
+  loadSnapshotVectorsInSteps(vectors: unknown): Generator<void, void>;
   /**
    * Binds a snapshot note to its chunks when the snapshot indexed the same file version with the
    * same chunks. Returns false (and changes nothing) otherwise: upsert the note instead.
@@ -113,7 +121,17 @@ export interface SearchEngine {
   ): boolean;
   /** Removes snapshot notes nobody adopted (deleted or excluded since); returns their paths. */
   finishRestore(): string[];
+  /**
+   * Lets a search answer from snapshot notes not adopted yet: when its candidates include some,
+   * `confirm` is awaited with their paths (the indexer reads their stored chunks and adopts
+   * them), then the search ranks again. Without one, unconfirmed notes are not searchable.
+   * null removes it.
+   */
+  confirmUnconfirmedWith(confirm: UnconfirmedConfirmer | null): void;
 }
+
+/** Adopts (or upserts) the named snapshot notes from their stored chunks; see `search`. */
+export type UnconfirmedConfirmer = (paths: readonly string[]) => Promise<void>;
 
 /** One chunk of another note with one ranking's score (cosine, or BM25 scaled by the best). */
 export interface RelatedChunk {
@@ -141,6 +159,7 @@ export type VectorLookup = (textHash: string) => Float32Array | undefined;
 
 export type FieldName = 'title' | 'aliases' | 'fileName' | 'headings' | 'text';
 const FIELDS: readonly FieldName[] = ['title', 'aliases', 'fileName', 'headings', 'text'];
+const TEXT_FIELD = FIELDS.indexOf('text');
 
 interface IndexedNote {
   chunks: NoteChunk[];
@@ -148,12 +167,15 @@ interface IndexedNote {
   docs: number[];
   /** chunkIds that have a vector in the vector index. */
   withVector: Set<string>;
+  /** True when its chunks are the snapshot's (adopted), so the snapshot's vectors fit them. */
+  adopted: boolean;
 }
 
+/** A snapshot note not yet adopted: its docs are the snapshot's, consecutive from `firstDoc`. */
 interface UnconfirmedNote {
   contentHash: string;
-  docs: number[];
-  chunkIds: string[];
+  firstDoc: number;
+  docCount: number;
 }
 
 /*
@@ -193,6 +215,11 @@ const VECTOR_SIMILARITY_FLOOR = 0.1;
 const DEFAULT_LIMIT = 10;
 /** Snapshot notes put in the note table per step of a load (10k notes: ~20 ms in one). */
 const LOAD_NOTES_PER_STEP = 2500;
+/**
+ * Rounds of confirming unconfirmed candidates per search: each round's adoptions can let other
+ * unconfirmed docs rise (a filter refused an adopted one), but never by much.
+ */
+const CONFIRM_ROUNDS = 3;
 
 export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
   const embedder = options.embedder ?? null;
@@ -216,6 +243,13 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const notes = new Map<string, IndexedNote>();
   const chunkById = new Map<string, NoteChunk>();
   let unconfirmed = new Map<string, UnconfirmedNote>();
+  /** Each unconfirmed doc's note path, for searches before adoption. */
+  let unconfirmedOfDoc: Array<string | undefined> = [];
+  /** The snapshot's chunk id of each doc (valid while the doc is unconfirmed). */
+  let snapshotChunkIds: readonly string[] = [];
+  /** Built with the snapshot's vectors (vector hits name chunks, not docs). */
+  let unconfirmedOfChunk = new Map<string, string>();
+  let confirmUnconfirmed: UnconfirmedConfirmer | null = null;
   let changed = false;
   /** Chunks indexed this session per detected stemmed language (not English), and in all. */
   const languageChunks = new Map<Language, number>();
@@ -249,12 +283,30 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     return vector !== undefined && vectorIndex.set(chunk.chunkId, vector);
   }
 
+  /** Forgets an unconfirmed note's lookups once it is adopted or removed. */
+  /** An unconfirmed note's docs and (from the snapshot's table) their chunk ids. */
+  function docsOf(pending: UnconfirmedNote): number[] {
+    return Array.from({ length: pending.docCount }, (_, i) => pending.firstDoc + i);
+  }
+
+  function chunkIdsOf(pending: UnconfirmedNote): string[] {
+    return snapshotChunkIds.slice(pending.firstDoc, pending.firstDoc + pending.docCount);
+  }
+
+  function settleUnconfirmed(path: string, pending: UnconfirmedNote): void {
+    unconfirmed.delete(path);
+    for (const doc of docsOf(pending)) unconfirmedOfDoc[doc] = undefined;
+    if (unconfirmedOfChunk.size > 0) {
+      for (const chunkId of chunkIdsOf(pending)) unconfirmedOfChunk.delete(chunkId);
+    }
+  }
+
   function removeNote(path: string): void {
     const pending = unconfirmed.get(path);
     if (pending) {
-      for (const doc of pending.docs) index.remove(doc);
-      for (const chunkId of pending.chunkIds) vectorIndex?.delete(chunkId);
-      unconfirmed.delete(path);
+      for (const doc of docsOf(pending)) index.remove(doc);
+      for (const chunkId of chunkIdsOf(pending)) vectorIndex?.delete(chunkId);
+      settleUnconfirmed(path, pending);
       changed = true;
     }
     const note = notes.get(path);
@@ -269,45 +321,140 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     changed = true;
   }
 
-  function keywordRanking(groups: number[][], accept: (chunk: NoteChunk) => boolean, pool: number) {
+  /**
+   * The `pool` best docs by BM25F. With `unconfirmedFound`, docs of unconfirmed notes count too
+   * (whether a filter accepts them is known only once they are adopted) and the notes of those
+   * in the result are added to it; their keys are chunk ids not in `chunkById` yet.
+   */
+  function keywordRanking(
+    groups: number[][],
+    accept: (chunk: NoteChunk) => boolean,
+    pool: number,
+    unconfirmedFound?: Set<string>,
+  ) {
     const scored = index.score(groups, params);
+    const keyOf = (doc: number) =>
+      chunkOfDoc[doc]?.chunkId ?? (unconfirmedFound ? snapshotChunkIds[doc] : undefined) ?? '';
     const best = topAccepted(
       scored,
       pool,
       (doc) => {
         const chunk = chunkOfDoc[doc];
-        return chunk !== undefined && accept(chunk);
+        if (chunk) return accept(chunk);
+        return unconfirmedFound !== undefined && unconfirmedOfDoc[doc] !== undefined;
       },
-      (doc) => chunkOfDoc[doc]?.chunkId ?? '',
+      keyOf,
     );
-    return best.map((item) => ({ key: chunkOfDoc[item.doc]!.chunkId, score: item.score }));
+    return best.map((item) => {
+      const path = unconfirmedFound && unconfirmedOfDoc[item.doc];
+      if (path) unconfirmedFound.add(path);
+      return { key: keyOf(item.doc), score: item.score };
+    });
   }
 
-  async function vectorRanking(
-    query: string,
-    accept: ((chunk: NoteChunk) => boolean) | undefined,
-    limit: number,
-  ): Promise<Scored[]> {
+  /** The query's vector, or undefined when there is nothing to compare it with yet. */
+  async function embedQuery(query: string): Promise<Float32Array | undefined> {
     // A model still loading would hold the whole search up: answer by keyword until it is in.
-    if (!embedder || embedder.ready === false || !vectorIndex || vectorIndex.size === 0) return [];
+    if (!embedder || embedder.ready === false || !vectorIndex || vectorIndex.size === 0) {
+      return undefined;
+    }
     const [vector] = await embedder.embed([query]);
     if (!vector || vector.length !== embedder.model.dims) {
       throw new Error(
         `embedding: ${embedder.model.id} returned ${vector?.length ?? 0} dims for the query, expected ${embedder.model.dims}`,
       );
     }
+    return vector;
+  }
+
+  /** The `limit` nearest chunks; `unconfirmedFound` as in keywordRanking. */
+  function vectorRanking(
+    vector: Float32Array,
+    accept: ((chunk: NoteChunk) => boolean) | undefined,
+    limit: number,
+    unconfirmedFound?: Set<string>,
+  ): Scored[] {
+    if (!vectorIndex) return [];
     // No filter, no question per key: after the restore every vector has its chunk
     // (finishRestore drops the rest), and hits are looked up in chunkById anyway.
-    return vectorIndex.search(
+    const ranking = vectorIndex.search(
       vector,
       limit,
       VECTOR_SIMILARITY_FLOOR,
       accept &&
         ((key) => {
           const chunk = chunkById.get(key);
-          return chunk !== undefined && accept(chunk);
+          if (chunk) return accept(chunk);
+          return unconfirmedFound !== undefined && unconfirmedOfChunk.has(key);
         }),
     );
+    if (unconfirmedFound) {
+      for (const item of ranking) {
+        const path = unconfirmedOfChunk.get(item.key);
+        if (path !== undefined) unconfirmedFound.add(path);
+      }
+    }
+    return ranking;
+  }
+
+  /** Indexes the unconfirmed notes' chunk ids by chunk (for vector hits), in steps. */
+  function* indexUnconfirmedChunks(): Generator<void, void> {
+    unconfirmedOfChunk = new Map();
+    let notesDone = 0;
+    for (const [path, pending] of unconfirmed) {
+      if (++notesDone % LOAD_NOTES_PER_STEP === 0) yield;
+      for (let doc = pending.firstDoc; doc < pending.firstDoc + pending.docCount; doc++) {
+        unconfirmedOfChunk.set(snapshotChunkIds[doc]!, path);
+      }
+    }
+  }
+
+  /** A snapshot's vector index; null when there is no embedder or it is another model's. */
+  function* loadVectorsInSteps(stored: unknown): Generator<void, FlatVectorIndex | null> {
+    if (typeof stored !== 'object' || stored === null) {
+      throw new Error('snapshot vectors are not an object');
+    }
+    const vectors = stored as NonNullable<EngineSnapshot['vectors']>;
+    // Vectors of another model (or of none) are simply not used; the store still has them.
+    if (!embedder || vectors.model !== embedder.model.id) return null;
+    if (vectors.dims !== embedder.model.dims) {
+      throw new Error(
+        `snapshot vectors have ${vectors.dims} dims, ${embedder.model.id} ${embedder.model.dims}`,
+      );
+    }
+    return yield* FlatVectorIndex.loadInSteps(
+      { ...vectors, keys: splitList(vectors.keys) },
+      vectorOptions,
+    );
+  }
+
+  /**
+   * Makes a snapshot's vectors the vector index. Notes indexed since the snapshot was loaded
+   * (not adopted) keep the vectors they have; the snapshot's hold only for chunks still as it
+   * indexed them, and notes adopted meanwhile learn which of theirs have one.
+   */
+  function* adoptSnapshotVectors(loaded: FlatVectorIndex): Generator<void, void> {
+    yield* indexUnconfirmedChunks();
+    yield;
+    loaded.retain((key) => {
+      const chunk = chunkById.get(key);
+      return chunk === undefined
+        ? unconfirmedOfChunk.has(key)
+        : notes.get(chunk.path)?.adopted === true;
+    });
+    yield;
+    for (const note of notes.values()) {
+      for (const { chunkId } of note.chunks) {
+        if (note.adopted && loaded.has(chunkId)) {
+          note.withVector.add(chunkId);
+          continue;
+        }
+        const own = vectorIndex?.get(chunkId);
+        if (own) loaded.set(chunkId, own);
+      }
+    }
+    vectorIndex = loaded;
+    vectorsFromSnapshot = true;
   }
 
   return {
@@ -352,7 +499,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         docs.push(doc);
         if (bind(doc, chunk, vectors?.(chunk.textHash))) withVector.add(chunk.chunkId);
       }
-      notes.set(path, { chunks: kept, docs, withVector });
+      notes.set(path, { chunks: kept, docs, withVector, adopted: false });
       changed = true;
     },
     removeNote,
@@ -362,6 +509,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       vectorIndex.reserve(chunkById.size);
       for (const chunk of note.chunks) {
         if (note.withVector.has(chunk.chunkId)) continue;
+        if (vectorIndex.has(chunk.chunkId)) {
+          note.withVector.add(chunk.chunkId);
+          continue;
+        }
         const vector = vectors(chunk.textHash);
         if (vector && vectorIndex.set(chunk.chunkId, vector)) note.withVector.add(chunk.chunkId);
       }
@@ -380,78 +531,106 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         throw new RangeError(`search: limit must be a positive integer (got ${limit})`);
       }
       const { terms } = normaliseQuery(query);
-      if (terms.length === 0 || notes.size === 0) return [];
+      const searchable = notes.size > 0 || (unconfirmed.size > 0 && confirmUnconfirmed !== null);
+      if (terms.length === 0 || !searchable) return [];
       const accept = chunkFilter(searchOptions);
       const pool = Math.max(candidates, limit * 3);
-      // Each word is looked up as English stems it (the default analysis), plus its stems in
-      // the vault's other languages (a German note indexed `einstell` for "Einstellungen";
-      // languages of a tenth of the chunks indexed in this session), plus its
-      // synonyms (synonyms.ts: "settings" finds "configuration"). Only stems the vocabulary
-      // holds count, all as one word. (Stemming an English question in every language a few
-      // chunks were detected in, or in a misread language, cost nDCG on obsidian-help-en.)
-      const words = queryWords(terms, analyzer, undefined);
-      const others = vaultLanguages();
-      const asked = detectLanguage(query);
-      const languages = new Set([
-        undefined,
-        ...(asked !== undefined && others.includes(asked) ? [asked] : []),
-        ...others,
-      ]);
-      const groups = words.map((word) => {
-        const forms = [word.raw, ...synonymsOf(word.raw)];
-        const ids = forms.flatMap((form) =>
-          [...languages].flatMap((each) => index.termIds(analyzer.queryTerm(form, each))),
-        );
-        return [...new Set([...index.termIds(word.stem), ...ids])];
-      });
-      // A last word the vault does not know is probably still being typed.
-      const last = words[words.length - 1]!;
-      const lastGroup = groups[groups.length - 1]!;
-      if (lastGroup.length === 0 && last.raw.length >= PREFIX_MIN_LENGTH) {
-        lastGroup.push(...index.termIds(last.raw, 'prefix'));
-      }
-      let keyword = keywordRanking(groups, accept, pool);
-      // Typo tolerance scans the vocabulary, so it is the fallback for queries that find less
-      // than a page of hits as typed.
-      if (typoTolerance && keyword.length < limit && terms.every(allowsTypos)) {
-        const tolerant = words.map(({ raw, stem }, i) => [
-          ...new Set([
-            ...groups[i]!,
-            ...index.termIds(stem, 'typo'),
-            ...(stem === raw ? [] : index.termIds(raw, 'typo')),
-          ]),
-        ]);
-        keyword = keywordRanking(tolerant, accept, pool);
-      }
-      let vectorRankingList: Scored[] = [];
+      let queryVector: Float32Array | undefined;
       try {
-        vectorRankingList = await vectorRanking(
-          query,
-          hasFilter(searchOptions) ? accept : undefined,
-          pool,
-        );
+        queryVector = await embedQuery(query);
       } catch (error) {
         options.onVectorError?.(error instanceof Error ? error : new Error(String(error)));
       }
-      const fused =
-        vectorRankingList.length === 0
-          ? scaleByBest(keyword)
-          : fusion === 'weighted'
-            ? fuseScores([keyword, vectorRankingList], { weights })
-            : fuseRankings([keyword, vectorRankingList], { weights });
-      const ranked = fused.flatMap((item) => {
-        const chunk = chunkById.get(item.key);
-        return chunk ? [{ chunk, score: item.score }] : [];
-      });
-      const mode: SearchMode = vectorRankingList.length > 0 ? 'hybrid' : 'keyword';
-      return dedupePerNote(ranked, { noteOf: (hit) => hit.chunk.path })
-        .slice(0, limit)
-        .map(({ chunk, score }) => ({
-          citation: toCitation(chunk, score, terms),
-          chunkId: chunk.chunkId,
-          terms,
-          mode,
-        }));
+      const rank = (unconfirmedFound?: Set<string>) => {
+        // Each word is looked up as English stems it (the default analysis), plus its stems in
+        // the vault's other languages (a German note indexed `einstell` for "Einstellungen";
+        // languages of a tenth of the chunks indexed in this session), plus its
+        // synonyms (synonyms.ts: "settings" finds "configuration"). Only stems the vocabulary
+        // holds count, all as one word. (Stemming an English question in every language a few
+        // chunks were detected in, or in a misread language, cost nDCG on obsidian-help-en.)
+        const words = queryWords(terms, analyzer, undefined);
+        const others = vaultLanguages();
+        const asked = detectLanguage(query);
+        const languages = new Set([
+          undefined,
+          ...(asked !== undefined && others.includes(asked) ? [asked] : []),
+          ...others,
+        ]);
+        const groups = words.map((word) => {
+          const forms = [word.raw, ...synonymsOf(word.raw)];
+          const ids = forms.flatMap((form) =>
+            [...languages].flatMap((each) => index.termIds(analyzer.queryTerm(form, each))),
+          );
+          return [...new Set([...index.termIds(word.stem), ...ids])];
+        });
+        // A last word the vault does not know is probably still being typed.
+        const last = words[words.length - 1]!;
+        const lastGroup = groups[groups.length - 1]!;
+        if (lastGroup.length === 0 && last.raw.length >= PREFIX_MIN_LENGTH) {
+          lastGroup.push(...index.termIds(last.raw, 'prefix'));
+        }
+        let keyword = keywordRanking(groups, accept, pool, unconfirmedFound);
+        // Typo tolerance scans the vocabulary, so it is the fallback for queries that find less
+        // than a page of hits as typed.
+        if (typoTolerance && keyword.length < limit && terms.every(allowsTypos)) {
+          const tolerant = words.map(({ raw, stem }, i) => [
+            ...new Set([
+              ...groups[i]!,
+              ...index.termIds(stem, 'typo'),
+              ...(stem === raw ? [] : index.termIds(raw, 'typo')),
+            ]),
+          ]);
+          keyword = keywordRanking(tolerant, accept, pool, unconfirmedFound);
+        }
+        const vector = queryVector
+          ? vectorRanking(
+              queryVector,
+              hasFilter(searchOptions) ? accept : undefined,
+              pool,
+              unconfirmedFound,
+            )
+          : [];
+        return { keyword, vector };
+      };
+      const answer = (keyword: Scored[], vector: Scored[]): SearchHit[] => {
+        const fused =
+          vector.length === 0
+            ? scaleByBest(keyword)
+            : fusion === 'weighted'
+              ? fuseScores([keyword, vector], { weights })
+              : fuseRankings([keyword, vector], { weights });
+        const ranked = fused.flatMap((item) => {
+          const chunk = chunkById.get(item.key);
+          return chunk ? [{ chunk, score: item.score }] : [];
+        });
+        const mode: SearchMode = vector.length > 0 ? 'hybrid' : 'keyword';
+        return dedupePerNote(ranked, { noteOf: (hit) => hit.chunk.path })
+          .slice(0, limit)
+          .map(({ chunk, score }) => ({
+            citation: toCitation(chunk, score, terms),
+            chunkId: chunk.chunkId,
+            terms,
+            mode,
+          }));
+      };
+      // After a restart the snapshot's notes answer before the restore has read their chunks:
+      // the ones among the candidates are confirmed (read and adopted), then the ranking runs
+      // again, until no candidate is unconfirmed or the rounds run out (those are left out).
+      for (let round = 0; ; round++) {
+        const confirm = round < CONFIRM_ROUNDS && unconfirmed.size > 0 ? confirmUnconfirmed : null;
+        const found = confirm ? new Set<string>() : undefined;
+        const { keyword, vector } = rank(found);
+        const paths = found ? [...found] : [];
+        if (paths.length === 0) return answer(keyword, vector);
+        try {
+          await confirm!(paths);
+        } catch {
+          // The restore reads the same records and reports what fails; this search answers
+          // from the notes confirmed so far.
+          const strict = rank();
+          return answer(strict.keyword, strict.vector);
+        }
+      }
     },
     relatedChunks(path, limit) {
       const note = notes.get(path);
@@ -463,7 +642,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         path: chunkById.get(key)!.path,
         score,
       });
-      // Keyword: the note's most frequent content terms, title terms always included.
+      // Keyword: the note's most telling content terms (tf × idf, as Lucene's More Like This
+      // picks them), title terms always included. By count alone the picks were the vault's
+      // commonest words, whose long postings were most of a switch's time and say little.
       const counts = new Map<string, number>();
       for (const chunk of note.chunks) {
         if (chunk.titleOnly) continue;
@@ -472,8 +653,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       }
       const titleTerms = analyzer.terms(note.chunks[0]!.title);
       const picked = new Set(titleTerms);
-      const byCount = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-      for (const [term] of byCount) {
+      const docs = Math.max(index.size, 1);
+      const weighed = [...counts].map(([term, count]) => {
+        const [id] = index.termIds(term);
+        const df = id === undefined ? 0 : index.postingCount(id, TEXT_FIELD);
+        return { term, weight: df === 0 ? 0 : count * Math.log(1 + docs / df) };
+      });
+      weighed.sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1));
+      for (const { term } of weighed) {
         if (picked.size >= RELATED_QUERY_TERMS) break;
         picked.add(term);
       }
@@ -573,6 +760,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       index = new Bm25fIndex(FIELDS.length);
       chunkOfDoc = [];
       unconfirmed = new Map();
+      unconfirmedOfDoc = [];
+      snapshotChunkIds = [];
+      unconfirmedOfChunk = new Map();
       vectorIndex = embedder ? new FlatVectorIndex(embedder.model.dims, vectorOptions) : null;
       vectorsFromSnapshot = false;
       if (typeof stored !== 'object' || stored === null || !('index' in stored)) {
@@ -608,48 +798,39 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         throw new Error('snapshot note table does not match its index');
       }
       const pending = new Map<string, UnconfirmedNote>();
+      const pendingOfDoc: Array<string | undefined> = new Array<string | undefined>(
+        snapshot.index.docCount,
+      );
       const owned = new Uint8Array(snapshot.index.docCount);
       for (const [i, path] of paths.entries()) {
         if (i > 0 && i % LOAD_NOTES_PER_STEP === 0) yield;
-        const docs: number[] = [];
-        for (let doc = firstDocs[i]!; doc < firstDocs[i]! + docCounts[i]!; doc++) {
+        const firstDoc = firstDocs[i]!;
+        const docCount = docCounts[i]!;
+        for (let doc = firstDoc; doc < firstDoc + docCount; doc++) {
           if (doc >= owned.length || owned[doc] === 1) {
             throw new Error(`snapshot note table: ${path} claims doc ${doc}`);
           }
           owned[doc] = 1;
-          docs.push(doc);
+          pendingOfDoc[doc] = path;
         }
-        pending.set(path, {
-          contentHash: hashes[i]!,
-          docs,
-          chunkIds: docs.map((doc) => chunkIds[doc]!),
-        });
+        pending.set(path, { contentHash: hashes[i]!, firstDoc, docCount });
       }
       // Docs no note claims (a note saved without a content hash) are simply not searchable.
       for (let doc = 0; doc < owned.length; doc++) if (owned[doc] === 0) loaded.remove(doc);
       // The note table above and the vectors' key table below each take ~10–20 ms at 10k notes.
       yield;
-      // Vectors of another model (or of none) are simply not used; the store still has them.
-      const vectors = snapshot.vectors;
-      let loadedVectors: FlatVectorIndex | null = null;
-      if (embedder && vectors && vectors.model === embedder.model.id) {
-        if (vectors.dims !== embedder.model.dims) {
-          throw new Error(
-            `snapshot vectors have ${vectors.dims} dims, ${embedder.model.id} ${embedder.model.dims}`,
-          );
-        }
-        loadedVectors = yield* FlatVectorIndex.loadInSteps(
-          { ...vectors, keys: splitList(vectors.keys) },
-          vectorOptions,
-        );
-      }
+      const loadedVectors =
+        snapshot.vectors === undefined ? null : yield* loadVectorsInSteps(snapshot.vectors);
       index = loaded;
       unconfirmed = pending;
-      if (loadedVectors) {
-        vectorIndex = loadedVectors;
-        vectorsFromSnapshot = true;
-      }
+      unconfirmedOfDoc = pendingOfDoc;
+      snapshotChunkIds = chunkIds;
+      if (loadedVectors) yield* adoptSnapshotVectors(loadedVectors);
       changed = owned.includes(0);
+    },
+    *loadSnapshotVectorsInSteps(vectors) {
+      const loadedVectors = yield* loadVectorsInSteps(vectors);
+      if (loadedVectors) yield* adoptSnapshotVectors(loadedVectors);
     },
     adoptNote(path, contentHash, chunks, vectors) {
       const pending = unconfirmed.get(path);
@@ -662,17 +843,18 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         kept.push(chunk);
       }
       if (
-        kept.length !== pending.chunkIds.length ||
-        kept.some((chunk, i) => chunk.chunkId !== pending.chunkIds[i])
+        kept.length !== pending.docCount ||
+        kept.some((chunk, i) => chunk.chunkId !== snapshotChunkIds[pending.firstDoc + i])
       ) {
         return false;
       }
-      unconfirmed.delete(path);
+      const docs = docsOf(pending);
+      settleUnconfirmed(path, pending);
       const withVector = new Set<string>();
       for (const [i, chunk] of kept.entries()) {
-        if (bind(pending.docs[i]!, chunk, vectors?.(chunk.textHash))) withVector.add(chunk.chunkId);
+        if (bind(docs[i]!, chunk, vectors?.(chunk.textHash))) withVector.add(chunk.chunkId);
       }
-      notes.set(path, { chunks: kept, docs: pending.docs, withVector });
+      notes.set(path, { chunks: kept, docs, withVector, adopted: true });
       return true;
     },
     finishRestore() {
@@ -681,6 +863,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       // Vectors of chunks the snapshot's note table did not name.
       vectorIndex?.retain((key) => chunkById.has(key));
       return dropped;
+    },
+    confirmUnconfirmedWith(confirm) {
+      confirmUnconfirmed = confirm;
     },
   };
 }

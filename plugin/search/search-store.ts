@@ -143,11 +143,24 @@ export class SearchStore {
   /**
    * The stored engine snapshot, its vector parts put back together, otherwise unchecked (the
    * engine validates it); undefined when there is none. `between` runs between part reads
-   * (a UI turn). Throws when a vector part is missing or from another write.
+   * (a UI turn). Throws when a part is missing or from another write.
    */
   async readSnapshot(between: () => Promise<void> = async () => {}): Promise<unknown> {
+    const { snapshot, readVectors } = await this.readSnapshotDeferringVectors(between);
+    if (readVectors === undefined) return snapshot;
+    return { ...(snapshot as object), vectors: await readVectors() };
+  }
+
+  /**
+   * `readSnapshot` in two parts: the snapshot without `vectors`, and a reader for them (most
+   * of its bytes: ~80 MB at 10k notes), so the keyword index can answer before they are read.
+   * `readVectors` is absent when the snapshot has no vectors; it throws like `readSnapshot`.
+   */
+  async readSnapshotDeferringVectors(
+    between: () => Promise<void> = async () => {},
+  ): Promise<{ snapshot: unknown; readVectors?: () => Promise<unknown> }> {
     const stored = await this.db.get('snapshot', SNAPSHOT_KEY);
-    if (!isStoredSnapshot(stored)) return stored;
+    if (!isStoredSnapshot(stored)) return { snapshot: stored };
     const meta = (await joinLargeFields(stored, async (part) => {
       await between();
       const record: unknown = await this.db.get('snapshot', fieldPartKey(part));
@@ -160,22 +173,26 @@ export class SearchStore {
       }
       return (record as { data?: unknown }).data;
     })) as StoredSnapshot;
-    if (meta.vectors === undefined) return meta;
-    const { parts, length, ...vectors } = meta.vectors;
-    const data = new Float32Array(length);
-    let at = 0;
-    for (let part = 0; part < parts; part++) {
-      await between();
-      const stored = await this.db.get('snapshot', vectorPartKey(part));
-      if (!isVectorPart(stored) || stored.generation !== meta.generation) {
-        throw new Error(`snapshot vector part ${part} is missing or from another write`);
+    const { vectors: stub, ...snapshot } = meta;
+    if (stub === undefined) return { snapshot };
+    const { parts, length, ...vectors } = stub;
+    const readVectors = async () => {
+      const data = new Float32Array(length);
+      let at = 0;
+      for (let part = 0; part < parts; part++) {
+        await between();
+        const stored = await this.db.get('snapshot', vectorPartKey(part));
+        if (!isVectorPart(stored) || stored.generation !== meta.generation) {
+          throw new Error(`snapshot vector part ${part} is missing or from another write`);
+        }
+        if (at + stored.data.length > length) throw new Error('snapshot vector parts overflow');
+        data.set(stored.data, at);
+        at += stored.data.length;
       }
-      if (at + stored.data.length > length) throw new Error('snapshot vector parts overflow');
-      data.set(stored.data, at);
-      at += stored.data.length;
-    }
-    if (at !== length) throw new Error(`snapshot vector parts hold ${at} of ${length} floats`);
-    return { ...meta, vectors: { ...vectors, data } };
+      if (at !== length) throw new Error(`snapshot vector parts hold ${at} of ${length} floats`);
+      return { ...vectors, data };
+    };
+    return { snapshot, readVectors };
   }
 
   /**
@@ -241,6 +258,15 @@ export class SearchStore {
 
   getFile(path: string): Promise<StoredFile | undefined> {
     return this.db.get('files', path);
+  }
+
+  /** The stored files among `paths`, in one read transaction (missing ones are absent). */
+  async getFiles(paths: readonly string[]): Promise<StoredFile[]> {
+    if (paths.length === 0) return [];
+    const tx = this.db.transaction('files', 'readonly');
+    const files = await Promise.all(paths.map((path) => tx.store.get(path)));
+    await tx.done;
+    return files.filter((file): file is StoredFile => file !== undefined);
   }
 
   async putFile(file: StoredFile): Promise<void> {

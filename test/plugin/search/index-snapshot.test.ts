@@ -333,6 +333,116 @@ describe('DeviceIndexer with snapshots', () => {
     }
   });
 
+  /**
+   * Starts an indexer whose restore cannot read the stored files (nor the vectors) until
+   * `release()`: what a search answers then comes from the snapshot and the records it asks for.
+   */
+  async function openHeld(
+    vault: FakeVault,
+    scheduler: ManualTimeSlicer,
+    key: string,
+    embedder: FakeEmbedder,
+  ) {
+    const store = await SearchStore.open(key);
+    opened.push(store);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const filesAfter = store.filesAfter.bind(store);
+    store.filesAfter = async (...args) => {
+      await held;
+      return filesAfter(...args);
+    };
+    const asked: string[][] = [];
+    const getFiles = store.getFiles.bind(store);
+    store.getFiles = (paths) => {
+      asked.push([...paths]);
+      return getFiles(paths);
+    };
+    const engine = createSearchEngine({ embedder });
+    const problems: NoteProblem[] = [];
+    const indexer = new DeviceIndexer({
+      source: vault,
+      store,
+      engine,
+      embedder,
+      scheduler,
+      exclude: new ExcludeRules([]),
+      snapshotDelayMs: 10_000,
+      onProblem: (problem) => problems.push(problem),
+    });
+    const started = indexer.start();
+    while (!indexer.ready) await new Promise((resolve) => setTimeout(resolve, 0));
+    // The snapshot's vectors are read after it turns ready; wait for them too.
+    while (!engine.vectorsFromSnapshot) await new Promise((resolve) => setTimeout(resolve, 0));
+    return { store, engine, indexer, problems, asked, release, started };
+  }
+
+  it('a restart answers from the snapshot before the stored files are read, reading only its hits', async () => {
+    const scheduler = new ManualTimeSlicer();
+    const vault = new FakeVault(scheduler, corpus(150));
+    const key = `snap${++storeCounter}`;
+    const first = await open(vault, scheduler, key, new FakeEmbedder());
+    const expected = await results(first.engine);
+    const uniq = await first.engine.search('uniq7');
+    first.store.close();
+
+    vault.reads.length = 0;
+    const embedder = new FakeEmbedder();
+    const second = await openHeld(vault, scheduler, key, embedder);
+    expect(second.engine.noteCount).toBe(0);
+    expect(await second.engine.search('uniq7')).toEqual(uniq);
+    // Its candidates only (60 chunks at most), not the 150 notes.
+    const read = new Set(second.asked.flat());
+    expect(read.size).toBeGreaterThan(0);
+    expect(read.size).toBeLessThanOrEqual(60);
+    expect(second.engine.noteCount).toBe(read.size);
+    // Same hits, scores and order as the engine the snapshot was taken from, filters included.
+    expect(await results(second.engine)).toEqual(expected);
+
+    second.release();
+    await second.started;
+    expect(second.engine.noteCount).toBe(150);
+    expect(await results(second.engine)).toEqual(expected);
+    // Notes adopted early kept the snapshot's vectors: nothing re-embedded, nothing re-read.
+    expect(embedder.embedded).toEqual([
+      'uniq7',
+      ...QUERIES.map(([query]) => query),
+      ...QUERIES.map(([query]) => query),
+    ]);
+    expect(vault.reads).toEqual([]);
+    expect(snapshotProblems(second.problems)).toEqual([]);
+  });
+
+  it('a search before the restore finished answers a note changed since the snapshot from its stored chunks', async () => {
+    const scheduler = new ManualTimeSlicer();
+    const vault = new FakeVault(scheduler, corpus(6));
+    const key = `snap${++storeCounter}`;
+    const first = await open(vault, scheduler, key, new FakeEmbedder());
+    vault.write('Home/note-1.md', note('Note 1', 'now about beekeeping and uniq4'));
+    first.indexer.fileChanged('Home/note-1.md');
+    scheduler.advance(500);
+    await first.indexer.idle();
+    // Closed before the delayed snapshot: the stored file of note-1 is newer than the snapshot.
+    first.indexer.stop();
+    first.store.close();
+
+    vault.reads.length = 0;
+    const embedder = new FakeEmbedder();
+    const second = await openHeld(vault, scheduler, key, embedder);
+    // The snapshot has note-1's old text under uniq1; the stored file is the new one.
+    expect(await second.engine.search('uniq1')).toEqual([]);
+    expect((await second.engine.search('beekeeping'))[0]?.citation.path).toBe('Home/note-1.md');
+    const paths = (await second.engine.search('uniq4')).map((hit) => hit.citation.path);
+    expect(paths.slice(0, 2).sort()).toEqual(['Home/note-1.md', 'Home/note-4.md']);
+    second.release();
+    await second.started;
+    expect((await second.engine.search('beekeeping'))[0]?.citation.path).toBe('Home/note-1.md');
+    expect(await second.engine.search('uniq1')).toEqual([]);
+    expect(vault.reads).toEqual([]);
+    // note-1's new chunks were embedded in the first session: none is embedded again.
+    expect(embedder.embedded.filter((text) => !/^(uniq|beekeeping)/.test(text))).toEqual([]);
+  });
+
   it('a vector part left by another write is refused: rebuilt from the store, nothing re-embedded', async () => {
     const scheduler = new ManualTimeSlicer();
     const vault = new FakeVault(scheduler, corpus(6));
