@@ -29,6 +29,7 @@ const { load } = await bundleForNode('cairn-bench-plugin-related', [
   'plugin/search/search-engine.ts',
   'plugin/search/note-input.ts',
   'plugin/related/related-notes.ts',
+  'plugin/related/vault-graph.ts',
   'shared/search/chunk.ts',
   'shared/search/tokenize.ts',
   'scripts/bench/generate-vault.ts',
@@ -36,6 +37,7 @@ const { load } = await bundleForNode('cairn-bench-plugin-related', [
 const { createSearchEngine } = await load('search-engine');
 const { noteInputFromMarkdown } = await load('note-input');
 const { rankRelated } = await load('related-notes');
+const { VaultGraph } = await load('vault-graph');
 const { chunkNote } = await load('chunk');
 const { tokenize } = await load('tokenize');
 const { generateVault } = await load('generate-vault');
@@ -78,9 +80,9 @@ try {
       [1, 7, 31].map((step) => [paths[(i + step) % paths.length], 1]),
     );
   });
-  const byTag = new Map();
-  for (const [path, list] of tags)
-    for (const tag of list) byTag.set(tag, [...(byTag.get(tag) ?? []), path]);
+  const graphStart = performance.now();
+  const graph = VaultGraph.build({ resolvedLinks, paths, tagsOf: (path) => tags.get(path) ?? [] });
+  const graphMs = performance.now() - graphStart;
 
   const rows = [];
   for (const mode of ['keyword', 'hybrid']) {
@@ -97,30 +99,18 @@ try {
       const path = paths[(s * 7919) % paths.length];
       const start = performance.now();
       const cpuStart = process.cpuUsage();
-      // What the adapter does per switch: the graph pass, tag candidates, chunks, fusion.
-      const outgoing = new Set(Object.keys(resolvedLinks[path] ?? {}));
-      const incoming = new Set();
-      const sharedTargets = new Map();
-      for (const [source, targets] of Object.entries(resolvedLinks)) {
-        if (source === path) continue;
-        let shared = 0;
-        for (const target of Object.keys(targets)) {
-          if (target === path) incoming.add(source);
-          else if (outgoing.has(target)) shared++;
-        }
-        if (shared > 0) sharedTargets.set(source, shared);
-      }
-      const own = new Set(tags.get(path));
-      const sharingTags = new Set();
-      for (const tag of own) for (const other of byTag.get(tag) ?? []) sharingTags.add(other);
+      // What the adapter does per switch: links and tag candidates from the vault graph (built
+      // once per metadata change, so not timed here), chunks, fusion.
+      const links = graph.neighbourhood(path);
+      const sharingTags = graph.notesSharingTags(path);
       const chunkStart = performance.now();
       const chunks = engine.relatedChunks(path, 60);
       chunkTimes.push(performance.now() - chunkStart);
       const result = rankRelated({
         path,
         chunks,
-        links: { outgoing, incoming, sharedTargets },
-        tagsOf: (p) => tags.get(p) ?? [],
+        links,
+        tagsOf: (p) => graph.tagsOf(p),
         titleOf: (p) => p,
         sharingTags,
         limit: 20,
@@ -148,6 +138,9 @@ try {
     });
   }
   console.table(rows);
+  console.log(
+    `Vault graph (links both ways, tags): built in ${graphMs.toFixed(1)} ms, once per metadata-cache change.`,
+  );
 } finally {
   rmSync(temp, { recursive: true, force: true });
 }

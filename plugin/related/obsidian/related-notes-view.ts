@@ -4,7 +4,8 @@ import { mount, unmount } from 'svelte';
 import RelatedNotes from '../ui/RelatedNotes.svelte';
 import { RelatedController } from '../related-controller';
 import { rankRelated } from '../related-notes';
-import type { LinkNeighbourhood, RelatedNote, RelatedResult } from '../related-notes';
+import type { RelatedNote, RelatedResult } from '../related-notes';
+import { VaultGraph } from '../vault-graph';
 import type { RelatedChunks } from '../../search/search-engine';
 import type { SearchStatus } from '../../search/search-status';
 
@@ -26,24 +27,32 @@ const SHOWN = 20;
  */
 export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): RelatedController {
   const { app } = plugin;
+  // Built on the first switch after the metadata cache changed, not on every switch.
+  let graph: VaultGraph | null = null;
+  const vaultGraph = () =>
+    (graph ??= VaultGraph.build({
+      resolvedLinks: app.metadataCache.resolvedLinks,
+      paths: app.vault.getMarkdownFiles().map((file) => file.path),
+      tagsOf: (path) => tagsOf(app, path),
+    }));
+  const dropGraph = () => {
+    graph = null;
+  };
+  plugin.registerEvent(app.metadataCache.on('resolved', dropGraph));
+  plugin.registerEvent(app.metadataCache.on('changed', dropGraph));
   const controller = new RelatedController({
     compute: (path) => {
       // No open view, no work: the view asks for a refresh when it opens.
       if (app.workspace.getLeavesOfType(RELATED_VIEW_TYPE).length === 0) return null;
       const chunks = deps.relatedChunks(path, CHUNK_POOL);
       if (chunks === null) return null;
-      const tags = new Map<string, string[]>();
-      const tagsOfNote = (other: string) => {
-        let found = tags.get(other);
-        if (!found) tags.set(other, (found = tagsOf(app, other)));
-        return found;
-      };
+      const links = vaultGraph();
       return rankRelated({
         path,
         chunks,
-        links: linkNeighbourhood(app, path),
-        tagsOf: tagsOfNote,
-        sharingTags: notesSharingTags(app, path, tagsOfNote),
+        links: links.neighbourhood(path),
+        tagsOf: (other) => links.tagsOf(other),
+        sharingTags: links.notesSharingTags(path),
         titleOf: (other) => basename(other),
         limit: SHOWN,
       });
@@ -174,39 +183,6 @@ class RelatedNotesView extends ItemView {
     event.dataTransfer.setData('text/plain', this.app.fileManager.generateMarkdownLink(file, from));
     event.dataTransfer.effectAllowed = 'copyLink';
   }
-}
-
-/** Links out of `path`, links into it, and notes linking to the same targets (resolvedLinks). */
-export function linkNeighbourhood(app: App, path: string): LinkNeighbourhood {
-  const resolved = app.metadataCache.resolvedLinks;
-  const outgoing = new Set(Object.keys(resolved[path] ?? {}));
-  const incoming = new Set<string>();
-  const sharedTargets = new Map<string, number>();
-  for (const [source, targets] of Object.entries(resolved)) {
-    if (source === path) continue;
-    let shared = 0;
-    for (const target of Object.keys(targets)) {
-      if (target === path) incoming.add(source);
-      else if (outgoing.has(target)) shared++;
-    }
-    if (shared > 0) sharedTargets.set(source, shared);
-  }
-  outgoing.delete(path);
-  return { outgoing, incoming, sharedTargets };
-}
-
-/** Notes with at least one of `path`'s tags (one pass over the metadata cache). */
-function notesSharingTags(
-  app: App,
-  path: string,
-  tagsOfNote: (path: string) => readonly string[],
-): string[] {
-  const own = new Set(tagsOfNote(path));
-  if (own.size === 0) return [];
-  return app.vault
-    .getMarkdownFiles()
-    .filter((file) => file.path !== path && tagsOfNote(file.path).some((tag) => own.has(tag)))
-    .map((file) => file.path);
 }
 
 /** Tags of a note, lower case without `#`: front matter `tags` and inline tags. */
