@@ -696,13 +696,17 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     *takeSnapshot(contentHashOf) {
       if (unconfirmed.size > 0) throw new Error('search index: snapshot before restore finished');
       const remap = yield* index.compact();
-      yield;
-      const remapped: Array<NoteChunk | undefined> = [];
-      for (const note of notes.values()) {
-        note.docs = note.docs.map((doc) => remap[doc]!);
-        for (const [i, doc] of note.docs.entries()) remapped[doc] = note.chunks[i];
+      // The compaction's last step renumbered the docs: chunkOfDoc and the notes' docs follow
+      // in the same step (a search in between would cite the wrong chunks), in place.
+      const remapped: Array<NoteChunk | undefined> = new Array<NoteChunk | undefined>(index.size);
+      for (let old = 0; old < remap.length; old++) {
+        const doc = remap[old]!;
+        if (doc >= 0) remapped[doc] = chunkOfDoc[old];
       }
       chunkOfDoc = remapped;
+      for (const note of notes.values()) {
+        for (let i = 0; i < note.docs.length; i++) note.docs[i] = remap[note.docs[i]!]!;
+      }
       yield;
       const saved = index.save();
       const paths: string[] = [];
@@ -710,45 +714,58 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       const firstDocs: number[] = [];
       const docCounts: number[] = [];
       const chunkIds: string[] = new Array<string>(saved.docCount).fill('');
+      let done = 0;
       for (const [path, note] of notes) {
+        // Reads only: searches may run between these steps.
+        if (++done % LOAD_NOTES_PER_STEP === 0) yield;
         const hash = contentHashOf(path);
         if (hash === undefined) continue;
         const first = note.docs[0] ?? 0;
-        if (note.docs.some((doc, i) => doc !== first + i)) {
-          throw new Error(`search index: the chunks of ${path} are not contiguous`);
+        for (let i = 0; i < note.docs.length; i++) {
+          if (note.docs[i] !== first + i) {
+            throw new Error(`search index: the chunks of ${path} are not contiguous`);
+          }
+          chunkIds[first + i] = note.chunks[i]!.chunkId;
         }
         paths.push(path);
         hashes.push(hash);
         firstDocs.push(first);
         docCounts.push(note.docs.length);
-        for (const [i, doc] of note.docs.entries()) chunkIds[doc] = note.chunks[i]!.chunkId;
       }
-      changed = false;
-      // Saving the vectors may copy them (tens of MB at 10k notes): a step of its own.
       yield;
-      const vectors =
-        vectorIndex && embedder
-          ? (() => {
-              const saved = vectorIndex.save();
-              return {
-                model: embedder.model.id,
-                dims: saved.dims,
-                keys: joinList(saved.keys),
-                data: saved.data,
-                ...(saved.codes && saved.coder ? { codes: saved.codes, coder: saved.coder } : {}),
-              };
-            })()
-          : undefined;
+      const noteTable = {
+        paths: joinList(paths),
+        contentHashes: joinList(hashes),
+        firstDocs: Uint32Array.from(firstDocs),
+        docCounts: Uint32Array.from(docCounts),
+      };
+      yield;
+      const joinedChunkIds = joinList(chunkIds);
+      changed = false;
+      // Saving the vectors may copy them (tens of MB at 10k notes): a step of its own, and
+      // their 40k keys' list another.
+      yield;
+      let vectors: EngineSnapshot['vectors'];
+      if (vectorIndex && embedder) {
+        const savedVectors = vectorIndex.save();
+        yield;
+        vectors = {
+          model: embedder.model.id,
+          dims: savedVectors.dims,
+          keys: joinList(savedVectors.keys),
+          data: savedVectors.data,
+          ...(savedVectors.codes && savedVectors.coder
+            ? { codes: savedVectors.codes, coder: savedVectors.coder }
+            : {}),
+        };
+      }
       return {
         ...(vectors ? { vectors } : {}),
         version: ENGINE_SNAPSHOT_VERSION,
         analyzer: analyzer.id,
         index: saved,
-        paths: joinList(paths),
-        contentHashes: joinList(hashes),
-        firstDocs: Uint32Array.from(firstDocs),
-        docCounts: Uint32Array.from(docCounts),
-        chunkIds: joinList(chunkIds),
+        ...noteTable,
+        chunkIds: joinedChunkIds,
       };
     },
     loadSnapshot(stored) {

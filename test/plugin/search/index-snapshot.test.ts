@@ -100,6 +100,27 @@ describe('engine snapshot', () => {
     expect(await results(loaded)).toEqual(expected);
   });
 
+  it('searches between the steps of taking a snapshot answer as before it', async () => {
+    const files = corpus(30);
+    const engine = createSearchEngine({ embedder: new FakeEmbedder() });
+    for (const [path, markdown] of Object.entries(files))
+      engine.upsertNote(path, chunksOf(path, markdown));
+    // Removals and replacements, so the compaction renumbers docs.
+    for (const path of ['Home/note-1.md', 'Home/note-4.md', 'Work/note-9.md']) {
+      engine.removeNote(path);
+    }
+    engine.upsertNote('Home/note-2.md', chunksOf('Home/note-2.md', files['Home/note-2.md']!));
+    const expected = await results(engine);
+    const steps = engine.takeSnapshot(() => 'v1');
+    let pauses = 0;
+    for (let step = steps.next(); !step.done; step = steps.next()) {
+      pauses++;
+      expect(await results(engine), `after step ${pauses}`).toEqual(expected);
+    }
+    expect(pauses).toBeGreaterThan(3);
+    expect(await results(engine)).toEqual(expected);
+  });
+
   it('refuses a note whose version or chunks differ, and drops notes nobody adopted', async () => {
     const files = corpus(4);
     const built = createSearchEngine();
