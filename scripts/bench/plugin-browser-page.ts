@@ -48,6 +48,8 @@ export interface IndexResult {
   storeBytes: number;
   turns: Turns;
   calibrationMs: number;
+  /** The longest tasks, with the indexer's phase when each was seen. */
+  longTasks: Array<{ startMs: number; durationMs: number; label: string }>;
 }
 
 export interface Latency {
@@ -63,6 +65,13 @@ export interface RestartResult {
   scriptStartMs: number;
   /** When the vault listing had arrived, from navigation start. */
   listedMs: number;
+  /** When the indexer turned ready (searchable from the snapshot), from navigation start. */
+  readyMs: number;
+  /** Long tasks until the first answer: start (from navigation start) and duration. */
+  longTasks: Array<{ startMs: number; durationMs: number }>;
+  /** The longest step of the engine's stepped loads, and the first query's time. */
+  longestSteps: Record<string, { ms: number; step: number }>;
+  firstQueryMs: number;
   /** Until the first answer: wall time in the store's reads, by method (awaits included). */
   readMs: Record<string, number>;
   /** Until the indexer's start() settled (its diff against the vault found nothing). */
@@ -100,11 +109,21 @@ class StallMonitor {
   private since = 0;
   private longTask = 0;
   private late = 0;
+  /** The long tasks since the last reset, for where a stall falls. */
+  readonly tasks: Array<{ startMs: number; durationMs: number; label: string }> = [];
+  /** Names what was running when a long task is seen (observed just after it ends). */
+  label: () => string = () => '';
 
   constructor() {
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
-        if (entry.startTime >= this.since) this.longTask = Math.max(this.longTask, entry.duration);
+        if (entry.startTime < this.since) continue;
+        this.longTask = Math.max(this.longTask, entry.duration);
+        this.tasks.push({
+          startMs: entry.startTime,
+          durationMs: entry.duration,
+          label: this.label(),
+        });
       }
     }).observe({ type: 'longtask', buffered: true });
     const tick = (due: number) => {
@@ -119,6 +138,7 @@ class StallMonitor {
     this.since = performance.now();
     this.longTask = 0;
     this.late = 0;
+    this.tasks.length = 0;
   }
 
   read(): Stall {
@@ -208,6 +228,27 @@ interface Indexed {
   started: Promise<void>;
 }
 
+/** The longest synchronous step of each of the engine's stepped loads, for where a stall is. */
+const longestSteps: Record<string, { ms: number; step: number }> = {};
+
+function timeSteps(engine: SearchEngine): SearchEngine {
+  for (const name of ['loadSnapshotInSteps', 'loadSnapshotVectorsInSteps'] as const) {
+    const load = engine[name].bind(engine);
+    engine[name] = function* (snapshot: unknown) {
+      const steps = load(snapshot);
+      for (let step = 0; ; step++) {
+        const started = performance.now();
+        const next = steps.next();
+        const ms = performance.now() - started;
+        if (ms > (longestSteps[name]?.ms ?? 0)) longestSteps[name] = { ms, step };
+        if (next.done) return;
+        yield;
+      }
+    };
+  }
+  return engine;
+}
+
 async function openIndex(
   vault: MemoryVault,
   embedder: HashEmbedder | null,
@@ -215,7 +256,7 @@ async function openIndex(
 ): Promise<Indexed> {
   const store = await SearchStore.open('bench');
   watch?.(store);
-  const engine = createSearchEngine({ embedder });
+  const engine = timeSteps(createSearchEngine({ embedder }));
   const problems = { count: 0 };
   const turns = { count: 0, waitMs: 0 };
   const indexer = new DeviceIndexer({
@@ -243,9 +284,30 @@ async function indexPhase(): Promise<IndexResult> {
     stall: monitor.read(),
     ...index.indexer.state,
   });
+  // The snapshot is taken and written inside the indexer's last phase: named apart.
+  let snapshotting = false;
+  const takeSnapshot = index.engine.takeSnapshot.bind(index.engine);
+  index.engine.takeSnapshot = (contentHashOf) => {
+    snapshotting = true;
+    return takeSnapshot(contentHashOf);
+  };
+  const putSnapshot = index.store.putSnapshot.bind(index.store);
+  index.store.putSnapshot = async (...args) => {
+    try {
+      return await putSnapshot(...args);
+    } finally {
+      snapshotting = false;
+    }
+  };
+  monitor.label = () => `${index.indexer.state.phase}${snapshotting ? ' (snapshot)' : ''}`;
   await index.started;
   const indexMs = performance.now() - started;
   const stall = monitor.read();
+  const longTasks = [...monitor.tasks]
+    .sort((a, b) => b.durationMs - a.durationMs)
+    .slice(0, 8)
+    .map((task) => ({ ...task, startMs: task.startMs - started }));
+  monitor.label = () => '';
   index.store.close();
   const estimate = await navigator.storage.estimate();
   return {
@@ -258,6 +320,7 @@ async function indexPhase(): Promise<IndexResult> {
     storeBytes: estimate.usage ?? 0,
     turns: index.turns,
     calibrationMs,
+    longTasks,
   };
 }
 
@@ -312,6 +375,7 @@ async function relatedSwitches(
     },
     metadataCache: {
       resolvedLinks,
+      on: () => ({}),
       getFileCache: (file: TFile) => ({ frontmatter: { tags: tags.get(file.path) ?? [] } }),
     },
     vault: {
@@ -360,7 +424,13 @@ async function relatedSwitches(
 }
 
 /** Wall time spent in the store's read calls (awaits included), for where a restart goes. */
-const RESTORE_READS = ['readSnapshot', 'countFiles', 'filesAfter', 'vectorsFor'] as const;
+const RESTORE_READS = [
+  'readSnapshotDeferringVectors',
+  'countFiles',
+  'filesAfter',
+  'getFiles',
+  'vectorsFor',
+] as const;
 
 function timeReads(store: SearchStore, spent: Record<string, number>): void {
   for (const name of RESTORE_READS) {
@@ -387,10 +457,13 @@ async function restartPhase(): Promise<RestartResult> {
   const storeReadMs: Record<string, number> = {};
   const index = await openIndex(vault, embedder, (store) => timeReads(store, storeReadMs));
   while (!index.indexer.ready) await new Promise((done) => setTimeout(done, 0));
+  const readyMs = performance.now();
   const beforeQuery = embedder.texts;
   await index.engine.search(listing.queries[0]!, { limit: 10 });
   const answeredMs = performance.now();
+  const firstQueryMs = answeredMs - readyMs;
   const stall = monitor.read();
+  const longTasks = [...monitor.tasks];
   const readMs = { ...storeReadMs };
   const queryTexts = embedder.texts - beforeQuery;
   await index.started;
@@ -413,6 +486,10 @@ async function restartPhase(): Promise<RestartResult> {
     answeredMs,
     scriptStartMs,
     listedMs,
+    readyMs,
+    longTasks,
+    longestSteps: { ...longestSteps },
+    firstQueryMs,
     readMs,
     settledMs,
     stall,

@@ -337,12 +337,27 @@ const detail = ({ index, restart }) =>
   [
     `stall as long task / late timer ${ms(index.stall.longTaskMs)} / ${ms(index.stall.timerLateMs)} (index), ` +
       `${ms(restart.stall.longTaskMs)} / ${ms(restart.stall.timerLateMs)} (restart)`,
-    `restart: script start ${ms(restart.scriptStartMs)}, listing in ${ms(restart.listedMs)}, store reads until answered ` +
+    `restart: script start ${ms(restart.scriptStartMs)}, listing in ${ms(restart.listedMs)}, ` +
+      `searchable at ${ms(restart.readyMs)}, first query ${ms(restart.firstQueryMs)}, longest load steps ` +
+      Object.entries(restart.longestSteps)
+        .map(([name, { ms: spent, step }]) => `${name} ${ms(spent)} (step ${step})`)
+        .join(', ') +
+      ', long tasks until answered ' +
+      (restart.longTasks
+        .map((task) => `${ms(task.durationMs)} at ${ms(task.startMs)}`)
+        .join(', ') || 'none') +
+      ', store reads until answered ' +
       Object.entries(restart.readMs)
         .map(([name, spent]) => `${name} ${ms(spent)}`)
         .join(', ') +
       `, indexer settled ${seconds(restart.settledMs)}, UI turns ${turns(restart.turns)}`,
     index.capped ? null : `index UI turns ${turns(index.turns)}`,
+    index.longTasks?.length
+      ? 'index long tasks ' +
+        index.longTasks
+          .map((task) => `${ms(task.durationMs)} at ${seconds(task.startMs)} (${task.label})`)
+          .join(', ')
+      : null,
     `related max ${ms(restart.related.max)}, ${restart.related.shownAvg.toFixed(1)} shown`,
     `calibration loop ${index.capped ? '' : `${ms(index.calibrationMs)} (index) / `}${ms(restart.calibrationMs)} (restart)`,
   ]
