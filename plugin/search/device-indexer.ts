@@ -96,6 +96,7 @@ export class DeviceIndexer {
   private stopped = false;
   private progress: IndexProgress = { phase: 'loading', done: 0, total: 0 };
   private isReady = false;
+  private isRestored = false;
 
   constructor(private readonly options: DeviceIndexerOptions) {
     this.sliceMs = options.sliceMs ?? 25;
@@ -105,9 +106,20 @@ export class DeviceIndexer {
     this.snapshotDelayMs = options.snapshotDelayMs ?? 60_000;
   }
 
-  /** True once the persisted index is searchable (before the diff has caught up). */
+  /**
+   * True once the persisted index is searchable (before the diff has caught up; with a
+   * snapshot, before the restore has read every stored file: searches confirm what they find).
+   */
   get ready(): boolean {
     return this.isReady;
+  }
+
+  /**
+   * True once every stored note is in the engine with its vectors: what needs whole notes
+   * rather than search hits (the related-notes view) waits for this.
+   */
+  get restored(): boolean {
+    return this.isRestored;
   }
 
   get state(): IndexProgress {
@@ -218,6 +230,7 @@ export class DeviceIndexer {
     engine.finishRestore();
     engine.confirmUnconfirmedWith(null);
     this.isReady = true;
+    this.isRestored = true;
     // Vectors of another model or of text no note has any more. With no provider, keep them:
     // switching back to it should not cost a full re-embedding.
     if (embedder) await store.pruneVectors(embedder.model.id, used);

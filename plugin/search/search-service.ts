@@ -107,9 +107,12 @@ export class SearchService implements VaultSearch {
     return this.engine.search(query, options);
   }
 
-  /** Other notes' chunks like `path`'s (the related-notes view); null until the index is loaded. */
+  /**
+   * Other notes' chunks like `path`'s (the related-notes view); null until every stored note
+   * is restored (a search can answer earlier, but a ranking of whole notes would miss some).
+   */
   relatedChunks(path: string, limit: number): RelatedChunks | null {
-    if (!this.ready) return null;
+    if (!this.indexer?.restored) return null;
     return this.engine.relatedChunks(path, limit);
   }
 

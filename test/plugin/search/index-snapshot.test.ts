@@ -411,6 +411,8 @@ describe('DeviceIndexer with snapshots', () => {
     const embedder = new FakeEmbedder();
     const second = await openHeld(vault, scheduler, key, embedder);
     expect(second.engine.noteCount).toBe(0);
+    // Searchable, but whole-note views (related notes) wait for the restore.
+    expect(second.indexer.restored).toBe(false);
     expect(await second.engine.search('uniq7')).toEqual(uniq);
     // Its candidates only (60 chunks at most), not the 150 notes.
     const read = new Set(second.asked.flat());
@@ -422,6 +424,7 @@ describe('DeviceIndexer with snapshots', () => {
 
     second.release();
     await second.started;
+    expect(second.indexer.restored).toBe(true);
     expect(second.engine.noteCount).toBe(150);
     expect(await results(second.engine)).toEqual(expected);
     // Notes adopted early kept the snapshot's vectors: nothing re-embedded, nothing re-read.
