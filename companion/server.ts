@@ -38,6 +38,7 @@ import { connectVaultReminders, VaultReminderSource } from './scheduler/vault-re
 import { indexAfterWrite } from './vault/index-after-write';
 import { removeLeftoverTemps } from './vault/leftover-temps';
 import { COMPANION_VERSION } from './version';
+import { collectGarbage } from './idle-gc';
 import { removeServerFile, writeServerFile } from './clients/server-file';
 import type { OllamaModel } from './clients/openai-turn';
 
@@ -252,7 +253,7 @@ export async function startServer(
   }
   // Vectors are held in memory for search; load them once the scan is through rather than on
   // the first question someone asks.
-  void indexer
+  const vectorsLoaded = indexer
     .whenIdle()
     .then(() => {
       const started = performance.now();
@@ -266,6 +267,22 @@ export async function startServer(
       options.logger.warn(
         { err: { message: (error as Error).message } },
         'loading vectors failed; the first vector search loads them',
+      );
+    });
+  // Once everything is embedded too, the garbage of the start-up work goes (see idle-gc.ts).
+  void vectorsLoaded
+    .then(() => indexer.whenEmbedded())
+    .then(() => {
+      const before = process.memoryUsage.rss();
+      const ms = collectGarbage();
+      if (ms === null) return;
+      options.logger.info(
+        {
+          ms: Math.round(ms),
+          rssBeforeMb: Math.round(before / 2 ** 20),
+          rssAfterMb: Math.round(process.memoryUsage.rss() / 2 ** 20),
+        },
+        'start-up work settled; its garbage collected',
       );
     });
   // Exclude globs edited in the plugin apply without a restart.

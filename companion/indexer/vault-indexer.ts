@@ -65,7 +65,7 @@ export interface VaultIndexerOptions {
   readonly excludes?: VaultExcludes;
   /** Quiet time after a file's last event before it is read (sync tools write in steps). */
   readonly debounceMs?: number;
-  /** Watch for changes after the initial scan; default true. */
+  /** Watch the vault's folders for changes, from the first scan on; default true. */
   readonly watch?: boolean;
   readonly embeddings?: EmbeddingQueueOptions;
   readonly weights?: Partial<ColumnWeights>;
