@@ -11,9 +11,11 @@
 //     written every second by a preload (--require) the script puts next to the vault.
 //
 //   node scripts/bench/idle-memory.mjs [--notes 10000] [--quiet-seconds 60] [--dims 512]
+//                                      [--cli path/to/dist/companion/cli.mjs]
 //
 // Linux only (RSS is read from /proc/<pid>/status). Builds dist/companion first (esbuild,
-// --companion-only). The load average is printed: other work on the machine slows indexing,
+// --companion-only), unless --cli names a build to measure instead (another commit's, to
+// compare: its own node_modules must resolve from there). The load average is printed: other work on the machine slows indexing,
 // and a busier process collects garbage at other times, so compare runs at similar load.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +33,7 @@ const { values: args } = parseArgs({
     notes: { type: 'string', default: '10000' },
     'quiet-seconds': { type: 'string', default: '60' },
     dims: { type: 'string', default: '512' },
+    cli: { type: 'string' },
   },
 });
 const notes = Number(args.notes);
@@ -41,13 +44,15 @@ if (!(quietSeconds >= 0)) throw new Error(`--quiet-seconds must be a number of s
 if (!Number.isInteger(dims) || dims < 1) throw new Error(`--dims must be a positive integer`);
 if (process.platform !== 'linux') throw new Error('idle-memory reads /proc: Linux only');
 
-const build = spawnSync(
-  process.execPath,
-  ['esbuild.config.mjs', 'production', '--companion-only'],
-  { cwd: repo, encoding: 'utf8' },
-);
-if (build.status !== 0) throw new Error(`companion build failed:\n${build.stderr}`);
-const cli = join(repo, 'dist/companion/cli.mjs');
+if (args.cli === undefined) {
+  const build = spawnSync(
+    process.execPath,
+    ['esbuild.config.mjs', 'production', '--companion-only'],
+    { cwd: repo, encoding: 'utf8' },
+  );
+  if (build.status !== 0) throw new Error(`companion build failed:\n${build.stderr}`);
+}
+const cli = resolve(args.cli ?? join(repo, 'dist/companion/cli.mjs'));
 
 const bundle = await bundleForNode('cairn-bench', {
   'idle-memory-vault': 'scripts/bench/generate-vault.ts',
