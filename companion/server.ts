@@ -38,7 +38,7 @@ import { connectVaultReminders, VaultReminderSource } from './scheduler/vault-re
 import { indexAfterWrite } from './vault/index-after-write';
 import { removeLeftoverTemps } from './vault/leftover-temps';
 import { COMPANION_VERSION } from './version';
-import { collectGarbage } from './idle-gc';
+import { collectStartupGarbage } from './idle-gc';
 import { removeServerFile, writeServerFile } from './clients/server-file';
 import type { OllamaModel } from './clients/openai-turn';
 
@@ -272,19 +272,7 @@ export async function startServer(
   // Once everything is embedded too, the garbage of the start-up work goes (see idle-gc.ts).
   void vectorsLoaded
     .then(() => indexer.whenEmbedded())
-    .then(() => {
-      const before = process.memoryUsage.rss();
-      const ms = collectGarbage();
-      if (ms === null) return;
-      options.logger.info(
-        {
-          ms: Math.round(ms),
-          rssBeforeMb: Math.round(before / 2 ** 20),
-          rssAfterMb: Math.round(process.memoryUsage.rss() / 2 ** 20),
-        },
-        'start-up work settled; its garbage collected',
-      );
-    });
+    .then(() => collectStartupGarbage(options.logger));
   // Exclude globs edited in the plugin apply without a restart.
   const excludeWatch = watchExcludeGlobs(config.vault, {
     onChange: (globs) => indexer.setPluginExcludeGlobs(globs),
