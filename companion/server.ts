@@ -38,6 +38,7 @@ import { connectVaultReminders, VaultReminderSource } from './scheduler/vault-re
 import { indexAfterWrite } from './vault/index-after-write';
 import { removeLeftoverTemps } from './vault/leftover-temps';
 import { COMPANION_VERSION } from './version';
+import { collectStartupGarbage } from './idle-gc';
 import { removeServerFile, writeServerFile } from './clients/server-file';
 import type { OllamaModel } from './clients/openai-turn';
 
@@ -252,7 +253,7 @@ export async function startServer(
   }
   // Vectors are held in memory for search; load them once the scan is through rather than on
   // the first question someone asks.
-  void indexer
+  const vectorsLoaded = indexer
     .whenIdle()
     .then(() => {
       const started = performance.now();
@@ -268,6 +269,10 @@ export async function startServer(
         'loading vectors failed; the first vector search loads them',
       );
     });
+  // Once everything is embedded too, the garbage of the start-up work goes (see idle-gc.ts).
+  void vectorsLoaded
+    .then(() => indexer.whenEmbedded())
+    .then(() => collectStartupGarbage(options.logger));
   // Exclude globs edited in the plugin apply without a restart.
   const excludeWatch = watchExcludeGlobs(config.vault, {
     onChange: (globs) => indexer.setPluginExcludeGlobs(globs),

@@ -6,6 +6,8 @@
 // Parts, in order:
 //   embeddings   scripts/bench-embeddings.mjs (USE-lite throughput), run as is;
 //   <name>       every other area's scripts/bench/<name>.mjs (e.g. index, scheduler), run as is;
+//                idle-memory builds dist/companion and reports its RSS and heap once idle at
+//                10k notes and after a restart (takes ~5 minutes; its own flags: run it directly);
 //                plugin-onload times the built main.js, so it wants `npm run build` first;
 //                plugin-browser runs the plugin's search in headless Chromium (/usr/bin/chromium);
 //   indexing     full index time and chunks/s on obsidian-help-en (keyword, then USE-lite

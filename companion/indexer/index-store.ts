@@ -167,10 +167,12 @@ export class IndexStore {
     const prefix = folder.endsWith('/') ? folder : `${folder}/`;
     return inTransaction(this.db, () => {
       const rows = this.db
-        .prepare<[string, number], { path: string; kind: DocumentType }>(
-          'SELECT path, kind FROM index_files WHERE substr(path, 1, ?2) = ?1',
+        // Numbered parameters (?1, ?2) are not bound from an argument list by better-sqlite3
+        // ("Too many parameter values"): plain ones, in order.
+        .prepare<[number, string], { path: string; kind: DocumentType }>(
+          'SELECT path, kind FROM index_files WHERE substr(path, 1, ?) = ?',
         )
-        .all(prefix, prefix.length);
+        .all(prefix.length, prefix);
       for (const row of rows) this.deleteRows(row.path);
       return rows;
     });

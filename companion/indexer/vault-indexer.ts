@@ -1,9 +1,7 @@
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
-import { join, relative as relativePath, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { watch } from 'chokidar';
-import type { FSWatcher } from 'chokidar';
 import type { SemanticStatus, StatusResponse } from '../../shared/protocol/status';
 import type { SearchExclusionRule } from '../search/search-exclusions';
 import type { Clock, Embedder } from '../../shared/ports';
@@ -27,6 +25,8 @@ import { contentHash, INDEX_FORMAT, readVaultFile } from './read-vault-file';
 import type { IndexedFile } from './read-vault-file';
 import { symlinkProblem, walkVault } from '../vault/vault-walk';
 import type { FileStat } from '../vault/vault-walk';
+import { FolderWatcher } from '../vault/folder-watcher';
+import type { FolderChange } from '../vault/folder-watcher';
 
 export const DEFAULT_DEBOUNCE_MS = 300;
 export const DEFAULT_RESCAN_INTERVAL_MS = 30 * 60_000;
@@ -65,7 +65,7 @@ export interface VaultIndexerOptions {
   readonly excludes?: VaultExcludes;
   /** Quiet time after a file's last event before it is read (sync tools write in steps). */
   readonly debounceMs?: number;
-  /** Watch for changes after the initial scan; default true. */
+  /** Watch the vault's folders for changes, from the first scan on; default true. */
   readonly watch?: boolean;
   readonly embeddings?: EmbeddingQueueOptions;
   readonly weights?: Partial<ColumnWeights>;
@@ -98,7 +98,7 @@ type Work =
   | { readonly type: 'folder'; readonly path: string };
 
 /**
- * Keeps the SQLite index in step with the vault: an initial scan, then a chokidar watcher.
+ * Keeps the SQLite index in step with the vault: a folder watcher, an initial scan, rescans.
  * Each changed path is debounced, then read, hashed (unchanged content is skipped), parsed,
  * chunked and written in one transaction; a deleted file or folder drops its rows. Chunks
  * without a vector go to the embedding queue. One file's bad content never stops the rest.
@@ -115,7 +115,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
   private readonly queue = new Map<string, Work>();
   private readonly listeners = new Set<(change: VaultChange) => void>();
   private idleWaiters: Array<() => void> = [];
-  private watcher: FSWatcher | null = null;
+  private watcher: FolderWatcher | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
   /**
    * Files read but not saved in the index (the database's disk full, or read-only), or not read
@@ -164,17 +164,13 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
   }
 
   /**
-   * Scans the whole vault in the background, and starts watching once the scan has looked at
-   * every file; `whenIdle()` resolves once the scan is through. Not side by side: the watcher's
-   * start stats every file twice and takes seconds at 10k notes, and its stats would queue
-   * ahead of the scan's in libuv's thread pool. Nothing is lost in between: when the watcher
-   * is ready, the time and size it saw for every file are compared with the index and the
-   * folders are listed again (no file I/O), so what changed since the scan's look is read then.
+   * Scans the whole vault in the background; `whenIdle()` resolves once the scan is through.
+   * Each scan first has every folder watched (the first one starts the watcher), so what
+   * changes while the scan walks and reads is reported by the watcher: nothing falls between
+   * the scan's look at a file and the start of watching.
    */
   async start(): Promise<void> {
     this.startScan();
-    // Normally started by the scan itself; this covers a first scan that failed before that.
-    void this.scanning?.then(() => this.startWatcherOnce());
     const interval = this.options.rescanIntervalMs ?? DEFAULT_RESCAN_INTERVAL_MS;
     if (interval > 0 && this.options.watch !== false) {
       this.rescanTimer = setInterval(() => {
@@ -225,33 +221,27 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
 
   /**
    * The plugin's exclude globs changed (its data.json, see exclude-settings.ts): the rescan
-   * drops files now excluded and indexes ones no longer excluded, and the watcher starts again
-   * so it watches the folders the old rules skipped.
+   * drops files now excluded and indexes ones no longer excluded, and its watcher sync
+   * watches the folders the old rules skipped and releases the ones excluded now.
    */
   async setPluginExcludeGlobs(globs: readonly string[]): Promise<void> {
     if (this.closed) return;
     this.exclude.setPluginGlobs(globs);
-    const watcher = this.watcher;
-    this.watcher = null;
-    await watcher?.close();
     await this.rescan();
   }
 
-  /** Walks the vault again (e.g. after the watcher may have missed events). */
+  /** Walks the vault again (e.g. after the watcher may have missed events or folders). */
   rescan(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.startScan();
     return this.whenIdle();
   }
 
-  /**
-   * Runs a scan after any running one; only the latest clears `scanning` when it ends. With
-   * `watcherStats` the scan takes files' times and sizes from there instead of stat'ing them.
-   */
-  private startScan(watcherStats?: ReadonlyMap<string, FileStat>): void {
+  /** Runs a scan after any running one; only the latest clears `scanning` when it ends. */
+  private startScan(): void {
     const previous = this.scanning ?? Promise.resolve();
     const tracked: Promise<void> = previous
-      .then(() => this.guardedScan(watcherStats))
+      .then(() => this.guardedScan())
       .finally(() => {
         if (this.scanning === tracked) this.afterScan();
       });
@@ -357,9 +347,9 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
   // ---- scanning and watching ----------------------------------------------------------------
 
   /** A scan that fails (the vault folder vanished, a disk error) is logged, never thrown. */
-  private async guardedScan(watcherStats?: ReadonlyMap<string, FileStat>): Promise<void> {
+  private async guardedScan(): Promise<void> {
     try {
-      await this.scan(watcherStats);
+      await this.scan();
     } catch (error) {
       this.options.logger.error(
         { err: { message: (error as Error).message } },
@@ -368,9 +358,13 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     }
   }
 
-  private async scan(watcherStats?: ReadonlyMap<string, FileStat>): Promise<void> {
+  private async scan(): Promise<void> {
     const started = performance.now();
-    const walked = await walkVault(this.root, this.exclude, { withStats: !watcherStats });
+    // Watch first (a walk of the folders only), then look at the files: a change made after a
+    // file's look below is reported by the watcher, one made before it is seen by the look.
+    await this.watchFolders();
+    if (this.closed) return;
+    const walked = await walkVault(this.root, this.exclude, { withStats: true });
     if (this.closed) return;
     const stored = this.store.fileStates();
     const seen = new Set(walked.files.map((file) => file.path));
@@ -385,16 +379,13 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     // it after the same comparison); every other one is read, hashed and compared.
     let unchanged = 0;
     for (const file of walked.files) {
-      const stat = file.stat ?? watcherStats?.get(file.path);
-      if (stat && isUnchanged(stored.get(file.path), stat)) unchanged++;
+      if (file.stat && isUnchanged(stored.get(file.path), file.stat)) unchanged++;
       else this.enqueue({ type: 'file', path: file.path });
     }
     this.options.logger.info(
       { files: walked.files.length, unchanged, pending: this.queue.size },
       'vault scan: checking files',
     );
-    // The first scan has looked at every file: from here on the watcher reports changes.
-    this.startWatcherOnce();
     // A drain already running (a watcher event) may end before it reached these paths.
     while (!this.closed && (this.queue.size > 0 || this.draining)) await this.drain();
     this.options.logger.info(
@@ -408,53 +399,35 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     );
   }
 
-  private startWatcherOnce(): void {
-    if (this.watcher === null && this.options.watch !== false && !this.closed) this.startWatcher();
+  /**
+   * Starts the folder watcher on the first scan; on later ones (periodic, exclude rules
+   * changed) watches the folders it misses and releases the ones gone or excluded now.
+   */
+  private async watchFolders(): Promise<void> {
+    if (this.options.watch === false || this.closed) return;
+    this.watcher ??= new FolderWatcher({
+      root: this.root,
+      exclude: this.exclude,
+      logger: this.options.logger,
+      onChange: (change) => this.onFolderChange(change),
+    });
+    const started = performance.now();
+    await this.watcher.sync();
+    this.options.logger.debug(
+      { folders: this.watcher.watched.length, ms: Math.round(performance.now() - started) },
+      'vault folders watched',
+    );
   }
 
-  private startWatcher(): void {
-    let initialStats = new Map<string, FileStat>();
-    let ready = false;
-    const watcher = watch(this.root, {
-      // Its first walk reports every file with its stats: compared with the index once ready.
-      ignoreInitial: false,
-      followSymlinks: false,
-      // Dot-folders (.obsidian, .trash, .git) and user excludes are never even watched.
-      ignored: (absolute: string) => this.exclude.excludes(this.toRelative(absolute) ?? ''),
-    });
-    this.watcher = watcher;
-    watcher.on('all', (event, absolute, stats) => {
-      const path = this.toRelative(absolute);
-      if (path === null || path === '') return;
-      if (!ready && (event === 'add' || event === 'addDir')) {
-        // The first walk, not a change: the scan once ready decides what needs reading. A
-        // symlink gets no stat here, so that scan hands it to indexPath, which checks it.
-        if (event === 'add' && stats?.isFile())
-          initialStats.set(path, { mtimeMs: stats.mtimeMs, size: stats.size });
-        return;
-      }
-      if (event === 'unlinkDir' || event === 'addDir') this.debounce({ type: 'folder', path });
-      else if (indexableKind(path) !== null) this.debounce({ type: 'file', path });
-    });
-    watcher.on('error', (error) => {
-      this.options.logger.warn(
-        { err: { message: (error as Error).message } },
-        'vault watcher error',
-      );
-    });
-    watcher.once('ready', () => {
-      ready = true;
-      // Catches what changed between the first scan's look at a file and the watcher's.
-      const seen = initialStats;
-      initialStats = new Map();
-      if (!this.closed) this.startScan(seen);
-    });
-  }
-
-  private toRelative(absolute: string): string | null {
-    const rel = relativePath(this.root, absolute);
-    if (rel.startsWith('..')) return null;
-    return sep === '/' ? rel : rel.split(sep).join('/');
+  private onFolderChange(change: FolderChange): void {
+    if (change.path === '') {
+      // The vault folder itself (no entry named): look at everything in it again.
+      if (!this.scanning) void this.rescan();
+      return;
+    }
+    if (change.type === 'folder') this.debounce({ type: 'folder', path: change.path });
+    else if (indexableKind(change.path) !== null)
+      this.debounce({ type: 'file', path: change.path });
   }
 
   private debounce(work: Work): void {

@@ -110,3 +110,32 @@ export async function symlinkProblem(realRoot: string, relative: string): Promis
   if (!stats?.isFile()) return 'symlink to something other than a file; not read';
   return null;
 }
+
+/**
+ * Visits the vault's folders (vault-relative, `''` for the root, then depth first) under the
+ * same rules as `walkVault`: excluded folders are not entered, symlinked ones not followed.
+ * `visit` runs before a folder is listed, so a watcher placed there misses nothing created
+ * after the listing; a folder it cannot list (deleted meanwhile, unreadable) is skipped.
+ */
+export async function walkFolders(
+  root: string,
+  exclude: { excludes(relative: string): boolean },
+  visit: (relative: string) => void,
+  from = '',
+): Promise<void> {
+  const pending: string[] = [from];
+  while (pending.length > 0) {
+    const folder = pending.pop()!;
+    visit(folder);
+    let entries;
+    try {
+      entries = await readdir(join(root, folder), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const relative = folder === '' ? entry.name : `${folder}/${entry.name}`;
+      if (entry.isDirectory() && !exclude.excludes(relative)) pending.push(relative);
+    }
+  }
+}

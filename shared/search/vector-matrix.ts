@@ -36,7 +36,11 @@ export class VectorMatrix {
   readonly dims: number;
   private readonly coder: RotatedSignCoder;
   private readonly words: number;
-  private floats: Float32Array;
+  /**
+   * The normalised vectors, `BLOCK_SLOTS` slots a block (the first one smaller while the matrix
+   * is small): a full matrix gets one more block, and no vector is ever copied to grow.
+   */
+  private readonly blocks: Float32Array[] = [];
   private codes: Int32Array;
   private ids: Float64Array;
   private readonly slotOf = new Map<number, number>();
@@ -49,7 +53,8 @@ export class VectorMatrix {
     this.coder = new RotatedSignCoder(dims);
     this.words = this.coder.words;
     const initial = Math.max(1, capacity);
-    this.floats = new Float32Array(initial * dims);
+    this.blocks.push(new Float32Array(Math.min(initial, BLOCK_SLOTS) * dims));
+    while (this.floatSlots() < initial) this.blocks.push(new Float32Array(BLOCK_SLOTS * dims));
     this.codes = new Int32Array(initial * this.words);
     this.ids = new Float64Array(initial);
   }
@@ -64,7 +69,9 @@ export class VectorMatrix {
 
   /** Bytes held by the vectors and codes (capacity included). */
   get bytes(): number {
-    return this.floats.byteLength + this.codes.byteLength + this.ids.byteLength;
+    let bytes = this.codes.byteLength + this.ids.byteLength;
+    for (const block of this.blocks) bytes += block.byteLength;
+    return bytes;
   }
 
   /** Adds or replaces the vector stored under `id`. */
@@ -75,13 +82,15 @@ export class VectorMatrix {
     let slot = this.slotOf.get(id);
     if (slot === undefined) {
       if (this.count === this.ids.length) this.grow();
+      if (this.count === this.floatSlots()) this.addBlock();
       slot = this.count++;
       this.slotOf.set(id, slot);
       this.ids[slot] = id;
     }
     const norm = Math.sqrt(dot(vector, 0, vector, 0, this.dims));
-    const base = slot * this.dims;
-    for (let j = 0; j < this.dims; j++) this.floats[base + j] = norm > 0 ? vector[j]! / norm : 0;
+    const block = this.blocks[slot >>> BLOCK_SHIFT]!;
+    const base = (slot & BLOCK_MASK) * this.dims;
+    for (let j = 0; j < this.dims; j++) block[base + j] = norm > 0 ? vector[j]! / norm : 0;
     this.coder.encode(vector, this.codes, slot * this.words);
   }
 
@@ -95,9 +104,16 @@ export class VectorMatrix {
       const movedId = this.ids[last]!;
       this.ids[slot] = movedId;
       this.slotOf.set(movedId, slot);
-      this.floats.copyWithin(slot * this.dims, last * this.dims, (last + 1) * this.dims);
+      const from = (last & BLOCK_MASK) * this.dims;
+      this.blocks[slot >>> BLOCK_SHIFT]!.set(
+        this.blocks[last >>> BLOCK_SHIFT]!.subarray(from, from + this.dims),
+        (slot & BLOCK_MASK) * this.dims,
+      );
       this.codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
     }
+    // The last block goes once empty with the one before it half empty (no churn at the edge).
+    const blocks = this.blocks.length;
+    if (blocks > 1 && this.count <= (blocks - 1) * BLOCK_SLOTS - BLOCK_SLOTS / 2) this.blocks.pop();
     return true;
   }
 
@@ -144,8 +160,9 @@ export class VectorMatrix {
     const scored: VectorNeighbour[] = new Array<VectorNeighbour>(slots.length);
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]!;
+      const block = this.blocks[slot >>> BLOCK_SHIFT]!;
       const similarity =
-        queryNorm > 0 ? dot(this.floats, slot * dims, query, 0, dims) / queryNorm : 0;
+        queryNorm > 0 ? dot(block, (slot & BLOCK_MASK) * dims, query, 0, dims) / queryNorm : 0;
       scored[i] = { id: this.ids[slot]!, similarity };
     }
     scored.sort((a, b) => b.similarity - a.similarity || a.id - b.id);
@@ -156,16 +173,35 @@ export class VectorMatrix {
     return scored.slice(0, end);
   }
 
+  private floatSlots(): number {
+    const blocks = this.blocks.length;
+    return (blocks - 1) * BLOCK_SLOTS + this.blocks[blocks - 1]!.length / this.dims;
+  }
+
+  /**
+   * Room for more vectors: while the matrix is one block smaller than BLOCK_SLOTS that block
+   * doubles (a small copy), after that a new block is added and nothing is copied. Growing one
+   * array instead, by a quarter, held up to a quarter spare and left the old array (80 MB at
+   * 40k × 512 dims) as garbage each time; a matrix loaded halfway through the first
+   * embedding grew twice and idled at twice the memory of its vectors until a full GC.
+   */
+  private addBlock(): void {
+    const first = this.blocks[0]!;
+    if (this.blocks.length === 1 && first.length < BLOCK_SLOTS * this.dims) {
+      const slots = Math.min(BLOCK_SLOTS, (first.length / this.dims) * 2);
+      const grown = new Float32Array(slots * this.dims);
+      grown.set(first);
+      this.blocks[0] = grown;
+    } else {
+      this.blocks.push(new Float32Array(BLOCK_SLOTS * this.dims));
+    }
+  }
+
+  /** Room for more ids and codes (8 + 4 × words bytes a slot: small next to the vectors). */
   private grow(): void {
-    // Doubling while small; by a quarter once large, so a full vault's matrix (40k × 2 KB at
-    // 10k notes) holds at most a quarter spare instead of up to a whole copy (65,536 slots were
-    // allocated for 39,838 vectors: 52 MB idle for nothing). A quarter still copies each vector
-    // only a few times over the whole build.
+    // Doubling while small, by a quarter once large, so at most a quarter is spare.
     const size = this.ids.length;
     const capacity = size < LARGE_MATRIX ? size * 2 : Math.ceil(size * 1.25);
-    const floats = new Float32Array(capacity * this.dims);
-    floats.set(this.floats);
-    this.floats = floats;
     const codes = new Int32Array(capacity * this.words);
     codes.set(this.codes);
     this.codes = codes;
@@ -175,8 +211,13 @@ export class VectorMatrix {
   }
 }
 
-/** Slots from which the matrix grows by a quarter instead of doubling. */
+/** Slots from which the ids and codes grow by a quarter instead of doubling. */
 const LARGE_MATRIX = 16_384;
+
+/** Vectors a block holds (8 MB at 512 dims): at most one block is spare. A power of two. */
+const BLOCK_SHIFT = 12;
+const BLOCK_SLOTS = 1 << BLOCK_SHIFT;
+const BLOCK_MASK = BLOCK_SLOTS - 1;
 
 function dot(
   a: Float32Array,

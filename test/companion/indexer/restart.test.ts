@@ -101,15 +101,14 @@ describe('restart of an indexed vault', () => {
     expect(passes).toHaveBeenCalledTimes(1);
   });
 
-  it('what changes between the scan and the watcher start is read once the watcher is ready', async () => {
+  it('what changes while the first scan runs is read too: the folders are watched before it', async () => {
     fixture = await startIndexer({
       files: { 'A.md': 'alpha before', 'B.md': 'bravo', 'C.md': 'charlie' },
     });
     await fixture.indexer.whenIdle();
     const f = fixture;
-    // Changed right after the first scan compared every file and before the watcher starts
-    // (the scan logs this line just before starting it). Watcher events wait a minute and
-    // there is no periodic rescan: only the watcher's first walk can report these.
+    // Changed right after the scan compared every file with the index (the scan logs this line
+    // then) and before it read any: no periodic rescan, so only the watcher can report these.
     let changed = false;
     const logger = createLogger('info', {
       write(line: string) {
@@ -120,12 +119,7 @@ describe('restart of an indexed vault', () => {
         f.write('D.md', 'delta created meanwhile');
       },
     });
-    const again = await fixture.restart({
-      watch: true,
-      logger,
-      debounceMs: 60_000,
-      rescanIntervalMs: 0,
-    });
+    const again = await fixture.restart({ watch: true, logger, rescanIntervalMs: 0 });
     await vi.waitFor(
       () => {
         expect(again.queries.keyword('delta', {}, 5)).toHaveLength(1);

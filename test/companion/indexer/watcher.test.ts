@@ -88,6 +88,21 @@ describe('watcher', () => {
     expect(fixture.indexer.queries.keyword('project', { folder: 'Projects' }, 5)).toEqual([]);
   });
 
+  it('a folder tree moved in is indexed, and a note written later deep inside it too', async () => {
+    fixture = await watching({ 'Other.md': 'other' });
+    const outside = join(fixture.dir, 'Downloads');
+    mkdirSync(join(outside, 'Sub/Deeper'), { recursive: true });
+    writeFileSync(join(outside, 'Sub/Deeper/C.md'), 'charlie heron');
+    renameSync(outside, join(fixture.vault, 'Moved'));
+    await settled(fixture, () =>
+      expect(paths(fixture!)).toEqual(['Moved/Sub/Deeper/C.md', 'Other.md']),
+    );
+    fixture.write('Moved/Sub/Deeper/D.md', 'delta egret');
+    await settled(fixture, () =>
+      expect(fixture!.indexer.queries.keyword('egret', {}, 5)).toHaveLength(1),
+    );
+  });
+
   it('a deleted folder drops every file under it', async () => {
     fixture = await watching({
       'Gone/A.md': 'alpha',

@@ -101,6 +101,41 @@ describe('VectorMatrix', () => {
     expect(matrix.nearest(Float32Array.of(1, 0, 0, 0), 0)).toEqual([]);
   });
 
+  it('holds a large matrix in blocks: at most one spare, nothing copied, exact across them', () => {
+    const dims = 16;
+    const vectors = randomVectors(10_000, dims, 11);
+    // Loaded with its size known (the count of stored vectors): 3 blocks of 4,096 slots.
+    const loaded = new VectorMatrix(dims, 10_000);
+    const before = loaded.bytes;
+    vectors.forEach((vector, id) => loaded.set(id, vector));
+    expect(loaded.bytes).toBe(before);
+    const perSlot = dims * 4 + 4 + 8; // floats, one code word, the id
+    expect(before).toBeLessThanOrEqual(10_000 * perSlot + 4096 * dims * 4);
+
+    // Grown one by one from empty, then searched exactly (every vector a candidate).
+    const grown = new VectorMatrix(dims);
+    const kept = new Map<number, Float32Array>();
+    vectors.forEach((vector, id) => {
+      grown.set(id, vector);
+      kept.set(id, vector);
+    });
+    // Deletes move vectors from the last block into holes of the first ones.
+    for (let id = 0; id < 10_000; id += 3) {
+      grown.delete(id);
+      kept.delete(id);
+    }
+    for (const query of randomVectors(5, dims, 12)) {
+      const got = grown.nearest(query, 10, { rerank: 10_000 });
+      const want = bruteForce(kept, query, 10);
+      expect(got.map((hit) => hit.id)).toEqual(want.map((hit) => hit.id));
+      got.forEach((hit, index) => expect(hit.similarity).toBeCloseTo(want[index]!.similarity, 5));
+    }
+    // Kept ids on both sides of block edges (4,096 and 8,192), and the last one.
+    for (const id of [1, 4094, 4097, 8191, 8194, 9998]) {
+      expect(grown.nearest(vectors[id]!, 1, { rerank: 10_000 })[0]?.id).toBe(id);
+    }
+  });
+
   it('grows a large matrix by a quarter, not by doubling, and keeps every vector', () => {
     const dims = 8;
     const vectors = randomVectors(40_000, dims, 7);
