@@ -39,8 +39,9 @@ import type { EmbedRequestMessage, WorkerReplyMessage } from './worker-protocol'
 
 /**
  * Texts per worker message. A search query waits for a busy worker to finish its message, so
- * this bounds a query's wait while indexing runs (~8 x 50 ms of CPU); graph calls of 8 cost
- * ~3% more per text than calls of 32 (scripts/bench-embeddings.mjs).
+ * this bounds a query's wait while indexing runs (~8 x 20 ms of CPU on the native runtime,
+ * ~8 x 50 ms on wasm); on wasm graph calls of 8 cost ~3% more per text than calls of 32, on
+ * native no more (scripts/bench-embeddings.mjs).
  */
 export const DEFAULT_MAX_BATCH_TEXTS = 8;
 
