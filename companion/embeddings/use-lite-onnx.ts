@@ -85,10 +85,14 @@ export function loadOnnxRuntime(moduleName: string = ONNX_RUNTIME_MODULE): typeo
   try {
     return requireFromHere(moduleName) as typeof Ort;
   } catch (error) {
+    // The first line says what failed; Node's "Require stack" lines after it are noise in a log.
+    const reason = errorText(error).split('\n')[0];
     throw new UseLiteNativeError(
       'RUNTIME_UNAVAILABLE',
-      `${moduleName} could not be loaded (${errorText(error)})`,
-      { cause: error },
+      `${moduleName} could not be loaded (${reason})`,
+      {
+        cause: error,
+      },
     );
   }
 }
