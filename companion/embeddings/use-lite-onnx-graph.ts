@@ -1,12 +1,12 @@
 /**
  * Translates USE-lite's TensorFlow.js graph (model.json + weight shards) into an ONNX model,
  * op by op, so onnxruntime's native kernels can run the very same computation. There is no
- * Python here (tf2onnx), and the graph is small and fixed: 317 nodes of 41 op types, every
- * shape-dependent input of which (axes, permutations, slice bounds) is a constant. Each TF op
- * becomes the ONNX op(s) with the same semantics, so the vectors agree with the wasm path to
- * float rounding (docs/embeddings-performance.md has the measured agreement). An op, attribute
- * or configuration not handled here is an error, not a guess: a different model.json fails
- * loudly at load time and the companion falls back to wasm.
+ * Python here (tf2onnx), and the graph is small and fixed: 317 nodes, 40 op types besides its
+ * constants and inputs, every shape-dependent input (axes, permutations, slice bounds) a
+ * constant. Each TF op becomes the ONNX op(s) with the same semantics, so the vectors agree
+ * with the wasm path to float rounding (docs/embeddings-performance.md has the measured
+ * agreement). An op, attribute or configuration not handled here is an error, not a guess: a
+ * different model.json fails loudly at load time and the companion falls back to wasm.
  *
  * Integer tensors: TF mixes int32 and int64 (shapes are int32, the sparse input is int64);
  * ONNX wants int64 for shapes, indices and axes. Every TF integer tensor therefore becomes an
@@ -223,12 +223,12 @@ class GraphBuilder {
   }
 
   /** A new int64 initializer, e.g. the axes ONNX takes as an input where TF had an attribute. */
-  int64(hint: string, values: readonly (number | bigint)[], scalar = false): string {
+  int64(hint: string, values: readonly (number | bigint)[]): string {
     const name = `${hint}/onnx_const_${this.helperCount++}`;
     this.addInitializer({
       name,
       dataType: OnnxDataType.INT64,
-      dims: scalar ? [] : [values.length],
+      dims: [values.length],
       raw: int64Raw(values.map((value) => BigInt(value))),
     });
     return name;
