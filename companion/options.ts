@@ -136,6 +136,15 @@ export const OPTIONS = [
     defaultText: '60',
   },
   {
+    name: 'embed-runtime',
+    env: 'CAIRN_EMBED_RUNTIME',
+    kind: 'string',
+    value: '<auto|native|wasm>',
+    description:
+      'What runs the built-in embedding model: native (onnxruntime, ~3x faster) or wasm; auto uses native when it loads',
+    defaultText: 'auto',
+  },
+  {
     name: 'rotate-token',
     kind: 'boolean',
     description: 'Replace the stored API token with a new one and print it',

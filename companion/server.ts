@@ -168,6 +168,7 @@ export async function startServer(
       semantic: {
         provider: options.embeddings?.provider ?? 'none',
         ...(started.reason === undefined ? {} : { reason: started.reason }),
+        ...(embedder?.runtime === undefined ? {} : { runtime: () => embedder.runtime }),
       },
       searchExclusions: exclusions,
     });
@@ -385,7 +386,22 @@ async function startEmbedder(
   }
   try {
     const embedder = await createEmbedder(config);
-    logger.info({ model: embedder.model.id, dims: embedder.model.dims }, 'embedding model ready');
+    if (embedder.fallbackReason !== undefined) {
+      // `auto` wanted the native runtime: embedding works, ~3x slower; say why, and how to fix.
+      logger.warn(
+        { runtime: 'wasm', reason: embedder.fallbackReason },
+        `built-in embeddings run on wasm, not native: ${embedder.fallbackReason} ` +
+          '(reinstall onnxruntime-node, or set CAIRN_EMBED_RUNTIME=wasm to silence this)',
+      );
+    }
+    logger.info(
+      {
+        model: embedder.model.id,
+        dims: embedder.model.dims,
+        ...(embedder.runtime === undefined ? {} : { runtime: embedder.runtime }),
+      },
+      'embedding model ready',
+    );
     return { embedder };
   } catch (error) {
     const message = (error as Error).message;

@@ -12,14 +12,24 @@
 //   (d)  the worker embedder as the server starts it (default pool, fast) and as the indexer's
 //        embedding queue calls it: one call of DEFAULT_EMBED_BATCH texts at a time, shortest
 //        first.
-// `--agreement` then embeds every chunk of the corpus on both paths and prints the cosine
-// between each text's two vectors (min, mean): a stored index stays valid only if they agree.
+// and the native path (`native`: onnxruntime-node running the graph converted to ONNX,
+// companion/embeddings/use-lite-onnx.ts):
+//   (b2) main thread, length-bucketed, native, at each of `--native-batches` graph-call sizes;
+//   (c)  the worker embedder with one worker and with two, native;
+//   (d)  the indexer's calls, on native (the server's default when onnxruntime-node loads) and
+//        on wasm fast.
+// `--agreement` then embeds every chunk of the corpus on each path and prints the cosine
+// between each text's vectors (min, mean) for fast vs tfjs, native vs fast and native vs tfjs:
+// a stored index stays valid only if they agree.
+// `--worker-rss` starts one worker per runtime, each in a fresh process, and prints the
+// process's RSS before the worker starts and after it has embedded 64 chunks (the worker's cost).
 // `--profile` prints the time per tfjs kernel for one graph call of 32 chunks on each path.
 // For each: chunks/s, the ratio to (a), CPU ms per chunk (all threads of the process: far steadier
 // than wall time when other processes compete for the cores), the worst event-loop stall of the
 // main thread (what the server's other requests would feel), and RSS after the run.
 //
 //   node scripts/bench-embeddings.mjs [--chunks 600] [--rounds 1] [--agreement] [--profile]
+//                                     [--native-batches 8,32] [--worker-rss]
 //                                     [--corpus path/to/obsidian-help-en | --generated 10000]
 //
 // --generated N samples the chunks from the generated vault of N notes that `npm run bench`'s
@@ -47,6 +57,10 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '1' },
     agreement: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    'native-batches': { type: 'string', default: '8,32' },
+    'worker-rss': { type: 'boolean', default: false },
+    // Internal: the child process of --worker-rss for one runtime.
+    'rss-child': { type: 'string' },
     generated: { type: 'string' },
     corpus: { type: 'string', default: resolve(repo, '../shared/corpora/obsidian-help-en') },
   },
@@ -55,6 +69,10 @@ const chunkCount = Number(args.chunks);
 if (!Number.isInteger(chunkCount) || chunkCount < 1) {
   throw new Error(`--chunks must be a positive integer, got ${args.chunks}`);
 }
+const nativeBatches = args['native-batches'].split(',').map(Number);
+if (nativeBatches.some((size) => !Number.isInteger(size) || size < 1)) {
+  throw new Error(`--native-batches must list positive integers, got ${args['native-batches']}`);
+}
 const rounds = Number(args.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) {
   throw new Error(`--rounds must be a positive integer, got ${args.rounds}`);
@@ -62,7 +80,7 @@ if (!Number.isInteger(rounds) || rounds < 1) {
 
 // Its own cache folder: `npm run bench` bundles other parts into cairn-bench/ meanwhile.
 const bundle = await bundleForNode('cairn-bench-embeddings', [
-  ...['use-lite.ts', 'worker-embedder.ts', 'use-lite.worker.ts'].map(
+  ...['use-lite.ts', 'use-lite-onnx.ts', 'worker-embedder.ts', 'use-lite.worker.ts'].map(
     (name) => `companion/embeddings/${name}`,
   ),
   'companion/indexer/embedding-queue.ts',
@@ -72,6 +90,7 @@ const bundle = await bundleForNode('cairn-bench-embeddings', [
   'shared/markdown/front-matter-fence.ts',
 ]);
 const { UseLiteEmbedder } = await bundle.load('use-lite');
+const { UseLiteOnnxEmbedder } = await bundle.load('use-lite-onnx');
 const { installBatchedMatMul } = await bundle.load('use-lite-batch-matmul');
 const tf = await import('@tensorflow/tfjs-core');
 const { WorkerEmbedder, defaultWorkerCount } = await bundle.load('worker-embedder');
@@ -138,6 +157,52 @@ console.log(
   `${chunks.length} of the ${everyChunk.length} chunks of ${corpusName}, ${meanChars} characters on average`,
 );
 console.log(`load average at start: ${loadAverage()}`);
+
+/** Worker data for a path: `tfjs` and `fast` are the wasm runtime, `native` is onnxruntime. */
+function workerDataFor(path) {
+  return path === 'native'
+    ? { runtime: 'native' }
+    : { runtime: 'wasm', fastMatMul: path === 'fast' };
+}
+
+if (args['rss-child'] !== undefined) {
+  // One worker on one runtime in this fresh process: RSS before it starts and once it has
+  // embedded 64 chunks (the wasm heap and onnxruntime's arena both grow to the largest batch).
+  const before = process.memoryUsage.rss();
+  const pool = await WorkerEmbedder.start({
+    workerFile: pathToFileURL(join(bundle.outdir, 'use-lite.worker.mjs')),
+    workers: 1,
+    workerData: workerDataFor(args['rss-child']),
+  });
+  for (let i = 0; i < 64; i += 8) await pool.embed(chunks.slice(i, i + 8));
+  const after = process.memoryUsage.rss();
+  await pool.close();
+  console.log(
+    JSON.stringify({ runtime: pool.runtime, beforeMb: before / 1e6, afterMb: after / 1e6 }),
+  );
+  process.exit(0);
+}
+if (args['worker-rss']) {
+  const { execFileSync } = await import('node:child_process');
+  console.log('\nRSS of the process, one worker (64 chunks embedded in messages of 8):');
+  for (const path of ['fast', 'native']) {
+    const out = execFileSync(process.execPath, [
+      fileURLToPath(import.meta.url),
+      '--rss-child',
+      path,
+      '--chunks',
+      '64',
+      '--corpus',
+      corpus,
+    ]).toString();
+    const result = JSON.parse(out.trim().split('\n').at(-1));
+    console.log(
+      `  ${result.runtime.padEnd(7)} before ${result.beforeMb.toFixed(0)} MB, with the worker ` +
+        `${result.afterMb.toFixed(0)} MB: +${(result.afterMb - result.beforeMb).toFixed(0)} MB`,
+    );
+  }
+  process.exit(0);
+}
 
 function loadAverage() {
   return (
@@ -220,6 +285,15 @@ function summarise(runs, naiveRuns) {
 const mainThread = await UseLiteEmbedder.load({ fastMatMul: false });
 await mainThread.embed(chunks.slice(0, 4)); // warm-up: wasm compilation, first graph run
 await onPath('fast', () => mainThread.embed(chunks.slice(0, 4)));
+const loadStart = performance.now();
+const nativeByBatch = new Map();
+for (const batchSize of nativeBatches) {
+  nativeByBatch.set(batchSize, await UseLiteOnnxEmbedder.load({ batchSize }));
+}
+console.log(
+  `native load (read, convert to ONNX, create the session): ${((performance.now() - loadStart) / nativeBatches.length).toFixed(0)} ms each`,
+);
+for (const native of nativeByBatch.values()) await native.embed(chunks.slice(0, 4));
 
 const mainModes = [
   [
@@ -244,6 +318,12 @@ const mainModes = [
     '(b2) main thread, length-bucketed batches, fast',
     () => onPath('fast', () => mainThread.embed(chunks)),
   ],
+  ...[...nativeByBatch].map(([batchSize, native]) => [
+    `(b2) main thread, length-bucketed batches, native, calls of ${batchSize}`,
+    async () => {
+      await native.embed(chunks);
+    },
+  ]),
 ];
 const mainRuns = mainModes.map(() => []);
 for (let round = 0; round < rounds; round++) {
@@ -279,8 +359,11 @@ async function measurePool(name, workers, run, path = 'fast') {
   const pool = await WorkerEmbedder.start({
     workerFile: pathToFileURL(join(bundle.outdir, 'use-lite.worker.mjs')),
     workers,
-    workerData: { fastMatMul: path === 'fast' },
+    workerData: workerDataFor(path),
   });
+  if (pool.runtime !== (path === 'native' ? 'native' : 'wasm')) {
+    throw new Error(`${name}: the workers run ${pool.runtime}`);
+  }
   try {
     await Promise.all(Array.from({ length: workers }, (_, i) => pool.embed([chunks[i]])));
     return summarise([await measure(name, () => run(pool))], naiveRuns);
@@ -290,7 +373,7 @@ async function measurePool(name, workers, run, path = 'fast') {
 }
 
 for (const workers of [1, 2]) {
-  for (const path of ['tfjs', 'fast']) {
+  for (const path of ['tfjs', 'fast', 'native']) {
     results.push(
       await measurePool(
         `(c) worker embedder, ${workers} worker${workers > 1 ? 's' : ''}, ${path}`,
@@ -309,19 +392,22 @@ for (const workers of [1, 2]) {
 }
 
 const serverWorkers = defaultWorkerCount();
-results.push(
-  await measurePool(
-    `(d) indexer: ${serverWorkers} worker${serverWorkers > 1 ? 's' : ''}, calls of ${DEFAULT_EMBED_BATCH} in turn`,
-    serverWorkers,
-    async (pool) => {
-      // As EmbeddingQueue does: one call at a time, each window sorted shortest first.
-      for (let i = 0; i < chunks.length; i += DEFAULT_EMBED_BATCH) {
-        const window = chunks.slice(i, i + DEFAULT_EMBED_BATCH);
-        await pool.embed(window.sort((a, b) => a.length - b.length));
-      }
-    },
-  ),
-);
+for (const path of ['fast', 'native']) {
+  results.push(
+    await measurePool(
+      `(d) indexer: ${serverWorkers} worker${serverWorkers > 1 ? 's' : ''}, calls of ${DEFAULT_EMBED_BATCH} in turn, ${path}`,
+      serverWorkers,
+      async (pool) => {
+        // As EmbeddingQueue does: one call at a time, each window sorted shortest first.
+        for (let i = 0; i < chunks.length; i += DEFAULT_EMBED_BATCH) {
+          const window = chunks.slice(i, i + DEFAULT_EMBED_BATCH);
+          await pool.embed(window.sort((a, b) => a.length - b.length));
+        }
+      },
+      path,
+    ),
+  );
+}
 
 const rows = results.map((r) => [
   r.name,
@@ -367,17 +453,25 @@ if (args.agreement) {
   });
   const plain = await mainThread.embed(every);
   const fast = await onPath('fast', () => mainThread.embed(every));
-  const cosines = plain.map((vector, i) => {
-    let dot = 0;
-    for (let j = 0; j < vector.length; j++) dot += vector[j] * fast[i][j];
-    return dot; // both unit length
-  });
-  const min = Math.min(...cosines);
-  const mean = cosines.reduce((a, b) => a + b, 0) / cosines.length;
-  const below = cosines.filter((c) => c < 0.9999).length;
-  console.log(
-    `\nagreement, fast vs tfjs, every chunk of the corpus (${every.length}): cosine min ${min.toFixed(9)}, ` +
-      `mean ${mean.toFixed(9)}, below 0.9999: ${below}`,
-  );
+  const native = await nativeByBatch.values().next().value.embed(every);
+  const agreement = (name, a, b) => {
+    const cosines = a.map((vector, i) => {
+      let dot = 0;
+      for (let j = 0; j < vector.length; j++) dot += vector[j] * b[i][j];
+      return dot; // both unit length
+    });
+    const min = Math.min(...cosines);
+    const mean = cosines.reduce((x, y) => x + y, 0) / cosines.length;
+    const below = cosines.filter((c) => c < 0.9999).length;
+    console.log(
+      `agreement, ${name}, every chunk of the corpus (${every.length}): cosine min ${min.toFixed(9)}, ` +
+        `mean ${mean.toFixed(9)}, below 0.9999: ${below}`,
+    );
+  };
+  console.log('');
+  agreement('fast vs tfjs', fast, plain);
+  agreement('native vs fast', native, fast);
+  agreement('native vs tfjs', native, plain);
 }
+for (const native of nativeByBatch.values()) await native.dispose();
 mainThread.dispose();

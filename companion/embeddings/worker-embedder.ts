@@ -34,12 +34,14 @@ import { Worker } from 'node:worker_threads';
 import type { Embedder, EmbeddingModel } from '../../shared/ports';
 import { EmbeddingProviderError } from './provider-error';
 import { USE_LITE_MODEL } from './use-lite-model';
+import type { EmbedRuntime } from './use-lite-runtime';
 import type { EmbedRequestMessage, WorkerReplyMessage } from './worker-protocol';
 
 /**
  * Texts per worker message. A search query waits for a busy worker to finish its message, so
- * this bounds a query's wait while indexing runs (~8 x 50 ms of CPU); graph calls of 8 cost
- * ~3% more per text than calls of 32 (scripts/bench-embeddings.mjs).
+ * this bounds a query's wait while indexing runs (~8 x 20 ms of CPU on the native runtime,
+ * ~8 x 50 ms on wasm); on wasm graph calls of 8 cost ~3% more per text than calls of 32, on
+ * native no more (scripts/bench-embeddings.mjs).
  */
 export const DEFAULT_MAX_BATCH_TEXTS = 8;
 
@@ -77,7 +79,10 @@ export interface WorkerEmbedderOptions {
   model?: EmbeddingModel;
   /** At most this many texts per message to the worker; default {@link DEFAULT_MAX_BATCH_TEXTS}. */
   maxBatchTexts?: number;
-  /** Passed to each worker as `workerData` (the USE-lite worker reads `{ batchSize }`). */
+  /**
+   * Passed to each worker as `workerData` (the USE-lite worker reads `UseLiteWorkerOptions`:
+   * runtime, batchSize).
+   */
   workerData?: unknown;
   /** Worker threads in the pool; default {@link defaultWorkerCount}. Each holds its own model. */
   workers?: number;
@@ -155,6 +160,8 @@ export class WorkerEmbedder implements Embedder {
   private failure: EmbeddingProviderError | undefined;
   private crashedSinceLastSuccess = false;
   private restartCount = 0;
+  private loadedRuntime: EmbedRuntime | undefined;
+  private loadedFallbackReason: string | undefined;
 
   private constructor(options: WorkerEmbedderOptions) {
     this.workerFile = options.workerFile ?? defaultUseLiteWorkerFile();
@@ -222,6 +229,19 @@ export class WorkerEmbedder implements Embedder {
   /** How many times the pool was stopped for being idle, and started again on demand. */
   get idleCycles(): { parked: number; woken: number } {
     return { parked: this.parkCount, woken: this.wakeCount };
+  }
+
+  /**
+   * What runs the model in the workers (`native` or `wasm`), as the last worker to load said;
+   * undefined before any has loaded, or for a worker that does not say.
+   */
+  get runtime(): EmbedRuntime | undefined {
+    return this.loadedRuntime;
+  }
+
+  /** Why the last worker to load runs wasm although native was wanted (`auto`); else undefined. */
+  get fallbackReason(): string | undefined {
+    return this.loadedFallbackReason;
   }
 
   /** How many times a crashed worker was replaced. */
@@ -296,6 +316,10 @@ export class WorkerEmbedder implements Embedder {
           void worker.terminate();
           reject(new Error(problem));
           return;
+        }
+        if (message.type === 'ready') {
+          this.loadedRuntime = message.runtime;
+          this.loadedFallbackReason = message.fallbackReason;
         }
         this.attach(slot, worker);
         resolve();

@@ -3,6 +3,7 @@
  * this protocol can sit behind `WorkerEmbedder`; the shipped one is `use-lite.worker.ts`.
  */
 import type { EmbeddingModel } from '../../shared/ports';
+import type { EmbedRuntime } from './use-lite-runtime';
 
 /** Main thread → worker: embed these texts and answer with the same `id`. */
 export interface EmbedRequestMessage {
@@ -13,8 +14,11 @@ export interface EmbedRequestMessage {
 
 /** Worker → main thread. */
 export type WorkerReplyMessage =
-  /** The model is loaded; sent once, before any reply. */
-  | { type: 'ready'; model: EmbeddingModel }
+  /**
+   * The model is loaded; sent once, before any reply. `runtime`: what runs it (the USE-lite
+   * worker says; other workers may not), and `fallbackReason` when native was wanted but not used.
+   */
+  | { type: 'ready'; model: EmbeddingModel; runtime?: EmbedRuntime; fallbackReason?: string }
   /** The model could not be loaded; the worker exits after sending this. */
   | { type: 'fatal'; message: string }
   /** One vector per requested text, in order; their buffers are transferred, not copied. */

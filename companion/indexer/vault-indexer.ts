@@ -85,7 +85,12 @@ export interface VaultIndexerOptions {
    * The configured embedding provider, for status: which one, and why no embedder runs when
    * `embedder` is absent (`none` chosen on purpose, or it failed to start).
    */
-  readonly semantic?: { readonly provider: SemanticStatus['provider']; readonly reason?: string };
+  readonly semantic?: {
+    readonly provider: SemanticStatus['provider'];
+    readonly reason?: string;
+    /** What runs the built-in model now (read at status time: workers load on demand). */
+    readonly runtime?: () => SemanticStatus['runtime'];
+  };
   /** Folders search leaves out (search-exclusions.ts), listed in status with their file counts. */
   readonly searchExclusions?: readonly SearchExclusionRule[];
 }
@@ -326,7 +331,12 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
       };
     }
     const provider = configured?.provider ?? 'builtin';
-    const model = { model: embedder.model.id, dims: embedder.model.dims };
+    const runtime = configured?.runtime?.();
+    const model = {
+      model: embedder.model.id,
+      dims: embedder.model.dims,
+      ...(runtime === undefined ? {} : { runtime }),
+    };
     if (this.closed) {
       return { state: 'off', provider, ...model, embedded: 0, total: 0, reason: 'index closed' };
     }

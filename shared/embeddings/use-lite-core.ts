@@ -15,6 +15,7 @@ import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
 import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
 import type { EmbeddingModel } from '../ports';
 import { installBatchedMatMul } from './use-lite-batch-matmul';
+import { lengthSortedBatches, unitLength } from './use-lite-batches';
 import { USE_LITE_MODEL } from './use-lite-model';
 import { useLiteTokenIds } from './use-lite-tokens';
 
@@ -121,14 +122,9 @@ export class UseLiteCore {
       }
     });
     const tokenIds = texts.map((text) => useLiteTokenIds(this.tokenizer, text));
-    // The graph pads every row to the longest one in its batch: grouping texts of similar
-    // length keeps a single long text from making 31 short ones pay for its length.
-    const order = tokenIds
-      .map((_, index) => index)
-      .sort((a, b) => (tokenIds[a]?.length ?? 0) - (tokenIds[b]?.length ?? 0) || a - b);
     const vectors = new Array<Float32Array>(texts.length);
-    for (let start = 0; start < order.length; start += this.batchSize) {
-      const rows = order.slice(start, start + this.batchSize);
+    const lengths = tokenIds.map((ids) => ids.length);
+    for (const rows of lengthSortedBatches(lengths, this.batchSize)) {
       const batch = await this.runGraph(rows.map((row) => tokenIds[row] ?? []));
       rows.forEach((row, i) => {
         vectors[row] = batch[i] as Float32Array;
@@ -178,16 +174,6 @@ export class UseLiteCore {
       tf.dispose([inputs.indices, inputs.values, ...(output === undefined ? [] : [output].flat())]);
     }
   }
-}
-
-/** A copy scaled to unit length, in its own buffer (so each vector can be transferred alone). */
-function unitLength(vector: Float32Array): Float32Array {
-  let sum = 0;
-  for (const x of vector) sum += x * x;
-  const out = new Float32Array(vector.length);
-  const scale = sum > 0 ? 1 / Math.sqrt(sum) : 0;
-  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) * scale;
-  return out;
 }
 
 function errorText(error: unknown): string {

@@ -38,6 +38,12 @@ export const SemanticStatus = Type.Object({
   embedded: Type.Integer({ minimum: 0 }),
   total: Type.Integer({ minimum: 0 }),
   reason: Type.Union([Type.String(), Type.Null()]),
+  /**
+   * What runs the built-in model: `native` (onnxruntime) or `wasm` (TensorFlow.js); the vectors
+   * are the same. Absent for other providers, before a worker has loaded, and from older
+   * companions.
+   */
+  runtime: Type.Optional(Type.Union([Type.Literal('native'), Type.Literal('wasm')])),
 });
 export type SemanticStatus = Static<typeof SemanticStatus>;
 

@@ -6,6 +6,7 @@ import { MetricsRegistry } from '../../../companion/metrics/registry';
 /** A worker pool's surface as the gauge sees it; `running` changes as the pool parks. */
 class PoolLike implements ClosableEmbedder {
   readonly model = { id: 'm', dims: 2 };
+  runtime: 'native' | 'wasm' | undefined = undefined;
   constructor(public running: number) {}
   get runningWorkers(): number {
     return this.running;
@@ -22,6 +23,15 @@ describe('registerEmbedderMetrics', () => {
     expect(metrics.render()).toContain('cairn_embedding_workers_running 2');
     embedder.running = 0; // the pool went idle
     expect(metrics.render()).toContain('cairn_embedding_workers_running 0');
+  });
+
+  it('says which runtime runs the model, once a worker has loaded', () => {
+    const metrics = new MetricsRegistry();
+    const embedder = new PoolLike(0);
+    registerEmbedderMetrics(metrics, embedder);
+    expect(metrics.render()).not.toContain('cairn_embedding_runtime{');
+    embedder.runtime = 'native';
+    expect(metrics.render()).toContain('cairn_embedding_runtime{runtime="native"} 1');
   });
 
   it('registers nothing for an embedder without workers', () => {

@@ -61,7 +61,30 @@ describe('embeddingsConfigFromEnv', () => {
     expect(embeddingsConfigFromEnv({ CAIRN_EMBED_WORKERS: '' })).not.toHaveProperty('workers');
   });
 
+  it('reads the runtime of the built-in model, flag over variable; absent means auto', () => {
+    expect(embeddingsConfigFromEnv({})).not.toHaveProperty('runtime');
+    expect(embeddingsConfigFromEnv({ CAIRN_EMBED_RUNTIME: 'wasm' })).toMatchObject({
+      runtime: 'wasm',
+    });
+    expect(embeddingsConfigFromEnv({ CAIRN_EMBED_RUNTIME: ' Native ' })).toMatchObject({
+      runtime: 'native',
+    });
+    expect(
+      embeddingsConfigFromEnv({ CAIRN_EMBED_RUNTIME: 'wasm' }, { 'embed-runtime': 'auto' }),
+    ).toMatchObject({ runtime: 'auto' });
+  });
+
   it.each([
+    {
+      env: { CAIRN_EMBED_RUNTIME: 'gpu' },
+      flags: {},
+      error: 'CAIRN_EMBED_RUNTIME must be "auto", "native", "wasm", got "gpu"',
+    },
+    {
+      env: {},
+      flags: { 'embed-runtime': 'onnx' },
+      error: '--embed-runtime must be "auto", "native", "wasm", got "onnx"',
+    },
     {
       env: { CAIRN_EMBED_WORKERS: '0' },
       flags: {},
@@ -111,8 +134,24 @@ describe('createEmbedder', () => {
     const embedder = await createEmbedder(undefined, { workerFile });
     try {
       expect(embedder.model).toEqual({ id: 'use-lite-512@energetic-ai-0.2.0', dims: 512 });
+      // onnxruntime-node is a dependency: `auto` finds it.
+      expect(embedder.runtime).toBe('native');
       const [vector] = await embedder.embed(['hello']);
       expect(vector).toHaveLength(512);
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  it('runs the built-in model on wasm when the config says so', async () => {
+    const workerFile = await buildWorkerForTest('companion/embeddings/use-lite.worker.ts');
+    const embedder = await createEmbedder(
+      { ...DEFAULT_EMBEDDINGS_CONFIG, runtime: 'wasm', workers: 1 },
+      { workerFile },
+    );
+    try {
+      expect(embedder.runtime).toBe('wasm');
+      expect(embedder.fallbackReason).toBeUndefined();
     } finally {
       await embedder.close();
     }

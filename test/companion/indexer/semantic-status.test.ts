@@ -84,6 +84,22 @@ describe('index.semantic', () => {
     expect(after.embedding).toEqual({ model: 'test-hashing@1', dims: 64 });
   });
 
+  it('says which runtime runs the built-in model, as the embedder reports it now', async () => {
+    // Workers load on demand, so status reads the runtime each time it is asked.
+    const pool: { runtime?: 'native' | 'wasm' } = {};
+    fixture = await startIndexer({
+      source: SAMPLE_VAULT,
+      embedder: new HashingEmbedder(),
+      semantic: { provider: 'builtin', runtime: () => pool.runtime },
+    });
+    await fixture.indexer.whenIdle();
+    expect(fixture.indexer.indexStatus().semantic).not.toHaveProperty('runtime');
+    pool.runtime = 'native';
+    const status = fixture.indexer.indexStatus();
+    check(status);
+    expect(status.semantic.runtime).toBe('native');
+  });
+
   it('is off, with the reason, in keyword-only mode by choice', async () => {
     const config = embeddingsConfigFromEnv({ CAIRN_EMBEDDINGS: 'none' });
     expect(config.provider).toBe('none');

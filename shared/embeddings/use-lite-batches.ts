@@ -1,0 +1,33 @@
+/**
+ * How USE-lite inputs are grouped and outputs finished, whatever runs the graph: the TensorFlow.js
+ * core (plugin and companion) and the companion's native onnxruntime path share these, so their
+ * vectors are computed from the same batches and scaled the same way.
+ */
+
+/**
+ * Row indices grouped into graph calls of at most `batchSize`, shortest token lists first.
+ *
+ * The graph pads every row to the longest one in its batch: grouping texts of similar length
+ * keeps a single long text from making 31 short ones pay for its length. Ties keep input order,
+ * so the grouping is deterministic.
+ */
+export function lengthSortedBatches(lengths: readonly number[], batchSize: number): number[][] {
+  const order = lengths
+    .map((_, index) => index)
+    .sort((a, b) => (lengths[a] ?? 0) - (lengths[b] ?? 0) || a - b);
+  const batches: number[][] = [];
+  for (let start = 0; start < order.length; start += batchSize) {
+    batches.push(order.slice(start, start + batchSize));
+  }
+  return batches;
+}
+
+/** A copy scaled to unit length, in its own buffer (so each vector can be transferred alone). */
+export function unitLength(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (const x of vector) sum += x * x;
+  const out = new Float32Array(vector.length);
+  const scale = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) * scale;
+  return out;
+}
