@@ -391,7 +391,7 @@ async function startEmbedder(
       logger.warn(
         { runtime: 'wasm', reason: embedder.fallbackReason },
         `built-in embeddings run on wasm, not native: ${embedder.fallbackReason} ` +
-          '(reinstall onnxruntime-node, or set CAIRN_EMBED_RUNTIME=wasm to silence this)',
+          '(CAIRN_EMBED_RUNTIME=wasm chooses wasm and silences this)',
       );
     }
     logger.info(

@@ -5,6 +5,7 @@
 import type { Embedder } from '../../shared/ports';
 import { UseLiteEmbedder } from './use-lite';
 import { UseLiteOnnxEmbedder } from './use-lite-onnx';
+import { nativeIdleMemoryProblem } from './use-lite-runtime';
 import type { EmbedRuntime, UseLiteWorkerOptions } from './use-lite-runtime';
 
 export interface LoadedUseLite {
@@ -18,8 +19,9 @@ export interface LoadedUseLite {
 export async function loadUseLite(options: UseLiteWorkerOptions = {}): Promise<LoadedUseLite> {
   const choice = options.runtime ?? 'auto';
   const batch = options.batchSize === undefined ? {} : { batchSize: options.batchSize };
-  let fallbackReason: string | undefined;
-  if (choice !== 'wasm') {
+  let fallbackReason =
+    choice === 'auto' ? nativeIdleMemoryProblem(process.env, runsOnGlibc()) : undefined;
+  if (choice === 'native' || (choice === 'auto' && fallbackReason === undefined)) {
     try {
       const embedder = await UseLiteOnnxEmbedder.load({
         ...batch,
@@ -40,4 +42,11 @@ export async function loadUseLite(options: UseLiteWorkerOptions = {}): Promise<L
     runtime: 'wasm',
     ...(fallbackReason === undefined ? {} : { fallbackReason }),
   };
+}
+
+/** True on Linux with glibc (whose malloc keeps freed memory; see nativeIdleMemoryProblem). */
+function runsOnGlibc(): boolean {
+  if (process.platform !== 'linux') return false;
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } };
+  return typeof report?.header?.glibcVersionRuntime === 'string';
 }

@@ -131,7 +131,9 @@ describe('createEmbedder', () => {
 
   it('starts the built-in model in a worker by default', async () => {
     const workerFile = await buildWorkerForTest('companion/embeddings/use-lite.worker.ts');
-    const embedder = await createEmbedder(undefined, { workerFile });
+    // As the systemd unit and `npm start` run it (use-lite-runtime.ts: nativeIdleMemoryProblem).
+    const restore = withEnv('MALLOC_MMAP_THRESHOLD_', '131072');
+    const embedder = await createEmbedder(undefined, { workerFile }).finally(restore);
     try {
       expect(embedder.model).toEqual({ id: 'use-lite-512@energetic-ai-0.2.0', dims: 512 });
       // onnxruntime-node is a dependency: `auto` finds it.
@@ -157,3 +159,13 @@ describe('createEmbedder', () => {
     }
   });
 });
+
+/** Sets an environment variable (workers copy the environment when they start); undoes it. */
+function withEnv(name: string, value: string): () => void {
+  const before = process.env[name];
+  process.env[name] = value;
+  return () => {
+    if (before === undefined) delete process.env[name];
+    else process.env[name] = before;
+  };
+}

@@ -4,12 +4,34 @@
  * native runtime is made to fail by naming a module that is not installed, in the worker's own
  * options, so the real package stays in place.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadUseLite, type LoadedUseLite } from '../../../companion/embeddings/use-lite-loader';
+import { nativeIdleMemoryProblem } from '../../../companion/embeddings/use-lite-runtime';
 import { WorkerEmbedder } from '../../../companion/embeddings/worker-embedder';
 import { buildWorkerForTest } from './worker-build';
 
 const MISSING = 'onnxruntime-node-not-installed';
+
+/** Workers copy the environment when they start, so this holds for those started meanwhile. */
+const MMAP_THRESHOLD = 'MALLOC_MMAP_THRESHOLD_';
+let thresholdBefore: string | undefined;
+beforeAll(() => {
+  // As the systemd unit and `npm start` run the companion (nativeIdleMemoryProblem).
+  thresholdBefore = process.env[MMAP_THRESHOLD];
+  process.env[MMAP_THRESHOLD] = '131072';
+});
+afterAll(() => {
+  if (thresholdBefore === undefined) delete process.env[MMAP_THRESHOLD];
+  else process.env[MMAP_THRESHOLD] = thresholdBefore;
+});
+
+describe('nativeIdleMemoryProblem', () => {
+  it('stands against native only on glibc without MALLOC_MMAP_THRESHOLD_', () => {
+    expect(nativeIdleMemoryProblem({}, true)).toContain('MALLOC_MMAP_THRESHOLD_=131072');
+    expect(nativeIdleMemoryProblem({ MALLOC_MMAP_THRESHOLD_: '131072' }, true)).toBeUndefined();
+    expect(nativeIdleMemoryProblem({}, false)).toBeUndefined();
+  });
+});
 
 describe('loadUseLite', () => {
   const loaded: LoadedUseLite[] = [];
@@ -35,6 +57,22 @@ describe('loadUseLite', () => {
     const [vector] = await result.embedder.embed(['still embeds']);
     expect(vector).toHaveLength(512);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'takes wasm under auto on glibc when the process started without the mmap threshold',
+    async () => {
+      delete process.env[MMAP_THRESHOLD];
+      try {
+        const result = await load({});
+        expect(result.runtime).toBe('wasm');
+        expect(result.fallbackReason).toContain('MALLOC_MMAP_THRESHOLD_=131072');
+        // Asked for by name, native still runs.
+        expect((await load({ runtime: 'native' })).runtime).toBe('native');
+      } finally {
+        process.env[MMAP_THRESHOLD] = '131072';
+      }
+    },
+  );
 
   it('fails instead of falling back when native is forced', async () => {
     await expect(loadUseLite({ runtime: 'native', runtimeModule: MISSING })).rejects.toMatchObject({
