@@ -24,7 +24,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as Ort from 'onnxruntime-node';
 import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
-import { lengthSortedBatches, unitLength } from '../../shared/embeddings/use-lite-batches';
+import { embedInLengthSortedBatches, unitLength } from '../../shared/embeddings/use-lite-batches';
 import type { Embedder } from '../../shared/ports';
 import { encodeOnnxModel } from './onnx-proto';
 import {
@@ -168,22 +168,13 @@ export class UseLiteOnnxEmbedder implements Embedder {
   }
 
   /** One unit-length vector per text, in order; at most `batchSize` texts per graph call. */
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
-    texts.forEach((text, index) => {
-      if (typeof text !== 'string') {
-        throw new TypeError(`embed: input[${index}] must be a string, got ${typeof text}`);
-      }
-    });
-    const tokenIds = texts.map((text) => useLiteTokenIds(this.tokenizer, text));
-    const vectors = new Array<Float32Array>(texts.length);
-    const lengths = tokenIds.map((ids) => ids.length);
-    for (const rows of lengthSortedBatches(lengths, this.batchSize)) {
-      const batch = await this.runGraph(rows.map((row) => tokenIds[row] ?? []));
-      rows.forEach((row, i) => {
-        vectors[row] = batch[i] as Float32Array;
-      });
-    }
-    return vectors;
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return embedInLengthSortedBatches(
+      texts,
+      (text) => useLiteTokenIds(this.tokenizer, text),
+      this.batchSize,
+      (batch) => this.runGraph(batch),
+    );
   }
 
   /** Releases the session's native memory. */

@@ -31,3 +31,32 @@ export function unitLength(vector: Float32Array): Float32Array {
   for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) * scale;
   return out;
 }
+
+/**
+ * One vector per text, in order: each text checked and tokenised, the token lists run through
+ * `runGraph` in length-sorted batches of at most `batchSize` (one `runGraph` answer per row).
+ */
+export async function embedInLengthSortedBatches(
+  texts: readonly string[],
+  tokenIds: (text: string) => number[],
+  batchSize: number,
+  runGraph: (batch: number[][]) => Promise<Float32Array[]>,
+): Promise<Float32Array[]> {
+  texts.forEach((text, index) => {
+    if (typeof text !== 'string') {
+      throw new TypeError(`embed: input[${index}] must be a string, got ${typeof text}`);
+    }
+  });
+  const ids = texts.map(tokenIds);
+  const vectors = new Array<Float32Array>(texts.length);
+  for (const rows of lengthSortedBatches(
+    ids.map((row) => row.length),
+    batchSize,
+  )) {
+    const batch = await runGraph(rows.map((row) => ids[row] ?? []));
+    rows.forEach((row, i) => {
+      vectors[row] = batch[i] as Float32Array;
+    });
+  }
+  return vectors;
+}

@@ -15,7 +15,7 @@ import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
 import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
 import type { EmbeddingModel } from '../ports';
 import { installBatchedMatMul } from './use-lite-batch-matmul';
-import { lengthSortedBatches, unitLength } from './use-lite-batches';
+import { embedInLengthSortedBatches, unitLength } from './use-lite-batches';
 import { USE_LITE_MODEL } from './use-lite-model';
 import { useLiteTokenIds } from './use-lite-tokens';
 
@@ -115,22 +115,13 @@ export class UseLiteCore {
   }
 
   /** One unit-length vector per text, in order; at most `batchSize` texts per graph call. */
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
-    texts.forEach((text, index) => {
-      if (typeof text !== 'string') {
-        throw new TypeError(`embed: input[${index}] must be a string, got ${typeof text}`);
-      }
-    });
-    const tokenIds = texts.map((text) => useLiteTokenIds(this.tokenizer, text));
-    const vectors = new Array<Float32Array>(texts.length);
-    const lengths = tokenIds.map((ids) => ids.length);
-    for (const rows of lengthSortedBatches(lengths, this.batchSize)) {
-      const batch = await this.runGraph(rows.map((row) => tokenIds[row] ?? []));
-      rows.forEach((row, i) => {
-        vectors[row] = batch[i] as Float32Array;
-      });
-    }
-    return vectors;
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return embedInLengthSortedBatches(
+      texts,
+      (text) => useLiteTokenIds(this.tokenizer, text),
+      this.batchSize,
+      (batch) => this.runGraph(batch),
+    );
   }
 
   dispose(): void {
