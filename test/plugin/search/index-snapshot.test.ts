@@ -207,14 +207,17 @@ describe('engine snapshot', () => {
 describe('DeviceIndexer with snapshots', () => {
   let storeCounter = 0;
 
-  async function open(
+  /** An indexer on the store `key`, started; `prepare` may wrap the store's reads first. */
+  async function startIndexer(
     vault: FakeVault,
     scheduler: ManualTimeSlicer,
     key: string,
     embedder?: FakeEmbedder,
+    prepare?: (store: SearchStore) => void,
   ) {
     const store = await SearchStore.open(key);
     opened.push(store);
+    prepare?.(store);
     const engine = createSearchEngine({ embedder: embedder ?? null });
     const problems: NoteProblem[] = [];
     const indexer = new DeviceIndexer({
@@ -227,8 +230,18 @@ describe('DeviceIndexer with snapshots', () => {
       snapshotDelayMs: 10_000,
       onProblem: (problem) => problems.push(problem),
     });
-    await indexer.start();
-    return { store, engine, indexer, problems };
+    return { store, engine, indexer, problems, started: indexer.start() };
+  }
+
+  async function open(
+    vault: FakeVault,
+    scheduler: ManualTimeSlicer,
+    key: string,
+    embedder?: FakeEmbedder,
+  ) {
+    const started = await startIndexer(vault, scheduler, key, embedder);
+    await started.started;
+    return started;
   }
 
   const snapshotProblems = (problems: NoteProblem[]) =>
@@ -364,34 +377,27 @@ describe('DeviceIndexer with snapshots', () => {
     key: string,
     embedder: FakeEmbedder,
   ) {
-    const store = await SearchStore.open(key);
-    opened.push(store);
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const filesAfter = store.filesAfter.bind(store);
-    store.filesAfter = async (...args) => {
-      await held;
-      return filesAfter(...args);
-    };
     const asked: string[][] = [];
-    const getFiles = store.getFiles.bind(store);
-    store.getFiles = (paths) => {
-      asked.push([...paths]);
-      return getFiles(paths);
-    };
-    const engine = createSearchEngine({ embedder });
-    const problems: NoteProblem[] = [];
-    const indexer = new DeviceIndexer({
-      source: vault,
-      store,
-      engine,
-      embedder,
+    const { store, engine, indexer, problems, started } = await startIndexer(
+      vault,
       scheduler,
-      exclude: new ExcludeRules([]),
-      snapshotDelayMs: 10_000,
-      onProblem: (problem) => problems.push(problem),
-    });
-    const started = indexer.start();
+      key,
+      embedder,
+      (store) => {
+        const filesAfter = store.filesAfter.bind(store);
+        store.filesAfter = async (...args) => {
+          await held;
+          return filesAfter(...args);
+        };
+        const getFiles = store.getFiles.bind(store);
+        store.getFiles = (paths) => {
+          asked.push([...paths]);
+          return getFiles(paths);
+        };
+      },
+    );
     while (!indexer.ready) await new Promise((resolve) => setTimeout(resolve, 0));
     // The snapshot's vectors are read after it turns ready; wait for them too.
     while (!engine.vectorsFromSnapshot) await new Promise((resolve) => setTimeout(resolve, 0));
