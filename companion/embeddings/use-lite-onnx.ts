@@ -24,7 +24,11 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as Ort from 'onnxruntime-node';
 import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
-import { embedInLengthSortedBatches, unitLength } from '../../shared/embeddings/use-lite-batches';
+import {
+  embedInLengthSortedBatches,
+  sparseTokenBatch,
+  unitLength,
+} from '../../shared/embeddings/use-lite-batches';
 import type { Embedder } from '../../shared/ports';
 import { encodeOnnxModel } from './onnx-proto';
 import {
@@ -184,18 +188,11 @@ export class UseLiteOnnxEmbedder implements Embedder {
 
   /** One graph call on the sparse [row, position] → token id encoding the graph takes. */
   private async runGraph(batch: number[][]): Promise<Float32Array[]> {
-    const total = batch.reduce((sum, ids) => sum + ids.length, 0);
-    const positions = new BigInt64Array(total * 2);
-    const values = new BigInt64Array(total);
-    let k = 0;
-    batch.forEach((ids, row) => {
-      ids.forEach((id, position) => {
-        positions[2 * k] = BigInt(row);
-        positions[2 * k + 1] = BigInt(position);
-        values[k] = BigInt(id);
-        k++;
-      });
-    });
+    const sparse = sparseTokenBatch(batch);
+    const total = sparse.total;
+    // The converted graph keeps TensorFlow's int64 sparse indices.
+    const positions = BigInt64Array.from(sparse.positions, (n) => BigInt(n));
+    const values = BigInt64Array.from(sparse.values, (n) => BigInt(n));
     const feeds = {
       [USE_LITE_ONNX_INPUTS.indices]: new this.ort.Tensor('int64', positions, [total, 2]),
       [USE_LITE_ONNX_INPUTS.values]: new this.ort.Tensor('int64', values, [total]),

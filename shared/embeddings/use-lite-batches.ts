@@ -60,3 +60,27 @@ export async function embedInLengthSortedBatches(
   }
   return vectors;
 }
+
+/** A batch as the graph takes it: sparse [row, position] pairs with the token id at each. */
+export interface SparseTokenBatch {
+  /** Tokens in the batch (pairs in `positions`, ids in `values`). */
+  readonly total: number;
+  readonly positions: Int32Array;
+  readonly values: Int32Array;
+}
+
+export function sparseTokenBatch(batch: readonly (readonly number[])[]): SparseTokenBatch {
+  const total = batch.reduce((sum, ids) => sum + ids.length, 0);
+  const positions = new Int32Array(total * 2);
+  const values = new Int32Array(total);
+  let k = 0;
+  batch.forEach((ids, row) => {
+    ids.forEach((id, position) => {
+      positions[2 * k] = row;
+      positions[2 * k + 1] = position;
+      values[k] = id;
+      k++;
+    });
+  });
+  return { total, positions, values };
+}

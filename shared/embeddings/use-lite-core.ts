@@ -15,7 +15,7 @@ import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
 import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
 import type { EmbeddingModel } from '../ports';
 import { installBatchedMatMul } from './use-lite-batch-matmul';
-import { embedInLengthSortedBatches, unitLength } from './use-lite-batches';
+import { embedInLengthSortedBatches, sparseTokenBatch, unitLength } from './use-lite-batches';
 import { USE_LITE_MODEL } from './use-lite-model';
 import { useLiteTokenIds } from './use-lite-tokens';
 
@@ -130,18 +130,7 @@ export class UseLiteCore {
 
   /** One graph call: the model takes a sparse [row, position] → token id encoding of the batch. */
   private async runGraph(batch: number[][]): Promise<Float32Array[]> {
-    const total = batch.reduce((sum, ids) => sum + ids.length, 0);
-    const positions = new Int32Array(total * 2);
-    const values = new Int32Array(total);
-    let k = 0;
-    batch.forEach((ids, row) => {
-      ids.forEach((id, position) => {
-        positions[2 * k] = row;
-        positions[2 * k + 1] = position;
-        values[k] = id;
-        k++;
-      });
-    });
+    const { total, positions, values } = sparseTokenBatch(batch);
     const inputs = {
       indices: tf.tensor2d(positions, [total, 2], 'int32'),
       values: tf.tensor1d(values, 'int32'),
