@@ -142,5 +142,7 @@ describe('search in the built main.js', () => {
     await settle(() => env.tracker.held().timeouts === 0);
     expect(env.tracker.held()).toEqual({ intervals: 0, timeouts: 0, eventRefs: 0, listeners: [] });
     expect(app.commands.size).toBe(0);
-  });
+    // The first pass under the shim sometimes takes ~30 s instead of ~3 s (seen on 62493a4 too,
+    // before this budget; cause not found yet): the typing loop allows 400 tries of ~100 ms.
+  }, 90_000);
 });
