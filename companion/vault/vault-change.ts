@@ -21,6 +21,10 @@ export interface VaultFileState {
  * {@link MAX_BYTES_IN_CHANGE} (a subscriber that needs them streams the file and checks the
  * hash). `delete`: the file is gone (or excluded now). `refused`: the file may not be read (a
  * symlink leading out of the vault, an unreadable file), with why.
+ *
+ * Only notes, text files and PDFs come with their bytes (what the indexer and reminders read);
+ * attachments are hashed as a stream and come without (`bytes: null`): a subscriber that needs
+ * them (the sync journal) copies the file and checks the hash.
  */
 export type VaultChange =
   | ({
