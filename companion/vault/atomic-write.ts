@@ -487,21 +487,38 @@ async function settledText(
  */
 async function witnessLink(absolute: string, relative: string): Promise<string | null> {
   const witness = tempName(absolute);
-  try {
-    await link(absolute, witness);
-    return witness;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      throw new VaultWriteError(
-        'NOT_FOUND',
-        `${relative} was deleted while Cairn was editing it; nothing was written`,
-      );
+  for (let tries = 1; ; tries++) {
+    try {
+      await link(absolute, witness);
+      return witness;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Linux answers ENOENT when the file found by name was renamed over (its last link gone)
+      // before the link was made: the note is still there, only replaced. Link the new one.
+      if (code === 'ENOENT' && tries < 10 && (await exists(absolute))) continue;
+      return witnessLinkFailed(error, relative);
     }
-    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EXDEV')
-      return null;
-    throw error;
   }
+}
+
+async function exists(absolute: string): Promise<boolean> {
+  return stat(absolute).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Null on file systems without hard links; a NOT_FOUND when the note is gone. */
+function witnessLinkFailed(error: unknown, relative: string): null {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') {
+    throw new VaultWriteError(
+      'NOT_FOUND',
+      `${relative} was deleted while Cairn was editing it; nothing was written`,
+    );
+  }
+  if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EXDEV') return null;
+  throw error;
 }
 
 /**
