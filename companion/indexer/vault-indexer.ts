@@ -651,7 +651,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
       return;
     }
     if (stats.isSymbolicLink()) {
-      const problem = await symlinkProblem(this.root, path);
+      const problem = await symlinkProblem(this.root, path, this.exclude);
       if (problem !== null) {
         this.recordRefused(path, problem);
         return;

@@ -1,5 +1,12 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -218,6 +225,23 @@ describe('MCP over HTTP', () => {
     })) as CallToolResult;
     expect(forgotten.isError, text(forgotten)).toBeFalsy();
     expect(readFileSync(join(test.vault, 'Cairn/Memory.md'), 'utf8')).not.toContain('passport');
+  });
+
+  it('read_note and append_to_note refuse a symlink into .obsidian/ and leave its target alone', async () => {
+    const settings = join(test.vault, '.obsidian/plugins/cairn/data.json');
+    mkdirSync(dirname(settings), { recursive: true });
+    writeFileSync(settings, '{"companionToken":"tok-secret"}');
+    symlinkSync('../.obsidian/plugins/cairn/data.json', join(test.vault, 'Projects/settings.md'));
+    const client = await connect(TEST_TOKEN);
+    for (const call of [
+      { name: 'read_note', arguments: { path: 'Projects/settings.md' } },
+      { name: 'append_to_note', arguments: { path: 'Projects/settings.md', text: 'x' } },
+    ]) {
+      const result = (await client.callTool(call)) as CallToolResult;
+      expect(result.isError, call.name).toBe(true);
+      expect(text(result)).not.toContain('tok-secret');
+    }
+    expect(readFileSync(settings, 'utf8')).toBe('{"companionToken":"tok-secret"}');
   });
 
   it('a token revoked mid-session fails its next request', async () => {
