@@ -557,6 +557,26 @@ export async function createVaultFile(
   }
 }
 
+/**
+ * Removes a file Cairn has just created, when its answer turned into an error after all (its
+ * record could not be stored): only while it still holds exactly `content`, so nothing anyone
+ * wrote into it meanwhile is deleted. True when it was removed (or is gone already).
+ */
+export async function removeCreatedFile(
+  vault: string,
+  path: string,
+  content: string | Uint8Array,
+): Promise<boolean> {
+  const resolved = await resolveVaultPath(vault, path, 'write');
+  if (!resolved.ok) return false;
+  if (!resolved.exists) return true;
+  const now = await readFile(resolved.absolute).catch(() => undefined);
+  if (now === undefined || contentHash(now) !== contentHash(content)) return false;
+  await unlink(resolved.absolute);
+  await syncFolder(dirname(resolved.absolute));
+  return true;
+}
+
 /** Names of the folder's entries, for collision checks; none when the folder does not exist. */
 export async function folderEntries(vault: string, folder: string): Promise<string[]> {
   const resolved = await resolveVaultPath(vault, folder, 'write');
