@@ -10,7 +10,9 @@ import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WriteMemory } from '../../../companion/idempotency/write-memory';
 import { CLIENT_TOOL_NAMES } from '../../../shared/chat/client-tools';
 import { TokenStore } from '../../../companion/auth/token-store';
 import { SAMPLE_VAULT, TEST_TOKEN } from '../helpers/app';
@@ -242,6 +244,42 @@ describe('MCP over HTTP', () => {
       expect(text(result)).not.toContain('tok-secret');
     }
     expect(readFileSync(settings, 'utf8')).toBe('{"companionToken":"tok-secret"}');
+  });
+
+  it('create_note and create_reminder write nothing when their record cannot be stored', async () => {
+    const client = await connect(TEST_TOKEN);
+    const files = () => ({
+      notes: existsSync(join(test.vault, 'Cairn/Notes'))
+        ? readdirSync(join(test.vault, 'Cairn/Notes'))
+        : [],
+      reminders: readdirSync(join(test.vault, 'Cairn/Reminders')),
+    });
+    const before = files();
+    // The companion's database disk is full: every record of a write fails.
+    const remember = vi.spyOn(WriteMemory.prototype, 'remember').mockImplementation(() => {
+      throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+    });
+    try {
+      for (const call of [
+        { name: 'create_note', arguments: { title: 'Full disk', body: 'text' } },
+        { name: 'create_reminder', arguments: { title: 'Full disk', due: '2026-11-23T09:00' } },
+      ]) {
+        const result = (await client.callTool(call)) as CallToolResult;
+        expect(result.isError, call.name).toBe(true);
+        expect(text(result)).toMatch(/STORAGE_FULL/);
+      }
+      expect(files()).toEqual(before);
+    } finally {
+      remember.mockRestore();
+    }
+    // Once space returns, a retry writes each once.
+    for (let i = 0; i < 2; i++) {
+      await client.callTool({
+        name: 'create_note',
+        arguments: { title: 'Full disk', body: 'text' },
+      });
+    }
+    expect(files().notes.filter((name) => !before.notes.includes(name))).toHaveLength(1);
   });
 
   it('a token revoked mid-session fails its next request', async () => {
