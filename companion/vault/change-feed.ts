@@ -408,6 +408,8 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
         void this.drain();
         return;
       }
+      // Nothing left to read for now (a debounce may still run): batches flush.
+      this.notifySettled();
       this.settleIfIdle();
     });
     return this.draining;
@@ -450,7 +452,7 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
       return;
     }
     if (stats.isSymbolicLink()) {
-      const problem = await symlinkProblem(this.root, path);
+      const problem = await symlinkProblem(this.root, path, this.options.excludes);
       if (problem !== null) {
         await this.refuseKnown(path, problem, only);
         return;
@@ -639,13 +641,17 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
   /** Nothing left to read: subscribers get `settled` (batches flush), then waiters wake. */
   private settleIfIdle(): void {
     if (!this.ownIdle()) return;
-    if (!this.closed) {
-      for (const subscription of this.subscriptions) {
-        const settled = subscription.subscriber.settled;
-        if (settled) this.run(subscription, () => settled.call(subscription.subscriber));
-      }
-    }
+    // After a scan the last drain ended while it was still running: tell subscribers again.
+    if (!this.draining) this.notifySettled();
     this.settle();
+  }
+
+  private notifySettled(): void {
+    if (this.closed) return;
+    for (const subscription of this.subscriptions) {
+      const settled = subscription.subscriber.settled;
+      if (settled) this.run(subscription, () => settled.call(subscription.subscriber));
+    }
   }
 
   private settle(): void {

@@ -60,7 +60,10 @@ export interface VaultChangeSubscriber {
    * paths whose content it needs again; the feed delivers those as `upsert`s to it alone.
    */
   reconcile?(files: ReadonlyMap<string, VaultFileState>): Iterable<string>;
-  /** The feed has nothing left to deliver for now (batching subscribers flush here). */
+  /**
+   * The feed has nothing left to read for now (batching subscribers flush here); called after
+   * each run of reads and again when a scan ends.
+   */
   settled?(): void | Promise<void>;
 }
 
