@@ -236,10 +236,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
     if (!Number.isFinite(until)) throw new RangeError('snooze: until is not an instant');
     const actions = this.actions.get(reminderId);
     // Snoozing a snooze's end moves that snooze: one occurrence has one pending ring, never two.
-    let original = occurrence;
-    for (const [at, action] of actions ?? []) {
-      if (action.kind === 'snoozed' && action.until === occurrence) original = at;
-    }
+    const original = this.snoozedOccurrence(reminderId, occurrence);
     const plan = this.plans.get(reminderId);
     if (plan && plan.definition.schedule.kind === 'recurring') {
       // A snooze never adds a ring: when it would end at or after the series' next occurrence,
@@ -270,10 +267,24 @@ export class ReminderScheduler implements SchedulerStatusSource {
     return { latest: plan.latestIn(Number.NEGATIVE_INFINITY, now), next: plan.nextAfter(now) };
   }
 
-  /** Marks one occurrence done: it will not fire (again), and leaves the missed list. */
+  /**
+   * Marks one occurrence done: it will not fire (again), and leaves the missed list. A snooze's
+   * end (what the notification and `next_fire` name) means the occurrence it postponed, so done
+   * ends the snooze too (docs/reminders.md).
+   */
   completeOccurrence(reminderId: string, occurrence: number): void {
     this.assertRunning('completeOccurrence');
-    this.putAction(reminderId, occurrence, { kind: 'done' });
+    const original = this.snoozedOccurrence(reminderId, occurrence);
+    this.putAction(reminderId, original, { kind: 'done' });
+    if (original !== occurrence) this.log.dismissMissed(reminderId, occurrence);
+  }
+
+  /** The occurrence whose snooze ends at `at`, else `at` itself. */
+  private snoozedOccurrence(reminderId: string, at: number): number {
+    for (const [occurrence, action] of this.actions.get(reminderId) ?? []) {
+      if (action.kind === 'snoozed' && action.until === at) return occurrence;
+    }
+    return at;
   }
 
   /** Removes one entry from the missed list; false when it was not there. */
