@@ -1,4 +1,9 @@
-import { formatInZone, parseLocalDateTime, wallToInstant } from '../../shared/reminders';
+import {
+  describeRule,
+  formatInZone,
+  parseLocalDateTime,
+  wallToInstant,
+} from '../../shared/reminders';
 import type { Reminder, ReminderStatus } from '../../shared/protocol/reminders';
 import type { ReminderDefinition } from '../scheduler/reminder-definition';
 
@@ -18,7 +23,11 @@ export interface NextFireSource {
 export function reminderView(definition: ReminderDefinition, plan: NextFireSource): Reminder {
   const { schedule } = definition;
   const zone = schedule.zone;
-  const due = schedule.kind === 'once' ? schedule.at : wallStart(schedule.start, zone);
+  // An inline series has no first date of its own (its rule starts in 2000, shared/reminders'
+  // INLINE_RECURRENCE_START): no `due` to show, its rule in words and `next_fire` instead.
+  const inlineSeries = schedule.kind === 'recurring' && definition.line !== undefined;
+  const due =
+    schedule.kind === 'once' ? schedule.at : inlineSeries ? null : wallStart(schedule.start, zone);
   const status: ReminderStatus = definition.taskChecked ? 'done' : definition.status;
   const next = plan.nextFire(definition.id);
   // Front matter's `snoozed_until`, else a snooze the companion keeps (inline lines, series).
@@ -26,9 +35,11 @@ export function reminderView(definition: ReminderDefinition, plan: NextFireSourc
   return {
     id: definition.id,
     title: definition.title,
-    due: formatInZone(due, zone),
+    due: due === null ? null : formatInZone(due, zone),
     timezone: zone,
     repeat: schedule.kind === 'recurring' ? schedule.rrule : null,
+    repeat_text:
+      schedule.kind === 'recurring' ? describeRule(schedule.rrule, schedule.start) : null,
     path: definition.path,
     status,
     source: definition.line === undefined ? 'note' : 'inline',

@@ -19,6 +19,8 @@ interface ReminderRow {
   path: string;
   line?: number;
   repeat?: string | null;
+  /** The rule in words ("every Monday at 09:00"). */
+  repeat_text?: string | null;
   next_fire?: string | null;
 }
 
@@ -250,7 +252,7 @@ export function remindersView(context: PageContext): PageView {
         return row({
           id: reminder.id,
           title: reminder.title,
-          when: `${formatWhen(reminder.next_fire ?? '')}${reminder.repeat ? ' · repeats' : ''}`,
+          when: `${formatWhen(reminder.next_fire ?? '')}${reminder.repeat ? ` · ${reminder.repeat_text ?? 'repeats'}` : ''}`,
           ...(at - now < 3_600_000 ? { whenTone: 'soon' as const } : {}),
           path: reminder.path,
           ...(reminder.line ? { line: reminder.line } : {}),
