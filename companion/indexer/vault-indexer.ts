@@ -398,6 +398,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     );
     // A drain already running (a watcher event) may end before it reached these paths.
     while (!this.closed && (this.queue.size > 0 || this.draining)) await this.drain();
+    if (!this.closed) this.store.endFirstBuild();
     this.options.logger.info(
       {
         files: this.store.fileCount(),

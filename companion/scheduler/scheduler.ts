@@ -14,7 +14,13 @@ import { definitionProblem } from './check-definition';
 import type { DeliveryOutcome, ReminderDeliverer } from './delivery-port';
 import { DeliveryLog } from './delivery-log';
 import { deliveryKey } from './delivery-log';
-import type { MissedRow, OccurrenceClaim, PlanStep, RecordedOutcome } from './delivery-log';
+import type {
+  CompletionRow,
+  MissedRow,
+  OccurrenceClaim,
+  PlanStep,
+  RecordedOutcome,
+} from './delivery-log';
 import { DueQueue } from './due-queue';
 import { FireTimes } from './fire-times';
 import type { OccurrenceAction } from './fire-times';
@@ -277,6 +283,46 @@ export class ReminderScheduler implements SchedulerStatusSource {
     const original = this.snoozedOccurrence(reminderId, occurrence);
     this.putAction(reminderId, original, { kind: 'done' });
     if (original !== occurrence) this.log.dismissMissed(reminderId, occurrence);
+    const definition = this.plans.get(reminderId)?.definition;
+    if (definition) this.recordCompletion(definition, original);
+  }
+
+  /** Occurrences marked done in [from, to), with when (the weekly digest). */
+  completionsBetween(from: number, to: number): CompletionRow[] {
+    return this.log.completionsBetween(from, to);
+  }
+
+  private recordCompletion(definition: ReminderDefinition, occurrence: number): void {
+    this.log.recordCompletion({
+      reminderId: definition.id,
+      occurrence,
+      completedAt: this.clock.now(),
+      title: definition.title,
+      path: definition.path,
+      ...(definition.line === undefined ? {} : { line: definition.line }),
+    });
+  }
+
+  /**
+   * A reminder seen done that was not (a `status: done`, a `- [x]`, written by ReminderService
+   * or by hand and synced in): a completion now. At start the earlier state is unknown, except
+   * for a line without a block id, whose unchecked twin left its high-water mark.
+   */
+  private noticeCompletion(definition: ReminderDefinition, known: FireTimes | undefined): void {
+    if (definition.status !== 'done' && !definition.taskChecked) return;
+    const before = known?.definition;
+    const wasOpen =
+      before !== undefined
+        ? before.status === 'active' && !before.taskChecked
+        : this.coverageStart === undefined && this.highWaters.has(uncheckedTwin(definition));
+    if (!wasOpen) return;
+    const { schedule } = definition;
+    const now = this.clock.now();
+    const occurrence =
+      schedule.kind === 'once'
+        ? schedule.at
+        : (new FireTimes(definition, undefined).latestIn(Number.NEGATIVE_INFINITY, now) ?? now);
+    this.recordCompletion(definition, occurrence);
   }
 
   /** The occurrence whose snooze ends at `at`, else `at` itself. */
@@ -410,6 +456,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
       const problem = definitionProblem(definition);
       const id = typeof definition.id === 'string' ? definition.id : '';
       seen?.add(id);
+      if (problem === undefined) this.noticeCompletion(definition, known);
       if (problem !== undefined) {
         this.forget(id);
         this.rejected.set(id, {
@@ -863,3 +910,15 @@ function missedRow(definition: ReminderDefinition, occurrence: number): MissedRo
     zone: definition.schedule.zone,
   };
 }
+
+/**
+ * The id the same task line had unchecked: a line without a block id is identified by its path
+ * and text (shared/reminders/inline-reminders.ts), which checking its box changes.
+ */
+function uncheckedTwin(definition: ReminderDefinition): string {
+  const prefix = `${definition.path}::`;
+  if (definition.line === undefined || !definition.id.startsWith(prefix)) return definition.id;
+  return prefix + definition.id.slice(prefix.length).replace(TASK_BOX_CHECKED, '$1[ ]');
+}
+
+const TASK_BOX_CHECKED = /^(\s*(?:[-*+]|\d+[.)])\s+)\[[xX]\]/;
