@@ -12,6 +12,8 @@ export interface NextFireSource {
   nextFire(reminderId: string): number | undefined;
   /** The end of a snooze kept as delivery state that has not rung yet. */
   pendingSnooze(reminderId: string): number | undefined;
+  /** Whether the occurrence was acknowledged done (delivery state, e.g. a plain line's). */
+  isDone(reminderId: string, occurrence: number): boolean;
 }
 
 /**
@@ -46,6 +48,15 @@ export function reminderView(definition: ReminderDefinition, plan: NextFireSourc
     ...(definition.line === undefined ? {} : { line: definition.line }),
     snoozed_until: snoozed === undefined ? null : formatInZone(snoozed, zone),
     next_fire: next === undefined || status !== 'active' ? null : formatInZone(next, zone),
+    // A one-off with nothing left to ring and not done: its time passed (docs/reminders.md).
+    overdue_since:
+      schedule.kind === 'once' &&
+      status === 'active' &&
+      next === undefined &&
+      snoozed === undefined &&
+      !plan.isDone(definition.id, schedule.at)
+        ? formatInZone(schedule.at, zone)
+        : null,
   };
 }
 

@@ -352,6 +352,11 @@ export class ReminderScheduler implements SchedulerStatusSource {
     return earliest;
   }
 
+  /** Whether the occurrence was marked done (delivery state). */
+  isDone(reminderId: string, occurrence: number): boolean {
+    return this.actions.get(reminderId)?.get(occurrence)?.kind === 'done';
+  }
+
   /** When `reminderId` fires next, or undefined (unknown, done, checked, nothing left). */
   nextFire(reminderId: string): number | undefined {
     return this.queue.dueOf(reminderId);

@@ -63,6 +63,11 @@ export const Reminder = Type.Object({
   snoozed_until: Type.Optional(Type.Union([IsoInstant(), Type.Null()])),
   /** The next time it fires, or null when nothing is left (done, cancelled, rule exhausted). */
   next_fire: Type.Optional(Type.Union([IsoInstant(), Type.Null()])),
+  /**
+   * Overdue: a one-off, not done, whose time passed (whenever it was written, also before the
+   * companion first ran), with that time; null otherwise (docs/reminders.md).
+   */
+  overdue_since: Type.Optional(Type.Union([IsoInstant(), Type.Null()])),
 });
 export type Reminder = Static<typeof Reminder>;
 
