@@ -207,6 +207,7 @@ export async function startServer(
       sources: {
         notesSince: (since) => indexer.store.notesTouchedSince(since),
         reminders: () => reminderSource.all().reminders,
+        completions: (from, to) => scheduler.completionsBetween(from, to),
         missed: async () =>
           (await scheduler.missed(0, MISSED_FOR_DIGEST)).items.flatMap((item) =>
             item.kind === 'expired' ? [item] : [],

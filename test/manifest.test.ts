@@ -32,6 +32,19 @@ describe('release metadata', () => {
       .at(-1)?.[1];
     expect(minAppForThisVersion).toBe(manifest.minAppVersion);
   });
+
+  it('requires Node 22 or newer, in package.json, the lockfile and the README', () => {
+    // Node 20 reached its end of life in April 2026; openai, cookie and content-disposition
+    // need 22 (issue #26).
+    const engines = pkg.engines as { node?: string };
+    expect(engines.node).toBe('>=22');
+    const lock = read('package-lock.json') as { packages: Record<string, { engines?: object }> };
+    expect(lock.packages['']?.engines).toEqual({ node: '>=22' });
+    const readme = readFileSync('README.md', 'utf8');
+    const requirements = readme.slice(readme.indexOf('## Requirements'));
+    expect(requirements).toMatch(/^- Node\.js 22 or newer/m);
+    expect(requirements.slice(0, 400)).not.toMatch(/Node\.js 20/);
+  });
 });
 
 function compareSemver(a: string, b: string): number {

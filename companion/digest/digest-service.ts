@@ -5,7 +5,7 @@ import { MS_PER_DAY } from '../../shared/chat/zone-calendar';
 import { instantToWall } from '../../shared/reminders/local-time';
 import type { CalendarReminder, IsoWeek } from '../../shared/calendar';
 import { buildDigest, digestPath } from '../../shared/digest';
-import type { DigestNote } from '../../shared/digest';
+import type { DigestCompletion, DigestNote } from '../../shared/digest';
 import type { Clock } from '../../shared/ports';
 import type { PushPayload } from '../../shared/protocol/push';
 import { reminderDeepLink } from '../../shared/reminders/deep-link';
@@ -27,6 +27,8 @@ export interface DigestSources {
   reminders(): Iterable<CalendarReminder>;
   /** Missed occurrences (the scheduler's list). */
   missed(): Promise<Iterable<{ reminderId: string; occurrence: number }>>;
+  /** Occurrences marked done in [from, to), with when (the scheduler's record). */
+  completions?(from: number, to: number): Iterable<DigestCompletion>;
 }
 
 export interface DigestServiceDeps {
@@ -105,6 +107,8 @@ export class DigestService {
       return { status: 'exists', path, week: weekText };
     }
     const from = dayStart(week.monday, this.deps.zone);
+    const to = dayStart(week.monday + 7, this.deps.zone);
+    const completions = this.deps.sources.completions?.(from, to);
     const digest = buildDigest({
       week,
       zone: this.deps.zone,
@@ -112,6 +116,7 @@ export class DigestService {
       notes: this.deps.sources.notesSince(from),
       reminders: this.deps.sources.reminders(),
       missed: await this.deps.sources.missed(),
+      ...(completions === undefined ? {} : { completions }),
       folder: this.deps.folder,
     });
     try {

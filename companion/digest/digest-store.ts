@@ -9,11 +9,11 @@ export interface DigestRecord {
   readonly announcedAt: number | null;
 }
 
-/** Which weeks' digests were written (table `digest_weeks`, migration 008). */
+/** Which weeks' digests were written (table `digest_weeks`, migration 007). */
 export class DigestStore {
   constructor(private readonly db: SqliteDatabase) {
-    // Until migration 008 is in the registered list (it sits behind 005–007 of other branches),
-    // the table is made here; the statement is idempotent either way.
+    // Migration 007 makes the table; the statement is idempotent, so a store opened over a
+    // database that has not run the migrations (a bench, a test) works too.
     db.exec(DIGEST_TABLES_SQL);
   }
 

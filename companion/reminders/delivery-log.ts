@@ -156,6 +156,15 @@ export class DeliveryLog {
            AND (snoozed_until IS NULL OR snoozed_until < @before)`,
       ),
       pruneMissed: db.prepare('DELETE FROM missed_occurrences WHERE recorded_at < ?'),
+      insertCompletion: db.prepare(
+        `INSERT INTO reminder_completions
+           (reminder_id, occurrence, completed_at, title, path, line)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      ),
+      completionsBetween: db.prepare(
+        `SELECT reminder_id, occurrence, completed_at, title, path, line FROM reminder_completions
+         WHERE completed_at >= ? AND completed_at < ? ORDER BY completed_at, reminder_id`,
+      ),
       putAction: db.prepare(
         `INSERT INTO occurrence_actions (reminder_id, occurrence, action, snoozed_until, created_at)
          VALUES (?, ?, ?, ?, ?)
@@ -426,4 +435,46 @@ export class DeliveryLog {
       this.statements.deleteMissed.run(reminderId, occurrence);
     });
   }
+
+  /** Records that someone marked an occurrence done (the digest's "Reminders done"); the first record stands. */
+  recordCompletion(completion: CompletionRow): void {
+    this.statements.insertCompletion.run(
+      completion.reminderId,
+      completion.occurrence,
+      completion.completedAt,
+      completion.title,
+      completion.path,
+      completion.line ?? null,
+    );
+  }
+
+  /** Completions made in [from, to), oldest first. */
+  completionsBetween(from: number, to: number): CompletionRow[] {
+    const rows = this.statements.completionsBetween.all(from, to) as Array<{
+      reminder_id: string;
+      occurrence: number;
+      completed_at: number;
+      title: string;
+      path: string;
+      line: number | null;
+    }>;
+    return rows.map((row) => ({
+      reminderId: row.reminder_id,
+      occurrence: row.occurrence,
+      completedAt: row.completed_at,
+      title: row.title,
+      path: row.path,
+      ...(row.line === null ? {} : { line: row.line }),
+    }));
+  }
+}
+
+/** One occurrence marked done, and when. */
+export interface CompletionRow {
+  readonly reminderId: string;
+  readonly occurrence: number;
+  readonly completedAt: number;
+  readonly title: string;
+  readonly path: string;
+  readonly line?: number;
 }

@@ -52,7 +52,7 @@ import {
   uncheckTaskEdit,
 } from './inline-edit';
 import { reminderView, wallStart } from './reminder-view';
-import { readRequestTime } from './time-input';
+import { readRequestTime, readRequestZone } from './time-input';
 
 export interface ReminderServiceDeps {
   readonly vault: string;
@@ -162,7 +162,8 @@ export class ReminderService {
    */
   async create(body: ReminderCreate): Promise<{ reminder: Reminder; deduplicated: boolean }> {
     const now = this.deps.clock.now();
-    const zone = body.timezone ?? this.deps.defaultZone;
+    const zone =
+      body.timezone === undefined ? this.deps.defaultZone : readRequestZone(body.timezone);
     const id = newNoteId(this.randomBytes);
     const note = this.validNote(
       {
@@ -238,7 +239,11 @@ export class ReminderService {
     }
   }
 
-  async patch(id: string, patch: ReminderPatch): Promise<Reminder> {
+  async patch(id: string, requested: ReminderPatch): Promise<Reminder> {
+    const patch =
+      requested.timezone === undefined
+        ? requested
+        : { ...requested, timezone: readRequestZone(requested.timezone) };
     const definition = this.definition(id);
     if (definition.line === undefined) return this.patchNote(definition, patch);
     return this.patchInline(definition, patch);

@@ -1,4 +1,9 @@
-import { formatInZone, parseLocalDateTime, wallToInstant } from '../../shared/reminders';
+import {
+  describeRule,
+  formatInZone,
+  parseLocalDateTime,
+  wallToInstant,
+} from '../../shared/reminders';
 import type { Reminder, ReminderStatus } from '../../shared/protocol/reminders';
 import type { ReminderDefinition } from './reminder-definition';
 
@@ -7,6 +12,8 @@ export interface NextFireSource {
   nextFire(reminderId: string): number | undefined;
   /** The end of a snooze kept as delivery state that has not rung yet. */
   pendingSnooze(reminderId: string): number | undefined;
+  /** Whether the occurrence was acknowledged done (delivery state, e.g. a plain line's). */
+  isDone(reminderId: string, occurrence: number): boolean;
 }
 
 /**
@@ -18,7 +25,11 @@ export interface NextFireSource {
 export function reminderView(definition: ReminderDefinition, plan: NextFireSource): Reminder {
   const { schedule } = definition;
   const zone = schedule.zone;
-  const due = schedule.kind === 'once' ? schedule.at : wallStart(schedule.start, zone);
+  // An inline series has no first date of its own (its rule starts in 2000, shared/reminders'
+  // INLINE_RECURRENCE_START): no `due` to show, its rule in words and `next_fire` instead.
+  const inlineSeries = schedule.kind === 'recurring' && definition.line !== undefined;
+  const due =
+    schedule.kind === 'once' ? schedule.at : inlineSeries ? null : wallStart(schedule.start, zone);
   const status: ReminderStatus = definition.taskChecked ? 'done' : definition.status;
   const next = plan.nextFire(definition.id);
   // Front matter's `snoozed_until`, else a snooze the companion keeps (inline lines, series).
@@ -26,15 +37,26 @@ export function reminderView(definition: ReminderDefinition, plan: NextFireSourc
   return {
     id: definition.id,
     title: definition.title,
-    due: formatInZone(due, zone),
+    due: due === null ? null : formatInZone(due, zone),
     timezone: zone,
     repeat: schedule.kind === 'recurring' ? schedule.rrule : null,
+    repeat_text:
+      schedule.kind === 'recurring' ? describeRule(schedule.rrule, schedule.start) : null,
     path: definition.path,
     status,
     source: definition.line === undefined ? 'note' : 'inline',
     ...(definition.line === undefined ? {} : { line: definition.line }),
     snoozed_until: snoozed === undefined ? null : formatInZone(snoozed, zone),
     next_fire: next === undefined || status !== 'active' ? null : formatInZone(next, zone),
+    // A one-off with nothing left to ring and not done: its time passed (docs/reminders.md).
+    overdue_since:
+      schedule.kind === 'once' &&
+      status === 'active' &&
+      next === undefined &&
+      snoozed === undefined &&
+      !plan.isDone(definition.id, schedule.at)
+        ? formatInZone(schedule.at, zone)
+        : null,
   };
 }
 

@@ -14,7 +14,13 @@ import { definitionProblem } from './check-definition';
 import type { DeliveryOutcome, ReminderDeliverer } from '../push/delivery-port';
 import { DeliveryLog } from './delivery-log';
 import { deliveryKey } from './delivery-log';
-import type { MissedRow, OccurrenceClaim, PlanStep, RecordedOutcome } from './delivery-log';
+import type {
+  CompletionRow,
+  MissedRow,
+  OccurrenceClaim,
+  PlanStep,
+  RecordedOutcome,
+} from './delivery-log';
 import { DueQueue } from './due-queue';
 import { FireTimes } from './fire-times';
 import type { OccurrenceAction } from './fire-times';
@@ -236,10 +242,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
     if (!Number.isFinite(until)) throw new RangeError('snooze: until is not an instant');
     const actions = this.actions.get(reminderId);
     // Snoozing a snooze's end moves that snooze: one occurrence has one pending ring, never two.
-    let original = occurrence;
-    for (const [at, action] of actions ?? []) {
-      if (action.kind === 'snoozed' && action.until === occurrence) original = at;
-    }
+    const original = this.snoozedOccurrence(reminderId, occurrence);
     const plan = this.plans.get(reminderId);
     if (plan && plan.definition.schedule.kind === 'recurring') {
       // A snooze never adds a ring: when it would end at or after the series' next occurrence,
@@ -270,10 +273,64 @@ export class ReminderScheduler implements SchedulerStatusSource {
     return { latest: plan.latestIn(Number.NEGATIVE_INFINITY, now), next: plan.nextAfter(now) };
   }
 
-  /** Marks one occurrence done: it will not fire (again), and leaves the missed list. */
+  /**
+   * Marks one occurrence done: it will not fire (again), and leaves the missed list. A snooze's
+   * end (what the notification and `next_fire` name) means the occurrence it postponed, so done
+   * ends the snooze too (docs/reminders.md).
+   */
   completeOccurrence(reminderId: string, occurrence: number): void {
     this.assertRunning('completeOccurrence');
-    this.putAction(reminderId, occurrence, { kind: 'done' });
+    const original = this.snoozedOccurrence(reminderId, occurrence);
+    this.putAction(reminderId, original, { kind: 'done' });
+    if (original !== occurrence) this.log.dismissMissed(reminderId, occurrence);
+    const definition = this.plans.get(reminderId)?.definition;
+    if (definition) this.recordCompletion(definition, original);
+  }
+
+  /** Occurrences marked done in [from, to), with when (the weekly digest). */
+  completionsBetween(from: number, to: number): CompletionRow[] {
+    return this.log.completionsBetween(from, to);
+  }
+
+  private recordCompletion(definition: ReminderDefinition, occurrence: number): void {
+    this.log.recordCompletion({
+      reminderId: definition.id,
+      occurrence,
+      completedAt: this.clock.now(),
+      title: definition.title,
+      path: definition.path,
+      ...(definition.line === undefined ? {} : { line: definition.line }),
+    });
+  }
+
+  /**
+   * A reminder seen done that was not (a `status: done`, a `- [x]`, written by ReminderService
+   * or by hand and synced in): a completion now. At start the earlier state is unknown, except
+   * for a line without a block id, whose unchecked twin left its high-water mark.
+   */
+  private noticeCompletion(definition: ReminderDefinition, known: FireTimes | undefined): void {
+    if (definition.status !== 'done' && !definition.taskChecked) return;
+    const before = known?.definition;
+    const wasOpen =
+      before !== undefined
+        ? before.status === 'active' && !before.taskChecked
+        : this.coverageStart === undefined && this.highWaters.has(uncheckedTwin(definition));
+    if (!wasOpen) return;
+    const { schedule } = definition;
+    const now = this.clock.now();
+    const occurrence =
+      schedule.kind === 'once'
+        ? schedule.at
+        : (new FireTimes(definition, undefined).latestIn(Number.NEGATIVE_INFINITY, now) ?? now);
+    this.recordCompletion(definition, occurrence);
+  }
+
+  /** The occurrence whose snooze ends at `at`, else `at` itself. */
+  private snoozedOccurrence(reminderId: string, at: number): number {
+    for (const [occurrence, action] of this.actions.get(reminderId) ?? []) {
+      if (action.kind === 'snoozed' && action.until === at) return occurrence;
+    }
+    return at;
   }
 
   /** Removes one entry from the missed list; false when it was not there. */
@@ -293,6 +350,11 @@ export class ReminderScheduler implements SchedulerStatusSource {
       if (earliest === undefined || action.until < earliest) earliest = action.until;
     }
     return earliest;
+  }
+
+  /** Whether the occurrence was marked done (delivery state). */
+  isDone(reminderId: string, occurrence: number): boolean {
+    return this.actions.get(reminderId)?.get(occurrence)?.kind === 'done';
   }
 
   /** When `reminderId` fires next, or undefined (unknown, done, checked, nothing left). */
@@ -399,6 +461,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
       const problem = definitionProblem(definition);
       const id = typeof definition.id === 'string' ? definition.id : '';
       seen?.add(id);
+      if (problem === undefined) this.noticeCompletion(definition, known);
       if (problem !== undefined) {
         this.forget(id);
         this.rejected.set(id, {
@@ -852,3 +915,15 @@ function missedRow(definition: ReminderDefinition, occurrence: number): MissedRo
     zone: definition.schedule.zone,
   };
 }
+
+/**
+ * The id the same task line had unchecked: a line without a block id is identified by its path
+ * and text (shared/reminders/inline-reminders.ts), which checking its box changes.
+ */
+function uncheckedTwin(definition: ReminderDefinition): string {
+  const prefix = `${definition.path}::`;
+  if (definition.line === undefined || !definition.id.startsWith(prefix)) return definition.id;
+  return prefix + definition.id.slice(prefix.length).replace(TASK_BOX_CHECKED, '$1[ ]');
+}
+
+const TASK_BOX_CHECKED = /^(\s*(?:[-*+]|\d+[.)])\s+)\[[xX]\]/;

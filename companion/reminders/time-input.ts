@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { canonicalZone } from '../../shared/reminders/known-zone';
 import { ApiHttpError } from '../http/api-error';
 
 /**
@@ -24,4 +25,21 @@ export function readRequestTime(
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(iso);
   if (dateOnly && edge === 'end') return parsed.endOf('day').toMillis();
   return parsed.toMillis();
+}
+
+/**
+ * A zone a request names (`timezone` of a create or PATCH), with its letter case corrected; a
+ * 400 naming the field when it is not an IANA zone, before anything reads a time in it (luxon
+ * would otherwise answer NaN dates with a message about some other field).
+ */
+export function readRequestZone(zone: string, field = 'timezone'): string {
+  const known = canonicalZone(zone);
+  if (known === undefined) {
+    throw new ApiHttpError(
+      'VALIDATION_ERROR',
+      `${field}: ${JSON.stringify(zone)} is not an IANA time zone (such as Europe/Berlin)`,
+      field,
+    );
+  }
+  return known;
 }

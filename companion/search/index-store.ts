@@ -68,12 +68,23 @@ interface ModelRow {
  */
 export class IndexStore {
   private languages: Set<Language> | undefined;
+  /**
+   * True while the first build takes in a vault (the index held no file when opened: a copied,
+   * restored or sample vault): the files it finds are no change someone made that week.
+   */
+  private firstBuild: boolean;
 
   constructor(
     readonly db: SqliteDatabase,
     private readonly now: () => number,
   ) {
     loadVectorExtension(db);
+    this.firstBuild = this.count('SELECT count(*) AS n FROM index_files') === 0;
+  }
+
+  /** The vault indexer's first scan is done: files new to the index from now on are changes. */
+  endFirstBuild(): void {
+    this.firstBuild = false;
   }
 
   fileState(path: string): StoredFileState | undefined {
@@ -97,12 +108,28 @@ export class IndexStore {
   /** Replaces everything stored for `file.path` with this record and these chunks. */
   replaceFile(file: FileRecord, chunks: readonly ChunkRecord[]): void {
     inTransaction(this.db, () => {
+      // When the content last changed (the digest's "Notes changed", migration 009): a new hash
+      // is a change now, the same hash keeps the earlier time, a file new to the index is a
+      // change unless the very first build is taking the vault in.
+      const before = this.db
+        .prepare<[string], { hash: string; changed: number | null }>(
+          'SELECT content_hash AS hash, content_changed_ms AS changed FROM index_files WHERE path = ?',
+        )
+        .get(file.path);
+      const contentChanged =
+        before === undefined
+          ? this.firstBuild
+            ? null
+            : this.now()
+          : before.hash === file.contentHash
+            ? before.changed
+            : this.now();
       this.deleteRows(file.path);
       const { lastInsertRowid } = this.db
         .prepare(
           `INSERT INTO index_files (path, kind, note_id, title, tags, aliases, mtime_ms, created_ms,
-             size, content_hash, indexed_at, error, warnings)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             size, content_hash, indexed_at, error, warnings, content_changed_ms)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           file.path,
@@ -118,6 +145,7 @@ export class IndexStore {
           this.now(),
           file.error ?? null,
           JSON.stringify(file.warnings),
+          contentChanged,
         );
       const fileId = Number(lastInsertRowid);
       const insertTag = this.db.prepare(
@@ -212,16 +240,21 @@ export class IndexStore {
    * Notes (not reminder notes or PDFs) created or changed at or after `since` (epoch ms), for
    * the weekly digest.
    */
+  /**
+   * Notes created (front-matter `created`) or whose content changed (a new hash, not a new
+   * mtime: a copy or a `touch` is no change) at or after `since`. `modified` is when the
+   * content last changed, null when no change was seen.
+   */
   notesTouchedSince(
     since: number,
-  ): Array<{ path: string; title: string; created: number | null; modified: number }> {
+  ): Array<{ path: string; title: string; created: number | null; modified: number | null }> {
     return this.db
       .prepare<
         [number, number],
-        { path: string; title: string; created: number | null; modified: number }
+        { path: string; title: string; created: number | null; modified: number | null }
       >(
-        `SELECT path, title, created_ms AS created, mtime_ms AS modified FROM index_files
-         WHERE kind = 'note' AND (mtime_ms >= ? OR created_ms >= ?)`,
+        `SELECT path, title, created_ms AS created, content_changed_ms AS modified FROM index_files
+         WHERE kind = 'note' AND (content_changed_ms >= ? OR created_ms >= ?)`,
       )
       .all(since, since);
   }

@@ -294,6 +294,8 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeSubscriber {
     this.flushWrites();
     // During a scan the embedder is woken every EMBED_KICK_EVERY files instead.
     if (this.feed.isScanning) return;
+    // The first scan is through: files new to the index from now on are changes (the digest).
+    this.store.endFirstBuild();
     this.cleanUpWhenQuiet();
     this.kickEmbeddings();
   }

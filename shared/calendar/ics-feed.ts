@@ -7,6 +7,7 @@
  */
 import { MS_PER_DAY, MS_PER_MINUTE } from '../chat/zone-calendar';
 import { reminderDeepLink } from '../reminders/deep-link';
+import { textHash } from '../search/hash';
 import {
   formatWall,
   instantToWall,
@@ -47,6 +48,23 @@ const ZONE_YEARS_AFTER = 5;
  */
 const RECURRING_HISTORY_MS = 366 * MS_PER_DAY;
 
+/** A task box at the start of a line (`- [ ] `, `* [x] `, `1. [/] `): what checking it changes. */
+const TASK_BOX = /^(\s*(?:[-*+]|\d+[.)])\s+)\[.\]\s*/u;
+
+/**
+ * The event's UID: the reminder's id (front-matter id or block id), which survives edits. A
+ * line without a block id is identified by its path and text (shared/reminders'
+ * inline-reminders), which checking its box changes and which is no address; its UID is a hash
+ * of the path and the text without the box state, so the event a calendar shows stays one
+ * event when it is checked off (and its alarm goes).
+ */
+export function reminderUid(reminder: Pick<CalendarReminder, 'id' | 'path'>): string {
+  const prefix = `${reminder.path}::`;
+  if (!reminder.id.startsWith(prefix)) return reminder.id;
+  const text = reminder.id.slice(prefix.length).replace(TASK_BOX, '$1[ ] ');
+  return `line-${textHash(`${reminder.path}\n${text}`)}@cairn`;
+}
+
 export function buildIcsFeed(input: IcsFeedInput): string {
   const lines: string[] = [
     'BEGIN:VCALENDAR',
@@ -71,23 +89,32 @@ export function buildIcsFeed(input: IcsFeedInput): string {
     if (start === undefined) continue;
     const zone = reminder.schedule.zone;
     useZone(zone, start.instant);
+    const done = reminder.status === 'done' || reminder.taskChecked;
+    const cancelled = reminder.status === 'cancelled';
     events.push(
       'BEGIN:VEVENT',
-      `UID:${escapeText(reminder.id)}`,
+      `UID:${escapeText(reminderUid(reminder))}`,
       stamp,
       `DTSTART;TZID=${zone}:${wallStamp(start.wall)}`,
       ...(start.rrule === undefined ? [] : [`RRULE:${start.rrule}`]),
       ...start.exceptions,
       `SUMMARY:${escapeText(reminder.title)}`,
       `URL:${reminder.deepLink}`,
-      ...(reminder.status === 'cancelled' ? ['STATUS:CANCELLED'] : []),
-      ...(reminder.status === 'done' || reminder.taskChecked ? ['X-CAIRN-STATUS:DONE'] : []),
+      // RFC 5545 3.8.1.11: a VEVENT is TENTATIVE, CONFIRMED or CANCELLED (COMPLETED is for
+      // VTODO), so a done reminder is a CONFIRMED event marked done for Cairn's readers.
+      ...(cancelled ? ['STATUS:CANCELLED'] : ['STATUS:CONFIRMED']),
+      ...(done && !cancelled ? ['X-CAIRN-STATUS:DONE'] : []),
       'CATEGORIES:Reminder',
-      'BEGIN:VALARM',
-      'ACTION:DISPLAY',
-      `DESCRIPTION:${escapeText(reminder.title)}`,
-      'TRIGGER:PT0S',
-      'END:VALARM',
+      // Only what will still ring alarms: subscribed calendars alert on every VALARM they see.
+      ...(done || cancelled
+        ? ['TRANSP:TRANSPARENT']
+        : [
+            'BEGIN:VALARM',
+            'ACTION:DISPLAY',
+            `DESCRIPTION:${escapeText(reminder.title)}`,
+            'TRIGGER:PT0S',
+            'END:VALARM',
+          ]),
       'END:VEVENT',
     );
   }

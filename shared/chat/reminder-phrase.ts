@@ -12,21 +12,26 @@
  * 1. `every …` (or `each …`): the longest run of words that `parseEveryPhrase` accepts is the
  *    repeat rule; `due` is its first occurrence after now. A rule with no time of day borrows a
  *    time said elsewhere ("at 9 every monday").
- * 2. Otherwise chrono. A date from one phrase and a time from another are combined ("tomorrow …
- *    at 5pm"). A date with no time of day is refused with a question (no silent 09:00), except:
- *    parts of the day (`tonight`, `this evening`, `tomorrow morning` = 09:00) and elapsed
- *    durations (`in 3 days`, `a week from now`, which keep the current time of day). chrono
- *    reads no bare day of the month, so "on the 15th" (the next 15th) is read here.
- * 3. A bare hour with no am/pm and no day ("at 5") that has already passed today means the
- *    afternoon/evening today (17:00), not 05:00 tomorrow.
- * 4. A time in the past is refused.
+ * 2. Otherwise calendar dates chrono misreads are read first (date-words.ts: `24.12.`,
+ *    `24/12`, `2026-12-24`, month names in English, German, French, Spanish and Italian, "on
+ *    the 15th"); a date that does not exist is refused with a question that does not repeat it.
+ *    Then chrono, for the rest. A date from one phrase and a time from another are combined
+ *    ("tomorrow … at 5pm"). A date with no time of day is refused with a question (no silent
+ *    09:00), except: parts of the day (`tonight`, `this evening`, `tomorrow morning` = 09:00)
+ *    and elapsed durations (`in 3 days`, `a week from now`, which keep the current time of day).
+ * 3. A time of day without a day ("at 9") is the next such time: today if it is still to
+ *    come, else tomorrow. A bare hour is read on the 24-hour clock ("at 9" is 09:00, never
+ *    silently 21:00); the reply names the day. A date without a year that has passed is next
+ *    year's ("on the 15th": next month's).
+ * 4. A time in the past (a year or "yesterday" said) is refused.
  * The title is what remains once the time phrases are removed, with connecting words ("to",
  * "about", "that", a dangling "at"/"on") trimmed and the first letter capitalised.
  */
 import * as chrono from 'chrono-node';
 import { parseEveryPhrase } from '../reminders/every-phrase';
 import { nextOccurrences } from '../reminders/recurrence';
-import { civilFromDays, daysInMonth, instantToWall } from '../reminders/local-time';
+import { instantToWall } from '../reminders/local-time';
+import { findDate, laterDate, type Span } from './date-words';
 import { formatWallMinute, MS_PER_MINUTE, type ZoneNow } from './zone-calendar';
 
 export type ReminderPhrase =
@@ -37,8 +42,6 @@ export type ReminderPhrase =
 /** Longest `every …` phrase tried, in words after `every`. */
 const MAX_EVERY_WORDS = 12;
 const MORNING_HOUR = 9;
-
-type Span = { start: number; end: number };
 
 export function parseReminderPhrase(text: string, clock: ZoneNow): ReminderPhrase {
   const every = findEveryPhrase(text, clock);
@@ -56,6 +59,12 @@ export function parseReminderPhrase(text: string, clock: ZoneNow): ReminderPhras
     if (title === '') return askWhat();
     // Keep the user's own joining word in the replies: "remind you about taxes", not "to taxes".
     const joiner = /^\s*(about|of|that)\b/i.exec(rest)?.[1]?.toLowerCase() ?? 'to';
+    if (when.reason === 'impossible') {
+      return {
+        ok: false,
+        reply: `That date does not exist: ${when.said}. On which day should I remind you ${joiner} ${lowerFirst(title)}?`,
+      };
+    }
     return when.reason === 'past'
       ? {
           ok: false,
@@ -102,7 +111,7 @@ function findEveryPhrase(text: string, clock: ZoneNow): EveryFound | undefined {
   }
   // "at 9 every monday": the time of day sits outside the every-phrase; a bare hour is taken
   // as said (09:00), since a rule has no "today" to prefer the evening of.
-  const elsewhere = findTime(removeSpans(text, [{ start, end: text.length }]), clock, false);
+  const elsewhere = findTime(removeSpans(text, [{ start, end: text.length }]), clock);
   for (let count = Math.min(words.length - 1, MAX_EVERY_WORDS); count >= 1; count--) {
     if (!elsewhere.ok || !elsewhere.timeOnly) break;
     const time = formatWallMinute(elsewhere.wall).slice(11);
@@ -136,13 +145,24 @@ function everyResult(rrule: string, spans: Span[], clock: ZoneNow): EveryFound {
 
 type TimeFound =
   | { ok: true; wall: number; spans: Span[]; timeOnly: boolean }
-  | { ok: false; reason: 'none' | 'no-time-of-day' | 'past'; said: string; spans: Span[] };
+  | {
+      ok: false;
+      reason: 'none' | 'no-time-of-day' | 'past' | 'impossible';
+      /** What was said; for `impossible`, what is wrong, without the date itself. */
+      said: string;
+      spans: Span[];
+    };
 
-function findTime(text: string, clock: ZoneNow, preferThisEvening = true): TimeFound {
+function findTime(text: string, clock: ZoneNow): TimeFound {
+  const date = findDate(text, clock.today);
+  // chrono reads the rest, with the date blanked out (same length, so spans stay valid).
+  const rest =
+    date === undefined
+      ? text
+      : `${text.slice(0, date.span.start)}${' '.repeat(date.span.end - date.span.start)}${text.slice(date.span.end)}`;
   const reference = { instant: new Date(clock.wall), timezone: 0 };
-  const results = chrono.en.parse(text, reference, { forwardDate: true });
-  const monthDay = findDayOfMonth(text, clock);
-  if (results.length === 0 && monthDay === undefined) {
+  const results = chrono.en.parse(rest, reference, { forwardDate: true });
+  if (results.length === 0 && date === undefined) {
     return { ok: false, reason: 'none', said: '', spans: [] };
   }
 
@@ -152,8 +172,16 @@ function findTime(text: string, clock: ZoneNow, preferThisEvening = true): TimeF
     r.start.isCertain('hour') || isPartOfDay(r) || isElapsed(r);
   const chronoDated = results.find(hasDay);
   const timed = results.find(hasTime);
+  if (date !== undefined && !date.ok) {
+    const spans = [date.span, ...(timed === undefined ? [] : [spanOf(timed)])];
+    return { ok: false, reason: 'impossible', said: date.problem, spans };
+  }
   const dated: DayPick | undefined =
-    monthDay ?? (chronoDated === undefined ? undefined : dayPickOf(chronoDated));
+    date === undefined
+      ? chronoDated === undefined
+        ? undefined
+        : dayPickOf(chronoDated)
+      : { year: date.year, month: date.month, day: date.day, span: date.span, said: date.said };
   const spans = [
     ...(dated ? [dated.span] : []),
     ...(timed && !sameSpan(spanOf(timed), dated?.span) ? [spanOf(timed)] : []),
@@ -164,43 +192,26 @@ function findTime(text: string, clock: ZoneNow, preferThisEvening = true): TimeF
   if (timed === undefined) return { ok: false, reason: 'no-time-of-day', said, spans };
 
   let wall: number;
+  const hour = timeHour(timed);
+  const minute = timed.start.get('minute') ?? 0;
   if (timed.tags().has('result/relativeDateAndTime')) {
     // Elapsed time: add to the instant, then read the zone's clock (DST-proof).
     const elapsed = timed.start.date().getTime() - clock.wall;
     wall = instantToWall(clock.now + elapsed, clock.zone);
+  } else if (dated === undefined) {
+    // A time of day alone: the next such time, today or else tomorrow (rule 3).
+    const today = new Date(clock.wall);
+    wall = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate(), hour, minute);
+    if (wall <= clock.wall) wall += 86_400_000;
   } else {
-    const day = dated ?? dayPickOf(timed);
-    const hour = timeHour(timed);
-    const minute = timed.start.get('minute') ?? 0;
-    wall = Date.UTC(day.year, day.month - 1, day.day, hour, minute);
-    if (
-      preferThisEvening &&
-      dated === undefined &&
-      !timed.start.isCertain('meridiem') &&
-      isBareHour(timed.text)
-    ) {
-      const today = new Date(clock.wall);
-      const evening = Date.UTC(
-        today.getUTCFullYear(),
-        today.getUTCMonth(),
-        today.getUTCDate(),
-        hour + 12,
-        minute,
-      );
-      if (hour >= 1 && hour <= 11 && evening > clock.wall && wall - clock.wall > 12 * 3_600_000) {
-        wall = evening;
-      }
-    }
+    wall = Date.UTC(dated.year, dated.month - 1, dated.day, hour, minute);
   }
   wall -= wall % MS_PER_MINUTE;
-  if (wall <= clock.wall && monthDay !== undefined && dated === monthDay && timed !== undefined) {
-    // "on the 22nd at 9" said on the 22nd at 10:30 means next month's 22nd.
-    const later = findDayOfMonth(text, clock, true);
-    if (later !== undefined) {
-      const hour = timeHour(timed);
-      const minute = timed.start.get('minute') ?? 0;
-      wall = Date.UTC(later.year, later.month - 1, later.day, hour, minute);
-    }
+  if (wall <= clock.wall && date?.ok && !date.yearSaid) {
+    // "on 24.12. at 9" said on 24 December at 10:00 means next year's; "on the 22nd at 9" on
+    // the 22nd at 10:30, next month's.
+    const later = laterDate(date);
+    wall = Date.UTC(later.year, later.month - 1, later.day, hour, minute);
   }
   if (wall <= clock.wall) return { ok: false, reason: 'past', said, spans };
   return { ok: true, wall, spans, timeOnly: dated === undefined };
@@ -220,32 +231,6 @@ function dayPickOf(result: chrono.ParsedResult): DayPick {
 
 function sameSpan(a: Span, b: Span | undefined): boolean {
   return b !== undefined && a.start === b.start && a.end === b.end;
-}
-
-/**
- * "on the 15th": chrono reads no bare day of the month. It means the next such day, today
- * included (the time of day decides later whether today is already past), skipping months too
- * short to have it.
- */
-function findDayOfMonth(text: string, clock: ZoneNow, notToday = false): DayPick | undefined {
-  const match = /\bon the (\d{1,2})(?:st|nd|rd|th)\b/i.exec(text);
-  if (!match) return undefined;
-  const wanted = Number(match[1]);
-  if (wanted < 1 || wanted > 31) return undefined;
-  const today = civilFromDays(clock.today);
-  let { year, month } = today;
-  if (wanted < today.day || (notToday && wanted === today.day)) month += 1;
-  for (let tries = 0; tries < 13; tries++, month++) {
-    if (month > 12) {
-      month = 1;
-      year += 1;
-    }
-    if (wanted <= daysInMonth(year, month)) {
-      const span = { start: match.index, end: match.index + match[0].length };
-      return { year, month, day: wanted, span, said: match[0] };
-    }
-  }
-  return undefined;
 }
 
 function timeHour(result: chrono.ParsedResult): number {
@@ -268,11 +253,6 @@ function isPartOfDay(result: chrono.ParsedResult): boolean {
   return ['tonight', 'morning', 'afternoon', 'evening', 'noon', 'midnight'].some((part) =>
     tags.has(`casualReference/${part}`),
   );
-}
-
-/** "at 5", "5:30", not "05:30", "17:00" or "5pm". */
-function isBareHour(text: string): boolean {
-  return /^(?:at\s+)?(?:[1-9]|1[01])(?::[0-5]\d)?$/i.test(text.trim());
 }
 
 function spanOf(result: chrono.ParsedResult): Span {

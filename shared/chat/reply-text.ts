@@ -4,6 +4,7 @@
  */
 import { DateTime } from 'luxon';
 import type { Reminder } from '../protocol/reminders';
+import { describeRule } from '../reminders';
 import type { SearchHit } from './ports';
 
 /** At most this many reminders or results are spelled out in text. */
@@ -25,12 +26,23 @@ export function appendedText(title: string): string {
   return `Added to "${title}".`;
 }
 
+/**
+ * When a reminder rings, in words: "Mon 23 Nov 2026, 08:00" for a one-off; "every Monday at
+ * 08:00 (next: Mon 23 Nov 2026, 08:00)" for a series, never its RRULE.
+ */
+export function reminderWhenText(reminder: Reminder): string {
+  const nextIso = reminder.next_fire ?? reminder.due;
+  const next = nextIso ? formatWhen(nextIso, reminder.timezone) : undefined;
+  if (reminder.repeat === null) return next ?? 'no time';
+  const rule = reminder.repeat_text ?? describeRule(reminder.repeat);
+  return next === undefined ? rule : `${rule} (next: ${next})`;
+}
+
 export function reminderCreatedText(reminder: Reminder, deduplicated: boolean): string {
-  const when = formatWhen(reminder.due, reminder.timezone);
-  const repeat = reminder.repeat ? `, repeating (${reminder.repeat})` : '';
+  const when = reminderWhenText(reminder);
   return deduplicated
-    ? `You set the reminder "${reminder.title}" for ${when}${repeat} a moment ago; here it is again (nothing new was written).`
-    : `Reminder set: "${reminder.title}", ${when}${repeat}.`;
+    ? `You set the reminder "${reminder.title}" for ${when} a moment ago; here it is again (nothing new was written).`
+    : `Reminder set: "${reminder.title}", ${when}.`;
 }
 
 export function snoozedText(reminder: Reminder, minutes: number): string {
@@ -56,7 +68,7 @@ export function reminderListText(
       : '';
   if (reminders.length === 0) return `No reminders${span}.`;
   const lines = reminders.slice(0, LISTED_IN_TEXT).map((reminder) => {
-    const when = formatWhen(reminder.next_fire ?? reminder.due, reminder.timezone);
+    const when = reminderWhenText(reminder);
     const status = reminder.status === 'active' ? '' : ` (${reminder.status})`;
     return `- ${reminder.title}: ${when}${status}`;
   });

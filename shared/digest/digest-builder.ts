@@ -24,8 +24,21 @@ export interface DigestNote {
   readonly title: string;
   /** Epoch ms the note was created (front matter `created`, else the file's birth), if known. */
   readonly created: number | null;
-  /** Epoch ms of the last change. */
-  readonly modified: number;
+  /**
+   * Epoch ms of the last change to its content (the companion compares hashes, so a copy or a
+   * touch is none), null when none was seen.
+   */
+  readonly modified: number | null;
+}
+
+/** One occurrence someone marked done, and when (the companion records these). */
+export interface DigestCompletion {
+  readonly reminderId: string;
+  readonly title: string;
+  readonly path: string;
+  readonly line?: number;
+  readonly occurrence: number;
+  readonly completedAt: number;
 }
 
 export interface DigestInput {
@@ -39,6 +52,11 @@ export interface DigestInput {
    * reminders whose time passed that week without being done count as missed.
    */
   readonly missed?: Iterable<{ readonly reminderId: string; readonly occurrence: number }>;
+  /**
+   * Completions with their time. Present (the companion), "Reminders done" lists those made
+   * that week; absent (the plugin on its own), done reminders whose time fell in the week.
+   */
+  readonly completions?: Iterable<DigestCompletion>;
   /** Folder of the digests; notes in it are not listed. */
   readonly folder?: string;
 }
@@ -81,7 +99,10 @@ export function buildDigest(input: DigestInput): Digest {
 
   const reminders = [...input.reminders].filter((reminder) => reminder.status !== 'cancelled');
   const byId = new Map(reminders.map((reminder) => [reminder.id, reminder]));
-  const done: Array<{ reminder: CalendarReminder; at: number }> = [];
+  const done: Array<{
+    reminder: Pick<CalendarReminder, 'id' | 'title' | 'path' | 'line'>;
+    at: number;
+  }> = [];
   const missed: Array<{ reminder: CalendarReminder; at: number }> = [];
   const due: Array<{ reminder: CalendarReminder; at: number; more: number }> = [];
   const missedKeys = new Set<string>();
@@ -94,19 +115,37 @@ export function buildDigest(input: DigestInput): Digest {
       }
     }
   }
+  const doneKeys = new Set<string>();
+  if (input.completions !== undefined) {
+    for (const completion of input.completions) {
+      doneKeys.add(`${completion.reminderId}@${completion.occurrence}`);
+      if (!inWeek(completion.completedAt)) continue;
+      const { reminderId: id, title, path, line } = completion;
+      done.push({
+        reminder: { id, title, path, ...(line === undefined ? {} : { line }) },
+        at: completion.completedAt,
+      });
+    }
+  }
   for (const reminder of reminders) {
     const isDone = reminder.status === 'done' || reminder.taskChecked;
-    const thisWeek = reminderOccurrences(reminder, from, to);
     if (isDone) {
-      const last = thisWeek.at(-1);
-      if (last !== undefined) done.push({ reminder, at: last });
+      const last = reminderOccurrences(reminder, from, to).at(-1);
+      if (input.completions === undefined && last !== undefined) done.push({ reminder, at: last });
       continue;
     }
-    if (input.missed === undefined && reminder.schedule.kind === 'once') {
+    // A one-off still unchecked whose time passed that week was missed, whether or not it is
+    // on the missed list (one passed before the companion's first start never is).
+    if (reminder.schedule.kind === 'once') {
       const at = reminder.schedule.at;
-      if (inWeek(at) && at < input.now) missed.push({ reminder, at });
+      if (inWeek(at) && at < input.now && !missedKeys.has(`${reminder.id}@${at}`)) {
+        missed.push({ reminder, at });
+      }
     }
-    const upcoming = reminderOccurrences(reminder, to, nextTo);
+    // An occurrence already marked done (ahead of time) is not due.
+    const upcoming = reminderOccurrences(reminder, to, nextTo).filter(
+      (occurrence) => !doneKeys.has(`${reminder.id}@${occurrence}`),
+    );
     if (upcoming.length > 0) {
       due.push({ reminder, at: upcoming[0]!, more: upcoming.length - DUE_SHOWN_PER_REMINDER });
     }
@@ -188,7 +227,7 @@ export function noteLink(path: string, title: string, block?: string): string {
     : `[[${target}|${alias}]]`;
 }
 
-function reminderLink(reminder: CalendarReminder): string {
+function reminderLink(reminder: Pick<CalendarReminder, 'id' | 'title' | 'path' | 'line'>): string {
   const block =
     reminder.line !== undefined && /^r-[A-Za-z0-9-]+$/.test(reminder.id) ? reminder.id : undefined;
   return noteLink(reminder.path, reminder.title, block);

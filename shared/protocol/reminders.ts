@@ -45,10 +45,16 @@ export const Reminder = Type.Object({
   /** Front-matter `id` for reminder notes; the block id (`r-7k2p`) or a path+text key for inline ones. */
   id: Type.String({ minLength: 1 }),
   title: Type.String(),
-  /** First occurrence, with the offset of `timezone` at that instant. */
-  due: IsoInstant(),
+  /**
+   * First occurrence, with the offset of `timezone` at that instant; null for an inline series
+   * (`@remind(every monday 09:00)`), which has no first date of its own: `repeat_text` and
+   * `next_fire` say when it rings.
+   */
+  due: Type.Union([IsoInstant(), Type.Null()]),
   timezone: IanaZone(),
   repeat: Type.Union([RruleText(), Type.Null()]),
+  /** The rule in words ("every Monday at 08:00", shared/reminders/rule-words.ts); null for a one-off. */
+  repeat_text: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   path: Type.String(),
   status: ReminderStatus,
   source: Type.Optional(ReminderSource),
@@ -57,6 +63,11 @@ export const Reminder = Type.Object({
   snoozed_until: Type.Optional(Type.Union([IsoInstant(), Type.Null()])),
   /** The next time it fires, or null when nothing is left (done, cancelled, rule exhausted). */
   next_fire: Type.Optional(Type.Union([IsoInstant(), Type.Null()])),
+  /**
+   * Overdue: a one-off, not done, whose time passed (whenever it was written, also before the
+   * companion first ran), with that time; null otherwise (docs/reminders.md).
+   */
+  overdue_since: Type.Optional(Type.Union([IsoInstant(), Type.Null()])),
 });
 export type Reminder = Static<typeof Reminder>;
 

@@ -13,6 +13,7 @@ export {
 } from './recurrence';
 export type { RuleCheck } from './recurrence';
 export { MAX_PHRASE_LENGTH, parseEveryPhrase } from './every-phrase';
+export { CUSTOM_RULE_TEXT, describeRule } from './rule-words';
 export type { EveryPhraseResult } from './every-phrase';
 export {
   MAX_ZONE_OFFSET_MS,

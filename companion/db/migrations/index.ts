@@ -7,6 +7,7 @@ import { writeMemoryTable } from './005-write-memory';
 import { tokensAndAudit } from './006-tokens-audit';
 import { digestTables } from './007-digests';
 import { vaultFiles } from './008-vault-files';
+import { digestFacts } from './009-digest-facts';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -25,4 +26,5 @@ export const migrations: readonly Migration[] = [
   tokensAndAudit,
   digestTables,
   vaultFiles,
+  digestFacts,
 ];

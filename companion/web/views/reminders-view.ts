@@ -19,7 +19,11 @@ interface ReminderRow {
   path: string;
   line?: number;
   repeat?: string | null;
+  /** The rule in words ("every Monday at 09:00"). */
+  repeat_text?: string | null;
   next_fire?: string | null;
+  /** A one-off not done whose time passed (docs/reminders.md). */
+  overdue_since?: string | null;
 }
 
 interface MissedRow {
@@ -56,6 +60,8 @@ export function remindersView(context: PageContext): PageView {
   const add = byId<HTMLButtonElement>('new-reminder-add');
   const upcoming = byId<HTMLUListElement>('upcoming');
   const missed = byId<HTMLUListElement>('missed');
+  const overdue = byId<HTMLUListElement>('overdue');
+  const overdueCard = byId<HTMLElement>('overdue-card');
   const missedCard = byId<HTMLElement>('missed-card');
 
   function readPhrase() {
@@ -170,7 +176,7 @@ export function remindersView(context: PageContext): PageView {
     const body = el(
       'div',
       { class: 'row-body' },
-      el('span', { class: 'title' }, title),
+      el('span', { class: 'title', title }, title),
       el('span', { class: `when ${options.whenTone ?? ''}`.trim() }, options.when),
       options.detail ? el('span', { class: 'detail' }, options.detail) : null,
       link,
@@ -250,7 +256,7 @@ export function remindersView(context: PageContext): PageView {
         return row({
           id: reminder.id,
           title: reminder.title,
-          when: `${formatWhen(reminder.next_fire ?? '')}${reminder.repeat ? ' · repeats' : ''}`,
+          when: `${formatWhen(reminder.next_fire ?? '')}${reminder.repeat ? ` · ${reminder.repeat_text ?? 'repeats'}` : ''}`,
           ...(at - now < 3_600_000 ? { whenTone: 'soon' as const } : {}),
           path: reminder.path,
           ...(reminder.line ? { line: reminder.line } : {}),
@@ -260,6 +266,36 @@ export function remindersView(context: PageContext): PageView {
         });
       });
     upcoming.replaceChildren(...(rows.length > 0 ? rows : [noticeItem('Nothing coming up.')]));
+    // Unticked one-offs whose time passed, whenever they were written: the oldest first.
+    const late = body.reminders
+      .filter((reminder) => typeof reminder.overdue_since === 'string')
+      .sort((a, b) => Date.parse(a.overdue_since ?? '') - Date.parse(b.overdue_since ?? ''))
+      .map((reminder) =>
+        row({
+          id: reminder.id,
+          title: reminder.title,
+          when: `Overdue · ${formatWhen(reminder.overdue_since ?? '')}`,
+          whenTone: 'late',
+          path: reminder.path,
+          ...(reminder.line ? { line: reminder.line } : {}),
+          occurrence: reminder.overdue_since ?? null,
+          actionable: true,
+          recurring: false,
+        }),
+      );
+    overdue.replaceChildren(...late);
+    overdueCard.hidden = late.length === 0;
+  }
+
+  /** A reminder on the Missed card (it says why) is not listed again as overdue. */
+  function dropOverdueThatAreMissed(): void {
+    const missedIds = new Set(
+      [...missed.querySelectorAll<HTMLLIElement>('li[data-id]')].map((item) => item.dataset.id),
+    );
+    for (const item of [...overdue.querySelectorAll<HTMLLIElement>('li[data-id]')]) {
+      if (missedIds.has(item.dataset.id)) item.remove();
+    }
+    overdueCard.hidden = overdue.childElementCount === 0;
   }
 
   async function loadMissed(api: CompanionApi): Promise<void> {
@@ -299,6 +335,7 @@ export function remindersView(context: PageContext): PageView {
         missed.replaceChildren(noticeItem(loadFailure(error), 'error'));
       }),
     ]);
+    dropOverdueThatAreMissed();
   }
 
   renderPreview();
@@ -307,6 +344,8 @@ export function remindersView(context: PageContext): PageView {
     reset() {
       upcoming.replaceChildren();
       missed.replaceChildren();
+      overdue.replaceChildren();
+      overdueCard.hidden = true;
       input.value = '';
       renderPreview();
     },

@@ -118,8 +118,9 @@ export class CompanionReminders implements ReminderReader, ReminderWriter {
     const patch: ReminderPatch = {};
     if (current.status !== previous.status) patch.status = previous.status;
     const snoozeChanged = (current.snoozed_until ?? null) !== (previous.snoozed_until ?? null);
-    const dueChanged = Date.parse(current.due) !== Date.parse(previous.due);
-    if (previous.repeat === null && (snoozeChanged || dueChanged)) {
+    const dueChanged = Date.parse(current.due ?? '') !== Date.parse(previous.due ?? '');
+    // Only a one-off is put back by time; it always has a due.
+    if (previous.repeat === null && previous.due !== null && (snoozeChanged || dueChanged)) {
       // A new due clears the companion's snooze (and rewrites an inline token's time).
       patch.due = previous.due;
     }

@@ -187,7 +187,7 @@ function toReminder(note: ReminderNote, now: number): Reminder {
 
 /** When a reminder is "due" for listing: its next firing, else its first occurrence. */
 function whenOf(reminder: Reminder): number {
-  return Date.parse(reminder.next_fire ?? reminder.due);
+  return Date.parse(reminder.next_fire ?? reminder.due ?? '');
 }
 
 /** `from`/`to` dates are whole days in the reminder's zone; date-times are instants. */

@@ -151,6 +151,20 @@ describe('chat reminder tools on the companion', () => {
     expect(frontMatter(created.path).status).toBe('done');
   });
 
+  it('done after a snooze ends that occurrence of a series (it does not ring anyway)', async () => {
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/v1/reminders',
+      headers: authorized,
+      payload: { title: 'Weekly', due: '2026-12-01T10:00', repeat: 'FREQ=WEEKLY;BYDAY=TU' },
+    });
+    const { id } = created.json<Reminder>();
+    const snoozed = reminderOf(await chat('snooze weekly by 1 hour'));
+    expect(snoozed).toMatchObject({ id, next_fire: '2026-12-01T11:00:00+01:00' });
+    const done = reminderOf(await chat('mark weekly as done'));
+    expect(done).toMatchObject({ id, next_fire: '2026-12-08T10:00:00+01:00' });
+  });
+
   it('answers NOT_FOUND for a reminder that does not exist, in the tool result and an error event', async () => {
     const events = await chat('mark water the cactus on mars as done');
     expect(toolOf(events).result).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });

@@ -160,6 +160,85 @@ describe('buildIcsFeed', () => {
   });
 });
 
+describe('done and cancelled reminders', () => {
+  const once = (id: string, extra: Partial<CalendarReminder>) =>
+    reminder(
+      id,
+      { kind: 'once', at: Date.parse('2026-11-23T16:00:00Z'), zone: 'Europe/Berlin' },
+      extra,
+    );
+  const line = (checked: boolean) =>
+    once(
+      `Journal/2026-11-22.md::- [${checked ? 'x' : ' '}] Call the bank @remind(2026-11-23 17:00)`,
+      {
+        path: 'Journal/2026-11-22.md',
+        line: 3,
+        taskChecked: checked,
+      },
+    );
+  const feedOf = (reminders: CalendarReminder[]) =>
+    parse(
+      buildIcsFeed({ reminders, events: [], now: NOW, vaultName: 'Vault', calendarName: 'Cairn' }),
+    )
+      .getAllSubcomponents('vevent')
+      .map((component) => new ICAL.Event(component));
+
+  it('marks them with RFC 5545 STATUS and gives them no alarm; active ones keep theirs', () => {
+    const events = feedOf([
+      once('r-active', {}),
+      once('r-done', { status: 'done' }),
+      once('r-checked', { taskChecked: true }),
+      once('r-cancelled', { status: 'cancelled' }),
+      reminder(
+        'r-series-done',
+        {
+          kind: 'recurring',
+          rrule: 'FREQ=WEEKLY;BYDAY=MO',
+          start: '2026-03-02T09:00',
+          zone: 'UTC',
+        },
+        { status: 'done' },
+      ),
+    ]);
+    const byUid = new Map(events.map((event) => [event.uid, event]));
+    const status = (uid: string) => byUid.get(uid)!.component.getFirstPropertyValue('status');
+    const alarms = (uid: string) => byUid.get(uid)!.component.getAllSubcomponents('valarm').length;
+    expect(status('r-active')).toBe('CONFIRMED');
+    expect(alarms('r-active')).toBe(1);
+    for (const uid of ['r-done', 'r-checked', 'r-series-done']) {
+      expect(status(uid)).toBe('CONFIRMED');
+      expect(byUid.get(uid)!.component.getFirstPropertyValue('x-cairn-status')).toBe('DONE');
+      expect(alarms(uid)).toBe(0);
+    }
+    expect(status('r-cancelled')).toBe('CANCELLED');
+    expect(alarms('r-cancelled')).toBe(0);
+    // ical.js reads every STATUS as one of RFC 5545's VEVENT values.
+    for (const event of events) {
+      expect(['TENTATIVE', 'CONFIRMED', 'CANCELLED']).toContain(
+        event.component.getFirstPropertyValue('status'),
+      );
+    }
+  });
+
+  it('a line without a block id keeps its UID when it is checked off, and it is an address', () => {
+    const [open] = feedOf([line(false)]);
+    const [checked] = feedOf([line(true)]);
+    expect(open!.uid).toBe(checked!.uid);
+    expect(open!.uid).toMatch(/^line-[0-9a-f]{14}@cairn$/);
+    expect(open!.component.getAllSubcomponents('valarm')).toHaveLength(1);
+    expect(checked!.component.getAllSubcomponents('valarm')).toHaveLength(0);
+    // Another line, or the same text in another note, is another event.
+    const other = once('Journal/2026-11-23.md::- [ ] Call the bank @remind(2026-11-23 17:00)', {
+      path: 'Journal/2026-11-23.md',
+    });
+    expect(feedOf([other])[0]!.uid).not.toBe(open!.uid);
+  });
+
+  it('block ids and note ids stay the UID', () => {
+    expect(feedOf([once('r-7k2p', {})])[0]!.uid).toBe('r-7k2p');
+  });
+});
+
 describe('note events', () => {
   const events: NoteEvent[] = [
     {

@@ -73,6 +73,30 @@ function undoOf(events: ChatEvent[]): UndoAction {
 }
 
 describe('ChatEngine: reminders', () => {
+  it('reads a day-first date and says a rule in words (issue #26)', async () => {
+    const dated = await collect(engine().send('remind me on 24.12. at 9 to water the tree'));
+    expect(text(dated)).toBe('Reminder set: "Water the tree", Thu 24 Dec 2026, 09:00.');
+    const weekly = await collect(engine().send('remind me every monday at 8 to stretch'));
+    expect(text(weekly)).toBe(
+      'Reminder set: "Stretch", every Monday at 08:00 (next: Mon 23 Nov 2026, 08:00).',
+    );
+    expect(text(weekly)).not.toMatch(/FREQ|BYDAY|BYHOUR/);
+  });
+
+  it('asks about an impossible date without repeating it, and writes nothing', async () => {
+    const events = await collect(engine().send('remind me on 2026-02-30 at 9 to pay rent'));
+    expect(text(events)).toBe(
+      'That date does not exist: February 2026 has 28 days. On which day should I remind you to pay rent?',
+    );
+    expect(text(events)).not.toContain('30');
+    expect(vault.writes).toBe(0);
+  });
+
+  it('a time that has passed today is the next such time, not the evening', async () => {
+    const events = await collect(engine().send('remind me at 9 to call the bank'));
+    expect(text(events)).toBe('Reminder set: "Call the bank", Mon 23 Nov 2026, 09:00.');
+  });
+
   it('creates a reminder from a sentence and says when, in the user zone', async () => {
     const events = await collect(engine().send('remind me next Monday at 8 to call the bank'));
     expect(events.map((e) => e.type)).toEqual(['token', 'tool', 'done']);

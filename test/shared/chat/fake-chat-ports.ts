@@ -109,9 +109,9 @@ export class FakeVault implements NoteWriter, ReminderReader, Searcher, Answerer
     this.maybeFail('list');
     return [...this.reminders.values()]
       .filter((reminder) => query.status === undefined || reminder.status === query.status)
-      .filter((reminder) => query.from === undefined || reminder.due.slice(0, 10) >= query.from)
-      .filter((reminder) => query.to === undefined || reminder.due.slice(0, 10) <= query.to)
-      .sort((a, b) => Date.parse(a.due) - Date.parse(b.due))
+      .filter((reminder) => query.from === undefined || whenOf(reminder).slice(0, 10) >= query.from)
+      .filter((reminder) => query.to === undefined || whenOf(reminder).slice(0, 10) <= query.to)
+      .sort((a, b) => Date.parse(whenOf(a)) - Date.parse(whenOf(b)))
       .slice(0, query.limit ?? 50);
   }
 
@@ -241,4 +241,9 @@ function slug(title: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
+}
+
+/** The date a fake reminder lists under: its next ring, else its due. */
+function whenOf(reminder: Reminder): string {
+  return reminder.next_fire ?? reminder.due ?? '';
 }

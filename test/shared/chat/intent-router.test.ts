@@ -47,9 +47,10 @@ const REMINDERS: Row[] = [
     { title: 'Follow up with Anna', due: '2026-11-25T10:30', ...berlin },
   ],
   [
+    // 05:00 has passed at 10:30: the next 05:00 (docs/chat.md), never silently 17:00.
     'remind me at 5 to leave',
     'create_reminder',
-    { title: 'Leave', due: '2026-11-22T17:00', ...berlin },
+    { title: 'Leave', due: '2026-11-23T05:00', ...berlin },
   ],
   [
     'remind me at 17:30 to go home',

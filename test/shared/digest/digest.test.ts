@@ -119,7 +119,7 @@ describe('buildDigest', () => {
     );
   });
 
-  it('takes the companion missed list when given', () => {
+  it('takes the companion missed list when given, and one-offs that passed unticked', () => {
     const withList = buildDigest({
       week: parseIsoWeek('2026-W48'),
       zone: 'Europe/Berlin',
@@ -129,7 +129,9 @@ describe('buildDigest', () => {
       missed: [{ reminderId: 'r-x81c', occurrence: at('2026-11-24T08:00:00Z') }],
     });
     expect(withList.text).toContain(
-      '## Reminders missed\n- Tue 24 Nov 09:00 [[Garden#^r-x81c|Water the plants]]\n\n',
+      // The dentist passed unticked that week: missed, on the companion's list or not (one
+      // that passed before the companion's first start never is).
+      '## Reminders missed\n- Tue 24 Nov 09:00 [[Garden#^r-x81c|Water the plants]]\n- Wed 25 Nov 10:00 [[Cairn/Reminders/dentist|Book dentist]]\n\n',
     );
     expect(withList.text).toContain('## Notes created\n- none\n');
   });
