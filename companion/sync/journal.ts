@@ -224,6 +224,7 @@ export class SyncJournal {
     const seen = new Set<string>();
     const files = await listVaultFiles(this.options.vault);
     for (const file of files) {
+      if (this.closed) break;
       seen.add(pathKey(file.path));
       const known = this.store.liveAt(file.path);
       if (
@@ -236,6 +237,7 @@ export class SyncJournal {
       }
       await this.serial.run(() => this.catchUp(file.path));
     }
+    if (this.closed) return { changed: this.store.head() - before };
     for (const file of this.store.liveFiles()) {
       if (!seen.has(file.path_key)) await this.serial.run(() => this.catchUp(file.path));
     }
