@@ -36,6 +36,9 @@ export function newFileId(): string {
   return randomBytes(12).toString('base64url');
 }
 
+/** Files a rescan reads before journalling them in one transaction. */
+const RESCAN_BATCH = 256;
+
 interface Waiter {
   readonly since: number;
   readonly resolve: () => void;
@@ -223,12 +226,21 @@ export class SyncJournal {
     const before = this.store.head();
     const seen = new Set<string>();
     const files = await listVaultFiles(this.options.vault);
+    /** Files the journal has never seen (every file, on a first start): read, then added in batches. */
+    let fresh: Array<{ path: string; size: number; mtime: number }> = [];
     for (const file of files) {
       if (this.closed) break;
       seen.add(pathKey(file.path));
       const known = this.store.liveAt(file.path);
+      if (known === undefined) {
+        fresh.push(file);
+        if (fresh.length >= RESCAN_BATCH) {
+          await this.addFresh(fresh);
+          fresh = [];
+        }
+        continue;
+      }
       if (
-        known !== undefined &&
         known.path === file.path &&
         known.disk_mtime === file.mtime &&
         known.disk_size === file.size
@@ -237,11 +249,57 @@ export class SyncJournal {
       }
       await this.serial.run(() => this.catchUp(file.path));
     }
+    if (fresh.length > 0 && !this.closed) await this.addFresh(fresh);
     if (this.closed) return { changed: this.store.head() - before };
     for (const file of this.store.liveFiles()) {
       if (!seen.has(file.path_key)) await this.serial.run(() => this.catchUp(file.path));
     }
     return { changed: this.store.head() - before };
+  }
+
+  /**
+   * Journals files the journal has not seen, read into the blob store first and then added in
+   * one transaction; a path that got journalled meanwhile (a commit, the feed) is looked at
+   * again one by one instead.
+   */
+  private async addFresh(
+    files: ReadonlyArray<{ path: string; size: number; mtime: number }>,
+  ): Promise<void> {
+    const read: Array<{ file: (typeof files)[number]; hash: string; size: number }> = [];
+    for (const file of files) {
+      if (file.size > this.options.blobs.maxFileBytes) continue;
+      try {
+        const imported = await this.options.blobs.importFile(join(this.options.vault, file.path));
+        read.push({ file, ...imported });
+      } catch {
+        // Gone or unreadable meanwhile: the feed or the next rescan sees it.
+      }
+    }
+    await this.serial.run(async () => {
+      const entries: NewJournalEntry[] = [];
+      const later: string[] = [];
+      const keys = new Set<string>();
+      for (const { file, hash, size } of read) {
+        const key = pathKey(file.path);
+        if (this.store.liveAt(file.path) !== undefined || keys.has(key)) {
+          later.push(file.path);
+          continue;
+        }
+        keys.add(key);
+        entries.push({
+          fileId: newFileId(),
+          path: file.path,
+          op: 'put',
+          hash,
+          size,
+          mtime: file.mtime,
+          device: SYNC_SERVER_DEVICE,
+          disk: { mtime: file.mtime, size: file.size },
+        });
+      }
+      this.append(entries);
+      for (const path of later) await this.catchUp(path);
+    });
   }
 
   /** Journal entries after `since` (see SyncChangesResponse); `since = 0` lists live files. */
