@@ -259,6 +259,11 @@ export class SyncCommitter {
 
   private recordBases(device: string, result: SyncOpResult): void {
     if (result.status === 'accepted' || result.status === 'merged') {
+      // A file the device saw deleted is no base it will merge against.
+      if (this.store.file(result.file_id)?.deleted === 1) {
+        this.store.clearDeviceBase(device, result.file_id);
+        return;
+      }
       this.store.setDeviceBase(device, result.file_id, result.hash);
     } else if (result.status === 'conflict') {
       this.store.setDeviceBase(device, result.file_id, result.hash);

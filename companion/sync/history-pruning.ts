@@ -126,11 +126,14 @@ export class HistoryPruner {
     // Current versions: live files always; deleted files while in the trash.
     const files = store.db
       .prepare(
-        `SELECT f.hash, f.deleted, j.time FROM sync_files f JOIN sync_journal j ON j.seq = f.seq`,
+        `SELECT f.file_id, f.hash, f.deleted, j.time FROM sync_files f JOIN sync_journal j ON j.seq = f.seq`,
       )
-      .all() as Array<{ hash: string; deleted: number; time: number }>;
+      .all() as Array<{ file_id: string; hash: string; deleted: number; time: number }>;
+    /** Files deleted longer ago than the trash keeps them: none of their versions stay. */
+    const expired = new Set<string>();
     for (const file of files) {
       if (file.deleted === 0 || now - file.time <= policy.otherMs) keep.add(file.hash);
+      else expired.add(file.file_id);
     }
     const versions = store.db
       .prepare(
@@ -143,6 +146,7 @@ export class HistoryPruner {
       lastOfDay.set(`${version.file_id}@${Math.floor(version.time / DAY_MS)}`, version.hash);
     }
     for (const version of versions) {
+      if (expired.has(version.file_id)) continue;
       const age = now - version.time;
       if (isMarkdown(version.path)) {
         if (age <= policy.everyVersionMs) keep.add(version.hash);

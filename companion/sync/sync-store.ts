@@ -209,6 +209,12 @@ export class SyncStore {
       .run(device, fileId, hash);
   }
 
+  clearDeviceBase(device: string, fileId: string): void {
+    this.db
+      .prepare('DELETE FROM sync_device_bases WHERE device = ? AND file_id = ?')
+      .run(device, fileId);
+  }
+
   /** Unpairing: the device's bases stop protecting versions. */
   forgetDevice(name: string): void {
     this.db.prepare('DELETE FROM sync_devices WHERE name = ?').run(name);
