@@ -70,12 +70,15 @@ describe('mergeNote', () => {
 
   it('broken YAML on any side falls back to the line merge', () => {
     const broken = '---\ntitle: [unclosed\nstatus: open\n---\nbody\n';
-    const merged = mergeNote(
-      broken,
-      broken.replace('title', 'name'),
-      broken.replace('status', 'state'),
-    );
-    expect(merged.clean).toBe(false);
+    expect(
+      mergeNote(broken, broken.replace('title', 'name'), broken.replace('status', 'state')),
+    ).toEqual({
+      clean: true,
+      text: '---\nname: [unclosed\nstate: open\n---\nbody\n',
+    });
+    expect(
+      mergeNote(broken, broken.replace('open', 'done'), broken.replace('open', 'waiting')).clean,
+    ).toBe(false);
   });
 
   it('merge(b, a, a) = a, merge(b, b, x) = x, merge(b, x, b) = x', () => {
