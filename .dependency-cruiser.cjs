@@ -1,6 +1,50 @@
 /** Dependency direction (DEVELOPERS.md): plugin → shared ← companion, no cycles. */
+
+/** The companion's feature folders; everything else under companion/ is infrastructure or the root. */
+const COMPANION_FEATURES = 'reminders|search|notes|clients|chat|memory|digest|calendar|sync|tasks';
+
 module.exports = {
   forbidden: [
+    {
+      name: 'companion-infrastructure-below-features',
+      comment:
+        'Shared infrastructure (vault, db, http, auth, audit, push, …) sits below the features and the composition root, and never reaches up into them (companion/README.md, docs/contributing.md).',
+      severity: 'error',
+      from: {
+        path: '^companion/(vault|db|http|auth|audit|metrics|idempotency|embeddings|pdf|push|status)/|^companion/(logging|version)\\.ts$',
+      },
+      to: {
+        path: [
+          `^companion/(${COMPANION_FEATURES})/`,
+          '^companion/(commands)/',
+          '^companion/(app|server|cli|config|options|idle-gc)\\.ts$',
+        ],
+      },
+    },
+    {
+      name: 'companion-features-below-the-root',
+      comment:
+        'Features never import the composition root (app.ts, server.ts, cli.ts, config, commands).',
+      severity: 'error',
+      from: { path: `^companion/(${COMPANION_FEATURES})/` },
+      to: {
+        path: [
+          '^companion/(commands)/',
+          '^companion/(app|server|cli|config|options|idle-gc)\\.ts$',
+        ],
+      },
+    },
+    {
+      name: 'companion-feature-through-its-index',
+      comment:
+        "A companion feature reaches another only through that feature's index.ts, its public surface.",
+      severity: 'error',
+      from: { path: `^companion/(${COMPANION_FEATURES})/` },
+      to: {
+        path: `^companion/(${COMPANION_FEATURES})/`,
+        pathNot: ['^companion/$1/', '^companion/[^/]+/index\\.ts$'],
+      },
+    },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
     {
       name: 'shared-is-pure',

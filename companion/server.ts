@@ -25,6 +25,7 @@ import type { SearchExclusionSettings } from './search/search-exclusions';
 import type { ClosableEmbedder, EmbeddingsConfig } from './embeddings/provider';
 import { SettingsStore } from './db/settings';
 import { registerIndexMetrics, VaultIndexer } from './search';
+import { VaultChangeFeed } from './vault/change-feed';
 import { VaultExcludes, watchExcludeGlobs } from './vault/exclude-settings';
 import { MetricsRegistry } from './metrics/registry';
 import type { Logger } from './logging';
@@ -86,7 +87,9 @@ export interface RunningServer {
   readonly url: string;
   readonly token: ApiToken;
   readonly databaseFile: string;
-  /** Keeps the index in step with the vault; `onChange` tells what changed. */
+  /** What changed in the vault: the index, reminders and sync follow it. */
+  readonly feed: VaultChangeFeed;
+  /** Keeps the index in step with the vault (a subscriber of `feed`). */
   readonly indexer: VaultIndexer;
   /** Push subscriptions and the sender (`push.sender` is the scheduler's `ReminderDeliverer`). */
   readonly push: PushService;
@@ -140,6 +143,7 @@ export async function startServer(
   );
 
   let app: FastifyInstance;
+  let feed: VaultChangeFeed;
   let indexer: VaultIndexer;
   let push: PushService;
   let reminderSource: VaultReminderSource;
@@ -167,8 +171,12 @@ export async function startServer(
     // One live rule set: a folder (un)excluded in the plugin's settings applies to the index
     // and to reminders at once.
     const excludes = VaultExcludes.read(config.vault, [], options.logger);
+    // The one place the companion learns what changed in the vault: the index, reminders
+    // and (with sync on) the sync journal all follow it.
+    feed = new VaultChangeFeed({ vault: config.vault, db, logger: options.logger, excludes });
     indexer = new VaultIndexer({
       vault: config.vault,
+      feed,
       db,
       clock: options.clock,
       logger: options.logger,
@@ -253,12 +261,14 @@ export async function startServer(
     throw error;
   }
   if (embedder) app.addHook('onClose', () => embedder.close());
-  // onClose hooks run last-added first: the indexer stops before the embedder and the database.
+  // onClose hooks run last-added first: the feed stops, then the indexer, before the embedder
+  // and the database.
   app.addHook('onClose', () => indexer.close());
+  app.addHook('onClose', () => feed.close());
   // Cairn Sync (docs/sync.md): changes on the companion's disk are journalled as device
-  // `server`; the first scan journals every file. It closes before the indexer (hooks run
-  // last-added first), and before the database.
-  sync.follow(indexer);
+  // `server`, from the feed and from a scan of its own on start (the feed leaves out what the
+  // plugin's exclude globs name; sync does not). It closes before the feed and the database.
+  sync.follow(feed);
   const syncStarted = sync.start().catch((error: unknown) => {
     options.logger.error(
       { err: { message: (error as Error).message } },
@@ -270,12 +280,7 @@ export async function startServer(
     await sync.close();
   });
   // The scan runs in the background; requests are served (keyword results grow) meanwhile.
-  try {
-    await indexer.start();
-  } catch (error) {
-    await app.close();
-    throw error;
-  }
+  feed.start();
   // Vectors are held in memory for search; load them once the scan is through rather than on
   // the first question someone asks.
   const vectorsLoaded = indexer
@@ -300,7 +305,10 @@ export async function startServer(
     .then(() => collectStartupGarbage(options.logger));
   // Exclude globs edited in the plugin apply without a restart.
   const excludeWatch = watchExcludeGlobs(config.vault, {
-    onChange: (globs) => indexer.setPluginExcludeGlobs(globs),
+    onChange: (globs) => {
+      feed.excludes.setPluginGlobs(globs);
+      return feed.rescan();
+    },
     logger: options.logger,
   });
   app.addHook('onClose', () => excludeWatch.close());
@@ -309,7 +317,7 @@ export async function startServer(
   // later run first: the vault link drains, the scheduler stops, then the indexer and database.
   const schedulerStarted = reminderSource.load().then(() => scheduler.start());
   const reminderLink = connectVaultReminders(
-    indexer,
+    feed,
     reminderSource,
     scheduler,
     options.logger,
@@ -369,6 +377,7 @@ export async function startServer(
     url,
     token,
     databaseFile,
+    feed,
     indexer,
     push,
     scheduler,

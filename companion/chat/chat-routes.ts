@@ -9,8 +9,8 @@ import { requestClient } from '../audit/audit-hooks';
 import type { AuditLog } from '../audit/audit-log';
 import { auditToolCall } from '../audit/tool-audit';
 import { hasScope } from '../auth/scopes';
-import type { SearchServices } from '../search/search-services';
-import { requireSearch } from '../search/search-routes';
+import type { SearchServices } from '../search';
+import { requireSearch } from '../search';
 
 /** A comment line this often keeps proxies and phones from dropping a quiet stream. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;

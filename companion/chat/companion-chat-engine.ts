@@ -11,7 +11,7 @@ import type {
   ReminderWriter,
 } from '../../shared/chat/ports';
 import type { Clock } from '../../shared/ports';
-import type { SearchServices } from '../search/search-services';
+import type { SearchServices } from '../search';
 import { fetchOllamaHttp } from './fetch-ollama-http';
 import { CompanionAnswerer, CompanionSearcher } from './search-ports';
 import {

@@ -1,5 +1,5 @@
 import type { MemoryStore } from '../../shared/chat/ports';
-import type { MemoryService } from '../memory/memory-service';
+import type { MemoryService } from '../memory';
 import { asChatPort } from './port-errors';
 
 /** Chat's memory tools over the same MemoryService as `/api/v1/memories`. */

@@ -5,16 +5,16 @@ import { chatWriteMemory } from '../idempotency/chat-write-memory';
 import type { WriteMemory } from '../idempotency/write-memory';
 import { registerChatRoute } from './chat-routes';
 import type { ChatRouteOptions } from './chat-routes';
-import type { ReminderService } from '../reminders/reminder-service';
-import type { SearchServices } from '../search/search-services';
-import type { IndexAfterWrite } from '../search/index-after-write';
+import type { ReminderService } from '../reminders';
+import type { SearchServices } from '../search';
+import type { IndexAfterWrite } from '../search';
 import type { ChatEngine } from '../../shared/chat/chat-engine';
 import { createCompanionChatEngine } from './companion-chat-engine';
 import type { CompanionChatDeps } from './companion-chat-engine';
 import { VaultNoteWriter } from './note-writer';
 import { reminderChatPorts } from './reminder-ports';
 import { ConversationFiles } from './conversation-files';
-import type { MemoryService } from '../memory/memory-service';
+import type { MemoryService } from '../memory';
 import { memoryChatPort } from './memory-port';
 
 /** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */

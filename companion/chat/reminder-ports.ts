@@ -1,7 +1,7 @@
 import { ChatPortError } from '../../shared/chat/ports';
 import type { ReminderQuery, ReminderReader, ReminderWriter } from '../../shared/chat/ports';
 import type { Reminder } from '../../shared/protocol/reminders';
-import type { ReminderService } from '../reminders/reminder-service';
+import type { ReminderService } from '../reminders';
 import { asChatPort } from './port-errors';
 
 /** Reminders listed by chat at most ("what's due this week?" wants a short list). */

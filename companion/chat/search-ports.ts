@@ -1,10 +1,10 @@
 import { ChatPortError } from '../../shared/chat/ports';
 import type { Answerer, ExtractiveAnswer, Searcher, SearchHit } from '../../shared/chat/ports';
 import { ApiHttpError } from '../http/api-error';
-import { answerQuestion } from '../search/answer-service';
-import type { HybridSearch } from '../search/hybrid-search';
-import { toIndexFilters } from '../search/request-filters';
-import type { SearchServices } from '../search/search-services';
+import { answerQuestion } from '../search';
+import type { HybridSearch } from '../search';
+import { toIndexFilters } from '../search';
+import type { SearchServices } from '../search';
 
 /*
  * The chat engine's read tools over the companion's own search: the same hybrid search and

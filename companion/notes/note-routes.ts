@@ -16,9 +16,9 @@ import { createOnce } from '../idempotency/content-dedup';
 import { answerOnce } from '../idempotency/idempotency-key';
 import type { WriteMemory } from '../idempotency/write-memory';
 import { createVaultFile, folderEntries, VaultWriteError } from '../vault/atomic-write';
-import type { IndexAfterWrite } from '../search/index-after-write';
+import type { IndexAfterWrite } from '../search';
 import { resolveVaultPath } from '../vault/paths';
-import { vaultErrors } from '../reminders/reminder-routes';
+import { vaultErrors } from '../http/vault-errors';
 
 const CREATE_ATTEMPTS = 3;
 

@@ -14,3 +14,4 @@ export type { TimerHandle, TimerPort } from './timer';
 export { MAX_SLEEP_MS, nodeTimer } from './timer';
 export { registerMissedRoute } from './missed-routes';
 export type { OccurrenceAction } from './fire-times';
+export type { ReminderService } from './reminder-service';

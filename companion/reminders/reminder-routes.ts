@@ -12,11 +12,10 @@ import {
   ReminderListResponse,
   ReminderPatch,
 } from '../../shared/protocol/reminders';
-import { ApiHttpError } from '../http/api-error';
 import { answerOnce } from '../idempotency/idempotency-key';
 import type { WriteMemory } from '../idempotency/write-memory';
 import type { ReminderService } from './reminder-service';
-import { VaultWriteError } from '../vault/atomic-write';
+import { vaultErrors } from '../http/vault-errors';
 
 /*
  * The reminder routes of companion/README.md (`/missed` is the scheduler's, see missed-route.ts). The
@@ -119,16 +118,4 @@ export function registerReminderRoutes(
         ),
       })),
   );
-}
-
-/** A vault write that did not happen becomes the API error it names. */
-export async function vaultErrors<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof VaultWriteError) {
-      throw new ApiHttpError(error.code, error.message, error.field);
-    }
-    throw error;
-  }
 }

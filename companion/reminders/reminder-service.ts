@@ -32,7 +32,7 @@ import type { ReminderNote } from '../../shared/reminders';
 import { ApiHttpError } from '../http/api-error';
 import { createOnce } from '../idempotency/content-dedup';
 import type { WriteMemory } from '../idempotency/write-memory';
-import { decodeCursor, encodeCursor } from '../search/cursor';
+import { decodeCursor, encodeCursor } from '../http/cursor';
 import type { ReminderDefinition } from './reminder-definition';
 import type { ReminderScheduler } from './scheduler';
 import type { VaultReminderSource } from './vault-reminder-source';

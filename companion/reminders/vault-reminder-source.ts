@@ -108,11 +108,11 @@ export class VaultReminderSource implements ReminderSource {
   }
 
   /**
-   * What the scheduler re-plans for one index change (see `connectVaultReminders`): the ids of
+   * What the scheduler re-plans for one vault change (see `connectVaultReminders`): the ids of
    * reminders that came, changed or went with the file.
    */
   async applyChange(change: VaultChange): Promise<string[]> {
-    return change.type === 'delete' ? this.removeFile(change.path) : this.refreshFile(change.path);
+    return change.type === 'upsert' ? this.refreshFile(change.path) : this.removeFile(change.path);
   }
 
   all(): { reminders: ReminderDefinition[]; unresolved: UnresolvedReminder[] } {
@@ -318,7 +318,7 @@ export class VaultReminderSource implements ReminderSource {
  * unsubscribe function (call it on close).
  */
 export function connectVaultReminders(
-  changes: VaultChangeFeed,
+  feed: VaultChangeFeed,
   source: VaultReminderSource,
   scheduler: { replan(ids?: readonly string[]): Promise<void> },
   logger: Logger,
@@ -329,16 +329,20 @@ export function connectVaultReminders(
     () => undefined,
     () => undefined,
   );
-  const unsubscribe = changes.onChange((change) => {
-    if (change.kind === 'pdf') return;
-    chain = chain.then(async () => {
-      try {
-        const ids = await source.applyChange(change);
-        if (ids.length > 0) await scheduler.replan(ids);
-      } catch (error) {
-        logger.error({ err: error }, 'could not re-plan reminders after a vault change');
-      }
-    });
+  const unsubscribe = feed.subscribe({
+    name: 'reminders',
+    kinds: ['markdown'],
+    onChange: (change) => {
+      chain = chain.then(async () => {
+        try {
+          const ids = await source.applyChange(change);
+          if (ids.length > 0) await scheduler.replan(ids);
+        } catch (error) {
+          logger.error({ err: error }, 'could not re-plan reminders after a vault change');
+        }
+      });
+      return chain;
+    },
   });
   return {
     /** Stops listening and waits for the changes already received (close before the scheduler). */

@@ -28,6 +28,8 @@ export interface VaultFileInput {
   readonly kind: 'markdown' | 'text' | 'pdf';
   readonly bytes: Uint8Array;
   readonly mtimeMs: number;
+  /** The bytes' SHA-256, when the caller has it already (the vault change feed). */
+  readonly hash?: string;
 }
 
 export interface IndexedFile {
@@ -36,7 +38,37 @@ export interface IndexedFile {
 }
 
 export function contentHash(bytes: Uint8Array): string {
-  return `${INDEX_FORMAT}:${createHash('sha256').update(bytes).digest('hex')}`;
+  return indexedVersion(createHash('sha256').update(bytes).digest('hex'));
+}
+
+/**
+ * What the index stores as a file's content hash: the bytes' SHA-256 with the parser's
+ * INDEX_FORMAT, so a new format re-reads every file once.
+ */
+export function indexedVersion(sha256: string): string {
+  return `${INDEX_FORMAT}:${sha256}`;
+}
+
+/** A file the feed handed over without its bytes (too large): recorded as not indexed. */
+export function tooLargeToIndex(file: {
+  path: string;
+  kind: 'markdown' | 'text' | 'pdf' | 'other';
+  size: number;
+  mtimeMs: number;
+  hash: string;
+}): IndexedFile {
+  const pdf = file.kind === 'pdf';
+  return failed(
+    {
+      path: file.path,
+      mtimeMs: file.mtimeMs,
+      size: file.size,
+      contentHash: indexedVersion(file.hash),
+    },
+    pdf ? 'pdf' : 'note',
+    basename(file.path).replace(/\.(md|txt|pdf)$/i, ''),
+    tooLarge(file.size, pdf ? MAX_PDF_BYTES : MAX_NOTE_BYTES),
+  );
 }
 
 /**
@@ -53,7 +85,7 @@ export async function readVaultFile(
     path: input.path,
     mtimeMs: input.mtimeMs,
     size: input.bytes.length,
-    contentHash: contentHash(input.bytes),
+    contentHash: input.hash === undefined ? contentHash(input.bytes) : indexedVersion(input.hash),
   };
   const fallbackTitle = basename(input.path).replace(/\.(md|txt|pdf)$/i, '');
   if (input.kind === 'pdf') return readPdf(input, base, fallbackTitle, readPdfText, signal);

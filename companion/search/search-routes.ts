@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { SearchQuery, SearchResponse } from '../../shared/protocol/search';
 import { ApiHttpError } from '../http/api-error';
-import { decodeSnapshotCursor, encodeSnapshotCursor } from './cursor';
+import { decodeSnapshotCursor, encodeSnapshotCursor } from '../http/cursor';
 import type { HybridSearch } from './hybrid-search';
 import { toIndexFilters } from './request-filters';
 import type { RankedResults, SearchServices } from './search-services';

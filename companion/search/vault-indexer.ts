@@ -1,7 +1,4 @@
-import { lstat, readFile, realpath, stat } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
-import { join, sep } from 'node:path';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { DocumentType } from '../../shared/protocol/search';
 import type { SemanticStatus, StatusResponse } from '../../shared/protocol/status';
 import type { SearchExclusionRule } from './search-exclusions';
 import type { Clock, Embedder } from '../../shared/ports';
@@ -11,25 +8,20 @@ import type { Logger } from '../logging';
 import type { IndexStatusSource } from '../status/sources';
 import { EmbeddingQueue } from './embedding-queue';
 import type { EmbeddingQueueOptions } from './embedding-queue';
-import { indexableKind } from '../vault/indexable-kind';
 import { VaultExcludes } from '../vault/exclude-settings';
-import type { VaultChange, VaultChangeFeed } from '../vault/vault-change';
+import { vaultFileKind } from '../vault/indexable-kind';
+import { VaultChangeFeed } from '../vault/change-feed';
+import type { VaultChange, VaultChangeSubscriber, VaultFileState } from '../vault/vault-change';
 import { storageProblem } from '../http/storage-error';
 import { IndexStore } from './index-store';
-import type { StoredFileState } from './index-store';
 import { SqliteIndexQueries } from './index-queries';
 import type { ColumnWeights } from './index-queries';
 import { createPdfReader, PdfBusyError } from '../pdf/pdf-reader';
 import type { PdfTextReader } from '../pdf/pdf-reader';
-import { contentHash, INDEX_FORMAT, readVaultFile } from './read-vault-file';
+import { indexedVersion, readVaultFile, tooLargeToIndex } from './read-vault-file';
 import type { IndexedFile } from './read-vault-file';
-import { symlinkProblem, walkVault } from '../vault/vault-walk';
-import type { FileStat } from '../vault/vault-walk';
-import { FolderWatcher } from '../vault/folder-watcher';
-import type { FolderChange } from '../vault/folder-watcher';
 
-export const DEFAULT_DEBOUNCE_MS = 300;
-export const DEFAULT_RESCAN_INTERVAL_MS = 30 * 60_000;
+export { DEFAULT_DEBOUNCE_MS, DEFAULT_RESCAN_INTERVAL_MS } from '../vault/change-feed';
 /** At most this many failures are listed in status; the count in metrics is complete. */
 export const MAX_LISTED_FAILURES = 100;
 /**
@@ -50,6 +42,11 @@ const WRITE_BATCH_MS = 250;
 export interface VaultIndexerOptions {
   /** The vault folder (its real path is used). */
   readonly vault: string;
+  /**
+   * The vault change feed the index follows (the one the server shares with reminders and
+   * sync). Absent, the indexer makes its own over `vault` and starts it in `start()`.
+   */
+  readonly feed?: VaultChangeFeed;
   /** Opened and migrated; the indexer loads sqlite-vec into it. */
   readonly db: SqliteDatabase;
   readonly clock: Clock;
@@ -98,30 +95,23 @@ export interface VaultIndexerOptions {
 export const UNSAVED_RETRY_FIRST_MS = 5_000;
 export const UNSAVED_RETRY_MAX_MS = 5 * 60_000;
 
-type Work =
-  | { readonly type: 'file'; readonly path: string }
-  | { readonly type: 'folder'; readonly path: string };
-
 /**
- * Keeps the SQLite index in step with the vault: a folder watcher, an initial scan, rescans.
- * Each changed path is debounced, then read, hashed (unchanged content is skipped), parsed,
- * chunked and written in one transaction; a deleted file or folder drops its rows. Chunks
- * without a vector go to the embedding queue. One file's bad content never stops the rest.
+ * Keeps the SQLite index in step with the vault, as a subscriber of the vault change feed:
+ * each changed note or PDF is parsed, chunked and written (in groups, one transaction each);
+ * a deleted file drops its rows. Chunks without a vector go to the embedding queue. One
+ * file's bad content never stops the rest.
  */
-export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
+export class VaultIndexer implements IndexStatusSource, VaultChangeSubscriber {
+  readonly name = 'search index';
+  readonly kinds = ['markdown', 'text', 'pdf'] as const;
+  readonly feed: VaultChangeFeed;
   readonly store: IndexStore;
   readonly queries: SqliteIndexQueries;
   readonly embeddings: EmbeddingQueue | null;
-  private readonly root: string;
-  private readonly exclude: VaultExcludes;
-  private readonly debounceMs: number;
+  private readonly ownsFeed: boolean;
+  private readonly unsubscribe: () => void;
   private readonly readPdfText: PdfTextReader;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly queue = new Map<string, Work>();
-  private readonly listeners = new Set<(change: VaultChange) => void>();
-  private idleWaiters: Array<() => void> = [];
-  private watcher: FolderWatcher | null = null;
-  private rescanTimer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<(change: IndexChange) => void>();
   /**
    * Files read but not saved in the index (the database's disk full, or read-only), or not read
    * because every PDF parse slot was taken, with why
@@ -132,8 +122,6 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
   private readonly unsavedRetries = new Map<string, NodeJS.Timeout>();
   /** Aborted on close: a PDF being read in its worker is abandoned rather than awaited. */
   private readonly stopping = new AbortController();
-  private draining: Promise<void> | null = null;
-  private scanning: Promise<void> | null = null;
   private closed = false;
   private changedSinceCleanup = false;
   /** Parsed files not written yet (see WRITE_BATCH_FILES), and when the first was added. */
@@ -151,7 +139,6 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
   indexedCount = 0;
 
   constructor(private readonly options: VaultIndexerOptions) {
-    this.root = realpathSync(options.vault);
     this.store = new IndexStore(options.db, () => options.clock.now());
     const embedderModel = options.embedder?.model ?? null;
     this.queries = new SqliteIndexQueries(options.db, {
@@ -159,57 +146,50 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
       preferredModel: () => embedderModel,
       stemLanguages: () => this.store.stemLanguages(),
     });
-    this.exclude =
-      options.excludes ?? VaultExcludes.read(this.root, options.excludeGlobs, options.logger);
-    this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+    this.ownsFeed = options.feed === undefined;
+    this.feed =
+      options.feed ??
+      new VaultChangeFeed({
+        vault: options.vault,
+        db: options.db,
+        logger: options.logger,
+        excludes:
+          options.excludes ??
+          VaultExcludes.read(options.vault, options.excludeGlobs, options.logger),
+        ...(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs }),
+        ...(options.watch === undefined ? {} : { watch: options.watch }),
+        ...(options.rescanIntervalMs === undefined
+          ? {}
+          : { rescanIntervalMs: options.rescanIntervalMs }),
+      });
     this.readPdfText = options.pdfReader ?? createPdfReader();
     this.embeddings = options.embedder
       ? new EmbeddingQueue(this.store, options.embedder, options.logger, options.embeddings)
       : null;
+    this.unsubscribe = this.feed.subscribe(this);
   }
 
-  /**
-   * Scans the whole vault in the background; `whenIdle()` resolves once the scan is through.
-   * Each scan first has every folder watched (the first one starts the watcher), so what
-   * changes while the scan walks and reads is reported by the watcher: nothing falls between
-   * the scan's look at a file and the start of watching.
-   */
+  /** Starts the feed when the indexer owns it (the server starts the shared one). */
   async start(): Promise<void> {
-    this.startScan();
-    const interval = this.options.rescanIntervalMs ?? DEFAULT_RESCAN_INTERVAL_MS;
-    if (interval > 0 && this.options.watch !== false) {
-      this.rescanTimer = setInterval(() => {
-        if (!this.scanning) void this.rescan();
-      }, interval);
-      this.rescanTimer.unref();
-    }
+    if (this.ownsFeed) this.feed.start();
   }
 
   /**
-   * Indexes these vault-relative paths now (no debounce) and resolves once the index is idle:
-   * for code that just wrote a file (ingest, note creation) and wants it searchable at once.
+   * Indexes these vault-relative paths now (no debounce) and resolves once they are in the
+   * index: for code that just wrote a file (ingest, note creation) and wants it searchable.
    */
   refresh(paths: readonly string[]): Promise<void> {
-    for (const path of paths) {
-      const key = `file:${path}`;
-      const timer = this.timers.get(key);
-      if (timer) clearTimeout(timer);
-      this.timers.delete(key);
-      this.enqueue({ type: 'file', path });
-    }
-    void this.drain();
-    return this.whenIdle();
+    return this.feed.refresh(paths);
   }
 
-  /** Files waiting to be (re)indexed: debounced, queued, or being read. */
+  /** Files waiting to be (re)indexed: changes the feed has not read or delivered yet. */
   get pending(): number {
-    return this.timers.size + this.queue.size + (this.draining ? 1 : 0);
+    return this.feed.pending + this.writes.length;
   }
 
   /** Resolves when the scan is done and no file event waits (embeddings may still run). */
   whenIdle(): Promise<void> {
-    if (this.isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.feed.whenIdle();
   }
 
   /** Resolves when files are indexed and every chunk text has a vector (or embedding failed). */
@@ -218,59 +198,125 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     await this.embeddings?.whenIdle();
   }
 
-  /** Subscribes to index changes; returns the unsubscribe function. */
-  onChange(listener: (change: VaultChange) => void): () => void {
+  /** Subscribes to what the index took in or dropped; returns the unsubscribe function. */
+  onIndexed(listener: (change: IndexChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
   /**
    * The plugin's exclude globs changed (its data.json, see exclude-settings.ts): the rescan
-   * drops files now excluded and indexes ones no longer excluded, and its watcher sync
-   * watches the folders the old rules skipped and releases the ones excluded now.
+   * drops files now excluded and indexes ones no longer excluded.
    */
   async setPluginExcludeGlobs(globs: readonly string[]): Promise<void> {
     if (this.closed) return;
-    this.exclude.setPluginGlobs(globs);
+    this.feed.excludes.setPluginGlobs(globs);
     await this.rescan();
   }
 
   /** Walks the vault again (e.g. after the watcher may have missed events or folders). */
   rescan(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    this.startScan();
-    return this.whenIdle();
-  }
-
-  /** Runs a scan after any running one; only the latest clears `scanning` when it ends. */
-  private startScan(): void {
-    const previous = this.scanning ?? Promise.resolve();
-    const tracked: Promise<void> = previous
-      .then(() => this.guardedScan())
-      .finally(() => {
-        if (this.scanning === tracked) this.afterScan();
-      });
-    this.scanning = tracked;
+    return this.feed.rescan();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.ownsFeed) await this.feed.close();
+    else await this.feed.whenIdle().catch(() => undefined);
     this.closed = true;
+    this.unsubscribe();
     this.stopping.abort();
-    if (this.rescanTimer) clearInterval(this.rescanTimer);
-    this.rescanTimer = null;
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
     for (const timer of this.unsavedRetries.values()) clearTimeout(timer);
     this.unsavedRetries.clear();
-    this.queue.clear();
-    await this.watcher?.close();
-    this.watcher = null;
-    await this.scanning?.catch(() => undefined);
-    await this.draining;
     await this.embeddings?.close();
     this.listeners.clear();
-    this.settle();
+  }
+
+  // ---- the feed's subscriber ----------------------------------------------------------------
+
+  async onChange(change: VaultChange): Promise<void> {
+    if (this.closed) return;
+    if (change.type === 'delete') {
+      this.remove(change.path);
+      return;
+    }
+    if (change.type === 'refused') {
+      this.recordRefused(change.path, change.reason);
+      return;
+    }
+    if (change.kind === 'other') return;
+    const stored = this.store.fileState(change.path);
+    const version = indexedVersion(change.hash);
+    if (stored?.contentHash === version) {
+      if (stored.mtimeMs !== change.mtimeMs || stored.size !== change.size) {
+        this.store.touchFile(change.path, change.mtimeMs, change.size);
+      }
+      return;
+    }
+    let entry: IndexedFile;
+    try {
+      entry =
+        change.bytes === null
+          ? tooLargeToIndex(change)
+          : await readVaultFile(
+              {
+                path: change.path,
+                kind: change.kind,
+                bytes: change.bytes,
+                mtimeMs: change.mtimeMs,
+                hash: change.hash,
+              },
+              this.readPdfText,
+              this.stopping.signal,
+            );
+    } catch (error) {
+      if (!(error instanceof PdfBusyError)) throw error;
+      this.rememberUnsaved(change.path, error); // every PDF slot taken: try again later
+      return;
+    }
+    if (this.closed) return;
+    if (this.writes.length === 0) this.writesSince = performance.now();
+    this.writes.push(entry);
+    if (
+      this.writes.length >= WRITE_BATCH_FILES ||
+      performance.now() - this.writesSince > WRITE_BATCH_MS
+    ) {
+      this.flushWrites();
+    }
+    // Long scans feed the embedder as they go rather than only at the end.
+    if (this.writtenSinceKick >= EMBED_KICK_EVERY) this.kickEmbeddings();
+  }
+
+  /** The feed has nothing more for now: write what waits, wake the embedder, clean up. */
+  settled(): void {
+    if (this.closed) return;
+    this.flushWrites();
+    if (!this.feed.isScanning) this.cleanUpWhenQuiet();
+    this.kickEmbeddings();
+  }
+
+  /**
+   * After a scan: files the index holds that are gone from the vault are dropped, and files
+   * whose indexed version is not the vault's (a crash between the feed and the index, a new
+   * INDEX_FORMAT) are asked for again.
+   */
+  reconcile(files: ReadonlyMap<string, VaultFileState>): string[] {
+    if (this.closed) return [];
+    this.flushWrites();
+    const wanted: string[] = [];
+    const stored = this.store.fileStates();
+    for (const [path, state] of stored) {
+      if (files.has(path)) continue;
+      // Refused files are re-reported by the feed's scan; a gone one is asked for to drop it.
+      if (state.contentHash.startsWith('refused:')) wanted.push(path);
+      else this.remove(path);
+    }
+    for (const [path, file] of files) {
+      if (vaultFileKind(path) === 'other') continue;
+      if (stored.get(path)?.contentHash !== indexedVersion(file.hash)) wanted.push(path);
+    }
+    return wanted;
   }
 
   indexStatus(): StatusResponse['index'] {
@@ -289,7 +335,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     return {
       files: this.store.fileCount(),
       chunks: this.store.chunkCount(),
-      pending: this.pending + this.unsaved.size + (this.scanning ? 1 : 0),
+      pending: this.pending + this.unsaved.size + (this.feed.isScanning ? 1 : 0),
       failed: [
         ...[...this.unsaved]
           .slice(0, MAX_LISTED_FAILURES)
@@ -342,7 +388,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     }
     const total = this.store.distinctTextCount();
     const waiting = Math.min(total, this.embeddings.pending());
-    const caughtUp = waiting === 0 && this.pending === 0 && !this.scanning;
+    const caughtUp = waiting === 0 && this.pending === 0 && !this.feed.isScanning;
     const failed = this.embeddings.lastError;
     return {
       state: caughtUp ? 'ready' : 'embedding',
@@ -352,158 +398,6 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
       total,
       reason: caughtUp || failed === null ? null : `embedding failed: ${failed}`,
     };
-  }
-
-  // ---- scanning and watching ----------------------------------------------------------------
-
-  /** A scan that fails (the vault folder vanished, a disk error) is logged, never thrown. */
-  private async guardedScan(): Promise<void> {
-    try {
-      await this.scan();
-    } catch (error) {
-      this.options.logger.error(
-        { err: { message: (error as Error).message } },
-        'vault scan failed; the index keeps what it has',
-      );
-    }
-  }
-
-  private async scan(): Promise<void> {
-    const started = performance.now();
-    // Watch first (a walk of the folders only), then look at the files: a change made after a
-    // file's look below is reported by the watcher, one made before it is seen by the look.
-    await this.watchFolders();
-    if (this.closed) return;
-    const walked = await walkVault(this.root, this.exclude, { withStats: true });
-    if (this.closed) return;
-    const stored = this.store.fileStates();
-    const seen = new Set(walked.files.map((file) => file.path));
-    for (const refused of walked.refused) {
-      seen.add(refused.path);
-      this.recordRefused(refused.path, refused.reason);
-    }
-    // Files indexed before that are gone now (deleted while the companion was down), or are
-    // excluded since.
-    for (const path of stored.keys()) if (!seen.has(path)) this.enqueue({ type: 'file', path });
-    // A file whose time and size match the index is not looked at again (indexPath would skip
-    // it after the same comparison); every other one is read, hashed and compared.
-    let unchanged = 0;
-    for (const file of walked.files) {
-      if (file.stat && isUnchanged(stored.get(file.path), file.stat)) unchanged++;
-      else this.enqueue({ type: 'file', path: file.path });
-    }
-    this.options.logger.info(
-      { files: walked.files.length, unchanged, pending: this.queue.size },
-      'vault scan: checking files',
-    );
-    // A drain already running (a watcher event) may end before it reached these paths.
-    while (!this.closed && (this.queue.size > 0 || this.draining)) await this.drain();
-    this.options.logger.info(
-      {
-        files: this.store.fileCount(),
-        chunks: this.store.chunkCount(),
-        failed: this.store.failedCount(),
-        ms: Math.round(performance.now() - started),
-      },
-      'vault scan done',
-    );
-  }
-
-  /**
-   * Starts the folder watcher on the first scan; on later ones (periodic, exclude rules
-   * changed) watches the folders it misses and releases the ones gone or excluded now.
-   */
-  private async watchFolders(): Promise<void> {
-    if (this.options.watch === false || this.closed) return;
-    this.watcher ??= new FolderWatcher({
-      root: this.root,
-      exclude: this.exclude,
-      logger: this.options.logger,
-      onChange: (change) => this.onFolderChange(change),
-    });
-    const started = performance.now();
-    await this.watcher.sync();
-    this.options.logger.debug(
-      { folders: this.watcher.watched.length, ms: Math.round(performance.now() - started) },
-      'vault folders watched',
-    );
-  }
-
-  private onFolderChange(change: FolderChange): void {
-    if (change.path === '') {
-      // The vault folder itself (no entry named): look at everything in it again.
-      if (!this.scanning) void this.rescan();
-      return;
-    }
-    if (change.type === 'folder') this.debounce({ type: 'folder', path: change.path });
-    else if (indexableKind(change.path) !== null)
-      this.debounce({ type: 'file', path: change.path });
-  }
-
-  private debounce(work: Work): void {
-    if (this.closed) return;
-    const key = `${work.type}:${work.path}`;
-    const existing = this.timers.get(key);
-    if (existing) clearTimeout(existing);
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      this.enqueue(work);
-      void this.drain();
-    }, this.debounceMs);
-    this.timers.set(key, timer);
-  }
-
-  private enqueue(work: Work): void {
-    if (this.closed) return;
-    const key = `${work.type}:${work.path}`;
-    // Re-queued work moves to the back: it changed again, so read it after the others.
-    this.queue.delete(key);
-    this.queue.set(key, work);
-  }
-
-  private drain(): Promise<void> {
-    if (this.draining) return this.draining;
-    this.draining = (async () => {
-      while (!this.closed) {
-        const next = this.queue.entries().next();
-        if (next.done) break;
-        const [key, work] = next.value;
-        this.queue.delete(key);
-        try {
-          if (work.type === 'file') await this.indexPath(work.path);
-          else await this.indexFolder(work.path);
-        } catch (error) {
-          // A bug or an I/O error on one path: log it (path only) and go on with the rest.
-          this.options.logger.error(
-            { path: work.path, err: { message: (error as Error).message } },
-            'indexing failed',
-          );
-        }
-        if (
-          this.writes.length >= WRITE_BATCH_FILES ||
-          (this.writes.length > 0 && performance.now() - this.writesSince > WRITE_BATCH_MS)
-        ) {
-          this.flushWrites();
-        }
-        // Long scans feed the embedder as they go rather than only at the end.
-        if (this.writtenSinceKick >= EMBED_KICK_EVERY) this.kickEmbeddings();
-        // Let HTTP requests in between files.
-        await yieldToEventLoop();
-      }
-      this.flushWrites();
-    })().finally(() => {
-      this.draining = null;
-      if (this.queue.size > 0 && !this.closed) {
-        void this.drain();
-        return;
-      }
-      if (!this.scanning) {
-        this.cleanUpWhenQuiet();
-        this.kickEmbeddings();
-      }
-      this.settleIfIdle();
-    });
-    return this.draining;
   }
 
   /** Records a file the index could not save and schedules its next try (backoff). */
@@ -529,18 +423,10 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     const timer = setTimeout(() => {
       this.unsavedRetries.delete(path);
       if (this.closed || !this.unsaved.has(path)) return;
-      this.enqueue({ type: 'file', path });
-      void this.drain();
+      void this.feed.redeliver(this, [path]);
     }, delay);
     timer.unref();
     this.unsavedRetries.set(path, timer);
-  }
-
-  private afterScan(): void {
-    this.scanning = null;
-    this.cleanUpWhenQuiet();
-    this.kickEmbeddings();
-    this.settleIfIdle();
   }
 
   /** Wakes the embedding queue if files were written (or nothing was looked at yet). */
@@ -556,8 +442,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
    * then add of the same text) arrives as two events close together and keeps its vectors.
    */
   private cleanUpWhenQuiet(): void {
-    if (this.closed || !this.changedSinceCleanup || this.timers.size > 0 || this.queue.size > 0)
-      return;
+    if (this.closed || !this.changedSinceCleanup || this.feed.pending > 0) return;
     this.changedSinceCleanup = false;
     try {
       const removed = this.store.removeOrphanVectors();
@@ -616,105 +501,6 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     }
   }
 
-  private async indexFolder(path: string): Promise<void> {
-    this.flushWrites();
-    const absolute = join(this.root, path);
-    const stats = await lstat(absolute).catch(() => null);
-    if (stats === null || !stats.isDirectory()) {
-      // Deleted or moved away: everything under it goes (its files' own unlink events may be lost).
-      for (const removed of this.store.removeFolderWithKinds(path)) {
-        this.changedSinceCleanup = true;
-        this.emit({ type: 'delete', path: removed.path, kind: removed.kind });
-      }
-      return;
-    }
-    // A folder that appeared (moved in, or restored): read what is inside.
-    const walked = await walkVault(absolute, this.exclude);
-    for (const file of walked.files) this.enqueue({ type: 'file', path: `${path}/${file.path}` });
-    for (const refused of walked.refused)
-      this.recordRefused(`${path}/${refused.path}`, refused.reason);
-  }
-
-  private async indexPath(path: string): Promise<void> {
-    if (!isVaultRelative(path)) {
-      this.options.logger.warn({ path }, 'not a path inside the vault; ignored');
-      return;
-    }
-    const kind = indexableKind(path);
-    const absolute = join(this.root, path);
-    const stats = await lstat(absolute).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
-      throw error;
-    });
-    if (stats === null || kind === null || this.exclude.excludes(path) || stats.isDirectory()) {
-      this.remove(path);
-      return;
-    }
-    if (stats.isSymbolicLink()) {
-      const problem = await symlinkProblem(this.root, path);
-      if (problem !== null) {
-        this.recordRefused(path, problem);
-        return;
-      }
-    } else if (!stats.isFile()) {
-      this.remove(path);
-      return;
-    } else if (path.includes('/') && !(await this.insideVault(absolute))) {
-      // A folder on the way is a symlink leading out (the walker never enters one, but a path
-      // handed to refresh() or a watcher event could pass through it).
-      this.recordRefused(path, 'a folder on its path leads outside the vault; not read');
-      return;
-    }
-    // For a symlink the target's size and time count.
-    const before = stats.isSymbolicLink() ? await stat(absolute) : stats;
-    const stored = this.store.fileState(path);
-    const mtimeMs = Math.round(before.mtimeMs);
-    if (isUnchanged(stored, before)) return;
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(absolute);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') {
-        this.remove(path);
-        return;
-      }
-      this.recordRefused(path, `cannot read the file (${code ?? (error as Error).message})`);
-      return;
-    }
-    const after = await stat(absolute).catch(() => null);
-    if (after === null || Math.round(after.mtimeMs) !== mtimeMs || after.size !== before.size) {
-      // Still being written (a sync tool writing in steps): read it once it is quiet.
-      this.debounce({ type: 'file', path });
-      return;
-    }
-    const hash = contentHash(bytes);
-    if (stored && stored.contentHash === hash) {
-      this.store.touchFile(path, mtimeMs, before.size);
-      return;
-    }
-    let entry: Awaited<ReturnType<typeof readVaultFile>>;
-    try {
-      entry = await readVaultFile(
-        { path, kind, bytes, mtimeMs },
-        this.readPdfText,
-        this.stopping.signal,
-      );
-    } catch (error) {
-      if (!(error instanceof PdfBusyError)) throw error;
-      this.rememberUnsaved(path, error); // every PDF slot taken: try again later
-      return;
-    }
-    if (this.closed) return;
-    if (this.writes.length === 0) this.writesSince = performance.now();
-    this.writes.push(entry);
-  }
-
-  private async insideVault(absolute: string): Promise<boolean> {
-    const real = await realpath(absolute).catch(() => null);
-    return real !== null && real.startsWith(this.root.endsWith(sep) ? this.root : this.root + sep);
-  }
-
   private remove(path: string): void {
     // Earlier writes first, so a file written then deleted within one group ends deleted.
     this.flushWrites();
@@ -727,7 +513,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
 
   /** Stores a file that may not be read as failed, so status shows why it is missing. */
   private recordRefused(path: string, reason: string): void {
-    const kind = indexableKind(path);
+    const kind = vaultFileKind(path);
     const stored = this.store.fileState(path);
     const marker = `refused:${reason}`;
     if (stored?.contentHash === marker) return;
@@ -750,7 +536,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
     this.options.logger.warn({ path, reason }, 'file not indexed');
   }
 
-  private emit(change: VaultChange): void {
+  private emit(change: IndexChange): void {
     for (const listener of this.listeners) {
       try {
         listener(change);
@@ -762,42 +548,11 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeFeed {
       }
     }
   }
-
-  private isIdle(): boolean {
-    return (
-      this.closed ||
-      (this.timers.size === 0 && this.queue.size === 0 && !this.draining && !this.scanning)
-    );
-  }
-
-  private settleIfIdle(): void {
-    if (this.isIdle()) this.settle();
-  }
-
-  private settle(): void {
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
 }
 
-/**
- * Whether a file with this time and size is what the index holds, so it need not be read: a
- * sync tool that rewrites a file keeping both (rare: it would have to keep the size too) is
- * caught only once the time or size changes. Files stored by an older INDEX_FORMAT are read.
- */
-function isUnchanged(stored: StoredFileState | undefined, stat: FileStat): boolean {
-  return (
-    stored !== undefined &&
-    stored.mtimeMs === Math.round(stat.mtimeMs) &&
-    stored.size === stat.size &&
-    stored.contentHash.startsWith(`${INDEX_FORMAT}:`)
-  );
-}
-
-/** A `/`-separated relative path with no `.`/`..`/empty segments: it cannot leave the vault. */
-function isVaultRelative(path: string): boolean {
-  if (path === '' || path.startsWith('/') || path.includes('\\') || path.includes('\0'))
-    return false;
-  return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+/** What the index took in (`upsert`) or dropped (`delete`), after it is written. */
+export interface IndexChange {
+  readonly type: 'upsert' | 'delete';
+  readonly path: string;
+  readonly kind: DocumentType;
 }

@@ -2,7 +2,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../shared/ports';
 import type { Logger } from '../logging';
-import type { TimerHandle, TimerPort } from '../reminders/timer';
+import type { TimerHandle, TimerPort } from '../reminders';
 import type { BlobStore } from './blob-store';
 import { isMarkdown } from './syncable-path';
 import type { SyncStore } from './sync-store';

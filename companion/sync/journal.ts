@@ -6,6 +6,7 @@ import type { SyncChange } from '../../shared/protocol/sync';
 import { inTransaction } from '../db/open';
 import type { Logger } from '../logging';
 import { resolveVaultPath } from '../vault/paths';
+import type { VaultChangeFeed, VaultChangeSubscriber, VaultFileState } from '../vault/vault-change';
 import type { BlobStore } from './blob-store';
 import { Serial } from './serial';
 import { isSyncablePath } from './syncable-path';
@@ -13,22 +14,19 @@ import { pathKey, toChange } from './sync-store';
 import type { NewJournalEntry, SyncFileRow, SyncStore } from './sync-store';
 
 /**
- * A vault file that changed on the companion's disk, as the vault change feed reports it
- * (companion/vault/). `hash` (SHA-256 hex of the bytes), `size` and `mtimeMs` are optional: what
- * is missing is read from the file.
+ * A vault file that changed on the companion's disk: a `VaultChange` of the vault change feed
+ * (vault/vault-change.ts), or only a type and path (what is missing is read from the file).
  */
 export interface DiskChange {
   readonly type: 'upsert' | 'delete';
   /** Vault-relative path. */
   readonly path: string;
+  /** SHA-256 hex of the bytes, as the feed read them. */
   readonly hash?: string;
   readonly size?: number;
   readonly mtimeMs?: number;
-}
-
-/** Where disk changes come from: the vault change feed the indexer also follows. */
-export interface DiskChangeFeed {
-  onChange(listener: (change: DiskChange) => void | Promise<void>): () => void;
+  /** The bytes, when the feed passes them (it does up to 64 MB). */
+  readonly bytes?: Buffer | null;
 }
 
 /** A new `file_id`: 16 characters of base64url randomness. */
@@ -93,16 +91,44 @@ export class SyncJournal {
     });
   }
 
-  /** Follows a vault change feed; returns the unsubscribe function. */
-  subscribe(feed: DiskChangeFeed): () => void {
-    return feed.onChange((change) =>
-      this.recordDiskChange(change).catch((error: unknown) => {
-        this.options.logger.warn(
-          { err: { message: (error as Error).message }, path: change.path },
-          'sync: a change on disk could not be journalled; the next rescan retries',
-        );
-      }),
-    );
+  /** Follows the vault change feed (every kind of file); returns the unsubscribe function. */
+  subscribe(feed: VaultChangeFeed): () => void {
+    const subscriber: VaultChangeSubscriber = {
+      name: 'sync',
+      onChange: async (change) => {
+        if (change.type === 'refused') return;
+        try {
+          await this.recordDiskChange(change);
+        } catch (error) {
+          this.options.logger.warn(
+            { err: { message: (error as Error).message }, path: change.path },
+            'sync: a change on disk could not be journalled; the next rescan retries',
+          );
+        }
+      },
+      reconcile: (files) => this.reconcile(files),
+    };
+    return feed.subscribe(subscriber);
+  }
+
+  /**
+   * After a scan of the feed: the paths whose bytes the journal does not hold as current (the
+   * feed delivers them again), and a look at the disk for journalled files the feed did not list
+   * (gone, or only excluded from the index: the disk decides, never the feed's exclude rules).
+   */
+  private reconcile(files: ReadonlyMap<string, VaultFileState>): string[] {
+    const again: string[] = [];
+    for (const [path, state] of files) {
+      if (!isSyncablePath(path)) continue;
+      const known = this.store.liveAt(path);
+      if (known === undefined || known.path !== path || known.hash !== state.hash) again.push(path);
+    }
+    for (const file of this.store.liveFiles()) {
+      if (!files.has(file.path)) {
+        void this.serial.run(() => this.catchUp(file.path)).catch(() => undefined);
+      }
+    }
+    return again;
   }
 
   /**
@@ -111,6 +137,19 @@ export class SyncJournal {
    * at the path afterwards.
    */
   async catchUp(path: string, hint?: DiskChange): Promise<SyncFileRow | undefined> {
+    if (hint?.type === 'upsert' && hint.hash !== undefined) {
+      // The feed read the file: a version the journal holds at this path needs no second look.
+      const same = this.store.liveAt(path);
+      if (same !== undefined && same.path === path && same.hash === hint.hash) {
+        if (hint.size !== undefined && hint.mtimeMs !== undefined) {
+          this.store.setDiskStat(same.file_id, {
+            mtime: Math.trunc(hint.mtimeMs),
+            size: hint.size,
+          });
+        }
+        return same;
+      }
+    }
     const resolved = await resolveVaultPath(this.options.vault, path, 'read');
     const known = this.store.liveAt(path);
     if (!resolved.ok) return known;
@@ -140,7 +179,16 @@ export class SyncJournal {
       return known;
     }
     if (!info.isFile()) return known;
-    const disk = { mtime: Math.trunc(info.mtimeMs), size: info.size };
+    // With the feed's bytes, its time and size go with them (the file may have moved on since;
+    // the feed reports that next).
+    const fromFeed =
+      hint?.bytes !== undefined &&
+      hint.bytes !== null &&
+      hint.mtimeMs !== undefined &&
+      hint.size === info.size;
+    const disk = fromFeed
+      ? { mtime: Math.trunc(hint.mtimeMs as number), size: info.size }
+      : { mtime: Math.trunc(info.mtimeMs), size: info.size };
     const onDisk = resolved.relative;
     if (
       known !== undefined &&
@@ -161,7 +209,7 @@ export class SyncJournal {
       );
       return known;
     }
-    const imported = await this.options.blobs.importFile(resolved.absolute);
+    const imported = await this.importVersion(resolved.absolute, disk.size, hint);
     if (known !== undefined && known.path === onDisk && imported.hash === known.hash) {
       this.store.setDiskStat(known.file_id, disk);
       return this.store.file(known.file_id);
@@ -300,6 +348,20 @@ export class SyncJournal {
       this.append(entries);
       for (const path of later) await this.catchUp(path);
     });
+  }
+
+  /** The file's bytes into the blob store: the feed's copy when it passed one of this size. */
+  private async importVersion(
+    absolute: string,
+    size: number,
+    hint: DiskChange | undefined,
+  ): Promise<{ hash: string; size: number }> {
+    const bytes = hint?.bytes;
+    if (bytes !== undefined && bytes !== null && bytes.length === size) {
+      const stored = await this.options.blobs.putBytes(bytes);
+      if (hint?.hash === undefined || stored.hash === hint.hash) return stored;
+    }
+    return this.options.blobs.importFile(absolute);
   }
 
   /** Journal entries after `since` (see SyncChangesResponse); `since = 0` lists live files. */

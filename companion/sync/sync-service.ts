@@ -4,15 +4,15 @@ import { SYNC_DEFAULT_MAX_FILE_BYTES } from '../../shared/protocol/sync';
 import { AuditLog } from '../audit/audit-log';
 import type { SqliteDatabase } from '../db/open';
 import type { Logger } from '../logging';
-import { nodeTimer } from '../reminders/timer';
-import type { TimerPort } from '../reminders/timer';
+import { nodeTimer } from '../reminders';
+import type { TimerPort } from '../reminders';
 import { BlobStore } from './blob-store';
 import { SyncCommitter } from './commit';
 import type { MassDeleteLimits } from './commit';
 import { HistoryPruner } from './history-pruning';
 import type { RetentionPolicy } from './history-pruning';
 import { SyncJournal } from './journal';
-import type { DiskChangeFeed } from './journal';
+import type { VaultChangeFeed } from '../vault/vault-change';
 import { SyncStore } from './sync-store';
 
 /** Folder of the content-addressed versions inside the data folder. */
@@ -92,7 +92,7 @@ export class SyncService {
   }
 
   /** Journals the feed's changes as device `server` from now on. */
-  follow(feed: DiskChangeFeed): void {
+  follow(feed: VaultChangeFeed): void {
     this.unsubscribes.push(this.journal.subscribe(feed));
   }
 

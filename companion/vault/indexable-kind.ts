@@ -1,3 +1,4 @@
+import type { VaultFileKind } from './vault-change';
 /** Which files the index reads, by extension. */
 export function indexableKind(relative: string): 'markdown' | 'text' | 'pdf' | null {
   const lower = relative.toLowerCase();
@@ -5,4 +6,9 @@ export function indexableKind(relative: string): 'markdown' | 'text' | 'pdf' | n
   if (lower.endsWith('.txt')) return 'text';
   if (lower.endsWith('.pdf')) return 'pdf';
   return null;
+}
+
+/** Every file's kind: what the indexer reads, else `other` (attachments, canvases, …). */
+export function vaultFileKind(relative: string): VaultFileKind {
+  return indexableKind(relative) ?? 'other';
 }

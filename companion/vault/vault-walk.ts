@@ -1,11 +1,12 @@
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { indexableKind } from './indexable-kind';
+import { vaultFileKind } from './indexable-kind';
+import type { VaultFileKind } from './vault-change';
 
 export interface WalkedFile {
   /** Vault-relative, `/`-separated. */
   readonly path: string;
-  readonly kind: 'markdown' | 'text' | 'pdf';
+  readonly kind: VaultFileKind;
   /**
    * The file's own time and size when asked for (`withStats`) and it is a regular file (not a
    * symlink) that could be stat'ed; a restart compares them with the index to skip the read.
@@ -22,6 +23,8 @@ export interface FileStat {
 export interface WalkOptions {
   /** Stat every regular file found (a few at a time) and return its `stat`. */
   readonly withStats?: boolean;
+  /** Every file, attachments included; default only the kinds the indexer reads. */
+  readonly allFiles?: boolean;
 }
 
 /** Files stat'ed at once: enough to keep the disk busy, few file handles at a time. */
@@ -64,8 +67,8 @@ export async function walkVault(
         pending.push(relative);
         continue;
       }
-      const kind = indexableKind(relative);
-      if (kind === null) continue;
+      const kind = vaultFileKind(relative);
+      if (kind === 'other' && !options.allFiles) continue;
       if (entry.isSymbolicLink()) {
         const problem = await symlinkProblem(realRoot, relative);
         if (problem !== null) {

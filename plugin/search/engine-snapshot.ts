@@ -1,7 +1,7 @@
 import type { Bm25fSnapshot } from './bm25f-index';
 
 /*
- * What the search engine persists so a restart rebuilds nothing (STACK.md: never Orama's or
+ * What the search engine persists so a restart rebuilds nothing (measured on this stack: never Orama's or
  * anyone's JSON dump): the compacted keyword index as typed arrays plus its vocabulary as one
  * string, and a note table (path, content hash it was indexed from, its run of doc ids, chunk
  * ids per doc) to check each note against the store's current files, and the vector index as

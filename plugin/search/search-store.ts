@@ -5,7 +5,7 @@ import type { EngineSnapshot } from './engine-snapshot';
 import { joinLargeFields, splitLargeFields } from './snapshot-parts';
 
 /*
- * What survives a restart (STACK.md: never an engine's JSON dump): per file its mtime, size,
+ * What survives a restart (measured on this stack: never an engine's JSON dump): per file its mtime, size,
  * content hash and chunks with their locators and text hashes; per (model id, text hash) the
  * raw Float32Array; and one snapshot of the engine's keyword index (typed arrays, see
  * engine-snapshot.ts) so a start re-tokenises only files that changed since it was taken. The

@@ -6,7 +6,8 @@ import { reminderTables } from './004-reminders';
 import { writeMemoryTable } from './005-write-memory';
 import { tokensAndAudit } from './006-tokens-audit';
 import { digestTables } from './007-digests';
-import { syncTables } from './008-sync';
+import { vaultFiles } from './008-vault-files';
+import { syncTables } from './009-sync';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -24,5 +25,6 @@ export const migrations: readonly Migration[] = [
   writeMemoryTable,
   tokensAndAudit,
   digestTables,
+  vaultFiles,
   syncTables,
 ];

@@ -2,7 +2,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../companion/logging';
-import type { VaultChange } from '../../../companion/vault/vault-change';
+import { VaultChangeFeed } from '../../../companion/vault/change-feed';
+import { VaultExcludes } from '../../../companion/vault/exclude-settings';
 import {
   VaultReminderSource,
   connectVaultReminders,
@@ -143,7 +144,7 @@ describe('VaultReminderSource', () => {
     await source.refreshFile('moved/a.md');
     rmSync(join(vault, 'a.md'));
     expect(
-      (await source.applyChange({ type: 'delete', path: 'a.md', kind: 'note' })).sort(),
+      (await source.applyChange({ type: 'delete', path: 'a.md', kind: 'markdown' })).sort(),
     ).toEqual(['r-one', 'r-two']);
     expect(source.get(['r-one', 'r-two']).map((r) => r.path)).toEqual(['moved/a.md']);
 
@@ -186,28 +187,32 @@ describe('VaultReminderSource', () => {
     const deliverer = new RecordingDeliverer(clock, ['phone']);
     const db = openDatabase(join(dir!.path, 'cairn.db'));
     const scheduler = new ReminderScheduler({ db, clock, timer, source, deliverer, graceMs: HOUR });
-    const listeners: Array<(change: VaultChange) => void> = [];
-    const indexer = {
-      onChange(listener: (change: VaultChange) => void) {
-        listeners.push(listener);
-        return () => listeners.splice(listeners.indexOf(listener), 1);
-      },
-    };
+    const feed = new VaultChangeFeed({
+      vault,
+      db,
+      logger: createLogger('silent'),
+      excludes: new VaultExcludes([]),
+      watch: false,
+    });
     try {
       await scheduler.start();
-      const link = connectVaultReminders(indexer, source, scheduler, createLogger('silent'));
+      feed.start();
+      await feed.whenIdle();
+      const link = connectVaultReminders(feed, source, scheduler, createLogger('silent'));
+      expect(feed.subscribers).toEqual(['reminders']);
       write(
         vault,
         'Inbox.md',
         '- [ ] call @remind(2026-11-23 11:00) ^r-call\n- [x] done @remind(2026-11-23 11:00) ^r-done\n',
       );
-      listeners.forEach((listener) => listener({ type: 'upsert', path: 'Inbox.md', kind: 'note' }));
+      await feed.refresh(['Inbox.md']);
       await link.close();
       expect(scheduler.nextFire('r-call')).toBe(Date.parse('2026-11-23T11:00:00Z'));
-      expect(listeners).toHaveLength(0);
+      expect(feed.subscribers).toEqual([]);
       await timer.advanceTo(Date.parse('2026-11-23T13:00:00Z'), () => scheduler.whenIdle());
       expect(deliverer.lines()).toEqual(['r-call@2026-11-23T11:00:00+00:00→phone']);
     } finally {
+      await feed.close();
       await scheduler.stop();
       db.close();
     }

@@ -35,11 +35,11 @@ beforeAll(async () => {
     entry,
     `import { openDatabase } from '${join(repoRoot, 'companion/db/open')}';
      import { createLogger } from '${join(repoRoot, 'companion/logging')}';
-     import { VaultIndexer } from '${join(repoRoot, 'companion/indexer')}';
+     import { VaultIndexer } from '${join(repoRoot, 'companion/search')}';
      const [vault, dbFile] = process.argv.slice(2);
      const indexer = new VaultIndexer({ vault, db: openDatabase(dbFile), clock: { now: () => Date.now() },
        logger: createLogger('silent'), watch: false });
-     indexer.onChange(() => process.stdout.write('.'));
+     indexer.onIndexed(() => process.stdout.write('.'));
      await indexer.start();`,
   );
   script = join(outdir, 'entry.mjs');

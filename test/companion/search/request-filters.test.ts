@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../../companion/search/cursor';
+import { decodeCursor, encodeCursor } from '../../../companion/http/cursor';
 import { toIndexFilters } from '../../../companion/search/request-filters';
 
 describe('toIndexFilters', () => {

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { VaultChange } from '../../../companion/search';
+import type { IndexChange } from '../../../companion/search';
 import { SAMPLE_VAULT, tempDir } from '../helpers/app';
 import { FIXTURE_VAULTS, HashingEmbedder, startIndexer } from './helpers';
 import type { IndexerFixture } from './helpers';
@@ -164,8 +164,8 @@ describe('restart and content hashes', () => {
     fixture = await startIndexer({ files: { 'A.md': 'alpha', 'B.md': 'bravo' } });
     await fixture.indexer.whenIdle();
     rmSync(join(fixture.vault, 'B.md'));
-    const changes: VaultChange[] = [];
-    fixture.indexer.onChange((change) => changes.push(change));
+    const changes: IndexChange[] = [];
+    fixture.indexer.onIndexed((change) => changes.push(change));
     await fixture.indexer.rescan();
     expect(changes).toEqual([{ type: 'delete', path: 'B.md', kind: 'note' }]);
     expect(indexedPaths(fixture)).toEqual(['A.md']);

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { VaultChange } from '../../../companion/search';
+import type { IndexChange } from '../../../companion/search';
 import { HashingEmbedder, startIndexer } from './helpers';
 import type { IndexerFixture } from './helpers';
 
@@ -33,8 +33,8 @@ async function watching(files: Record<string, string>, embedder?: HashingEmbedde
 describe('watcher', () => {
   it('picks up a created, then modified, then deleted note, with events', async () => {
     fixture = await watching({ 'Keep.md': 'unrelated' });
-    const changes: VaultChange[] = [];
-    fixture.indexer.onChange((change) => changes.push(change));
+    const changes: IndexChange[] = [];
+    fixture.indexer.onIndexed((change) => changes.push(change));
 
     fixture.write('New.md', 'a note about kestrels');
     await settled(fixture, () =>
@@ -135,8 +135,8 @@ describe('watcher', () => {
 
   it('a sync tool writing a temp dot-file, then renaming it over the note, is one update', async () => {
     fixture = await watching({ 'Note.md': 'old words about voles' });
-    const changes: VaultChange[] = [];
-    fixture.indexer.onChange((change) => changes.push(change));
+    const changes: IndexChange[] = [];
+    fixture.indexer.onIndexed((change) => changes.push(change));
     writeFileSync(join(fixture.vault, '.Note.md.syncthing.tmp'), 'new words about shrews');
     renameSync(join(fixture.vault, '.Note.md.syncthing.tmp'), join(fixture.vault, 'Note.md'));
     await settled(fixture, () =>
@@ -165,8 +165,8 @@ describe('watcher', () => {
 
   it('a note that becomes a reminder changes kind', async () => {
     fixture = await watching({ 'Task.md': 'call the plumber' });
-    const changes: VaultChange[] = [];
-    fixture.indexer.onChange((change) => changes.push(change));
+    const changes: IndexChange[] = [];
+    fixture.indexer.onIndexed((change) => changes.push(change));
     fixture.write('Task.md', '---\ntype: reminder\ntitle: Call the plumber\n---\ncall the plumber');
     await settled(fixture, () => expect(changes).toHaveLength(1));
     expect(changes[0]).toEqual({ type: 'upsert', path: 'Task.md', kind: 'reminder' });

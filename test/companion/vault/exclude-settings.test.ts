@@ -149,7 +149,7 @@ describe('one live rule set for the index and the reminders', () => {
 
     const replanned: string[] = [];
     const link = connectVaultReminders(
-      g.indexer,
+      g.indexer.feed,
       source,
       { replan: async (ids = []) => void replanned.push(...ids) },
       createLogger('silent'),

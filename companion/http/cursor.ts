@@ -1,4 +1,4 @@
-import { ApiHttpError } from '../http/api-error';
+import { ApiHttpError } from './api-error';
 
 /*
  * Search pagination cursors: the offset of the next page, tied to the query it came from so a

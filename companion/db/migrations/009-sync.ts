@@ -20,7 +20,7 @@ import type { Migration } from '../migrate';
  *   `touched` lists the (file_id, seq) the commit produced (JSON).
  */
 export const syncTables: Migration = {
-  version: 8,
+  version: 9,
   name: 'sync',
   up: `
     CREATE TABLE sync_journal (
