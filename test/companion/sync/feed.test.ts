@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../companion/db/open';
