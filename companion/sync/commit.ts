@@ -135,8 +135,27 @@ export class SyncCommitter {
       const key = request.commit_id === undefined ? `ops:${opsHash}` : `id:${request.commit_id}`;
       const replay = this.replay(request.device, key, opsHash, request.commit_id !== undefined);
       if (replay !== undefined) {
-        this.auditOps(request.ops, replay, who, true);
-        return { results: replay, replayed: true };
+        const retry = replay.flatMap((result, index) => (isRetryable(result) ? [index] : []));
+        if (retry.length === 0) {
+          this.auditOps(request.ops, replay, who, true);
+          return { results: replay, replayed: true };
+        }
+        // Ops that failed for a reason that passes (bytes not uploaded yet, a busy disk) are
+        // tried again; the others keep their answer (a conflict copy is never made twice).
+        const results = [...replay];
+        this.store.touchDevice(request.device);
+        for (const index of retry) {
+          const result = await this.applyWithRetries(
+            request.device,
+            request.ops[index] as SyncOp,
+            index,
+          );
+          results[index] = result;
+          this.recordBases(request.device, result);
+        }
+        this.remember(request.device, key, opsHash, results);
+        this.auditOps(request.ops, results, who, false);
+        return { results, replayed: false };
       }
       const held = this.holdIfMassDelete(request, key);
       if (held !== undefined) {
@@ -703,6 +722,14 @@ function assertClientDevice(device: string): void {
       'device',
     );
   }
+}
+
+/** A rejection a retry of the same commit may get past. */
+function isRetryable(result: SyncOpResult): boolean {
+  return (
+    result.status === 'rejected' &&
+    (result.error.code === 'BLOB_MISSING' || result.error.code === 'UNAVAILABLE')
+  );
 }
 
 function isRace(error: unknown): boolean {

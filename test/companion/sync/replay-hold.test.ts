@@ -84,6 +84,31 @@ describe('idempotent commits', () => {
     expect(misuse.json()).toMatchObject({ error: { field: 'commit_id' } });
   });
 
+  it('a retry after uploading missing bytes applies those ops, and keeps the other answers', async () => {
+    t = await buildSyncTestApp({ files: { 'a.md': 'one\n' } });
+    const a = await file('a.md');
+    const late = 'uploaded late\n';
+    const { createHash } = await import('node:crypto');
+    const lateHash = createHash('sha256').update(late).digest('hex');
+    const edited = await t.upload('one\ntwo\n');
+    const ops: SyncOp[] = [
+      { path: 'a.md', file_id: a.file_id, base: a.hash, hash: edited },
+      { path: 'late.md', base: null, hash: lateHash },
+    ];
+    const first = await t.commit('Pixel 8', ops);
+    expect(first.results.map((result) => result.status)).toEqual(['accepted', 'rejected']);
+    await t.upload(late);
+    const second = await t.commit('Pixel 8', ops);
+    expect(second.results[0]).toEqual(first.results[0]);
+    expect(second.results[1]).toMatchObject({
+      status: 'accepted',
+      path: 'late.md',
+      hash: lateHash,
+    });
+    expect(readFileSync(join(t.vault, 'late.md'), 'utf8')).toBe(late);
+    expect((await t.commit('Pixel 8', ops)).replayed).toBe(true);
+  });
+
   it('another device sending the same ops is its own commit', async () => {
     t = await buildSyncTestApp();
     const hash = await t.upload('same\n');
