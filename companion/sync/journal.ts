@@ -381,7 +381,7 @@ export class SyncJournal {
           hash: row.hash,
           size: row.size,
           mtime: row.mtime,
-          device: this.deviceOf(row.seq),
+          device: row.device,
         })),
         next: more && last !== undefined ? last.seq : head,
         more,
@@ -427,12 +427,6 @@ export class SyncJournal {
   private wake(): void {
     const head = this.store.head();
     for (const waiter of [...this.waiters]) if (head > waiter.since) waiter.resolve();
-  }
-
-  private deviceOf(seq: number): string {
-    const row = this.store.db.prepare('SELECT device FROM sync_journal WHERE seq = ?').get(seq) as
-      { device: string } | undefined;
-    return row?.device ?? SYNC_SERVER_DEVICE;
   }
 
   private async vaultReadable(): Promise<boolean> {

@@ -148,11 +148,14 @@ export class SyncStore {
       .all(since, limit) as JournalRow[];
   }
 
-  /** The live files as `put`s at their latest seq, after `afterSeq`, in seq order. */
-  snapshotAfter(afterSeq: number, limit: number): SyncFileRow[] {
+  /** The live files at their latest seq (with who made it), after `afterSeq`, in seq order. */
+  snapshotAfter(afterSeq: number, limit: number): Array<SyncFileRow & { device: string }> {
     return this.db
-      .prepare('SELECT * FROM sync_files WHERE deleted = 0 AND seq > ? ORDER BY seq LIMIT ?')
-      .all(afterSeq, limit) as SyncFileRow[];
+      .prepare(
+        `SELECT f.*, j.device AS device FROM sync_files f JOIN sync_journal j ON j.seq = f.seq
+          WHERE f.deleted = 0 AND f.seq > ? ORDER BY f.seq LIMIT ?`,
+      )
+      .all(afterSeq, limit) as Array<SyncFileRow & { device: string }>;
   }
 
   /** A file's versions, newest first. */
