@@ -2,6 +2,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../shared/ports';
 import type { Logger } from '../logging';
+import { MAX_SLEEP_MS } from '../reminders';
 import type { TimerHandle, TimerPort } from '../reminders';
 import type { BlobStore } from './blob-store';
 import { isMarkdown } from './syncable-path';
@@ -66,9 +67,16 @@ export class HistoryPruner {
 
   /** Prunes now, then every PRUNE_EVERY_MS until `stop`. */
   start(): void {
+    let last = Number.NEGATIVE_INFINITY;
     const tick = (): void => {
       if (this.stopped) return;
-      this.running = this.prune()
+      const now = this.options.clock.now();
+      // The timer wakes at most MAX_SLEEP_MS apart (reminders/timer.ts); the clock says when
+      // the next pruning is due, so a suspended machine catches up when it wakes.
+      const due = now - last >= PRUNE_EVERY_MS;
+      if (due) last = now;
+      const work = due ? this.prune() : Promise.resolve();
+      this.running = work
         .catch((error: unknown) => {
           this.options.logger.warn(
             { err: { message: (error as Error).message } },
@@ -76,7 +84,7 @@ export class HistoryPruner {
           );
         })
         .finally(() => {
-          if (!this.stopped) this.handle = this.options.timer.set(tick, PRUNE_EVERY_MS);
+          if (!this.stopped) this.handle = this.options.timer.set(tick, MAX_SLEEP_MS);
         });
     };
     tick();

@@ -234,6 +234,10 @@ function registerBlobRoutes(app: FastifyInstance, sync: SyncService): void {
           .code(stored === 'created' ? 201 : 200)
           .send({ hash, received: sync.blobs.sizeOf(hash) ?? 0, complete: true });
       } catch (error) {
+        if (!(error instanceof BlobError) && request.raw.destroyed) {
+          // The client went away mid-upload: nothing was kept; no one is left to answer.
+          throw new ApiHttpError('VALIDATION_ERROR', 'the upload was cut off', 'body');
+        }
         throw blobHttpError(error);
       }
     },

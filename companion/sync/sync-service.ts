@@ -4,8 +4,8 @@ import { SYNC_DEFAULT_MAX_FILE_BYTES } from '../../shared/protocol/sync';
 import { AuditLog } from '../audit/audit-log';
 import type { SqliteDatabase } from '../db/open';
 import type { Logger } from '../logging';
-import { nodeTimer } from '../reminders';
-import type { TimerPort } from '../reminders';
+import { MAX_SLEEP_MS, nodeTimer } from '../reminders';
+import type { TimerHandle, TimerPort } from '../reminders';
 import { BlobStore } from './blob-store';
 import { SyncCommitter } from './commit';
 import type { MassDeleteLimits } from './commit';
@@ -14,6 +14,9 @@ import type { RetentionPolicy } from './history-pruning';
 import { SyncJournal } from './journal';
 import type { VaultChangeFeed } from '../vault/vault-change';
 import { SyncStore } from './sync-store';
+
+/** How often the whole vault is compared with the journal (besides the feed's changes). */
+export const RESCAN_EVERY_MS = MAX_SLEEP_MS;
 
 /** Folder of the content-addressed versions inside the data folder. */
 export const SYNC_BLOBS_FOLDER = 'sync-blobs';
@@ -46,6 +49,9 @@ export class SyncService {
   readonly committer: SyncCommitter;
   readonly pruner: HistoryPruner;
   private readonly unsubscribes: Array<() => void> = [];
+  private readonly timer: TimerPort;
+  private rescanHandle: TimerHandle | undefined;
+  private rescanning: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(options: SyncServiceOptions) {
@@ -71,6 +77,7 @@ export class SyncService {
       audit: new AuditLog(options.db, options.clock),
       ...(options.massDelete ? { massDelete: options.massDelete } : {}),
     });
+    this.timer = options.timer ?? nodeTimer;
     this.pruner = new HistoryPruner({
       store: this.store,
       blobs: this.blobs,
@@ -88,7 +95,24 @@ export class SyncService {
    */
   async start(): Promise<void> {
     await this.journal.rescan();
-    if (!this.closed) this.pruner.start();
+    if (this.closed) return;
+    this.pruner.start();
+    this.armRescan();
+  }
+
+  /**
+   * Rescans every RESCAN_EVERY_MS: the feed leaves out files the plugin's exclude globs name
+   * (they are not indexed), but they still sync; unchanged files cost a stat each.
+   */
+  private armRescan(): void {
+    this.rescanHandle = this.timer.set(() => {
+      this.rescanning = this.journal
+        .rescan()
+        .catch(() => undefined)
+        .finally(() => {
+          if (!this.closed) this.armRescan();
+        });
+    }, RESCAN_EVERY_MS);
   }
 
   /** Journals the feed's changes as device `server` from now on. */
@@ -106,6 +130,8 @@ export class SyncService {
     this.closed = true;
     for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
     this.journal.close();
+    if (this.rescanHandle !== undefined) this.timer.clear(this.rescanHandle);
+    await this.rescanning;
     await this.pruner.stop();
     await this.journal.serial.idle();
   }

@@ -1,7 +1,9 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../companion/db/open';
 import { createLogger } from '../../../companion/logging';
+import { MAX_SLEEP_MS } from '../../../companion/reminders';
 import { PRUNE_EVERY_MS } from '../../../companion/sync/history-pruning';
 import { SyncService } from '../../../companion/sync';
 import type {
@@ -218,13 +220,12 @@ describe('history pruning', () => {
     expect(hashOf('uploaded, never committed')).toBe(stray);
   });
 
-  it('runs on its timer and releases it on close', async () => {
+  it('runs on its timer (pruning every 6 hours, rescans between) and releases it on close', async () => {
     const dir = tempDir('sync-timer');
     const clock = ManualClock.at('2026-11-22T10:00:00Z');
     const timer = new ManualTimer(clock);
     const db = openDatabase(join(dir.path, 'cairn.db'));
     const vault = join(dir.path, 'vault');
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(vault);
     const sync = new SyncService({
       vault,
@@ -234,11 +235,24 @@ describe('history pruning', () => {
       logger: createLogger('silent'),
       timer,
     });
+    let prunes = 0;
+    const prune = sync.pruner.prune.bind(sync.pruner);
+    sync.pruner.prune = () => {
+      prunes++;
+      return prune();
+    };
     await sync.start();
-    for (let i = 0; i < 20 && timer.armed === 0; i++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(timer.armed).toBe(1);
-    expect(timer.delays).toEqual([PRUNE_EVERY_MS]);
+    const idle = () => new Promise<void>((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 20 && timer.armed < 2; i++) await idle();
+    expect(timer.armed).toBe(2); // the pruner's tick and the rescan
+    expect(prunes).toBe(1);
+    expect(timer.delays.every((delay) => delay <= MAX_SLEEP_MS)).toBe(true);
+    // A file an excluded folder holds appears through the periodic rescan.
+    writeFileSync(join(vault, 'late.md'), 'late\n');
+    await timer.advanceTo(clock.now() + PRUNE_EVERY_MS, idle);
+    expect(prunes).toBe(2);
+    await sync.journal.serial.idle();
+    expect(sync.store.liveAt('late.md')).toBeDefined();
     await sync.close();
     expect(timer.armed).toBe(0);
     db.close();
