@@ -151,7 +151,7 @@ export class SyncCommitter {
             index,
           );
           results[index] = result;
-          this.recordBases(request.device, result);
+          inTransaction(this.store.db, () => this.recordBases(request.device, result));
         }
         this.remember(request.device, key, opsHash, results);
         this.auditOps(request.ops, results, who, false);
@@ -269,10 +269,12 @@ export class SyncCommitter {
     this.store.touchDevice(device);
     const results: SyncOpResult[] = [];
     for (const [index, op] of ops.entries()) {
-      const result = await this.applyWithRetries(device, op, index);
-      results.push(result);
-      this.recordBases(device, result);
+      results.push(await this.applyWithRetries(device, op, index));
     }
+    // One transaction (one fsync) for the whole batch's bases.
+    inTransaction(this.store.db, () => {
+      for (const result of results) this.recordBases(device, result);
+    });
     return results;
   }
 

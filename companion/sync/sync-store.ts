@@ -202,8 +202,8 @@ export class SyncStore {
       .run(name, lastSeq ?? 0, this.now());
   }
 
+  /** The device must exist (`touchDevice`). */
   setDeviceBase(device: string, fileId: string, hash: string): void {
-    this.touchDevice(device);
     this.db
       .prepare(
         `INSERT INTO sync_device_bases (device, file_id, hash) VALUES (?, ?, ?)
