@@ -6,12 +6,15 @@
 // Parts:
 //   edits   Racing edits. The real companion (dist/companion/cli.mjs, built first) runs on a
 //           scratch vault on 127.0.0.1. An outside writer (this process, as Obsidian or a sync
-//           client would) appends a numbered line to three notes every 1-10 ms, while
-//           --clients HTTP clients edit the same notes through every write route: reminder
-//           note PATCH and snooze, inline reminder PATCH (due) and snooze, and a chat "add to
-//           Inbox/shopping list.md: …" append; the reminder is marked done at the end. Then every
-//           appended line, and every item a chat append answered as written, is looked for
-//           in the note or a conflict copy beside it (`*.conflict-*.md`). Lost must be 0.
+//           client would) adds a numbered line to four notes every 1-10 ms, while --clients
+//           HTTP clients edit the same notes through every write route: reminder note PATCH
+//           and snooze, inline reminder PATCH (due) and snooze, a chat "add to Inbox/shopping
+//           list.md: …" append, and memory writes (POST /api/v1/memories); the reminder is
+//           marked done at the end. Run once per --writers kind: `append` (appendFile),
+//           `rename` (read, write a temp file, rename it over the note: sync tools) and
+//           `inplace` (read, then rewrite the note's own file: editors). Then every outside
+//           line, and every chat append and memory answered as written, is looked for in the
+//           note or a conflict copy beside it (`*.conflict-*.md`). Lost must be 0.
 //   kill    SIGKILL around due reminders. --reminders reminder notes fall due at two whole minutes while
 //           two devices are subscribed at a local HTTPS push service (test/fakes/push-service.ts,
 //           its own throwaway certificate, trusted through NODE_EXTRA_CA_CERTS); the companion
@@ -25,21 +28,34 @@
 // Everything runs on 127.0.0.1 in a temporary folder that is removed at the end; the server is
 // stopped (SIGTERM, then SIGKILL after 5 s) whatever happens.
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import {
+  appendFile,
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { deflateSync } from 'node:zlib';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../..');
 const PARTS = ['edits', 'kill', 'load', 'pdf'];
+const WRITERS = ['append', 'rename', 'inplace'];
 const { values } = parseArgs({
   options: {
     only: { type: 'string', multiple: true },
     seconds: { type: 'string', default: '20' },
     clients: { type: 'string', default: '8' },
+    writers: { type: 'string', multiple: true },
     verbose: { type: 'boolean', default: false },
     reminders: { type: 'string', default: '1000' },
     kills: { type: 'string', default: '20' },
@@ -76,6 +92,10 @@ if (!(Number.isInteger(bombCount) && bombCount >= 1 && bombCount <= 16))
   throw new Error('--bombs must be an integer in [1, 16]');
 if (!(Number.isInteger(bombMegabytes) && bombMegabytes >= 1 && bombMegabytes <= 1000))
   throw new Error('--bomb-mb must be an integer in [1, 1000]');
+const writers = values.writers ?? WRITERS;
+for (const writer of writers) {
+  if (!WRITERS.includes(writer)) throw new Error(`--writers must be one of ${WRITERS.join(', ')}`);
+}
 const parts = values.only ?? PARTS;
 for (const part of parts) {
   if (!PARTS.includes(part)) throw new Error(`--only must be one of ${PARTS.join(', ')}`);
@@ -194,7 +214,33 @@ async function withConflictCopies(vault, path) {
   return { text: texts.join('\n'), copies: copies.length };
 }
 
-async function racingEdits() {
+/** How an outside program adds `line` to a note, per writer kind. */
+const OUTSIDE_WRITERS = {
+  append: (file, line) => appendFile(file, `${line}\n`),
+  // Sync tools: read, write the new text to a temp file, rename it over the note.
+  rename: async (file, line) => {
+    const text = await readFile(file, 'utf8');
+    const temp = join(dirname(file), `.${basename(file)}.sync-${randomBytes(4).toString('hex')}`);
+    await writeFile(temp, `${text}${text.endsWith('\n') ? '' : '\n'}${line}\n`);
+    await rename(temp, file);
+  },
+  // Editors saving: read, then truncate and rewrite the note's own file.
+  inplace: async (file, line) => {
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, `${text}${text.endsWith('\n') ? '' : '\n'}${line}\n`);
+  },
+};
+
+/** The routes that edit each note of the race. */
+const ROUTES_OF = (reminderPath) =>
+  new Map([
+    [reminderPath, 'reminder PATCH/snooze/done'],
+    ['Inbox/tasks.md', 'inline PATCH/snooze'],
+    ['Inbox/shopping list.md', 'chat append (notes)'],
+    ['Cairn/Memory.md', 'memory writes'],
+  ]);
+
+async function racingEdits(kind) {
   const root = await mkdtemp(join(tmpdir(), 'cairn-stress-'));
   const vault = join(root, 'vault');
   const data = join(root, 'data');
@@ -208,6 +254,9 @@ async function racingEdits() {
     );
     server = await startCompanion(vault, data);
     const { url } = server;
+    const firstFact = await api(url, 'POST', '/api/v1/memories', { text: 'The stress run began' });
+    if (firstFact.status !== 201)
+      throw new Error(`creating Cairn/Memory.md: ${firstFact.status} ${firstFact.text}`);
 
     const created = await api(url, 'POST', '/api/v1/reminders', {
       title: 'Pay rent',
@@ -225,14 +274,16 @@ async function racingEdits() {
     }
     if (inline === undefined) throw new Error('the inline reminder was not found');
 
-    const targets = [reminder.path, 'Inbox/tasks.md', 'Inbox/shopping list.md'];
+    const routesOf = ROUTES_OF(reminder.path);
+    const targets = [...routesOf.keys()];
     const appended = new Map(targets.map((path) => [path, []]));
     const deadline = Date.now() + seconds * 1000;
     let outsideWrites = 0;
+    const writeOutside = OUTSIDE_WRITERS[kind];
     const writer = async (path) => {
       for (let n = 1; Date.now() < deadline; n++) {
         const line = `outside ${n} ${path}`;
-        await appendFile(join(vault, path), `${line}\n`);
+        await writeOutside(join(vault, path), line);
         appended.get(path).push(line);
         outsideWrites++;
         await sleep(1 + Math.floor(Math.random() * 10));
@@ -249,6 +300,7 @@ async function racingEdits() {
       outcomes.set(route, entry);
     };
     const chatItems = [];
+    const facts = [];
     let sequence = 0;
     const operations = [
       async (i) =>
@@ -277,6 +329,17 @@ async function racingEdits() {
           (await api(url, 'POST', `/api/v1/reminders/${inline.id}/snooze`, { minutes: 30 })).status,
         ),
       async (i) => {
+        const fact = `Stress fact ${i} concerns the zebra number ${i}`;
+        const response = await api(url, 'POST', '/api/v1/memories', { text: fact });
+        count('memory write', response.status, response.text);
+        if (response.status === 201 || response.status === 200) facts.push(fact);
+      },
+    ];
+    // Chat appends from one client in turn: the chat route allows 2 open streams per address
+    // and 30 answers a minute, so more would only measure the rate limit.
+    const chatClient = async () => {
+      while (Date.now() < deadline) {
+        const i = ++sequence;
         const item = `item-${i}`;
         const response = await api(url, 'POST', '/api/v1/chat', {
           message: `add to Inbox/shopping list.md: ${item}`,
@@ -288,8 +351,9 @@ async function racingEdits() {
           response.text,
         );
         if (ok) chatItems.push(item);
-      },
-    ];
+        await sleep(response.status === 429 ? 1000 : 2000);
+      }
+    };
     const client = async () => {
       while (Date.now() < deadline) {
         const i = ++sequence;
@@ -297,7 +361,11 @@ async function racingEdits() {
       }
     };
     const started = Date.now();
-    await Promise.all([...targets.map(writer), ...Array.from({ length: clients }, client)]);
+    await Promise.all([
+      ...targets.map(writer),
+      chatClient(),
+      ...Array.from({ length: clients }, client),
+    ]);
     const elapsed = (Date.now() - started) / 1000;
     count(
       'reminder done',
@@ -309,7 +377,9 @@ async function racingEdits() {
     await sleep(3000);
     let lost = 0;
     let chatLost = 0;
+    let factsLost = 0;
     let copies = 0;
+    const rows = [];
     for (const path of targets) {
       const found = await withConflictCopies(vault, path);
       copies += found.copies;
@@ -318,16 +388,31 @@ async function racingEdits() {
       lost += missing.length;
       if (values.verbose && missing.length > 0)
         console.log(`lost from ${path}: ${missing.join(' | ')}`);
+      let acknowledged = '';
       if (path === 'Inbox/shopping list.md') {
         chatLost += chatItems.filter((item) => !found.text.includes(item)).length;
+        acknowledged = `${chatLost} of ${chatItems.length} chat appends`;
       }
+      if (path === 'Cairn/Memory.md') {
+        factsLost += facts.filter((fact) => !found.text.includes(fact)).length;
+        acknowledged = `${factsLost} of ${facts.length} memories`;
+      }
+      rows.push({
+        kind,
+        route: routesOf.get(path),
+        outside: appended.get(path).length,
+        lost: missing.length,
+        acknowledged,
+        copies: found.copies,
+      });
     }
-    const temps = (await readdir(join(vault, 'Inbox'))).filter((name) =>
-      name.endsWith('.tmp'),
-    ).length;
+    let temps = 0;
+    for (const folder of ['Inbox', 'Cairn', 'Cairn/Reminders']) {
+      temps += (await readdir(join(vault, folder))).filter((name) => name.endsWith('.tmp')).length;
+    }
 
     console.log(
-      `\n## Racing edits (${elapsed.toFixed(1)} s, ${clients} clients, outside writer 1-10 ms)\n`,
+      `\n## Racing edits, ${kind} writer (${elapsed.toFixed(1)} s, ${clients} clients, outside writer 1-10 ms)\n`,
     );
     console.log('| route | outcomes |');
     console.log('|---|---|');
@@ -341,13 +426,15 @@ async function racingEdits() {
     console.log(`| outside lines lost | ${lost} |`);
     console.log(`| chat appends answered written | ${chatItems.length} |`);
     console.log(`| chat appends lost | ${chatLost} |`);
+    console.log(`| memories answered written | ${facts.length} |`);
+    console.log(`| memories lost | ${factsLost} |`);
     console.log(`| conflict copies made | ${copies} |`);
     console.log(`| temp files left | ${temps} |`);
     if (values.verbose) {
       console.log('\nFirst answer of each kind:');
       for (const [key, text] of examples) console.log(`- ${key}: ${text.replace(/\s+/g, ' ')}`);
     }
-    return lost + chatLost;
+    return { failures: lost + chatLost + factsLost, rows };
   } finally {
     await server?.stop();
     await rm(root, { recursive: true, force: true });
@@ -635,7 +722,24 @@ async function pdfBombs() {
 
 build();
 let failures = 0;
-if (parts.includes('edits')) failures += await racingEdits();
+if (parts.includes('edits')) {
+  const rows = [];
+  for (const kind of writers) {
+    const result = await racingEdits(kind);
+    failures += result.failures;
+    rows.push(...result.rows);
+  }
+  console.log('\n## Lines lost per outside writer kind and route\n');
+  console.log(
+    '| writer | route | outside lines | outside lines lost | answered-written lost | conflict copies |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const row of rows) {
+    console.log(
+      `| ${row.kind} | ${row.route} | ${row.outside} | ${row.lost} | ${row.acknowledged || '-'} | ${row.copies} |`,
+    );
+  }
+}
 if (parts.includes('kill')) failures += await killAroundDueReminders();
 if (parts.includes('load')) failures += await loadOnSearch();
 if (parts.includes('pdf')) failures += await pdfBombs();

@@ -54,6 +54,7 @@ export function reminderChatPorts(service: ReminderService): {
     delete: async (id) => {
       await asChatPort(() => service.cancel(id));
     },
+    removeCreated: (reminder: Reminder) => asChatPort(() => service.removeCreated(reminder)),
     restore: async (previous: Reminder) => {
       await asChatPort(() => service.patch(previous.id, { status: previous.status }));
     },

@@ -11,7 +11,12 @@ import type { PushPayload } from '../../shared/protocol/push';
 import { reminderDeepLink } from '../../shared/reminders/deep-link';
 import type { Logger } from '../logging';
 import type { ReminderDeliverer } from '../push/delivery-port';
-import { createVaultFile, VaultFileExistsError, VaultWriteError } from '../vault/atomic-write';
+import {
+  createVaultFile,
+  removeCreatedFile,
+  VaultFileExistsError,
+  VaultWriteError,
+} from '../vault/atomic-write';
 import { resolveVaultPath } from '../vault/paths';
 import type { DigestStore } from './digest-store';
 
@@ -119,10 +124,26 @@ export class DigestService {
       }
       throw error;
     }
-    if (onDemand) this.deps.store.rewrite(weekText, path, this.deps.clock.now());
-    else this.deps.store.recordWritten(weekText, path, this.deps.clock.now());
+    try {
+      if (onDemand) this.deps.store.rewrite(weekText, path, this.deps.clock.now());
+      else this.deps.store.recordWritten(weekText, path, this.deps.clock.now());
+    } catch (error) {
+      // Not recorded (the database's disk is full): take the file back, so the error that
+      // follows ("nothing was saved") is true and the next try writes the digest once.
+      await removeCreatedFile(this.deps.vault, digest.path, digest.text);
+      throw error;
+    }
     this.deps.logger?.info({ week: weekText }, 'weekly digest written');
-    await this.announce(weekText, path);
+    try {
+      await this.announce(weekText, path);
+    } catch (error) {
+      // The digest is written and recorded; a failed announcement (the database's disk full
+      // while marking it) must not answer as if it were not. It is announced again next time.
+      this.deps.logger?.warn(
+        { week: weekText, err: error },
+        'the digest was written, but announcing it failed',
+      );
+    }
     return { status: 'written', path, week: weekText };
   }
 

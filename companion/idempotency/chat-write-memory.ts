@@ -1,4 +1,6 @@
+import { ChatPortError } from '../../shared/chat/ports';
 import type { RecentWritesStore } from '../../shared/chat/recent-writes';
+import { storageProblem } from '../http/storage-error';
 import { fingerprint } from './write-memory';
 import type { WriteMemory } from './write-memory';
 
@@ -21,11 +23,18 @@ export function chatWriteMemory(memory: WriteMemory): RecentWritesStore {
     },
     put: (key, value, _at, ttlMs) => {
       const stored = keyOf(key);
-      memory.remember(
-        stored,
-        { requestHash: stored, status: 200, response: JSON.stringify(value) },
-        ttlMs,
-      );
+      try {
+        memory.remember(
+          stored,
+          { requestHash: stored, status: 200, response: JSON.stringify(value) },
+          ttlMs,
+        );
+      } catch (error) {
+        // A full database disk is said as such (as asChatPort does for the services).
+        const storage = storageProblem(error);
+        if (storage) throw new ChatPortError('UNAVAILABLE', `${storage.code}: ${storage.message}`);
+        throw error;
+      }
     },
     remove: (prefix, matches) => {
       for (const entry of memory.entries(`${PREFIX}${prefix}`)) {

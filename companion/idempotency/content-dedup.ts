@@ -8,7 +8,9 @@ import type { WriteMemory } from './write-memory';
  * due, zone and rule; a note's title, body, tags and folder), so a request that differs in
  * anything is never swallowed. Within five minutes, across restarts, the first result is
  * returned with `deduplicated: true` as long as `stillThere` says it still exists (a deleted
- * note is written again). Concurrent identical creates wait for each other.
+ * note is written again). Concurrent identical creates wait for each other. When the result
+ * cannot be remembered (the database's disk is full), `undo` takes the create back before the
+ * error goes on: an error must mean nothing was written, or a retry would write a second one.
  */
 export async function createOnce<T>(
   memory: WriteMemory,
@@ -16,6 +18,7 @@ export async function createOnce<T>(
   content: unknown,
   stillThere: (earlier: T) => Promise<T | undefined> | T | undefined,
   create: () => Promise<T>,
+  undo?: (value: T) => Promise<void>,
 ): Promise<{ value: T; deduplicated: boolean }> {
   const key = `dedup:${kind}:${fingerprint(content)}`;
   return memory.exclusive(key, async () => {
@@ -25,12 +28,17 @@ export async function createOnce<T>(
       if (current !== undefined) return { value: current, deduplicated: true };
     }
     const value = await create();
-    memory.remember(
-      key,
-      { requestHash: key, status: 201, response: JSON.stringify(value) },
-      // docs/chat.md's window, the same constant chat's RecentWrites uses.
-      DEDUP_WINDOW_MS,
-    );
+    try {
+      memory.remember(
+        key,
+        { requestHash: key, status: 201, response: JSON.stringify(value) },
+        // docs/chat.md's window, the same constant chat's RecentWrites uses.
+        DEDUP_WINDOW_MS,
+      );
+    } catch (error) {
+      await undo?.(value);
+      throw error;
+    }
     return { value, deduplicated: false };
   });
 }

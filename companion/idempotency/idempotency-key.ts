@@ -15,6 +15,12 @@ const KEY_SHAPE = /^[\x21-\x7e]+$/;
 export interface WriteAnswer {
   readonly status: number;
   readonly body: unknown;
+  /**
+   * Takes the write back (removes the file it created). Run when its answer cannot be
+   * remembered (the database's disk is full): the error then says nothing was saved, and that
+   * must be true, or a retry with the same key would write a second copy.
+   */
+  readonly undo?: () => Promise<void>;
 }
 
 /**
@@ -63,11 +69,16 @@ export async function answerOnce(
     }
     const answer = await work();
     if (answer.status >= 200 && answer.status < 300) {
-      memory.remember(
-        stored,
-        { requestHash, status: answer.status, response: JSON.stringify(answer.body) },
-        IDEMPOTENCY_TTL_MS,
-      );
+      try {
+        memory.remember(
+          stored,
+          { requestHash, status: answer.status, response: JSON.stringify(answer.body) },
+          IDEMPOTENCY_TTL_MS,
+        );
+      } catch (error) {
+        await answer.undo?.();
+        throw error;
+      }
     }
     return send(reply, answer);
   });

@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { ApiHttpError } from '../http/api-error';
 import { answerOnce } from '../idempotency/idempotency-key';
 import type { WriteMemory } from '../idempotency/write-memory';
-import { createVaultFile, VaultWriteError } from '../vault/atomic-write';
-import type { IndexAfterWrite } from '../search';
+import { createVaultFile, removeCreatedFile, VaultWriteError } from '../vault/atomic-write';
+import type { IndexAfterWrite } from '../search/index-after-write';
 import { resolveVaultPath } from '../vault/paths';
 
 /** companion/README.md: uploads up to 50 MB. */
@@ -125,6 +125,11 @@ export async function registerIngestRoute(
         };
         return answerOnce(deps.memory, request, reply, content, async () => {
           const path = await saveUnique(deps, stem, extension, bytes);
+          const undo = async (): Promise<void> => {
+            if (await removeCreatedFile(deps.vault, path, bytes)) {
+              await deps.indexAfterWrite?.(path).catch(() => undefined);
+            }
+          };
           const outcome = deps.indexAfterWrite
             ? await deps.indexAfterWrite(path)
             : { indexed: false, error: 'no index is running' };
@@ -137,6 +142,7 @@ export async function registerIngestRoute(
               indexed: outcome.indexed,
               ...(outcome.error === undefined ? {} : { index_error: outcome.error }),
             },
+            undo,
           };
         });
       },

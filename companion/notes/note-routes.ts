@@ -15,8 +15,13 @@ import { ApiHttpError } from '../http/api-error';
 import { createOnce } from '../idempotency/content-dedup';
 import { answerOnce } from '../idempotency/idempotency-key';
 import type { WriteMemory } from '../idempotency/write-memory';
-import { createVaultFile, folderEntries, VaultWriteError } from '../vault/atomic-write';
-import type { IndexAfterWrite } from '../search';
+import {
+  createVaultFile,
+  folderEntries,
+  removeCreatedFile,
+  VaultWriteError,
+} from '../vault/atomic-write';
+import type { IndexAfterWrite } from '../search/index-after-write';
 import { resolveVaultPath } from '../vault/paths';
 import { vaultErrors } from '../http/vault-errors';
 
@@ -50,6 +55,16 @@ export function registerNoteRoutes(app: FastifyInstance, deps: NoteRouteDeps): v
     { schema: { body: NoteCreate, response: { 200: NoteCreated, 201: NoteCreated } } },
     async (request, reply) =>
       answerOnce(deps.memory, request, reply, request.body, async () => {
+        /** The note this request wrote, to take back if its answer cannot be remembered. */
+        let written: { path: string; content: string } | undefined;
+        const undo = async (): Promise<void> => {
+          if (written === undefined) return;
+          const { path, content } = written;
+          written = undefined;
+          if (await removeCreatedFile(deps.vault, path, content)) {
+            await deps.indexAfterWrite?.(path).catch(() => undefined);
+          }
+        };
         const title = request.body.title.replace(/\s+/g, ' ').trim();
         const folder = (request.body.folder ?? deps.folder).replace(/\/+$/, '');
         const identical = [
@@ -66,16 +81,26 @@ export function registerNoteRoutes(app: FastifyInstance, deps: NoteRouteDeps): v
             const still = await resolveVaultPath(deps.vault, earlier.path);
             return still.ok && still.exists ? earlier : undefined;
           },
-          () => writeNote(title, folder, request.body),
+          async () => {
+            const note = await writeNote(title, folder, request.body);
+            written = { path: note.path, content: note.content };
+            return note.created;
+          },
+          undo,
         );
         return {
           status: made.deduplicated ? 200 : 201,
           body: { ...made.value, deduplicated: made.deduplicated },
+          undo,
         };
       }),
   );
 
-  async function writeNote(title: string, folder: string, body: NoteCreate): Promise<NoteCreated> {
+  async function writeNote(
+    title: string,
+    folder: string,
+    body: NoteCreate,
+  ): Promise<{ created: NoteCreated; path: string; content: string }> {
     const now = deps.clock.now();
     const id = newNoteId(random);
     let content: string;
@@ -114,6 +139,6 @@ export function registerNoteRoutes(app: FastifyInstance, deps: NoteRouteDeps): v
       throw error;
     });
     await deps.indexAfterWrite?.(path);
-    return { id, path, title, deduplicated: false };
+    return { created: { id, path, title, deduplicated: false }, path, content };
   }
 }

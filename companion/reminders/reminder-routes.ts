@@ -43,6 +43,7 @@ export function registerReminderRoutes(
         return {
           status: made.deduplicated ? 200 : 201,
           body: { ...made.reminder, deduplicated: made.deduplicated },
+          ...(made.deduplicated ? {} : { undo: () => reminders.removeCreated(made.reminder) }),
         };
       }),
   );

@@ -42,6 +42,7 @@ import {
   folderEntries,
   VaultWriteError,
 } from '../vault/atomic-write';
+import { resolveVaultPath } from '../vault/paths';
 import {
   checkTaskEdit,
   NotATaskLineError,
@@ -194,8 +195,19 @@ export class ReminderService {
         return reminderView(current, this.deps.scheduler);
       },
       () => this.writeNote(note),
+      (written) => this.removeCreated(written),
     );
     return { reminder: made.value, deduplicated: made.deduplicated };
+  }
+
+  /**
+   * Takes back a reminder note `create` wrote and unschedules it: its answer could not be
+   * remembered after all (the database's disk is full), so the error must mean nothing was saved.
+   */
+  async removeCreated(reminder: Reminder): Promise<void> {
+    const resolved = await resolveVaultPath(this.deps.vault, reminder.path, 'write');
+    if (!resolved.ok || !resolved.exists) return;
+    await this.undoCreate({ path: resolved.relative, absolute: resolved.absolute }, reminder.id);
   }
 
   private async writeNote(note: ReminderNote): Promise<Reminder> {

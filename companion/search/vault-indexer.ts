@@ -292,7 +292,9 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeSubscriber {
   settled(): void {
     if (this.closed) return;
     this.flushWrites();
-    if (!this.feed.isScanning) this.cleanUpWhenQuiet();
+    // During a scan the embedder is woken every EMBED_KICK_EVERY files instead.
+    if (this.feed.isScanning) return;
+    this.cleanUpWhenQuiet();
     this.kickEmbeddings();
   }
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, renameSync, statSync } from 'node:fs';
 import {
   access,
   chmod,
@@ -72,8 +72,13 @@ export interface EditedFile {
 export interface EditHooks {
   /** Runs between the read and the last check of each attempt (to race a concurrent edit). */
   beforeWrite?(attempt: number): Promise<void> | void;
-  /** Runs between the last check and the rename (to land a change where no check can see it). */
+  /**
+   * Runs between the re-read through the witness and the rename, before the synchronous check
+   * that the note is still the witnessed file (to land a change in the window that check closes).
+   */
   beforeRename?(attempt: number): Promise<void> | void;
+  /** Runs right after the rename (to land a stale version over Cairn's, as a sync tool may). */
+  afterRename?(attempt: number): Promise<void> | void;
   /** Names conflict copies; the system clock when absent. */
   clock?: Clock;
   /** How long the write waits to re-read the replaced file; LATE_WRITE_GRACE_MS when absent. */
@@ -150,6 +155,12 @@ async function editResolved(
   hooks: EditHooks,
   lateMerges: number,
 ): Promise<EditedFile> {
+  const previous = lateMerges === 0 ? lastWrites.get(absolute) : undefined;
+  if (previous !== undefined) {
+    // Cairn's last write of this file is still being watched: make sure it is in what this
+    // edit starts from (a stale version renamed over it would otherwise become the base).
+    await keepOursOnDisk(vault, absolute, relative, previous.generation, hooks, lateMerges);
+  }
   let before = await readCurrent(absolute, relative);
   const original = before.text;
   let after = edit(before.text);
@@ -170,11 +181,27 @@ async function editResolved(
         continue;
       }
       await hooks.beforeRename?.(attempt);
-      await rename(temp, absolute);
+      if (witness !== null) {
+        // A writer that renames its own file over the note (sync tools, many editors) after the
+        // witness was made leaves the witness on a file that is no longer the note, and the
+        // rename below would drop that writer's file unseen. So the last check compares the
+        // note's inode with the witness's, synchronously and directly before the rename: no
+        // await between them, so nothing of this process runs in between. The window left is
+        // the few microseconds between the two system calls (docs/vault-writes.md).
+        if (replacedSinceWitness(absolute, witness, relative)) {
+          const theirs = await readCurrent(absolute, relative);
+          after = reconcile(relative, before.text, after, theirs.text, edit);
+          before = theirs;
+          continue;
+        }
+      }
+      renameSync(temp, absolute);
+      const generation = recordWrite(absolute, now.text, after);
+      await hooks.afterRename?.(attempt);
       await syncFolder(dirname(absolute));
       const replaced =
         witness === null ? now : await settledText(witness, relative, hooks.lateWriteGraceMs);
-      const conflictCopy =
+      let conflictCopy =
         replaced.hash === now.hash
           ? undefined
           : await keepLateChange(
@@ -186,9 +213,19 @@ async function editResolved(
               hooks,
               lateMerges,
             );
+      conflictCopy ??= await keepOursOnDisk(
+        vault,
+        absolute,
+        relative,
+        generation,
+        hooks,
+        lateMerges,
+      );
       if (witness !== null && (hooks.lateWatchMs ?? LATE_WATCH_MS).length > 0) {
-        watchReplaced(vault, absolute, relative, witness, replaced, hooks, lateMerges);
+        watchReplaced(vault, absolute, relative, witness, replaced, hooks, lateMerges, generation);
         witness = null; // the watch removes it
+      } else {
+        forgetWrite(absolute, generation);
       }
       return conflictCopy === undefined
         ? { path: relative, before: original, after, changed: true }
@@ -297,6 +334,113 @@ async function writeConflictCopy(
   }
 }
 
+/** What Cairn last wrote to a file and what it wrote it over, while that write is watched. */
+interface WrittenVersion {
+  readonly base: string;
+  readonly ours: string;
+  readonly generation: number;
+}
+
+/** Keyed by absolute path; an entry lives while its write's late watches run. */
+const lastWrites = new Map<string, WrittenVersion>();
+let writeGenerations = 0;
+
+function recordWrite(absolute: string, base: string, ours: string): number {
+  const generation = ++writeGenerations;
+  lastWrites.set(absolute, { base, ours, generation });
+  return generation;
+}
+
+function forgetWrite(absolute: string, generation: number): void {
+  if (lastWrites.get(absolute)?.generation === generation) lastWrites.delete(absolute);
+}
+
+/**
+ * True when the note is no longer the file the witness holds: someone renamed (or deleted and
+ * recreated) it since the witness was made. Synchronous on purpose (see the caller).
+ */
+function replacedSinceWitness(absolute: string, witness: string, relative: string): boolean {
+  const held = statSync(witness);
+  let note;
+  try {
+    note = statSync(absolute);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new VaultWriteError(
+        'NOT_FOUND',
+        `${relative} was deleted while Cairn was editing it; nothing was written`,
+      );
+    }
+    throw error;
+  }
+  return note.ino !== held.ino || note.dev !== held.dev;
+}
+
+/**
+ * Whether Cairn's change from `base` to `ours` is still in `current`: every line it added is
+ * there at least as often, and no line it removed came back. A writer that read the note before
+ * Cairn's rename and then renamed (or saved in place) its own version over Cairn's drops it.
+ */
+function stillHasOurChange(base: string, ours: string, current: string): boolean {
+  if (current === ours) return true;
+  const counts = (text: string): Map<string, number> => {
+    const map = new Map<string, number>();
+    for (const line of text.split('\n')) map.set(line, (map.get(line) ?? 0) + 1);
+    return map;
+  };
+  const was = counts(base);
+  const wrote = counts(ours);
+  const now = counts(current);
+  for (const [line, n] of wrote) {
+    if (n > (was.get(line) ?? 0) && (now.get(line) ?? 0) < n) return false;
+  }
+  for (const [line, n] of was) {
+    const kept = wrote.get(line) ?? 0;
+    if (n > kept && (now.get(line) ?? 0) > kept) return false;
+  }
+  return true;
+}
+
+/**
+ * Cairn's last write of the note (generation `generation`) must still be in it: when someone
+ * replaced the note with a version made before that write, the write's change is merged into
+ * what is there now, or, when it cannot be, kept as a conflict copy. Returns the copy's path.
+ * Nothing to do when a later write of Cairn's took over (it checks its own) or the note is gone.
+ */
+async function keepOursOnDisk(
+  vault: string,
+  absolute: string,
+  relative: string,
+  generation: number,
+  hooks: EditHooks,
+  lateMerges: number,
+): Promise<string | undefined> {
+  const written = lastWrites.get(absolute);
+  if (written?.generation !== generation) return undefined;
+  let current: string;
+  try {
+    current = (await readCurrent(absolute, relative)).text;
+  } catch {
+    return undefined; // deleted or moved meanwhile: not Cairn's to bring back
+  }
+  if (stillHasOurChange(written.base, written.ours, current)) return undefined;
+  forgetWrite(absolute, generation);
+  if (lateMerges < LATE_MERGES) {
+    try {
+      const restore: TextEdit = (text) => {
+        const merged = mergeLines(written.base, written.ours, text);
+        if (!merged.clean) throw new VaultWriteError('CONFLICT', merged.reason);
+        return merged.text;
+      };
+      const result = await editResolved(vault, absolute, relative, restore, hooks, lateMerges + 1);
+      return result.conflictCopy;
+    } catch {
+      // Not mergeable or still changing: keep Cairn's version as a copy rather than lose it.
+    }
+  }
+  return writeConflictCopy(vault, relative, written.ours, hooks.clock);
+}
+
 /**
  * Keeps an eye on the replaced file for a while after the write has answered: a write still in
  * flight on it (a slow thread pool under load can hold one for longer than LATE_WRITE_GRACE_MS)
@@ -311,6 +455,7 @@ function watchReplaced(
   seen: { text: string; hash: string },
   hooks: EditHooks,
   lateMerges: number,
+  generation: number,
 ): void {
   const delays = hooks.lateWatchMs ?? LATE_WATCH_MS;
   void (async () => {
@@ -318,6 +463,9 @@ function watchReplaced(
     try {
       for (const delay of delays) {
         await new Promise((done) => setTimeout(done, delay).unref());
+        await oneAtATime(absolute, () =>
+          keepOursOnDisk(vault, absolute, relative, generation, hooks, lateMerges),
+        );
         const current = await readCurrent(witness, relative);
         if (current.hash === last.hash) continue;
         await oneAtATime(absolute, () =>
@@ -328,6 +476,7 @@ function watchReplaced(
     } catch {
       // The note was deleted or moved meanwhile: nothing left to merge into.
     } finally {
+      forgetWrite(absolute, generation);
       await unlink(witness).catch(() => undefined);
     }
   })();
@@ -351,21 +500,38 @@ async function settledText(
  */
 async function witnessLink(absolute: string, relative: string): Promise<string | null> {
   const witness = tempName(absolute);
-  try {
-    await link(absolute, witness);
-    return witness;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      throw new VaultWriteError(
-        'NOT_FOUND',
-        `${relative} was deleted while Cairn was editing it; nothing was written`,
-      );
+  for (let tries = 1; ; tries++) {
+    try {
+      await link(absolute, witness);
+      return witness;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Linux answers ENOENT when the file found by name was renamed over (its last link gone)
+      // before the link was made: the note is still there, only replaced. Link the new one.
+      if (code === 'ENOENT' && tries < 10 && (await exists(absolute))) continue;
+      return witnessLinkFailed(error, relative);
     }
-    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EXDEV')
-      return null;
-    throw error;
   }
+}
+
+async function exists(absolute: string): Promise<boolean> {
+  return stat(absolute).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Null on file systems without hard links; a NOT_FOUND when the note is gone. */
+function witnessLinkFailed(error: unknown, relative: string): null {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') {
+    throw new VaultWriteError(
+      'NOT_FOUND',
+      `${relative} was deleted while Cairn was editing it; nothing was written`,
+    );
+  }
+  if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EXDEV') return null;
+  throw error;
 }
 
 /**
@@ -402,6 +568,26 @@ export async function createVaultFile(
   } finally {
     await unlink(temp).catch(() => undefined);
   }
+}
+
+/**
+ * Removes a file Cairn has just created, when its answer turned into an error after all (its
+ * record could not be stored): only while it still holds exactly `content`, so nothing anyone
+ * wrote into it meanwhile is deleted. True when it was removed (or is gone already).
+ */
+export async function removeCreatedFile(
+  vault: string,
+  path: string,
+  content: string | Uint8Array,
+): Promise<boolean> {
+  const resolved = await resolveVaultPath(vault, path, 'write');
+  if (!resolved.ok) return false;
+  if (!resolved.exists) return true;
+  const now = await readFile(resolved.absolute).catch(() => undefined);
+  if (now === undefined || contentHash(now) !== contentHash(content)) return false;
+  await unlink(resolved.absolute);
+  await syncFolder(dirname(resolved.absolute));
+  return true;
 }
 
 /** Names of the folder's entries, for collision checks; none when the folder does not exist. */
@@ -597,7 +783,15 @@ export async function writeVaultFileFrom(
         throw new VaultWriteError('CONFLICT', `${relative} changed on disk; nothing was written`);
       }
       await hooks.beforeRename?.(1);
-      await rename(temp, absolute);
+      // As in editResolved: a writer that renamed its own file over the note since the witness
+      // was made is seen here, synchronously and directly before the rename.
+      if (witness !== null && replacedSinceWitness(absolute, witness, relative)) {
+        throw new VaultWriteError(
+          'CONFLICT',
+          `${relative} was replaced on disk; nothing was written`,
+        );
+      }
+      renameSync(temp, absolute);
       await syncFolder(dirname(absolute));
       if (witness === null) return { path: relative };
       const graceMs = hooks.lateWriteGraceMs ?? LATE_WRITE_GRACE_MS;

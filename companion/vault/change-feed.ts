@@ -28,6 +28,8 @@ export const DEFAULT_RESCAN_INTERVAL_MS = 30 * 60_000;
  * scan of 10,000 notes must not pile every note's bytes up in a slow subscriber's queue.
  */
 const MAX_WAITING_PER_SUBSCRIBER = 32;
+/** …and at most this many bytes of file content waiting for it (one larger file may pass). */
+const MAX_WAITING_BYTES_PER_SUBSCRIBER = 96 * 1024 * 1024;
 /** Rows of `vault_files` written per transaction (each commit is an fsync). */
 const STATE_BATCH_ROWS = 256;
 
@@ -59,6 +61,7 @@ interface Subscription {
   /** The subscriber's changes run one after another on this chain. */
   chain: Promise<void>;
   waiting: number;
+  waitingBytes: number;
   /** Resolves when `waiting` drops below the limit (the feed waits on it). */
   roomWaiters: Array<() => void>;
 }
@@ -130,6 +133,7 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
       subscriber,
       chain: Promise.resolve(),
       waiting: 0,
+      waitingBytes: 0,
       roomWaiters: [],
     };
     this.subscriptions.add(subscription);
@@ -404,6 +408,8 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
         void this.drain();
         return;
       }
+      // Nothing left to read for now (a debounce may still run): batches flush.
+      this.notifySettled();
       this.settleIfIdle();
     });
     return this.draining;
@@ -446,7 +452,7 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
       return;
     }
     if (stats.isSymbolicLink()) {
-      const problem = await symlinkProblem(this.root, path);
+      const problem = await symlinkProblem(this.root, path, this.options.excludes);
       if (problem !== null) {
         await this.refuseKnown(path, problem, only);
         return;
@@ -466,7 +472,7 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
     if (only === undefined && sameTimeAndSize(known, before)) return;
     let read: { hash: string; bytes: Buffer | null };
     try {
-      read = await readAndHash(absolute, before.size);
+      read = await readAndHash(absolute, before.size, vaultFileKind(path) !== 'other');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') {
@@ -578,16 +584,28 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
       const kinds = subscription.subscriber.kinds;
       if (kinds && !kinds.includes(change.kind)) continue;
       // Backpressure: a subscriber far behind holds the reading of further files.
-      while (subscription.waiting >= MAX_WAITING_PER_SUBSCRIBER && !this.closed) {
+      const bytes = change.type === 'upsert' ? (change.bytes?.length ?? 0) : 0;
+      while (
+        (subscription.waiting >= MAX_WAITING_PER_SUBSCRIBER ||
+          (subscription.waitingBytes > 0 &&
+            subscription.waitingBytes + bytes > MAX_WAITING_BYTES_PER_SUBSCRIBER)) &&
+        !this.closed
+      ) {
         if (!this.subscriptions.has(subscription)) break;
         await new Promise<void>((resolve) => subscription.roomWaiters.push(resolve));
       }
-      this.run(subscription, () => subscription.subscriber.onChange(change), change.path);
+      this.run(subscription, () => subscription.subscriber.onChange(change), change.path, bytes);
     }
   }
 
-  private run(subscription: Subscription, task: () => void | Promise<void>, path?: string): void {
+  private run(
+    subscription: Subscription,
+    task: () => void | Promise<void>,
+    path?: string,
+    bytes = 0,
+  ): void {
     subscription.waiting++;
+    subscription.waitingBytes += bytes;
     subscription.chain = subscription.chain
       .then(task)
       .catch((error: unknown) => {
@@ -602,6 +620,7 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
       })
       .finally(() => {
         subscription.waiting--;
+        subscription.waitingBytes -= bytes;
         const wake = subscription.roomWaiters.shift();
         wake?.();
       });
@@ -622,13 +641,17 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
   /** Nothing left to read: subscribers get `settled` (batches flush), then waiters wake. */
   private settleIfIdle(): void {
     if (!this.ownIdle()) return;
-    if (!this.closed) {
-      for (const subscription of this.subscriptions) {
-        const settled = subscription.subscriber.settled;
-        if (settled) this.run(subscription, () => settled.call(subscription.subscriber));
-      }
-    }
+    // After a scan the last drain ended while it was still running: tell subscribers again.
+    if (!this.draining) this.notifySettled();
     this.settle();
+  }
+
+  private notifySettled(): void {
+    if (this.closed) return;
+    for (const subscription of this.subscriptions) {
+      const settled = subscription.subscriber.settled;
+      if (settled) this.run(subscription, () => settled.call(subscription.subscriber));
+    }
   }
 
   private settle(): void {
@@ -670,8 +693,9 @@ function sameStat(after: Stats | null, before: Stats): boolean {
 async function readAndHash(
   absolute: string,
   size: number,
+  wantBytes: boolean,
 ): Promise<{ hash: string; bytes: Buffer | null }> {
-  if (size <= MAX_BYTES_IN_CHANGE) {
+  if (wantBytes && size <= MAX_BYTES_IN_CHANGE) {
     const bytes = await readFile(absolute);
     if (bytes.length <= MAX_BYTES_IN_CHANGE) {
       return { hash: createHash('sha256').update(bytes).digest('hex'), bytes };

@@ -63,6 +63,14 @@ export async function resolveVaultPath(
         reason: `path ${JSON.stringify(userPath)}: leads outside the vault (through a symlink)`,
       };
     }
+    if (hiddenInside(next, root)) {
+      // A symlink such as `Projects/settings.md → ../.obsidian/plugins/cairn/data.json`: the
+      // name looks ordinary, the file is one Cairn never reads or writes.
+      return {
+        ok: false,
+        reason: `path ${JSON.stringify(userPath)}: leads into a hidden file or folder (such as .obsidian/) through a symlink`,
+      };
+    }
     current = next;
     onDisk.push(entry);
     if (index < segments.length - 1 && !(await isDirectory(current))) {
@@ -154,6 +162,13 @@ async function realpathInside(path: string, root: string): Promise<string | null
     return null;
   }
   return real === root || real.startsWith(root.endsWith(sep) ? root : root + sep) ? real : null;
+}
+
+/** Whether the real path `real` (inside `root`) has a dot-named segment below the root. */
+export function hiddenInside(real: string, root: string): boolean {
+  if (real === root) return false;
+  const below = real.slice((root.endsWith(sep) ? root : root + sep).length);
+  return below.split(sep).some((segment) => segment.startsWith('.'));
 }
 
 async function isDirectory(path: string): Promise<boolean> {

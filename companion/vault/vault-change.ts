@@ -21,6 +21,10 @@ export interface VaultFileState {
  * {@link MAX_BYTES_IN_CHANGE} (a subscriber that needs them streams the file and checks the
  * hash). `delete`: the file is gone (or excluded now). `refused`: the file may not be read (a
  * symlink leading out of the vault, an unreadable file), with why.
+ *
+ * Only notes, text files and PDFs come with their bytes (what the indexer and reminders read);
+ * attachments are hashed as a stream and come without (`bytes: null`): a subscriber that needs
+ * them (the sync journal) copies the file and checks the hash.
  */
 export type VaultChange =
   | ({
@@ -56,7 +60,10 @@ export interface VaultChangeSubscriber {
    * paths whose content it needs again; the feed delivers those as `upsert`s to it alone.
    */
   reconcile?(files: ReadonlyMap<string, VaultFileState>): Iterable<string>;
-  /** The feed has nothing left to deliver for now (batching subscribers flush here). */
+  /**
+   * The feed has nothing left to read for now (batching subscribers flush here); called after
+   * each run of reads and again when a scan ends.
+   */
   settled?(): void | Promise<void>;
 }
 

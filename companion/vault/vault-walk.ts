@@ -1,6 +1,7 @@
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { vaultFileKind } from './indexable-kind';
+import { hiddenInside } from './paths';
 import type { VaultFileKind } from './vault-change';
 
 export interface WalkedFile {
@@ -70,7 +71,7 @@ export async function walkVault(
       const kind = vaultFileKind(relative);
       if (kind === 'other' && !options.allFiles) continue;
       if (entry.isSymbolicLink()) {
-        const problem = await symlinkProblem(realRoot, relative);
+        const problem = await symlinkProblem(realRoot, relative, exclude);
         if (problem !== null) {
           refused.push({ path: relative, reason: problem });
           continue;
@@ -99,8 +100,16 @@ export async function walkVault(
   return { files, refused };
 }
 
-/** Why a symlinked file at `relative` may not be read, or null when its target is a file in the vault. */
-export async function symlinkProblem(realRoot: string, relative: string): Promise<string | null> {
+/**
+ * Why a symlinked file at `relative` may not be read, or null when its target is a file in the
+ * vault that is itself read: a target in a hidden folder (`.obsidian/` holds the plugin's copy
+ * of the token) or an excluded path is refused like one outside the vault.
+ */
+export async function symlinkProblem(
+  realRoot: string,
+  relative: string,
+  exclude: { excludes(relative: string): boolean },
+): Promise<string | null> {
   let target: string;
   try {
     target = await realpath(join(realRoot, relative));
@@ -109,6 +118,16 @@ export async function symlinkProblem(realRoot: string, relative: string): Promis
   }
   const inside = target.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
   if (!inside) return 'symlink leading outside the vault; not read';
+  if (hiddenInside(target, realRoot)) {
+    return 'symlink leading into a hidden folder (such as .obsidian/); not read';
+  }
+  const targetRelative = target
+    .slice(realRoot.length + 1)
+    .split(sep)
+    .join('/');
+  if (exclude.excludes(targetRelative)) {
+    return 'symlink leading into an excluded path; not read';
+  }
   const stats = await lstat(target).catch(() => null);
   if (!stats?.isFile()) return 'symlink to something other than a file; not read';
   return null;

@@ -416,7 +416,18 @@ export class ChatEngine {
       note: { id: created.id, path: created.path, title: created.title },
       undo: { kind: 'delete_note', id: created.id, path: created.path },
     };
-    this.recentNotes.remember(key, data);
+    try {
+      this.recentNotes.remember(key, data);
+    } catch (error) {
+      // Not remembered (the companion's database disk is full): the error must mean nothing was
+      // written, or asking again would write a second note. Take this one back first.
+      if (created.deduplicated !== true) {
+        await this.deps.notes
+          .deleteCreated({ id: created.id, path: created.path })
+          .catch(() => undefined);
+      }
+      throw error;
+    }
     const deduplicated = created.deduplicated === true;
     return {
       text: noteCreatedText(created.title, deduplicated),
@@ -480,7 +491,18 @@ export class ChatEngine {
       undo: { kind: 'delete_reminder', id: reminder.id, path: reminder.path },
       ...noticeOf({ notice }),
     };
-    this.recentReminders.remember(key, data);
+    try {
+      this.recentReminders.remember(key, data);
+    } catch (error) {
+      // As for notes: an error must mean no reminder was written (and none will fire).
+      if (deduplicated !== true) {
+        const writer = this.deps.reminderWriter;
+        await (writer.removeCreated?.(reminder) ?? writer.delete(reminder.id)).catch(
+          () => undefined,
+        );
+      }
+      throw error;
+    }
     // The writer may itself know the reminder from an identical request (the companion's API).
     const again = deduplicated === true;
     return {

@@ -54,7 +54,10 @@ export const ClientRememberArgs = Type.Object({ fact: RememberArgs.properties.te
 export interface ClientToolDefinition {
   readonly description: string;
   readonly args: TSchema;
-  /** `write` for tools that change the vault (docs/clients.md), else `read`. */
+  /**
+   * `write` for tools that change the vault (docs/clients.md), else `read`: a chat tool's own
+   * scope from TOOLS, never a second classification.
+   */
   readonly scope: 'read' | 'write';
   /** The chat tool that runs it, when it is one. */
   readonly chatTool?: ToolName;
@@ -64,13 +67,13 @@ export const CLIENT_TOOLS = {
   search: {
     description: TOOLS.search.description,
     args: SearchArgs,
-    scope: 'read',
+    scope: TOOLS.search.scope,
     chatTool: 'search',
   },
   ask: {
     description: TOOLS.answer.description,
     args: AnswerArgs,
-    scope: 'read',
+    scope: TOOLS.answer.scope,
     chatTool: 'answer',
   },
   read_note: {
@@ -81,55 +84,55 @@ export const CLIENT_TOOLS = {
   list_reminders: {
     description: TOOLS.list_reminders.description,
     args: ListRemindersArgs,
-    scope: 'read',
+    scope: TOOLS.list_reminders.scope,
     chatTool: 'list_reminders',
   },
   create_reminder: {
     description: TOOLS.create_reminder.description,
     args: CreateReminderArgs,
-    scope: 'write',
+    scope: TOOLS.create_reminder.scope,
     chatTool: 'create_reminder',
   },
   complete_reminder: {
     description: TOOLS.complete_reminder.description,
     args: CompleteReminderArgs,
-    scope: 'write',
+    scope: TOOLS.complete_reminder.scope,
     chatTool: 'complete_reminder',
   },
   snooze_reminder: {
     description: TOOLS.snooze_reminder.description,
     args: SnoozeReminderArgs,
-    scope: 'write',
+    scope: TOOLS.snooze_reminder.scope,
     chatTool: 'snooze_reminder',
   },
   create_note: {
     description: TOOLS.create_note.description,
     args: CreateNoteArgs,
-    scope: 'write',
+    scope: TOOLS.create_note.scope,
     chatTool: 'create_note',
   },
   append_to_note: {
     description: TOOLS.append_to_note.description,
     args: ClientAppendArgs,
-    scope: 'write',
+    scope: TOOLS.append_to_note.scope,
     chatTool: 'append_to_note',
   },
   remember: {
     description: TOOLS.remember.description,
     args: ClientRememberArgs,
-    scope: 'write',
+    scope: TOOLS.remember.scope,
     chatTool: 'remember',
   },
   recall: {
     description: TOOLS.recall.description,
     args: RecallArgs,
-    scope: 'read',
+    scope: TOOLS.recall.scope,
     chatTool: 'recall',
   },
   forget: {
     description: TOOLS.forget.description,
     args: ForgetArgs,
-    scope: 'write',
+    scope: TOOLS.forget.scope,
     chatTool: 'forget',
   },
 } as const satisfies Record<string, ClientToolDefinition>;

@@ -100,6 +100,12 @@ export interface ReminderWriter {
   complete(id: string): Promise<Reminder & WriteNotice>;
   /** Undo of `create`: deletes (or cancels) the reminder. */
   delete(id: string): Promise<void | WriteNotice>;
+  /**
+   * Takes back a reminder `create` has just written, file and all, when its answer cannot be
+   * kept after all (the dedup record failed): the error then means nothing was written.
+   * Writers without it fall back to `delete`.
+   */
+  removeCreated?(reminder: Reminder): Promise<void>;
   /** Undo of `snooze`/`complete`: writes back status and snoozed_until as they were. */
   restore(previous: Reminder): Promise<void | WriteNotice>;
 }

@@ -142,57 +142,77 @@ export type RecallArgs = Static<typeof RecallArgs>;
 interface ToolDefinition<S extends TSchema> {
   readonly description: string;
   readonly args: S;
+  /**
+   * `write` when the tool changes the vault (a note, reminder or memory): it needs a token with
+   * the `write` scope (docs/clients.md). The one place a tool is classified: REST chat, MCP and
+   * `/v1/chat/completions` all read it from here.
+   */
+  readonly scope: 'read' | 'write';
 }
 
-/** Every tool, its description for the model, and its argument schema. */
+/** Every tool, its description for the model, its argument schema and the scope it needs. */
 export const TOOLS = {
   search: {
     description: 'Find notes, reminders and PDFs in the vault that match some words.',
     args: SearchArgs,
+    scope: 'read',
   },
   answer: {
     description: 'Answer a question from the vault, quoting the passages it relies on.',
     args: AnswerArgs,
+    scope: 'read',
   },
-  create_note: { description: 'Create a new note in the vault.', args: CreateNoteArgs },
+  create_note: {
+    description: 'Create a new note in the vault.',
+    args: CreateNoteArgs,
+    scope: 'write',
+  },
   append_to_note: {
     description: 'Add text to the end of an existing note (or of one of its sections).',
     args: AppendToNoteArgs,
+    scope: 'write',
   },
   create_reminder: {
     description:
       'Create a reminder at a date and time (ISO 8601, e.g. 2026-11-23T17:00), optionally repeating (RRULE).',
     args: CreateReminderArgs,
+    scope: 'write',
   },
   list_reminders: {
     description: 'List reminders, optionally those due between two dates.',
     args: ListRemindersArgs,
+    scope: 'read',
   },
   snooze_reminder: {
     description: 'Postpone a reminder by a number of minutes.',
     args: SnoozeReminderArgs,
+    scope: 'write',
   },
-  complete_reminder: { description: 'Mark a reminder as done.', args: CompleteReminderArgs },
+  complete_reminder: {
+    description: 'Mark a reminder as done.',
+    args: CompleteReminderArgs,
+    scope: 'write',
+  },
   remember: {
     description: 'Keep a personal fact about the user in their memory file.',
     args: RememberArgs,
+    scope: 'write',
   },
-  forget: { description: 'Remove one remembered fact.', args: ForgetArgs },
-  recall: { description: 'List remembered facts about something.', args: RecallArgs },
+  forget: { description: 'Remove one remembered fact.', args: ForgetArgs, scope: 'write' },
+  recall: {
+    description: 'List remembered facts about something.',
+    args: RecallArgs,
+    scope: 'read',
+  },
 } as const satisfies Record<string, ToolDefinition<TSchema>>;
 
 export type ToolName = keyof typeof TOOLS;
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 
-/** Tools that change the vault: they need a token with the `write` scope (docs/clients.md). */
-export const WRITE_TOOLS: ReadonlySet<string> = new Set([
-  'create_note',
-  'append_to_note',
-  'create_reminder',
-  'snooze_reminder',
-  'complete_reminder',
-  'remember',
-]);
+/** Tools that change the vault (`scope: 'write'` in TOOLS): they need the `write` scope. */
+export const WRITE_TOOLS: ReadonlySet<string> = new Set(
+  TOOL_NAMES.filter((name) => TOOLS[name].scope === 'write'),
+);
 
 /** The refusal a tool call gets when the token may only read. */
 export function writeScopeRefusal(tool: string): ToolError {

@@ -1,9 +1,18 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WriteMemory } from '../../../companion/idempotency/write-memory';
 import { CLIENT_TOOL_NAMES } from '../../../shared/chat/client-tools';
 import { TokenStore } from '../../../companion/auth/token-store';
 import { SAMPLE_VAULT, TEST_TOKEN } from '../helpers/app';
@@ -218,6 +227,59 @@ describe('MCP over HTTP', () => {
     })) as CallToolResult;
     expect(forgotten.isError, text(forgotten)).toBeFalsy();
     expect(readFileSync(join(test.vault, 'Cairn/Memory.md'), 'utf8')).not.toContain('passport');
+  });
+
+  it('read_note and append_to_note refuse a symlink into .obsidian/ and leave its target alone', async () => {
+    const settings = join(test.vault, '.obsidian/plugins/cairn/data.json');
+    mkdirSync(dirname(settings), { recursive: true });
+    writeFileSync(settings, '{"companionToken":"tok-secret"}');
+    symlinkSync('../.obsidian/plugins/cairn/data.json', join(test.vault, 'Projects/settings.md'));
+    const client = await connect(TEST_TOKEN);
+    for (const call of [
+      { name: 'read_note', arguments: { path: 'Projects/settings.md' } },
+      { name: 'append_to_note', arguments: { path: 'Projects/settings.md', text: 'x' } },
+    ]) {
+      const result = (await client.callTool(call)) as CallToolResult;
+      expect(result.isError, call.name).toBe(true);
+      expect(text(result)).not.toContain('tok-secret');
+    }
+    expect(readFileSync(settings, 'utf8')).toBe('{"companionToken":"tok-secret"}');
+  });
+
+  it('create_note and create_reminder write nothing when their record cannot be stored', async () => {
+    const client = await connect(TEST_TOKEN);
+    const files = () => ({
+      notes: existsSync(join(test.vault, 'Cairn/Notes'))
+        ? readdirSync(join(test.vault, 'Cairn/Notes'))
+        : [],
+      reminders: readdirSync(join(test.vault, 'Cairn/Reminders')),
+    });
+    const before = files();
+    // The companion's database disk is full: every record of a write fails.
+    const remember = vi.spyOn(WriteMemory.prototype, 'remember').mockImplementation(() => {
+      throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+    });
+    try {
+      for (const call of [
+        { name: 'create_note', arguments: { title: 'Full disk', body: 'text' } },
+        { name: 'create_reminder', arguments: { title: 'Full disk', due: '2026-11-23T09:00' } },
+      ]) {
+        const result = (await client.callTool(call)) as CallToolResult;
+        expect(result.isError, call.name).toBe(true);
+        expect(text(result)).toMatch(/STORAGE_FULL/);
+      }
+      expect(files()).toEqual(before);
+    } finally {
+      remember.mockRestore();
+    }
+    // Once space returns, a retry writes each once.
+    for (let i = 0; i < 2; i++) {
+      await client.callTool({
+        name: 'create_note',
+        arguments: { title: 'Full disk', body: 'text' },
+      });
+    }
+    expect(files().notes.filter((name) => !before.notes.includes(name))).toHaveLength(1);
   });
 
   it('a token revoked mid-session fails its next request', async () => {

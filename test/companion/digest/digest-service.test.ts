@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
 import { DigestScheduler } from '../../../companion/digest/digest-scheduler';
@@ -203,6 +204,19 @@ describe('POST /api/v1/digests', () => {
     const unknown = await post({ weak: '2026-W40' });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json()).toMatchObject({ error: { code: 'VALIDATION_ERROR', field: 'weak' } });
+  });
+
+  it('a full database disk answers 507 with no digest file; the retry writes it once', async () => {
+    vi.spyOn(DigestStore.prototype, 'rewrite').mockImplementationOnce(() => {
+      throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+    });
+    const full = await post({});
+    expect(full.statusCode).toBe(507);
+    expect(full.json()).toMatchObject({ error: { code: 'STORAGE_FULL' } });
+    expect(existsSync(digestFile('2026-W48'))).toBe(false);
+    const retried = await post({});
+    expect(retried.statusCode).toBe(201);
+    expect(readdirSync(join(index.vault, 'Cairn/Digests'))).toEqual(['2026-W48.md']);
   });
 
   it('a digest folder that is a file gets a clear 409 naming it; nothing is touched', async () => {

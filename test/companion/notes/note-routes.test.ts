@@ -1,7 +1,9 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WriteMemory } from '../../../companion/idempotency/write-memory';
 import type { VaultIndexer } from '../../../companion/search/vault-indexer';
 import { parseFrontMatter } from '../../../shared/markdown';
 import type { ManualClock } from '../../fakes/clock';
@@ -136,5 +138,56 @@ describe('POST /api/v1/notes', () => {
     const created = response.json() as { path: string; title: string };
     const front = parseFrontMatter(readFileSync(join(vault, created.path), 'utf8'));
     expect(front.ok && front.data.title).toBe('a: b "c" --- #d [[e]]');
+  });
+});
+
+describe('POST /api/v1/notes when its record cannot be stored (the data disk is full)', () => {
+  const full = () => {
+    throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+  };
+  const original = WriteMemory.prototype.remember;
+  let stored = 0;
+  const notes = () =>
+    existsSync(join(vault, 'Cairn/Notes')) ? readdirSync(join(vault, 'Cairn/Notes')) : [];
+
+  it('every 507 leaves no note, and the retries once space returns write one', async () => {
+    const before = notes();
+    const remember = vi.spyOn(WriteMemory.prototype, 'remember').mockImplementation(full);
+    for (let i = 0; i < 3; i++) {
+      const response = await post({ title: 'Retry me', body: 'text' });
+      expect(response.statusCode).toBe(507);
+      expect(response.json()).toMatchObject({ error: { code: 'STORAGE_FULL' } });
+    }
+    expect(notes()).toEqual(before);
+    remember.mockRestore();
+    expect((await post({ title: 'Retry me', body: 'text' })).statusCode).toBe(201);
+    expect((await post({ title: 'Retry me', body: 'text' })).statusCode).toBe(200);
+    expect(notes().filter((name) => !before.includes(name))).toEqual(['retry-me.md']);
+    expect(indexer.store.fileState('Cairn/Notes/retry-me.md')).toBeDefined();
+  });
+
+  it('a 507 on the Idempotency-Key record leaves no note; the keyed retry writes one', async () => {
+    const before = notes();
+    vi.spyOn(WriteMemory.prototype, 'remember')
+      .mockImplementationOnce(function (this: WriteMemory, ...args) {
+        stored += 1;
+        original.call(this, ...args);
+      })
+      .mockImplementationOnce(full);
+    const keyed = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/notes',
+        headers: { ...authorized, 'idempotency-key': 'note-1' },
+        payload: { title: 'Keyed', body: 'text' },
+      });
+    expect((await keyed()).statusCode).toBe(507);
+    expect(stored).toBe(1); // the dedup record was stored; the key's answer was not
+    expect(notes()).toEqual(before);
+    expect(indexer.store.fileState('Cairn/Notes/keyed.md')).toBeUndefined();
+    expect((await keyed()).statusCode).toBe(201);
+    expect((await keyed()).statusCode).toBe(201);
+    expect(notes().filter((name) => !before.includes(name))).toEqual(['keyed.md']);
+    vi.restoreAllMocks();
   });
 });

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
 import { openDatabase } from '../../../companion/db/open';
+import { WriteMemory } from '../../../companion/idempotency/write-memory';
 import { ReminderScheduler } from '../../../companion/reminders/scheduler';
 import { VaultReminderSource } from '../../../companion/reminders/vault-reminder-source';
 import type { Reminder, ReminderListResponse } from '../../../shared/protocol/reminders';
@@ -334,6 +335,49 @@ describe('POST /api/v1/reminders on a full disk', () => {
     });
     expect(retried.status).toBe(201);
     expect(readdirSync(join(h.vault, 'Cairn/Reminders'))).toHaveLength(before.length + 1);
+  });
+});
+
+describe('POST /api/v1/reminders when its record cannot be stored', () => {
+  const full = () => {
+    throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+  };
+  const original = WriteMemory.prototype.remember;
+  let stored = 0;
+
+  it('a 507 leaves no note, and a retry with the same Idempotency-Key writes one', async () => {
+    const before = readdirSync(join(h.vault, 'Cairn/Reminders')).sort();
+    const remember = vi.spyOn(WriteMemory.prototype, 'remember');
+    // The dedup record is stored, the Idempotency-Key's answer is not.
+    remember
+      .mockImplementationOnce(function (this: WriteMemory, ...args) {
+        stored += 1;
+        original.call(this, ...args);
+      })
+      .mockImplementationOnce(full);
+    const keyed = (payload: object) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/v1/reminders',
+        headers: { ...authorized, 'idempotency-key': 'rent-1' },
+        payload,
+      });
+    const body = { title: 'Pay rent', due: '2026-11-24T09:00' };
+    const failed = await keyed(body);
+    expect(failed.statusCode).toBe(507);
+    expect(failed.json()).toMatchObject({ error: { code: 'STORAGE_FULL' } });
+    expect(stored).toBe(1); // the dedup record was stored; the key's answer was not
+    expect(readdirSync(join(h.vault, 'Cairn/Reminders')).sort()).toEqual(before);
+    expect(h.source.all().reminders.some((entry) => entry.title === 'Pay rent')).toBe(false);
+
+    remember.mockImplementationOnce(full); // the dedup record this time
+    expect((await keyed(body)).statusCode).toBe(507);
+    expect(readdirSync(join(h.vault, 'Cairn/Reminders')).sort()).toEqual(before);
+
+    expect((await keyed(body)).statusCode).toBe(201);
+    expect((await keyed(body)).statusCode).toBe(201); // replayed
+    expect(readdirSync(join(h.vault, 'Cairn/Reminders'))).toHaveLength(before.length + 1);
+    remember.mockRestore();
   });
 });
 

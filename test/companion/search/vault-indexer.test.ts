@@ -111,6 +111,38 @@ describe('initial scan', () => {
   });
 });
 
+describe('symlinks into hidden or excluded places', () => {
+  it('refuses a symlink into .obsidian/ or an excluded folder, by the walk and by a refresh', async () => {
+    fixture = await startIndexer({
+      files: { 'Real.md': 'inside text about owls', 'Private/diary.md': 'private owl diary' },
+      excludeGlobs: ['Private/**'],
+    });
+    mkdirSync(join(fixture.vault, '.obsidian/plugins/cairn'), { recursive: true });
+    writeFileSync(
+      join(fixture.vault, '.obsidian/plugins/cairn/data.json'),
+      '{"companionToken":"tok-secretsecret"}',
+    );
+    mkdirSync(join(fixture.vault, 'Projects'));
+    symlinkSync(
+      '../.obsidian/plugins/cairn/data.json',
+      join(fixture.vault, 'Projects/settings.md'),
+    );
+    symlinkSync('../Private/diary.md', join(fixture.vault, 'Projects/diary.md'));
+    await fixture.indexer.rescan();
+    await fixture.indexer.refresh(['Projects/settings.md']);
+    expect(fixture.indexer.queries.keyword('secretsecret', {}, 10)).toEqual([]);
+    expect(fixture.indexer.queries.keyword('diary', {}, 10)).toEqual([]);
+    expect(fixture.indexer.indexStatus().failed).toEqual([
+      { path: 'Projects/diary.md', error: 'symlink leading into an excluded path; not read' },
+      {
+        path: 'Projects/settings.md',
+        error: 'symlink leading into a hidden folder (such as .obsidian/); not read',
+      },
+    ]);
+    expect(indexedPaths(fixture)).toEqual(['Real.md']);
+  });
+});
+
 describe('restart and content hashes', () => {
   it('a restart re-reads and re-embeds nothing; a touched file is re-hashed but not re-chunked', async () => {
     const embedder = new HashingEmbedder();

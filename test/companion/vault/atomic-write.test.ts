@@ -4,6 +4,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -175,6 +176,74 @@ describe('editVaultFile', () => {
     expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
       'line one\n- [x] task\nline three\nwritten late\n',
     );
+  });
+
+  /** How sync tools write: the whole text to a temp file, then renamed over the note. */
+  function renameOver(path: string, text: string): void {
+    const temp = join(vault, 'Notes/.sync-tool.tmp');
+    writeFileSync(temp, text);
+    renameSync(temp, join(vault, path));
+  }
+
+  it('keeps a version a rename-style writer put in place after the witness was made', async () => {
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
+      beforeRename: (attempt) => {
+        if (attempt === 1) {
+          renameOver('Notes/a.md', 'line one\n- [ ] task\nline three\nrenamed in late\n');
+        }
+      },
+    });
+    expect(result.conflictCopy).toBeUndefined();
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one\n- [x] task\nline three\nrenamed in late\n',
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it("brings Cairn's edit back when a version read before it is renamed over it", async () => {
+    const note = join(vault, 'Notes/a.md');
+    const stale = readFileSync(note, 'utf8');
+    let landed: Promise<void> | undefined;
+    await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      lateWriteGraceMs: 200,
+      lateWatchMs: [],
+      beforeRename: () => {
+        if (landed !== undefined) return;
+        // A sync tool that read the note before Cairn's rename writes its version once the
+        // rename is done: it lands over Cairn's file, not the one the witness holds.
+        const witnessed = statSync(note).ino;
+        landed = vi.waitFor(
+          () => {
+            if (statSync(note).ino === witnessed) throw new Error('not renamed yet');
+            renameOver('Notes/a.md', `${stale}from the sync tool\n`);
+          },
+          { timeout: 150, interval: 1 },
+        );
+      },
+    });
+    await landed;
+    expect(readFileSync(note, 'utf8')).toBe(
+      'line one\n- [x] task\nline three\nfrom the sync tool\n',
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('brings back an edit that a later edit would otherwise have started from without', async () => {
+    const note = join(vault, 'Notes/a.md');
+    const stale = readFileSync(note, 'utf8');
+    await editVaultFile(vault, 'Notes/a.md', checkTask, { lateWriteGraceMs: 0, lateWatchMs: [] });
+    await editVaultFile(vault, 'Notes/a.md', (text) => `${text}second edit\n`, {
+      lateWriteGraceMs: 0,
+      lateWatchMs: [60_000],
+    });
+    // Written over both by a writer that read the note before either.
+    renameOver('Notes/a.md', `${stale}outside\n`);
+    await editVaultFile(vault, 'Notes/a.md', (text) => `${text}third edit\n`, NO_WATCH);
+    const text = readFileSync(note, 'utf8');
+    expect(text).toContain('second edit\n');
+    expect(text).toContain('outside');
+    expect(text).toContain('third edit');
   });
 
   it("keeps every one of Cairn's own concurrent edits of one file", async () => {

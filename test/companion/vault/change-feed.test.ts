@@ -119,7 +119,7 @@ describe('the vault change feed', () => {
     await f.open([all, notes]);
     expect(all.lines().sort()).toEqual([
       'upsert A.md alpha',
-      'upsert Files/pic.png PNG',
+      'upsert Files/pic.png (no bytes)',
       'upsert Sub/B.txt bravo',
     ]);
     expect(notes.lines()).toEqual(['upsert A.md alpha']);

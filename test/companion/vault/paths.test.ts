@@ -18,6 +18,11 @@ beforeAll(() => {
   symlinkSync(join(outside, 'secret.md'), join(vault, 'secret-link.md'));
   symlinkSync(join(dir.path, 'nowhere'), join(vault, 'dangling.md'));
   symlinkSync(join(vault, 'Travel'), join(vault, 'Travel shortcut'));
+  // Ordinary-looking names leading into the config folder (which holds the plugin's token).
+  mkdirSync(join(vault, '.obsidian/plugins/cairn'), { recursive: true });
+  writeFileSync(join(vault, '.obsidian/plugins/cairn/data.json'), '{"companionToken":"x"}');
+  symlinkSync('../.obsidian/plugins/cairn/data.json', join(vault, 'Projects/settings-link.md'));
+  symlinkSync('../.obsidian', join(vault, 'Projects/config'));
   // macOS stores names decomposed: "Café" as C-a-f-e + U+0301.
   writeFileSync(join(vault, 'Cafe\u0301 notes.md'), '# Café');
 });
@@ -64,6 +69,20 @@ describe('resolveVaultPath: the rejection corpus (security anchors)', () => {
       ok: false,
       reason: `path ${JSON.stringify(path)}: leads outside the vault (through a symlink)`,
     });
+  });
+
+  it.each([
+    ['a symlinked file into .obsidian/', 'Projects/settings-link.md'],
+    ['a file under a symlinked folder into .obsidian/', 'Projects/config/plugins/cairn/data.json'],
+    ['a new file under a symlinked folder into .obsidian/', 'Projects/config/new.md'],
+  ])('refuses %s, for reads and writes', async (_case, path) => {
+    for (const access of ['read', 'write'] as const) {
+      const result = await resolveVaultPath(vault, path, access);
+      expect(result).toEqual({
+        ok: false,
+        reason: `path ${JSON.stringify(path)}: leads into a hidden file or folder (such as .obsidian/) through a symlink`,
+      });
+    }
   });
 
   it('refuses a path through a file', async () => {
