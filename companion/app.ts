@@ -59,6 +59,8 @@ import { registerCalendarRoutes } from './calendar/calendar-routes';
 import type { DigestService } from './digest/digest-service';
 import { registerDigestRoutes } from './digest/digest-routes';
 import type { IndexAfterWrite } from './search/index-after-write';
+import { registerSyncRoutes } from './sync';
+import type { SyncService } from './sync';
 import { areaNotRunning } from './status/sources';
 import type { StatusSources } from './status/sources';
 
@@ -105,6 +107,8 @@ export interface AppDeps {
   readonly vision?: OllamaModel;
   /** Weekly digests (docs/clients.md); absent, `POST /api/v1/digests` is not served. */
   readonly digest?: DigestService;
+  /** Cairn Sync (docs/sync.md); absent, `/api/v1/sync/*` is not served. Its owner closes it. */
+  readonly sync?: SyncService;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -246,6 +250,14 @@ export async function buildApp(
   });
   registerMemoryRoutes(app, memories);
   if (deps.digest) registerDigestRoutes(app, deps.digest);
+  if (deps.sync) {
+    const sync = deps.sync;
+    await registerSyncRoutes(app, sync);
+    // Long polls would keep their connections, and so the close, open for up to 30 s.
+    app.addHook('preClose', async () => {
+      sync.endLongPolls();
+    });
+  }
   await registerIngestRoute(app, {
     vault: deps.config.vault,
     folder: deps.config.folders.attachments,

@@ -41,6 +41,7 @@ import { removeLeftoverTemps } from './vault/leftover-temps';
 import { COMPANION_VERSION } from './version';
 import { collectStartupGarbage } from './idle-gc';
 import { removeServerFile, writeServerFile } from './clients/server-file';
+import { SyncService } from './sync';
 import type { OllamaModel } from './clients/openai-turn';
 
 export const DATABASE_FILE = 'cairn.db';
@@ -148,8 +149,16 @@ export async function startServer(
   let reminderSource: VaultReminderSource;
   let scheduler: ReminderScheduler;
   let digest: DigestService;
+  let sync: SyncService;
   try {
     const metrics = new MetricsRegistry();
+    sync = new SyncService({
+      vault: config.vault,
+      dataDir: config.dataDir,
+      db,
+      clock: options.clock,
+      logger: options.logger,
+    });
     push = createPushService({
       db,
       clock: options.clock,
@@ -236,6 +245,7 @@ export async function startServer(
         reminderSource,
         indexAfterWrite: indexAfterWrite(indexer),
         digest,
+        sync,
         ...(options.summarizer ? { chat: { ollama: options.summarizer } } : {}),
         ...(options.vision ? { vision: options.vision } : {}),
         ...(embedder ? { embedder } : {}),
@@ -256,6 +266,20 @@ export async function startServer(
   // and the database.
   app.addHook('onClose', () => indexer.close());
   app.addHook('onClose', () => feed.close());
+  // Cairn Sync (docs/sync.md): changes on the companion's disk are journalled as device
+  // `server`, from the feed and from a scan of its own on start (the feed leaves out what the
+  // plugin's exclude globs name; sync does not). It closes before the feed and the database.
+  sync.follow(feed);
+  const syncStarted = sync.start().catch((error: unknown) => {
+    options.logger.error(
+      { err: { message: (error as Error).message } },
+      'sync: the scan of the vault failed; changes on disk are journalled as they come',
+    );
+  });
+  app.addHook('onClose', async () => {
+    await syncStarted;
+    await sync.close();
+  });
   // The scan runs in the background; requests are served (keyword results grow) meanwhile.
   feed.start();
   // Vectors are held in memory for search; load them once the scan is through rather than on

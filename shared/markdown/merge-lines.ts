@@ -2,8 +2,9 @@
  * Three-way line merge (diff3) of two edits of the same text. Used when a write finds that its
  * file changed underneath it: `ours` is what the writer made of `base`, `theirs` is what someone
  * else (Obsidian, a sync client, the user) made of the same `base`. Changes in different places
- * are combined, as are lines both added at the same spot (theirs first); changes to the same
- * lines are a conflict, and then the caller keeps both versions rather than choosing.
+ * are combined, neighbouring lines included, as are lines both added at the same spot (theirs
+ * first); changes to the same lines (or an insertion inside the other side's change) are a
+ * conflict, and then the caller keeps both versions rather than choosing.
  */
 
 export type LineMerge =
@@ -56,11 +57,17 @@ export function mergeLines(base: string, ours: string, theirs: string): LineMerg
       // of either is replaced, so both are kept, theirs first (it was on disk first).
       out.push(...theirChunk, ...ourChunk);
     } else {
-      const line = b + 1;
-      return {
-        clean: false,
-        reason: `both versions changed the text at line ${line} of the version read`,
-      };
+      // Both changed this stretch: still clean when their changes touch different lines
+      // (neighbouring lines included: in a note, lines are separate list items and paragraphs).
+      const combined = combineDisjoint(baseChunk, ourChunk, theirChunk);
+      if (combined === null) {
+        const line = b + 1;
+        return {
+          clean: false,
+          reason: `both versions changed the text at line ${line} of the version read`,
+        };
+      }
+      out.push(...combined);
     }
     if (atEnd) break;
     out.push(baseLines[sync] as string);
@@ -69,6 +76,75 @@ export function mergeLines(base: string, ours: string, theirs: string): LineMerg
     t = tEnd + 1;
   }
   return { clean: true, text: out.join('') };
+}
+
+/** A change of one side: base lines `[start, end)` replaced by `lines` (start = end: an insertion). */
+interface Hunk {
+  readonly start: number;
+  readonly end: number;
+  readonly lines: readonly string[];
+  readonly side: 'ours' | 'theirs';
+}
+
+/**
+ * Applies both sides' changes of a stretch of base lines when no base line is changed by both
+ * and no insertion falls inside the other side's change; null otherwise. Insertions at one spot
+ * are both kept, theirs first; an insertion next to the other side's change goes beside it.
+ */
+function combineDisjoint(
+  base: readonly string[],
+  ours: readonly string[],
+  theirs: readonly string[],
+): string[] | null {
+  const ourMatch = matchLines(base, ours);
+  const theirMatch = matchLines(base, theirs);
+  if (ourMatch === null || theirMatch === null) return null;
+  const ourHunks = hunks(base.length, ours, ourMatch, 'ours');
+  const theirHunks = hunks(base.length, theirs, theirMatch, 'theirs');
+  for (const mine of ourHunks) {
+    for (const other of theirHunks) {
+      if (mine.start < other.end && other.start < mine.end) return null;
+    }
+  }
+  const all = [...theirHunks, ...ourHunks].sort(
+    (x, y) =>
+      x.start - y.start || x.end - y.end || (x.side === y.side ? 0 : x.side === 'theirs' ? -1 : 1),
+  );
+  const out: string[] = [];
+  let position = 0;
+  for (const hunk of all) {
+    out.push(...base.slice(position, hunk.start), ...hunk.lines);
+    position = Math.max(position, hunk.end);
+  }
+  out.push(...base.slice(position));
+  return out;
+}
+
+/** The changes that turn `base` (of `baseLength` lines) into `other`, from their line matching. */
+function hunks(
+  baseLength: number,
+  other: readonly string[],
+  match: readonly number[],
+  side: Hunk['side'],
+): Hunk[] {
+  const found: Hunk[] = [];
+  let previousBase = -1;
+  let previousOther = -1;
+  for (let i = 0; i <= baseLength; i++) {
+    const at = i === baseLength ? other.length : (match[i] ?? -1);
+    if (at < 0) continue;
+    if (i > previousBase + 1 || at > previousOther + 1) {
+      found.push({
+        start: previousBase + 1,
+        end: i,
+        lines: other.slice(previousOther + 1, at),
+        side,
+      });
+    }
+    previousBase = i;
+    previousOther = at;
+  }
+  return found;
 }
 
 /** Lines with their terminators (`\n` or `\r\n`); the last may have none. */

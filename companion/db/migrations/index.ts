@@ -8,6 +8,7 @@ import { tokensAndAudit } from './006-tokens-audit';
 import { digestTables } from './007-digests';
 import { vaultFiles } from './008-vault-files';
 import { digestFacts } from './009-digest-facts';
+import { syncTables } from './010-sync';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   digestTables,
   vaultFiles,
   digestFacts,
+  syncTables,
 ];

@@ -60,3 +60,43 @@ describe('mergeLines', () => {
     });
   });
 });
+
+describe('mergeLines: changes on neighbouring lines', () => {
+  const list = '- one\n- two\n- three\n- four\n';
+
+  it('keeps both when each side changed a different, neighbouring line', () => {
+    expect(
+      mergeLines(list, list.replace('- two', '- [x] two'), list.replace('- three', '- [x] three')),
+    ).toEqual({ clean: true, text: '- one\n- [x] two\n- [x] three\n- four\n' });
+  });
+
+  it('keeps an insertion next to the other side’s change, and a deletion next to an edit', () => {
+    expect(
+      mergeLines(
+        list,
+        list.replace('- two\n', '- two\n- two and a half\n'),
+        list.replace('- three\n', ''),
+      ),
+    ).toEqual({ clean: true, text: '- one\n- two\n- two and a half\n- four\n' });
+    expect(
+      mergeLines(list, list.replace('- two\n', ''), list.replace('- three', '- THREE')),
+    ).toEqual({ clean: true, text: '- one\n- THREE\n- four\n' });
+  });
+
+  it('still reports a conflict when a line is changed by both, or an insertion lands inside a change', () => {
+    expect(
+      mergeLines(
+        list,
+        list.replace('- two\n- three', '- 2\n- 3'),
+        list.replace('- three', '- drei'),
+      ).clean,
+    ).toBe(false);
+    expect(
+      mergeLines(
+        list,
+        list.replace('- two\n- three\n', '- 2 and 3\n'),
+        list.replace('- two\n', '- two\n- inserted\n'),
+      ).clean,
+    ).toBe(false);
+  });
+});
