@@ -600,7 +600,17 @@ function expect<T>(answer: ApiAnswer): T {
   if (answer.status === 400 || answer.status === 404 || answer.status === 422) {
     const field = error?.field?.replace(/^(?:body|querystring|params)\./, '');
     const flag = field === undefined ? undefined : FLAG_OF_FIELD[field.split('.')[0] ?? ''];
-    return fail(flag ? `${flag}: ${message}` : message, EXIT.usage);
+    // "querystring.limit must be >= 1" → "--limit: must be >= 1".
+    const said =
+      field === undefined
+        ? message
+        : message.replace(
+            new RegExp(
+              `^(?:(?:body|querystring|params)\\.)?${field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `,
+            ),
+            '',
+          );
+    return fail(flag ? `${flag}: ${said}` : message, EXIT.usage);
   }
   if (answer.status === 401 || answer.status === 403) {
     return fail(
