@@ -153,8 +153,7 @@ async function openLocal(options: ConnectOptions): Promise<CompanionConnection> 
     excludes,
     semantic: {
       provider: options.embeddings.provider,
-      reason:
-        'this command line run embeds no notes (the running companion does); searches use the vectors already indexed',
+      reason: 'the command line embeds no notes; the running companion does',
     },
     searchExclusions: exclusions,
   });
