@@ -46,6 +46,7 @@ import type { SearchDeps } from './search/search-services';
 import type { PushService } from './push/push-service';
 import { registerMissedRoute } from './reminders/missed-routes';
 import type { ReminderScheduler } from './reminders/scheduler';
+import type { ReminderPlan } from './reminders/reminder-service';
 import type { VaultReminderSource } from './reminders/vault-reminder-source';
 import { ReminderService } from './reminders/reminder-service';
 import { WriteMemory } from './idempotency/write-memory';
@@ -62,7 +63,7 @@ import type { IndexAfterWrite } from './search/index-after-write';
 import { registerSyncRoutes } from './sync';
 import type { SyncService } from './sync';
 import { areaNotRunning } from './status/sources';
-import type { StatusSources } from './status/sources';
+import type { SchedulerStatusSource, StatusSources } from './status/sources';
 
 /** JSON bodies above this are refused with 413; uploads (ingest) set their own limit per route. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -95,6 +96,11 @@ export interface AppDeps {
   readonly scheduler?: ReminderScheduler;
   /** The scheduler's vault source; with `scheduler`, the reminder routes that write the vault. */
   readonly reminderSource?: VaultReminderSource;
+  /**
+   * What the reminder routes and status read instead of `scheduler`: the command line's
+   * `ReadOnlyReminderPlan` when no companion runs (reminders are written, nothing fires).
+   */
+  readonly reminderPlan?: ReminderPlan & SchedulerStatusSource;
   /** Indexes a file the API just wrote (notes, ingest) at once; absent, the watcher does. */
   readonly indexAfterWrite?: IndexAfterWrite;
   /** The vault index and answer helpers; absent, search and answer routes answer 503. */
@@ -187,6 +193,7 @@ export async function buildApp(
     ...areaNotRunning,
     ...(deps.push ? { push: deps.push.status } : {}),
     ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
+    ...(deps.reminderPlan ? { scheduler: deps.reminderPlan } : {}),
     ...deps.status,
   });
   registerMetricsRoute(app, metrics);
@@ -201,18 +208,21 @@ export async function buildApp(
   // One memory of recent writes for Idempotency-Key replays, create dedup and chat's dedup.
   const writeMemory = new WriteMemory(deps.db, deps.clock);
   let reminderService: ReminderService | undefined;
-  if (deps.scheduler && deps.reminderSource) {
+  const reminderPlan = deps.reminderPlan ?? deps.scheduler;
+  if (reminderPlan && deps.reminderSource) {
     const reminders = new ReminderService({
       vault: deps.config.vault,
       folder: deps.config.folders.reminders,
       defaultZone: deps.config.timezone,
       clock: deps.clock,
-      scheduler: deps.scheduler,
+      scheduler: reminderPlan,
       source: deps.reminderSource,
       memory: writeMemory,
     });
     registerReminderRoutes(app, reminders, writeMemory);
     reminderService = reminders;
+  }
+  if (deps.scheduler && deps.reminderSource) {
     const source = deps.reminderSource;
     const scheduler = deps.scheduler;
     const calendar = new CalendarService({

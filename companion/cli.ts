@@ -4,6 +4,9 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { TokenError } from './auth/token';
 import { runCalendarUrl } from './commands/calendar-url-command';
+import { runCompletion } from './commands/completion-command';
+import { runVaultCli } from './commands/vault-cli';
+import { isVaultCommand } from './commands/vault-commands';
 import { ConfigError, resolveConfig } from './config';
 import { embeddingsConfigFromEnv } from './embeddings/provider';
 import { searchExclusionSettingsFromEnv } from './search/search-exclusions';
@@ -36,6 +39,15 @@ type Command = 'serve' | 'token' | 'mcp';
 async function main(argv: readonly string[]): Promise<number | null> {
   const command: Command = argv[0] === 'token' || argv[0] === 'mcp' ? argv[0] : 'serve';
   const args = command === 'serve' ? argv : argv.slice(1);
+  // search, ask, remind, note, reminders, remember, status (docs/cli.md).
+  if (isVaultCommand(argv[0])) return runVaultCli(argv[0], argv.slice(1));
+  if (argv[0] === 'completion') {
+    return runCompletion(
+      argv.slice(1),
+      (text) => process.stdout.write(text),
+      (text) => process.stderr.write(text),
+    );
+  }
   if (argv[0] === 'calendar-url') {
     return runCalendarUrl(argv.slice(1), {
       env: process.env,

@@ -197,6 +197,8 @@ export function usage(programName = 'cairn-companion'): string {
     `       ${programName} token create --name NAME --scope read[,write][,admin] --vault <path>`,
     `       ${programName} token list | token revoke NAME --vault <path>`,
     `       ${programName} mcp --vault <path>   (MCP over stdio, for desktop assistants)`,
+    `       ${programName} search|ask|remind|note|reminders|remember|status … --vault <path>`,
+    `       ${programName} completion bash|zsh|fish   (each subcommand has --help; docs/cli.md)`,
     '',
     'Serves an Obsidian vault to Cairn: re-indexes it, schedules reminders, pushes them to',
     'phones, and answers the plugin and the phone page over HTTP.',

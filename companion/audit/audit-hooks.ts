@@ -4,7 +4,7 @@ import { requiredScope } from '../auth/require-token';
 import type { AuditLog } from './audit-log';
 import { isRecord } from '../../shared/protocol/json';
 
-/** The phone page sends this header so its writes are logged as `phone`, not `api`. */
+/** The phone page and the command line send this header so their writes are logged as theirs. */
 export const CLIENT_HEADER = 'x-cairn-client';
 
 /** Action names for the API's write routes; others are logged as `METHOD /route`. */
@@ -38,9 +38,10 @@ declare module 'fastify' {
   }
 }
 
-/** `api`, or `phone` when the phone page says so. */
+/** `api`, or `phone`/`cli` when the phone page or the command line says so. */
 export function requestClient(request: FastifyRequest): AuditClient {
-  return request.headers[CLIENT_HEADER] === 'phone' ? 'phone' : 'api';
+  const said = request.headers[CLIENT_HEADER];
+  return said === 'phone' || said === 'cli' ? said : 'api';
 }
 
 /**

@@ -73,7 +73,7 @@ function instructionsOf(client: Client): { instructions?: string } {
 }
 
 /** The URL of the companion announced in the data folder, if it answers `/health`. */
-async function runningServer(dataDir: string): Promise<string | undefined> {
+export async function runningServer(dataDir: string): Promise<string | undefined> {
   const announced = readServerFile(dataDir);
   if (announced === undefined) return undefined;
   try {

@@ -6,7 +6,7 @@ import { ApiHttpError } from '../http/api-error';
 import { answerOnce } from '../idempotency/idempotency-key';
 import type { WriteMemory } from '../idempotency/write-memory';
 import { createVaultFile, removeCreatedFile, VaultWriteError } from '../vault/atomic-write';
-import type { IndexAfterWrite } from '../search/index-after-write';
+import type { IndexAfterWrite } from '../search';
 import { resolveVaultPath } from '../vault/paths';
 
 /** companion/README.md: uploads up to 50 MB. */

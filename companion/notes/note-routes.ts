@@ -21,7 +21,7 @@ import {
   removeCreatedFile,
   VaultWriteError,
 } from '../vault/atomic-write';
-import type { IndexAfterWrite } from '../search/index-after-write';
+import type { IndexAfterWrite } from '../search';
 import { resolveVaultPath } from '../vault/paths';
 import { vaultErrors } from '../http/vault-errors';
 

@@ -14,4 +14,5 @@ export type { TimerHandle, TimerPort } from './timer';
 export { MAX_SLEEP_MS, nodeTimer } from './timer';
 export { registerMissedRoute } from './missed-routes';
 export type { OccurrenceAction } from './fire-times';
-export type { ReminderService } from './reminder-service';
+export type { ReminderPlan, ReminderService } from './reminder-service';
+export { ReadOnlyReminderPlan } from './read-only-plan';

@@ -61,12 +61,30 @@ export interface ReminderServiceDeps {
   /** The vault's zone: reminders that name none are read in it. */
   readonly defaultZone: string;
   readonly clock: Clock;
-  readonly scheduler: ReminderScheduler;
+  readonly scheduler: ReminderPlan;
   readonly source: VaultReminderSource;
   /** Remembers creates for the five-minute dedup of identical ones (companion/idempotency). */
   readonly memory: WriteMemory;
   readonly randomBytes?: RandomBytes;
 }
+
+/**
+ * What the service needs from the scheduler: its plan (next fire times) and the delivery state
+ * it changes. The running `ReminderScheduler`, or a `ReadOnlyReminderPlan` when no companion runs
+ * (the command line writes reminder notes but must not be a second scheduler).
+ */
+export type ReminderPlan = Pick<
+  ReminderScheduler,
+  | 'replan'
+  | 'nextFire'
+  | 'pendingSnooze'
+  | 'isDone'
+  | 'occurrences'
+  | 'snoozeOccurrence'
+  | 'completeOccurrence'
+  | 'dismissMissed'
+  | 'fireTimesAround'
+>;
 
 /** A one-off due further back than this is refused on create: it would never fire. */
 const PAST_TOLERANCE_MS = 60_000;

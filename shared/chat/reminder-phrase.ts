@@ -24,6 +24,8 @@
  *    silently 21:00); the reply names the day. A date without a year that has passed is next
  *    year's ("on the 15th": next month's).
  * 4. A time in the past (a year or "yesterday" said) is refused.
+ * A bare hour with no am/pm is a guess either way: the result says so in `ambiguous` ("at 5"
+ * read as 05:00), for callers that confirm before writing (the command line asks on a terminal).
  * The title is what remains once the time phrases are removed, with connecting words ("to",
  * "about", "that", a dangling "at"/"on") trimmed and the first letter capitalised.
  */
@@ -34,8 +36,11 @@ import { instantToWall } from '../reminders/local-time';
 import { findDate, laterDate, type Span } from './date-words';
 import { formatWallMinute, MS_PER_MINUTE, type ZoneNow } from './zone-calendar';
 
+/** "remind me to", "reminder:", "new reminder:" before the phrase itself (the phone page, the CLI). */
+export const REMINDER_OPENER = /^\s*(?:remind me(?: to)?|reminder\s*:|new reminder\s*:?)\s*/i;
+
 export type ReminderPhrase =
-  | { ok: true; title: string; due: string; repeat?: string }
+  | { ok: true; title: string; due: string; repeat?: string; ambiguous?: string }
   /** `missingTime`: no time of day was said at all, so the reply asks for one. */
   | { ok: false; reply: string; missingTime?: true };
 
@@ -49,7 +54,13 @@ export function parseReminderPhrase(text: string, clock: ZoneNow): ReminderPhras
     if (!every.ok) return every;
     const title = cleanTitle(removeSpans(text, every.spans));
     if (title === '') return askWhat();
-    return { ok: true, title, due: every.due, repeat: every.rrule };
+    return {
+      ok: true,
+      title,
+      due: every.due,
+      repeat: every.rrule,
+      ...(every.ambiguous === undefined ? {} : { ambiguous: every.ambiguous }),
+    };
   }
 
   const when = findTime(text, clock);
@@ -80,7 +91,12 @@ export function parseReminderPhrase(text: string, clock: ZoneNow): ReminderPhras
         };
   }
   if (title === '') return askWhat();
-  return { ok: true, title, due: formatWallMinute(when.wall) };
+  return {
+    ok: true,
+    title,
+    due: formatWallMinute(when.wall),
+    ...(when.ambiguous === undefined ? {} : { ambiguous: when.ambiguous }),
+  };
 }
 
 function askWhat(): ReminderPhrase {
@@ -91,7 +107,8 @@ function askWhat(): ReminderPhrase {
 }
 
 type EveryFound =
-  { ok: true; rrule: string; due: string; spans: Span[] } | { ok: false; reply: string };
+  | { ok: true; rrule: string; due: string; spans: Span[]; ambiguous?: string }
+  | { ok: false; reply: string };
 
 function findEveryPhrase(text: string, clock: ZoneNow): EveryFound | undefined {
   const match = /\b(?:every|each)\b/i.exec(text);
@@ -117,7 +134,14 @@ function findEveryPhrase(text: string, clock: ZoneNow): EveryFound | undefined {
     const time = formatWallMinute(elsewhere.wall).slice(11);
     const parsed = parseEveryPhrase(`${phraseOf(count)} ${time}`);
     if (parsed.ok) {
-      return everyResult(parsed.rrule, [{ start, end: spanEnd(count) }, ...elsewhere.spans], clock);
+      const found = everyResult(
+        parsed.rrule,
+        [{ start, end: spanEnd(count) }, ...elsewhere.spans],
+        clock,
+      );
+      return found.ok && elsewhere.ambiguous !== undefined
+        ? { ...found, ambiguous: elsewhere.ambiguous }
+        : found;
     }
   }
   // Report on the phrase up to the first word that starts the title ("every day to stretch").
@@ -144,7 +168,7 @@ function everyResult(rrule: string, spans: Span[], clock: ZoneNow): EveryFound {
 }
 
 type TimeFound =
-  | { ok: true; wall: number; spans: Span[]; timeOnly: boolean }
+  | { ok: true; wall: number; spans: Span[]; timeOnly: boolean; ambiguous?: string }
   | {
       ok: false;
       reason: 'none' | 'no-time-of-day' | 'past' | 'impossible';
@@ -214,7 +238,27 @@ function findTime(text: string, clock: ZoneNow): TimeFound {
     wall = Date.UTC(later.year, later.month - 1, later.day, hour, minute);
   }
   if (wall <= clock.wall) return { ok: false, reason: 'past', said, spans };
-  return { ok: true, wall, spans, timeOnly: dated === undefined };
+  // "at 5" could be 05:00 or 17:00 (and "at 12" noon or midnight); whichever was taken, say so.
+  // An hour said with a leading zero ("05:30") or past 12 is a 24-hour time, not a guess.
+  const saidHour = timed.start.get('hour');
+  const guessed =
+    !timed.tags().has('result/relativeDateAndTime') &&
+    timed.start.isCertain('hour') &&
+    !timed.start.isCertain('meridiem') &&
+    saidHour !== null &&
+    saidHour >= 1 &&
+    saidHour <= 12 &&
+    !/\b0\d(?::[0-5]\d)?\b/.test(timed.text);
+  const ambiguous = guessed
+    ? `"${timed.text.trim()}" has no am/pm: read as ${formatWallMinute(wall).slice(11)}`
+    : undefined;
+  return {
+    ok: true,
+    wall,
+    spans,
+    timeOnly: dated === undefined,
+    ...(ambiguous === undefined ? {} : { ambiguous }),
+  };
 }
 
 type DayPick = { year: number; month: number; day: number; span: Span; said: string };

@@ -39,9 +39,13 @@ export const TokenCreateResponse = Type.Object({
 });
 export type TokenCreateResponse = Static<typeof TokenCreateResponse>;
 
-/** Who made the call: the HTTP API, the chat, an MCP client, `/v1/chat/completions`, the phone. */
+/**
+ * Who made the call: the HTTP API, the chat, an MCP client, `/v1/chat/completions`, the phone,
+ * the `cairn-companion` command line (search, remind, note …).
+ */
 export const AuditClient = Type.Union([
   Type.Literal('api'),
+  Type.Literal('cli'),
   Type.Literal('chat'),
   Type.Literal('mcp'),
   Type.Literal('openai'),

@@ -1,4 +1,4 @@
-import { parseReminderPhrase } from '../../../shared/chat/reminder-phrase';
+import { parseReminderPhrase, REMINDER_OPENER } from '../../../shared/chat/reminder-phrase';
 import { zoneNow } from '../../../shared/chat/zone-calendar';
 import { noteDeepLink } from '../../../shared/reminders/deep-link';
 import { CompanionApiError } from '../api-client';
@@ -50,9 +50,6 @@ const SNOOZE_ICON = [
   'M19 3l2.5 2.5',
 ] as const;
 
-/** "remind me", "reminder:" and friends are optional in the box. */
-const OPENER = /^\s*(?:remind me(?: to)?|reminder\s*:|new reminder\s*:?)\s*/i;
-
 export function remindersView(context: PageContext): PageView {
   const form = byId<HTMLFormElement>('new-reminder');
   const input = byId<HTMLInputElement>('new-reminder-text');
@@ -65,7 +62,7 @@ export function remindersView(context: PageContext): PageView {
   const missedCard = byId<HTMLElement>('missed-card');
 
   function readPhrase() {
-    const text = input.value.replace(OPENER, '').trim();
+    const text = input.value.replace(REMINDER_OPENER, '').trim();
     if (text === '') return null;
     return parseReminderPhrase(text, zoneNow(Date.now(), context.zone()));
   }
