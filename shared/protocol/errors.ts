@@ -18,6 +18,8 @@ export const API_ERROR_STATUS = {
   /** A pagination cursor whose result snapshot is gone (expired, or the server restarted). */
   CURSOR_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
+  /** A `Range` outside the bytes held (sync blobs). */
+  RANGE_NOT_SATISFIABLE: 416,
   UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,

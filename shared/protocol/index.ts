@@ -16,3 +16,4 @@ export * from './audit';
 export * from './openai-chat';
 export * from './memories';
 export * from './calendar';
+export * from './sync';
