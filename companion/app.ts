@@ -7,11 +7,11 @@ import { ownerThenStored, registerTokenAuth } from './auth/require-token';
 import { TokenStore } from './auth/token-store';
 import { AuditLog } from './audit/audit-log';
 import { registerWriteAudit } from './audit/audit-hooks';
-import { registerAuditRoutes } from './routes/audit';
+import { registerAuditRoutes } from './audit/audit-routes';
 import { ToolRegistry } from './clients/tool-registry';
-import { registerMcpRoute } from './routes/mcp';
-import { registerChatCompletionsRoute } from './routes/chat-completions';
-import { registerModelsRoute } from './routes/models';
+import { registerMcpRoute } from './clients/mcp-routes';
+import { registerChatCompletionsRoute } from './clients/chat-completions-routes';
+import { registerModelsRoute } from './clients/models-routes';
 import type { OllamaModel } from './clients/openai-turn';
 import { fetchOllamaHttp } from './chat/fetch-ollama-http';
 import type { FailedAuthLimit } from './auth/require-token';
@@ -26,17 +26,17 @@ import { createLogger } from './logging';
 import type { Logger } from './logging';
 import { registerHttpMetrics } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
-import { registerAnswerRoute } from './routes/answer';
+import { registerAnswerRoute } from './search/answer-routes';
 import { registerChat } from './chat/register-chat';
 import type { ChatAppOptions } from './chat/register-chat';
-import { registerEmbeddingRoutes } from './routes/embeddings';
-import { registerHealthRoute } from './routes/health';
-import { registerMetricsRoute } from './routes/metrics';
-import { registerModelFileRoutes } from './routes/model-files';
-import { registerPhoneConfigRoute, registerPhonePage } from './routes/phone-page';
-import { registerPushRoutes } from './routes/push';
-import { registerSearchRoute } from './routes/search';
-import { registerStatusRoute } from './routes/status';
+import { registerEmbeddingRoutes } from './clients/embeddings-routes';
+import { registerHealthRoute } from './status/health-routes';
+import { registerMetricsRoute } from './metrics/metrics-routes';
+import { registerModelFileRoutes } from './embeddings/model-files-routes';
+import { registerPhoneConfigRoute, registerPhonePage } from './http/phone-page-routes';
+import { registerPushRoutes } from './push/push-routes';
+import { registerSearchRoute } from './search/search-routes';
+import { registerStatusRoute } from './status/status-routes';
 import { SearchServices } from './search/search-services';
 import {
   DEFAULT_SEARCH_EXCLUSION_SETTINGS,
@@ -44,21 +44,23 @@ import {
 } from './search/search-exclusions';
 import type { SearchDeps } from './search/search-services';
 import type { PushService } from './push/push-service';
-import { registerMissedRoute } from './scheduler/missed-route';
-import type { ReminderScheduler } from './scheduler/scheduler';
-import type { VaultReminderSource } from './scheduler/vault-reminder-source';
+import { registerMissedRoute } from './reminders/missed-routes';
+import type { ReminderScheduler } from './reminders/scheduler';
+import type { VaultReminderSource } from './reminders/vault-reminder-source';
 import { ReminderService } from './reminders/reminder-service';
 import { WriteMemory } from './idempotency/write-memory';
-import { registerReminderRoutes } from './routes/reminders';
-import { registerNoteRoutes } from './routes/notes';
-import { registerIngestRoute } from './routes/ingest';
+import { registerReminderRoutes } from './reminders/reminder-routes';
+import { registerNoteRoutes } from './notes/note-routes';
+import { registerIngestRoute } from './notes/ingest-routes';
 import { MemoryService } from './memory/memory-service';
-import { registerMemoryRoutes } from './routes/memories';
+import { registerMemoryRoutes } from './memory/memory-routes';
 import { CalendarService } from './calendar/calendar-service';
-import { registerCalendarRoutes } from './routes/calendar';
+import { registerCalendarRoutes } from './calendar/calendar-routes';
 import type { DigestService } from './digest/digest-service';
-import { registerDigestRoutes } from './routes/digests';
-import type { IndexAfterWrite } from './vault/index-after-write';
+import { registerDigestRoutes } from './digest/digest-routes';
+import type { IndexAfterWrite } from './search/index-after-write';
+import { registerSyncRoutes } from './sync';
+import type { SyncService } from './sync';
 import { areaNotRunning } from './status/sources';
 import type { StatusSources } from './status/sources';
 
@@ -105,6 +107,8 @@ export interface AppDeps {
   readonly vision?: OllamaModel;
   /** Weekly digests (docs/clients.md); absent, `POST /api/v1/digests` is not served. */
   readonly digest?: DigestService;
+  /** Cairn Sync (docs/sync.md); absent, `/api/v1/sync/*` is not served. Its owner closes it. */
+  readonly sync?: SyncService;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -246,6 +250,14 @@ export async function buildApp(
   });
   registerMemoryRoutes(app, memories);
   if (deps.digest) registerDigestRoutes(app, deps.digest);
+  if (deps.sync) {
+    const sync = deps.sync;
+    await registerSyncRoutes(app, sync);
+    // Long polls would keep their connections, and so the close, open for up to 30 s.
+    app.addHook('preClose', async () => {
+      sync.endLongPolls();
+    });
+  }
   await registerIngestRoute(app, {
     vault: deps.config.vault,
     folder: deps.config.folders.attachments,

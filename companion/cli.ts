@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { TokenError } from './auth/token';
-import { runCalendarUrl } from './calendar/calendar-url-command';
+import { runCalendarUrl } from './commands/calendar-url-command';
 import { ConfigError, resolveConfig } from './config';
 import { embeddingsConfigFromEnv } from './embeddings/provider';
 import { searchExclusionSettingsFromEnv } from './search/search-exclusions';

@@ -3,14 +3,14 @@ import { DEFAULT_DIGEST_FOLDER, DEFAULT_DIGEST_SCHEDULE } from '../shared/digest
 import { DigestScheduler } from './digest/digest-scheduler';
 import { DigestService } from './digest/digest-service';
 import { DigestStore } from './digest/digest-store';
-import { nodeTimer } from './scheduler/timer';
+import { nodeTimer } from './reminders/timer';
 import type { Agent } from 'node:https';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../shared/ports';
 import { buildApp } from './app';
-import { defaultWebRoot } from './routes/phone-page';
+import { defaultWebRoot } from './http/phone-page-routes';
 import { loadOrCreateToken } from './auth/token';
 import type { ApiToken } from './auth/token';
 import type { CompanionConfig } from './config';
@@ -24,7 +24,7 @@ import {
 import type { SearchExclusionSettings } from './search/search-exclusions';
 import type { ClosableEmbedder, EmbeddingsConfig } from './embeddings/provider';
 import { SettingsStore } from './db/settings';
-import { registerIndexMetrics, VaultIndexer } from './indexer';
+import { registerIndexMetrics, VaultIndexer } from './search';
 import { VaultExcludes, watchExcludeGlobs } from './vault/exclude-settings';
 import { MetricsRegistry } from './metrics/registry';
 import type { Logger } from './logging';
@@ -33,13 +33,14 @@ import { OllamaSummarizer } from './search/ollama-summarizer';
 import type { SummarizerConfig } from './search/ollama-summarizer';
 import type { PushService } from './push/push-service';
 import { loadOrCreateVapidKeys } from './push/vapid-keys';
-import { ReminderScheduler } from './scheduler/scheduler';
-import { connectVaultReminders, VaultReminderSource } from './scheduler/vault-reminder-source';
-import { indexAfterWrite } from './vault/index-after-write';
+import { ReminderScheduler } from './reminders/scheduler';
+import { connectVaultReminders, VaultReminderSource } from './reminders/vault-reminder-source';
+import { indexAfterWrite } from './search/index-after-write';
 import { removeLeftoverTemps } from './vault/leftover-temps';
 import { COMPANION_VERSION } from './version';
 import { collectStartupGarbage } from './idle-gc';
 import { removeServerFile, writeServerFile } from './clients/server-file';
+import { SyncService } from './sync';
 import type { OllamaModel } from './clients/openai-turn';
 
 export const DATABASE_FILE = 'cairn.db';
@@ -144,8 +145,16 @@ export async function startServer(
   let reminderSource: VaultReminderSource;
   let scheduler: ReminderScheduler;
   let digest: DigestService;
+  let sync: SyncService;
   try {
     const metrics = new MetricsRegistry();
+    sync = new SyncService({
+      vault: config.vault,
+      dataDir: config.dataDir,
+      db,
+      clock: options.clock,
+      logger: options.logger,
+    });
     push = createPushService({
       db,
       clock: options.clock,
@@ -227,6 +236,7 @@ export async function startServer(
         reminderSource,
         indexAfterWrite: indexAfterWrite(indexer),
         digest,
+        sync,
         ...(options.summarizer ? { chat: { ollama: options.summarizer } } : {}),
         ...(options.vision ? { vision: options.vision } : {}),
         ...(embedder ? { embedder } : {}),
@@ -245,6 +255,20 @@ export async function startServer(
   if (embedder) app.addHook('onClose', () => embedder.close());
   // onClose hooks run last-added first: the indexer stops before the embedder and the database.
   app.addHook('onClose', () => indexer.close());
+  // Cairn Sync (docs/sync.md): changes on the companion's disk are journalled as device
+  // `server`; the first scan journals every file. It closes before the indexer (hooks run
+  // last-added first), and before the database.
+  sync.follow(indexer);
+  const syncStarted = sync.start().catch((error: unknown) => {
+    options.logger.error(
+      { err: { message: (error as Error).message } },
+      'sync: the scan of the vault failed; changes on disk are journalled as they come',
+    );
+  });
+  app.addHook('onClose', async () => {
+    await syncStarted;
+    await sync.close();
+  });
   // The scan runs in the background; requests are served (keyword results grow) meanwhile.
   try {
     await indexer.start();

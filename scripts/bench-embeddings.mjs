@@ -83,7 +83,7 @@ const bundle = await bundleForNode('cairn-bench-embeddings', [
   ...['use-lite.ts', 'use-lite-onnx.ts', 'worker-embedder.ts', 'use-lite.worker.ts'].map(
     (name) => `companion/embeddings/${name}`,
   ),
-  'companion/indexer/embedding-queue.ts',
+  'companion/search/embedding-queue.ts',
   'shared/embeddings/use-lite-batch-matmul.ts',
   'scripts/bench/generate-vault.ts',
   'shared/search/chunk.ts',

@@ -23,6 +23,9 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'POST /api/v1/push/test': 'push.test',
   'POST /api/v1/tokens': 'token.create',
   'DELETE /api/v1/tokens/:name': 'token.revoke',
+  'POST /api/v1/sync/commit': 'sync.commit',
+  'POST /api/v1/sync/confirm': 'sync.confirm',
+  'PUT /api/v1/sync/blobs/:hash': 'sync.blob',
 };
 
 /** Routes that run tools log each tool call themselves (chat, MCP, OpenAI). */

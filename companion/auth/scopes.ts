@@ -1,8 +1,9 @@
 /**
  * Token scopes (docs/clients.md): `read` (search, answer, list), `write` (create or change notes,
- * reminders, memories; ingest), `admin` (tokens, audit).
+ * reminders, memories; ingest), `admin` (tokens, audit), `sync` (Cairn Sync's routes under
+ * `/api/v1/sync`, docs/sync.md: a device's whole vault, read and written).
  */
-export const SCOPES = ['read', 'write', 'admin'] as const;
+export const SCOPES = ['read', 'write', 'admin', 'sync'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** What a token may do, as routes and tools see it (`request.cairnAuth`). */

@@ -10,7 +10,7 @@ import {
 import { newNoteId, newShortId } from '../../shared/markdown';
 import type { RandomBytes } from '../../shared/markdown';
 import { createVaultFile, editVaultFile, VaultWriteError } from '../vault/atomic-write';
-import type { IndexAfterWrite } from '../vault/index-after-write';
+import type { IndexAfterWrite } from '../search/index-after-write';
 import { resolveVaultPath } from '../vault/paths';
 
 export interface ConversationFilesDeps {

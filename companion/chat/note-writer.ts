@@ -21,7 +21,7 @@ import {
   folderEntries,
   VaultWriteError,
 } from '../vault/atomic-write';
-import type { IndexAfterWrite } from '../vault/index-after-write';
+import type { IndexAfterWrite } from '../search/index-after-write';
 import { resolveVaultPath } from '../vault/paths';
 import { asChatPort } from './port-errors';
 

@@ -41,7 +41,7 @@ export function runTokenCommand(
   if (action === 'create') {
     if (flags.name === undefined) return usage('create needs --name NAME');
     if (flags.scope === undefined)
-      return usage('create needs --scope (read, write, admin; comma-separated)');
+      return usage('create needs --scope (read, write, admin, sync; comma-separated)');
     try {
       scopes = parseScopes(flags.scope);
     } catch (error) {
@@ -66,7 +66,7 @@ export function runTokenCommand(
       case 'list': {
         const tokens = store.list();
         const lines = [
-          'owner\tread, write, admin\t(the token file in the data folder, or CAIRN_TOKEN)',
+          'owner\tread, write, admin, sync\t(the token file in the data folder, or CAIRN_TOKEN)',
           ...tokens.map(
             (t) =>
               `${t.name}\t${t.scopes.join(', ')}\tcreated ${new Date(t.createdAt).toISOString()}`,

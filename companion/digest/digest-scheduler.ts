@@ -3,8 +3,8 @@ import { latestDueWeek, nextDigestSlot } from '../../shared/digest';
 import type { DigestSchedule } from '../../shared/digest';
 import type { Clock } from '../../shared/ports';
 import type { Logger } from '../logging';
-import { MAX_SLEEP_MS } from '../scheduler/timer';
-import type { TimerHandle, TimerPort } from '../scheduler/timer';
+import { MAX_SLEEP_MS } from '../reminders/timer';
+import type { TimerHandle, TimerPort } from '../reminders/timer';
 import type { DigestService } from './digest-service';
 
 /**

@@ -10,7 +10,7 @@ import type { Clock } from '../../shared/ports';
 import type { PushPayload } from '../../shared/protocol/push';
 import { reminderDeepLink } from '../../shared/reminders/deep-link';
 import type { Logger } from '../logging';
-import type { ReminderDeliverer } from '../scheduler/delivery-port';
+import type { ReminderDeliverer } from '../push/delivery-port';
 import { createVaultFile, VaultFileExistsError, VaultWriteError } from '../vault/atomic-write';
 import { resolveVaultPath } from '../vault/paths';
 import type { DigestStore } from './digest-store';

@@ -6,7 +6,7 @@ export function pathOnly(url: string): string {
 
 /**
  * The path as it may be logged: without the query, and with the calendar feed's secret (the
- * credential of `/api/v1/calendar/<secret>.ics`, see routes/calendar.ts) replaced.
+ * credential of `/api/v1/calendar/<secret>.ics`, see calendar/calendar-routes.ts) replaced.
  */
 export function loggablePath(url: string): string {
   return pathOnly(url).replace(/^(\/api\/v1\/calendar\/)(?!week$)[^/]+$/, '$1[redacted]');

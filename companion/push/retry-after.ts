@@ -1,6 +1,6 @@
 /*
  * A push service's Retry-After header (RFC 8030 §8.4 for 429; RFC 9110 §10.2.3 for 503), read as
- * a fact for the scheduler's retry policy (companion/scheduler/retry-policy.ts), which decides.
+ * a fact for the scheduler's retry policy (companion/reminders/retry-policy.ts), which decides.
  */
 
 /** A Retry-After beyond this is treated as this: a reminder an hour late is already wrong. */

@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/ports';
 import type { PushPayload } from '../../shared/protocol/push';
-import type { ReminderDeliverer } from '../scheduler/delivery-port';
+import type { ReminderDeliverer } from './delivery-port';
 
 /** Short-lived: a test nobody sees within a minute is not worth showing later. */
 export const TEST_TTL_SECONDS = 60;

@@ -7,11 +7,7 @@ import type { Logger } from '../logging';
 import type { Counter, MetricsRegistry } from '../metrics/registry';
 import { parseRetryAfterMs } from './retry-after';
 import { ConcurrencyLimit } from './concurrency-limit';
-import type {
-  DeliveryOutcome,
-  ReminderDeliverer,
-  ReminderDelivery,
-} from '../scheduler/delivery-port';
+import type { DeliveryOutcome, ReminderDeliverer, ReminderDelivery } from './delivery-port';
 import { endpointHost, endpointProblem } from './endpoint-policy';
 import { p256dhProblem } from './key-check';
 import { PrivateAddressError, privateAddressGuard } from './private-address-lookup';

@@ -33,9 +33,9 @@ import { ApiHttpError } from '../http/api-error';
 import { createOnce } from '../idempotency/content-dedup';
 import type { WriteMemory } from '../idempotency/write-memory';
 import { decodeCursor, encodeCursor } from '../search/cursor';
-import type { ReminderDefinition } from '../scheduler/reminder-definition';
-import type { ReminderScheduler } from '../scheduler/scheduler';
-import type { VaultReminderSource } from '../scheduler/vault-reminder-source';
+import type { ReminderDefinition } from './reminder-definition';
+import type { ReminderScheduler } from './scheduler';
+import type { VaultReminderSource } from './vault-reminder-source';
 import {
   createVaultFile,
   editVaultFile,

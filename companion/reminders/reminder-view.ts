@@ -1,6 +1,6 @@
 import { formatInZone, parseLocalDateTime, wallToInstant } from '../../shared/reminders';
 import type { Reminder, ReminderStatus } from '../../shared/protocol/reminders';
-import type { ReminderDefinition } from '../scheduler/reminder-definition';
+import type { ReminderDefinition } from './reminder-definition';
 
 /** What the view needs from the scheduler: the plan's next fire time and pending snooze. */
 export interface NextFireSource {

@@ -4,7 +4,7 @@ import type { DocumentType } from '../../shared/protocol/search';
 
 /*
  * The read side of the vault index as search needs it: the contract with the indexer
- * (companion/indexer/index-queries.ts implements it structurally). Kept as search's own narrow
+ * (companion/search/index-queries.ts implements it structurally). Kept as search's own narrow
  * port so search and its tests depend on these four methods, not on SQLite.
  */
 

@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import {
   access,
+  chmod,
+  copyFile,
   link,
   mkdir,
   open,
@@ -16,6 +18,7 @@ import type { Clock } from '../../shared/ports';
 import { mergeLines } from '../../shared/markdown/merge-lines';
 import { conflictStamp } from './conflict-copies';
 import { resolveVaultPath } from './paths';
+import { portableNameProblem } from '../../shared/markdown/portable-name';
 
 /*
  * Every write the companion makes into the vault (docs/principles.md, docs/chat.md): whole-file atomic (a temp file
@@ -523,4 +526,242 @@ async function syncFolder(folder: string): Promise<void> {
   } catch {
     // Windows and some network file systems refuse; the rename is still atomic there.
   }
+}
+
+/*
+ * Whole-file writes of bytes that are already on disk elsewhere (Cairn Sync's blob store,
+ * companion/sync/): streamed, never held in memory, and with the same guarantees as the edits
+ * above. Each names the version (`expectedHash`, SHA-256 hex) it means to replace; when the file
+ * on disk is not that version any more, nothing is written and a CONFLICT is thrown, so the
+ * caller can look at the newer version first. A change that lands on the replaced file after the
+ * last check is kept as a conflict copy beside it, never dropped.
+ */
+
+/** SHA-256 hex and size of a file, read in chunks. */
+export async function hashFile(absolute: string): Promise<{ hash: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const handle = await open(absolute, 'r');
+  try {
+    for await (const chunk of handle.createReadStream({ autoClose: false })) {
+      const bytes = chunk as Buffer;
+      size += bytes.length;
+      hash.update(bytes);
+    }
+  } finally {
+    await handle.close();
+  }
+  return { hash: hash.digest('hex'), size };
+}
+
+/**
+ * Writes the bytes of `source` (an absolute path outside the vault) to the vault-relative `path`:
+ * a new file when `expectedHash` is null (never over an existing one), else a replacement of the
+ * file whose content hashes to `expectedHash`. Returns the path as named on disk and, when a
+ * change landed on the replaced file between the check and the rename, where it was kept.
+ */
+export async function writeVaultFileFrom(
+  vault: string,
+  path: string,
+  source: string,
+  expectedHash: string | null,
+  hooks: Pick<EditHooks, 'clock' | 'beforeRename' | 'lateWriteGraceMs'> = {},
+): Promise<{ path: string; conflictCopy?: string }> {
+  const resolved = await resolveVaultPath(vault, path, 'write');
+  if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
+  const { absolute, relative } = resolved;
+  if (expectedHash === null) {
+    if (resolved.exists) throw new VaultFileExistsError(relative);
+    await mkdir(dirname(absolute), { recursive: true });
+    const temp = await copyToTemp(absolute, source);
+    try {
+      await link(temp, absolute).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'EEXIST') throw new VaultFileExistsError(relative);
+        throw error;
+      });
+      await syncFolder(dirname(absolute));
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+    return { path: relative };
+  }
+  if (!resolved.exists) throw new VaultWriteError('NOT_FOUND', `${relative} does not exist`);
+  return oneAtATime(absolute, async () => {
+    await assertWritable(absolute, relative);
+    const temp = await copyToTemp(absolute, source);
+    let witness: string | null = null;
+    try {
+      witness = await witnessLink(absolute, relative);
+      const now = await hashFile(witness ?? absolute);
+      if (now.hash !== expectedHash) {
+        throw new VaultWriteError('CONFLICT', `${relative} changed on disk; nothing was written`);
+      }
+      await hooks.beforeRename?.(1);
+      await rename(temp, absolute);
+      await syncFolder(dirname(absolute));
+      if (witness === null) return { path: relative };
+      const graceMs = hooks.lateWriteGraceMs ?? LATE_WRITE_GRACE_MS;
+      if (graceMs > 0) await new Promise((done) => setTimeout(done, graceMs));
+      const replaced = await hashFile(witness);
+      if (replaced.hash === expectedHash) return { path: relative };
+      // Someone wrote into the old file after the check: keep their version beside the new one.
+      const conflictCopy = await linkConflictCopy(vault, relative, witness, hooks.clock);
+      return { path: relative, conflictCopy };
+    } finally {
+      await unlink(temp).catch(() => undefined);
+      if (witness !== null) await unlink(witness).catch(() => undefined);
+    }
+  });
+}
+
+/**
+ * Removes the vault-relative `path` if its content still hashes to `expectedHash`: the file is
+ * first moved aside (atomically), then checked; a file that changed meanwhile is put back (or,
+ * if its name was taken again meanwhile, kept as a conflict copy) and a CONFLICT is thrown.
+ */
+export async function removeVaultFile(
+  vault: string,
+  path: string,
+  expectedHash: string,
+  clock?: Clock,
+): Promise<void> {
+  const resolved = await resolveVaultPath(vault, path, 'read');
+  if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
+  if (!resolved.exists) return;
+  const { absolute, relative } = resolved;
+  await oneAtATime(absolute, async () => {
+    const aside = tempName(absolute);
+    try {
+      await rename(absolute, aside);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    const found = await hashFile(aside);
+    if (found.hash === expectedHash) {
+      await unlink(aside);
+      await syncFolder(dirname(absolute));
+      return;
+    }
+    try {
+      await link(aside, absolute);
+    } catch {
+      await linkConflictCopy(vault, relative, aside, clock);
+    }
+    await unlink(aside).catch(() => undefined);
+    throw new VaultWriteError('CONFLICT', `${relative} changed on disk; it was not deleted`);
+  });
+}
+
+/**
+ * Moves the vault-relative `from` to `to` if its content still hashes to `expectedHash`, never
+ * over another file. A move that changes only the letter case of the name is a rename in place
+ * (a case-insensitive disk sees one name). Missing folders are created.
+ */
+export async function moveVaultFile(
+  vault: string,
+  from: string,
+  to: string,
+  expectedHash: string,
+): Promise<{ path: string }> {
+  const source = await resolveVaultPath(vault, from, 'read');
+  if (!source.ok) throw new VaultWriteError('VALIDATION_ERROR', source.reason, 'path');
+  if (!source.exists) throw new VaultWriteError('NOT_FOUND', `${from} does not exist`);
+  const caseOnly =
+    from.normalize('NFC').toLocaleLowerCase('en-US') ===
+    to.normalize('NFC').toLocaleLowerCase('en-US');
+  const target = await resolveVaultPath(vault, to, caseOnly ? 'read' : 'write');
+  if (!target.ok) throw new VaultWriteError('VALIDATION_ERROR', target.reason, 'rename_to');
+  if (caseOnly) {
+    const name = to.slice(to.lastIndexOf('/') + 1);
+    const problem = portableNameProblem(name);
+    if (problem !== null)
+      throw new VaultWriteError('VALIDATION_ERROR', `${to}: ${problem}`, 'rename_to');
+  } else if (target.exists) {
+    throw new VaultFileExistsError(target.relative);
+  }
+  const now = await hashFile(source.absolute);
+  if (now.hash !== expectedHash) {
+    throw new VaultWriteError('CONFLICT', `${source.relative} changed on disk; it was not moved`);
+  }
+  const destination = caseOnly ? join(dirname(source.absolute), basename(to)) : target.absolute;
+  await mkdir(dirname(destination), { recursive: true });
+  if (caseOnly) {
+    await rename(source.absolute, destination);
+  } else {
+    try {
+      await link(source.absolute, destination);
+      await unlink(source.absolute);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw new VaultFileExistsError(target.relative);
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+      // No hard links here: check, then rename (a narrow window, but never a silent overwrite
+      // of a file that was there at the check).
+      await access(destination).then(
+        () => {
+          throw new VaultFileExistsError(target.relative);
+        },
+        () => undefined,
+      );
+      await rename(source.absolute, destination);
+    }
+  }
+  await syncFolder(dirname(destination));
+  if (dirname(destination) !== dirname(source.absolute)) await syncFolder(dirname(source.absolute));
+  const slash = source.relative.lastIndexOf('/');
+  return {
+    path: caseOnly
+      ? `${slash < 0 ? '' : source.relative.slice(0, slash + 1)}${basename(to)}`
+      : target.relative,
+  };
+}
+
+/** A copy of `source` beside `target`, named like a temp file and synced. */
+async function copyToTemp(target: string, source: string): Promise<string> {
+  const temp = tempName(target);
+  await copyFile(source, temp, constants.COPYFILE_EXCL);
+  try {
+    const handle = await open(temp, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await chmod(temp, 0o644);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  return temp;
+}
+
+/** Keeps the file at `absolute` (a temp or witness name) as `Note.conflict-….ext` beside `relative`. */
+async function linkConflictCopy(
+  vault: string,
+  relative: string,
+  absolute: string,
+  clock: Clock | undefined,
+): Promise<string> {
+  const stamp = conflictStamp(clock?.now() ?? Date.now());
+  const slash = relative.lastIndexOf('/');
+  const folder = slash < 0 ? '' : relative.slice(0, slash + 1);
+  const name = relative.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const extension = dot > 0 ? name.slice(dot) : '';
+  for (let n = 1; n <= 100; n++) {
+    const candidate = `${folder}${stem}.conflict-${stamp}${n === 1 ? '' : `-${n}`}${extension}`;
+    const resolved = await resolveVaultPath(vault, candidate, 'write');
+    if (!resolved.ok || resolved.exists) continue;
+    try {
+      await link(absolute, resolved.absolute);
+      await syncFolder(dirname(resolved.absolute));
+      return resolved.relative;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
+    }
+  }
+  throw new VaultWriteError('CONFLICT', `no free conflict copy name beside ${relative}`);
 }

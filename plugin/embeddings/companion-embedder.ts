@@ -5,7 +5,7 @@ import { EmbeddingProviderError, requestJson, toVector } from './http-json';
 
 /*
  * The paired companion's model through its OpenAI-format `POST /v1/embeddings`
- * (companion/routes/embeddings.ts). The model id and size come from `GET /v1/models`, so
+ * (companion/clients/embeddings-routes.ts). The model id and size come from `GET /v1/models`, so
  * vectors stored in the plugin record exactly what produced them.
  */
 

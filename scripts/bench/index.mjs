@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark of the companion's vault indexer (companion/indexer/) on obsidian-help-en, copied
+// Benchmark of the companion's vault indexer (companion/search/) on obsidian-help-en, copied
 // `--copies` times into a temp vault (each copy in its own folder) to reach a realistic size:
 //   (a) initial scan, keyword-only: files/s, chunks/s, worst event-loop stall (what HTTP
 //       requests would feel while the scan runs), database size;
@@ -8,7 +8,7 @@
 //       cost is scripts/bench-embeddings.mjs), then a restart that embeds nothing;
 //   (d) query latency, p50/p95 over the corpus's own note titles as queries: keyword (FTS5),
 //       vector KNN (no filter; the in-memory binary prefilter + exact re-rank of
-//       companion/indexer/vector-matrix.ts), vector with a folder filter (the folder's own
+//       companion/search/vector-matrix.ts), vector with a folder filter (the folder's own
 //       chunks compared exactly).
 //
 //   node scripts/bench/index.mjs [--copies 10] [--corpus path/to/obsidian-help-en]
@@ -33,7 +33,7 @@ if (!Number.isInteger(copies) || copies < 1)
 
 const bundle = await bundleForNode(
   'cairn-bench-index',
-  ['companion/indexer/index.ts', 'companion/db/open.ts', 'companion/logging.ts'],
+  ['companion/search/index.ts', 'companion/db/open.ts', 'companion/logging.ts'],
   { withRequire: true },
 );
 const { VaultIndexer } = await bundle.load('index');

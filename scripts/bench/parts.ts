@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder } from '../../shared/ports';
 import { normaliseQuery } from '../../shared/search';
-import { vectorTable } from '../../companion/indexer/index-store';
+import { vectorTable } from '../../companion/search/index-store';
 import { HybridSearch } from '../../companion/search/hybrid-search';
 import { copyVault, generatedVault, openIndex, scratch } from './fixtures';
 import { buildQueries } from './generate-vault';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark of the companion's reminder scheduler (companion/scheduler/) with 10,000 reminders:
+// Benchmark of the companion's reminder scheduler (companion/reminders/) with 10,000 reminders:
 //   (a) fire lag (due instant → message handed to the deliverer), p50/p95/max, with real timers
 //       and the real clock, for reminders spread out and for a burst due at the same instant,
 //       on a database on disk (an fsync per commit) and in RAM (/dev/shm) side by side;
@@ -9,7 +9,7 @@
 //   node scripts/bench/scheduler.mjs [--reminders 10000]
 //
 // The TypeScript is bundled with esbuild into node_modules/.cache/cairn-bench/ first, as
-// scripts/bench-embeddings.mjs does, so this measures exactly the code in companion/scheduler/.
+// scripts/bench-embeddings.mjs does, so this measures exactly the code in companion/reminders/.
 import { bundleForNode } from '../bundle-for-node.mjs';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -37,7 +37,7 @@ if (!Number.isInteger(COUNT) || COUNT < 100) {
 }
 
 const bundle = await bundleForNode('cairn-bench', {
-  'scheduler-bench': 'companion/scheduler/index.ts',
+  'scheduler-bench': 'companion/reminders/index.ts',
   'scheduler-bench-db': 'companion/db/open.ts',
 });
 const { ReminderScheduler, InMemoryReminderSource } = await bundle.load('scheduler-bench');

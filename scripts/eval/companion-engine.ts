@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import type { Embedder } from '../../shared/ports';
 import { openDatabase } from '../../companion/db/open';
 import type { SqliteDatabase } from '../../companion/db/open';
-import { VaultIndexer } from '../../companion/indexer';
-import type { ColumnWeights } from '../../companion/indexer';
+import { VaultIndexer } from '../../companion/search';
+import type { ColumnWeights } from '../../companion/search';
 import { createLogger } from '../../companion/logging';
 import { HybridSearch } from '../../companion/search/hybrid-search';
 import type {

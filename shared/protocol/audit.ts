@@ -10,6 +10,7 @@ export const TokenScope = Type.Union([
   Type.Literal('read'),
   Type.Literal('write'),
   Type.Literal('admin'),
+  Type.Literal('sync'),
 ]);
 export type TokenScope = Static<typeof TokenScope>;
 
@@ -24,7 +25,7 @@ export type TokenSelfResponse = Static<typeof TokenSelfResponse>;
 export const TokenCreateRequest = Type.Object(
   {
     name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }),
-    scopes: Type.Array(TokenScope, { minItems: 1, maxItems: 3, uniqueItems: true }),
+    scopes: Type.Array(TokenScope, { minItems: 1, maxItems: 4, uniqueItems: true }),
   },
   { additionalProperties: false },
 );

@@ -37,7 +37,7 @@ export const SyncDeviceName = () =>
 /** The device name of changes that entered the vault on the companion's disk. */
 export const SYNC_SERVER_DEVICE = 'server';
 
-/** Per-file size limit (default; `--sync-max-file-mb` may differ): uploads above it get 413. */
+/** Per-file size limit (default): uploads above it get 413. */
 export const SYNC_DEFAULT_MAX_FILE_BYTES = 200 * 1024 * 1024;
 /** Longest long poll of `GET changes`, in seconds. */
 export const SYNC_MAX_WAIT_SECONDS = 30;

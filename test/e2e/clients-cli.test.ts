@@ -158,7 +158,7 @@ describe('cairn-companion token', () => {
     });
 
     const list = cli(['token', 'list', '--vault', vault, '--data', dataDir]);
-    expect(list.stdout).toMatch(/^owner\tread, write, admin\t.*\nlaptop\tread\tcreated /);
+    expect(list.stdout).toMatch(/^owner\tread, write, admin, sync\t.*\nlaptop\tread\tcreated /);
 
     expect(cli(['token', 'revoke', 'laptop', '--vault', vault, '--data', dataDir]).status).toBe(0);
     expect((await fetch(`${base}/api/v1/tokens/self`, { headers: auth })).status).toBe(401);

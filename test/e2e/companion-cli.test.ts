@@ -6,7 +6,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { VaultReminderSource } from '../../companion/scheduler/vault-reminder-source';
+import { VaultReminderSource } from '../../companion/reminders/vault-reminder-source';
 import { formatInZone, nextOccurrences } from '../../shared/reminders';
 import { repoRoot } from '../helpers/corpora';
 

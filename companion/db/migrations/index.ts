@@ -6,6 +6,7 @@ import { reminderTables } from './004-reminders';
 import { writeMemoryTable } from './005-write-memory';
 import { tokensAndAudit } from './006-tokens-audit';
 import { digestTables } from './007-digests';
+import { syncTables } from './008-sync';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -23,4 +24,5 @@ export const migrations: readonly Migration[] = [
   writeMemoryTable,
   tokensAndAudit,
   digestTables,
+  syncTables,
 ];

@@ -122,6 +122,6 @@ describe('audit of API writes and scopes', () => {
       url: '/api/v1/tokens/self',
       headers: authorized,
     });
-    expect(self.json()).toEqual({ name: 'owner', scopes: ['read', 'write', 'admin'] });
+    expect(self.json()).toEqual({ name: 'owner', scopes: ['read', 'write', 'admin', 'sync'] });
   });
 });

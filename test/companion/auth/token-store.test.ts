@@ -53,7 +53,7 @@ describe('TokenStore', () => {
     const resolver = ownerThenStored(sha256('the-owner-token-000000000'), new TokenStore(db));
     expect(resolver.identify(sha256('the-owner-token-000000000'))).toEqual({
       tokenName: 'owner',
-      scopes: ['read', 'write', 'admin'],
+      scopes: ['read', 'write', 'admin', 'sync'],
     });
   });
 });

@@ -5,15 +5,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { buildApp } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
 import { openDatabase } from '../../../companion/db/open';
-import { ReminderScheduler } from '../../../companion/scheduler/scheduler';
-import { VaultReminderSource } from '../../../companion/scheduler/vault-reminder-source';
+import { ReminderScheduler } from '../../../companion/reminders/scheduler';
+import { VaultReminderSource } from '../../../companion/reminders/vault-reminder-source';
 import type { ChatEvent } from '../../../shared/protocol/chat';
 import type { Reminder } from '../../../shared/protocol/reminders';
 import { parseFrontMatter } from '../../../shared/markdown';
 import { ManualClock } from '../../fakes/clock';
-import { startIndexer } from '../indexer/helpers';
-import type { IndexerFixture } from '../indexer/helpers';
-import { HOUR, ManualTimer, RecordingDeliverer } from '../scheduler/helpers';
+import { startIndexer } from '../search/helpers';
+import type { IndexerFixture } from '../search/helpers';
+import { HOUR, ManualTimer, RecordingDeliverer } from '../reminders/helpers';
 import {
   SAMPLE_VAULT,
   TEST_TOKEN,

@@ -7,12 +7,12 @@ import type { Scope } from '../../../companion/auth/scopes';
 import { sha256 } from '../../../companion/auth/token';
 import { openDatabase } from '../../../companion/db/open';
 import type { SqliteDatabase } from '../../../companion/db/open';
-import { ReminderScheduler } from '../../../companion/scheduler/scheduler';
-import { VaultReminderSource } from '../../../companion/scheduler/vault-reminder-source';
+import { ReminderScheduler } from '../../../companion/reminders/scheduler';
+import { VaultReminderSource } from '../../../companion/reminders/vault-reminder-source';
 import { ManualClock } from '../../fakes/clock';
 import { TEST_TOKEN, copySampleVault, tempDir, testConfig } from '../helpers/app';
-import type { IndexerFixture } from '../indexer/helpers';
-import { HOUR, ManualTimer, RecordingDeliverer } from '../scheduler/helpers';
+import type { IndexerFixture } from '../search/helpers';
+import { HOUR, ManualTimer, RecordingDeliverer } from '../reminders/helpers';
 
 /**
  * The whole companion app for client tests (MCP, OpenAI route): real reminder service and

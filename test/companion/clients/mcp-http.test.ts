@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { CLIENT_TOOL_NAMES } from '../../../shared/chat/client-tools';
 import { TokenStore } from '../../../companion/auth/token-store';
 import { SAMPLE_VAULT, TEST_TOKEN } from '../helpers/app';
-import { startIndexer } from '../indexer/helpers';
-import type { IndexerFixture } from '../indexer/helpers';
+import { startIndexer } from '../search/helpers';
+import type { IndexerFixture } from '../search/helpers';
 import { startClientTestApp } from './helpers';
 import type { ClientTestApp } from './helpers';
 

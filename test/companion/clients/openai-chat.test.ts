@@ -4,8 +4,8 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeOllamaServer } from '../../fakes/ollama-server';
 import { SAMPLE_VAULT, TEST_TOKEN } from '../helpers/app';
-import { HashingEmbedder, startIndexer } from '../indexer/helpers';
-import type { IndexerFixture } from '../indexer/helpers';
+import { HashingEmbedder, startIndexer } from '../search/helpers';
+import type { IndexerFixture } from '../search/helpers';
 import { startClientTestApp } from './helpers';
 import type { ClientTestApp } from './helpers';
 

@@ -11,13 +11,13 @@ import type {
   DeliveryOutcome,
   ReminderDelivery,
   ReminderDeliverer,
-} from '../../../companion/scheduler/delivery-port';
-import { VaultReminderSource } from '../../../companion/scheduler/vault-reminder-source';
+} from '../../../companion/push/delivery-port';
+import { VaultReminderSource } from '../../../companion/reminders/vault-reminder-source';
 import { DEFAULT_DIGEST_SCHEDULE, parseDigestSchedule } from '../../../shared/digest';
-import { startIndexer } from '../indexer/helpers';
-import type { IndexerFixture } from '../indexer/helpers';
+import { startIndexer } from '../search/helpers';
+import type { IndexerFixture } from '../search/helpers';
 import { SAMPLE_VAULT, TEST_TOKEN, authorized, testConfig } from '../helpers/app';
-import { ManualTimer } from '../scheduler/helpers';
+import { ManualTimer } from '../reminders/helpers';
 
 /*
  * The weekly digest on the companion: the real index (SQLite) and vault reminder source over a

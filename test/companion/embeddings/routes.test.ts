@@ -8,8 +8,8 @@ import {
   MAX_EMBEDDING_INPUTS,
   MAX_EMBEDDING_INPUT_CHARS,
   registerEmbeddingRoutes,
-} from '../../../companion/routes/embeddings';
-import { registerModelsRoute } from '../../../companion/routes/models';
+} from '../../../companion/clients/embeddings-routes';
+import { registerModelsRoute } from '../../../companion/clients/models-routes';
 import type { Embedder } from '../../../shared/ports';
 import { ManualClock } from '../../fakes/clock';
 

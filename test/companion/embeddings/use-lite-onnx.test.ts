@@ -30,7 +30,7 @@ const NOTES = [
   ...markdownUnder('companion/sample-vault'),
   ...markdownUnder('test/fixtures/vaults'),
   'companion/README.md',
-  'companion/indexer/README.md',
+  'companion/search/README.md',
 ];
 
 function chunkTexts(): string[] {

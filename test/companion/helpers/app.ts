@@ -9,9 +9,9 @@ import { sha256 } from '../../../companion/auth/token';
 import { DEFAULT_FOLDERS } from '../../../companion/vault/plugin-settings';
 import type { CompanionConfig } from '../../../companion/config';
 import { openDatabase } from '../../../companion/db/open';
-import { VaultIndexer } from '../../../companion/indexer/vault-indexer';
+import { VaultIndexer } from '../../../companion/search/vault-indexer';
 import { createLogger } from '../../../companion/logging';
-import { indexAfterWrite } from '../../../companion/vault/index-after-write';
+import { indexAfterWrite } from '../../../companion/search/index-after-write';
 import { ManualClock } from '../../fakes/clock';
 import { repoRoot } from '../../helpers/corpora';
 

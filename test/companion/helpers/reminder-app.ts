@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
 import { openDatabase } from '../../../companion/db/open';
-import { ReminderScheduler } from '../../../companion/scheduler/scheduler';
-import { VaultReminderSource } from '../../../companion/scheduler/vault-reminder-source';
+import { ReminderScheduler } from '../../../companion/reminders/scheduler';
+import { VaultReminderSource } from '../../../companion/reminders/vault-reminder-source';
 import type { ManualClock } from '../../fakes/clock';
-import { HOUR, ManualTimer, RecordingDeliverer } from '../scheduler/helpers';
+import { HOUR, ManualTimer, RecordingDeliverer } from '../reminders/helpers';
 import { TEST_TOKEN, authorized, testConfig } from './app';
 
 /**

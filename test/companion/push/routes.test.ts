@@ -10,7 +10,7 @@ import type { SqliteDatabase } from '../../../companion/db/open';
 import { MetricsRegistry } from '../../../companion/metrics/registry';
 import { createPushService } from '../../../companion/push/push-service';
 import type { PushService } from '../../../companion/push/push-service';
-import { MAX_SUBSCRIPTIONS } from '../../../companion/routes/push';
+import { MAX_SUBSCRIPTIONS } from '../../../companion/push/push-routes';
 import { ManualClock } from '../../fakes/clock';
 import { FakePushService } from '../../fakes/push-service';
 import type { BrowserSubscription } from '../../fakes/push-service';

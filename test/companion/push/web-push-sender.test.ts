@@ -8,7 +8,7 @@ import { openDatabase } from '../../../companion/db/open';
 import type { SqliteDatabase } from '../../../companion/db/open';
 import { createLogger } from '../../../companion/logging';
 import { MetricsRegistry } from '../../../companion/metrics/registry';
-import type { ReminderDelivery } from '../../../companion/scheduler/delivery-port';
+import type { ReminderDelivery } from '../../../companion/push/delivery-port';
 import type { LookupFunction } from '../../../companion/push/private-address-lookup';
 import { PushSubscriptionStore } from '../../../companion/push/subscription-store';
 import { pushTopic } from '../../../companion/push/topic';

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UseLiteEmbedder } from '../../../companion/embeddings/use-lite';
 import { authorized, buildTestApp, SAMPLE_VAULT } from '../helpers/app';
 import type { TestApp } from '../helpers/app';
-import { startIndexer } from '../indexer/helpers';
-import type { IndexerFixture } from '../indexer/helpers';
+import { startIndexer } from './helpers';
+import type { IndexerFixture } from './helpers';
 
 /*
  * The README's first answer example, as `npm start` runs it: the sample vault, the built-in

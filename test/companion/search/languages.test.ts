@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HybridSearch } from '../../../companion/search/hybrid-search';
-import { FIXTURE_VAULTS, startIndexer } from '../indexer/helpers';
-import type { IndexerFixture } from '../indexer/helpers';
+import { FIXTURE_VAULTS, startIndexer } from './helpers';
+import type { IndexerFixture } from './helpers';
 
 /*
  * The companion's FTS5 index over notes in German, French, Chinese and Japanese

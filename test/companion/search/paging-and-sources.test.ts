@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnswerResponse, SearchResponse } from '../../../shared/protocol/search';
 import type { Embedder } from '../../../shared/ports';
-import { HashingEmbedder, startIndexer } from '../indexer/helpers';
-import type { IndexerFixture } from '../indexer/helpers';
+import { HashingEmbedder, startIndexer } from './helpers';
+import type { IndexerFixture } from './helpers';
 import { authorized, buildTestApp } from '../helpers/app';
 import type { TestApp } from '../helpers/app';
 import { SNAPSHOT_TTL_MS } from '../../../companion/search/result-snapshots';

@@ -9,11 +9,11 @@ import {
 import {
   VaultReminderSource,
   connectVaultReminders,
-} from '../../../companion/scheduler/vault-reminder-source';
+} from '../../../companion/reminders/vault-reminder-source';
 import type { ExcludeGlobsWatch } from '../../../companion/vault/exclude-settings';
 import { createLogger } from '../../../companion/logging';
 import { PLUGIN_SETTINGS_PATH } from '../../../companion/vault/plugin-settings';
-import { startIndexer, type IndexerFixture } from '../indexer/helpers';
+import { startIndexer, type IndexerFixture } from '../search/helpers';
 
 let fixture: IndexerFixture | undefined;
 let watch: ExcludeGlobsWatch | undefined;

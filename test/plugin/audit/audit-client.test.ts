@@ -71,7 +71,7 @@ describe('AuditClient', () => {
   });
 
   it('shows the token line, and says why when the companion refuses', async () => {
-    expect(tokenLine(await client().tokenSelf())).toBe('Token "owner": read, write, admin');
+    expect(tokenLine(await client().tokenSelf())).toBe('Token "owner": read, write, admin, sync');
     endpoint.token = 'wrong-token-0000000000000000000';
     const refused = await client().page();
     expect(refused).toBe('GET /api/v1/audit answered 401: invalid token');

@@ -15,7 +15,7 @@ import { cosine } from '../../helpers/cosine';
 
 const NOTES = [
   'companion/README.md',
-  'companion/indexer/README.md',
+  'companion/search/README.md',
   'companion/sample-vault/Travel/Visa rules.md',
   'companion/sample-vault/Garden.md',
 ];

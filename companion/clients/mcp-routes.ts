@@ -1,0 +1,34 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiHttpError } from '../http/api-error';
+import { createMcpServer } from './mcp-server';
+import type { ToolRegistry } from './tool-registry';
+
+/**
+ * The Model Context Protocol over Streamable HTTP at `/mcp` (docs/clients.md), behind the same bearer
+ * token as the API (auth runs before this handler; the route needs `read`, write tools check
+ * `write` per call). Stateless: every request gets its own SDK server and transport, so a token
+ * revoked mid-session fails on its next request, and nothing is held between requests.
+ * The reply is hijacked and the raw request/response handed to the SDK's transport.
+ */
+export function registerMcpRoute(app: FastifyInstance, registry: ToolRegistry): void {
+  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    const identity = request.cairnAuth;
+    if (identity === null) throw new ApiHttpError('UNAUTHORIZED', 'no token');
+    const server = createMcpServer(registry, { identity, client: 'mcp' });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    reply.hijack();
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  };
+  for (const method of ['POST', 'GET', 'DELETE'] as const) {
+    app.route({ method, url: '/mcp', config: { scope: 'read' }, handler: handle });
+  }
+}

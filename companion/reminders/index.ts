@@ -1,0 +1,16 @@
+// Public surface of the companion's reminder scheduler.
+export { ReminderScheduler, MISSED_PER_REMINDER, SYNC_LAG_MS } from './scheduler';
+export type { MissedItem, SchedulerOptions } from './scheduler';
+export type {
+  ReminderDefinition,
+  ReminderSchedule,
+  UnresolvedReminder,
+} from './reminder-definition';
+export type { ReminderSource } from './reminder-source';
+export { InMemoryReminderSource } from './reminder-source';
+export type { DeliveryOutcome, ReminderDeliverer, ReminderDelivery } from '../push/delivery-port';
+export { MAX_DELIVERY_ATTEMPTS } from './retry-policy';
+export type { TimerHandle, TimerPort } from './timer';
+export { MAX_SLEEP_MS, nodeTimer } from './timer';
+export { registerMissedRoute } from './missed-routes';
+export type { OccurrenceAction } from './fire-times';

@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import { AnswerRequest, AnswerResponse } from '../../shared/protocol/search';
+import { answerQuestion } from './answer-service';
+import { toIndexFilters } from './request-filters';
+import type { SearchServices } from './search-services';
+import { requireSearch } from './search-routes';
+
+/**
+ * `POST /api/v1/answer` `{ question, limit?, summarize?, type?, folder?, tag?, from?, to? }`:
+ * quoted passages with one citation each; with `summarize` and a configured LLM, a summary of
+ * those passages that keeps their `[n]` markers (docs/search.md, companion/README.md).
+ */
+export function registerAnswerRoute(
+  app: FastifyInstance,
+  services: SearchServices,
+  timezone: string,
+): void {
+  app.post<{ Body: AnswerRequest }>(
+    '/api/v1/answer',
+    {
+      config: { limited: 'answer' },
+      schema: { body: AnswerRequest, response: { 200: AnswerResponse } },
+    },
+    async (request): Promise<AnswerResponse> => {
+      const body = request.body;
+      const search = requireSearch(services);
+      const filters = toIndexFilters(body, timezone);
+      const outcome = await answerQuestion(search, services.deps.summarizer, {
+        question: body.question,
+        limit: body.limit ?? 5,
+        summarize: body.summarize ?? false,
+        filters,
+      });
+      if (outcome.summaryError !== undefined) {
+        request.log.warn(
+          { reason: outcome.summaryError },
+          'answer summary unavailable; sent quotes',
+        );
+      }
+      return {
+        answer: outcome.answer,
+        citations: outcome.citations,
+        ...(outcome.confidence === undefined ? {} : { confidence: outcome.confidence }),
+        summarized: outcome.summarized,
+      };
+    },
+  );
+}

@@ -1,0 +1,459 @@
+import type { EmbeddingModel } from '../../shared/ports';
+import { detectLanguage, hasStemmer } from '../../shared/search';
+import type { Language } from '../../shared/search';
+import type { Statement } from 'better-sqlite3';
+import type { SqliteDatabase } from '../db/open';
+import { toFtsQuery } from './fts-query';
+import { vectorTable } from './index-store';
+import { loadVectorExtension } from './vector-extension';
+import { RERANK_FACTOR, RERANK_MIN } from '../../shared/search/vector-matrix';
+import type { VectorNeighbour } from '../../shared/search/vector-matrix';
+import { VectorMemory } from './vector-memory';
+import type { DocumentType } from '../../shared/protocol/search';
+import type { ChunkHit, IndexFilters, IndexedChunk as SearchIndexedChunk } from './search-index';
+
+/*
+ * The filter, hit and chunk shapes are search's port (companion/search/search-index.ts); the
+ * index adds what only its own callers read (created date, text hash).
+ */
+export type { ChunkHit, IndexFilters };
+
+export interface IndexedChunk extends SearchIndexedChunk {
+  /** Front-matter `created`, when the note has a valid one. */
+  createdMs?: number;
+  textHash: string;
+}
+
+export interface IndexQueries {
+  /** FTS5 over title, aliases, headings and text with prefix matching; `query` is user text. */
+  keyword(query: string, filters: IndexFilters, limit: number): ChunkHit[];
+  /** KNN over the stored vectors of the current model (sqlite-vec, cosine). Empty when no vectors. */
+  vector(queryVector: Float32Array, filters: IndexFilters, limit: number): ChunkHit[];
+  chunks(ids: readonly number[]): IndexedChunk[];
+  /** The model whose vectors are stored and complete enough to query, or null (keyword-only). */
+  embeddingModel(): EmbeddingModel | null;
+  /**
+   * Loads the queryable model's vectors into memory now (a no-op when loaded or keyword-only),
+   * so the first vector search after a start does not pay for it (0.4–0.9 s at 10k notes).
+   */
+  warmVectors(): void;
+}
+
+/** BM25 weights of the FTS columns, in table order: title, aliases, headings, text. */
+export interface ColumnWeights {
+  title: number;
+  aliases: number;
+  headings: number;
+  text: number;
+}
+
+export const DEFAULT_COLUMN_WEIGHTS: Readonly<ColumnWeights> = {
+  title: 5,
+  aliases: 4,
+  headings: 2,
+  text: 1,
+};
+
+/** A model counts as queryable once this share of the index's distinct texts has vectors. */
+export const QUERYABLE_COVERAGE = 0.5;
+
+export interface IndexQueriesOptions {
+  weights?: Partial<ColumnWeights>;
+  /** The model the running embedder produces; preferred when it is queryable. */
+  preferredModel?: () => EmbeddingModel | null;
+  /** A filter letting through at most this many chunks is searched exactly (default 2,000). */
+  filterExactMax?: number;
+  /** Languages whose stems the FTS text holds (IndexStore.stemLanguages). */
+  stemLanguages?: () => Language[];
+}
+
+const MAX_LIMIT = 1000;
+/**
+ * A filter letting through at most this many chunks is searched exactly over just those.
+ * Selecting them costs ~1 µs a chunk (bench: ~3.5 ms for 2,000), which a broad filter pays
+ * before the nearest-overall pass.
+ */
+const FILTER_EXACT_MAX = 2000;
+
+/** The queryable model with its row id (its vec0 table and index_vectors rows). */
+interface QueryableModel extends EmbeddingModel {
+  rowId: number;
+}
+
+interface FilterSql {
+  sql: string;
+  params: Array<string | number>;
+}
+
+interface ChunkRow {
+  id: number;
+  path: string;
+  kind: DocumentType;
+  noteId: string | null;
+  title: string;
+  aliases: string;
+  tags: string;
+  headingPath: string;
+  startLine: number | null;
+  endLine: number | null;
+  page: number | null;
+  text: string;
+  mtimeMs: number;
+  createdMs: number | null;
+  textHash: string;
+}
+
+/** The read side of the vault index over SQLite FTS5 and sqlite-vec; see IndexQueries. */
+export class SqliteIndexQueries implements IndexQueries {
+  private readonly weights: ColumnWeights;
+  private readonly statements = new Map<string, Statement<unknown[], unknown>>();
+  private cachedModel: { key: string; model: QueryableModel | null } | undefined;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly options: IndexQueriesOptions = {},
+  ) {
+    loadVectorExtension(db);
+    this.weights = { ...DEFAULT_COLUMN_WEIGHTS, ...options.weights };
+    for (const [column, weight] of Object.entries(this.weights)) {
+      if (!Number.isFinite(weight) || weight < 0) {
+        throw new RangeError(
+          `index column weights: ${column} must be a number ≥ 0 (got ${weight})`,
+        );
+      }
+    }
+  }
+
+  keyword(query: string, filters: IndexFilters, limit: number): ChunkHit[] {
+    // Stems only for words the index does not hold as typed (`Ordnern` → `ordn`*): OR-ing the
+    // stems of every word matched too broadly (obsidian-help-it keyword nDCG@10 0.809 → 0.803).
+    const match = toFtsQuery(
+      query,
+      this.queryStemLanguages(query),
+      (term) => this.termStats([term]).documentFrequencies[0] === 0,
+    );
+    const count = clampLimit(limit);
+    if (match === null || count === 0) return [];
+    const filter = filterSql(this.withoutEmptyExclusions(filters));
+    const { title, aliases, headings, text } = this.weights;
+    const rank = `bm25(index_chunks_fts, ${title}, ${aliases}, ${headings}, ${text})`;
+    // Unfiltered, the FTS table answers alone: joining chunks and files would cost two lookups
+    // for every matching row before the sort keeps `count` of them.
+    const sql =
+      filter.sql === ''
+        ? `SELECT rowid AS id, ${rank} AS rank FROM index_chunks_fts
+           WHERE index_chunks_fts MATCH ? ORDER BY rank LIMIT ?`
+        : `SELECT c.id AS id, ${rank} AS rank
+           FROM index_chunks_fts JOIN index_chunks c ON c.id = index_chunks_fts.rowid
+           JOIN index_files f ON f.id = c.file_id
+           WHERE index_chunks_fts MATCH ? ${filter.sql}
+           ORDER BY rank LIMIT ?`;
+    const rows = this.statement(sql).all(match, ...filter.params, count) as Array<{
+      id: number;
+      rank: number;
+    }>;
+    return rows.map((row) => ({ chunkId: row.id, score: -row.rank }));
+  }
+
+  termStats(terms: readonly string[]): { total: number; documentFrequencies: number[] } {
+    const total = (this.statement('SELECT count(*) AS n FROM index_chunks').get() as { n: number })
+      .n;
+    const documentFrequencies = terms.map((term) => {
+      const match = toFtsQuery(term);
+      if (match === null) return 0;
+      return (
+        this.statement(
+          'SELECT count(*) AS n FROM index_chunks_fts WHERE index_chunks_fts MATCH ?',
+        ).get(match) as { n: number }
+      ).n;
+    });
+    return { total, documentFrequencies };
+  }
+
+  warmVectors(): void {
+    if (!this.db.open) return;
+    const model = this.queryableModel();
+    if (model !== null) {
+      VectorMemory.of(this.db).matrix(model.rowId, model.dims, vectorTable(model.rowId));
+    }
+  }
+
+  vector(queryVector: Float32Array, filters: IndexFilters, limit: number): ChunkHit[] {
+    const model = this.queryableModel();
+    const count = clampLimit(limit);
+    if (model === null || count === 0) return [];
+    if (queryVector.length !== model.dims) {
+      throw new RangeError(
+        `vector query: ${queryVector.length} dimensions, but the index holds ${model.id} vectors of ${model.dims}`,
+      );
+    }
+    const matrix = VectorMemory.of(this.db).matrix(
+      model.rowId,
+      model.dims,
+      vectorTable(model.rowId),
+    );
+    const filter = filterSql(this.withoutEmptyExclusions(filters));
+    // A text shared by several chunks counts once per chunk, in chunk id order.
+    const hits = (neighbours: VectorNeighbour[], chunksOf: Map<number, number[]>): ChunkHit[] =>
+      neighbours
+        .flatMap((neighbour) =>
+          (chunksOf.get(neighbour.id) ?? []).map((chunkId) => ({
+            chunkId,
+            score: neighbour.similarity,
+          })),
+        )
+        .sort((a, b) => b.score - a.score || a.chunkId - b.chunkId)
+        .slice(0, count);
+    const chunksOfTexts = (neighbours: VectorNeighbour[]) =>
+      groupChunks(
+        this.statement(
+          `SELECT v.id, c.id FROM index_vectors v JOIN index_chunks c ON c.text_hash = v.text_hash
+           JOIN index_files f ON f.id = c.file_id
+           WHERE v.id IN (SELECT value FROM json_each(?)) ${filter.sql}`,
+        )
+          .raw()
+          .all(
+            JSON.stringify(neighbours.map((neighbour) => neighbour.id)),
+            ...filter.params,
+          ) as Array<[number, number]>,
+      );
+    if (filter.sql !== '') {
+      // The filter's own chunks first, files first in the plan (the filters are on files), at
+      // most `filterExactMax` + 1 of them. A narrow filter (a folder or tag of many) ends here:
+      // only its vectors are compared, exactly, so it never misses a match (bench: 782 chunks
+      // of 40k in ~3 ms, where the pass below costs ~6 ms and finds too few).
+      const selected = (max: number) =>
+        groupChunks(
+          this.statement(
+            `SELECT v.id, c.id FROM index_files f CROSS JOIN index_chunks c ON c.file_id = f.id
+             CROSS JOIN index_vectors v ON v.model_id = ? AND v.text_hash = c.text_hash
+             WHERE 1 ${filter.sql} LIMIT ?`,
+          )
+            .raw()
+            .all(model.rowId, ...filter.params, max) as Array<[number, number]>,
+        );
+      const exactMax = this.options.filterExactMax ?? FILTER_EXACT_MAX;
+      const narrow = selected(exactMax + 1);
+      const narrowRows = [...narrow.values()].reduce((sum, chunks) => sum + chunks.length, 0);
+      if (narrowRows <= exactMax) {
+        return hits(
+          matrix.nearest(queryVector, count, { only: narrow.keys(), rerank: narrow.size }),
+          narrow,
+        );
+      }
+      // A broad filter keeps enough of the nearest texts overall: those are re-ranked exactly
+      // (no second prefilter), then filtered.
+      const texts = Math.min(matrix.size, Math.max(RERANK_MIN, count * RERANK_FACTOR));
+      const overall = matrix.nearest(queryVector, texts, { rerank: texts });
+      const found = hits(overall, chunksOfTexts(overall));
+      if (found.length >= count || texts >= matrix.size) return found;
+      // Between the two: every chunk the filter lets through, prefiltered by code.
+      const all = selected(-1);
+      return hits(matrix.nearest(queryVector, count, { only: all.keys() }), all);
+    }
+    // Texts no chunk uses any more (deleted, not yet cleaned up) map to nothing: ask for more
+    // texts until `count` chunks are found or every vector was looked at.
+    for (let texts = count; ; texts = Math.min(matrix.size, texts * 4)) {
+      const neighbours = matrix.nearest(queryVector, texts);
+      const found = hits(neighbours, chunksOfTexts(neighbours));
+      if (found.length >= count || texts >= matrix.size) return found;
+    }
+  }
+
+  /**
+   * Languages to stem the query in: its own when it says (a question in German), else every
+   * stemmed language the index holds (a two-word query tells nothing).
+   */
+  private queryStemLanguages(query: string): Language[] {
+    const own = detectLanguage(query);
+    if (own !== undefined) return own === 'en' || !hasStemmer(own) ? [] : [own];
+    return this.options.stemLanguages?.() ?? [];
+  }
+
+  /**
+   * The filters without excluded folders that hold no file: an exclusion costs the unfiltered
+   * keyword search its fast path (FTS alone, no joins), which a vault without chats need not pay.
+   */
+  private withoutEmptyExclusions(filters: IndexFilters): IndexFilters {
+    if (filters.excludeFolders === undefined || filters.excludeFolders.length === 0) return filters;
+    const present = filters.excludeFolders.filter(
+      (folder) => this.statement(FOLDER_HAS_FILES).get(...folderRange(folder)) !== undefined,
+    );
+    const { excludeFolders: _all, ...rest } = filters;
+    return present.length === 0 ? rest : { ...rest, excludeFolders: present };
+  }
+
+  /** Indexed files (failed ones included) inside `folder`, at any depth. */
+  filesUnder(folder: string): number {
+    return (this.statement(FOLDER_FILE_COUNT).get(...folderRange(folder)) as { n: number }).n;
+  }
+
+  chunks(ids: readonly number[]): IndexedChunk[] {
+    if (ids.length === 0) return [];
+    const wanted = [...new Set(ids)].filter((id) => Number.isSafeInteger(id));
+    const byId = new Map<number, IndexedChunk>();
+    // One statement for any number of ids (a JSON array), prepared once.
+    const rows = this.statement(
+      `SELECT c.id AS id, f.path AS path, f.kind AS kind, f.note_id AS noteId, f.title AS title,
+         f.aliases AS aliases, f.tags AS tags, c.heading_path AS headingPath,
+         c.start_line AS startLine, c.end_line AS endLine, c.page AS page, c.text AS text,
+         f.mtime_ms AS mtimeMs, f.created_ms AS createdMs, c.text_hash AS textHash
+       FROM index_chunks c JOIN index_files f ON f.id = c.file_id
+       WHERE c.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(wanted)) as ChunkRow[];
+    for (const row of rows) byId.set(row.id, toIndexedChunk(row));
+    // In the order asked for; ids no longer in the index (a file deleted since) are left out.
+    return ids.flatMap((id) => {
+      const chunk = byId.get(id);
+      return chunk ? [chunk] : [];
+    });
+  }
+
+  embeddingModel(): EmbeddingModel | null {
+    const model = this.queryableModel();
+    return model === null ? null : { id: model.id, dims: model.dims };
+  }
+
+  /**
+   * The model to query, recomputed only after the database changed: the coverage count reads
+   * every chunk and vector (~20 ms at 40k chunks), and search asks on every query. Any write
+   * on this connection moves total_changes(), a commit from another moves data_version.
+   */
+  private queryableModel(): QueryableModel | null {
+    const version = this.statement(
+      'SELECT total_changes() AS changes, (SELECT data_version FROM pragma_data_version) AS data',
+    ).get() as { changes: number; data: number };
+    const preferred = this.options.preferredModel?.() ?? null;
+    const key = `${version.changes}/${version.data}/${preferred?.id ?? ''}/${preferred?.dims ?? ''}`;
+    if (this.cachedModel?.key !== key) {
+      this.cachedModel = { key, model: this.computeQueryableModel(preferred) };
+    }
+    return this.cachedModel.model;
+  }
+
+  private computeQueryableModel(preferred: EmbeddingModel | null): QueryableModel | null {
+    const total =
+      this.db
+        .prepare<[], { n: number }>('SELECT count(DISTINCT text_hash) AS n FROM index_chunks')
+        .get()?.n ?? 0;
+    if (total === 0) return null;
+    const models = this.db
+      .prepare<[], { id: number; model: string; dims: number; vectors: number }>(
+        `SELECT m.id, m.model, m.dims,
+           (SELECT count(*) FROM index_vectors v WHERE v.model_id = m.id
+              AND EXISTS (SELECT 1 FROM index_chunks c WHERE c.text_hash = v.text_hash)) AS vectors
+         FROM index_embedding_models m ORDER BY m.id DESC`,
+      )
+      .all()
+      .filter((row) => row.vectors / total >= QUERYABLE_COVERAGE);
+    if (models.length === 0) return null;
+    const chosen =
+      models.find(
+        (row) => preferred && row.model === preferred.id && row.dims === preferred.dims,
+      ) ?? [...models].sort((a, b) => b.vectors - a.vectors)[0]!;
+    return { id: chosen.model, dims: chosen.dims, rowId: chosen.id };
+  }
+
+  /** Prepared once per SQL text: preparing costs as much as a small query. */
+  private statement(sql: string): Statement<unknown[], unknown> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+const FOLDER_HAS_FILES = 'SELECT 1 FROM index_files WHERE path >= ? AND path < ? LIMIT 1';
+const FOLDER_FILE_COUNT = 'SELECT count(*) AS n FROM index_files WHERE path >= ? AND path < ?';
+
+/** `[low, high)` bounds of the paths inside `folder`, so the path index answers. */
+function folderRange(folder: string): [string, string] {
+  const prefix = `${folder.replace(/^\/+|\/+$/g, '')}/`;
+  // '0' is the character after '/': every path starting with the prefix sorts below it.
+  return [prefix, `${prefix.slice(0, -1)}0`];
+}
+
+/** Rows of (vector id, chunk id) grouped by vector id, chunk ids ascending. */
+function groupChunks(
+  rows: ReadonlyArray<[number, number]>,
+  into = new Map<number, number[]>(),
+): Map<number, number[]> {
+  for (const [vectorId, chunkId] of rows) {
+    const chunks = into.get(vectorId);
+    if (chunks) chunks.push(chunkId);
+    else into.set(vectorId, [chunkId]);
+  }
+  for (const chunks of into.values()) chunks.sort((a, b) => a - b);
+  return into;
+}
+
+function clampLimit(limit: number): number {
+  if (!Number.isFinite(limit) || limit <= 0) return 0;
+  return Math.min(MAX_LIMIT, Math.floor(limit));
+}
+
+/** ` AND …` conditions on `f` (index_files) for the filters given; '' for none. */
+function filterSql(filters: IndexFilters): FilterSql {
+  const parts: string[] = [];
+  const params: Array<string | number> = [];
+  if (filters.folder !== undefined) {
+    const folder = filters.folder.replace(/^\/+|\/+$/g, '');
+    if (folder !== '') {
+      const prefix = `${folder}/`;
+      parts.push('substr(f.path, 1, ?) = ?');
+      params.push(prefix.length, prefix);
+    }
+  }
+  if (filters.tag !== undefined) {
+    const tag = filters.tag.replace(/^#/, '').toLowerCase();
+    if (tag !== '') {
+      parts.push(
+        `EXISTS (SELECT 1 FROM index_file_tags t WHERE t.file_id = f.id AND (t.tag = ? OR substr(t.tag, 1, ?) = ?))`,
+      );
+      params.push(tag, tag.length + 1, `${tag}/`);
+    }
+  }
+  if (filters.type !== undefined) {
+    parts.push('f.kind = ?');
+    params.push(filters.type);
+  }
+  if (filters.from !== undefined) {
+    parts.push('coalesce(f.created_ms, f.mtime_ms) >= ?');
+    params.push(filters.from);
+  }
+  if (filters.to !== undefined) {
+    parts.push('coalesce(f.created_ms, f.mtime_ms) <= ?');
+    params.push(filters.to);
+  }
+  for (const excluded of filters.excludeFolders ?? []) {
+    const [low, high] = folderRange(excluded);
+    parts.push('NOT (f.path >= ? AND f.path < ?)');
+    params.push(low, high);
+  }
+  return { sql: parts.map((part) => ` AND ${part}`).join(''), params };
+}
+
+function toIndexedChunk(row: ChunkRow): IndexedChunk {
+  const headingPath = JSON.parse(row.headingPath) as string[];
+  const heading = headingPath[headingPath.length - 1];
+  return {
+    chunkId: row.id,
+    path: row.path,
+    fileType: row.kind,
+    ...(row.noteId === null ? {} : { noteId: row.noteId }),
+    title: row.title,
+    aliases: JSON.parse(row.aliases) as string[],
+    tags: JSON.parse(row.tags) as string[],
+    headingPath,
+    ...(heading === undefined ? {} : { heading }),
+    ...(row.startLine === null ? {} : { startLine: row.startLine }),
+    ...(row.endLine === null ? {} : { endLine: row.endLine }),
+    ...(row.page === null ? {} : { page: row.page }),
+    text: row.text,
+    mtimeMs: row.mtimeMs,
+    ...(row.createdMs === null ? {} : { createdMs: row.createdMs }),
+    textHash: row.textHash,
+  };
+}
