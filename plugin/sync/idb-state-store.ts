@@ -1,6 +1,6 @@
 import { openDB } from 'idb';
 import type { DBSchema, IDBPDatabase } from 'idb';
-import type { SyncFileRecord, SyncStateStore } from './sync-ports';
+import type { PendingCommit, SyncFileRecord, SyncStateStore } from './sync-ports';
 
 /*
  * The sync state in IndexedDB: one record per file (by path, indexed by file_id) and the journal
@@ -12,10 +12,12 @@ const NAME_PREFIX = 'cairn-sync';
 
 interface SyncDb extends DBSchema {
   files: { key: string; value: SyncFileRecord; indexes: { byFileId: string } };
-  meta: { key: string; value: number };
+  /** `seq` (a number) and `pending` (the PendingCommit, checked when read). */
+  meta: { key: string; value: unknown };
 }
 
 const SEQ_KEY = 'seq';
+const PENDING_KEY = 'pending';
 
 export function syncStoreName(vaultKey: string): string {
   return `${NAME_PREFIX}-${vaultKey}`;
@@ -63,14 +65,31 @@ export class IdbSyncStateStore implements SyncStateStore {
   }
 
   async getSeq(): Promise<number> {
-    return (await this.db.get('meta', SEQ_KEY)) ?? 0;
+    const seq = await this.db.get('meta', SEQ_KEY);
+    return typeof seq === 'number' ? seq : 0;
   }
 
   async setSeq(seq: number): Promise<void> {
     await this.db.put('meta', seq, SEQ_KEY);
   }
 
+  async getPendingCommit(): Promise<PendingCommit | undefined> {
+    const pending = await this.db.get('meta', PENDING_KEY);
+    return isPendingCommit(pending) ? pending : undefined;
+  }
+
+  async setPendingCommit(pending: PendingCommit | null): Promise<void> {
+    if (pending === null) await this.db.delete('meta', PENDING_KEY);
+    else await this.db.put('meta', pending, PENDING_KEY);
+  }
+
   close(): void {
     this.db.close();
   }
+}
+
+function isPendingCommit(value: unknown): value is PendingCommit {
+  if (typeof value !== 'object' || value === null) return false;
+  const { commitId, sinceSeq, items } = value as Partial<PendingCommit>;
+  return typeof commitId === 'string' && typeof sinceSeq === 'number' && Array.isArray(items);
 }

@@ -1,4 +1,4 @@
-import type { SyncFileRecord, SyncStateStore } from './sync-ports';
+import type { PendingCommit, SyncFileRecord, SyncStateStore } from './sync-ports';
 import { compareCodeUnits } from '../../shared/protocol/json';
 
 /**
@@ -10,6 +10,7 @@ export class MemorySyncStateStore implements SyncStateStore {
   /** fileId → path, kept with `files`. */
   private readonly byFileId = new Map<string, string>();
   private seq = 0;
+  private pending: PendingCommit | undefined;
 
   getFile(path: string): Promise<SyncFileRecord | undefined> {
     return Promise.resolve(this.files.get(path));
@@ -42,6 +43,15 @@ export class MemorySyncStateStore implements SyncStateStore {
 
   setSeq(seq: number): Promise<void> {
     this.seq = seq;
+    return Promise.resolve();
+  }
+
+  getPendingCommit(): Promise<PendingCommit | undefined> {
+    return Promise.resolve(this.pending && structuredClone(this.pending));
+  }
+
+  setPendingCommit(pending: PendingCommit | null): Promise<void> {
+    this.pending = pending === null ? undefined : structuredClone(pending);
     return Promise.resolve();
   }
 

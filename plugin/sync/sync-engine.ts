@@ -17,7 +17,13 @@ import type { SyncChange, SyncOp, SyncOpResult } from '../../shared/protocol/syn
 import type { SyncApi } from './sync-client';
 import { SyncRequestError } from './sync-client';
 import { sha256Hex } from './sync-hash';
-import type { SyncFileRecord, SyncStateStore, SyncVault, VaultFileStat } from './sync-ports';
+import type {
+  PendingCommitItem,
+  SyncFileRecord,
+  SyncStateStore,
+  SyncVault,
+  VaultFileStat,
+} from './sync-ports';
 
 /** What the engine reports as it goes (the Obsidian adapter shows some of it). */
 export type SyncEvent =
@@ -72,13 +78,7 @@ interface LocalState {
 }
 
 /** One op of a batch with what the engine needs to apply its result. */
-interface PendingOp {
-  readonly op: SyncOp;
-  /** The record the op came from (its path is the local path). */
-  readonly record: SyncFileRecord;
-  /** For puts: the hash sent; for renames and deletes: the base. */
-  readonly sent: string;
-}
+type PendingOp = PendingCommitItem;
 
 export class SyncEngine {
   private readonly vault: SyncVault;
@@ -95,6 +95,13 @@ export class SyncEngine {
   private readonly renames: [string, string][] = [];
   /** path → hash the companion refused for good (too large, not portable): not retried. */
   private readonly refused = new Map<string, string>();
+  /**
+   * Paths that differ only in case from another file here (a case-sensitive file system can
+   * hold both; the companion, like every phone, cannot): not committed as new files or rename
+   * targets, and reported, rather than merged into one another.
+   */
+  private caseClashes = new Set<string>();
+  private readonly reportedClashes = new Set<string>();
   /** Held mass-delete batches waiting for the user (hold id → its ops). */
   private readonly holds = new Map<string, PendingOp[]>();
   /** The files of those batches: not sent again while they wait. */
@@ -180,6 +187,7 @@ export class SyncEngine {
 
   private async pass(): Promise<void> {
     await this.pullAll();
+    await this.resendPending();
     // A file renamed and edited is committed as a rename, then (next round) as an edit.
     for (let round = 0; round < MAX_COMMIT_ROUNDS; round++) {
       const committed = await this.commitLocal();
@@ -392,6 +400,7 @@ export class SyncEngine {
     const listed = await this.vault.list();
     const byKey = new Map<string, VaultFileStat>();
     for (const stat of listed) byKey.set(this.key(stat.path), stat);
+    this.caseClashes = caseClashes(listed);
     const records = await this.store.allFiles();
     const seen = new Set<string>();
     const missing: SyncFileRecord[] = [];
@@ -460,6 +469,19 @@ export class SyncEngine {
     const local = known ?? (await this.localState(record, stat));
     const current = await this.remember(record, local);
     if (this.refused.get(current.path) === local.hash) return null;
+    const isNewName = !current.fileId || !current.base || current.syncedPath !== current.path;
+    if (isNewName && this.caseClashes.has(current.path)) {
+      if (!this.reportedClashes.has(current.path)) {
+        this.reportedClashes.add(current.path);
+        this.onEvent({
+          kind: 'problem',
+          path: current.path,
+          code: 'CASE_CLASH',
+          message: `${current.path} is not synced: another file here has the same name in other letter case, which the companion and case-insensitive devices cannot hold. Rename one of them.`,
+        });
+      }
+      return null;
+    }
     if (current.fileId && current.base) {
       if (current.syncedPath !== current.path) {
         return this.upload(current, local, {
@@ -504,26 +526,58 @@ export class SyncEngine {
   }
 
   private async commitBatch(batch: PendingOp[]): Promise<void> {
-    const commitId = this.randomId();
-    const ops = batch.map((item) => item.op);
-    let answer;
+    const pending = {
+      commitId: this.randomId(),
+      sinceSeq: await this.store.getSeq(),
+      items: batch,
+    };
+    // Saved before it is sent: if the answer never arrives, the same batch goes again with the
+    // same id, and the companion answers it from its record instead of applying it twice.
+    await this.store.setPendingCommit(pending);
+    const answer = await this.send(pending.items, pending.commitId);
+    await this.settleAll(pending.items, answer.results);
+    await this.store.setPendingCommit(null);
+  }
+
+  /**
+   * A batch sent by an earlier pass (or an engine that crashed) whose answer was never recorded:
+   * sent again with its id, settled, and the journal pulled again from where it was sent, since
+   * the pulls meanwhile skipped its files (they looked changed here).
+   */
+  private async resendPending(): Promise<void> {
+    const pending = await this.store.getPendingCommit();
+    if (!pending) return;
+    const answer = await this.send(pending.items, pending.commitId);
+    await this.settleAll(pending.items, answer.results);
+    if ((await this.store.getSeq()) > pending.sinceSeq) await this.store.setSeq(pending.sinceSeq);
+    await this.store.setPendingCommit(null);
+    await this.pullAll();
+  }
+
+  private async send(items: readonly PendingOp[], commitId: string) {
+    const ops = items.map((item) => item.op);
     for (let attempt = 1; ; attempt++) {
       try {
-        answer = await this.api.commit(ops, commitId);
-        break;
+        return await this.api.commit(ops, commitId);
       } catch (error) {
         if (attempt >= COMMIT_ATTEMPTS || !isRetryable(error)) throw error;
       }
     }
-    const held = answer.results.find((result) => result.status === 'held');
+  }
+
+  private async settleAll(
+    batch: readonly PendingOp[],
+    results: readonly SyncOpResult[],
+  ): Promise<void> {
+    const held = results.find((result) => result.status === 'held');
     if (held && held.status === 'held') {
-      this.holds.set(held.hold, batch);
+      this.holds.set(held.hold, [...batch]);
       for (const item of batch) if (item.record.fileId) this.heldFileIds.add(item.record.fileId);
       this.onEvent({ kind: 'held', hold: held.hold, deletes: held.deletes, files: held.files });
       return;
     }
     for (const [index, item] of batch.entries()) {
-      const result = answer.results[index];
+      const result = results[index];
       if (result) await this.settle(item, result);
     }
   }
@@ -581,6 +635,18 @@ export class SyncEngine {
         await this.store.update([], [record.path]);
         return;
       }
+      if ('rename_to' in op) {
+        // Renamed here, deleted there: a rename is no edit, so the delete wins where the bytes
+        // are still the deleted ones.
+        const stat = await this.vault.stat(record.path);
+        const local = stat && (await this.localState(record, stat));
+        if (local && local.hash === record.base) {
+          if ((await this.vault.delete(record.path, local.hash)) === 'done') {
+            await this.store.update([], [record.path]);
+            return;
+          }
+        }
+      }
       // The companion no longer has this file: it is new again (the next pass puts it).
       await this.store.update([{ ...record, fileId: null, base: null, syncedPath: null }]);
       this.touched.add(record.path);
@@ -606,6 +672,26 @@ export class SyncEngine {
     sent: string,
   ): Promise<void> {
     let current = record;
+    const twin = await this.store.findByFileId(server.fileId);
+    if (twin && twin.path !== record.path) {
+      // The companion's file is here already, at another path (a new file of ours that met it
+      // at a path that only differs in case): this file was just our version of it, which the
+      // companion has now (merged, or in a conflict copy). Removed when it still has those bytes.
+      const stat = await this.vault.stat(record.path);
+      const local = stat && stat.path === record.path ? await this.localState(record, stat) : null;
+      if (local && (local.hash === sent || local.hash === server.hash)) {
+        if ((await this.vault.delete(record.path, local.hash)) === 'done') {
+          await this.store.update([], [record.path]);
+          return;
+        }
+      }
+      if (local) {
+        await this.store.update([
+          { ...fingerprint(record, local), fileId: null, base: null, syncedPath: null },
+        ]);
+      }
+      return;
+    }
     if (server.path !== record.path) {
       const moved = await this.applyRemoteMove({ ...record, syncedPath: record.path }, server.path);
       if (moved) current = moved;
@@ -730,6 +816,21 @@ export class SyncEngine {
   now(): number {
     return this.clock.now();
   }
+}
+
+/** Every path that shares its case-folded form with another listed path. */
+function caseClashes(listed: readonly VaultFileStat[]): Set<string> {
+  const byFolded = new Map<string, string[]>();
+  for (const { path } of listed) {
+    const folded = path.toLowerCase();
+    const group = byFolded.get(folded);
+    if (group) group.push(path);
+    else byFolded.set(folded, [path]);
+  }
+  const clashes = new Set<string>();
+  for (const group of byFolded.values())
+    if (group.length > 1) for (const path of group) clashes.add(path);
+  return clashes;
 }
 
 function fingerprint(record: SyncFileRecord, local: LocalState): SyncFileRecord {

@@ -5,6 +5,8 @@
  * simulation (scripts/sync-sim/) over in-memory vaults.
  */
 
+import type { SyncOp } from '../../shared/protocol/sync';
+
 /** A file as the vault lists it: enough to tell "surely unchanged" from "read and hash it". */
 export interface VaultFileStat {
   /** Vault-relative, `/`-separated, as the vault spells it. */
@@ -81,6 +83,28 @@ export interface SyncFileRecord {
 }
 
 /**
+ * A commit sent whose answer the device has not recorded yet. Kept until it is: after a crash or
+ * a lost answer it is sent again with the same `commitId`, which the companion answers from its
+ * record instead of applying twice (the retry of a merge applied again would merge its own
+ * lines in a second time).
+ */
+export interface PendingCommit {
+  readonly commitId: string;
+  /** The journal position when it was sent: changes after it are pulled again once it settles. */
+  readonly sinceSeq: number;
+  readonly items: readonly PendingCommitItem[];
+}
+
+export interface PendingCommitItem {
+  /** The protocol op as sent (JSON: `shared/protocol/sync.ts` SyncOp). */
+  readonly op: SyncOp;
+  /** The record the op was made from. */
+  readonly record: SyncFileRecord;
+  /** For a put, the hash sent; for a rename or delete, the base. */
+  readonly sent: string;
+}
+
+/**
  * The engine's saved state (IndexedDB in Obsidian, memory in tests). Each call is atomic; the
  * engine orders its calls so that a crash between any two leaves a state a later run repairs.
  */
@@ -94,5 +118,8 @@ export interface SyncStateStore {
   /** The `next` of the last journal page fully applied; 0 before the first pull. */
   getSeq(): Promise<number>;
   setSeq(seq: number): Promise<void>;
+  getPendingCommit(): Promise<PendingCommit | undefined>;
+  /** Saves the commit about to be sent, or (null) forgets it once its answer is recorded. */
+  setPendingCommit(pending: PendingCommit | null): Promise<void>;
   close(): void;
 }
