@@ -186,6 +186,8 @@ export class SyncEngine {
   }
 
   private async pass(): Promise<void> {
+    // Renames seen here first: a remote delete or move must find the file where it is now.
+    await this.applyLocalRenames();
     await this.pullAll();
     await this.resendPending();
     // A file renamed and edited is committed as a rename, then (next round) as an edit.
