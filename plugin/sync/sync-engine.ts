@@ -101,6 +101,11 @@ export class SyncEngine {
    * targets, and reported, rather than merged into one another.
    */
   private caseClashes = new Set<string>();
+  /**
+   * The journal position before a change that found its path taken here: pulled again after
+   * this pass's commits, which may free the path (a rename of ours that the companion moved).
+   */
+  private blockedSince: number | null = null;
   private readonly reportedClashes = new Set<string>();
   /** Held mass-delete batches waiting for the user (hold id → its ops). */
   private readonly holds = new Map<string, PendingOp[]>();
@@ -196,6 +201,12 @@ export class SyncEngine {
       if (committed === 0) break;
       await this.pullAll();
     }
+    const blocked = this.blockedSince;
+    if (blocked !== null) {
+      this.blockedSince = null;
+      if ((await this.store.getSeq()) > blocked) await this.store.setSeq(blocked);
+      await this.pullAll();
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -234,7 +245,7 @@ export class SyncEngine {
     }
     let current = record;
     if (change.path !== record.syncedPath) {
-      const moved = await this.applyRemoteMove(record, change.path);
+      const moved = await this.applyRemoteMove(record, change.path, change.seq);
       if (moved === null) return;
       current = moved;
     }
@@ -260,6 +271,7 @@ export class SyncEngine {
     if (existing?.fileId && existing.fileId !== change.file_id) {
       // Another companion file holds this path here (a case variant on this file system, or a
       // local rename onto it): this one cannot be placed until that is resolved.
+      this.blocked(change.seq);
       this.onEvent({
         kind: 'problem',
         path: change.path,
@@ -281,10 +293,15 @@ export class SyncEngine {
     await this.remember(existing ?? null, local);
   }
 
+  private blocked(seq: number): void {
+    this.blockedSince = Math.min(this.blockedSince ?? Infinity, seq - 1);
+  }
+
   /** The companion moved the file: move it here too, unless this device moved it as well. */
   private async applyRemoteMove(
     record: SyncFileRecord,
     path: string,
+    seq?: number,
   ): Promise<SyncFileRecord | null> {
     if (record.path !== record.syncedPath) {
       // Renamed here too: this device's rename is committed next and the companion decides.
@@ -298,6 +315,7 @@ export class SyncEngine {
       const there = await this.vault.stat(path);
       const gone = (await this.vault.stat(record.path)) === null;
       if (!(gone && there && there.size === record.size && there.mtime === record.mtime)) {
+        if (seq !== undefined) this.blocked(seq);
         this.onEvent({
           kind: 'problem',
           path,
@@ -600,6 +618,22 @@ export class SyncEngine {
         return;
       case 'conflict': {
         this.onEvent({ kind: 'conflict', path: result.path, copyPath: result.copy_path });
+        if (record.fileId !== null && result.copy_file_id === record.fileId) {
+          // A rename onto a path another file holds: the companion put this very file (its
+          // file_id) at the copy's name instead. It moves there here too; the other file is
+          // the other file, pulled like any.
+          const moved = await this.applyRemoteMove(
+            { ...record, syncedPath: record.path },
+            result.copy_path,
+          );
+          if (moved)
+            await this.adopt(
+              moved,
+              { fileId: result.copy_file_id, hash: result.copy_hash, path: result.copy_path },
+              sent,
+            );
+          return;
+        }
         await this.placeCopy(result.copy_path, result.copy_file_id, result.copy_hash);
         // The companion kept its own version at the path; this device's bytes are in the copy.
         await this.adopt(

@@ -126,4 +126,27 @@ describe('SyncEngine regressions found by the simulation', () => {
     expect(linux.vault.text('plan.md')).toBe('# other\n');
     expect(linux.vault.paths().some((path) => path.includes('.conflict-'))).toBe(false);
   });
+
+  it('a rename onto a path another device took meanwhile ends as the companion’s copy name', async () => {
+    t = await buildSyncTestApp({ files: { 'a.md': NOTE } });
+    const phone = testDevice(t, 'Pixel 8');
+    const laptop = testDevice(t, 'MacBook');
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    laptop.vault.userWrite('b.md', '# B\n- L7 laptop\n~7\n');
+    await laptop.engine.sync();
+    phone.vault.userRename('a.md', 'b.md');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    const copy = phone.vault.paths().find((path) => path.startsWith('b.conflict-'));
+    expect(copy).toBeDefined();
+    expect(phone.vault.text(copy as string)).toBe(NOTE);
+    expect(phone.vault.text('b.md')).toBe('# B\n- L7 laptop\n~7\n');
+    expect(laptop.vault.paths()).toEqual(phone.vault.paths());
+    // Settled: another pass commits nothing more.
+    const seq = await phone.engine.seq();
+    await phone.engine.sync();
+    expect(await phone.engine.seq()).toBe(seq);
+  });
 });
