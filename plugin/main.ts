@@ -30,6 +30,8 @@ import type { CairnSettings } from './settings/settings';
 import type { SettingsHost } from './settings/settings-host';
 import { systemTimeZone } from './settings/validation';
 import { registerAuditView } from './audit/obsidian/audit-setup';
+import { setUpSync } from './sync/obsidian/sync-setup';
+import type { SyncControl } from './sync/obsidian/sync-setup';
 
 /** How often the companion's status is re-checked while Obsidian is open. */
 const CONNECTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
@@ -61,9 +63,13 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private searchRunner: SearchRunner | null = null;
   /** The status bar item showing indexing progress (desktop). */
   private indexStatusItem: HTMLElement | null = null;
+  /** Cairn Sync (docs/sync.md), off unless enabled in settings. */
+  private sync: SyncControl | null = null;
 
   override async onload(): Promise<void> {
     await this.restoreSettings();
+    // First: when sync is on, note creation (the daily note on open) waits for its first pull.
+    this.sync = setUpSync(this, { settings: () => this.settings, vaultKey: () => this.vaultKey() });
 
     const client = new CompanionClient(new ObsidianHttpTransport(), () => ({
       url: this.settings.companion.url,
@@ -306,6 +312,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
 
   settingsClosed(): void {
     this.builtinModel.refreshCommandName();
+    this.sync?.refresh();
     if (this.endpointKey() !== this.connectionChecked) void this.refreshConnection();
   }
 

@@ -5,16 +5,23 @@
 
 export interface HttpRequest {
   url: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
-  /** JSON text; the transport sets `Content-Type: application/json` when present. */
-  body?: string;
+  /**
+   * JSON text (the transport sets `Content-Type: application/json`), or raw bytes (sent as
+   * `application/octet-stream`: sync blobs).
+   */
+  body?: string | ArrayBuffer;
+  /** `bytes`: the answer's body is wanted as bytes too (`HttpResponse.bytes`), e.g. a blob. */
+  responseType?: 'text' | 'bytes';
 }
 
 export interface HttpResponse {
   status: number;
   /** The body as text; callers parse JSON themselves so a non-JSON body is not an exception. */
   text: string;
+  /** The body's bytes, when the request asked for `responseType: 'bytes'`. */
+  bytes?: ArrayBuffer;
 }
 
 export interface HttpTransport {

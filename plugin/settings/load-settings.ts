@@ -12,6 +12,7 @@ import type { RawSettings } from './migrations';
 import {
   checkHttpUrl,
   checkModelDownloadUrl,
+  checkDeviceName,
   checkVaultFolder,
   isValidTimeZone,
 } from './validation';
@@ -115,6 +116,7 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
   const syntaxes = read.object(reminders, 'syntaxes');
   const search = read.object(root, 'search');
   const privacy = read.object(root, 'privacy');
+  const sync = read.object(root, 'sync');
 
   const settings: CairnSettings = {
     // A newer file keeps its version so saving it back does not claim an older layout.
@@ -171,6 +173,10 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
     },
     privacy: {
       offlineMode: read.boolean(privacy, 'offlineMode', defaults.privacy.offlineMode),
+    },
+    sync: {
+      enabled: read.boolean(sync, 'enabled', defaults.sync.enabled),
+      deviceName: read.string(sync, 'deviceName', defaults.sync.deviceName, deviceName),
     },
   };
 
@@ -242,6 +248,11 @@ const timeZone: Check = (value) =>
   isValidTimeZone(value.trim())
     ? { ok: true, value: value.trim() }
     : { ok: false, message: `"${value}" is not an IANA time zone (e.g. Europe/Berlin)` };
+
+const deviceName: Check = (value) => {
+  const checked = checkDeviceName(value);
+  return checked.ok ? { ok: true, value: checked.name } : checked;
+};
 
 const vaultFolder: Check = (value) => {
   const checked = checkVaultFolder(value);

@@ -65,6 +65,12 @@ export interface CairnSettings {
     /** Only loopback and LAN hosts are contacted while this is on (docs/plugin.md). */
     offlineMode: boolean;
   };
+  /** Cairn Sync (docs/sync.md): this vault synced with the companion. Off by default. */
+  sync: {
+    enabled: boolean;
+    /** How the companion names this device in history and conflict copies; empty = a default. */
+    deviceName: string;
+  };
 }
 
 /**
@@ -92,5 +98,6 @@ export function defaultSettings(systemTimeZone: string): CairnSettings {
     reminders: { syntaxes: { cairn: true, reminderPlugin: true, tasks: true } },
     search: { excludeGlobs: [], delegateToCompanionOnMobile: true },
     privacy: { offlineMode: true },
+    sync: { enabled: false, deviceName: '' },
   };
 }

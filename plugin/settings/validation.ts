@@ -192,3 +192,22 @@ export function maskToken(token: string): string {
   if (token.length <= 8) return '•'.repeat(token.length);
   return `${'•'.repeat(8)}${token.slice(-4)}`;
 }
+
+/**
+ * The sync device name (docs/sync.md): empty (a default is used), else 1–64 characters without
+ * control characters, and not `server`, the companion's own name for its disk's changes.
+ */
+export function checkDeviceName(
+  value: string,
+): { ok: true; name: string } | { ok: false; message: string } {
+  const name = value.trim();
+  if (name.length > 64) return { ok: false, message: 'A device name has at most 64 characters.' };
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (/[\x00-\x1f\x7f]/.test(name)) {
+    return { ok: false, message: 'A device name cannot contain control characters.' };
+  }
+  if (name.toLowerCase() === 'server') {
+    return { ok: false, message: '"server" is the companion\'s own name; choose another.' };
+  }
+  return { ok: true, name };
+}

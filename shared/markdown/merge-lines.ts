@@ -54,8 +54,10 @@ export function mergeLines(base: string, ours: string, theirs: string): LineMerg
       out.push(...ourChunk);
     } else if (baseChunk.length === 0) {
       // Both only added lines at the same spot (typically both appended to the end): nothing
-      // of either is replaced, so both are kept, theirs first (it was on disk first).
-      out.push(...theirChunk, ...ourChunk);
+      // of either is replaced, so both are kept, theirs first (it was on disk first). Their
+      // last line may be the file's last without a newline; it gets one, or it and our first
+      // line would run together into a line neither side wrote.
+      out.push(...terminated(theirChunk, lineEnding(theirs, ours)), ...ourChunk);
     } else {
       // Both changed this stretch: still clean when their changes touch different lines
       // (neighbouring lines included: in a note, lines are separate list items and paragraphs).
@@ -152,6 +154,22 @@ function splitKeepingEnds(text: string): string[] {
   if (text === '') return [];
   const lines = text.match(/[^\n]*\n|[^\n]+$/g);
   return lines ?? [];
+}
+
+/** The chunk with a line ending after its last line if it had none. */
+function terminated(chunk: readonly string[], ending: string): readonly string[] {
+  const last = chunk[chunk.length - 1];
+  if (last === undefined || last.endsWith('\n')) return chunk;
+  return [...chunk.slice(0, -1), last + ending];
+}
+
+/** The line ending the texts use (the first one found), `\n` when they have none. */
+function lineEnding(...texts: readonly string[]): string {
+  for (const text of texts) {
+    const match = /\r?\n/.exec(text);
+    if (match) return match[0];
+  }
+  return '\n';
 }
 
 function sameLines(a: readonly string[], b: readonly string[]): boolean {

@@ -16,20 +16,28 @@ export class NodeHttpTransport implements HttpTransport {
     this.requests.push(request);
     return new Promise((resolve, reject) => {
       const headers: Record<string, string> = { ...request.headers };
-      if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+      if (request.body !== undefined) {
+        headers['Content-Type'] =
+          typeof request.body === 'string' ? 'application/json' : 'application/octet-stream';
+      }
       const outgoing = httpRequest(request.url, { method: request.method, headers }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
+        response.on('end', () => {
+          const body = Buffer.concat(chunks);
           resolve({
             status: response.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
+            text: body.toString('utf8'),
+            ...(request.responseType === 'bytes'
+              ? { bytes: body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) }
+              : {}),
+          });
+        });
         response.on('error', reject);
       });
       outgoing.on('error', reject);
-      if (request.body !== undefined) outgoing.write(request.body);
+      if (typeof request.body === 'string') outgoing.write(request.body);
+      else if (request.body !== undefined) outgoing.write(new Uint8Array(request.body));
       outgoing.end();
     });
   }

@@ -152,6 +152,9 @@ describe('the built main.js', () => {
     expect(app.ribbonEl.children).toHaveLength(2);
     expect(app.statusBarEl.children).toHaveLength(1);
     expect([...app.commands.keys()]).toEqual([
+      // Registered always; offered (checkCallback) only while sync runs.
+      'cairn:sync-now',
+      'cairn:sync-confirm-deletes',
       'cairn:open-chat-pane',
       'cairn:download-builtin-model',
       'cairn:download-builtin-model-from-url',
@@ -202,6 +205,7 @@ describe('the built main.js', () => {
       'Reminders',
       'Search and embeddings',
       'Folders',
+      'Sync',
       'Privacy',
     ]);
     const inputs = [...tab.containerEl.querySelectorAll('input')] as HTMLInputElement[];

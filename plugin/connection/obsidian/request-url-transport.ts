@@ -24,15 +24,24 @@ export class ObsidianHttpTransport implements HttpTransport {
           method: request.method,
           headers: request.headers,
           body: request.body,
-          contentType: request.body === undefined ? undefined : 'application/json',
+          contentType: contentTypeOf(request.body),
           // 4xx/5xx are answers the client interprets, not exceptions.
           throw: false,
         }),
         timeout,
       ]);
-      return { status: response.status, text: response.text };
+      if (request.responseType !== 'bytes') return { status: response.status, text: response.text };
+      // Bytes first: `text` of a binary body is a decoding nobody reads, so only when asked.
+      const bytes = response.arrayBuffer;
+      const text = response.status >= 200 && response.status < 300 ? '' : response.text;
+      return { status: response.status, text, bytes };
     } finally {
       window.clearTimeout(timer);
     }
   }
+}
+
+function contentTypeOf(body: string | ArrayBuffer | undefined): string | undefined {
+  if (body === undefined) return undefined;
+  return typeof body === 'string' ? 'application/json' : 'application/octet-stream';
 }

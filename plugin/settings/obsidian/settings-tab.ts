@@ -18,6 +18,7 @@ import { ValueSuggest, timeZones, vaultFolders } from './value-suggest';
 import {
   checkHttpUrl,
   checkModelDownloadUrl,
+  checkDeviceName,
   checkVaultFolder,
   isValidTimeZone,
   maskToken,
@@ -102,6 +103,7 @@ export class CairnSettingTab extends PluginSettingTab {
     this.remindersSection(containerEl);
     this.searchSection(containerEl);
     this.foldersSection(containerEl);
+    this.syncSection(containerEl);
     this.privacySection(containerEl);
   }
 
@@ -484,6 +486,38 @@ export class CairnSettingTab extends PluginSettingTab {
         new ValueSuggest(this.app, text.inputEl, vaultFolders(this.app), (path) => void save(path));
       });
     }
+  }
+
+  private syncSection(containerEl: HTMLElement): void {
+    new Setting(containerEl).setName('Sync').setHeading();
+    new Setting(containerEl)
+      .setName('Sync this vault with the companion')
+      .setDesc(
+        "Keeps this vault and the companion's copy the same, on every device where it is on. Cairn refuses to start it beside another sync tool serving this vault (Obsidian Sync, a synced folder, a sync plugin). Takes effect when this tab closes.",
+      )
+      .addToggle((toggle) =>
+        toggle.setValue(this.host.settings.sync.enabled).onChange(async (value) => {
+          await this.host.updateSettings((s) => {
+            s.sync.enabled = value;
+          });
+        }),
+      );
+    const name = new Setting(containerEl)
+      .setName('Device name')
+      .setDesc(
+        'How history and conflict copies name this device. Empty: "Obsidian desktop" or "Obsidian mobile".',
+      );
+    const message = new InlineMessage(name);
+    name.addText((text) =>
+      text.setValue(this.host.settings.sync.deviceName).onChange(async (value) => {
+        const checked = checkDeviceName(value);
+        if (!checked.ok) return message.show(checked.message, 'error');
+        message.clear();
+        await this.host.updateSettings((s) => {
+          s.sync.deviceName = checked.name;
+        });
+      }),
+    );
   }
 
   private privacySection(containerEl: HTMLElement): void {

@@ -67,6 +67,7 @@ describe('loadSettings: defaults', () => {
         delegateToCompanionOnMobile: false,
       },
       privacy: { offlineMode: false },
+      sync: { enabled: true, deviceName: 'Pixel 8' },
     };
     const loaded = loadSettings(stored, ZONE);
     expect(loaded.problems).toEqual([]);
@@ -85,6 +86,8 @@ describe('loadSettings: a wrong field falls back to its default and is reported 
     ['folders.notes', { folders: { notes: '../outside' } }, 'must stay inside the vault'],
     ['folders.chats', { folders: { chats: '.obsidian/chats' } }, 'hidden folder'],
     ['folders.reminders', { folders: { reminders: '' } }, 'Enter a folder'],
+    ['sync.deviceName', { sync: { deviceName: 'server' } }, 'the companion'],
+    ['sync.enabled', { sync: { enabled: 'yes' } }, 'expected true or false'],
     [
       'embeddings.provider',
       { embeddings: { provider: 'openai' } },

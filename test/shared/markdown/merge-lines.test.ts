@@ -52,6 +52,15 @@ describe('mergeLines', () => {
     expect(mergeLines(base, ours, theirs).clean).toBe(false);
   });
 
+  it('ends their added last line before ours when both append to a file without a final newline', () => {
+    // Found by the property test: `a` and `a` ran together into `aa`, a line nobody wrote.
+    expect(mergeLines('', 'a', 'a\na')).toEqual({ clean: true, text: 'a\na\na' });
+    expect(mergeLines('x\r\n', 'x\r\nours', 'x\r\ntheirs')).toEqual({
+      clean: true,
+      text: 'x\r\ntheirs\r\nours',
+    });
+  });
+
   it('keeps CRLF line endings and a last line without newline', () => {
     const crlf = 'a\r\nb\r\nc';
     expect(mergeLines(crlf, 'A\r\nb\r\nc', 'a\r\nb\r\nC')).toEqual({

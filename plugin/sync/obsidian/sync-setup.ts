@@ -1,0 +1,227 @@
+import { Notice, Platform, TFile } from 'obsidian';
+import type { App, Plugin } from 'obsidian';
+import { ObsidianHttpTransport } from '../../connection/obsidian/request-url-transport';
+import type { CairnSettings } from '../../settings/settings';
+import { IdbSyncStateStore } from '../idb-state-store';
+import { otherSyncTool } from '../other-sync-tools';
+import { CompanionSyncClient } from '../sync-client';
+import { SyncEngine } from '../sync-engine';
+import type { SyncEvent } from '../sync-engine';
+import { SyncRunner } from '../sync-runner';
+import { holdNoteCreation } from './hold-creations';
+import { ObsidianSyncVault } from './obsidian-sync-vault';
+
+/** Longest wait of note creation (daily note, templates) for the first pull of a session. */
+const FIRST_PULL_HOLD_MS = 15_000;
+/** Above the long poll's 25 s wait, so a quiet poll is an answer and not a timeout. */
+const SYNC_REQUEST_TIMEOUT_MS = 60_000;
+/** Self-hosted LiveSync's plugin id (its folder under the config folder). */
+const LIVESYNC_PLUGIN_ID = 'obsidian-livesync';
+
+export interface SyncSetupDeps {
+  readonly settings: () => CairnSettings;
+  /** Tells this vault's IndexedDB state from other vaults' (as the search store does). */
+  readonly vaultKey: () => string;
+}
+
+/** What the rest of the plugin may ask of sync. */
+export interface SyncControl {
+  /** Starts, or stops, sync to match the settings now (the settings tab closed). */
+  refresh(): void;
+}
+
+/**
+ * Cairn Sync in Obsidian (docs/sync.md): off unless `sync.enabled`. Called from onload, so note
+ * creation is held before Obsidian's daily note runs at layout-ready; the engine itself starts
+ * at layout-ready, after checking that no other sync tool serves this vault.
+ */
+export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
+  const { app } = plugin;
+  let session: SyncSession | null = null;
+  let starting = false;
+  const timers = {
+    setTimeout: (callback: () => void, ms: number) => window.setTimeout(callback, ms),
+    clearTimeout: (id: number) => window.clearTimeout(id),
+  };
+  // The first pull of this app session: note creation waits for it (or for the hold's limit).
+  let firstPullLanded: () => void = () => undefined;
+  const firstPull = new Promise<void>((resolve) => (firstPullLanded = resolve));
+  if (deps.settings().sync.enabled) {
+    plugin.register(holdNoteCreation(app.vault, firstPull, FIRST_PULL_HOLD_MS, timers));
+  } else {
+    firstPullLanded();
+  }
+
+  const start = async (): Promise<void> => {
+    if (session || starting || !deps.settings().sync.enabled) return;
+    starting = true;
+    try {
+      const refusal = otherSyncTool(await gatherSyncToolFacts(app));
+      if (refusal !== null) {
+        new Notice(`Cairn Sync is off: ${refusal}`, 0);
+        firstPullLanded();
+        return;
+      }
+      session = await openSession(app, deps, timers);
+      void session.engine.firstPullDone.then(firstPullLanded);
+      session.runner.start();
+    } catch (error) {
+      firstPullLanded();
+      console.warn('Cairn Sync could not start', error);
+      new Notice('Sync could not start (details in the developer console).');
+    } finally {
+      starting = false;
+    }
+  };
+  const stop = (): void => {
+    session?.close();
+    session = null;
+  };
+
+  const forward = (path: string): void => session?.runner.noteChanged(path);
+  plugin.registerEvent(
+    app.vault.on('create', (file) => file instanceof TFile && forward(file.path)),
+  );
+  plugin.registerEvent(
+    app.vault.on('modify', (file) => file instanceof TFile && forward(file.path)),
+  );
+  plugin.registerEvent(
+    app.vault.on('delete', (file) => file instanceof TFile && forward(file.path)),
+  );
+  plugin.registerEvent(
+    app.vault.on('rename', (file, oldPath) => {
+      if (file instanceof TFile) session?.runner.noteRenamed(oldPath, file.path);
+    }),
+  );
+  plugin.addCommand({
+    id: 'sync-now',
+    name: 'Sync vault with the companion now',
+    checkCallback: (checking) => {
+      if (!session) return false;
+      if (!checking) void session.engine.sync().catch((error: unknown) => reportFailure(error));
+      return true;
+    },
+  });
+  plugin.addCommand({
+    id: 'sync-confirm-deletes',
+    name: 'Confirm the held sync deletes',
+    checkCallback: (checking) => {
+      const holds = session?.engine.pendingHolds ?? [];
+      if (holds.length === 0 || !session) return false;
+      if (!checking) {
+        const engine = session.engine;
+        void (async () => {
+          for (const hold of holds) await engine.confirmHold(hold);
+          new Notice('The held sync deletes are applied.');
+        })().catch((error: unknown) => reportFailure(error));
+      }
+      return true;
+    },
+  });
+  app.workspace.onLayoutReady(() => void start());
+  plugin.register(stop);
+
+  return {
+    refresh: () => {
+      if (deps.settings().sync.enabled) void start();
+      else stop();
+    },
+  };
+}
+
+interface SyncSession {
+  readonly engine: SyncEngine;
+  readonly runner: SyncRunner;
+  close(): void;
+}
+
+async function openSession(
+  app: App,
+  deps: SyncSetupDeps,
+  timers: { setTimeout(callback: () => void, ms: number): number; clearTimeout(id: number): void },
+): Promise<SyncSession> {
+  const store = await IdbSyncStateStore.open(deps.vaultKey());
+  // `.OBSIDIAN` resolves to `.obsidian` exactly where the file system ignores case.
+  const caseInsensitive = await app.vault.adapter.exists(app.vault.configDir.toUpperCase());
+  const api = new CompanionSyncClient(
+    new ObsidianHttpTransport(SYNC_REQUEST_TIMEOUT_MS),
+    () => ({
+      url: deps.settings().companion.url,
+      token: deps.settings().companion.token,
+      offlineMode: deps.settings().privacy.offlineMode,
+    }),
+    () => deviceName(deps.settings()),
+  );
+  const engine = new SyncEngine({
+    vault: new ObsidianSyncVault(app, { caseInsensitive }),
+    store,
+    api,
+    clock: { now: () => Date.now() },
+    onEvent: showEvent,
+  });
+  const runner = new SyncRunner(engine, api, timers, {
+    onStopped: (error) => new Notice(`Cairn Sync stopped: ${error.message}`, 0),
+    onRetry: (error) => console.debug('Cairn Sync will retry', error),
+  });
+  return {
+    engine,
+    runner,
+    close: () => {
+      runner.stop();
+      store.close();
+    },
+  };
+}
+
+/** The device's name for the companion: the one set, else one saying what kind of device. */
+export function deviceName(settings: CairnSettings): string {
+  const set = settings.sync.deviceName.trim();
+  if (set !== '') return set;
+  return Platform.isMobile ? 'Obsidian mobile' : 'Obsidian desktop';
+}
+
+async function gatherSyncToolFacts(app: App) {
+  const internal = (app as unknown as { internalPlugins?: InternalPlugins }).internalPlugins;
+  let obsidianSync = false;
+  try {
+    obsidianSync = internal?.getPluginById?.('sync')?.enabled === true;
+  } catch {
+    obsidianSync = false;
+  }
+  const liveSyncPath = `${app.vault.configDir}/plugins/${LIVESYNC_PLUGIN_ID}`;
+  return {
+    obsidianSync,
+    liveSyncFolder: (await app.vault.adapter.exists(liveSyncPath)) ? liveSyncPath : null,
+    syncthingMarker: await app.vault.adapter.exists('.stfolder'),
+  };
+}
+
+interface InternalPlugins {
+  getPluginById?(id: string): { enabled?: boolean } | null | undefined;
+}
+
+function showEvent(event: SyncEvent): void {
+  switch (event.kind) {
+    case 'conflict':
+      new Notice(
+        `Cairn Sync: ${event.path} was changed on another device too; your version is in ${event.copyPath}.`,
+      );
+      return;
+    case 'held':
+      new Notice(
+        `Cairn Sync is holding ${event.deletes} deletes (of ${event.files} files). Run "Confirm the held sync deletes" if they are meant.`,
+        0,
+      );
+      return;
+    case 'problem':
+      console.warn(`Cairn Sync: ${event.path}: ${event.message} (${event.code})`);
+      return;
+    default:
+      return;
+  }
+}
+
+function reportFailure(error: unknown): void {
+  console.warn('Cairn Sync failed', error);
+  new Notice('Sync failed (details in the developer console); it retries on its own.');
+}

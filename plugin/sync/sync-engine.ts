@@ -1,0 +1,910 @@
+/**
+ * The device sync engine (DESIGN §9, docs/sync.md). One pass: pull what changed on the companion
+ * and apply it to the files this device has not changed; then find this device's own changes
+ * (vault events, then size/mtime, then the hash), upload their bytes and commit them; then apply
+ * what the companion answered (merges and conflict copies are downloaded). A file with local
+ * changes is never overwritten; a remote delete is applied only to a copy that still has the
+ * deleted bytes (or the last synced ones); renames move files by `file_id`.
+ *
+ * Crash safety: every step writes the vault first and the state after, and every step is
+ * repeatable, so a crash between any two awaits leaves a state the next pass repairs: the pull
+ * re-applies a page whose `seq` was not saved (a file already holding the new bytes is linked,
+ * not rewritten); a commit the device did not record is sent again and the companion answers it
+ * as already applied. Only one file's bytes are held at a time.
+ */
+import type { Clock } from '../../shared/ports';
+import type { SyncChange, SyncOp, SyncOpResult } from '../../shared/protocol/sync';
+import type { SyncApi } from './sync-client';
+import { SyncRequestError } from './sync-client';
+import { sha256Hex } from './sync-hash';
+import type {
+  PendingCommitItem,
+  SyncFileRecord,
+  SyncStateStore,
+  SyncVault,
+  VaultFileStat,
+} from './sync-ports';
+
+/** What the engine reports as it goes (the Obsidian adapter shows some of it). */
+export type SyncEvent =
+  | { readonly kind: 'pulled'; readonly applied: number; readonly seq: number }
+  | { readonly kind: 'committed'; readonly ops: number }
+  | {
+      readonly kind: 'conflict';
+      readonly path: string;
+      /** Where this device's version was put. */
+      readonly copyPath: string;
+    }
+  | {
+      readonly kind: 'held';
+      readonly hold: string;
+      readonly deletes: number;
+      readonly files: number;
+    }
+  | {
+      /** A file that could not be synced now; `code` says why (the protocol's reject code, or ours). */
+      readonly kind: 'problem';
+      readonly path: string;
+      readonly code: string;
+      readonly message: string;
+    };
+
+export interface SyncEngineOptions {
+  readonly vault: SyncVault;
+  readonly store: SyncStateStore;
+  readonly api: SyncApi;
+  readonly clock: Clock;
+  readonly onEvent?: (event: SyncEvent) => void;
+  /** Ops per commit request (the protocol allows 10,000; smaller keeps answers quick). */
+  readonly opsPerCommit?: number;
+  /** Journal entries per `changes` page. */
+  readonly pageSize?: number;
+  /** Random ids for commits; injected so a simulation is reproducible. */
+  readonly randomId?: () => string;
+}
+
+/** Commit rounds per pass: a rename and an edit of one file take two. */
+const MAX_COMMIT_ROUNDS = 3;
+
+/** Sends of one batch when no answer arrives, with the same commit id (the companion applies it once). */
+const COMMIT_ATTEMPTS = 3;
+
+/** Reject codes after which the op is not retried until the file changes again. */
+const REFUSED_CODES = new Set(['INVALID_PATH', 'TOO_LARGE']);
+
+interface LocalState {
+  readonly stat: VaultFileStat;
+  readonly hash: string;
+}
+
+/** One op of a batch with what the engine needs to apply its result. */
+type PendingOp = PendingCommitItem;
+
+export class SyncEngine {
+  private readonly vault: SyncVault;
+  private readonly store: SyncStateStore;
+  private readonly api: SyncApi;
+  private readonly clock: Clock;
+  private readonly onEvent: (event: SyncEvent) => void;
+  private readonly opsPerCommit: number;
+  private readonly pageSize: number;
+  private readonly randomId: () => string;
+  /** Paths a vault event touched since the last pass: hashed whatever their size and mtime say. */
+  private readonly touched = new Set<string>();
+  /** Renames seen as vault events, applied to the state at the start of the next pass. */
+  private readonly renames: [string, string][] = [];
+  /** path → hash the companion refused for good (too large, not portable): not retried. */
+  private readonly refused = new Map<string, string>();
+  /**
+   * Paths that differ only in case from another file here (a case-sensitive file system can
+   * hold both; the companion, like every phone, cannot): not committed as new files or rename
+   * targets, and reported, rather than merged into one another.
+   */
+  private caseClashes = new Set<string>();
+  /**
+   * The journal position before a change that found its path taken here: pulled again after
+   * this pass's commits, which may free the path (a rename of ours that the companion moved).
+   */
+  private blockedSince: number | null = null;
+  private readonly reportedClashes = new Set<string>();
+  /** Held mass-delete batches waiting for the user (hold id → its ops). */
+  private readonly holds = new Map<string, PendingOp[]>();
+  /** The files of those batches: not sent again while they wait. */
+  private readonly heldFileIds = new Set<string>();
+  private running: Promise<void> = Promise.resolve();
+  private resolveFirstPull!: () => void;
+  private firstPullLanded = false;
+  /** Resolves once the first pull since start has been applied (daily notes wait for it). */
+  readonly firstPullDone: Promise<void>;
+
+  constructor(options: SyncEngineOptions) {
+    this.vault = options.vault;
+    this.store = options.store;
+    this.api = options.api;
+    this.clock = options.clock;
+    this.onEvent = options.onEvent ?? (() => undefined);
+    this.opsPerCommit = options.opsPerCommit ?? 500;
+    this.pageSize = options.pageSize ?? 500;
+    this.randomId = options.randomId ?? randomCommitId;
+    this.firstPullDone = new Promise((resolve) => (this.resolveFirstPull = resolve));
+  }
+
+  get hasPulled(): boolean {
+    return this.firstPullLanded;
+  }
+
+  /** The hold ids of mass-delete batches waiting for `confirmHold`. */
+  get pendingHolds(): string[] {
+    return [...this.holds.keys()];
+  }
+
+  /** A vault event: the file at `path` was created, modified or deleted. */
+  noteChanged(path: string): void {
+    this.touched.add(path);
+  }
+
+  /** A vault event: a file (or folder: its files each) moved. */
+  noteRenamed(from: string, to: string): void {
+    this.renames.push([from, to]);
+    this.touched.add(to);
+  }
+
+  /**
+   * One whole pass: pull, commit this device's changes, pull again if anything was committed.
+   * Passes never overlap: a call while one runs waits for it and then runs its own.
+   */
+  sync(): Promise<void> {
+    const run = this.running.then(() => this.pass());
+    // The queue continues after a failed pass; the caller still sees the failure.
+    this.running = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Only the pull (a long poll said something changed). */
+  pull(): Promise<void> {
+    const run = this.running.then(() => this.pullAll());
+    this.running = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The user confirmed a held mass delete: the companion applies it now. */
+  confirmHold(hold: string): Promise<void> {
+    const run = this.running.then(async () => {
+      const pending = this.holds.get(hold);
+      if (!pending) return;
+      const answer = await this.api.confirm(hold);
+      this.holds.delete(hold);
+      for (const item of pending)
+        if (item.record.fileId) this.heldFileIds.delete(item.record.fileId);
+      for (const [index, item] of pending.entries()) {
+        const result = answer.results[index];
+        if (result) await this.settle(item, result);
+      }
+    });
+    this.running = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The journal position this device has applied up to. */
+  seq(): Promise<number> {
+    return this.store.getSeq();
+  }
+
+  private async pass(): Promise<void> {
+    // Renames seen here first: a remote delete or move must find the file where it is now.
+    await this.applyLocalRenames();
+    await this.pullAll();
+    await this.resendPending();
+    // A file renamed and edited is committed as a rename, then (next round) as an edit.
+    for (let round = 0; round < MAX_COMMIT_ROUNDS; round++) {
+      const committed = await this.commitLocal();
+      if (committed === 0) break;
+      await this.pullAll();
+    }
+    const blocked = this.blockedSince;
+    if (blocked !== null) {
+      this.blockedSince = null;
+      if ((await this.store.getSeq()) > blocked) await this.store.setSeq(blocked);
+      await this.pullAll();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Pull
+
+  private async pullAll(): Promise<void> {
+    let since = await this.store.getSeq();
+    let applied = 0;
+    for (;;) {
+      const page = await this.api.changes(since, { limit: this.pageSize });
+      for (const change of page.changes) {
+        await this.applyChange(change);
+        applied++;
+      }
+      // Saved only after the whole page: a crash re-applies it, which changes nothing twice.
+      if (page.next !== since) await this.store.setSeq(page.next);
+      since = page.next;
+      if (!page.more) break;
+    }
+    if (!this.firstPullLanded) {
+      this.firstPullLanded = true;
+      this.resolveFirstPull();
+    }
+    if (applied > 0) this.onEvent({ kind: 'pulled', applied, seq: since });
+  }
+
+  private async applyChange(change: SyncChange): Promise<void> {
+    const record = await this.store.findByFileId(change.file_id);
+    if (change.op === 'delete') {
+      if (record) await this.applyRemoteDelete(record, change);
+      return;
+    }
+    if (!record) {
+      await this.applyRemoteNew(change);
+      return;
+    }
+    let current = record;
+    if (change.path !== record.syncedPath) {
+      const moved = await this.applyRemoteMove(record, change.path, change.seq);
+      if (moved === null) return;
+      current = moved;
+    }
+    if (change.hash !== current.base) await this.applyRemoteContent(current, change.hash);
+  }
+
+  /** A file this device has no record of (new on the companion, or never linked here). */
+  private async applyRemoteNew(change: SyncChange): Promise<void> {
+    const stat = await this.vault.stat(change.path);
+    if (stat === null) {
+      const stale = await this.store.getFile(change.path);
+      const bytes = await this.api.getBlob(change.hash);
+      const written = await this.vault.write(change.path, bytes, { absent: true });
+      // Someone made a file there meanwhile: it is theirs; the next commit sorts it out.
+      if (written === 'changed') return;
+      await this.store.update(
+        [linked(written, change.file_id, change.hash, change.path)],
+        stale && stale.path !== written.path ? [stale.path] : [],
+      );
+      return;
+    }
+    const existing = await this.store.getFile(stat.path);
+    if (existing?.fileId && existing.fileId !== change.file_id) {
+      // Another companion file holds this path here (a case variant on this file system, or a
+      // local rename onto it): this one cannot be placed until that is resolved.
+      this.blocked(change.seq);
+      this.onEvent({
+        kind: 'problem',
+        path: change.path,
+        code: 'PATH_TAKEN',
+        message: `${change.path} is not synced here: ${stat.path} is another file at the same path on this device`,
+      });
+      return;
+    }
+    const local = await this.localState(existing ?? null, stat);
+    if (local.hash === change.hash) {
+      await this.store.update(
+        [linked(local.stat, change.file_id, change.hash, change.path)],
+        existing && existing.path !== local.stat.path ? [existing.path] : [],
+      );
+      return;
+    }
+    // A file made here (a daily note created on open, say) with other bytes: never overwritten.
+    // It stays new (base null); the companion decides at commit (one empty → the other, etc.).
+    await this.remember(existing ?? null, local);
+  }
+
+  private blocked(seq: number): void {
+    this.blockedSince = Math.min(this.blockedSince ?? Infinity, seq - 1);
+  }
+
+  /** The companion moved the file: move it here too, unless this device moved it as well. */
+  private async applyRemoteMove(
+    record: SyncFileRecord,
+    path: string,
+    seq?: number,
+  ): Promise<SyncFileRecord | null> {
+    if (record.path !== record.syncedPath) {
+      // Renamed here too: this device's rename is committed next and the companion decides.
+      const updated = { ...record, syncedPath: path };
+      await this.store.update([updated]);
+      return updated;
+    }
+    const outcome = await this.vault.rename(record.path, path);
+    if (outcome === 'changed') {
+      // Already done by a pass that crashed before recording it?
+      const there = await this.vault.stat(path);
+      const gone = (await this.vault.stat(record.path)) === null;
+      if (!(gone && there && there.size === record.size && there.mtime === record.mtime)) {
+        if (seq !== undefined) this.blocked(seq);
+        this.onEvent({
+          kind: 'problem',
+          path,
+          code: 'PATH_TAKEN',
+          message: `${record.path} could not be moved to ${path}: another file is there`,
+        });
+        return null;
+      }
+    }
+    const moved = { ...record, path, syncedPath: path };
+    await this.store.update([moved], record.path === path ? [] : [record.path]);
+    return moved;
+  }
+
+  /** New bytes on the companion for a file this device has. */
+  private async applyRemoteContent(record: SyncFileRecord, hash: string): Promise<void> {
+    const stat = await this.vault.stat(record.path);
+    if (stat === null) {
+      // Deleted here but edited there: the edit wins, the file comes back.
+      const bytes = await this.api.getBlob(hash);
+      const written = await this.vault.write(record.path, bytes, { absent: true });
+      if (written === 'changed') return;
+      await this.store.update(
+        [linked(written, record.fileId ?? '', hash, record.syncedPath ?? record.path)],
+        written.path === record.path ? [] : [record.path],
+      );
+      return;
+    }
+    const local = await this.localState(record, stat);
+    if (local.hash === hash) {
+      await this.store.update([{ ...fingerprint(record, local), base: hash }]);
+      return;
+    }
+    if (local.hash !== record.base) {
+      // Changed here too: never overwritten. The next commit sends it against the old base and
+      // the companion merges.
+      await this.remember(record, local);
+      return;
+    }
+    const bytes = await this.api.getBlob(hash);
+    const written = await this.vault.write(record.path, bytes, { hash: local.hash });
+    if (written === 'changed') return;
+    await this.store.update([
+      { ...record, base: hash, localHash: hash, size: written.size, mtime: written.mtime },
+    ]);
+  }
+
+  private async applyRemoteDelete(record: SyncFileRecord, change: SyncChange): Promise<void> {
+    const stat = await this.vault.stat(record.path);
+    if (stat === null) {
+      await this.store.update([], [record.path]);
+      return;
+    }
+    const local = await this.localState(record, stat);
+    // The deleted version, or the last one synced (already in the companion's history): no
+    // word of this device's is lost. Anything else is an edit, which wins over the delete.
+    if (local.hash !== change.hash && local.hash !== record.base) {
+      await this.remember(record, local);
+      return;
+    }
+    const outcome = await this.vault.delete(record.path, local.hash);
+    if (outcome === 'done') await this.store.update([], [record.path]);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Local changes
+
+  /** Finds local changes, uploads their bytes and commits them; returns how many ops were sent. */
+  private async commitLocal(): Promise<number> {
+    await this.applyLocalRenames();
+    const ops = await this.collectOps();
+    if (ops.length === 0) return 0;
+    // Deletes go in batches of their own, so a mass-delete hold keeps nothing else waiting.
+    const writes = ops.filter((item) => !('delete' in item.op));
+    const deletes = ops.filter((item) => 'delete' in item.op);
+    for (const group of [writes, deletes]) {
+      for (let start = 0; start < group.length; start += this.opsPerCommit) {
+        await this.commitBatch(group.slice(start, start + this.opsPerCommit));
+      }
+    }
+    this.onEvent({ kind: 'committed', ops: ops.length });
+    return ops.length;
+  }
+
+  private async applyLocalRenames(): Promise<void> {
+    const renames = this.renames.splice(0);
+    for (const [from, to] of renames) {
+      const record = await this.store.getFile(from);
+      if (!record) continue;
+      // A folder rename arrives as one event per file, each handled here the same way.
+      await this.store.update([{ ...record, path: to }], from === to ? [] : [from]);
+      this.touched.add(to);
+    }
+  }
+
+  /**
+   * Walks the vault and the records once: every file whose size or mtime differ from what was
+   * recorded, or that an event touched, is read and hashed (and, when changed, uploaded at once,
+   * so its bytes are released before the next file is read).
+   */
+  private async collectOps(): Promise<PendingOp[]> {
+    const listed = await this.vault.list();
+    const byKey = new Map<string, VaultFileStat>();
+    for (const stat of listed) byKey.set(this.key(stat.path), stat);
+    this.caseClashes = caseClashes(listed);
+    const records = await this.store.allFiles();
+    const seen = new Set<string>();
+    const missing: SyncFileRecord[] = [];
+    const ops: PendingOp[] = [];
+
+    for (const record of records) {
+      const key = this.key(record.path);
+      const stat = byKey.get(key);
+      if (stat === undefined || seen.has(key)) {
+        missing.push(record);
+        continue;
+      }
+      seen.add(key);
+      const current = stat.path === record.path ? record : await this.moveRecord(record, stat.path);
+      const op = await this.examine(current, stat);
+      if (op) ops.push(op);
+    }
+
+    const unknown = listed.filter((stat) => !seen.has(this.key(stat.path)));
+    const fresh: LocalState[] = [];
+    for (const stat of unknown) {
+      const bytes = await this.vault.read(stat.path);
+      fresh.push({ stat, hash: await sha256Hex(bytes) });
+    }
+
+    for (const record of missing) {
+      // Moved while nobody was watching (or the rename event was lost in a crash): a new file
+      // with the very bytes of a vanished one is that file, renamed.
+      const index =
+        record.fileId && record.localHash
+          ? fresh.findIndex((candidate) => candidate.hash === record.localHash)
+          : -1;
+      if (index >= 0) {
+        const [local] = fresh.splice(index, 1) as [LocalState];
+        const moved = await this.moveRecord(record, local.stat.path);
+        const op = await this.examine(moved, local.stat, local);
+        if (op) ops.push(op);
+        continue;
+      }
+      if (!record.fileId || !record.base) {
+        await this.store.update([], [record.path]);
+        continue;
+      }
+      if (this.heldFileIds.has(record.fileId)) continue;
+      ops.push({
+        op: { file_id: record.fileId, base: record.base, delete: true },
+        record,
+        sent: record.base,
+      });
+    }
+
+    for (const local of fresh) {
+      const op = await this.examine(null, local.stat, local);
+      if (op) ops.push(op);
+    }
+    this.touched.clear();
+    return ops;
+  }
+
+  /** The op a file needs, if any, after hashing it when it may have changed. */
+  private async examine(
+    record: SyncFileRecord | null,
+    stat: VaultFileStat,
+    known?: LocalState,
+  ): Promise<PendingOp | null> {
+    const local = known ?? (await this.localState(record, stat));
+    const current = await this.remember(record, local);
+    if (this.refused.get(current.path) === local.hash) return null;
+    const isNewName = !current.fileId || !current.base || current.syncedPath !== current.path;
+    if (isNewName && this.caseClashes.has(current.path)) {
+      if (!this.reportedClashes.has(current.path)) {
+        this.reportedClashes.add(current.path);
+        this.onEvent({
+          kind: 'problem',
+          path: current.path,
+          code: 'CASE_CLASH',
+          message: `${current.path} is not synced: another file here has the same name in other letter case, which the companion and case-insensitive devices cannot hold. Rename one of them.`,
+        });
+      }
+      return null;
+    }
+    if (current.fileId && current.base) {
+      if (current.syncedPath !== current.path) {
+        return this.upload(current, local, {
+          file_id: current.fileId,
+          base: current.base,
+          rename_to: current.path,
+        });
+      }
+      if (local.hash === current.base) return null;
+      return this.upload(current, local, {
+        path: current.path,
+        file_id: current.fileId,
+        base: current.base,
+        hash: local.hash,
+        mtime: Math.round(local.stat.mtime),
+      });
+    }
+    return this.upload(current, local, {
+      path: current.path,
+      base: null,
+      hash: local.hash,
+      mtime: Math.round(local.stat.mtime),
+    });
+  }
+
+  /** Uploads the bytes a put needs (never for renames), then returns the op. */
+  private async upload(
+    record: SyncFileRecord,
+    local: LocalState,
+    op: SyncOp,
+  ): Promise<PendingOp | null> {
+    if (!('hash' in op)) return { op, record, sent: record.base ?? local.hash };
+    const bytes = await this.vault.read(record.path);
+    const hash = await sha256Hex(bytes);
+    if (hash !== local.hash) {
+      // Changed since it was hashed: the next pass sends the newer bytes.
+      this.touched.add(record.path);
+      return null;
+    }
+    await this.api.putBlob(hash, bytes);
+    return { op, record, sent: hash };
+  }
+
+  private async commitBatch(batch: PendingOp[]): Promise<void> {
+    const pending = {
+      commitId: this.randomId(),
+      sinceSeq: await this.store.getSeq(),
+      items: batch,
+    };
+    // Saved before it is sent: if the answer never arrives, the same batch goes again with the
+    // same id, and the companion answers it from its record instead of applying it twice.
+    await this.store.setPendingCommit(pending);
+    const answer = await this.send(pending.items, pending.commitId);
+    await this.settleAll(pending.items, answer.results);
+    await this.store.setPendingCommit(null);
+  }
+
+  /**
+   * A batch sent by an earlier pass (or an engine that crashed) whose answer was never recorded:
+   * sent again with its id, settled, and the journal pulled again from where it was sent, since
+   * the pulls meanwhile skipped its files (they looked changed here).
+   */
+  private async resendPending(): Promise<void> {
+    const pending = await this.store.getPendingCommit();
+    if (!pending) return;
+    const answer = await this.send(pending.items, pending.commitId);
+    await this.settleAll(pending.items, answer.results);
+    if ((await this.store.getSeq()) > pending.sinceSeq) await this.store.setSeq(pending.sinceSeq);
+    await this.store.setPendingCommit(null);
+    await this.pullAll();
+  }
+
+  private async send(items: readonly PendingOp[], commitId: string) {
+    const ops = items.map((item) => item.op);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.api.commit(ops, commitId);
+      } catch (error) {
+        if (attempt >= COMMIT_ATTEMPTS || !isRetryable(error)) throw error;
+      }
+    }
+  }
+
+  private async settleAll(
+    batch: readonly PendingOp[],
+    results: readonly SyncOpResult[],
+  ): Promise<void> {
+    const held = results.find((result) => result.status === 'held');
+    if (held && held.status === 'held') {
+      this.holds.set(held.hold, [...batch]);
+      for (const item of batch) if (item.record.fileId) this.heldFileIds.add(item.record.fileId);
+      this.onEvent({ kind: 'held', hold: held.hold, deletes: held.deletes, files: held.files });
+      return;
+    }
+    for (const [index, item] of batch.entries()) {
+      const result = results[index];
+      if (result) await this.settle(item, result);
+    }
+  }
+
+  /** Records what the companion did with one op, downloading what it made of it. */
+  private async settle(item: PendingOp, result: SyncOpResult): Promise<void> {
+    const { op, sent } = item;
+    // The record may have moved since the op was built (a rename applied meanwhile).
+    const record =
+      (item.record.fileId ? await this.store.findByFileId(item.record.fileId) : undefined) ??
+      (await this.store.getFile(item.record.path)) ??
+      item.record;
+    switch (result.status) {
+      case 'held':
+        return;
+      case 'rejected':
+        await this.rejected(record, op, sent, result.error.code, result.error.message);
+        return;
+      case 'conflict': {
+        this.onEvent({ kind: 'conflict', path: result.path, copyPath: result.copy_path });
+        if (record.fileId !== null && result.copy_file_id === record.fileId) {
+          // A rename onto a path another file holds: the companion put this very file (its
+          // file_id) at the copy's name instead. It moves there here too; the other file is
+          // the other file, pulled like any.
+          const moved = await this.applyRemoteMove(
+            { ...record, syncedPath: record.path },
+            result.copy_path,
+          );
+          if (moved)
+            await this.adopt(
+              moved,
+              { fileId: result.copy_file_id, hash: result.copy_hash, path: result.copy_path },
+              sent,
+            );
+          return;
+        }
+        await this.placeCopy(result.copy_path, result.copy_file_id, result.copy_hash);
+        // The companion kept its own version at the path; this device's bytes are in the copy.
+        await this.adopt(
+          record,
+          { fileId: result.file_id, hash: result.hash, path: result.path },
+          sent,
+        );
+        return;
+      }
+      case 'accepted':
+      case 'merged': {
+        if ('delete' in op && result.status === 'accepted') {
+          await this.store.update([], [record.path]);
+          return;
+        }
+        await this.adopt(
+          record,
+          { fileId: result.file_id, hash: result.hash, path: result.path },
+          sent,
+        );
+        return;
+      }
+    }
+  }
+
+  private async rejected(
+    record: SyncFileRecord,
+    op: SyncOp,
+    sent: string,
+    code: string,
+    message: string,
+  ): Promise<void> {
+    if (code === 'UNKNOWN_FILE_ID' || code === 'FILE_DELETED') {
+      if ('delete' in op) {
+        await this.store.update([], [record.path]);
+        return;
+      }
+      if ('rename_to' in op) {
+        // Renamed here, deleted there: a rename is no edit, so the delete wins where the bytes
+        // are still the deleted ones.
+        const stat = await this.vault.stat(record.path);
+        const local = stat && (await this.localState(record, stat));
+        if (local && local.hash === record.base) {
+          if ((await this.vault.delete(record.path, local.hash)) === 'done') {
+            await this.store.update([], [record.path]);
+            return;
+          }
+        }
+      }
+      // The companion no longer has this file: it is new again (the next pass puts it).
+      await this.store.update([{ ...record, fileId: null, base: null, syncedPath: null }]);
+      this.touched.add(record.path);
+      return;
+    }
+    if (code === 'BLOB_MISSING') {
+      this.touched.add(record.path);
+      return;
+    }
+    if (REFUSED_CODES.has(code)) this.refused.set(record.path, sent);
+    this.onEvent({ kind: 'problem', path: record.path, code, message });
+  }
+
+  /**
+   * After a commit: the companion holds `server.hash` at `server.path` for `server.fileId`, and
+   * `sent` was this device's version. If the file still has `sent`, it takes the companion's
+   * bytes; if it changed since, it keeps them and `sent` (held by the companion, an ancestor of
+   * what is here) becomes the base, so the next commit merges instead of overwriting.
+   */
+  private async adopt(
+    record: SyncFileRecord,
+    server: { fileId: string; hash: string; path: string },
+    sent: string,
+  ): Promise<void> {
+    let current = record;
+    const twin = await this.store.findByFileId(server.fileId);
+    if (twin && twin.path !== record.path) {
+      // The companion's file is here already, at another path (a new file of ours that met it
+      // at a path that only differs in case): this file was just our version of it, which the
+      // companion has now (merged, or in a conflict copy). Removed when it still has those bytes.
+      const stat = await this.vault.stat(record.path);
+      const local = stat && stat.path === record.path ? await this.localState(record, stat) : null;
+      if (local && (local.hash === sent || local.hash === server.hash)) {
+        if ((await this.vault.delete(record.path, local.hash)) === 'done') {
+          await this.store.update([], [record.path]);
+          return;
+        }
+      }
+      if (local) {
+        await this.store.update([
+          { ...fingerprint(record, local), fileId: null, base: null, syncedPath: null },
+        ]);
+      }
+      return;
+    }
+    if (server.path !== record.path) {
+      const moved = await this.applyRemoteMove({ ...record, syncedPath: record.path }, server.path);
+      if (moved) current = moved;
+    }
+    const stat = await this.vault.stat(current.path);
+    if (stat === null) {
+      // Deleted here meanwhile (or a delete that lost to an edit): the companion's file comes back.
+      const bytes = await this.api.getBlob(server.hash);
+      const written = await this.vault.write(current.path, bytes, { absent: true });
+      if (written !== 'changed') {
+        await this.store.update(
+          [linked(written, server.fileId, server.hash, server.path)],
+          written.path === current.path ? [] : [current.path],
+        );
+      }
+      return;
+    }
+    const local = await this.localState(current, stat);
+    const known = {
+      ...fingerprint(current, local),
+      fileId: server.fileId,
+      syncedPath: server.path,
+    };
+    if (local.hash === server.hash) {
+      await this.store.update([{ ...known, base: server.hash }]);
+      return;
+    }
+    if (local.hash !== sent) {
+      await this.store.update([{ ...known, base: sent }]);
+      return;
+    }
+    const bytes = await this.api.getBlob(server.hash);
+    const written = await this.vault.write(current.path, bytes, { hash: sent });
+    if (written === 'changed') {
+      await this.store.update([{ ...known, base: sent }]);
+      return;
+    }
+    await this.store.update([
+      {
+        ...known,
+        base: server.hash,
+        localHash: server.hash,
+        size: written.size,
+        mtime: written.mtime,
+      },
+    ]);
+  }
+
+  /** Writes the conflict copy the companion made of this device's version. */
+  private async placeCopy(path: string, fileId: string, hash: string): Promise<void> {
+    if (await this.store.findByFileId(fileId)) return;
+    const stat = await this.vault.stat(path);
+    if (stat) {
+      const local = await this.localState(null, stat);
+      if (local.hash === hash) await this.store.update([linked(stat, fileId, hash, path)]);
+      return;
+    }
+    const bytes = await this.api.getBlob(hash);
+    const written = await this.vault.write(path, bytes, { absent: true });
+    if (written !== 'changed') await this.store.update([linked(written, fileId, hash, path)]);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Helpers
+
+  /** The file's hash, read and computed only when size, mtime or an event say it may differ. */
+  private async localState(
+    record: SyncFileRecord | null,
+    stat: VaultFileStat,
+  ): Promise<LocalState> {
+    if (
+      record?.localHash &&
+      record.path === stat.path &&
+      record.size === stat.size &&
+      record.mtime === stat.mtime &&
+      !this.touched.has(stat.path)
+    ) {
+      return { stat, hash: record.localHash };
+    }
+    const bytes = await this.vault.read(stat.path);
+    return { stat, hash: await sha256Hex(bytes) };
+  }
+
+  /** Saves the local fingerprint (and creates the record of a new file) when it changed. */
+  private async remember(
+    record: SyncFileRecord | null,
+    local: LocalState,
+  ): Promise<SyncFileRecord> {
+    const next: SyncFileRecord = record
+      ? fingerprint(record, local)
+      : {
+          path: local.stat.path,
+          fileId: null,
+          base: null,
+          syncedPath: null,
+          localHash: local.hash,
+          size: local.stat.size,
+          mtime: local.stat.mtime,
+        };
+    if (
+      !record ||
+      record.localHash !== next.localHash ||
+      record.size !== next.size ||
+      record.mtime !== next.mtime
+    ) {
+      await this.store.update([next]);
+    }
+    return next;
+  }
+
+  private async moveRecord(record: SyncFileRecord, path: string): Promise<SyncFileRecord> {
+    const moved = { ...record, path };
+    await this.store.update([moved], [record.path]);
+    return moved;
+  }
+
+  private key(path: string): string {
+    return this.vault.caseInsensitive ? path.toLowerCase() : path;
+  }
+
+  /** Milliseconds since the epoch from the injected clock (for callers that log). */
+  now(): number {
+    return this.clock.now();
+  }
+}
+
+/** Every path that shares its case-folded form with another listed path. */
+function caseClashes(listed: readonly VaultFileStat[]): Set<string> {
+  const byFolded = new Map<string, string[]>();
+  for (const { path } of listed) {
+    const folded = path.toLowerCase();
+    const group = byFolded.get(folded);
+    if (group) group.push(path);
+    else byFolded.set(folded, [path]);
+  }
+  const clashes = new Set<string>();
+  for (const group of byFolded.values())
+    if (group.length > 1) for (const path of group) clashes.add(path);
+  return clashes;
+}
+
+function fingerprint(record: SyncFileRecord, local: LocalState): SyncFileRecord {
+  return { ...record, localHash: local.hash, size: local.stat.size, mtime: local.stat.mtime };
+}
+
+function linked(
+  stat: VaultFileStat,
+  fileId: string,
+  hash: string,
+  syncedPath: string,
+): SyncFileRecord {
+  return {
+    path: stat.path,
+    fileId,
+    base: hash,
+    syncedPath,
+    localHash: hash,
+    size: stat.size,
+    mtime: stat.mtime,
+  };
+}
+
+/** 22 random url-safe characters: a commit id (reused by the retries of one batch). */
+export function randomCommitId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let id = '';
+  for (const byte of bytes)
+    id += 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[byte % 64];
+  return id;
+}
+
+/** Whether a failed request may be retried later as it is (network, companion busy). */
+export function isRetryable(error: unknown): boolean {
+  if (!(error instanceof SyncRequestError)) return false;
+  if (error.code === 'UNREACHABLE') return true;
+  return (
+    error.code === 'HTTP_ERROR' &&
+    (error.status === undefined || error.status >= 500 || error.status === 429)
+  );
+}

@@ -1,0 +1,169 @@
+/**
+ * Keeps a device in sync while the app is open (DESIGN §9): a pass at start (pull first), a
+ * pass shortly after local edits settle, and a long poll (`GET changes?wait=`) that pulls as soon
+ * as the companion has something new. Failures back off and retry; a wrong token or a missing
+ * URL stops the runner until it is started again. Every timer goes through the injected
+ * `SyncTimers`, so `stop()` releases all of them.
+ */
+import type { SyncApi } from './sync-client';
+import { SyncRequestError } from './sync-client';
+import type { SyncEngine } from './sync-engine';
+
+export interface SyncTimers {
+  setTimeout(callback: () => void, ms: number): number;
+  clearTimeout(handle: number): void;
+}
+
+export interface SyncRunnerOptions {
+  /** Quiet time after the last local change before a pass (ms). */
+  readonly settleMs?: number;
+  /** The long poll's `wait` (seconds, at most 30). */
+  readonly pollSeconds?: number;
+  /** First retry delay after a failure; doubles up to `maxBackoffMs`. */
+  readonly backoffMs?: number;
+  readonly maxBackoffMs?: number;
+  /** The runner stopped for good (a wrong token, no URL): shown to the user. */
+  readonly onStopped?: (error: SyncRequestError) => void;
+  /** A pass failed and will be retried. */
+  readonly onRetry?: (error: unknown) => void;
+}
+
+export class SyncRunner {
+  private readonly settleMs: number;
+  private readonly pollSeconds: number;
+  private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
+  private running = false;
+  private settleTimer: number | null = null;
+  private retryTimer: number | null = null;
+  private failures = 0;
+  private passing = false;
+  /** Something changed while a pass ran: run one more. */
+  private again = false;
+  private polling = false;
+
+  constructor(
+    private readonly engine: SyncEngine,
+    private readonly api: SyncApi,
+    private readonly timers: SyncTimers,
+    private readonly options: SyncRunnerOptions = {},
+  ) {
+    this.settleMs = options.settleMs ?? 1000;
+    this.pollSeconds = Math.min(30, options.pollSeconds ?? 25);
+    this.backoffMs = options.backoffMs ?? 5000;
+    this.maxBackoffMs = options.maxBackoffMs ?? 5 * 60 * 1000;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** The first pass (pull before anything else), then the long poll. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.failures = 0;
+    void this.resume();
+  }
+
+  /**
+   * Stops passes and the long poll; a long poll already sent cannot be cancelled (requestUrl
+   * has no abort) and its answer is ignored.
+   */
+  stop(): void {
+    this.running = false;
+    for (const timer of [this.settleTimer, this.retryTimer]) {
+      if (timer !== null) this.timers.clearTimeout(timer);
+    }
+    this.settleTimer = null;
+    this.retryTimer = null;
+  }
+
+  /** A vault event: hand it to the engine and sync once edits settle. */
+  noteChanged(path: string): void {
+    this.engine.noteChanged(path);
+    this.schedule();
+  }
+
+  noteRenamed(from: string, to: string): void {
+    this.engine.noteRenamed(from, to);
+    this.schedule();
+  }
+
+  private async resume(): Promise<void> {
+    if (await this.runPass()) await this.poll();
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    if (this.settleTimer !== null) this.timers.clearTimeout(this.settleTimer);
+    this.settleTimer = this.timers.setTimeout(() => {
+      this.settleTimer = null;
+      void this.runPass();
+    }, this.settleMs);
+  }
+
+  /** Runs passes until nothing changed during the last one; false when one failed. */
+  private async runPass(): Promise<boolean> {
+    if (!this.running) return false;
+    if (this.passing) {
+      // Changes made during a pass are found by one more pass right after it.
+      this.again = true;
+      return true;
+    }
+    this.passing = true;
+    try {
+      do {
+        this.again = false;
+        await this.engine.sync();
+        this.failures = 0;
+      } while (this.again && this.running);
+      return true;
+    } catch (error) {
+      this.failed(error);
+      return false;
+    } finally {
+      this.passing = false;
+    }
+  }
+
+  /** The long poll: one request in flight at a time while running. */
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      while (this.running && this.retryTimer === null) {
+        const since = await this.engine.seq();
+        const answer = await this.api.changes(since, { wait: this.pollSeconds, limit: 1 });
+        if (!this.running) return;
+        if (answer.changes.length > 0) await this.engine.pull();
+        this.failures = 0;
+      }
+    } catch (error) {
+      this.failed(error);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Retries (a pass, then the long poll again) after a growing delay, or stops for good. */
+  private failed(error: unknown): void {
+    if (!this.running) return;
+    if (
+      error instanceof SyncRequestError &&
+      (error.code === 'UNAUTHORIZED' || error.code === 'NOT_CONFIGURED')
+    ) {
+      this.stop();
+      this.options.onStopped?.(error);
+      return;
+    }
+    this.options.onRetry?.(error);
+    if (this.retryTimer !== null) return;
+    const delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** this.failures);
+    this.failures++;
+    this.retryTimer = this.timers.setTimeout(() => {
+      this.retryTimer = null;
+      void this.resume();
+    }, delay);
+  }
+}

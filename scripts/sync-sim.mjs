@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// `npm run sync-sim`: the deterministic multi-device simulation of Cairn Sync
+// (scripts/sync-sim/simulation.ts says what one run does and what it checks).
+//
+//   node scripts/sync-sim.mjs [--runs 300] [--seed 1] [--ops N] [--faults 1] [--trace]
+//
+// Run i uses seed S+i, so `--runs 1 --seed S+i` replays it exactly. A failing run is shrunk to
+// the fewest user ops that still fail, and the command replaying that is printed. The last line
+// is always the summary:
+//   sync-sim: runs 300, ops 61234, lost 0, diverged 0, resurrected 0, false conflicts 0
+// and the exit code is non-zero when any run failed.
+import { parseArgs } from 'node:util';
+import { bundleForNode } from './bundle-for-node.mjs';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '300' },
+    seed: { type: 'string', default: '1' },
+    ops: { type: 'string' },
+    faults: { type: 'string', default: '1' },
+    trace: { type: 'boolean', default: false },
+    'no-shrink': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  console.log('npm run sync-sim -- [--runs 300] [--seed 1] [--ops N] [--faults 1] [--trace]');
+  process.exit(0);
+}
+const runs = Number(values.runs);
+const seed = Number(values.seed);
+const maxOps = values.ops === undefined ? undefined : Number(values.ops);
+const faults = Number(values.faults);
+if (!Number.isInteger(runs) || runs < 1)
+  throw new Error(`--runs must be a positive integer, got ${values.runs}`);
+if (!Number.isInteger(seed) || seed < 0)
+  throw new Error(`--seed must be an integer ≥ 0, got ${values.seed}`);
+if (maxOps !== undefined && !(Number.isInteger(maxOps) && maxOps >= 0))
+  throw new Error(`--ops must be an integer ≥ 0, got ${values.ops}`);
+if (!(faults >= 0 && faults <= 10))
+  throw new Error(`--faults must be in [0, 10], got ${values.faults}`);
+
+const bundle = await bundleForNode('cairn-sync-sim', {
+  simulation: 'scripts/sync-sim/simulation.ts',
+});
+const { runOne, runSimulation, shrink, summaryLine, failed } = await bundle.load('simulation');
+
+const started = Date.now();
+if (values.trace) {
+  // One run, every step printed.
+  const result = await runOne(seed, { maxOps, faults, trace: (line) => console.log(`  ${line}`) });
+  if (failed(result)) report(result);
+  const summary = {
+    runs: 1,
+    ops: result.ops,
+    lost: result.lost.length,
+    diverged: result.diverged.length,
+    resurrected: result.resurrected.length,
+    falseConflicts: result.falseConflicts.length,
+  };
+  console.log(summaryLine(summary));
+  process.exit(failed(result) ? 1 : 0);
+}
+
+const summary = await runSimulation({
+  runs,
+  seed,
+  maxOps,
+  faults,
+  onRun: (result, index) => {
+    if (failed(result)) report(result);
+    if ((index + 1) % 50 === 0) {
+      console.log(`  … ${index + 1} runs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+  },
+});
+for (const failure of summary.failures.slice(0, 3)) {
+  if (values['no-shrink']) break;
+  const shrunk = await shrink(failure.seed, failure.ops);
+  console.log(
+    `seed ${failure.seed} shrinks to ${shrunk.maxOps} ops; replay: npm run sync-sim -- --runs 1 --seed ${failure.seed} --ops ${shrunk.maxOps} --trace`,
+  );
+}
+console.log(`  ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(summaryLine(summary));
+process.exit(summary.failures.length > 0 ? 1 : 0);
+
+function report(result) {
+  console.log(`seed ${result.seed} (${result.devices} devices, ${result.ops} ops) FAILED:`);
+  if (result.error !== undefined) console.log(`  error: ${result.error || '(no message)'}`);
+  for (const [name, items] of [
+    ['lost', result.lost],
+    ['diverged', result.diverged],
+    ['resurrected', result.resurrected],
+    ['false conflict', result.falseConflicts],
+  ]) {
+    for (const item of items.slice(0, 8)) console.log(`  ${name}: ${item}`);
+    if (items.length > 8) console.log(`  … ${items.length - 8} more ${name}`);
+  }
+  console.log(`  replay: npm run sync-sim -- --runs 1 --seed ${result.seed} --trace`);
+}

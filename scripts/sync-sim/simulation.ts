@@ -1,0 +1,899 @@
+/**
+ * The deterministic multi-device simulation of Cairn Sync (`npm run sync-sim`, docs/sync.md).
+ *
+ * One run: the real companion (`buildApp` + SyncService over a temporary vault folder and SQLite
+ * file) and 2–5 devices, each the real plugin engine (plugin/sync/) over an in-memory vault (some
+ * case-insensitive) with its own skewed clock. Every request goes through a network shim the run
+ * schedules: requests and answers are delivered in random order, dropped, duplicated and
+ * delayed. Devices crash at any port call (before or after it took effect; also after the
+ * companion committed and before the device recorded it), reopen (creating the daily note),
+ * go offline; the companion restarts; another program edits its vault folder. Everything random
+ * comes from one seeded generator and each step runs to quiescence, so a seed replays the run.
+ *
+ * Then the network heals, every device syncs until nothing changes, and the run is checked:
+ * lost (a line someone wrote that is nowhere, though nobody who had seen it removed it),
+ * diverged (a device's files differ from the companion's), resurrected (a deleted note back
+ * though nobody edited it concurrently or after), false conflicts (a conflict copy where the
+ * edits did not overlap: the workload only ever edits a device's own lines, each followed by a
+ * line nobody touches, so only two notes made at one path may conflict).
+ */
+import type {
+  HttpRequest,
+  HttpResponse,
+  HttpTransport,
+} from '../../plugin/connection/http-transport';
+import { MemorySyncStateStore } from '../../plugin/sync/memory-state-store';
+import { CompanionSyncClient } from '../../plugin/sync/sync-client';
+import { SyncEngine } from '../../plugin/sync/sync-engine';
+import type { SyncEvent } from '../../plugin/sync/sync-engine';
+import type { SyncFileRecord, SyncStateStore, SyncVault } from '../../plugin/sync/sync-ports';
+import { MemoryVault } from '../../test/fakes/memory-vault';
+import { CompanionHost, SIM_TOKEN, SharedCompanionApp } from './companion-host';
+import { appendFileSync, mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+// ---------------------------------------------------------------------------------------------
+// Randomness
+
+export class Rng {
+  private state: number;
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+  /** mulberry32 */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let value = this.state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  }
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+  pick<T>(items: readonly T[]): T | undefined {
+    return items.length === 0 ? undefined : items[this.int(items.length)];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+export interface RunResult {
+  readonly seed: number;
+  readonly ops: number;
+  readonly devices: number;
+  readonly lost: string[];
+  readonly diverged: string[];
+  readonly resurrected: string[];
+  readonly falseConflicts: string[];
+  /** An exception that ended the run (a failure too). */
+  readonly error?: string;
+}
+
+export function failed(result: RunResult): boolean {
+  return (
+    result.error !== undefined ||
+    result.lost.length +
+      result.diverged.length +
+      result.resurrected.length +
+      result.falseConflicts.length >
+      0
+  );
+}
+
+export interface RunOptions {
+  /** The companion app to run against; one is built (and closed) for the run when absent. */
+  readonly app?: SharedCompanionApp;
+  /** Most user operations in the run (fewer when shrinking). */
+  readonly maxOps?: number;
+  /** Fault rates scale (0 = a perfect network and no crashes). */
+  readonly faults?: number;
+  readonly trace?: (line: string) => void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The world of one run
+
+const START = Date.parse('2026-11-22T09:00:00Z');
+const DAILY = 'Daily/2026-11-22.md';
+const DAILY_TEMPLATE = '# Daily\n';
+const NAMES = [
+  'Inbox',
+  'inbox',
+  'Trip',
+  'Ideas',
+  'Projects/Plan',
+  'projects/plan',
+  'Log',
+  'Shopping',
+  'Notes/Meeting',
+];
+
+class SimClock {
+  now = START;
+  advance(ms: number): void {
+    this.now += ms;
+  }
+}
+
+class Bookkeeping {
+  tokens = 0;
+  /** token → who wrote it. */
+  readonly written = new Map<string, string>();
+  /** Tokens their writer (or a device deleting their note, having seen them) removed. */
+  readonly removed = new Set<string>();
+  /** Case-folded note path → who created a note (or renamed one) there. */
+  readonly creations = new Map<string, Set<string>>();
+  /** Notes deleted by a device: their header and the tokens the device's copy had. */
+  readonly deletions: { device: string; header: string; tokens: Set<string> }[] = [];
+  /** Header → every token ever written into a note with it. */
+  readonly headerTokens = new Map<string, Set<string>>();
+
+  token(by: string, header: string): string {
+    const token = `L${++this.tokens}`;
+    this.written.set(token, by);
+    let set = this.headerTokens.get(header);
+    if (!set) this.headerTokens.set(header, (set = new Set()));
+    set.add(token);
+    return token;
+  }
+
+  created(path: string, by: string): void {
+    const key = path.toLowerCase();
+    let set = this.creations.get(key);
+    if (!set) this.creations.set(key, (set = new Set()));
+    set.add(by);
+  }
+}
+
+/** The header line (`# H12`) of a note's text, after any front matter. */
+function headerOf(text: string): string {
+  for (const line of text.split('\n')) if (line.startsWith('# ')) return line;
+  return '';
+}
+
+function tokensOf(text: string): string[] {
+  return [...text.matchAll(/^- (L\d+) /gm)].map((match) => match[1] as string);
+}
+
+/** A slot: the token line (`- L7 phone`) and a line nobody ever edits (`~7`). */
+function slot(token: string, by: string): string {
+  return `- ${token} ${by}\n~${token.slice(1)}\n`;
+}
+
+interface PendingRequest {
+  readonly device: SimDevice;
+  readonly epoch: number;
+  readonly request: HttpRequest;
+  readonly resolve: (response: HttpResponse) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface PendingAnswer {
+  readonly pending: PendingRequest;
+  readonly response: HttpResponse;
+}
+
+class World {
+  readonly clock = new SimClock();
+  readonly host: CompanionHost;
+  readonly book = new Bookkeeping();
+  readonly devices: SimDevice[] = [];
+  readonly requests: PendingRequest[] = [];
+  readonly answers: PendingAnswer[] = [];
+  readonly ghosts: HttpRequest[] = [];
+  /** Off while healing: requests are answered at once and nothing fails. */
+  faultsOn = true;
+  ops = 0;
+
+  constructor(
+    shared: SharedCompanionApp,
+    readonly rng: Rng,
+    readonly faults: number,
+    readonly trace: (line: string) => void,
+  ) {
+    this.host = new CompanionHost(shared, { now: () => this.clock.now });
+  }
+
+  readonly timing = new Map<string, { count: number; ms: number }>();
+
+  async serve(request: HttpRequest): Promise<HttpResponse> {
+    const startedAt = performance.now();
+    try {
+      const response = await this.serveNow(request);
+      if (request.url.endsWith('/commit') || request.url.endsWith('/confirm')) {
+        this.trace(
+          `  ${request.method} ${request.url.split('/').pop() ?? ''} ${String(request.body)} → ${response.text}`,
+        );
+      }
+      return response;
+    } finally {
+      const kind = `${request.method} ${new URL(request.url).pathname.split('/').slice(4, 5).join('')}`;
+      const entry = this.timing.get(kind) ?? { count: 0, ms: 0 };
+      entry.count++;
+      entry.ms += performance.now() - startedAt;
+      this.timing.set(kind, entry);
+    }
+  }
+
+  private async serveNow(request: HttpRequest): Promise<HttpResponse> {
+    const url = new URL(request.url);
+    const headers: Record<string, string> = { ...request.headers };
+    if (request.body !== undefined) {
+      headers['content-type'] =
+        typeof request.body === 'string' ? 'application/json' : 'application/octet-stream';
+    }
+    const response = await this.host.app.inject({
+      method: request.method,
+      url: `${url.pathname}${url.search}`,
+      headers,
+      ...(request.body === undefined
+        ? {}
+        : { payload: typeof request.body === 'string' ? request.body : Buffer.from(request.body) }),
+    });
+    const raw = response.rawPayload;
+    return {
+      status: response.statusCode,
+      text: response.body,
+      ...(request.responseType === 'bytes'
+        ? {
+            bytes: raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer,
+          }
+        : {}),
+    };
+  }
+}
+
+class SimDevice {
+  readonly vault: MemoryVault;
+  readonly store = new MemorySyncStateStore();
+  readonly events: SyncEvent[] = [];
+  engine: SyncEngine | null = null;
+  /** Bumped by every crash: calls of an older engine never return. */
+  epoch = 0;
+  online = true;
+  task: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private ids = 0;
+
+  constructor(
+    readonly world: World,
+    readonly name: string,
+    caseInsensitive: boolean,
+    readonly skewMs: number,
+  ) {
+    this.vault = new MemoryVault(caseInsensitive, { now: () => world.clock.now + skewMs });
+    this.vault.onEvent((event) => {
+      if (!this.engine) return;
+      if (event.kind === 'changed') this.engine.noteChanged(event.path);
+      else this.engine.noteRenamed(event.from, event.to);
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.engine !== null;
+  }
+
+  /** Resolves when this device next sends a request, finishes its pass, or crashes. */
+  activity(): Promise<void> {
+    return new Promise((resolve) => (this.wake = resolve));
+  }
+
+  signal(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  open(): void {
+    const epoch = this.epoch;
+    const guard = <T>(work: () => Promise<T>): Promise<T> => this.guarded(epoch, work);
+    const vault = this.vault;
+    const store = this.store;
+    const guardedVault: SyncVault = {
+      caseInsensitive: vault.caseInsensitive,
+      list: () => guard(() => vault.list()),
+      stat: (path) => guard(() => vault.stat(path)),
+      read: (path) => guard(() => vault.read(path)),
+      write: (path, bytes, expect) => guard(() => vault.write(path, bytes, expect)),
+      rename: (from, to) => guard(() => vault.rename(from, to)),
+      delete: (path, hash) => guard(() => vault.delete(path, hash)),
+    };
+    const guardedStore: SyncStateStore = {
+      getFile: (path) => guard(() => store.getFile(path)),
+      findByFileId: (id) => guard(() => store.findByFileId(id)),
+      allFiles: () => guard(() => store.allFiles()),
+      update: (put: readonly SyncFileRecord[], remove?: readonly string[]) =>
+        guard(() => store.update(put, remove)),
+      getSeq: () => guard(() => store.getSeq()),
+      setSeq: (seq) => guard(() => store.setSeq(seq)),
+      getPendingCommit: () => guard(() => store.getPendingCommit()),
+      setPendingCommit: (pending) => guard(() => store.setPendingCommit(pending)),
+      close: () => undefined,
+    };
+    const transport: HttpTransport = { request: (request) => this.send(epoch, request) };
+    this.engine = new SyncEngine({
+      vault: guardedVault,
+      store: guardedStore,
+      api: new CompanionSyncClient(
+        transport,
+        () => ({ url: 'http://companion.sim', token: SIM_TOKEN, offlineMode: false }),
+        () => this.name,
+      ),
+      clock: { now: () => this.world.clock.now + this.skewMs },
+      onEvent: (event) => this.events.push(event),
+      randomId: () => `${this.name}x${this.world.rng.int(1e9)}x${++this.ids}`,
+    });
+  }
+
+  /** The app is killed: the engine's memory is gone, its calls in progress never return. */
+  crash(): void {
+    this.epoch++;
+    this.engine = null;
+    this.task = null;
+    this.signal();
+  }
+
+  startPass(): void {
+    const engine = this.engine;
+    if (!engine || this.task) return;
+    const epoch = this.epoch;
+    this.task = engine
+      .sync()
+      .catch(() => undefined)
+      .then(() => {
+        if (this.epoch === epoch) {
+          this.task = null;
+          this.signal();
+        }
+      });
+  }
+
+  private async guarded<T>(epoch: number, work: () => Promise<T>): Promise<T> {
+    if (epoch !== this.epoch) return never();
+    const { rng, faults, faultsOn } = this.world;
+    if (faultsOn && rng.chance(0.004 * faults)) {
+      this.world.trace(`${this.name} crashes before a port call`);
+      this.crash();
+      return never();
+    }
+    const result = await work();
+    if (epoch !== this.epoch) return never();
+    if (this.world.faultsOn && rng.chance(0.004 * faults)) {
+      this.world.trace(`${this.name} crashes after a port call`);
+      this.crash();
+      return never();
+    }
+    return result;
+  }
+
+  private send(epoch: number, request: HttpRequest): Promise<HttpResponse> {
+    if (epoch !== this.epoch) return never();
+    if (!this.online) return Promise.reject(new Error('offline'));
+    if (!this.world.faultsOn) return this.world.serve(request);
+    return new Promise((resolve, reject) => {
+      this.world.requests.push({ device: this, epoch, request, resolve, reject });
+      this.signal();
+    });
+  }
+}
+
+function never<T>(): Promise<T> {
+  return new Promise<T>(() => undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One run
+
+export async function runOne(seed: number, options: RunOptions = {}): Promise<RunResult> {
+  const rng = new Rng(seed);
+  const faults = options.faults ?? 1;
+  const shared = options.app ?? (await SharedCompanionApp.create());
+  const world = new World(shared, rng, faults, options.trace ?? (() => undefined));
+  const deviceCount = 2 + rng.int(4);
+  const maxOps = Math.min(options.maxOps ?? Infinity, 20 + rng.int(60));
+  try {
+    // The companion's vault before any device: a few notes written there.
+    for (let index = 0; index < 1 + rng.int(3); index++) serverCreate(world);
+    await world.host.start();
+    for (let index = 0; index < deviceCount; index++) {
+      const skew = rng.chance(0.5) ? (rng.int(7200) - 3600) * 1000 : 0;
+      const device = new SimDevice(world, `dev${index}`, rng.chance(0.5), skew);
+      world.devices.push(device);
+    }
+    for (const device of world.devices) if (rng.chance(0.8)) await openDevice(world, device);
+
+    let steps = 0;
+    while (steps++ < 5000) {
+      const done = world.ops >= maxOps;
+      if (done && world.requests.length === 0 && world.answers.length === 0) break;
+      await step(world, done);
+    }
+    await heal(world);
+    if (options.trace) dump(world);
+    if (options.trace) {
+      for (const [kind, { count, ms }] of world.timing)
+        world.trace(`timing ${kind}: ${count} × ${(ms / count).toFixed(1)} ms`);
+    }
+    return check(world, seed, deviceCount);
+  } catch (error) {
+    return {
+      seed,
+      ops: world.ops,
+      devices: deviceCount,
+      lost: [],
+      diverged: [],
+      resurrected: [],
+      falseConflicts: [],
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    };
+  } finally {
+    await world.host.close().catch(() => undefined);
+    if (!options.app) await shared.close();
+  }
+}
+
+async function step(world: World, noMoreOps: boolean): Promise<void> {
+  const { rng } = world;
+  world.clock.advance(rng.int(3000));
+  const roll = rng.next();
+  if (roll < 0.3 && world.requests.length > 0) return deliverRequest(world);
+  if (roll < 0.55 && world.answers.length > 0) return deliverAnswer(world);
+  if (noMoreOps) {
+    if (world.requests.length > 0) return deliverRequest(world);
+    if (world.answers.length > 0) return deliverAnswer(world);
+    return;
+  }
+  if (roll < 0.58 && world.ghosts.length > 0) {
+    const ghost = world.ghosts.splice(rng.int(world.ghosts.length), 1)[0] as HttpRequest;
+    world.trace(`ghost ${ghost.method} ${ghost.url}`);
+    await world.serve(ghost);
+    return;
+  }
+  const device = rng.pick(world.devices) as SimDevice;
+  if (roll < 0.8) {
+    userOp(world, device);
+    world.ops++;
+    if (device.isOpen && rng.chance(0.5)) await startPass(device);
+    return;
+  }
+  if (roll < 0.88) {
+    if (device.isOpen) await startPass(device);
+    else await openDevice(world, device);
+    return;
+  }
+  if (roll < 0.91 * 1 && world.faults > 0) {
+    if (device.isOpen) {
+      world.trace(`${device.name} is closed (killed)`);
+      device.crash();
+    } else await openDevice(world, device);
+    return;
+  }
+  if (roll < 0.93 && world.faults > 0) {
+    device.online = !device.online;
+    world.trace(`${device.name} ${device.online ? 'back online' : 'offline'}`);
+    return;
+  }
+  if (roll < 0.95) {
+    serverCreateOrEdit(world);
+    if (rng.chance(0.7)) await world.host.service.journal.rescan();
+    world.ops++;
+    return;
+  }
+  if (roll < 0.96 && world.faults > 0) {
+    world.trace('companion restarts');
+    await world.host.restart();
+    return;
+  }
+  const holder = world.devices.find((candidate) => candidate.engine?.pendingHolds.length);
+  if (holder?.engine) {
+    const engine = holder.engine;
+    const hold = engine.pendingHolds[0] as string;
+    world.trace(`${holder.name} confirms hold ${hold}`);
+    holder.task ??= engine
+      .confirmHold(hold)
+      .catch(() => undefined)
+      .then(() => {
+        holder.task = null;
+        holder.signal();
+      });
+    await Promise.race([holder.activity(), holder.task]);
+  }
+}
+
+async function startPass(device: SimDevice): Promise<void> {
+  if (device.task) return;
+  const activity = device.activity();
+  device.startPass();
+  await activity;
+}
+
+async function openDevice(world: World, device: SimDevice): Promise<void> {
+  world.trace(`${device.name} opens`);
+  device.open();
+  const engine = device.engine as SyncEngine;
+  // The daily note: created once the first pull landed (the hold), or at once when the hold
+  // gave up (offline or slow): then the companion's "only a template gives way" rule applies.
+  if (!device.vault.has(DAILY) && world.rng.chance(0.3)) {
+    if (world.rng.chance(0.3)) createDaily(world, device);
+    else
+      void engine.firstPullDone.then(() => device.engine === engine && createDaily(world, device));
+  }
+  await startPass(device);
+}
+
+function createDaily(world: World, device: SimDevice): void {
+  if (device.vault.has(DAILY)) return;
+  world.book.created(DAILY, device.name);
+  device.vault.userWrite(DAILY, DAILY_TEMPLATE);
+}
+
+async function deliverRequest(world: World): Promise<void> {
+  const { rng } = world;
+  const pending = world.requests.splice(rng.int(world.requests.length), 1)[0] as PendingRequest;
+  const { device, request } = pending;
+  const f = world.faults;
+  if (rng.chance(0.05 * f)) {
+    world.trace(`drop request ${device.name} ${request.method} ${request.url}`);
+    pending.reject(new Error('request dropped'));
+    await settleDevice(device, pending);
+    return;
+  }
+  const response = await world.serve(request);
+  if (rng.chance(0.05 * f)) world.ghosts.push(request);
+  if (rng.chance(0.05 * f)) {
+    world.trace(`drop answer ${device.name} ${request.method} ${request.url} ${response.status}`);
+    pending.reject(new Error('answer dropped'));
+    await settleDevice(device, pending);
+    return;
+  }
+  world.answers.push({ pending, response });
+}
+
+async function deliverAnswer(world: World): Promise<void> {
+  const { pending, response } = world.answers.splice(
+    world.rng.int(world.answers.length),
+    1,
+  )[0] as PendingAnswer;
+  pending.resolve(response);
+  await settleDevice(pending.device, pending);
+}
+
+/** Lets the device run until it sends its next request, finishes, or crashes. */
+async function settleDevice(device: SimDevice, pending: PendingRequest): Promise<void> {
+  if (pending.epoch !== device.epoch || !device.task) return;
+  await Promise.race([device.activity(), device.task]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The people (and programs) editing
+
+function userOp(world: World, device: SimDevice): void {
+  const { rng, book } = world;
+  const vault = device.vault;
+  const silent = !device.isOpen;
+  const notes = vault.paths().filter((path) => path.endsWith('.md'));
+  const roll = rng.next();
+  const note = rng.pick(notes);
+  if (note === undefined || roll < 0.12) {
+    const path = `${rng.pick(NAMES)}.md`;
+    // Two names differing only in case on one device are refused by the engine (reported, not
+    // synced: docs/sync.md); people make them by accident, the simulation does not.
+    if (hasFolded(vault, path)) return;
+    const header = `# H${++book.tokens}`;
+    book.created(path, device.name);
+    vault.userWrite(path, `${header}\n${slot(book.token(device.name, header), device.name)}`, {
+      silent,
+    });
+    world.trace(`${device.name} creates ${path}`);
+    return;
+  }
+  const text = vault.text(note) ?? '';
+  const header = headerOf(text);
+  if (roll < 0.2) {
+    book.deletions.push({ device: device.name, header, tokens: new Set(tokensOf(text)) });
+    for (const token of tokensOf(text)) book.removed.add(token);
+    vault.userDelete(note, { silent });
+    world.trace(`${device.name} deletes ${note}`);
+    return;
+  }
+  if (roll < 0.28) {
+    const caseOnly = rng.chance(0.4);
+    const target = caseOnly ? flipCase(note) : `${rng.pick(NAMES)}.md`;
+    if (
+      target === note ||
+      (hasFolded(vault, target) && target.toLowerCase() !== note.toLowerCase())
+    ) {
+      return;
+    }
+    book.created(target, device.name);
+    vault.userRename(note, target, { silent });
+    world.trace(`${device.name} renames ${note} → ${target}`);
+    return;
+  }
+  const own = [...text.matchAll(new RegExp(`^- (L\\d+) ${device.name}$`, 'gm'))].map(
+    (match) => match[1] as string,
+  );
+  const mine = rng.pick(own);
+  if (mine !== undefined && roll < 0.45) {
+    book.removed.add(mine);
+    vault.userWrite(note, text.replace(`- ${mine} ${device.name}\n`, ''), { silent });
+    world.trace(`${device.name} removes ${mine} from ${note}`);
+    return;
+  }
+  if (mine !== undefined && roll < 0.65) {
+    book.removed.add(mine);
+    const token = book.token(device.name, header);
+    vault.userWrite(
+      note,
+      text.replace(`- ${mine} ${device.name}\n`, `- ${token} ${device.name}\n`),
+      {
+        silent,
+      },
+    );
+    world.trace(`${device.name} changes ${mine} to ${token} in ${note}`);
+    return;
+  }
+  const token = book.token(device.name, header);
+  const ending = text === '' || text.endsWith('\n') ? '' : '\n';
+  vault.userWrite(note, `${text}${ending}${slot(token, device.name)}`, { silent });
+  world.trace(`${device.name} appends ${token} to ${note}`);
+}
+
+function hasFolded(vault: MemoryVault, path: string): boolean {
+  const folded = path.toLowerCase();
+  return vault.paths().some((known) => known.toLowerCase() === folded);
+}
+
+function flipCase(path: string): string {
+  const slash = path.lastIndexOf('/');
+  const name = path.slice(slash + 1);
+  const first = name.charAt(0);
+  const flipped = first === first.toUpperCase() ? first.toLowerCase() : first.toUpperCase();
+  return `${path.slice(0, slash + 1)}${flipped}${name.slice(1)}`;
+}
+
+/** The companion's vault before it starts: notes another program wrote. */
+function serverCreate(world: World): void {
+  const { book, rng } = world;
+  const path = `${rng.pick(NAMES)}.md`;
+  const absolute = join(world.host.vault, path);
+  // A case variant of a file already there is not made: Linux would keep both, and no
+  // case-insensitive device could (docs/sync.md: one of them is not synced).
+  const taken = new Set([...world.host.files().keys()].map((known) => known.toLowerCase()));
+  if (existsSync(absolute) || taken.has(path.toLowerCase())) return;
+  const header = `# H${++book.tokens}`;
+  book.created(path, 'server');
+  mkdirSync(dirname(absolute), { recursive: true });
+  writeFileSync(absolute, `${header}\n${slot(book.token('server', header), 'server')}`);
+}
+
+/** Another program on the companion's machine: a new note or a line appended to one. */
+function serverCreateOrEdit(world: World): void {
+  const { rng, book } = world;
+  const files = [...world.host.files().keys()].filter((path) => path.endsWith('.md'));
+  const path = rng.pick(files);
+  if (path === undefined || rng.chance(0.2)) {
+    serverCreate(world);
+    world.trace('server program creates a note');
+    return;
+  }
+  const absolute = join(world.host.vault, path);
+  const text = readFileSync(absolute, 'utf8');
+  const token = book.token('server', headerOf(text));
+  appendFileSync(
+    absolute,
+    `${text.endsWith('\n') || text === '' ? '' : '\n'}${slot(token, 'server')}`,
+  );
+  world.trace(`server program appends ${token} to ${path}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Healing and checks
+
+async function heal(world: World): Promise<void> {
+  world.faultsOn = false;
+  world.trace('--- heal');
+  // Everything still in flight is delivered, ghosts included.
+  while (world.requests.length > 0 || world.answers.length > 0) {
+    if (world.requests.length > 0) await deliverRequest(world);
+    else await deliverAnswer(world);
+  }
+  for (const ghost of world.ghosts.splice(0)) await world.serve(ghost);
+  for (const device of world.devices) {
+    device.online = true;
+    if (device.task) await device.task;
+    if (!device.isOpen) device.open();
+  }
+  await world.host.service.journal.rescan();
+  let quiet = 0;
+  for (let round = 0; round < 12 && quiet < 2; round++) {
+    const before = snapshot(world);
+    for (const device of world.devices) {
+      const engine = device.engine as SyncEngine;
+      for (const hold of engine.pendingHolds) await engine.confirmHold(hold);
+      await engine.sync();
+    }
+    quiet = snapshot(world) === before ? quiet + 1 : 0;
+  }
+}
+
+function snapshot(world: World): string {
+  const parts: string[] = [];
+  for (const [path, bytes] of [...world.host.files()].sort())
+    parts.push(`${path}:${bytes.toString('base64')}`);
+  for (const device of world.devices) {
+    parts.push(`|${device.name}`);
+    for (const path of device.vault.paths()) parts.push(`${path}:${device.vault.text(path)}`);
+  }
+  return parts.join('\n');
+}
+
+function short(text: string): string {
+  const json = JSON.stringify(text);
+  return json.length > 400 ? `${json.slice(0, 400)}… (${text.length} characters)` : json;
+}
+
+function dump(world: World): void {
+  world.trace('--- companion');
+  for (const [path, bytes] of [...world.host.files()].sort()) {
+    world.trace(`${path}: ${short(bytes.toString('utf8'))}`);
+  }
+  for (const device of world.devices) {
+    world.trace(`--- ${device.name}${device.vault.caseInsensitive ? ' (case-insensitive)' : ''}`);
+    for (const path of device.vault.paths()) {
+      world.trace(`${path}: ${short(device.vault.text(path) ?? '')}`);
+    }
+    for (const event of device.events) world.trace(`event ${JSON.stringify(event)}`);
+  }
+}
+
+const CONFLICT_NAME = /\.conflict-\d{8}-\d{6}(?:-\d+)?(\.[^./]+)?$/;
+
+function check(world: World, seed: number, devices: number): RunResult {
+  const { book } = world;
+  const server = world.host.files();
+  const texts = [...server].map(([path, bytes]) => [path, bytes.toString('utf8')] as const);
+  const everywhere = new Set(texts.flatMap(([, text]) => tokensOf(text)));
+
+  const lost: string[] = [];
+  for (const [token, by] of book.written) {
+    if (!book.removed.has(token) && !everywhere.has(token)) lost.push(`${token} (by ${by})`);
+  }
+
+  const diverged: string[] = [];
+  for (const device of world.devices) {
+    const paths = device.vault.paths();
+    const serverPaths = [...server.keys()].sort();
+    for (const path of new Set([...paths, ...serverPaths])) {
+      const mine = device.vault.bytes(path);
+      const theirs = server.get(path);
+      const same =
+        mine !== undefined &&
+        theirs !== undefined &&
+        paths.includes(path) &&
+        Buffer.compare(Buffer.from(mine), theirs) === 0;
+      if (same) continue;
+      const why =
+        mine === undefined
+          ? 'missing on the device'
+          : theirs === undefined
+            ? 'not on the companion'
+            : !paths.includes(path)
+              ? 'spelled otherwise on the device'
+              : 'different bytes';
+      diverged.push(`${device.name}: ${path} (${why})`);
+    }
+  }
+
+  const resurrected: string[] = [];
+  for (const deletion of book.deletions) {
+    if (deletion.header === '' || deletion.header === headerOf(DAILY_TEMPLATE)) continue;
+    const back = texts.filter(([, text]) => headerOf(text) === deletion.header);
+    if (back.length === 0) continue;
+    const later = [...(book.headerTokens.get(deletion.header) ?? [])].filter(
+      (token) => !deletion.tokens.has(token),
+    );
+    // Edited concurrently or after the delete (a line its deleter never saw): the edit wins.
+    if (later.length > 0) continue;
+    // Deleted elsewhere too, or kept by another device's unchanged copy: count the file once.
+    resurrected.push(`${back.map(([path]) => path).join(', ')} (deleted by ${deletion.device})`);
+  }
+
+  const falseConflicts: string[] = [];
+  const copies = new Set<string>();
+  for (const [path] of texts) if (CONFLICT_NAME.test(path)) copies.add(path);
+  for (const device of world.devices) {
+    for (const event of device.events) if (event.kind === 'conflict') copies.add(event.copyPath);
+  }
+  for (const copy of copies) {
+    const original = copy.replace(CONFLICT_NAME, '$1');
+    const creators = book.creations.get(original.toLowerCase());
+    if (creators && creators.size >= 2) continue;
+    falseConflicts.push(`${copy} (of ${original})`);
+  }
+  return {
+    seed,
+    ops: world.ops,
+    devices,
+    lost,
+    diverged,
+    resurrected: [...new Set(resurrected)],
+    falseConflicts,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Many runs, and shrinking a failure
+
+export interface SimulationSummary {
+  readonly runs: number;
+  readonly ops: number;
+  readonly lost: number;
+  readonly diverged: number;
+  readonly resurrected: number;
+  readonly falseConflicts: number;
+  readonly failures: RunResult[];
+}
+
+export async function runSimulation(options: {
+  runs: number;
+  seed: number;
+  maxOps?: number;
+  faults?: number;
+  onRun?: (result: RunResult, index: number) => void;
+}): Promise<SimulationSummary> {
+  let ops = 0;
+  let lost = 0;
+  let diverged = 0;
+  let resurrected = 0;
+  let falseConflicts = 0;
+  const failures: RunResult[] = [];
+  const app = await SharedCompanionApp.create();
+  try {
+    for (let index = 0; index < options.runs; index++) {
+      const result = await runOne(options.seed + index, {
+        app,
+        ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
+        ...(options.faults === undefined ? {} : { faults: options.faults }),
+      });
+      ops += result.ops;
+      lost += result.lost.length;
+      diverged += result.diverged.length;
+      resurrected += result.resurrected.length;
+      falseConflicts += result.falseConflicts.length;
+      if (failed(result)) failures.push(result);
+      options.onRun?.(result, index);
+    }
+  } finally {
+    await app.close();
+  }
+  return { runs: options.runs, ops, lost, diverged, resurrected, falseConflicts, failures };
+}
+
+/** The fewest user ops with which `seed` still fails (its own budget first, then fewer). */
+export async function shrink(
+  seed: number,
+  ops: number,
+): Promise<{ maxOps: number; result: RunResult }> {
+  let best = { maxOps: ops, result: await runOne(seed, { maxOps: ops }) };
+  let low = 0;
+  let high = ops;
+  while (low + 1 < high) {
+    const middle = Math.floor((low + high) / 2);
+    const result = await runOne(seed, { maxOps: middle });
+    if (failed(result)) {
+      high = middle;
+      best = { maxOps: middle, result };
+    } else low = middle;
+  }
+  return best;
+}
+
+export function summaryLine(summary: SimulationSummary): string {
+  return `sync-sim: runs ${summary.runs}, ops ${summary.ops}, lost ${summary.lost}, diverged ${summary.diverged}, resurrected ${summary.resurrected}, false conflicts ${summary.falseConflicts}`;
+}

@@ -1,0 +1,152 @@
+// @vitest-environment node
+// Failures the sync simulation (npm run sync-sim) found, each kept as a plain test.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type {
+  HttpRequest,
+  HttpResponse,
+  HttpTransport,
+} from '../../../plugin/connection/http-transport';
+import { buildSyncTestApp } from '../../companion/sync/sync-app';
+import type { SyncTestApp } from '../../companion/sync/sync-app';
+import { InjectTransport } from '../../helpers/inject-transport';
+import { testDevice } from './sync-device';
+
+let t: SyncTestApp;
+afterEach(async () => {
+  await t.close();
+});
+
+const NOTE = '# Trip\n- L1 server\n~1\n';
+
+function onDisk(path: string): string | undefined {
+  const absolute = join(t.vault, path);
+  return existsSync(absolute) ? readFileSync(absolute, 'utf8') : undefined;
+}
+
+/** A transport whose commit answers are lost while `lose` says so (the commits still run). */
+function losingCommitAnswers(lose: () => boolean): HttpTransport {
+  const inner = new InjectTransport(() => t.app);
+  return {
+    async request(request: HttpRequest): Promise<HttpResponse> {
+      const response = await inner.request(request);
+      if (lose() && request.url.endsWith('/commit')) throw new Error('connection reset');
+      return response;
+    },
+  };
+}
+
+describe('SyncEngine regressions found by the simulation', () => {
+  it('does not merge a commit in twice when its answer was lost and it is sent after a crash', async () => {
+    t = await buildSyncTestApp({ files: { 'Trip.md': NOTE } });
+    let lose = false;
+    const phone = testDevice(t, 'Pixel 8', { transport: losingCommitAnswers(() => lose) });
+    const laptop = testDevice(t, 'MacBook');
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    laptop.vault.userWrite('Trip.md', `${NOTE}- L2 laptop\n~2\n`);
+    await laptop.engine.sync();
+    phone.vault.userWrite('Trip.md', `${NOTE}- L3 phone\n~3\n`);
+    lose = true;
+    // The companion merges the phone's line in; every answer is lost; the app is killed.
+    await expect(phone.engine.sync()).rejects.toThrow('unreachable');
+    phone.restart();
+    lose = false;
+    laptop.vault.userWrite('Trip.md', `${laptop.vault.text('Trip.md') ?? ''}- L4 laptop\n~4\n`);
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    const text = onDisk('Trip.md') ?? '';
+    expect(text.match(/L3 phone/g)).toHaveLength(1);
+    expect(text).toContain('L4 laptop');
+    expect(phone.vault.text('Trip.md')).toBe(text);
+    expect(laptop.vault.text('Trip.md')).toBe(text);
+  });
+
+  it('applies a delete made elsewhere to a file only renamed here (a rename is no edit)', async () => {
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({ files: { 'a.md': NOTE, ...others } });
+    const phone = testDevice(t, 'Pixel 8');
+    const laptop = testDevice(t, 'MacBook');
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    laptop.vault.userDelete('a.md');
+    await laptop.engine.sync();
+    phone.vault.userRename('a.md', 'b.md');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(phone.vault.has('b.md')).toBe(false);
+    expect(onDisk('b.md')).toBeUndefined();
+    expect(onDisk('a.md')).toBeUndefined();
+  });
+
+  it('a new file that met the companion’s under another case takes its place, ours in a copy', async () => {
+    t = await buildSyncTestApp();
+    const inner = new InjectTransport(() => t.app);
+    let first = true;
+    const racing: HttpTransport = {
+      async request(request: HttpRequest): Promise<HttpResponse> {
+        if (first && request.url.endsWith('/commit')) {
+          // Between this device's pull and its commit, the companion's own disk gets Plan.md.
+          first = false;
+          t.write('Plan.md', NOTE);
+          await t.sync.journal.rescan();
+        }
+        return inner.request(request);
+      },
+    };
+    const linux = testDevice(t, 'Linux laptop', { transport: racing });
+    linux.vault.userWrite('plan.md', '# Plan\n- L9 linux\n~9\n');
+    await linux.engine.sync();
+    await linux.engine.sync();
+    await linux.engine.sync();
+    const copies = linux.vault.paths().filter((path) => path.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(linux.vault.text(copies[0] as string)).toContain('L9 linux');
+    expect(linux.vault.paths().filter((path) => path.toLowerCase() === 'plan.md')).toEqual([
+      'Plan.md',
+    ]);
+    expect(linux.vault.text('Plan.md')).toBe(NOTE);
+  });
+
+  it('reports two local names differing only in case instead of syncing the second', async () => {
+    t = await buildSyncTestApp({ files: { 'Plan.md': NOTE } });
+    const linux = testDevice(t, 'Linux laptop');
+    await linux.engine.sync();
+    linux.vault.userWrite('plan.md', '# other\n');
+    await linux.engine.sync();
+    await linux.engine.sync();
+    expect(linux.events).toContainEqual(
+      expect.objectContaining({ kind: 'problem', code: 'CASE_CLASH', path: 'plan.md' }),
+    );
+    expect(onDisk('Plan.md')).toBe(NOTE);
+    expect(linux.vault.text('plan.md')).toBe('# other\n');
+    expect(linux.vault.paths().some((path) => path.includes('.conflict-'))).toBe(false);
+  });
+
+  it('a rename onto a path another device took meanwhile ends as the companion’s copy name', async () => {
+    t = await buildSyncTestApp({ files: { 'a.md': NOTE } });
+    const phone = testDevice(t, 'Pixel 8');
+    const laptop = testDevice(t, 'MacBook');
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    laptop.vault.userWrite('b.md', '# B\n- L7 laptop\n~7\n');
+    await laptop.engine.sync();
+    phone.vault.userRename('a.md', 'b.md');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    const copy = phone.vault.paths().find((path) => path.startsWith('b.conflict-'));
+    expect(copy).toBeDefined();
+    expect(phone.vault.text(copy as string)).toBe(NOTE);
+    expect(phone.vault.text('b.md')).toBe('# B\n- L7 laptop\n~7\n');
+    expect(laptop.vault.paths()).toEqual(phone.vault.paths());
+    // Settled: another pass commits nothing more.
+    const seq = await phone.engine.seq();
+    await phone.engine.sync();
+    expect(await phone.engine.seq()).toBe(seq);
+  });
+});
