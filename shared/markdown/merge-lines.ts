@@ -77,7 +77,20 @@ export function mergeLines(base: string, ours: string, theirs: string): LineMerg
     o = oEnd + 1;
     t = tEnd + 1;
   }
-  return { clean: true, text: out.join('') };
+  return { clean: true, text: joinLines(out, lineEnding(theirs, ours)) };
+}
+
+/**
+ * The merged lines as text. Only the file's last line may lack a line ending: a side's last
+ * line without one that the merge placed before other lines gets one, or the two would run
+ * together into a line neither side wrote.
+ */
+function joinLines(lines: readonly string[], ending: string): string {
+  let text = '';
+  lines.forEach((line, index) => {
+    text += index < lines.length - 1 && !line.endsWith('\n') ? line + ending : line;
+  });
+  return text;
 }
 
 /** A change of one side: base lines `[start, end)` replaced by `lines` (start = end: an insertion). */
