@@ -164,4 +164,25 @@ describe.skipIf(!availability.available)('overdue and missed on the phone page',
       await page.close();
     },
   );
+
+  it.each(['light', 'dark'] as const)(
+    '%s: the Today card keeps its date on one line',
+    async (scheme) => {
+      const page = await open(scheme);
+      await page.click('#tab-week');
+      await page.waitForSelector('.day.today .day-date');
+      for (const date of await page.locator('.day .day-date').all()) {
+        const lines = await date.evaluate((node) => {
+          const height = node.getBoundingClientRect().height;
+          return Math.round(height / parseFloat(getComputedStyle(node).lineHeight || '20'));
+        });
+        expect(lines, (await date.textContent()) ?? '').toBeLessThanOrEqual(1);
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        360,
+      );
+      await page.screenshot({ path: join(shots, `phone-week-${scheme}.png`) });
+      await page.close();
+    },
+  );
 });
