@@ -10,7 +10,7 @@ import {
 } from '../../shared/search';
 import type { Scored } from '../../shared/search';
 import { citeChunk } from './chunk-citation';
-import { keyTermWeights, relevanceOf } from './relevance';
+import { hasCosineScale, keyTermWeights, relevanceOf } from './relevance';
 import type { RelevanceQuery } from './relevance';
 import type { IndexFilters, SearchIndex } from './search-index';
 
@@ -58,6 +58,14 @@ export const DEFAULT_CANDIDATES = 50;
 
 /** Why a search ran on keywords while the embedding model starts (again, after idling). */
 const MODEL_LOADING = 'the embedding model is loading';
+/**
+ * How long a search waits for a loading (or parked) model to embed its query before it answers
+ * with keywords only. Parked workers come back in a second or two; without the wait the same
+ * query's hits changed with the workers' state (issue #26).
+ */
+export const DEFAULT_MODEL_WAIT_MS = 15_000;
+/** The relevance of a keyword match whose words only match stemmed (see search()). */
+const MIN_MATCH_RELEVANCE = 0.001;
 
 export interface HybridSearchOptions {
   index: SearchIndex;
@@ -78,6 +86,8 @@ export interface HybridSearchOptions {
   onTiming?: (seconds: number, mode: SearchMode) => void;
   /** Monotonic milliseconds; default `performance.now`. */
   now?: () => number;
+  /** How long a search waits for a loading model (default {@link DEFAULT_MODEL_WAIT_MS}). */
+  modelWaitMs?: number;
 }
 
 export interface SearchRequest {
@@ -142,19 +152,6 @@ export class HybridSearch {
     return { mode: 'hybrid' };
   }
 
-  /**
-   * Asks the embedder for this query's vector without waiting: that brings its stopped workers
-   * back (they exit after a quiet period), so the searches typed next find the model loaded.
-   */
-  private wakeModel(query: string): void {
-    this.options
-      .embedder?.()
-      ?.embed([query])
-      .catch(() => {
-        // Failing to load is reported by the next search that tries; this one has its answer.
-      });
-  }
-
   async search(request: SearchRequest): Promise<SearchOutcome> {
     const started = this.now();
     const offset = request.offset ?? 0;
@@ -167,16 +164,29 @@ export class HybridSearch {
 
     const keywordHits = terms.length === 0 ? [] : this.options.index.keyword(text, filters, depth);
     let { mode, reason } = this.mode();
-    if (reason === MODEL_LOADING) this.wakeModel(request.query);
     let vectorHits: Array<{ chunkId: number; score: number }> = [];
-    if (mode === 'hybrid') {
+    if (mode === 'hybrid' || reason === MODEL_LOADING) {
+      const loading = reason === MODEL_LOADING;
       try {
-        const vector = await embedQuery(
+        // A loading or parked model is waited for, within a bound: a query's hits must not
+        // depend on whether the workers happen to be up.
+        const embedded = embedQuery(
           this.options.embedder!()!,
           request.query,
           this.options.queryCasing ?? 'auto',
         );
-        vectorHits = vector ? this.options.index.vector(vector, filters, depth) : [];
+        const vector = loading
+          ? await withinBound(embedded, this.options.modelWaitMs ?? DEFAULT_MODEL_WAIT_MS)
+          : await embedded;
+        if (vector === TIMED_OUT) {
+          embedded.catch(() => {
+            // The model failing later is reported by the next search that tries.
+          });
+        } else {
+          mode = 'hybrid';
+          reason = undefined;
+          vectorHits = vector ? this.options.index.vector(vector, filters, depth) : [];
+        }
       } catch (error) {
         // The model failing is not the user's problem: keywords still answer, and say so.
         mode = 'keyword';
@@ -203,11 +213,10 @@ export class HybridSearch {
       const chunk = chunks.get(Number(item.key));
       return chunk === undefined ? [] : [{ chunk, score: item.score }];
     });
-    const unique = dedupePerNote(ranked, {
+    const deduped = dedupePerNote(ranked, {
       noteOf: (hit) => hit.chunk.path,
       maxPerNote: this.maxPerNote,
     });
-    const page = unique.slice(offset, offset + request.limit);
     const stats = terms.length === 0 ? undefined : this.options.index.termStats?.(terms);
     const termWeights = stats && keyTermWeights(stats.documentFrequencies, stats.total);
     const vectorModel = mode === 'hybrid' ? this.options.embedder?.()?.model.id : undefined;
@@ -216,7 +225,9 @@ export class HybridSearch {
       ...(termWeights === undefined ? {} : { weights: termWeights }),
       ...(vectorModel === undefined ? {} : { model: vectorModel }),
     };
-    const hits = page.map(({ chunk, score }): SearchHit => {
+    // A hit with relevance 0 matches nothing of the query (a far vector neighbour): it is not a
+    // result. Judged before paging, so pages stay slices of one list.
+    const judged = deduped.map(({ chunk, score }): SearchHit => {
       const keyword = keywordScore.get(chunk.chunkId);
       const vector = vectorScore.get(chunk.chunkId);
       const hit: SearchHit = {
@@ -228,8 +239,18 @@ export class HybridSearch {
         ...(vector === undefined ? {} : { vectorScore: vector }),
       };
       hit.relevance = relevanceOf(hit, relevanceQuery);
+      // The keyword index matched it by a stemmed form ("Ordnern" → "Ordner") that term
+      // coverage, which reads words as written, does not see: a match, the least relevant.
+      if (hit.relevance === 0 && keyword !== undefined) hit.relevance = MIN_MATCH_RELEVANCE;
       return hit;
     });
+    // Without a measured cosine scale for the model (an uncalibrated Ollama model), a hit
+    // found by meaning only cannot be judged: it stays.
+    const judgesMeaning = vectorModel !== undefined && hasCosineScale(vectorModel);
+    const unique = judged.filter(
+      (hit) => hit.relevance > 0 || (!judgesMeaning && hit.vectorScore !== undefined),
+    );
+    const hits = unique.slice(offset, offset + request.limit);
     this.options.onTiming?.((this.now() - started) / 1000, mode);
     return {
       hits,
@@ -291,4 +312,19 @@ async function embedQuery(
   const sum = a.map((value, i) => value + b[i]!);
   const norm = Math.hypot(...sum) || 1;
   return sum.map((value) => value / norm);
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** `promise`'s value, or TIMED_OUT after `ms`; the timer is cleared either way. */
+async function withinBound<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let handle: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    handle = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(handle);
+  }
 }

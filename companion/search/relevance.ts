@@ -138,6 +138,11 @@ export function isRelevant(
  * halved when the hit fails the answer gate, so that 0.5 and above means "relevant enough to
  * quote" on every scale. See docs/search-quality.md.
  */
+/** Whether `model`'s cosines have a measured scale, so relevance can judge hits by meaning. */
+export function hasCosineScale(model: string): boolean {
+  return COSINE_SCALE[model] !== undefined;
+}
+
 export function relevanceOf(
   hit: SearchHit,
   query: RelevanceQuery,

@@ -75,6 +75,7 @@ function say(text: string, tone: 'info' | 'error' = 'info', action?: MessageActi
   shell.message.replaceChildren(...parts);
   shell.message.dataset.tone = tone;
   shell.message.hidden = text === '';
+  placeMessage();
   // Confirmations fade on their own (later when they offer an action); errors stay until the
   // next message.
   if (text !== '' && tone === 'info') {
@@ -82,7 +83,29 @@ function say(text: string, tone: 'info' | 'error' = 'info', action?: MessageActi
   }
 }
 
+/**
+ * Messages never cover controls: the stylesheet keeps them above the tab bar; in the chat
+ * view the composer (whose height grows with the text) sits there too, so the message goes
+ * above it.
+ */
+function placeMessage(): void {
+  const composer =
+    document.body.dataset.view === 'chat' ? document.getElementById('chat-form') : null;
+  if (shell.message.hidden || composer === null || composer.getClientRects().length === 0) {
+    shell.message.style.removeProperty('bottom');
+    return;
+  }
+  const gap = window.innerHeight - composer.getBoundingClientRect().top;
+  shell.message.style.bottom = `${Math.ceil(gap + 8)}px`;
+}
+
 async function start(): Promise<void> {
+  // The page lives as long as the tab: these follow the composer for its whole life.
+  window.addEventListener('resize', placeMessage);
+  const composer = document.getElementById('chat-form');
+  if (composer && typeof ResizeObserver === 'function') {
+    new ResizeObserver(placeMessage).observe(composer);
+  }
   const registration = registerServiceWorker();
   shell.signInForm.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -248,6 +271,7 @@ async function showView(name: ViewName): Promise<void> {
     tab.setAttribute('aria-selected', String(tab.dataset.view === name));
   }
   document.body.dataset.view = name;
+  placeMessage();
   // The status line follows indexing (e.g. semantic search getting ready) as the user moves.
   await Promise.all([views[name].show(), refreshStatus()]);
 }

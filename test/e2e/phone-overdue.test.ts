@@ -127,4 +127,62 @@ describe.skipIf(!availability.available)('overdue and missed on the phone page',
       await page.close();
     },
   );
+
+  it.each(['light', 'dark'] as const)(
+    '%s: an error message never covers the chat composer',
+    async (scheme) => {
+      const page = await open(scheme);
+      // An action fails on the Reminders view; its error stays until the next message, also
+      // after moving to Chat, where the composer and Send sit at the bottom.
+      await page.route('**/api/v1/reminders/*/done', (route) =>
+        route.fulfill({
+          status: 500,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: 'boom' } }),
+        }),
+      );
+      await page.click('#overdue li button.done');
+      await page.waitForSelector('#message[data-tone="error"]:not([hidden])');
+      await page.click('#tab-chat');
+      await page.waitForSelector('#chat-send');
+      const send = await page.locator('#chat-send').boundingBox();
+      const message = await page.locator('#message').boundingBox();
+      expect(message!.y + message!.height).toBeLessThanOrEqual(send!.y);
+      // What is under the middle of Send is Send.
+      const onTop = await page.evaluate(
+        ([x, y]) => document.elementFromPoint(x!, y!)?.id ?? '',
+        [send!.x + send!.width / 2, send!.y + send!.height / 2],
+      );
+      expect(onTop).toBe('chat-send');
+      // A longer message (the composer grows): the message moves up with it.
+      await page.fill('#chat-input', 'line\n'.repeat(5));
+      await page.waitForTimeout(100);
+      const grown = await page.locator('#chat-form').boundingBox();
+      const moved = await page.locator('#message').boundingBox();
+      expect(moved!.y + moved!.height).toBeLessThanOrEqual(grown!.y);
+      await page.screenshot({ path: join(shots, `phone-chat-error-${scheme}.png`) });
+      await page.close();
+    },
+  );
+
+  it.each(['light', 'dark'] as const)(
+    '%s: the Today card keeps its date on one line',
+    async (scheme) => {
+      const page = await open(scheme);
+      await page.click('#tab-week');
+      await page.waitForSelector('.day.today .day-date');
+      for (const date of await page.locator('.day .day-date').all()) {
+        const lines = await date.evaluate((node) => {
+          const height = node.getBoundingClientRect().height;
+          return Math.round(height / parseFloat(getComputedStyle(node).lineHeight || '20'));
+        });
+        expect(lines, (await date.textContent()) ?? '').toBeLessThanOrEqual(1);
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        360,
+      );
+      await page.screenshot({ path: join(shots, `phone-week-${scheme}.png`) });
+      await page.close();
+    },
+  );
 });

@@ -75,12 +75,16 @@ export function weekView(context: PageContext): PageView {
     const heading = el(
       'h3',
       { class: 'day-name' },
-      new Intl.DateTimeFormat(undefined, {
-        weekday: 'long',
-        day: 'numeric',
-        month: 'short',
-        timeZone: 'UTC',
-      }).format(Date.parse(`${day.date}T00:00:00Z`)),
+      el(
+        'span',
+        { class: 'day-date' },
+        new Intl.DateTimeFormat(undefined, {
+          weekday: 'long',
+          day: 'numeric',
+          month: 'short',
+          timeZone: 'UTC',
+        }).format(Date.parse(`${day.date}T00:00:00Z`)),
+      ),
       isToday ? el('span', { class: 'today-badge' }, 'Today') : null,
     );
     const empty = day.items.length === 0;
