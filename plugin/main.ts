@@ -112,6 +112,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       isPaired: () => this.connection.current.kind === 'connected',
       client,
       localEntries: () => reminders.entries(),
+      readReminders: reminders.read,
     });
     this.related = setUpRelatedNotes(this, {
       relatedChunks: (path, limit) => this.vaultSearch?.relatedChunks(path, limit) ?? null,

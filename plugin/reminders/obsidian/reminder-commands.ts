@@ -109,7 +109,14 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
           .catch((error: unknown) => new Notice(`Cairn: could not complete: ${String(error)}`));
         return;
       }
-      editLine(editor, completeLine, 'Reminder done');
+      editLine(
+        editor,
+        (line) =>
+          completeLine(line, {
+            today: formatInZone(clock.now(), settings().timezone).slice(0, 10),
+          }),
+        'Reminder done',
+      );
     },
   });
 }

@@ -11,7 +11,7 @@ import { snoozeChoices } from '../line-commands';
 import { completeFiredReminder, snoozeFiredReminder } from './reminder-notice-actions';
 import type { ReadReminders } from './reminder-notice-actions';
 import type { App, Plugin } from 'obsidian';
-import { describeNextFire } from '../../../shared/reminders';
+import { describeNextFire, formatInZone } from '../../../shared/reminders';
 import type { Clock } from '../../../shared/ports';
 import { LocalReminderScheduler } from '../local-scheduler';
 import type { FiredReminderStore, ReminderNotifier } from '../local-scheduler';
@@ -191,7 +191,11 @@ function showReminderNotice(
     if (file instanceof TFile)
       void app.workspace.getLeaf(false).openFile(file, { eState: { line: entry.line - 1 } });
   });
-  button('Done', () => void completeFiredReminder(app, entry, read));
+  button(
+    'Done',
+    () =>
+      void completeFiredReminder(app, entry, read, formatInZone(clock.now(), zone).slice(0, 10)),
+  );
   const hour = snoozeChoices(clock.now(), zone).find((choice) => choice.label === '1 hour');
   if (hour) button('Snooze 1 hour', () => void snoozeFiredReminder(app, entry, hour, zone, read));
 }

@@ -13,7 +13,9 @@ import { startLocalReminders } from './reminder-runtime';
 import type { LocalReminders } from './reminder-runtime';
 import { REMINDERS_VIEW_TYPE, UpcomingRemindersView } from './reminder-upcoming-view';
 import type { CompanionReminders } from './reminder-upcoming-view';
+import { readFileReminders } from '../vault-reminder-entries';
 import type { VaultReminderEntry } from '../vault-reminder-entries';
+import type { ReadReminders } from './reminder-notice-actions';
 
 export interface ReminderSetupDeps {
   settings: () => CairnSettings;
@@ -24,11 +26,14 @@ export interface ReminderSetupDeps {
   companionReminders?: () => Promise<CompanionReminders | string>;
 }
 
-/** Returns the vault's reminders as the local scheduler reads them (for the week view). */
+/**
+ * Returns the vault's reminders as the local scheduler reads them, and the reader itself, for
+ * the week view (its Done and Snooze find their reminder again at write time).
+ */
 export function setUpReminders(
   plugin: Plugin,
   deps: ReminderSetupDeps,
-): { entries(): readonly VaultReminderEntry[] } {
+): { entries(): readonly VaultReminderEntry[]; read: ReadReminders } {
   const clock = deps.clock ?? { now: () => Date.now() };
   const app = plugin.app;
   let local: LocalReminders | null = null;
@@ -80,7 +85,16 @@ export function setUpReminders(
       onChange: renderViews,
     });
   });
-  return { entries: () => local?.scheduler.entries() ?? [] };
+  return {
+    entries: () => local?.scheduler.entries() ?? [],
+    read: (path, text) => {
+      const settings = deps.settings();
+      return readFileReminders(path, text, {
+        zone: settings.timezone,
+        syntaxes: settings.reminders.syntaxes,
+      }).entries;
+    },
+  };
 }
 
 async function showUpcoming(plugin: Plugin): Promise<void> {
