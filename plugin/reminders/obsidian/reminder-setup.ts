@@ -9,6 +9,7 @@ import type { Clock } from '../../../shared/ports';
 import { remindEditorExtension } from '../editor/remind-extension';
 import type { CairnSettings } from '../../settings/settings';
 import { registerReminderCommands } from './reminder-commands';
+import { editorIsTemplate } from './template-folders';
 import { startLocalReminders } from './reminder-runtime';
 import type { LocalReminders } from './reminder-runtime';
 import { REMINDERS_VIEW_TYPE, UpcomingRemindersView } from './reminder-upcoming-view';
@@ -43,6 +44,7 @@ export function setUpReminders(
       now: () => clock.now(),
       zone: () => deps.settings().timezone,
       newBlockId: (taken) => newBlockId(Math.random, taken),
+      isTemplate: editorIsTemplate(app),
     }),
   );
 
