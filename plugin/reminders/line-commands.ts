@@ -7,6 +7,7 @@
 import { hasControlCharacters } from './control-characters';
 import {
   classifyRemindText,
+  describeNextFire,
   findForeignTokens,
   findRemindTokensInLine,
   formatInZone,
@@ -48,6 +49,26 @@ export function addReminderToLine(line: string, options: AddReminderOptions): Li
   });
   if (normalised.problem !== undefined) return { ok: false, problem: normalised.problem };
   return { ok: true, line: normalised.line };
+}
+
+/** True when "Add reminder to this line" must ask for a time: the line has no `@remind` yet. */
+export function lineNeedsTime(line: string): boolean {
+  return findRemindTokensInLine(line).length === 0;
+}
+
+export type ReminderTimeCheck =
+  | { ok: true; /** When it fires, e.g. `tomorrow 09:00`. */ label: string }
+  | { ok: false; problem: string };
+
+/** Reads the time typed for "Add reminder to this line": when it fires, or why it cannot. */
+export function checkReminderTime(
+  when: string,
+  options: { now: number; zone: string },
+): ReminderTimeCheck {
+  if (when.trim() === '') return { ok: false, problem: 'type when to be reminded' };
+  const resolved = resolveNaturalTime(when, options);
+  if (!resolved.ok) return { ok: false, problem: resolved.message };
+  return { ok: true, label: describeNextFire(resolved.instant, options.zone, options.now) };
 }
 
 /** Moves a one-off `@remind` on the line to `until`, written in the token's zone. */

@@ -8,11 +8,17 @@ import { Notice } from 'obsidian';
 import type { Editor, MarkdownFileInfo, MarkdownView, Plugin, TFile } from 'obsidian';
 import { findBlockIds, formatInZone, newBlockId } from '../../../shared/reminders';
 import type { Clock } from '../../../shared/ports';
-import { addReminderToLine, completeLine, snoozeChoices, snoozeLine } from '../line-commands';
+import {
+  addReminderToLine,
+  completeLine,
+  lineNeedsTime,
+  snoozeChoices,
+  snoozeLine,
+} from '../line-commands';
 import type { LineCommandResult } from '../line-commands';
 import { writeNewReminder } from '../new-reminder-form';
 import type { CairnSettings } from '../../settings/settings';
-import { NewReminderModal, SnoozeChoiceModal } from './reminder-modal';
+import { NewReminderModal, ReminderTimeModal, SnoozeChoiceModal } from './reminder-modal';
 
 export interface ReminderCommandDeps {
   plugin: Plugin;
@@ -55,14 +61,28 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
     id: 'add-reminder-to-line',
     name: 'Add reminder to this line',
     editorCallback: (editor) => {
-      const taken = findBlockIds(editor.getValue());
-      editLine(editor, (line) =>
-        addReminderToLine(line, {
-          now: clock.now(),
-          zone: settings().timezone,
-          newBlockId: () => newBlockId(Math.random, taken),
-        }),
-      );
+      const write = (when?: string): string | undefined => {
+        const taken = findBlockIds(editor.getValue());
+        return editLine(editor, (line) =>
+          addReminderToLine(line, {
+            now: clock.now(),
+            zone: settings().timezone,
+            newBlockId: () => newBlockId(Math.random, taken),
+            ...(when === undefined ? {} : { defaultWhen: when }),
+          }),
+        );
+      };
+      // A line that already has its @remind only needs normalising; otherwise ask when.
+      if (!lineNeedsTime(editor.getLine(editor.getCursor().line))) {
+        const problem = write();
+        if (problem !== undefined) new Notice(`Cairn: ${problem}`);
+        return;
+      }
+      new ReminderTimeModal(app, {
+        now: () => clock.now(),
+        zone: () => settings().timezone,
+        save: (when) => write(when),
+      }).open();
     },
   });
 
@@ -90,7 +110,11 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
             .catch((error: unknown) => new Notice(`Cairn: could not snooze: ${String(error)}`));
           return;
         }
-        editLine(editor, (line) => snoozeLine(line, choice.until, zone), `Snoozed ${choice.label}`);
+        editLineOrSay(
+          editor,
+          (line) => snoozeLine(line, choice.until, zone),
+          `Snoozed ${choice.label}`,
+        );
       }).open();
     },
   });
@@ -109,7 +133,7 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
           .catch((error: unknown) => new Notice(`Cairn: could not complete: ${String(error)}`));
         return;
       }
-      editLine(
+      editLineOrSay(
         editor,
         (line) =>
           completeLine(line, {
@@ -133,25 +157,34 @@ function reminderNoteOf(plugin: Plugin, context: MarkdownView | MarkdownFileInfo
   return frontMatter?.type === 'reminder' ? file : null;
 }
 
+/** Rewrites the cursor's line as one edit; returns why nothing changed, if it could not. */
 function editLine(
   editor: Editor,
   change: (line: string) => LineCommandResult,
   success?: string,
-): void {
+): string | undefined {
   const lineNumber = editor.getCursor().line;
   const line = editor.getLine(lineNumber);
   const result = change(line);
-  if (!result.ok) {
-    new Notice(`Cairn: ${result.problem}`);
-    return;
-  }
-  if (result.line === line) return;
+  if (!result.ok) return result.problem;
+  if (result.line === line) return undefined;
   editor.replaceRange(
     result.line,
     { line: lineNumber, ch: 0 },
     { line: lineNumber, ch: line.length },
   );
   if (success !== undefined) new Notice(success);
+  return undefined;
+}
+
+/** editLine, saying in a notice why nothing changed. */
+function editLineOrSay(
+  editor: Editor,
+  change: (line: string) => LineCommandResult,
+  success?: string,
+): void {
+  const problem = editLine(editor, change, success);
+  if (problem !== undefined) new Notice(`Cairn: ${problem}`);
 }
 
 async function ensureFolder(plugin: Plugin, folder: string): Promise<void> {
