@@ -18,6 +18,7 @@ import { ObsidianVaultSource, watchVault } from './search/obsidian/vault-source'
 import { selectEmbedder } from './embeddings/select-embedder';
 import { browserTimeSlicer } from './search/time-slicer';
 import { SearchService } from './search/search-service';
+import { indexExclusions } from './search/index-exclusions';
 import { SearchRunner } from './search/search-runner';
 import { describeIndexProgress } from './search/index-progress';
 import { createSearchStatus } from './search/search-status';
@@ -117,6 +118,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     this.related = setUpRelatedNotes(this, {
       relatedChunks: (path, limit) => this.vaultSearch?.relatedChunks(path, limit) ?? null,
       searchStatus: () => this.searchStatus.current,
+      excluded: () => this.indexExcluded(),
     });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());
@@ -178,6 +180,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
           source: new ObsidianVaultSource(this.app.vault),
           scheduler: browserTimeSlicer(window),
           excludeGlobs: this.settings.search.excludeGlobs,
+          alsoExcludes: this.indexExcluded(),
           embedder: choice.kind === 'active' ? choice.embedder : null,
           ...(choice.kind === 'none' ? { keywordOnlyReason: choice.reason } : {}),
           onProgress: (progress) => {
@@ -253,6 +256,19 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     if (this.settings.embeddings.provider !== 'builtin') return;
     if (!this.searchRunner || this.vaultSearch?.mode === 'hybrid') return;
     void this.runSearch();
+  }
+
+  /** Saved chats and Obsidian's own Excluded files: never searched nor related. */
+  private indexExcluded(): (path: string) => boolean {
+    let userIgnoreFilters: unknown;
+    try {
+      // `getConfig` is not in the public typings; a future Obsidian without it excludes nothing.
+      const vault = this.app.vault as unknown as { getConfig?: (key: string) => unknown };
+      userIgnoreFilters = vault.getConfig?.('userIgnoreFilters');
+    } catch {
+      userIgnoreFilters = undefined;
+    }
+    return indexExclusions({ chatsFolder: this.settings.folders.chats, userIgnoreFilters });
   }
 
   /**

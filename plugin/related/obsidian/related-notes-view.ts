@@ -15,6 +15,8 @@ export interface RelatedNotesDeps {
   /** Content candidates from the index, or null while it is not loaded. */
   relatedChunks: (path: string, limit: number) => RelatedChunks | null;
   searchStatus: () => SearchStatus;
+  /** Notes never shown nor counted as links (saved chats, Obsidian's Excluded files). */
+  excluded?: () => (path: string) => boolean;
 }
 
 /** Content candidates asked of the index per note shown (more than shown: links re-rank). */
@@ -34,6 +36,7 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
       resolvedLinks: app.metadataCache.resolvedLinks,
       paths: app.vault.getMarkdownFiles().map((file) => file.path),
       tagsOf: (path) => tagsOf(app, path),
+      ...(deps.excluded ? { excluded: deps.excluded() } : {}),
     }));
   const dropGraph = () => {
     graph = null;
