@@ -45,8 +45,6 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
   plugin.registerEvent(app.metadataCache.on('changed', dropGraph));
   const controller = new RelatedController({
     compute: (path) => {
-      // No open view, no work: the view asks for a refresh when it opens.
-      if (app.workspace.getLeavesOfType(RELATED_VIEW_TYPE).length === 0) return null;
       const chunks = deps.relatedChunks(path, CHUNK_POOL);
       if (chunks === null) return null;
       const links = vaultGraph();
@@ -66,7 +64,12 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
       const timer = window.setTimeout(task, delayMs);
       return () => window.clearTimeout(timer);
     },
+    visible: () => relatedViewVisible(app),
   });
+  // A hidden view ranks nothing; these are the moments it may have come on screen.
+  const shown = () => controller.shown();
+  plugin.registerEvent(app.workspace.on('layout-change', shown));
+  plugin.registerEvent(app.workspace.on('active-leaf-change', shown));
   plugin.register(() => controller.dispose());
   plugin.registerHoverLinkSource(RELATED_VIEW_TYPE, {
     display: 'Cairn related notes',
@@ -85,6 +88,20 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
   plugin.registerEvent(app.workspace.on('file-open', follow));
   app.workspace.onLayoutReady(follow);
   return controller;
+}
+
+/**
+ * True when a related-notes view is on screen: its tab is the one shown (an inactive tab's
+ * element is not displayed) and its sidebar is not collapsed.
+ */
+function relatedViewVisible(app: App): boolean {
+  const { workspace } = app;
+  return workspace.getLeavesOfType(RELATED_VIEW_TYPE).some((leaf) => {
+    const root = leaf.getRoot();
+    if (root === workspace.rightSplit && workspace.rightSplit.collapsed) return false;
+    if (root === workspace.leftSplit && workspace.leftSplit.collapsed) return false;
+    return leaf.view.containerEl.isShown();
+  });
 }
 
 async function openRelatedView(app: App): Promise<void> {
@@ -145,6 +162,11 @@ class RelatedNotesView extends ItemView {
       },
     });
     this.controller.refresh();
+  }
+
+  /** Obsidian calls this when the view's size changes, coming on screen included. */
+  override onResize(): void {
+    this.controller.shown();
   }
 
   override async onClose(): Promise<void> {
