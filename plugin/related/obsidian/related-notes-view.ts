@@ -6,6 +6,7 @@ import { RelatedController } from '../related-controller';
 import { rankRelated } from '../related-notes';
 import type { RelatedNote, RelatedResult } from '../related-notes';
 import { VaultGraph } from '../vault-graph';
+import { viewTypeOnScreen } from '../../workspace/obsidian/leaf-on-screen';
 import type { RelatedChunks } from '../../search/search-engine';
 import type { SearchStatus } from '../../search/search-status';
 
@@ -64,7 +65,7 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
       const timer = window.setTimeout(task, delayMs);
       return () => window.clearTimeout(timer);
     },
-    visible: () => relatedViewVisible(app),
+    visible: () => viewTypeOnScreen(app, RELATED_VIEW_TYPE),
   });
   // A hidden view ranks nothing; these are the moments it may have come on screen.
   const shown = () => controller.shown();
@@ -88,20 +89,6 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
   plugin.registerEvent(app.workspace.on('file-open', follow));
   app.workspace.onLayoutReady(follow);
   return controller;
-}
-
-/**
- * True when a related-notes view is on screen: its tab is the one shown (an inactive tab's
- * element is not displayed) and its sidebar is not collapsed.
- */
-function relatedViewVisible(app: App): boolean {
-  const { workspace } = app;
-  return workspace.getLeavesOfType(RELATED_VIEW_TYPE).some((leaf) => {
-    const root = leaf.getRoot();
-    if (root === workspace.rightSplit && workspace.rightSplit.collapsed) return false;
-    if (root === workspace.leftSplit && workspace.leftSplit.collapsed) return false;
-    return leaf.view.containerEl.isShown();
-  });
 }
 
 async function openRelatedView(app: App): Promise<void> {

@@ -70,13 +70,22 @@ export function startLocalReminders(deps: LocalRemindersDeps): LocalReminders {
     return result.entries;
   };
 
+  /** A file's reminders and problems, to tell an edit that changed them from one that did not. */
+  const fileState = (
+    path: string,
+    entries: readonly VaultReminderEntry[] = scheduler.entriesOf(path),
+  ): string => JSON.stringify([entries, problems.get(path) ?? []]);
+
   let released = false;
   plugin.register(() => (released = true));
   plugin.registerEvent(
     app.metadataCache.on('changed', (file, data) => {
       if (file.extension !== 'md') return;
-      scheduler.setFile(file.path, read(file.path, data));
-      deps.onChange?.();
+      const before = fileState(file.path);
+      const entries = read(file.path, data);
+      scheduler.setFile(file.path, entries);
+      // Most edits touch no reminder: the views hear only of those that did.
+      if (fileState(file.path, entries) !== before) deps.onChange?.();
     }),
   );
   plugin.registerEvent(

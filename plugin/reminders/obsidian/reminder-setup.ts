@@ -50,7 +50,7 @@ export function setUpReminders(
 
   const renderViews = () => {
     for (const leaf of app.workspace.getLeavesOfType(REMINDERS_VIEW_TYPE)) {
-      if (leaf.view instanceof UpcomingRemindersView) leaf.view.render();
+      if (leaf.view instanceof UpcomingRemindersView) leaf.view.changed();
     }
   };
 
