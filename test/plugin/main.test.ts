@@ -230,7 +230,10 @@ describe('downloading the built-in model from a URL', () => {
     const { plugin, mock } = await loadPlugin();
     const command = mock.commands__.get('download-builtin-model-from-url');
     expect(command?.name).toContain('Download the built-in model (29 MB) from github.com');
-    command?.callback?.();
+    // Offered (the model is not installed); the companion's download is not: none is set.
+    expect(command?.checkCallback?.(true)).toBe(true);
+    expect(mock.commands__.get('download-builtin-model')?.checkCallback?.(true)).toBe(false);
+    command?.checkCallback?.(false);
     await vi.waitFor(() => expect(notices).toHaveLength(1));
     expect(notices[0]).toContain(
       'Cairn: the built-in model was not downloaded: Offline mode only contacts this device and your local network; github.com looks like an internet host.',

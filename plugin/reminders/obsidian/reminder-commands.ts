@@ -1,6 +1,7 @@
 /**
  * Registers the reminder commands: New reminder, Add reminder to this line, Show upcoming
- * reminders, Snooze / Complete reminder under cursor. Line edits go through Obsidian's Editor
+ * reminders, Snooze / Complete reminder under cursor (offered only on a line holding a reminder,
+ * or in a reminder note). Line edits go through Obsidian's Editor
  * (one `replaceRange`, so one undo); reminder notes change through
  * `fileManager.processFrontMatter`, touching only their own keys.
  */
@@ -11,6 +12,7 @@ import type { Clock } from '../../../shared/ports';
 import {
   addReminderToLine,
   completeLine,
+  foreignSyntaxOf,
   lineNeedsTime,
   snoozeChoices,
   snoozeLine,
@@ -95,9 +97,11 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
   plugin.addCommand({
     id: 'snooze-reminder',
     name: 'Snooze reminder on this line',
-    editorCallback: (editor, context) => {
-      const zone = settings().timezone;
+    editorCheckCallback: (checking, editor, context) => {
       const note = reminderNoteOf(plugin, context);
+      if (!lineHasReminder(editor) && note === null) return false;
+      if (checking) return true;
+      const zone = settings().timezone;
       new SnoozeChoiceModal(app, snoozeChoices(clock.now(), zone), (choice) => {
         if (note !== null && !lineHasToken(editor)) {
           void app.fileManager
@@ -116,14 +120,17 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
           `Snoozed ${choice.label}`,
         );
       }).open();
+      return true;
     },
   });
 
   plugin.addCommand({
     id: 'complete-reminder',
     name: 'Complete reminder on this line',
-    editorCallback: (editor, context) => {
+    editorCheckCallback: (checking, editor, context) => {
       const note = reminderNoteOf(plugin, context);
+      if (!lineHasReminder(editor) && note === null) return false;
+      if (checking) return true;
       if (note !== null && !lineHasToken(editor)) {
         void app.fileManager
           .processFrontMatter(note, (frontMatter: Record<string, unknown>) => {
@@ -131,7 +138,7 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
           })
           .then(() => new Notice('Reminder done'))
           .catch((error: unknown) => new Notice(`Cairn: could not complete: ${String(error)}`));
-        return;
+        return true;
       }
       editLineOrSay(
         editor,
@@ -141,8 +148,15 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
           }),
         'Reminder done',
       );
+      return true;
     },
   });
+}
+
+/** The cursor's line holds a reminder: Cairn's `@remind(` or a format Cairn reads. */
+function lineHasReminder(editor: Editor): boolean {
+  const line = editor.getLine(editor.getCursor().line);
+  return line.includes('@remind(') || foreignSyntaxOf(line) !== undefined;
 }
 
 function lineHasToken(editor: Editor): boolean {

@@ -52,7 +52,9 @@ function commandsOn(text: string) {
   const editor = view.editor.asOriginalType__() as EditorOriginal;
   const run = (id: string) =>
     plugin.commands__.get(id)!.editorCallback!(editor, view.asOriginalType7__());
-  return { editor, run };
+  const offered = (id: string) =>
+    plugin.commands__.get(id)!.editorCheckCallback!(true, editor, view.asOriginalType7__());
+  return { editor, run, offered };
 }
 
 describe('Add reminder to this line', () => {
@@ -102,5 +104,18 @@ describe('Add reminder to this line', () => {
     run('add-reminder-to-line');
     expect(open).not.toHaveBeenCalled();
     expect(editor.getValue()).toMatch(/^Call @remind\(2026-11-24 10:00\) \^r-[a-z0-9]+$/);
+  });
+});
+
+describe('Snooze and Complete in the palette', () => {
+  it('are offered only on a line holding a reminder', () => {
+    const plain = commandsOn('- [ ] Buy milk');
+    expect(plain.offered('snooze-reminder')).toBe(false);
+    expect(plain.offered('complete-reminder')).toBe(false);
+    const cairn = commandsOn('- [ ] Call @remind(2026-11-24 10:00)');
+    expect(cairn.offered('snooze-reminder')).toBe(true);
+    expect(cairn.offered('complete-reminder')).toBe(true);
+    const tasks = commandsOn('- [ ] Form ⏰ 2026-11-24 10:00');
+    expect(tasks.offered('complete-reminder')).toBe(true);
   });
 });
