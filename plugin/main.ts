@@ -61,7 +61,9 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   /** Holds the search service and replaces it when the built-in model arrives; null until layout-ready. */
   private searchRunner: SearchRunner | null = null;
   /** The status bar item showing indexing progress (desktop). */
-  private indexStatusItem: HTMLElement | null = null;
+  /** The one status bar item: the index's progress while it works, else the companion's state. */
+  private statusItem: HTMLElement | null = null;
+  private indexStatusText = '';
 
   override async onload(): Promise<void> {
     await this.restoreSettings();
@@ -168,9 +170,8 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
    * search costs start-up time.
    */
   private async startSearch(): Promise<void> {
-    const status = this.addStatusBarItem();
-    status.addClass('cairn-index-status');
-    this.indexStatusItem = status;
+    // The status item now speaks for the index too (tests find its progress by this class).
+    this.statusItem?.addClass('cairn-index-status');
     const runner: SearchRunner = new SearchRunner({
       chooseEmbedder: () =>
         selectEmbedder(this.settings, new ObsidianHttpTransport(), builtinModelHost(this)),
@@ -187,7 +188,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
             // A service replaced or closed since reports nothing more.
             if (runner.current !== service) return;
             const text = describeIndexProgress(progress);
-            status.setText(text);
+            this.showIndexStatus(text);
             this.searchStatus.update({ ready: service.ready, progress: text });
             if (progress.phase === 'idle') this.related?.refresh();
           },
@@ -237,7 +238,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     } catch (error) {
       // A start cut short by unloading the plugin is not a failure worth reporting.
       if (runner.isClosed) return;
-      this.indexStatusItem?.setText('Cairn: search unavailable');
+      this.showIndexStatus('Cairn: search unavailable');
       this.searchStatus.update({
         unavailable: 'the search index could not start (details in the developer console)',
       });
@@ -349,17 +350,36 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     }
   }
 
+  /**
+   * One status bar item: the index's progress while it loads or works, otherwise the
+   * companion's state when one is configured, otherwise nothing (hidden: working on its own
+   * is the normal case, not news). Click opens the chat.
+   */
   private setUpStatusBar(): void {
     const item = this.addStatusBarItem();
     item.addClass('cairn-status', 'mod-clickable');
-    const unsubscribe = this.connection.subscribe((state) => {
-      const description = describeConnection(state);
-      item.setText(description.label);
-      item.setAttribute('aria-label', description.detail);
-      item.dataset.tone = description.tone;
-    });
+    this.statusItem = item;
+    const unsubscribe = this.connection.subscribe(() => this.drawStatus());
     this.register(unsubscribe);
     this.registerDomEvent(item, 'click', () => void this.openChatPane());
+  }
+
+  private showIndexStatus(text: string): void {
+    this.indexStatusText = text;
+    this.drawStatus();
+  }
+
+  private drawStatus(): void {
+    const item = this.statusItem;
+    if (!item) return;
+    const description = describeConnection(this.connection.current);
+    const companionSet = this.settings.companion.url.trim() !== '';
+    const text = this.indexStatusText || (companionSet ? description.label : '');
+    item.setText(text);
+    item.setAttribute('aria-label', description.detail);
+    item.dataset.tone = this.indexStatusText ? 'pending' : description.tone;
+    if (text === '') item.hide();
+    else item.show();
   }
 
   private refreshConnection(options: { quiet?: boolean } = {}): Promise<ConnectionState> {

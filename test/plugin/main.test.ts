@@ -119,11 +119,27 @@ describe('CairnPlugin.onload', () => {
     plugin.unload();
   });
 
-  it('shows the connection state in the status bar once the layout is ready', async () => {
+  it('keeps one status bar item, silent when working on its own', async () => {
     const { plugin, mock } = await loadPlugin();
-    expect(statusBarText(mock)).toBe('Cairn: connecting…');
     Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
-    await vi.waitFor(() => expect(statusBarText(mock)).toBe('Cairn: local only'));
+    // No companion: no permanent "local only"; the one item speaks when there is news.
+    await vi.waitFor(() => expect(mock.statusBarItems__[0]?.style.display).toBe('none'));
+    expect(statusBarText(mock)).not.toContain('local only');
+    expect(mock.statusBarItems__).toHaveLength(1);
+    plugin.unload();
+  });
+
+  it('shows the companion state in that item when one is configured', async () => {
+    const { plugin, mock } = await loadPlugin({
+      settingsVersion: 1,
+      companion: { url: 'http://127.0.0.1:8787', token: 't' },
+    });
+    expect(statusBarText(mock)).toBe('Cairn: connecting…');
+    requestUrl.mockResolvedValue({ status: 500, text: '', headers: {}, json: null });
+    Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
+    await vi.waitFor(() => expect(statusBarText(mock)).not.toBe('Cairn: connecting…'));
+    expect(statusBarText(mock)).toMatch(/^Cairn: /);
+    expect(mock.statusBarItems__).toHaveLength(1);
     plugin.unload();
   });
 });
