@@ -19,6 +19,8 @@ import { selectEmbedder } from './embeddings/select-embedder';
 import { browserTimeSlicer } from './search/time-slicer';
 import { SearchService } from './search/search-service';
 import { indexExclusions } from './search/index-exclusions';
+import { CompanionVaultSearch } from './search/companion-search';
+import { INDEX_ON_DEVICE_KEY } from './settings/obsidian/settings-tab';
 import { SearchRunner } from './search/search-runner';
 import { describeIndexProgress } from './search/index-progress';
 import { createSearchStatus } from './search/search-status';
@@ -49,7 +51,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private connection!: ConnectionMonitor;
   private connectionChecked = '';
   /** The in-vault search (docs/search.md); built after layout-ready, null until then. */
-  vaultSearch: SearchService | null = null;
+  vaultSearch: SearchService | CompanionVaultSearch | null = null;
   /** Open while shown, so disabling the plugin can close it (and unmount its component). */
   private searchModal: SearchModal | null = null;
   /** The chat pane's session and callbacks; empty until layout-ready. */
@@ -64,15 +66,16 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   /** The one status bar item: the index's progress while it works, else the companion's state. */
   private statusItem: HTMLElement | null = null;
   private indexStatusText = '';
+  private client!: CompanionClient;
 
   override async onload(): Promise<void> {
     await this.restoreSettings();
 
-    const client = new CompanionClient(new ObsidianHttpTransport(), () => ({
+    const client = (this.client = new CompanionClient(new ObsidianHttpTransport(), () => ({
       url: this.settings.companion.url,
       token: this.settings.companion.token,
       offlineMode: this.settings.privacy.offlineMode,
-    }));
+    })));
     this.connection = new ConnectionMonitor(client);
 
     this.registerView(
@@ -118,7 +121,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       readReminders: reminders.read,
     });
     this.related = setUpRelatedNotes(this, {
-      relatedChunks: (path, limit) => this.vaultSearch?.relatedChunks(path, limit) ?? null,
+      relatedChunks: (path, limit) =>
+        this.vaultSearch instanceof SearchService
+          ? this.vaultSearch.relatedChunks(path, limit)
+          : null,
       searchStatus: () => this.searchStatus.current,
       excluded: () => this.indexExcluded(),
     });
@@ -170,6 +176,27 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
    * search costs start-up time.
    */
   private async startSearch(): Promise<void> {
+    if (this.searchesThroughCompanion()) {
+      // A phone with a companion: no index, vectors or model worker on the device.
+      this.vaultSearch = new CompanionVaultSearch(this.client);
+      this.searchStatus.update({
+        ready: true,
+        mode: 'keyword',
+        modeLabel: 'through the companion',
+        progress: '',
+        unavailable: undefined,
+      });
+      this.addCommand({
+        id: 'search-vault',
+        name: 'Search vault',
+        callback: () => this.openSearch(),
+      });
+      this.registerHoverLinkSource(SEARCH_HOVER_SOURCE, {
+        display: 'Cairn search',
+        defaultMod: true,
+      });
+      return;
+    }
     // The status item now speaks for the index too (tests find its progress by this class).
     this.statusItem?.addClass('cairn-index-status');
     const runner: SearchRunner = new SearchRunner({
@@ -257,6 +284,20 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     if (this.settings.embeddings.provider !== 'builtin') return;
     if (!this.searchRunner || this.vaultSearch?.mode === 'hybrid') return;
     void this.runSearch();
+  }
+
+  /**
+   * On a phone with a companion set, search (and the chat's sources) go through the companion
+   * unless this device was switched to index on its own (per device: Obsidian's local storage,
+   * not data.json, which syncs). Read at start: a change applies after a reload.
+   */
+  private searchesThroughCompanion(): boolean {
+    return (
+      Platform.isMobile &&
+      this.settings.search.delegateToCompanionOnMobile &&
+      this.settings.companion.url.trim() !== '' &&
+      this.app.loadLocalStorage(INDEX_ON_DEVICE_KEY) !== true
+    );
   }
 
   /** Saved chats and Obsidian's own Excluded files: never searched nor related. */

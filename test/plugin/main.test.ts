@@ -1,5 +1,7 @@
 import type { App as AppOriginal, PluginManifest, WorkspaceLeaf } from 'obsidian';
-import { App, Notice, Plugin, Workspace } from 'obsidian-test-mocks/obsidian';
+import { App, Notice, Platform, Plugin, Workspace } from 'obsidian-test-mocks/obsidian';
+import { CompanionVaultSearch } from '../../plugin/search/companion-search';
+import { SearchService } from '../../plugin/search/search-service';
 import { setup, teardown } from 'obsidian-test-mocks/setup';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import CairnPlugin from '../../plugin/main';
@@ -266,5 +268,29 @@ describe('downloading the built-in model from a URL', () => {
     expect(command?.name).not.toContain('github.com');
     create.mockRestore();
     plugin.unload();
+  });
+});
+
+describe('search on a phone', () => {
+  const paired = { settingsVersion: 1, companion: { url: 'http://192.168.1.20:8787', token: 't' } };
+
+  it('goes through the companion when one is set, unless this device indexes on its own', async () => {
+    const wasMobile = Platform.isMobile;
+    Platform.isMobile = true;
+    try {
+      const phone = await loadPlugin(paired);
+      Workspace.fromOriginalType2__(phone.plugin.app.workspace).setLayoutReady__();
+      await vi.waitFor(() => expect(phone.plugin.vaultSearch).toBeInstanceOf(CompanionVaultSearch));
+      phone.plugin.unload();
+
+      const indexing = await loadPlugin(paired);
+      indexing.plugin.app.saveLocalStorage('cairn-index-on-device', true);
+      Workspace.fromOriginalType2__(indexing.plugin.app.workspace).setLayoutReady__();
+      await vi.waitFor(() => expect(indexing.plugin.vaultSearch).toBeInstanceOf(SearchService));
+      indexing.plugin.app.saveLocalStorage('cairn-index-on-device', null);
+      indexing.plugin.unload();
+    } finally {
+      Platform.isMobile = wasMobile;
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { PluginSettingTab, Setting } from 'obsidian';
+import { Platform, PluginSettingTab, Setting } from 'obsidian';
 import type { App, Plugin } from 'obsidian';
 import { CompanionClient } from '../../connection/client';
 import { describeConnection } from '../../connection/connection-state';
@@ -79,6 +79,9 @@ class InlineMessage {
  * The settings tab, drawn with `display()`: the declarative getSettingDefinitions() API
  * needs Obsidian 1.13 and the manifest supports 1.8.7.
  */
+/** Obsidian local-storage key (per device) of "Index this vault on this device". */
+export const INDEX_ON_DEVICE_KEY = 'cairn-index-on-device';
+
 export class CairnSettingTab extends PluginSettingTab {
   /** Re-checks of messages that depend on offline mode, run when it is toggled. */
   private offlineDependentChecks: (() => void)[] = [];
@@ -373,8 +376,20 @@ export class CairnSettingTab extends PluginSettingTab {
         }),
       );
 
-    // "Search through the companion on mobile" (search.delegateToCompanionOnMobile) is kept in
-    // data.json but not offered: nothing reads it yet, and a switch that does nothing misleads.
+    // Phones with a companion search through it (search.delegateToCompanionOnMobile); this
+    // device may index on its own instead. Per device: local storage, not data.json (synced).
+    if (Platform.isMobile && settings.companion.url.trim() !== '') {
+      new Setting(containerEl)
+        .setName('Index this vault on this device')
+        .setDesc(
+          'Off: search and chat ask the companion, and this phone holds no index or model. On: this device indexes the vault itself (memory and battery). Applies after the plugin is reloaded.',
+        )
+        .addToggle((toggle) =>
+          toggle
+            .setValue(this.app.loadLocalStorage(INDEX_ON_DEVICE_KEY) === true)
+            .onChange((value) => this.app.saveLocalStorage(INDEX_ON_DEVICE_KEY, value)),
+        );
+    }
   }
 
   /**
