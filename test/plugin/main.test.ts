@@ -294,3 +294,41 @@ describe('search on a phone', () => {
     }
   });
 });
+
+describe('the settings tab for a newcomer', () => {
+  /** The tab drawn as Obsidian would, and which settings in it are visible. */
+  async function drawn(data: unknown) {
+    const { plugin, mock } = await loadPlugin(data);
+    const tab = mock.settingTabs__[0]!;
+    tab.display();
+    const visible = (name: string) =>
+      // The mocks' Setting draws its name in an unclassed div: find it by its text.
+      [...tab.containerEl.querySelectorAll<HTMLElement>('div')]
+        .filter((el) => el.children.length === 0 && el.textContent === name)
+        .some((el) => {
+          for (let node: HTMLElement | null = el; node; node = node.parentElement)
+            if (node.style.display === 'none') return false;
+          return true;
+        });
+    return { plugin, visible };
+  }
+
+  it('shows the token, pairing and test only with a companion, provider fields only for it', async () => {
+    const alone = await drawn({ settingsVersion: 1, embeddings: { provider: 'none' } });
+    expect(alone.visible('Companion URL')).toBe(true);
+    expect(alone.visible('API token')).toBe(false);
+    expect(alone.visible('Test connection')).toBe(false);
+    expect(alone.visible('Ollama embedding model')).toBe(false);
+    alone.plugin.unload();
+
+    const paired = await drawn({
+      settingsVersion: 1,
+      companion: { url: 'http://127.0.0.1:8787', token: 't' },
+      embeddings: { provider: 'ollama' },
+    });
+    expect(paired.visible('API token')).toBe(true);
+    expect(paired.visible('Test connection')).toBe(true);
+    expect(paired.visible('Ollama embedding model')).toBe(true);
+    paired.plugin.unload();
+  });
+});

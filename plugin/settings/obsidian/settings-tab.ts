@@ -181,7 +181,15 @@ export class CairnSettingTab extends PluginSettingTab {
       save: (settings, url) => {
         settings.companion.url = url;
       },
+      saved: () => showCompanionParts(),
     });
+
+    // Token, test, pairing QR and test notification mean something only with a companion set.
+    const companionParts = containerEl.createDiv({ cls: 'cairn-settings-companion-parts' });
+    const showCompanionParts = () =>
+      companionParts.toggle(this.host.settings.companion.url.trim() !== '');
+    showCompanionParts();
+    containerEl = companionParts;
 
     const tokenSetting = new Setting(containerEl)
       .setName('API token')
@@ -308,10 +316,13 @@ export class CairnSettingTab extends PluginSettingTab {
           await this.host.updateSettings((s) => {
             s.embeddings.provider = provider;
           });
+          showProviderParts();
         });
       });
 
-    this.builtinModelSetting(containerEl);
+    // The built-in model's download and the Ollama embedding model show for their provider only.
+    const builtinParts = containerEl.createDiv({ cls: 'cairn-settings-builtin-parts' });
+    this.builtinModelSetting(builtinParts);
 
     this.addUrlSetting(containerEl, {
       name: 'Ollama URL',
@@ -338,13 +349,20 @@ export class CairnSettingTab extends PluginSettingTab {
           }),
       );
 
-    new Setting(containerEl).setName('Ollama embedding model').addText((text) =>
+    const ollamaEmbedParts = containerEl.createDiv({ cls: 'cairn-settings-ollama-embed-parts' });
+    new Setting(ollamaEmbedParts).setName('Ollama embedding model').addText((text) =>
       text.setValue(settings.ollama.embedModel).onChange(async (value) => {
         await this.host.updateSettings((s) => {
           s.ollama.embedModel = value.trim();
         });
       }),
     );
+    const showProviderParts = () => {
+      const provider = this.host.settings.embeddings.provider;
+      builtinParts.toggle(provider === 'builtin');
+      ollamaEmbedParts.toggle(provider === 'ollama');
+    };
+    showProviderParts();
 
     new Setting(containerEl)
       .setName('Ollama vision model')
