@@ -18,6 +18,9 @@ import { ObsidianVaultSource, watchVault } from './search/obsidian/vault-source'
 import { selectEmbedder } from './embeddings/select-embedder';
 import { browserTimeSlicer } from './search/time-slicer';
 import { SearchService } from './search/search-service';
+import { indexExclusions } from './search/index-exclusions';
+import { CompanionVaultSearch } from './search/companion-search';
+import { INDEX_ON_DEVICE_KEY } from './settings/obsidian/settings-tab';
 import { SearchRunner } from './search/search-runner';
 import { describeIndexProgress } from './search/index-progress';
 import { createSearchStatus } from './search/search-status';
@@ -50,7 +53,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private connection!: ConnectionMonitor;
   private connectionChecked = '';
   /** The in-vault search (docs/search.md); built after layout-ready, null until then. */
-  vaultSearch: SearchService | null = null;
+  vaultSearch: SearchService | CompanionVaultSearch | null = null;
   /** Open while shown, so disabling the plugin can close it (and unmount its component). */
   private searchModal: SearchModal | null = null;
   /** The chat pane's session and callbacks; empty until layout-ready. */
@@ -62,7 +65,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   /** Holds the search service and replaces it when the built-in model arrives; null until layout-ready. */
   private searchRunner: SearchRunner | null = null;
   /** The status bar item showing indexing progress (desktop). */
-  private indexStatusItem: HTMLElement | null = null;
+  /** The one status bar item: the index's progress while it works, else the companion's state. */
+  private statusItem: HTMLElement | null = null;
+  private indexStatusText = '';
+  private client!: CompanionClient;
   /** Cairn Sync (docs/sync.md), off unless enabled in settings. */
   private sync: SyncControl | null = null;
 
@@ -71,11 +77,11 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     // First: when sync is on, note creation (the daily note on open) waits for its first pull.
     this.sync = setUpSync(this, { settings: () => this.settings, vaultKey: () => this.vaultKey() });
 
-    const client = new CompanionClient(new ObsidianHttpTransport(), () => ({
+    const client = (this.client = new CompanionClient(new ObsidianHttpTransport(), () => ({
       url: this.settings.companion.url,
       token: this.settings.companion.token,
       offlineMode: this.settings.privacy.offlineMode,
-    }));
+    })));
     this.connection = new ConnectionMonitor(client);
 
     this.registerView(
@@ -118,10 +124,15 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       isPaired: () => this.connection.current.kind === 'connected',
       client,
       localEntries: () => reminders.entries(),
+      readReminders: reminders.read,
     });
     this.related = setUpRelatedNotes(this, {
-      relatedChunks: (path, limit) => this.vaultSearch?.relatedChunks(path, limit) ?? null,
+      relatedChunks: (path, limit) =>
+        this.vaultSearch instanceof SearchService
+          ? this.vaultSearch.relatedChunks(path, limit)
+          : null,
       searchStatus: () => this.searchStatus.current,
+      excluded: () => this.indexExcluded(),
     });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());
@@ -171,9 +182,29 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
    * search costs start-up time.
    */
   private async startSearch(): Promise<void> {
-    const status = this.addStatusBarItem();
-    status.addClass('cairn-index-status');
-    this.indexStatusItem = status;
+    if (this.searchesThroughCompanion()) {
+      // A phone with a companion: no index, vectors or model worker on the device.
+      this.vaultSearch = new CompanionVaultSearch(this.client);
+      this.searchStatus.update({
+        ready: true,
+        mode: 'keyword',
+        modeLabel: 'through the companion',
+        progress: '',
+        unavailable: undefined,
+      });
+      this.addCommand({
+        id: 'search-vault',
+        name: 'Search vault',
+        callback: () => this.openSearch(),
+      });
+      this.registerHoverLinkSource(SEARCH_HOVER_SOURCE, {
+        display: 'Cairn search',
+        defaultMod: true,
+      });
+      return;
+    }
+    // The status item now speaks for the index too (tests find its progress by this class).
+    this.statusItem?.addClass('cairn-index-status');
     const runner: SearchRunner = new SearchRunner({
       chooseEmbedder: () =>
         selectEmbedder(this.settings, new ObsidianHttpTransport(), builtinModelHost(this)),
@@ -183,13 +214,14 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
           source: new ObsidianVaultSource(this.app.vault),
           scheduler: browserTimeSlicer(window),
           excludeGlobs: this.settings.search.excludeGlobs,
+          alsoExcludes: this.indexExcluded(),
           embedder: choice.kind === 'active' ? choice.embedder : null,
           ...(choice.kind === 'none' ? { keywordOnlyReason: choice.reason } : {}),
           onProgress: (progress) => {
             // A service replaced or closed since reports nothing more.
             if (runner.current !== service) return;
             const text = describeIndexProgress(progress);
-            status.setText(text);
+            this.showIndexStatus(text);
             this.searchStatus.update({ ready: service.ready, progress: text });
             if (progress.phase === 'idle') this.related?.refresh();
           },
@@ -239,7 +271,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     } catch (error) {
       // A start cut short by unloading the plugin is not a failure worth reporting.
       if (runner.isClosed) return;
-      this.indexStatusItem?.setText('Cairn: search unavailable');
+      this.showIndexStatus('Cairn: search unavailable');
       this.searchStatus.update({
         unavailable: 'the search index could not start (details in the developer console)',
       });
@@ -258,6 +290,33 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     if (this.settings.embeddings.provider !== 'builtin') return;
     if (!this.searchRunner || this.vaultSearch?.mode === 'hybrid') return;
     void this.runSearch();
+  }
+
+  /**
+   * On a phone with a companion set, search (and the chat's sources) go through the companion
+   * unless this device was switched to index on its own (per device: Obsidian's local storage,
+   * not data.json, which syncs). Read at start: a change applies after a reload.
+   */
+  private searchesThroughCompanion(): boolean {
+    return (
+      Platform.isMobile &&
+      this.settings.search.delegateToCompanionOnMobile &&
+      this.settings.companion.url.trim() !== '' &&
+      this.app.loadLocalStorage(INDEX_ON_DEVICE_KEY) !== true
+    );
+  }
+
+  /** Saved chats and Obsidian's own Excluded files: never searched nor related. */
+  private indexExcluded(): (path: string) => boolean {
+    let userIgnoreFilters: unknown;
+    try {
+      // `getConfig` is not in the public typings; a future Obsidian without it excludes nothing.
+      const vault = this.app.vault as unknown as { getConfig?: (key: string) => unknown };
+      userIgnoreFilters = vault.getConfig?.('userIgnoreFilters');
+    } catch {
+      userIgnoreFilters = undefined;
+    }
+    return indexExclusions({ chatsFolder: this.settings.folders.chats, userIgnoreFilters });
   }
 
   /**
@@ -339,17 +398,36 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     }
   }
 
+  /**
+   * One status bar item: the index's progress while it loads or works, otherwise the
+   * companion's state when one is configured, otherwise nothing (hidden: working on its own
+   * is the normal case, not news). Click opens the chat.
+   */
   private setUpStatusBar(): void {
     const item = this.addStatusBarItem();
     item.addClass('cairn-status', 'mod-clickable');
-    const unsubscribe = this.connection.subscribe((state) => {
-      const description = describeConnection(state);
-      item.setText(description.label);
-      item.setAttribute('aria-label', description.detail);
-      item.dataset.tone = description.tone;
-    });
+    this.statusItem = item;
+    const unsubscribe = this.connection.subscribe(() => this.drawStatus());
     this.register(unsubscribe);
     this.registerDomEvent(item, 'click', () => void this.openChatPane());
+  }
+
+  private showIndexStatus(text: string): void {
+    this.indexStatusText = text;
+    this.drawStatus();
+  }
+
+  private drawStatus(): void {
+    const item = this.statusItem;
+    if (!item) return;
+    const description = describeConnection(this.connection.current);
+    const companionSet = this.settings.companion.url.trim() !== '';
+    const text = this.indexStatusText || (companionSet ? description.label : '');
+    item.setText(text);
+    item.setAttribute('aria-label', description.detail);
+    item.dataset.tone = this.indexStatusText ? 'pending' : description.tone;
+    if (text === '') item.hide();
+    else item.show();
   }
 
   private refreshConnection(options: { quiet?: boolean } = {}): Promise<ConnectionState> {

@@ -11,6 +11,11 @@ export interface RelatedControllerDeps {
   status: (result: RelatedResult | null) => string;
   /** Runs `task` later (the adapter: a timeout); returns a cancel. */
   defer: (task: () => void, delayMs: number) => () => void;
+  /**
+   * Whether a related-notes view is on screen (not a background tab, not in a collapsed
+   * sidebar). While it is not, nothing is ranked; `shown()` catches up. Default: always.
+   */
+  visible?: () => boolean;
 }
 
 /**
@@ -21,12 +26,16 @@ export const RELATED_SWITCH_DELAY_MS = 120;
 
 /**
  * Keeps the related-notes view's state for the active note: ranks after a switch settles,
- * re-ranks when the index changes state, and drops work for notes no longer active.
+ * re-ranks when the index changes state, and drops work for notes no longer active. Nothing
+ * is ranked while no view is on screen: the user switching files with the view hidden or
+ * collapsed costs nothing, and the note shown when it comes back is ranked then.
  */
 export class RelatedController {
   private readonly store = writable<RelatedViewState>({ kind: 'no-note' });
   private path: string | null = null;
   private cancel: (() => void) | null = null;
+  /** A ranking was skipped while hidden: the next `shown()` does it. */
+  private stale = false;
 
   constructor(private readonly deps: RelatedControllerDeps) {}
 
@@ -46,6 +55,11 @@ export class RelatedController {
     this.schedule(0);
   }
 
+  /** A view may have come on screen (tab switched, sidebar expanded): rank if one was skipped. */
+  shown(): void {
+    if (this.stale && this.cancel === null && (this.deps.visible?.() ?? true)) this.schedule(0);
+  }
+
   dispose(): void {
     this.cancel?.();
     this.cancel = null;
@@ -60,6 +74,11 @@ export class RelatedController {
   }
 
   private update(): void {
+    if (!(this.deps.visible?.() ?? true)) {
+      this.stale = true;
+      return;
+    }
+    this.stale = false;
     const path = this.path;
     if (path === null) {
       this.store.set({ kind: 'no-note' });

@@ -14,6 +14,8 @@ export interface VaultGraphInput {
   paths: Iterable<string>;
   /** A note's tags, lower case without `#`. */
   tagsOf: (path: string) => readonly string[];
+  /** Notes left out of the graph both ways (saved chats, Obsidian's Excluded files). */
+  excluded?: (path: string) => boolean;
 }
 
 const NO_TAGS: readonly string[] = [];
@@ -27,12 +29,15 @@ export class VaultGraph {
   ) {}
 
   static build(input: VaultGraphInput): VaultGraph {
+    const excluded = input.excluded ?? (() => false);
     const outgoing = new Map<string, string[]>();
     const incoming = new Map<string, string[]>();
     for (const [source, targets] of Object.entries(input.resolvedLinks)) {
+      // A saved chat's "Sources:" links say nothing about how its notes relate.
+      if (excluded(source)) continue;
       const out: string[] = [];
       for (const target of Object.keys(targets)) {
-        if (target === source) continue;
+        if (target === source || excluded(target)) continue;
         out.push(target);
         let sources = incoming.get(target);
         if (!sources) incoming.set(target, (sources = []));
@@ -43,6 +48,7 @@ export class VaultGraph {
     const tags = new Map<string, readonly string[]>();
     const notesByTag = new Map<string, string[]>();
     for (const path of input.paths) {
+      if (excluded(path)) continue;
       const own = input.tagsOf(path);
       if (own.length === 0) continue;
       tags.set(path, own);

@@ -7,6 +7,8 @@
 import { hasControlCharacters } from './control-characters';
 import {
   classifyRemindText,
+  describeNextFire,
+  findForeignTokens,
   findRemindTokensInLine,
   formatInZone,
   normaliseRemindLine,
@@ -49,10 +51,41 @@ export function addReminderToLine(line: string, options: AddReminderOptions): Li
   return { ok: true, line: normalised.line };
 }
 
+/** True when "Add reminder to this line" must ask for a time: the line has no `@remind` yet. */
+export function lineNeedsTime(line: string): boolean {
+  return findRemindTokensInLine(line).length === 0;
+}
+
+export type ReminderTimeCheck =
+  | { ok: true; /** When it fires, e.g. `tomorrow 09:00`. */ label: string }
+  | { ok: false; problem: string };
+
+/** Reads the time typed for "Add reminder to this line": when it fires, or why it cannot. */
+export function checkReminderTime(
+  when: string,
+  options: { now: number; zone: string },
+): ReminderTimeCheck {
+  if (when.trim() === '') return { ok: false, problem: 'type when to be reminded' };
+  const resolved = resolveNaturalTime(when, options);
+  if (!resolved.ok) return { ok: false, problem: resolved.message };
+  return { ok: true, label: describeNextFire(resolved.instant, options.zone, options.now) };
+}
+
 /** Moves a one-off `@remind` on the line to `until`, written in the token's zone. */
 export function snoozeLine(line: string, until: number, vaultZone: string): LineCommandResult {
   const [token] = findRemindTokensInLine(line);
-  if (token === undefined) return { ok: false, problem: 'this line has no @remind(...)' };
+  if (token === undefined) {
+    // Cairn reads the Reminder plugin's formats but never rewrites them: that plugin snoozes
+    // its own reminders (its time syntax has no snooze of its own to keep).
+    if (foreignSyntaxOf(line) !== undefined) {
+      return {
+        ok: false,
+        problem:
+          "this reminder is written in the Reminder plugin's format, which Cairn only reads; snooze it with that plugin",
+      };
+    }
+    return { ok: false, problem: 'this line has no @remind(...)' };
+  }
   if (!token.closed) return { ok: false, problem: 'the @remind( on this line is not closed' };
   if (taskStateOf(line) === 'checked') return { ok: false, problem: 'this task is already done' };
   const value = classifyRemindText(token.inner, vaultZone);
@@ -72,9 +105,23 @@ export function snoozeLine(line: string, until: number, vaultZone: string): Line
 }
 
 const OPEN_TASK = /^(\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+\[)([^\]xX-])(\])/;
+/** The Tasks plugin's recurrence (`🔁 every week`) and date signifiers (due, scheduled, start). */
+const TASKS_RECURRENCE = '🔁';
+const TASKS_DATE = /(?:📅|⏳|🛫|⏰)\uFE0F? ?\d{4}-\d{2}-\d{2}/u;
+const TASKS_DONE = /✅\uFE0F? ?\d{4}-\d{2}-\d{2}/u;
 
-/** Checks the task box of a task line carrying a reminder. */
-export function completeLine(line: string): LineCommandResult {
+export interface CompleteLineOptions {
+  /** Today in the vault's zone, `YYYY-MM-DD`: the Tasks plugin's done date (`✅ 2026-11-23`). */
+  today?: string;
+}
+
+/**
+ * Checks the task box of a task line carrying a reminder. A line in the Tasks plugin's emoji
+ * format gets that plugin's done date (`✅ YYYY-MM-DD`, before a block id), as Tasks writes it;
+ * a recurring Tasks line (`🔁`) is refused: only Tasks writes its next occurrence, and a plain
+ * check would end the series.
+ */
+export function completeLine(line: string, options: CompleteLineOptions = {}): LineCommandResult {
   if (taskStateOf(line) === 'checked') return { ok: false, problem: 'this task is already done' };
   const match = OPEN_TASK.exec(line);
   if (match === null) {
@@ -83,7 +130,31 @@ export function completeLine(line: string): LineCommandResult {
       problem: 'not a task line: make it "- [ ] …" to complete it, or delete the @remind',
     };
   }
-  return { ok: true, line: `${match[1]}x${match[3]}${line.slice(match[0].length)}` };
+  const tasksFormat = TASKS_DATE.test(line) || line.includes(TASKS_RECURRENCE);
+  if (line.includes(TASKS_RECURRENCE)) {
+    return {
+      ok: false,
+      problem:
+        'a recurring task of the Tasks plugin (🔁): complete it with Tasks, which writes its next occurrence',
+    };
+  }
+  let checked = `${match[1]}x${match[3]}${line.slice(match[0].length)}`;
+  if (tasksFormat && options.today !== undefined && !TASKS_DONE.test(checked)) {
+    const { blockStart, blockText } = splitBlockId(checked);
+    checked = `${checked.slice(0, blockStart).trimEnd()} ✅ ${options.today}${blockText}`;
+  }
+  return { ok: true, line: checked };
+}
+
+/** The other plugin whose reminder format the line holds, when it holds no `@remind`. */
+export function foreignSyntaxOf(line: string): 'reminder-plugin' | 'tasks' | undefined {
+  if (findRemindTokensInLine(line).length > 0) return undefined;
+  const [token] = findForeignTokens(
+    line,
+    { reminderPlugin: true, tasks: true },
+    { hour: 9, minute: 0 },
+  );
+  return token?.syntax;
 }
 
 export interface SnoozeChoice {

@@ -110,6 +110,11 @@ export class LocalReminderScheduler {
     );
   }
 
+  /** One file's reminders (empty when it has none). */
+  entriesOf(path: string): readonly VaultReminderEntry[] {
+    return this.files.get(path) ?? [];
+  }
+
   entries(): VaultReminderEntry[] {
     return [...this.files.values()].flat();
   }

@@ -2,7 +2,6 @@ import { chunkNote } from '../../shared/search/chunk';
 import type { NoteChunk } from '../../shared/search/chunk';
 import { textHash } from '../../shared/search/hash';
 import type { Embedder } from '../../shared/ports';
-import type { ExcludeRules } from '../../shared/search/exclude-rules';
 import { noteInputFromMarkdown } from './note-input';
 import type { KnownNoteMeta, NoteProblem } from './note-input';
 import type { TimeSlicer } from './time-slicer';
@@ -19,6 +18,11 @@ import type { SearchStore, StoredFile } from './search-store';
  * hashes with no stored vector. The snapshot is rewritten once indexing settles: at the end
  * of the start-up pass, then `snapshotDelayMs` after later changes.
  */
+
+/** Which paths are never indexed (shared ExcludeRules, plus the plugin's own in search-service). */
+export interface PathExclusions {
+  excludes(path: string): boolean;
+}
 
 export interface VaultFileStat {
   path: string;
@@ -53,7 +57,7 @@ export interface DeviceIndexerOptions {
   /** The engine's embedder; null = keyword only. */
   embedder: Embedder | null;
   scheduler: TimeSlicer;
-  exclude: ExcludeRules;
+  exclude: PathExclusions;
   /** Longest stretch of work before yielding to the UI (default 25 ms). */
   sliceMs?: number;
   /** Quiet time after a vault event before re-indexing (default 500 ms). */

@@ -6,7 +6,7 @@ import { createSearchEngine } from './search-engine';
 import type { RelatedChunks, SearchEngine } from './search-engine';
 import { SearchStore } from './search-store';
 import { DeviceIndexer } from './device-indexer';
-import type { IndexProgress, VaultSource } from './device-indexer';
+import type { IndexProgress, PathExclusions, VaultSource } from './device-indexer';
 import type { SearchHit, SearchMode, VaultSearch, VaultSearchOptions } from './vault-search';
 
 export interface SearchServiceOptions {
@@ -15,6 +15,8 @@ export interface SearchServiceOptions {
   source: VaultSource;
   scheduler: TimeSlicer;
   excludeGlobs: readonly string[];
+  /** Paths left out beyond the globs: saved chats, Obsidian's Excluded files (index-exclusions.ts). */
+  alsoExcludes?: (path: string) => boolean;
   /** The active provider, or null for keyword only. */
   embedder: Embedder | null;
   /** Why there is no provider (shown next to "keyword only"). */
@@ -78,7 +80,10 @@ export class SearchService implements VaultSearch {
       engine: this.engine,
       embedder: this.options.embedder,
       scheduler: this.options.scheduler,
-      exclude: new ExcludeRules(this.options.excludeGlobs),
+      exclude: combinedExclusions(
+        new ExcludeRules(this.options.excludeGlobs),
+        this.options.alsoExcludes,
+      ),
       ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}),
       ...(this.options.onProblem ? { onProblem: this.options.onProblem } : {}),
     });
@@ -126,4 +131,12 @@ export class SearchService implements VaultSearch {
     this.indexer?.stop();
     this.store?.close();
   }
+}
+
+function combinedExclusions(
+  rules: ExcludeRules,
+  also: ((path: string) => boolean) | undefined,
+): PathExclusions {
+  if (also === undefined) return rules;
+  return { excludes: (path) => rules.excludes(path) || also(path) };
 }

@@ -1,5 +1,7 @@
 import type { App as AppOriginal, PluginManifest, WorkspaceLeaf } from 'obsidian';
-import { App, Notice, Plugin, Workspace } from 'obsidian-test-mocks/obsidian';
+import { App, Notice, Platform, Plugin, Workspace } from 'obsidian-test-mocks/obsidian';
+import { CompanionVaultSearch } from '../../plugin/search/companion-search';
+import { SearchService } from '../../plugin/search/search-service';
 import { setup, teardown } from 'obsidian-test-mocks/setup';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import CairnPlugin from '../../plugin/main';
@@ -119,11 +121,27 @@ describe('CairnPlugin.onload', () => {
     plugin.unload();
   });
 
-  it('shows the connection state in the status bar once the layout is ready', async () => {
+  it('keeps one status bar item, silent when working on its own', async () => {
     const { plugin, mock } = await loadPlugin();
-    expect(statusBarText(mock)).toBe('Cairn: connecting…');
     Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
-    await vi.waitFor(() => expect(statusBarText(mock)).toBe('Cairn: local only'));
+    // No companion: no permanent "local only"; the one item speaks when there is news.
+    await vi.waitFor(() => expect(mock.statusBarItems__[0]?.style.display).toBe('none'));
+    expect(statusBarText(mock)).not.toContain('local only');
+    expect(mock.statusBarItems__).toHaveLength(1);
+    plugin.unload();
+  });
+
+  it('shows the companion state in that item when one is configured', async () => {
+    const { plugin, mock } = await loadPlugin({
+      settingsVersion: 1,
+      companion: { url: 'http://127.0.0.1:8787', token: 't' },
+    });
+    expect(statusBarText(mock)).toBe('Cairn: connecting…');
+    requestUrl.mockResolvedValue({ status: 500, text: '', headers: {}, json: null });
+    Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
+    await vi.waitFor(() => expect(statusBarText(mock)).not.toBe('Cairn: connecting…'));
+    expect(statusBarText(mock)).toMatch(/^Cairn: /);
+    expect(mock.statusBarItems__).toHaveLength(1);
     plugin.unload();
   });
 });
@@ -230,7 +248,10 @@ describe('downloading the built-in model from a URL', () => {
     const { plugin, mock } = await loadPlugin();
     const command = mock.commands__.get('download-builtin-model-from-url');
     expect(command?.name).toContain('Download the built-in model (29 MB) from github.com');
-    command?.callback?.();
+    // Offered (the model is not installed); the companion's download is not: none is set.
+    expect(command?.checkCallback?.(true)).toBe(true);
+    expect(mock.commands__.get('download-builtin-model')?.checkCallback?.(true)).toBe(false);
+    command?.checkCallback?.(false);
     await vi.waitFor(() => expect(notices).toHaveLength(1));
     expect(notices[0]).toContain(
       'Cairn: the built-in model was not downloaded: Offline mode only contacts this device and your local network; github.com looks like an internet host.',
@@ -247,5 +268,67 @@ describe('downloading the built-in model from a URL', () => {
     expect(command?.name).not.toContain('github.com');
     create.mockRestore();
     plugin.unload();
+  });
+});
+
+describe('search on a phone', () => {
+  const paired = { settingsVersion: 1, companion: { url: 'http://192.168.1.20:8787', token: 't' } };
+
+  it('goes through the companion when one is set, unless this device indexes on its own', async () => {
+    const wasMobile = Platform.isMobile;
+    Platform.isMobile = true;
+    try {
+      const phone = await loadPlugin(paired);
+      Workspace.fromOriginalType2__(phone.plugin.app.workspace).setLayoutReady__();
+      await vi.waitFor(() => expect(phone.plugin.vaultSearch).toBeInstanceOf(CompanionVaultSearch));
+      phone.plugin.unload();
+
+      const indexing = await loadPlugin(paired);
+      indexing.plugin.app.saveLocalStorage('cairn-index-on-device', true);
+      Workspace.fromOriginalType2__(indexing.plugin.app.workspace).setLayoutReady__();
+      await vi.waitFor(() => expect(indexing.plugin.vaultSearch).toBeInstanceOf(SearchService));
+      indexing.plugin.app.saveLocalStorage('cairn-index-on-device', null);
+      indexing.plugin.unload();
+    } finally {
+      Platform.isMobile = wasMobile;
+    }
+  });
+});
+
+describe('the settings tab for a newcomer', () => {
+  /** The tab drawn as Obsidian would, and which settings in it are visible. */
+  async function drawn(data: unknown) {
+    const { plugin, mock } = await loadPlugin(data);
+    const tab = mock.settingTabs__[0]!;
+    tab.display();
+    const visible = (name: string) =>
+      // The mocks' Setting draws its name in an unclassed div: find it by its text.
+      [...tab.containerEl.querySelectorAll<HTMLElement>('div')]
+        .filter((el) => el.children.length === 0 && el.textContent === name)
+        .some((el) => {
+          for (let node: HTMLElement | null = el; node; node = node.parentElement)
+            if (node.style.display === 'none') return false;
+          return true;
+        });
+    return { plugin, visible };
+  }
+
+  it('shows the token, pairing and test only with a companion, provider fields only for it', async () => {
+    const alone = await drawn({ settingsVersion: 1, embeddings: { provider: 'none' } });
+    expect(alone.visible('Companion URL')).toBe(true);
+    expect(alone.visible('API token')).toBe(false);
+    expect(alone.visible('Test connection')).toBe(false);
+    expect(alone.visible('Ollama embedding model')).toBe(false);
+    alone.plugin.unload();
+
+    const paired = await drawn({
+      settingsVersion: 1,
+      companion: { url: 'http://127.0.0.1:8787', token: 't' },
+      embeddings: { provider: 'ollama' },
+    });
+    expect(paired.visible('API token')).toBe(true);
+    expect(paired.visible('Test connection')).toBe(true);
+    expect(paired.visible('Ollama embedding model')).toBe(true);
+    paired.plugin.unload();
   });
 });

@@ -14,7 +14,7 @@ import {
   TFile,
   setIcon,
 } from 'obsidian';
-import type { App } from 'obsidian';
+import type { App, Editor } from 'obsidian';
 import {
   ChatSession,
   type AnswerActions,
@@ -249,7 +249,7 @@ function scopeControl(app: App, scope: ChatScope): ChatScopeControl {
  * Copy, insert at cursor and append to note. "The note" is the Markdown note last active in
  * the main area: the chat pane itself has focus when its buttons are clicked.
  */
-function answerActions(app: App): AnswerActions {
+export function answerActions(app: App): AnswerActions {
   const lastNote = (): MarkdownView | null => {
     const view = app.workspace.getMostRecentLeaf()?.view;
     return view instanceof MarkdownView && view.file ? view : null;
@@ -271,20 +271,30 @@ function answerActions(app: App): AnswerActions {
       new Notice(`Cairn: answer inserted into ${view.file?.basename ?? 'the note'}.`);
     },
     appendToNote: (text) => {
-      const file = lastNote()?.file;
-      if (!file) {
+      const view = lastNote();
+      if (!view) {
         new Notice('Cairn: open a note first to append the answer to it.');
         return;
       }
-      // vault.process: one read-modify-write, so the append happens whole or not at all.
-      app.vault
-        .process(file, (data) => `${data.replace(/\s*$/, '')}\n\n${text}\n`)
-        .then(
-          () => new Notice(`Cairn: answer appended to ${file.basename}.`),
-          (error: unknown) => new Notice(`Cairn: could not append (${String(error)}).`),
-        );
+      appendToEditor(view.editor, text);
+      new Notice(`Cairn: answer appended to ${view.file?.basename ?? 'the note'}.`);
     },
   };
+}
+
+/**
+ * Appends at the end of an open note through its Editor: one edit (one undo) on what the editor
+ * holds now, typing not yet saved included, where `vault.process` would write the file under
+ * the editor and race its next save. Trailing blank lines give way to one blank line.
+ */
+export function appendToEditor(editor: Editor, text: string): void {
+  const content = editor.getValue();
+  const end = content.replace(/\s*$/, '').length;
+  editor.replaceRange(
+    `${end === 0 ? '' : '\n\n'}${text}\n`,
+    editor.offsetToPos(end),
+    editor.offsetToPos(content.length),
+  );
 }
 
 /**

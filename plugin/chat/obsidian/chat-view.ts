@@ -1,7 +1,8 @@
-import { ItemView } from 'obsidian';
+import { ItemView, Platform } from 'obsidian';
 import type { WorkspaceLeaf } from 'obsidian';
 import { mount, unmount } from 'svelte';
 import ChatPane from '../ui/ChatPane.svelte';
+import { ENTER_SENDS_CONTEXT } from '../ui/composer-keys';
 import type { ReadableChatServices } from '../chat-session';
 import type { ReadableConnection } from '../../connection/connection-monitor';
 
@@ -54,6 +55,8 @@ export class CairnView extends ItemView {
         onRetry: this.deps.onRetryConnection,
         onOpenSettings: this.deps.onOpenSettings,
       },
+      // Touch keyboards have no Shift+Enter: there Enter is a new line and Send sends.
+      context: new Map([[ENTER_SENDS_CONTEXT, !Platform.isMobile]]),
     });
   }
 

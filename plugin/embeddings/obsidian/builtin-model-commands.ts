@@ -12,7 +12,8 @@ import type { CairnSettings } from '../../settings/settings';
  * Obsidian's side of the built-in model: where its folder is (inside the plugin's own folder,
  * through `vault.adapter`), and the two download commands the settings tab's buttons run too:
  * from the paired companion, and from the model download URL (by default the project's
- * release). Nothing downloads unless one of them is run.
+ * release). Nothing downloads unless one of them is run. The palette offers them only while
+ * the model is not installed, the companion's only while a companion is configured.
  */
 
 export const COMPANION_COMMAND_NAME = 'Download the built-in model from the companion';
@@ -80,16 +81,35 @@ export function setUpBuiltinModel(
     },
   };
 
+  // Offered only while there is something to download: known after the first folder check
+  // (once the layout is ready: onload reads nothing), and set again by a completed download.
+  let installed = false;
+  plugin.app.workspace.onLayoutReady(() => {
+    downloads.check().then(
+      (check) => (installed = check.complete),
+      () => undefined,
+    );
+  });
+  const offer = (route: ModelRoute) => (checking: boolean) => {
+    if (installed) return false;
+    if (route === 'companion' && options.settings().companion.url.trim() === '') return false;
+    if (!checking) {
+      void downloads.download(route).then((done) => {
+        if (done) installed = true;
+      });
+    }
+    return true;
+  };
   plugin.addCommand({
     id: 'download-builtin-model',
     name: COMPANION_COMMAND_NAME,
-    callback: () => void downloads.download('companion'),
+    checkCallback: offer('companion'),
   });
   let urlCommandLabel = downloads.urlLabel();
   const urlCommand: Command = plugin.addCommand({
     id: 'download-builtin-model-from-url',
     name: urlCommandLabel,
-    callback: () => void downloads.download('url'),
+    checkCallback: offer('url'),
   });
   return downloads;
 }

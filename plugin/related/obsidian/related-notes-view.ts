@@ -6,6 +6,7 @@ import { RelatedController } from '../related-controller';
 import { rankRelated } from '../related-notes';
 import type { RelatedNote, RelatedResult } from '../related-notes';
 import { VaultGraph } from '../vault-graph';
+import { viewTypeOnScreen } from '../../workspace/obsidian/leaf-on-screen';
 import type { RelatedChunks } from '../../search/search-engine';
 import type { SearchStatus } from '../../search/search-status';
 
@@ -15,6 +16,8 @@ export interface RelatedNotesDeps {
   /** Content candidates from the index, or null while it is not loaded. */
   relatedChunks: (path: string, limit: number) => RelatedChunks | null;
   searchStatus: () => SearchStatus;
+  /** Notes never shown nor counted as links (saved chats, Obsidian's Excluded files). */
+  excluded?: () => (path: string) => boolean;
 }
 
 /** Content candidates asked of the index per note shown (more than shown: links re-rank). */
@@ -34,6 +37,7 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
       resolvedLinks: app.metadataCache.resolvedLinks,
       paths: app.vault.getMarkdownFiles().map((file) => file.path),
       tagsOf: (path) => tagsOf(app, path),
+      ...(deps.excluded ? { excluded: deps.excluded() } : {}),
     }));
   const dropGraph = () => {
     graph = null;
@@ -42,8 +46,6 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
   plugin.registerEvent(app.metadataCache.on('changed', dropGraph));
   const controller = new RelatedController({
     compute: (path) => {
-      // No open view, no work: the view asks for a refresh when it opens.
-      if (app.workspace.getLeavesOfType(RELATED_VIEW_TYPE).length === 0) return null;
       const chunks = deps.relatedChunks(path, CHUNK_POOL);
       if (chunks === null) return null;
       const links = vaultGraph();
@@ -63,7 +65,12 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
       const timer = window.setTimeout(task, delayMs);
       return () => window.clearTimeout(timer);
     },
+    visible: () => viewTypeOnScreen(app, RELATED_VIEW_TYPE),
   });
+  // A hidden view ranks nothing; these are the moments it may have come on screen.
+  const shown = () => controller.shown();
+  plugin.registerEvent(app.workspace.on('layout-change', shown));
+  plugin.registerEvent(app.workspace.on('active-leaf-change', shown));
   plugin.register(() => controller.dispose());
   plugin.registerHoverLinkSource(RELATED_VIEW_TYPE, {
     display: 'Cairn related notes',
@@ -142,6 +149,11 @@ class RelatedNotesView extends ItemView {
       },
     });
     this.controller.refresh();
+  }
+
+  /** Obsidian calls this when the view's size changes, coming on screen included. */
+  override onResize(): void {
+    this.controller.shown();
   }
 
   override async onClose(): Promise<void> {

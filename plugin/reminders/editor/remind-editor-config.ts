@@ -4,6 +4,7 @@
  * fixed clock and zone. Functions, not values: settings and time change while the editor lives.
  */
 import { Facet } from '@codemirror/state';
+import type { EditorState } from '@codemirror/state';
 
 export interface RemindEditorConfig {
   /** Epoch ms; the plugin passes its Clock. */
@@ -14,6 +15,11 @@ export interface RemindEditorConfig {
   newBlockId(taken: ReadonlySet<string>): string;
   /** Time of day for date-only phrases, `HH:mm`; default `09:00`. */
   defaultTime?: string;
+  /**
+   * True when the editor's note is a template (core Templates' or Templater's folder): its
+   * `@remind` is for the notes made from it and is never normalised (decorations stay).
+   */
+  isTemplate?(state: EditorState): boolean;
 }
 
 /** The configuration of the extension; the last provider wins, none means the extension idles. */

@@ -8,7 +8,8 @@
  * repo does not install; the distinct user event gives the same isolation.)
  *
  * Nothing happens while the cursor stays on the line, and a line that cannot be resolved stays
- * exactly as typed (the decoration shows why).
+ * exactly as typed (the decoration shows why). Nor in a template (`config.isTemplate`): its
+ * token is meant for the notes made from it.
  */
 import { Transaction } from '@codemirror/state';
 import type { EditorState } from '@codemirror/state';
@@ -32,6 +33,7 @@ export function normaliseLineSpec(
   const line = state.doc.line(lineNumber);
   if (!line.text.includes(REMIND_OPEN)) return null;
   if (isCodeOrFrontMatter(state.doc, lineNumber)) return null;
+  if (config.isTemplate?.(state) === true) return null;
   let result;
   try {
     result = normaliseRemindLine(line.text, {

@@ -1,6 +1,7 @@
 /**
  * Registers the reminder commands: New reminder, Add reminder to this line, Show upcoming
- * reminders, Snooze / Complete reminder under cursor. Line edits go through Obsidian's Editor
+ * reminders, Snooze / Complete reminder under cursor (offered only on a line holding a reminder,
+ * or in a reminder note). Line edits go through Obsidian's Editor
  * (one `replaceRange`, so one undo); reminder notes change through
  * `fileManager.processFrontMatter`, touching only their own keys.
  */
@@ -8,11 +9,18 @@ import { Notice } from 'obsidian';
 import type { Editor, MarkdownFileInfo, MarkdownView, Plugin, TFile } from 'obsidian';
 import { findBlockIds, formatInZone, newBlockId } from '../../../shared/reminders';
 import type { Clock } from '../../../shared/ports';
-import { addReminderToLine, completeLine, snoozeChoices, snoozeLine } from '../line-commands';
+import {
+  addReminderToLine,
+  completeLine,
+  foreignSyntaxOf,
+  lineNeedsTime,
+  snoozeChoices,
+  snoozeLine,
+} from '../line-commands';
 import type { LineCommandResult } from '../line-commands';
 import { writeNewReminder } from '../new-reminder-form';
 import type { CairnSettings } from '../../settings/settings';
-import { NewReminderModal, SnoozeChoiceModal } from './reminder-modal';
+import { NewReminderModal, ReminderTimeModal, SnoozeChoiceModal } from './reminder-modal';
 
 export interface ReminderCommandDeps {
   plugin: Plugin;
@@ -55,14 +63,28 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
     id: 'add-reminder-to-line',
     name: 'Add reminder to this line',
     editorCallback: (editor) => {
-      const taken = findBlockIds(editor.getValue());
-      editLine(editor, (line) =>
-        addReminderToLine(line, {
-          now: clock.now(),
-          zone: settings().timezone,
-          newBlockId: () => newBlockId(Math.random, taken),
-        }),
-      );
+      const write = (when?: string): string | undefined => {
+        const taken = findBlockIds(editor.getValue());
+        return editLine(editor, (line) =>
+          addReminderToLine(line, {
+            now: clock.now(),
+            zone: settings().timezone,
+            newBlockId: () => newBlockId(Math.random, taken),
+            ...(when === undefined ? {} : { defaultWhen: when }),
+          }),
+        );
+      };
+      // A line that already has its @remind only needs normalising; otherwise ask when.
+      if (!lineNeedsTime(editor.getLine(editor.getCursor().line))) {
+        const problem = write();
+        if (problem !== undefined) new Notice(`Cairn: ${problem}`);
+        return;
+      }
+      new ReminderTimeModal(app, {
+        now: () => clock.now(),
+        zone: () => settings().timezone,
+        save: (when) => write(when),
+      }).open();
     },
   });
 
@@ -75,9 +97,11 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
   plugin.addCommand({
     id: 'snooze-reminder',
     name: 'Snooze reminder on this line',
-    editorCallback: (editor, context) => {
-      const zone = settings().timezone;
+    editorCheckCallback: (checking, editor, context) => {
       const note = reminderNoteOf(plugin, context);
+      if (!lineHasReminder(editor) && note === null) return false;
+      if (checking) return true;
+      const zone = settings().timezone;
       new SnoozeChoiceModal(app, snoozeChoices(clock.now(), zone), (choice) => {
         if (note !== null && !lineHasToken(editor)) {
           void app.fileManager
@@ -90,16 +114,23 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
             .catch((error: unknown) => new Notice(`Cairn: could not snooze: ${String(error)}`));
           return;
         }
-        editLine(editor, (line) => snoozeLine(line, choice.until, zone), `Snoozed ${choice.label}`);
+        editLineOrSay(
+          editor,
+          (line) => snoozeLine(line, choice.until, zone),
+          `Snoozed ${choice.label}`,
+        );
       }).open();
+      return true;
     },
   });
 
   plugin.addCommand({
     id: 'complete-reminder',
     name: 'Complete reminder on this line',
-    editorCallback: (editor, context) => {
+    editorCheckCallback: (checking, editor, context) => {
       const note = reminderNoteOf(plugin, context);
+      if (!lineHasReminder(editor) && note === null) return false;
+      if (checking) return true;
       if (note !== null && !lineHasToken(editor)) {
         void app.fileManager
           .processFrontMatter(note, (frontMatter: Record<string, unknown>) => {
@@ -107,11 +138,25 @@ export function registerReminderCommands(deps: ReminderCommandDeps): void {
           })
           .then(() => new Notice('Reminder done'))
           .catch((error: unknown) => new Notice(`Cairn: could not complete: ${String(error)}`));
-        return;
+        return true;
       }
-      editLine(editor, completeLine, 'Reminder done');
+      editLineOrSay(
+        editor,
+        (line) =>
+          completeLine(line, {
+            today: formatInZone(clock.now(), settings().timezone).slice(0, 10),
+          }),
+        'Reminder done',
+      );
+      return true;
     },
   });
+}
+
+/** The cursor's line holds a reminder: Cairn's `@remind(` or a format Cairn reads. */
+function lineHasReminder(editor: Editor): boolean {
+  const line = editor.getLine(editor.getCursor().line);
+  return line.includes('@remind(') || foreignSyntaxOf(line) !== undefined;
 }
 
 function lineHasToken(editor: Editor): boolean {
@@ -126,25 +171,34 @@ function reminderNoteOf(plugin: Plugin, context: MarkdownView | MarkdownFileInfo
   return frontMatter?.type === 'reminder' ? file : null;
 }
 
+/** Rewrites the cursor's line as one edit; returns why nothing changed, if it could not. */
 function editLine(
   editor: Editor,
   change: (line: string) => LineCommandResult,
   success?: string,
-): void {
+): string | undefined {
   const lineNumber = editor.getCursor().line;
   const line = editor.getLine(lineNumber);
   const result = change(line);
-  if (!result.ok) {
-    new Notice(`Cairn: ${result.problem}`);
-    return;
-  }
-  if (result.line === line) return;
+  if (!result.ok) return result.problem;
+  if (result.line === line) return undefined;
   editor.replaceRange(
     result.line,
     { line: lineNumber, ch: 0 },
     { line: lineNumber, ch: line.length },
   );
   if (success !== undefined) new Notice(success);
+  return undefined;
+}
+
+/** editLine, saying in a notice why nothing changed. */
+function editLineOrSay(
+  editor: Editor,
+  change: (line: string) => LineCommandResult,
+  success?: string,
+): void {
+  const problem = editLine(editor, change, success);
+  if (problem !== undefined) new Notice(`Cairn: ${problem}`);
 }
 
 async function ensureFolder(plugin: Plugin, folder: string): Promise<void> {

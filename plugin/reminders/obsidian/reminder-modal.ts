@@ -5,9 +5,10 @@
  * plugin/reminders/; these only draw it.
  */
 import { Modal, Setting } from 'obsidian';
-import type { App } from 'obsidian';
+import type { App, ButtonComponent, TextComponent } from 'obsidian';
 import { checkNewReminder } from '../new-reminder-form';
 import type { NewReminderCheck, NewReminderInput } from '../new-reminder-form';
+import { checkReminderTime } from '../line-commands';
 import type { SnoozeChoice } from '../line-commands';
 
 export interface NewReminderModalDeps {
@@ -144,6 +145,93 @@ export class SnoozeChoiceModal extends Modal {
         }),
       );
     }
+  }
+
+  override onClose(): void {
+    this.contentEl.empty();
+  }
+}
+
+export interface ReminderTimeModalDeps {
+  now: () => number;
+  zone: () => string;
+  /** Writes the reminder for `when` (as typed); returns why it could not, or nothing. */
+  save: (when: string) => string | undefined;
+}
+
+/**
+ * "Add reminder to this line" asks when: the time typed is shown live as it will fire, and
+ * Enter (outside an IME composition) or Add writes it. Starts at "tomorrow 09:00", selected so
+ * typing replaces it.
+ */
+export class ReminderTimeModal extends Modal {
+  private when = 'tomorrow 09:00';
+  private previewEl: HTMLElement | null = null;
+  private whenField: TextComponent | null = null;
+  private addButton: ButtonComponent | null = null;
+  private failure: string | null = null;
+
+  constructor(
+    app: App,
+    private readonly deps: ReminderTimeModalDeps,
+  ) {
+    super(app);
+  }
+
+  override onOpen(): void {
+    this.titleEl.setText('Add reminder to this line');
+    const { contentEl } = this;
+    contentEl.addClass('cairn-reminder-modal');
+    new Setting(contentEl)
+      .setName('When')
+      .setDesc('For example: tomorrow 5pm, next monday at 8, 2026-11-24 17:00')
+      .addText((text) => {
+        this.whenField = text;
+        text.setValue(this.when).onChange((value) => {
+          this.when = value;
+          this.failure = null;
+          this.refresh();
+        });
+        text.inputEl.select();
+      });
+    this.previewEl = contentEl.createDiv({ cls: 'cairn-reminder-preview' });
+    new Setting(contentEl).addButton((button) => {
+      this.addButton = button;
+      button
+        .setButtonText('Add')
+        .setCta()
+        .onClick(() => this.submit());
+    });
+    this.scope.register([], 'Enter', (event) => {
+      if (event.isComposing) return;
+      event.preventDefault();
+      this.submit();
+      return false;
+    });
+    this.refresh();
+  }
+
+  private refresh(): void {
+    const check = checkReminderTime(this.when, { now: this.deps.now(), zone: this.deps.zone() });
+    if (this.previewEl !== null) {
+      this.previewEl.setText(
+        this.failure ?? (check.ok ? `Fires ${check.label} (${this.deps.zone()})` : check.problem),
+      );
+      this.previewEl.toggleClass('mod-warning', this.failure !== null || !check.ok);
+    }
+    this.addButton?.setDisabled(!check.ok);
+  }
+
+  private submit(): void {
+    const check = checkReminderTime(this.when, { now: this.deps.now(), zone: this.deps.zone() });
+    if (!check.ok) return;
+    const problem = this.deps.save(this.when);
+    if (problem === undefined) {
+      this.close();
+      return;
+    }
+    this.failure = problem;
+    this.refresh();
   }
 
   override onClose(): void {

@@ -1,7 +1,9 @@
 /**
- * Obsidian side of the local reminder scheduler (docs/delivery.md, not paired): reads every Markdown
- * file once the layout is ready, then follows `metadataCache` 'changed' (which hands over the
- * file's text, so nothing is read twice), vault 'delete' and 'rename'. Fires with a Notice and,
+ * Obsidian side of the local reminder scheduler (docs/delivery.md, not paired): once the layout
+ * is ready, reads the Markdown files changed since the last session (all of them the first
+ * time; reminder-scan-state.ts keeps what the others held), then follows `metadataCache`
+ * 'changed' (which hands over the file's text, so nothing is read twice), vault 'delete' and
+ * 'rename'. Fires with a Notice and,
  * when the user allowed it, a system Notification. What fired is kept in
  * `<plugin dir>/fired-reminders.json` so a restart never fires twice. Everything is released
  * through the plugin's `register*`.
@@ -11,10 +13,11 @@ import { snoozeChoices } from '../line-commands';
 import { completeFiredReminder, snoozeFiredReminder } from './reminder-notice-actions';
 import type { ReadReminders } from './reminder-notice-actions';
 import type { App, Plugin } from 'obsidian';
-import { describeNextFire } from '../../../shared/reminders';
+import { describeNextFire, formatInZone } from '../../../shared/reminders';
 import type { Clock } from '../../../shared/ports';
 import { LocalReminderScheduler } from '../local-scheduler';
 import type { FiredReminderStore, ReminderNotifier } from '../local-scheduler';
+import { ReminderScanState } from '../reminder-scan-state';
 import { readFileReminders } from '../vault-reminder-entries';
 import type { VaultReminderEntry } from '../vault-reminder-entries';
 import type { CairnSettings } from '../../settings/settings';
@@ -70,18 +73,67 @@ export function startLocalReminders(deps: LocalRemindersDeps): LocalReminders {
     return result.entries;
   };
 
+  /** A file's reminders and problems, to tell an edit that changed them from one that did not. */
+  const fileState = (
+    path: string,
+    entries: readonly VaultReminderEntry[] = scheduler.entriesOf(path),
+  ): string => JSON.stringify([entries, problems.get(path) ?? []]);
+
   let released = false;
   plugin.register(() => (released = true));
+
+  // What the launch scan found per file, kept in the plugin's folder (reminder-scan-state.ts).
+  const scanPath = `${pluginDir(plugin)}/reminder-scan.json`;
+  const scanKey = () => {
+    const settings = deps.settings();
+    return JSON.stringify([settings.timezone, settings.reminders.syntaxes]);
+  };
+  let scan: ReminderScanState | null = null;
+  const record = (file: TFile, entries: readonly VaultReminderEntry[]) => {
+    if (scan === null) return;
+    scan.set(file.path, {
+      mtime: file.stat.mtime,
+      size: file.stat.size,
+      entries,
+      problems: problems.get(file.path) ?? [],
+    });
+    saveScanSoon();
+  };
+  let saveTimer: number | null = null;
+  const saveScan = () => {
+    saveTimer = null;
+    if (scan === null) return;
+    app.vault.adapter
+      .write(scanPath, JSON.stringify(scan))
+      .catch((error: unknown) =>
+        console.warn(`Cairn reminders: could not save ${scanPath}: ${String(error)}`),
+      );
+  };
+  const saveScanSoon = () => {
+    if (saveTimer === null) saveTimer = window.setTimeout(saveScan, SCAN_SAVE_DELAY_MS);
+  };
+  plugin.register(() => {
+    if (saveTimer !== null) {
+      window.clearTimeout(saveTimer);
+      saveScan();
+    }
+  });
   plugin.registerEvent(
     app.metadataCache.on('changed', (file, data) => {
       if (file.extension !== 'md') return;
-      scheduler.setFile(file.path, read(file.path, data));
-      deps.onChange?.();
+      const before = fileState(file.path);
+      const entries = read(file.path, data);
+      scheduler.setFile(file.path, entries);
+      record(file, entries);
+      // Most edits touch no reminder: the views hear only of those that did.
+      if (fileState(file.path, entries) !== before) deps.onChange?.();
     }),
   );
   plugin.registerEvent(
     app.vault.on('delete', (file) => {
       problems.delete(file.path);
+      scan?.delete(file.path);
+      saveScanSoon();
       scheduler.removeFile(file.path);
       deps.onChange?.();
     }),
@@ -89,6 +141,8 @@ export function startLocalReminders(deps: LocalRemindersDeps): LocalReminders {
   plugin.registerEvent(
     app.vault.on('rename', (file, oldPath) => {
       scheduler.renameFile(oldPath, file.path);
+      scan?.rename(oldPath, file.path);
+      saveScanSoon();
       const moved = problems.get(oldPath);
       problems.delete(oldPath);
       if (moved !== undefined) problems.set(file.path, moved);
@@ -97,19 +151,35 @@ export function startLocalReminders(deps: LocalRemindersDeps): LocalReminders {
   );
 
   void (async () => {
+    const state = await loadScanState(app, scanPath, scanKey());
+    scan = state;
     const files: Array<[string, readonly VaultReminderEntry[]]> = [];
+    const present = new Set<string>();
     for (const file of app.vault.getMarkdownFiles()) {
       if (released) return;
+      present.add(file.path);
+      // Unchanged since the last session: what was found then still holds, nothing is read.
+      const known = state.unchanged(file.path, file.stat.mtime, file.stat.size);
+      if (known !== undefined) {
+        if (known.problems.length > 0) problems.set(file.path, [...known.problems]);
+        if (known.entries.length > 0) files.push([file.path, known.entries]);
+        continue;
+      }
       try {
         const text = await app.vault.cachedRead(file);
-        if (text.includes('@') || text.includes('⏰') || text.includes('reminder')) {
-          files.push([file.path, read(file.path, text)]);
-        }
+        const entries =
+          text.includes('@') || text.includes('⏰') || text.includes('reminder')
+            ? read(file.path, text)
+            : [];
+        if (entries.length > 0) files.push([file.path, entries]);
+        record(file, entries);
       } catch (error) {
         problems.set(file.path, [`${file.path}: could not be read: ${String(error)}`]);
       }
     }
     if (released) return;
+    state.keepOnly(present);
+    saveScanSoon();
     await scheduler.start(files);
     deps.onChange?.();
   })();
@@ -117,8 +187,25 @@ export function startLocalReminders(deps: LocalRemindersDeps): LocalReminders {
   return { scheduler, problems: () => [...problems.values()].flat() };
 }
 
+/** Edits in a burst are saved once, this long after the first. */
+const SCAN_SAVE_DELAY_MS = 2_000;
+
+function pluginDir(plugin: Plugin): string {
+  return plugin.manifest.dir ?? `.obsidian/plugins/${plugin.manifest.id}`;
+}
+
+/** The last session's scan, or an empty one when there is none or it does not read. */
+async function loadScanState(app: App, path: string, key: string): Promise<ReminderScanState> {
+  try {
+    if (!(await app.vault.adapter.exists(path))) return new ReminderScanState(key);
+    return ReminderScanState.parse(JSON.parse(await app.vault.adapter.read(path)), key);
+  } catch {
+    return new ReminderScanState(key);
+  }
+}
+
 function firedStore(app: App, plugin: Plugin): FiredReminderStore {
-  const path = `${plugin.manifest.dir ?? `.obsidian/plugins/${plugin.manifest.id}`}/fired-reminders.json`;
+  const path = `${pluginDir(plugin)}/fired-reminders.json`;
   return {
     async load() {
       if (!(await app.vault.adapter.exists(path))) return [];
@@ -191,7 +278,11 @@ function showReminderNotice(
     if (file instanceof TFile)
       void app.workspace.getLeaf(false).openFile(file, { eState: { line: entry.line - 1 } });
   });
-  button('Done', () => void completeFiredReminder(app, entry, read));
+  button(
+    'Done',
+    () =>
+      void completeFiredReminder(app, entry, read, formatInZone(clock.now(), zone).slice(0, 10)),
+  );
   const hour = snoozeChoices(clock.now(), zone).find((choice) => choice.label === '1 hour');
   if (hour) button('Snooze 1 hour', () => void snoozeFiredReminder(app, entry, hour, zone, read));
 }

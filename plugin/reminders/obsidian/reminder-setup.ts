@@ -9,11 +9,14 @@ import type { Clock } from '../../../shared/ports';
 import { remindEditorExtension } from '../editor/remind-extension';
 import type { CairnSettings } from '../../settings/settings';
 import { registerReminderCommands } from './reminder-commands';
+import { editorIsTemplate } from './template-folders';
 import { startLocalReminders } from './reminder-runtime';
 import type { LocalReminders } from './reminder-runtime';
 import { REMINDERS_VIEW_TYPE, UpcomingRemindersView } from './reminder-upcoming-view';
 import type { CompanionReminders } from './reminder-upcoming-view';
+import { readFileReminders } from '../vault-reminder-entries';
 import type { VaultReminderEntry } from '../vault-reminder-entries';
+import type { ReadReminders } from './reminder-notice-actions';
 
 export interface ReminderSetupDeps {
   settings: () => CairnSettings;
@@ -24,11 +27,14 @@ export interface ReminderSetupDeps {
   companionReminders?: () => Promise<CompanionReminders | string>;
 }
 
-/** Returns the vault's reminders as the local scheduler reads them (for the week view). */
+/**
+ * Returns the vault's reminders as the local scheduler reads them, and the reader itself, for
+ * the week view (its Done and Snooze find their reminder again at write time).
+ */
 export function setUpReminders(
   plugin: Plugin,
   deps: ReminderSetupDeps,
-): { entries(): readonly VaultReminderEntry[] } {
+): { entries(): readonly VaultReminderEntry[]; read: ReadReminders } {
   const clock = deps.clock ?? { now: () => Date.now() };
   const app = plugin.app;
   let local: LocalReminders | null = null;
@@ -38,12 +44,13 @@ export function setUpReminders(
       now: () => clock.now(),
       zone: () => deps.settings().timezone,
       newBlockId: (taken) => newBlockId(Math.random, taken),
+      isTemplate: editorIsTemplate(app),
     }),
   );
 
   const renderViews = () => {
     for (const leaf of app.workspace.getLeavesOfType(REMINDERS_VIEW_TYPE)) {
-      if (leaf.view instanceof UpcomingRemindersView) leaf.view.render();
+      if (leaf.view instanceof UpcomingRemindersView) leaf.view.changed();
     }
   };
 
@@ -80,7 +87,16 @@ export function setUpReminders(
       onChange: renderViews,
     });
   });
-  return { entries: () => local?.scheduler.entries() ?? [] };
+  return {
+    entries: () => local?.scheduler.entries() ?? [],
+    read: (path, text) => {
+      const settings = deps.settings();
+      return readFileReminders(path, text, {
+        zone: settings.timezone,
+        syntaxes: settings.reminders.syntaxes,
+      }).entries;
+    },
+  };
 }
 
 async function showUpcoming(plugin: Plugin): Promise<void> {

@@ -1,4 +1,4 @@
-import { MarkdownView, Modal, TFile } from 'obsidian';
+import { MarkdownView, Modal, Platform, TFile } from 'obsidian';
 import type { App, PaneType } from 'obsidian';
 import type { Readable } from 'svelte/store';
 import { mount, unmount } from 'svelte';
@@ -46,6 +46,8 @@ export class SearchModal extends Modal {
         onHover: (event: MouseEvent, hit: SearchHit) => this.preview(event, hit),
         status: this.deps.status,
         types: this.deps.types,
+        modKey: Platform.isMacOS || Platform.isIosApp ? '⌘' : 'Ctrl',
+        showKeys: !Platform.isMobile,
       },
     });
     this.contentEl.querySelector<HTMLInputElement>('.cairn-search-input')?.focus();

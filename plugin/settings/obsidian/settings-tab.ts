@@ -1,4 +1,4 @@
-import { PluginSettingTab, Setting } from 'obsidian';
+import { Platform, PluginSettingTab, Setting } from 'obsidian';
 import type { App, Plugin } from 'obsidian';
 import { CompanionClient } from '../../connection/client';
 import { describeConnection } from '../../connection/connection-state';
@@ -80,6 +80,9 @@ class InlineMessage {
  * The settings tab, drawn with `display()`: the declarative getSettingDefinitions() API
  * needs Obsidian 1.13 and the manifest supports 1.8.7.
  */
+/** Obsidian local-storage key (per device) of "Index this vault on this device". */
+export const INDEX_ON_DEVICE_KEY = 'cairn-index-on-device';
+
 export class CairnSettingTab extends PluginSettingTab {
   /** Re-checks of messages that depend on offline mode, run when it is toggled. */
   private offlineDependentChecks: (() => void)[] = [];
@@ -180,7 +183,15 @@ export class CairnSettingTab extends PluginSettingTab {
       save: (settings, url) => {
         settings.companion.url = url;
       },
+      saved: () => showCompanionParts(),
     });
+
+    // Token, test, pairing QR and test notification mean something only with a companion set.
+    const companionParts = containerEl.createDiv({ cls: 'cairn-settings-companion-parts' });
+    const showCompanionParts = () =>
+      companionParts.toggle(this.host.settings.companion.url.trim() !== '');
+    showCompanionParts();
+    containerEl = companionParts;
 
     const tokenSetting = new Setting(containerEl)
       .setName('API token')
@@ -307,10 +318,13 @@ export class CairnSettingTab extends PluginSettingTab {
           await this.host.updateSettings((s) => {
             s.embeddings.provider = provider;
           });
+          showProviderParts();
         });
       });
 
-    this.builtinModelSetting(containerEl);
+    // The built-in model's download and the Ollama embedding model show for their provider only.
+    const builtinParts = containerEl.createDiv({ cls: 'cairn-settings-builtin-parts' });
+    this.builtinModelSetting(builtinParts);
 
     this.addUrlSetting(containerEl, {
       name: 'Ollama URL',
@@ -337,13 +351,20 @@ export class CairnSettingTab extends PluginSettingTab {
           }),
       );
 
-    new Setting(containerEl).setName('Ollama embedding model').addText((text) =>
+    const ollamaEmbedParts = containerEl.createDiv({ cls: 'cairn-settings-ollama-embed-parts' });
+    new Setting(ollamaEmbedParts).setName('Ollama embedding model').addText((text) =>
       text.setValue(settings.ollama.embedModel).onChange(async (value) => {
         await this.host.updateSettings((s) => {
           s.ollama.embedModel = value.trim();
         });
       }),
     );
+    const showProviderParts = () => {
+      const provider = this.host.settings.embeddings.provider;
+      builtinParts.toggle(provider === 'builtin');
+      ollamaEmbedParts.toggle(provider === 'ollama');
+    };
+    showProviderParts();
 
     new Setting(containerEl)
       .setName('Ollama vision model')
@@ -375,8 +396,20 @@ export class CairnSettingTab extends PluginSettingTab {
         }),
       );
 
-    // "Search through the companion on mobile" (search.delegateToCompanionOnMobile) is kept in
-    // data.json but not offered: nothing reads it yet, and a switch that does nothing misleads.
+    // Phones with a companion search through it (search.delegateToCompanionOnMobile); this
+    // device may index on its own instead. Per device: local storage, not data.json (synced).
+    if (Platform.isMobile && settings.companion.url.trim() !== '') {
+      new Setting(containerEl)
+        .setName('Index this vault on this device')
+        .setDesc(
+          'Off: search and chat ask the companion, and this phone holds no index or model. On: this device indexes the vault itself (memory and battery). Applies after the plugin is reloaded.',
+        )
+        .addToggle((toggle) =>
+          toggle
+            .setValue(this.app.loadLocalStorage(INDEX_ON_DEVICE_KEY) === true)
+            .onChange((value) => this.app.saveLocalStorage(INDEX_ON_DEVICE_KEY, value)),
+        );
+    }
   }
 
   /**

@@ -5,7 +5,7 @@
  * is paired, both go through it (`GET /api/v1/calendar/week`, `POST /api/v1/digests`, the
  * reminder actions); otherwise they work from the vault with the same shared builders.
  */
-import { Notice, TFile, TFolder } from 'obsidian';
+import { Notice, TFolder } from 'obsidian';
 import type { Plugin } from 'obsidian';
 import { formatIsoWeek } from '../../../shared/calendar';
 import { MS_PER_DAY, formatDay } from '../../../shared/chat/zone-calendar';
@@ -17,7 +17,8 @@ import { Reminder } from '../../../shared/protocol/reminders';
 import { formatInZone, instantToWall } from '../../../shared/reminders';
 import type { CompanionClient } from '../../connection/client';
 import { completeLine, snoozeLine } from '../../reminders/line-commands';
-import type { LineCommandResult } from '../../reminders/line-commands';
+import { editReminder } from '../../reminders/obsidian/reminder-notice-actions';
+import type { ReadReminders } from '../../reminders/obsidian/reminder-notice-actions';
 import type { VaultReminderEntry } from '../../reminders/vault-reminder-entries';
 import type { CairnSettings } from '../../settings/settings';
 import { calendarReminder, localWeek, noteEvents, weekAt } from '../week-data';
@@ -33,6 +34,8 @@ export interface WeekSetupDeps {
   client: CompanionClient;
   /** The vault's reminders as the plugin's scheduler read them (empty before layout-ready). */
   localEntries: () => readonly VaultReminderEntry[];
+  /** Reads one file's reminders as the scheduler does: Done and Snooze find theirs again. */
+  readReminders: ReadReminders;
   clock?: { now(): number };
 }
 
@@ -99,37 +102,27 @@ export function setUpWeek(plugin: Plugin, deps: WeekSetupDeps): void {
       );
       return typeof answer === 'string' ? answer : undefined;
     }
-    const file = app.vault.getAbstractFileByPath(item.path);
-    if (!(file instanceof TFile)) return `${item.path} is no longer there`;
-    if (item.line === null) {
-      // A reminder note: its front matter says done / snoozed_until.
-      await app.fileManager.processFrontMatter(file, (front: Record<string, unknown>) => {
-        if (action === 'done') front.status = 'done';
-        else front.snoozed_until = formatInZone(clock.now() + SNOOZE_MINUTES * 60_000, zone());
-      });
-      return;
-    }
-    let problem: string | undefined;
-    const index = item.line - 1;
-    await app.vault.process(file, (text) => {
-      const lines = text.split('\n');
-      const line = lines[index];
-      if (line === undefined) {
-        problem = `${item.path} has no line ${item.line} any more`;
-        return text;
-      }
-      const result: LineCommandResult =
-        action === 'done'
-          ? completeLine(line)
-          : snoozeLine(line, clock.now() + SNOOZE_MINUTES * 60_000, zone());
-      if (!result.ok) {
-        problem = `${item.path}:${item.line}: ${result.problem}`;
-        return text;
-      }
-      lines[index] = result.line;
-      return lines.join('\n');
-    });
-    return problem;
+    // The week was loaded minutes ago: the reminder is found again by its id (block id, else
+    // the line's text) in the file as it is now, never by the line number it had then.
+    const until = clock.now() + SNOOZE_MINUTES * 60_000;
+    return editReminder(
+      app,
+      { path: item.path, id: item.id, kind: item.line === null ? 'note' : 'inline' },
+      deps.readReminders,
+      action === 'done'
+        ? {
+            note: (front) => (front.status = 'done'),
+            line: (line) =>
+              completeLine(line, { today: formatInZone(clock.now(), zone()).slice(0, 10) }),
+          }
+        : {
+            note: (front) => {
+              const noteZone = typeof front.timezone === 'string' ? front.timezone : zone();
+              front.snoozed_until = formatInZone(until, noteZone);
+            },
+            line: (line) => snoozeLine(line, until, zone()),
+          },
+    );
   }
 
   plugin.registerView(WEEK_VIEW_TYPE, (leaf) => new WeekItemView(leaf, viewDeps));

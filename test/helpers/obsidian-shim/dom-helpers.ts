@@ -101,6 +101,9 @@ export function installDomHelpers(win: HelperWindow): () => void {
     hide(this: HTMLElement) {
       this.style.display = 'none';
     },
+    toggle(this: HTMLElement, show: boolean) {
+      this.style.display = show ? '' : 'none';
+    },
     isShown(this: HTMLElement) {
       return this.style.display !== 'none';
     },

@@ -253,6 +253,13 @@ export function createObsidianApi(context: ShimContext) {
       this.view = null;
       if (view) await view.close();
     }
+    /** The split holding the leaf: the right sidebar's for getRightLeaf, else the main area. */
+    getRoot(): { collapsed: boolean } {
+      const { workspace } = this.app;
+      return this.containerEl.parentElement === this.app.rightSplitEl
+        ? workspace.rightSplit
+        : workspace.rootSplit;
+    }
     async detach(): Promise<void> {
       await this.closeView();
       this.containerEl.remove();
@@ -262,6 +269,10 @@ export function createObsidianApi(context: ShimContext) {
 
   class Workspace extends Events {
     leaves: WorkspaceLeafShim[] = [];
+    /** Sidebars as Obsidian's WorkspaceSidedock: a test collapses one by setting `collapsed`. */
+    readonly rightSplit = { collapsed: false };
+    readonly leftSplit = { collapsed: false };
+    readonly rootSplit = { collapsed: false };
     /** Test record of files opened (openFile / openLinkText), in order. */
     readonly opened: { path: string; eState: Record<string, unknown>; placement?: string }[] = [];
     private activeFile: TFile | null = null;

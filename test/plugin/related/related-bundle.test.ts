@@ -88,6 +88,18 @@ describe('related notes in the built main.js', () => {
       'By words and links only (keyword only (embeddings are off in settings))',
     );
 
+    // With the sidebar collapsed a switch ranks nothing; expanding it ranks the note shown.
+    const shownFor = () => $$('.cairn-related-for')[0]?.textContent;
+    app.workspace.rightSplit.collapsed = true;
+    app.workspace.setActiveFile(vault.getAbstractFileByPath('Garden/Peppers.md') as never);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(shownFor()).toBe('Tomatoes');
+    app.workspace.rightSplit.collapsed = false;
+    app.workspace.trigger('layout-change');
+    await settle(() => shownFor() === 'Peppers');
+    app.workspace.setActiveFile(vault.getAbstractFileByPath('Garden/Tomatoes.md') as never);
+    await settle(() => shownFor() === 'Tomatoes');
+
     const hovers: unknown[] = [];
     const hoverRef = app.workspace.on('hover-link', (info: unknown) => void hovers.push(info));
     const first = $$('.cairn-related-open')[titles.indexOf('Pest control')]!;

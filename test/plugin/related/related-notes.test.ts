@@ -185,4 +185,39 @@ describe('RelatedController', () => {
     controller.dispose();
     expect(timers.queue.every((e) => e.cancelled)).toBe(true);
   });
+
+  it('ranks nothing while no view is on screen, and the note shown once one comes back', () => {
+    const timers = manualDefer();
+    const engine = engineOf(null);
+    let visible = false;
+    const computed: string[] = [];
+    const controller = new RelatedController({
+      compute: (path) => {
+        computed.push(path);
+        return rank(engine, path);
+      },
+      titleOf: (path) => path,
+      status: () => '',
+      defer: timers.defer,
+      visible: () => visible,
+    });
+    for (const path of ['Work/Budget.md', 'Garden/Tomatoes.md', 'Work/Hiring.md']) {
+      controller.show(path);
+      timers.run();
+    }
+    controller.refresh();
+    timers.run();
+    controller.shown();
+    timers.run();
+    expect(computed).toEqual([]);
+    visible = true;
+    controller.shown();
+    timers.run();
+    expect(computed).toEqual(['Work/Hiring.md']);
+    expect(get(controller.state)).toMatchObject({ kind: 'ready', path: 'Work/Hiring.md' });
+    // Shown again with nothing skipped meanwhile: no new ranking.
+    controller.shown();
+    timers.run();
+    expect(computed).toHaveLength(1);
+  });
 });

@@ -93,3 +93,27 @@ describe('completeLine', () => {
     expect(completeLine('').ok).toBe(false);
   });
 });
+
+describe("other plugins' formats", () => {
+  it("gives a Tasks line Tasks' done date, before its block id, once", () => {
+    expect(
+      completeLine('- [ ] Form ⏰ 2026-11-23 10:00 📅 2026-11-24 ^r-f', { today: '2026-11-23' }),
+    ).toEqual({
+      ok: true,
+      line: '- [x] Form ⏰ 2026-11-23 10:00 📅 2026-11-24 ✅ 2026-11-23 ^r-f',
+    });
+    expect(completeLine('- [ ] Plain @remind(2026-11-23 09:00)', { today: '2026-11-23' })).toEqual({
+      ok: true,
+      line: '- [x] Plain @remind(2026-11-23 09:00)',
+    });
+  });
+
+  it('refuses a recurring Tasks line and snoozing a format Cairn only reads', () => {
+    const recurring = completeLine('- [ ] Water ⏰ 2026-11-23 18:00 🔁 every week', {
+      today: '2026-11-23',
+    });
+    expect(!recurring.ok && recurring.problem).toContain('Tasks');
+    const foreign = snoozeLine('- [ ] Call (@2026-11-23 17:00)', NOW, ZONE);
+    expect(!foreign.ok && foreign.problem).toContain('Reminder plugin');
+  });
+});

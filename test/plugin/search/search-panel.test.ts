@@ -102,6 +102,40 @@ describe('SearchPanel', () => {
     expect(onOpen).toHaveBeenLastCalledWith(hits[0], 'same');
   });
 
+  it('leaves Enter and arrows to an IME composition, and tells screen readers the selection', async () => {
+    vi.useFakeTimers();
+    const hits = [hit('a.md', 'A', 'visa'), hit('b.md', 'B', 'fee')];
+    const { onOpen, input, view } = renderPanel(async () => hits);
+    await fireEvent.input(input, { target: { value: 'ビザ' } });
+    await settle();
+    await fireEvent.keyDown(input, { key: 'Enter', isComposing: true });
+    await fireEvent.keyDown(input, { key: 'ArrowDown', isComposing: true });
+    await fireEvent.keyDown(input, { key: 'Enter', keyCode: 229 });
+    expect(onOpen).not.toHaveBeenCalled();
+    const options = view.container.querySelectorAll('[role="option"]');
+    expect(input.getAttribute('aria-activedescendant')).toBe(options[0]?.id);
+    await fireEvent.keyDown(input, { key: 'ArrowDown' });
+    expect(input.getAttribute('aria-activedescendant')).toBe(options[1]?.id);
+    expect(options[1]?.id).not.toBe('');
+    expect(input.getAttribute('aria-controls')).toBe(
+      view.container.querySelector('[role="listbox"]')?.id,
+    );
+  });
+
+  it('names the platform’s Mod key in the hints, and leaves hints out on touch devices', () => {
+    const status = readyStatus();
+    const mac = render(SearchPanel, {
+      props: { search: async () => [], onOpen: vi.fn(), status, modKey: '⌘' },
+    });
+    expect(mac.container.querySelector('.cairn-search-keys')?.textContent).toContain('⌘ ↵');
+    expect(mac.container.querySelector('.cairn-search-keys')?.textContent).not.toContain('Mod');
+    cleanup();
+    const phone = render(SearchPanel, {
+      props: { search: async () => [], onOpen: vi.fn(), status, showKeys: false },
+    });
+    expect(phone.container.querySelector('.cairn-search-keys')).toBeNull();
+  });
+
   it('Mod+Enter opens in a new tab, Shift+Enter in a split, Mod+click too', async () => {
     vi.useFakeTimers();
     const hits = [hit('a.md', 'A', 'visa'), hit('b.md', 'B', 'fee')];

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatPaneServices, ConversationStore } from '../../../../plugin/chat/chat-session';
 import type { ReadableConnection } from '../../../../plugin/connection/connection-monitor';
 import ChatPane from '../../../../plugin/chat/ui/ChatPane.svelte';
+import { ENTER_SENDS_CONTEXT } from '../../../../plugin/chat/ui/composer-keys';
 import { ChatScope } from '../../../../plugin/chat/chat-scope';
 import {
   REMINDER_TOOL,
@@ -40,12 +41,17 @@ function chatStore(services: ChatPaneServices | null) {
   };
 }
 
-function setUp(options: { store?: ConversationStore; searchMode?: () => string } = {}) {
+function setUp(
+  options: { store?: ConversationStore; searchMode?: () => string; enterSends?: boolean } = {},
+) {
   const backend = new ScriptedBackend();
   const chat = scriptedServices(backend, options.store, options.searchMode);
   const store = chatStore(chat.services);
   const view = render(ChatPane, {
     props: { connection, chat: store, onRetry: vi.fn(), onOpenSettings: vi.fn() },
+    ...(options.enterSends === undefined
+      ? {}
+      : { context: new Map([[ENTER_SENDS_CONTEXT, options.enterSends]]) }),
   });
   const input = () => screen.getByLabelText<HTMLTextAreaElement>('Message');
   const settle = async () => {
@@ -62,6 +68,23 @@ async function type(input: HTMLTextAreaElement, text: string) {
 afterEach(() => cleanup());
 
 describe('ChatPane with a chat', () => {
+  it('on a touch keyboard Enter is a new line and Send sends', async () => {
+    const { input, view, settle } = setUp({ enterSends: false });
+    await type(input(), 'first line');
+    const enter = new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true });
+    input().dispatchEvent(enter);
+    await settle();
+    // Not taken: the keyboard's own Enter writes the new line.
+    expect(enter.defaultPrevented).toBe(false);
+    expect(input().value).toBe('first line');
+    expect(view.container.querySelectorAll('.cairn-message')).toHaveLength(0);
+    await type(input(), 'first line\nsecond line');
+    await fireEvent.click(view.container.querySelector<HTMLButtonElement>('.cairn-composer-send')!);
+    await settle();
+    expect(input().value).toBe('');
+    expect(view.container.textContent).toContain('second line');
+  });
+
   it('the composer is enabled once the chat exists, and appears when it is built later', async () => {
     const backend = new ScriptedBackend();
     const store = chatStore(null);
