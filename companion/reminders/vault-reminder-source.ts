@@ -4,6 +4,7 @@ import { parseFrontMatter } from '../../shared/markdown';
 import {
   findInlineReminders,
   readReminderNote,
+  reminderDeepLink,
   scheduleStartInstant,
 } from '../../shared/reminders';
 import type { ReminderSchedule as SharedSchedule } from '../../shared/reminders';
@@ -231,7 +232,7 @@ export class VaultReminderSource implements ReminderSource {
           status: note.status,
           taskChecked: false,
           ...(note.snoozedUntil === undefined ? {} : { snoozedUntil: note.snoozedUntil }),
-          deepLink: this.deepLink(path),
+          deepLink: reminderDeepLink(this.vaultName, path),
         });
       } else {
         const id = typeof data.id === 'string' && data.id.trim() !== '' ? data.id.trim() : path;
@@ -272,7 +273,7 @@ export class VaultReminderSource implements ReminderSource {
         schedule,
         status: 'active',
         taskChecked: reminder.taskState === 'checked',
-        deepLink: this.deepLink(path, reminder.blockId),
+        deepLink: reminderDeepLink(this.vaultName, path, reminder.blockId),
       });
     }
     for (const problem of inline.problems) {
@@ -304,11 +305,6 @@ export class VaultReminderSource implements ReminderSource {
           ? { event: calendar.event }
           : { eventProblem: calendar.problem }),
     };
-  }
-
-  private deepLink(path: string, blockId?: string): string {
-    const link = `obsidian://open?vault=${encodeURIComponent(this.vaultName)}&file=${encodeURIComponent(path)}`;
-    return blockId === undefined ? link : `${link}${encodeURIComponent(`#^${blockId}`)}`;
   }
 }
 
