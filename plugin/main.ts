@@ -24,11 +24,11 @@ import { createSearchStatus } from './search/search-status';
 import { setUpRelatedNotes } from './related/obsidian/related-notes-view';
 import type { RelatedController } from './related/related-controller';
 import { textHash } from '../shared/search/hash';
-import { formatProblem, loadSettings, toStoredData } from './settings/load-settings';
-import type { SettingsProblem } from './settings/load-settings';
-import type { CairnSettings } from './settings/settings';
+import { formatProblem, loadSettings, toStoredData } from '../shared/settings/load-settings';
+import type { SettingsProblem } from '../shared/settings/load-settings';
+import type { CairnSettings } from '../shared/settings/cairn-settings';
 import type { SettingsHost } from './settings/settings-host';
-import { systemTimeZone } from './settings/validation';
+import { systemTimeZone } from '../shared/settings/validation';
 import { registerAuditView } from './audit/obsidian/audit-setup';
 
 /** How often the companion's status is re-checked while Obsidian is open. */

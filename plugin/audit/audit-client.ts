@@ -15,7 +15,7 @@ import type { AuditEntry } from '../../shared/protocol/audit';
 import { checkSchema } from '../../shared/protocol/validate';
 import type { CompanionEndpoint } from '../connection/client';
 import type { HttpResponse, HttpTransport } from '../connection/http-transport';
-import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+import { checkHttpUrl, offlineModeViolation } from '../../shared/settings/validation';
 import { errorBodyMessage, parseJsonOrUndefined } from '../../shared/protocol/json';
 
 export interface AuditPage {

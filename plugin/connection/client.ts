@@ -7,7 +7,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { MissedResponse, ReminderListResponse } from '../../shared/protocol/reminders';
 import type { MissedReminder, Reminder } from '../../shared/protocol/reminders';
 import { checkSchema } from '../../shared/protocol/validate';
-import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+import { checkHttpUrl, offlineModeViolation } from '../../shared/settings/validation';
 import type { CompanionStatusSummary, ConnectionState, SemanticSummary } from './connection-state';
 import type { HttpResponse, HttpTransport } from './http-transport';
 import { errorBodyMessage, isRecord, parseJsonOrUndefined } from '../../shared/protocol/json';

@@ -11,7 +11,7 @@ import type { Clock } from '../../../shared/ports';
 import { addReminderToLine, completeLine, snoozeChoices, snoozeLine } from '../line-commands';
 import type { LineCommandResult } from '../line-commands';
 import { writeNewReminder } from '../new-reminder-form';
-import type { CairnSettings } from '../../settings/settings';
+import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 import { NewReminderModal, SnoozeChoiceModal } from './reminder-modal';
 
 export interface ReminderCommandDeps {

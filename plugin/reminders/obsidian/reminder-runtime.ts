@@ -17,7 +17,7 @@ import { LocalReminderScheduler } from '../local-scheduler';
 import type { FiredReminderStore, ReminderNotifier } from '../local-scheduler';
 import { readFileReminders } from '../vault-reminder-entries';
 import type { VaultReminderEntry } from '../vault-reminder-entries';
-import type { CairnSettings } from '../../settings/settings';
+import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 
 export interface LocalRemindersDeps {
   plugin: Plugin;

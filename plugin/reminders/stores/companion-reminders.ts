@@ -33,7 +33,7 @@ import {
 import { checkSchema } from '../../../shared/protocol/validate';
 import type { CompanionEndpoint } from '../../connection/client';
 import type { HttpRequest, HttpResponse, HttpTransport } from '../../connection/http-transport';
-import { checkHttpUrl, offlineModeViolation } from '../../settings/validation';
+import { checkHttpUrl, offlineModeViolation } from '../../../shared/settings/validation';
 import { isRecord, parseJsonOrUndefined } from '../../../shared/protocol/json';
 
 /** No answer came from the companion: the caller may fall back to the vault. */

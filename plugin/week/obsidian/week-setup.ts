@@ -19,7 +19,7 @@ import type { CompanionClient } from '../../connection/client';
 import { completeLine, snoozeLine } from '../../reminders/line-commands';
 import type { LineCommandResult } from '../../reminders/line-commands';
 import type { VaultReminderEntry } from '../../reminders/vault-reminder-entries';
-import type { CairnSettings } from '../../settings/settings';
+import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 import { calendarReminder, localWeek, noteEvents, weekAt } from '../week-data';
 import { WEEK_VIEW_TYPE, WeekItemView } from './week-view';
 import type { WeekViewDeps } from './week-view';
