@@ -88,11 +88,11 @@ export interface SearchRequest {
   filters?: IndexFilters;
 }
 
-import type { SearchHit } from './search-index';
-export type { SearchHit };
+import type { RankedChunk } from './search-index';
+export type { RankedChunk };
 
 export interface SearchOutcome {
-  hits: SearchHit[];
+  hits: RankedChunk[];
   mode: SearchMode;
   /** The normalised query terms (what excerpts highlight). */
   terms: string[];
@@ -216,10 +216,10 @@ export class HybridSearch {
       ...(termWeights === undefined ? {} : { weights: termWeights }),
       ...(vectorModel === undefined ? {} : { model: vectorModel }),
     };
-    const hits = page.map(({ chunk, score }): SearchHit => {
+    const hits = page.map(({ chunk, score }): RankedChunk => {
       const keyword = keywordScore.get(chunk.chunkId);
       const vector = vectorScore.get(chunk.chunkId);
-      const hit: SearchHit = {
+      const hit: RankedChunk = {
         chunk,
         score,
         relevance: 0,

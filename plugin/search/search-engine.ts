@@ -16,7 +16,7 @@ import { chunkFilter, hasFilter } from './filters';
 import { FlatVectorIndex } from './flat-vector-index';
 import { ENGINE_SNAPSHOT_VERSION, joinList, splitList } from './engine-snapshot';
 import type { EngineSnapshot } from './engine-snapshot';
-import type { SearchHit, SearchMode, VaultSearchOptions } from './vault-search';
+import type { VaultSearchHit, SearchMode, VaultSearchOptions } from './vault-search';
 
 /*
  * The in-vault index (docs/search.md): BM25F over chunks (Bm25fIndex, real term frequencies,
@@ -74,7 +74,7 @@ export interface SearchEngine {
   hasNote(path: string): boolean;
   /** Text hashes of `path`'s chunks that have no vector yet. */
   chunksWithoutVectors(path: string): NoteChunk[];
-  search(query: string, options?: VaultSearchOptions): Promise<SearchHit[]>;
+  search(query: string, options?: VaultSearchOptions): Promise<VaultSearchHit[]>;
   /**
    * Chunks of other notes most like the note at `path` (the related-notes view), from what
    * the index already holds: no model call, so it runs synchronously in a few milliseconds.
@@ -592,7 +592,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           : [];
         return { keyword, vector };
       };
-      const answer = (keyword: Scored[], vector: Scored[]): SearchHit[] => {
+      const answer = (keyword: Scored[], vector: Scored[]): VaultSearchHit[] => {
         const fused =
           vector.length === 0
             ? scaleByBest(keyword)
