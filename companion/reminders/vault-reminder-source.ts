@@ -15,11 +15,7 @@ import type { VaultChange, VaultChangeFeed } from '../vault/vault-change';
 import { walkVault } from '../vault/vault-walk';
 import { createLogger } from '../logging';
 import type { Logger } from '../logging';
-import type {
-  ReminderDefinition,
-  ReminderSchedule,
-  UnresolvedReminder,
-} from './reminder-definition';
+import type { ReminderDefinition, FireSchedule, UnresolvedReminder } from './reminder-definition';
 import type { ReminderSource } from './reminder-source';
 import { readNoteEvent } from '../../shared/calendar/calendar-entries';
 import type { NoteEvent, NoteEventProblem } from '../../shared/calendar/calendar-entries';
@@ -221,7 +217,7 @@ export class VaultReminderSource implements ReminderSource {
 
     if (data.type === 'reminder') {
       const read = readReminderNote(data, path, { defaultZone: zone });
-      const schedule = read.ok ? toSchedule(read.note.schedule) : undefined;
+      const schedule = read.ok ? toFireSchedule(read.note.schedule) : undefined;
       if (read.ok && typeof schedule === 'object') {
         const { note } = read;
         definitions.push({
@@ -253,7 +249,7 @@ export class VaultReminderSource implements ReminderSource {
 
     const inline = findInlineReminders(text, { path, defaultZone: zone });
     for (const reminder of inline.reminders) {
-      const schedule = toSchedule(reminder.schedule);
+      const schedule = toFireSchedule(reminder.schedule);
       if (typeof schedule === 'string') {
         unresolved.push({
           id: reminder.id,
@@ -349,7 +345,7 @@ export function connectVaultReminders(
   };
 }
 
-function toSchedule(schedule: SharedSchedule): ReminderSchedule | string {
+function toFireSchedule(schedule: SharedSchedule): FireSchedule | string {
   if (schedule.kind === 'once') {
     try {
       return { kind: 'once', at: scheduleStartInstant(schedule), zone: schedule.zone };
