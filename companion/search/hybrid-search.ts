@@ -4,11 +4,12 @@ import {
   dedupePerNote,
   detectLanguage,
   foldText,
+  DEFAULT_FUSION,
   fuseRankings,
   fuseScores,
   normaliseQuery,
 } from '../../shared/search';
-import type { Scored } from '../../shared/search';
+import type { FusionConfig, FusionMethod, Scored } from '../../shared/search';
 import { citeChunk } from './chunk-citation';
 import { keyTermWeights, relevanceOf } from './relevance';
 import type { RelevanceQuery } from './relevance';
@@ -35,23 +36,8 @@ import type { IndexFilters, SearchIndex } from './search-index';
  * scores keep how far ahead a strong keyword match is, which ranks alone (RRF) forget.
  */
 
-export type FusionMethod = 'rrf' | 'weighted';
-
-export interface FusionConfig {
-  method: FusionMethod;
-  /** RRF's damping constant (ignored by `weighted`). */
-  rrfK: number;
-  /** Weights of the keyword and the vector list. */
-  keywordWeight: number;
-  vectorWeight: number;
-}
-
-export const DEFAULT_FUSION: Readonly<FusionConfig> = {
-  method: 'weighted',
-  rrfK: 60,
-  keywordWeight: 1,
-  vectorWeight: 0.3,
-};
+/* The fusion policy is shared with the plugin's engine (shared/search/fusion.ts). */
+export type { FusionConfig, FusionMethod };
 
 /** Candidates each engine contributes before fusion: deep enough that fusion can reorder. */
 export const DEFAULT_CANDIDATES = 50;
