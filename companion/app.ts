@@ -306,9 +306,9 @@ export async function buildApp(
     },
     deps.chat,
   );
-  // One registry for MCP and the OpenAI route, over the chat's own engine (docs/clients.md).
+  // One registry for MCP and the OpenAI route, over the chat's own tool runner (docs/clients.md).
   const tools = new ToolRegistry({
-    engine: chatEngine,
+    tools: chatEngine.tools,
     vault: deps.config.vault,
     audit,
   });

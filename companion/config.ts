@@ -13,8 +13,9 @@ import { LOG_LEVELS } from './logging';
 import { OPTIONS } from './options';
 import type { OptionName } from './options';
 import { subjectProblem } from './push/vapid-keys';
-import { DEFAULT_FOLDERS, readPluginSettings } from './vault/plugin-settings';
-import type { VaultFolders } from './vault/plugin-settings';
+import { DEFAULT_FOLDERS } from '../shared/settings';
+import type { VaultFolders } from '../shared/settings';
+import { readPluginSettings } from './vault/plugin-settings';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -96,7 +97,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
   const host = resolveHost(raw('host'), problems);
 
   const vaultSettings = vault
-    ? readPluginSettings(vault)
+    ? readPluginSettings(vault, inputs.systemTimeZone)
     : { settings: { folders: {} }, warnings: [] };
   warnings.push(...vaultSettings.warnings);
 
@@ -113,14 +114,9 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       );
     }
   } else if (vaultSettings.settings.timezone !== undefined) {
-    if (isTimeZone(vaultSettings.settings.timezone)) {
-      timezone = vaultSettings.settings.timezone;
-      timezoneSource = 'vault';
-    } else {
-      warnings.push(
-        `plugin settings: timezone "${vaultSettings.settings.timezone}" is not an IANA time zone; using the system's (${inputs.systemTimeZone})`,
-      );
-    }
+    // The plugin's reader checked it; a zone it refused is among the warnings already.
+    timezone = vaultSettings.settings.timezone;
+    timezoneSource = 'vault';
   }
 
   const dataRaw = raw('data');

@@ -37,3 +37,16 @@ interface ReadableStream<R = unknown> {
   getReader(): ReadableStreamDefaultReader<R>;
   cancel(reason?: unknown): Promise<void>;
 }
+
+/** WHATWG URL (settings/validation.ts checks the URLs a user types). */
+declare class URL {
+  constructor(url: string, base?: string);
+  readonly hash: string;
+  readonly hostname: string;
+  readonly origin: string;
+  readonly password: string;
+  readonly pathname: string;
+  readonly protocol: string;
+  readonly search: string;
+  readonly username: string;
+}

@@ -13,6 +13,7 @@ import type {
 import type { Clock } from '../../shared/ports';
 import type { SearchServices } from '../search';
 import { fetchOllamaHttp } from './fetch-ollama-http';
+import { companionToolError } from './port-errors';
 import { CompanionAnswerer, CompanionSearcher } from './search-ports';
 import {
   unavailableNoteWriter,
@@ -81,6 +82,7 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     reminderWriter: deps.reminderWriter ?? unavailableReminderWriter,
     searcher: new CompanionSearcher(deps.search, deps.zone),
     answerer: new CompanionAnswerer(deps.search),
+    toolError: companionToolError,
     ...(phraser === undefined ? {} : { phraser }),
     ...(router === undefined ? {} : { router }),
     ...(deps.conversations === undefined ? {} : { conversations: deps.conversations }),

@@ -1,12 +1,14 @@
 import type { MemoryStore } from '../../shared/chat/ports';
 import type { MemoryService } from '../memory';
-import { asChatPort } from './port-errors';
 
-/** Chat's memory tools over the same MemoryService as `/api/v1/memories`. */
+/**
+ * Chat's memory tools over the same MemoryService as `/api/v1/memories`. The service's errors go
+ * to the tool runner as they are; it maps them (port-errors.ts, `companionToolError`).
+ */
 export function memoryChatPort(service: MemoryService): MemoryStore {
   return {
-    list: () => asChatPort(async () => (await service.list()).memories),
-    remember: (text) => asChatPort(() => service.remember(text)),
-    forget: (id) => asChatPort(() => service.forget(id)),
+    list: async () => (await service.list()).memories,
+    remember: (text) => service.remember(text),
+    forget: (id) => service.forget(id),
   };
 }

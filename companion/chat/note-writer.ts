@@ -23,7 +23,6 @@ import {
 } from '../vault/atomic-write';
 import type { IndexAfterWrite } from '../search';
 import { resolveVaultPath } from '../vault/paths';
-import { asChatPort } from './port-errors';
 
 export interface VaultNoteWriterDeps {
   readonly vault: string;
@@ -80,7 +79,7 @@ export class VaultNoteWriter implements NoteWriter {
       }
       throw error;
     }
-    const path = await asChatPort(async () => {
+    const path = await (async () => {
       for (let attempt = 1; ; attempt++) {
         const taken = caseInsensitiveExists(await folderEntries(this.deps.vault, folder));
         const candidate = uniqueNotePath(folder, title, taken, () => newShortId(this.randomBytes));
@@ -91,15 +90,15 @@ export class VaultNoteWriter implements NoteWriter {
           if (!raced || attempt >= CREATE_ATTEMPTS) throw error;
         }
       }
-    });
+    })();
     await this.deps.indexAfterWrite?.(path);
     return { id, path, title };
   }
 
   async append(request: { note: string; text: string; heading?: string }): Promise<AppendedText> {
     const path = await this.findNote(request.note);
-    const edited = await asChatPort(() =>
-      editVaultFile(this.deps.vault, path, (current) => appendToNoteBody(current, request.text)),
+    const edited = await editVaultFile(this.deps.vault, path, (current) =>
+      appendToNoteBody(current, request.text),
     );
     await this.deps.indexAfterWrite?.(edited.path);
     return { path: edited.path, title: titleOf(edited.after, edited.path) };
@@ -122,19 +121,17 @@ export class VaultNoteWriter implements NoteWriter {
 
   async removeAppended(append: { path: string; text: string }): Promise<void> {
     const block = append.text.replace(/\r\n?/g, '\n').trim();
-    await asChatPort(() =>
-      editVaultFile(this.deps.vault, append.path, (current) => {
-        const normalised = current.replace(/\r\n?/g, '\n');
-        const at = normalised.lastIndexOf(block);
-        if (block === '' || at < 0 || normalised.slice(at + block.length).trim() !== '') {
-          throw new VaultWriteError(
-            'CONFLICT',
-            `the appended text is no longer at the end of ${append.path}; left as it is`,
-          );
-        }
-        return `${normalised.slice(0, at).trimEnd()}\n`;
-      }),
-    );
+    await editVaultFile(this.deps.vault, append.path, (current) => {
+      const normalised = current.replace(/\r\n?/g, '\n');
+      const at = normalised.lastIndexOf(block);
+      if (block === '' || at < 0 || normalised.slice(at + block.length).trim() !== '') {
+        throw new VaultWriteError(
+          'CONFLICT',
+          `the appended text is no longer at the end of ${append.path}; left as it is`,
+        );
+      }
+      return `${normalised.slice(0, at).trimEnd()}\n`;
+    });
     await this.deps.indexAfterWrite?.(append.path);
   }
 

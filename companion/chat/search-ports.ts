@@ -1,6 +1,5 @@
 import { ChatPortError } from '../../shared/chat/ports';
 import type { Answerer, ExtractiveAnswer, Searcher, SearchHit } from '../../shared/chat/ports';
-import { ApiHttpError } from '../http/api-error';
 import { answerQuestion } from '../search';
 import type { HybridSearch } from '../search';
 import { toIndexFilters } from '../search';
@@ -24,7 +23,8 @@ export class CompanionSearcher implements Searcher {
 
   async search(request: Parameters<Searcher['search']>[0]): Promise<SearchHit[]> {
     const search = currentSearch(this.services);
-    const filters = asPortError(() => toIndexFilters(request, this.zone()));
+    // A bad date filter throws ApiHttpError VALIDATION_ERROR; the tool runner maps it (port-errors.ts).
+    const filters = toIndexFilters(request, this.zone());
     const outcome = await search.search({
       query: request.query,
       limit: request.limit ?? DEFAULT_SEARCH_LIMIT,
@@ -58,16 +58,4 @@ function currentSearch(services: SearchServices): HybridSearch {
     );
   }
   return search;
-}
-
-/** Request errors of the shared search helpers, as the tool error the engine reports. */
-function asPortError<T>(run: () => T): T {
-  try {
-    return run();
-  } catch (error) {
-    if (error instanceof ApiHttpError && error.code === 'VALIDATION_ERROR') {
-      throw new ChatPortError('VALIDATION_ERROR', error.message, error.field);
-    }
-    throw error;
-  }
 }

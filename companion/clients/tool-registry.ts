@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import type { ChatEngine } from '../../shared/chat/chat-engine';
 import {
   CLIENT_TOOLS,
   CLIENT_TOOL_NAMES,
@@ -9,9 +8,9 @@ import {
   isClientToolName,
 } from '../../shared/chat/client-tools';
 import type { ClientToolName } from '../../shared/chat/client-tools';
-import { ChatPortError } from '../../shared/chat/ports';
 import { toolFailure, toolSuccess, writeScopeRefusal } from '../../shared/chat/tool-schemas';
-import type { ToolResult } from '../../shared/chat/tool-schemas';
+import type { ToolCall, ToolResult } from '../../shared/chat/tool-schemas';
+import type { ToolRunner } from '../../shared/chat/tool-runner';
 import type { AuditClient } from '../../shared/protocol/audit';
 import type { Citation } from '../../shared/protocol/citation';
 import type { ToolError } from '../../shared/protocol/errors';
@@ -42,14 +41,16 @@ const READABLE_EXTENSIONS = new Set(['.md', '.markdown', '.txt']);
 
 /**
  * The one tool registry for outside clients (docs/clients.md): MCP and the OpenAI route list and call
- * tools here, chat calls the same engine. The chat tools run through `ChatEngine.runTool`, so
- * validation, dedup and the result envelope are the chat's own (memories included); only
+ * tools here. A call's arguments are checked once, against the client tool's schema
+ * (shared/chat/client-tools.ts), and the typed call goes to the chat's own tool runner
+ * (`ToolRunner.call`, shared/chat/tool-runner.ts), not through the chat engine: dedup, the
+ * result envelope and the one mapping of errors are the runner's (memories included); only
  * `read_note` runs here. Every call is scope-checked (write tools need `write`) and audited.
  */
 export class ToolRegistry {
   constructor(
     private readonly deps: {
-      engine: ChatEngine;
+      tools: ToolRunner;
       vault: string;
       audit: AuditLog;
     },
@@ -114,33 +115,15 @@ export class ToolRegistry {
       );
     }
     const valid = check.value as Record<string, unknown>;
-    try {
-      switch (name) {
-        case 'read_note':
-          return await this.readNote(
-            valid as { path: string; from_line?: number; to_line?: number },
-          );
-        case 'remember':
-          return await this.deps.engine.runTool('remember', { text: valid.fact });
-        case 'append_to_note': {
-          const { path, ...rest } = valid;
-          return await this.deps.engine.runTool('append_to_note', { note: path, ...rest });
-        }
-        case 'ask':
-          return await this.deps.engine.runTool('answer', valid);
-        default:
-          return await this.deps.engine.runTool(name, valid);
+    if (name === 'read_note') {
+      try {
+        return await this.readNote(valid as { path: string; from_line?: number; to_line?: number });
+      } catch {
+        return failed({ code: 'INTERNAL_ERROR', message: `${name} failed` });
       }
-    } catch (error) {
-      if (error instanceof ChatPortError) {
-        return failed(
-          error.field === undefined
-            ? { code: error.code, message: error.message }
-            : { code: error.code, message: error.message, field: error.field },
-        );
-      }
-      return failed({ code: 'INTERNAL_ERROR', message: `${name} failed` });
     }
+    // The runner never throws: its failures come back as the envelope.
+    return this.deps.tools.call(chatCall(name, valid));
   }
 
   private async readNote(args: {
@@ -210,6 +193,23 @@ export class ToolRegistry {
       citations: [citation],
     };
   }
+}
+
+/**
+ * A client tool's checked arguments as the chat tool's call. The client schemas are the chat's
+ * (client-tools.ts) but for two names docs/clients.md gives differently, so no check is repeated.
+ */
+function chatCall(
+  name: Exclude<ClientToolName, 'read_note'>,
+  args: Record<string, unknown>,
+): ToolCall {
+  const tool = CLIENT_TOOLS[name].chatTool;
+  if (name === 'remember') return { name: tool, args: { text: args.fact } } as ToolCall;
+  if (name === 'append_to_note') {
+    const { path, ...rest } = args;
+    return { name: tool, args: { note: path, ...rest } } as ToolCall;
+  }
+  return { name: tool, args } as ToolCall;
 }
 
 function failed(error: ToolError): ToolCallOutcome {

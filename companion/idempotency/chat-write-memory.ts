@@ -1,7 +1,7 @@
 import { ChatPortError } from '../../shared/chat/ports';
 import type { RecentWritesStore } from '../../shared/chat/recent-writes';
 import { storageProblem } from '../http/storage-error';
-import { fingerprint } from './write-memory';
+import { digestOf } from './write-memory';
 import type { WriteMemory } from './write-memory';
 
 const PREFIX = 'dedup:chat:';
@@ -14,7 +14,7 @@ const PREFIX = 'dedup:chat:';
 export function chatWriteMemory(memory: WriteMemory): RecentWritesStore {
   const keyOf = (key: string) => {
     const split = key.indexOf(':');
-    return `${PREFIX}${key.slice(0, split + 1)}${fingerprint(key)}`;
+    return `${PREFIX}${key.slice(0, split + 1)}${digestOf(key)}`;
   };
   return {
     find: (key) => {

@@ -1,5 +1,5 @@
 import { DEDUP_WINDOW_MS } from '../../shared/chat/recent-writes';
-import { fingerprint } from './write-memory';
+import { digestOf } from './write-memory';
 import type { WriteMemory } from './write-memory';
 
 /**
@@ -20,7 +20,7 @@ export async function createOnce<T>(
   create: () => Promise<T>,
   undo?: (value: T) => Promise<void>,
 ): Promise<{ value: T; deduplicated: boolean }> {
-  const key = `dedup:${kind}:${fingerprint(content)}`;
+  const key = `dedup:${kind}:${digestOf(content)}`;
   return memory.exclusive(key, async () => {
     const earlier = memory.recall(key);
     if (earlier !== undefined) {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiHttpError } from '../http/api-error';
-import { fingerprint } from './write-memory';
+import { digestOf } from './write-memory';
 import type { WriteMemory } from './write-memory';
 
 /** The request header a client sets to make a POST safe to retry (IETF draft "Idempotency-Key"). */
@@ -52,7 +52,7 @@ export async function answerOnce(
     );
   }
   const path = request.url.split('?')[0] ?? request.url;
-  const requestHash = fingerprint(request.method, path, requestFingerprint);
+  const requestHash = digestOf(request.method, path, requestFingerprint);
   const stored = `idem:${key}`;
   return memory.exclusive(stored, async () => {
     const earlier = memory.recall(stored);

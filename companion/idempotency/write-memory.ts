@@ -104,8 +104,9 @@ export class WriteMemory {
   }
 }
 
-/** sha256 (hex) of values, each as JSON: a compact, order-sensitive fingerprint. */
-export function fingerprint(...values: unknown[]): string {
+/** sha256 (hex) of values, each as JSON: a compact, order-sensitive digest (not a cursor's query
+ * fingerprint, companion/http/cursor.ts). */
+export function digestOf(...values: unknown[]): string {
   const hash = createHash('sha256');
   for (const value of values) hash.update(`${JSON.stringify(value) ?? 'undefined'}\u0000`);
   return hash.digest('hex');

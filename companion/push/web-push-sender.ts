@@ -21,7 +21,7 @@ import type { VapidKeys } from './vapid-keys';
 /*
  * Sends one push message per `deliver` call: web-push 3.6.7 encrypts it (aes128gcm) and signs the
  * VAPID token, push-request.ts posts it with a timeout that can cancel, and the push service's
- * answer maps to an outcome (RFC 8030; reliability_anchors.md §4):
+ * answer maps to an outcome (RFC 8030 §5–6; companion/reminders/delivery.md):
  *
  *   2xx → sent · 404/410 → the subscription is deleted, gone · 429, 5xx, timeout, network
  *   error → retry (with the service's Retry-After, when it sent one) · other 4xx → failed.

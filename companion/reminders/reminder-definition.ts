@@ -6,8 +6,17 @@ import type { UnresolvedProblem } from '../../shared/protocol/reminders';
  * syntaxes). A vault adapter turns Markdown into these; tests build them directly.
  */
 
-/** When a reminder fires. Instants are epoch milliseconds. */
-export type ReminderSchedule =
+/**
+ * When the scheduler fires a reminder. Two schedule types on purpose, with different names:
+ * `ReminderSchedule` (shared/reminders/reminder-schedule.ts) is what the vault says, a wall time
+ * in a zone, which the plugin and the companion both read and write back; `FireSchedule` is the
+ * scheduler's input, with a one-off already resolved to an instant by the source
+ * (`toFireSchedule` in vault-reminder-source.ts), so a nonexistent or doubled local time (DST) is
+ * settled once, where the note is read, and reported there as unresolved if it cannot be, never
+ * inside the delivery loop. A recurring one keeps its wall time: each occurrence is resolved in
+ * its own zone offset (fire-times.ts). Instants are epoch milliseconds.
+ */
+export type FireSchedule =
   | {
       readonly kind: 'once';
       /** The one occurrence, already resolved from wall time in `zone` by the source. */
@@ -32,7 +41,7 @@ export interface ReminderDefinition {
   readonly path: string;
   /** 1-based line of an inline reminder. */
   readonly line?: number;
-  readonly schedule: ReminderSchedule;
+  readonly schedule: FireSchedule;
   readonly status: 'active' | 'done' | 'cancelled';
   /** A `- [x]` task line: never fires (docs/vault-format.md). */
   readonly taskChecked: boolean;

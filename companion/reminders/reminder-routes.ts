@@ -18,7 +18,7 @@ import type { ReminderService } from './reminder-service';
 import { vaultErrors } from '../http/vault-errors';
 
 /*
- * The reminder routes of companion/README.md (`/missed` is the scheduler's, see missed-route.ts). The
+ * The reminder routes of companion/README.md (`/missed` is the scheduler's, see missed-routes.ts). The
  * behaviour lives in ReminderService; this file is schemas and status codes. The POST routes
  * honour `Idempotency-Key` (companion/idempotency/idempotency-key.ts).
  */

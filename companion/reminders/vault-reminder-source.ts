@@ -4,6 +4,7 @@ import { parseFrontMatter } from '../../shared/markdown';
 import {
   findInlineReminders,
   readReminderNote,
+  reminderDeepLink,
   scheduleStartInstant,
 } from '../../shared/reminders';
 import type { ReminderSchedule as SharedSchedule } from '../../shared/reminders';
@@ -14,11 +15,7 @@ import type { VaultChange, VaultChangeFeed } from '../vault/vault-change';
 import { walkVault } from '../vault/vault-walk';
 import { createLogger } from '../logging';
 import type { Logger } from '../logging';
-import type {
-  ReminderDefinition,
-  ReminderSchedule,
-  UnresolvedReminder,
-} from './reminder-definition';
+import type { ReminderDefinition, FireSchedule, UnresolvedReminder } from './reminder-definition';
 import type { ReminderSource } from './reminder-source';
 import { readNoteEvent } from '../../shared/calendar/calendar-entries';
 import type { NoteEvent, NoteEventProblem } from '../../shared/calendar/calendar-entries';
@@ -220,7 +217,7 @@ export class VaultReminderSource implements ReminderSource {
 
     if (data.type === 'reminder') {
       const read = readReminderNote(data, path, { defaultZone: zone });
-      const schedule = read.ok ? toSchedule(read.note.schedule) : undefined;
+      const schedule = read.ok ? toFireSchedule(read.note.schedule) : undefined;
       if (read.ok && typeof schedule === 'object') {
         const { note } = read;
         definitions.push({
@@ -231,7 +228,7 @@ export class VaultReminderSource implements ReminderSource {
           status: note.status,
           taskChecked: false,
           ...(note.snoozedUntil === undefined ? {} : { snoozedUntil: note.snoozedUntil }),
-          deepLink: this.deepLink(path),
+          deepLink: reminderDeepLink(this.vaultName, path),
         });
       } else {
         const id = typeof data.id === 'string' && data.id.trim() !== '' ? data.id.trim() : path;
@@ -252,7 +249,7 @@ export class VaultReminderSource implements ReminderSource {
 
     const inline = findInlineReminders(text, { path, defaultZone: zone });
     for (const reminder of inline.reminders) {
-      const schedule = toSchedule(reminder.schedule);
+      const schedule = toFireSchedule(reminder.schedule);
       if (typeof schedule === 'string') {
         unresolved.push({
           id: reminder.id,
@@ -272,7 +269,7 @@ export class VaultReminderSource implements ReminderSource {
         schedule,
         status: 'active',
         taskChecked: reminder.taskState === 'checked',
-        deepLink: this.deepLink(path, reminder.blockId),
+        deepLink: reminderDeepLink(this.vaultName, path, reminder.blockId),
       });
     }
     for (const problem of inline.problems) {
@@ -304,11 +301,6 @@ export class VaultReminderSource implements ReminderSource {
           ? { event: calendar.event }
           : { eventProblem: calendar.problem }),
     };
-  }
-
-  private deepLink(path: string, blockId?: string): string {
-    const link = `obsidian://open?vault=${encodeURIComponent(this.vaultName)}&file=${encodeURIComponent(path)}`;
-    return blockId === undefined ? link : `${link}${encodeURIComponent(`#^${blockId}`)}`;
   }
 }
 
@@ -353,7 +345,7 @@ export function connectVaultReminders(
   };
 }
 
-function toSchedule(schedule: SharedSchedule): ReminderSchedule | string {
+function toFireSchedule(schedule: SharedSchedule): FireSchedule | string {
   if (schedule.kind === 'once') {
     try {
       return { kind: 'once', at: scheduleStartInstant(schedule), zone: schedule.zone };

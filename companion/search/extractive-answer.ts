@@ -1,6 +1,6 @@
 import type { Citation } from '../../shared/protocol/citation';
 import { bestExcerpt } from '../../shared/search';
-import type { SearchHit } from './hybrid-search';
+import type { RankedChunk } from './hybrid-search';
 import { isRelevant, relevanceOf, termCoverage } from './relevance';
 import type { RelevanceQuery, RelevanceThresholds } from './relevance';
 
@@ -48,7 +48,7 @@ interface Sentence {
 }
 
 interface Candidate {
-  hit: SearchHit;
+  hit: RankedChunk;
   hitRank: number;
   sentence: Sentence;
   coverage: number;
@@ -62,7 +62,7 @@ export function nothingFoundAnswer(question: string): string {
 
 export function extractiveAnswer(
   question: string,
-  hits: readonly SearchHit[],
+  hits: readonly RankedChunk[],
   terms: readonly string[],
   options: ExtractiveOptions = {},
 ): ExtractiveAnswer {
@@ -74,7 +74,7 @@ export function extractiveAnswer(
     ...(options.model === undefined ? {} : { model: options.model }),
   };
   const relevant = hits.filter((hit) => isRelevant(hit, query, options.thresholds));
-  const best = (list: readonly SearchHit[]) =>
+  const best = (list: readonly RankedChunk[]) =>
     list.reduce((top, hit) => Math.max(top, relevanceOf(hit, query, options.thresholds)), 0);
   const nothingFound = (): ExtractiveAnswer => ({
     answer: nothingFoundAnswer(question),
@@ -150,7 +150,7 @@ export function isWithdrawn(sentence: string): boolean {
 
 /** The hit's citation narrowed to one sentence: its excerpt, its lines, the heading above it. */
 function sentenceCitation(
-  hit: SearchHit,
+  hit: RankedChunk,
   sentence: Sentence,
   text: string,
   score: number,

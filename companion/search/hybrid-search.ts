@@ -4,11 +4,12 @@ import {
   dedupePerNote,
   detectLanguage,
   foldText,
+  DEFAULT_FUSION,
   fuseRankings,
   fuseScores,
   normaliseQuery,
 } from '../../shared/search';
-import type { Scored } from '../../shared/search';
+import type { FusionConfig, FusionMethod, Scored } from '../../shared/search';
 import { citeChunk } from './chunk-citation';
 import { hasCosineScale, keyTermWeights, relevanceOf } from './relevance';
 import type { RelevanceQuery } from './relevance';
@@ -35,23 +36,8 @@ import type { IndexFilters, SearchIndex } from './search-index';
  * scores keep how far ahead a strong keyword match is, which ranks alone (RRF) forget.
  */
 
-export type FusionMethod = 'rrf' | 'weighted';
-
-export interface FusionConfig {
-  method: FusionMethod;
-  /** RRF's damping constant (ignored by `weighted`). */
-  rrfK: number;
-  /** Weights of the keyword and the vector list. */
-  keywordWeight: number;
-  vectorWeight: number;
-}
-
-export const DEFAULT_FUSION: Readonly<FusionConfig> = {
-  method: 'weighted',
-  rrfK: 60,
-  keywordWeight: 1,
-  vectorWeight: 0.3,
-};
+/* The fusion policy is shared with the plugin's engine (shared/search/fusion.ts). */
+export type { FusionConfig, FusionMethod };
 
 /** Candidates each engine contributes before fusion: deep enough that fusion can reorder. */
 export const DEFAULT_CANDIDATES = 50;
@@ -98,11 +84,11 @@ export interface SearchRequest {
   filters?: IndexFilters;
 }
 
-import type { SearchHit } from './search-index';
-export type { SearchHit };
+import type { RankedChunk } from './search-index';
+export type { RankedChunk };
 
 export interface SearchOutcome {
-  hits: SearchHit[];
+  hits: RankedChunk[];
   mode: SearchMode;
   /** The normalised query terms (what excerpts highlight). */
   terms: string[];
@@ -227,10 +213,10 @@ export class HybridSearch {
     };
     // A hit with relevance 0 matches nothing of the query (a far vector neighbour): it is not a
     // result. Judged before paging, so pages stay slices of one list.
-    const judged = deduped.map(({ chunk, score }): SearchHit => {
+    const judged = deduped.map(({ chunk, score }): RankedChunk => {
       const keyword = keywordScore.get(chunk.chunkId);
       const vector = vectorScore.get(chunk.chunkId);
-      const hit: SearchHit = {
+      const hit: RankedChunk = {
         chunk,
         score,
         relevance: 0,

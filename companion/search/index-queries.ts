@@ -10,19 +10,10 @@ import { RERANK_FACTOR, RERANK_MIN } from '../../shared/search/vector-matrix';
 import type { VectorNeighbour } from '../../shared/search/vector-matrix';
 import { VectorMemory } from './vector-memory';
 import type { DocumentType } from '../../shared/protocol/search';
-import type { ChunkHit, IndexFilters, IndexedChunk as SearchIndexedChunk } from './search-index';
+import type { ChunkHit, IndexFilters, IndexedChunk } from './search-index';
 
-/*
- * The filter, hit and chunk shapes are search's port (companion/search/search-index.ts); the
- * index adds what only its own callers read (created date, text hash).
- */
-export type { ChunkHit, IndexFilters };
-
-export interface IndexedChunk extends SearchIndexedChunk {
-  /** Front-matter `created`, when the note has a valid one. */
-  createdMs?: number;
-  textHash: string;
-}
+/* The filter, hit and chunk shapes are search's port (companion/search/search-index.ts). */
+export type { ChunkHit, IndexFilters, IndexedChunk };
 
 export interface IndexQueries {
   /** FTS5 over title, aliases, headings and text with prefix matching; `query` is user text. */

@@ -18,7 +18,11 @@ export interface FileRecord {
   readonly mtimeMs: number;
   readonly createdMs?: number;
   readonly size: number;
-  readonly contentHash: string;
+  /**
+   * What tells this version of the file from the next: the bytes' SHA-256 with the index format
+   * (`indexedVersionOfHash`), or a `refused:` marker; the `content_hash` column.
+   */
+  readonly indexedVersion: string;
   /** Set when the file could not be indexed (then it usually has no chunks). */
   readonly error?: string;
   /** What was salvaged around: the file is indexed, but not all of it as written. */
@@ -39,7 +43,7 @@ export interface ChunkRecord {
 
 /** What a restart compares against to skip unchanged files. */
 export interface StoredFileState {
-  readonly contentHash: string;
+  readonly indexedVersion: string;
   readonly mtimeMs: number;
   readonly size: number;
 }
@@ -90,7 +94,7 @@ export class IndexStore {
   fileState(path: string): StoredFileState | undefined {
     return this.db
       .prepare<[string], StoredFileState>(
-        'SELECT content_hash AS contentHash, mtime_ms AS mtimeMs, size FROM index_files WHERE path = ?',
+        'SELECT content_hash AS indexedVersion, mtime_ms AS mtimeMs, size FROM index_files WHERE path = ?',
       )
       .get(path);
   }
@@ -99,7 +103,7 @@ export class IndexStore {
   fileStates(): Map<string, StoredFileState> {
     const rows = this.db
       .prepare<[], StoredFileState & { path: string }>(
-        'SELECT path, content_hash AS contentHash, mtime_ms AS mtimeMs, size FROM index_files',
+        'SELECT path, content_hash AS indexedVersion, mtime_ms AS mtimeMs, size FROM index_files',
       )
       .all();
     return new Map(rows.map(({ path, ...state }) => [path, state]));
@@ -121,7 +125,7 @@ export class IndexStore {
           ? this.firstBuild
             ? null
             : this.now()
-          : before.hash === file.contentHash
+          : before.hash === file.indexedVersion
             ? before.changed
             : this.now();
       this.deleteRows(file.path);
@@ -141,7 +145,7 @@ export class IndexStore {
           Math.round(file.mtimeMs),
           file.createdMs === undefined ? null : Math.round(file.createdMs),
           file.size,
-          file.contentHash,
+          file.indexedVersion,
           this.now(),
           file.error ?? null,
           JSON.stringify(file.warnings),

@@ -37,15 +37,15 @@ export interface IndexedFile {
   readonly chunks: ChunkRecord[];
 }
 
-export function contentHash(bytes: Uint8Array): string {
-  return indexedVersion(createHash('sha256').update(bytes).digest('hex'));
+export function indexedVersionOfBytes(bytes: Uint8Array): string {
+  return indexedVersionOfHash(createHash('sha256').update(bytes).digest('hex'));
 }
 
 /**
  * What the index stores as a file's content hash: the bytes' SHA-256 with the parser's
  * INDEX_FORMAT, so a new format re-reads every file once.
  */
-export function indexedVersion(sha256: string): string {
+export function indexedVersionOfHash(sha256: string): string {
   return `${INDEX_FORMAT}:${sha256}`;
 }
 
@@ -63,7 +63,7 @@ export function tooLargeToIndex(file: {
       path: file.path,
       mtimeMs: file.mtimeMs,
       size: file.size,
-      contentHash: indexedVersion(file.hash),
+      indexedVersion: indexedVersionOfHash(file.hash),
     },
     pdf ? 'pdf' : 'note',
     basename(file.path).replace(/\.(md|txt|pdf)$/i, ''),
@@ -85,7 +85,10 @@ export async function readVaultFile(
     path: input.path,
     mtimeMs: input.mtimeMs,
     size: input.bytes.length,
-    contentHash: input.hash === undefined ? contentHash(input.bytes) : indexedVersion(input.hash),
+    indexedVersion:
+      input.hash === undefined
+        ? indexedVersionOfBytes(input.bytes)
+        : indexedVersionOfHash(input.hash),
   };
   const fallbackTitle = basename(input.path).replace(/\.(md|txt|pdf)$/i, '');
   if (input.kind === 'pdf') return readPdf(input, base, fallbackTitle, readPdfText, signal);
@@ -143,7 +146,7 @@ export async function readVaultFile(
 
 async function readPdf(
   input: VaultFileInput,
-  base: Pick<FileRecord, 'path' | 'mtimeMs' | 'size' | 'contentHash'>,
+  base: Pick<FileRecord, 'path' | 'mtimeMs' | 'size' | 'indexedVersion'>,
   title: string,
   readPdfText: PdfTextReader,
   signal: AbortSignal | undefined,
@@ -194,7 +197,7 @@ async function readPdf(
 }
 
 function failed(
-  base: Pick<FileRecord, 'path' | 'mtimeMs' | 'size' | 'contentHash'>,
+  base: Pick<FileRecord, 'path' | 'mtimeMs' | 'size' | 'indexedVersion'>,
   kind: FileRecord['kind'],
   title: string,
   error: string,

@@ -1,6 +1,6 @@
 import { isUnspacedScript, synonymsOf, tokenize } from '../../shared/search';
 import { USE_LITE_MODEL } from '../embeddings/use-lite-model';
-import type { SearchHit } from './search-index';
+import type { RankedChunk } from './search-index';
 
 /*
  * Whether a retrieved chunk is about the question at all, and how much (a relevance a client
@@ -106,18 +106,18 @@ export interface RelevanceQuery {
   model?: string;
 }
 
-function haystack(hit: SearchHit): string {
+function haystack(hit: RankedChunk): string {
   const chunk = hit.chunk;
   return [chunk.title, ...chunk.aliases, ...chunk.headingPath, chunk.text].join('\n');
 }
 
 /** The hit's key-term coverage. */
-export function hitCoverage(hit: SearchHit, query: RelevanceQuery): number {
+export function hitCoverage(hit: RankedChunk, query: RelevanceQuery): number {
   return termCoverage(query.terms, haystack(hit), query.weights);
 }
 
 export function isRelevant(
-  hit: SearchHit,
+  hit: RankedChunk,
   query: RelevanceQuery,
   thresholds: RelevanceThresholds = RELEVANCE_THRESHOLDS,
 ): boolean {
@@ -144,7 +144,7 @@ export function hasCosineScale(model: string): boolean {
 }
 
 export function relevanceOf(
-  hit: SearchHit,
+  hit: RankedChunk,
   query: RelevanceQuery,
   thresholds: RelevanceThresholds = RELEVANCE_THRESHOLDS,
 ): number {

@@ -42,6 +42,9 @@ export interface IndexedChunk {
   page?: number;
   text: string;
   mtimeMs: number;
+  /** Front-matter `created`, when the note has a valid one. */
+  createdMs?: number;
+  /** Hash of the chunk's text (the embedding cache key); absent in indexes without vectors. */
   textHash?: string;
 }
 
@@ -59,7 +62,7 @@ export interface SearchIndex {
 }
 
 /** One ranked chunk as search answers it (hybrid-search.ts builds them, relevance.ts reads them). */
-export interface SearchHit {
+export interface RankedChunk {
   chunk: IndexedChunk;
   /** Fused score in [0, 1], comparable within one response only. */
   score: number;

@@ -18,7 +18,7 @@ import { SqliteIndexQueries } from './index-queries';
 import type { ColumnWeights } from './index-queries';
 import { createPdfReader, PdfBusyError } from '../pdf/pdf-reader';
 import type { PdfTextReader } from '../pdf/pdf-reader';
-import { indexedVersion, readVaultFile, tooLargeToIndex } from './read-vault-file';
+import { indexedVersionOfHash, readVaultFile, tooLargeToIndex } from './read-vault-file';
 import type { IndexedFile } from './read-vault-file';
 
 export { DEFAULT_DEBOUNCE_MS, DEFAULT_RESCAN_INTERVAL_MS } from '../vault/change-feed';
@@ -247,8 +247,8 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeSubscriber {
     }
     if (change.kind === 'other') return;
     const stored = this.store.fileState(change.path);
-    const version = indexedVersion(change.hash);
-    if (stored?.contentHash === version) {
+    const version = indexedVersionOfHash(change.hash);
+    if (stored?.indexedVersion === version) {
       if (stored.mtimeMs !== change.mtimeMs || stored.size !== change.size) {
         this.store.touchFile(change.path, change.mtimeMs, change.size);
       }
@@ -313,12 +313,12 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeSubscriber {
     for (const [path, state] of stored) {
       if (files.has(path)) continue;
       // Refused files are re-reported by the feed's scan; a gone one is asked for to drop it.
-      if (state.contentHash.startsWith('refused:')) wanted.push(path);
+      if (state.indexedVersion.startsWith('refused:')) wanted.push(path);
       else this.remove(path);
     }
     for (const [path, file] of files) {
       if (vaultFileKind(path) === 'other') continue;
-      if (stored.get(path)?.contentHash !== indexedVersion(file.hash)) wanted.push(path);
+      if (stored.get(path)?.indexedVersion !== indexedVersionOfHash(file.hash)) wanted.push(path);
     }
     return wanted;
   }
@@ -520,7 +520,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeSubscriber {
     const kind = vaultFileKind(path);
     const stored = this.store.fileState(path);
     const marker = `refused:${reason}`;
-    if (stored?.contentHash === marker) return;
+    if (stored?.indexedVersion === marker) return;
     this.flushWrites();
     this.store.replaceFile(
       {
@@ -531,7 +531,7 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeSubscriber {
         aliases: [],
         mtimeMs: 0,
         size: 0,
-        contentHash: marker,
+        indexedVersion: marker,
         error: reason,
         warnings: [],
       },

@@ -1,36 +1,27 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExcludeRules } from '../../shared/search/exclude-rules';
+import { PLUGIN_DATA_PATH } from '../../shared/settings';
 import type { Logger } from '../logging';
-import { PLUGIN_SETTINGS_PATH } from './plugin-settings';
+import { concerns, pluginDataWarning, readPluginDataFile } from './plugin-settings';
 
 /**
- * The plugin's `search.excludeGlobs` from its data.json, so the companion indexes what the
- * plugin does. A missing file means none; a broken one is a warning, never a crash.
+ * The plugin's `search.excludeGlobs` from its data.json (read by the plugin's own reader), so the
+ * companion indexes what the plugin does. A missing file means none; a broken one is a warning,
+ * never a crash.
  */
 export function readExcludeGlobs(vaultRoot: string): { globs: string[]; warnings: string[] } {
-  const file = join(vaultRoot, PLUGIN_SETTINGS_PATH);
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { globs: [], warnings: [] };
-    return {
-      globs: [],
-      warnings: [`${file}: cannot read exclude globs (${(error as Error).message})`],
-    };
+  const read = readPluginDataFile(vaultRoot);
+  if (read.kind === 'missing') return { globs: [], warnings: [] };
+  if (read.kind === 'unreadable') {
+    return { globs: [], warnings: [read.warning] };
   }
-  const search = (data as { search?: unknown } | null)?.search;
-  const globs = (search as { excludeGlobs?: unknown } | undefined)?.excludeGlobs;
-  if (globs === undefined) return { globs: [], warnings: [] };
-  if (!Array.isArray(globs) || !globs.every((glob) => typeof glob === 'string')) {
-    return {
-      globs: [],
-      warnings: [`${file}: "search.excludeGlobs" must be a list of strings; ignored`],
-    };
-  }
-  return { globs: globs as string[], warnings: [] };
+  return {
+    globs: read.loaded.settings.search.excludeGlobs,
+    warnings: read.loaded.problems
+      .filter((problem) => concerns(problem, ['search.excludeGlobs']))
+      .map((problem) => pluginDataWarning(read.file, problem)),
+  };
 }
 
 /**
@@ -94,7 +85,7 @@ export function watchExcludeGlobs(
   vaultRoot: string,
   options: ExcludeGlobsWatchOptions,
 ): ExcludeGlobsWatch {
-  const file = join(vaultRoot, PLUGIN_SETTINGS_PATH);
+  const file = join(vaultRoot, PLUGIN_DATA_PATH);
   let seen = statKey(file);
   let current = readExcludeGlobs(vaultRoot).globs;
   let applying: Promise<void> = Promise.resolve();

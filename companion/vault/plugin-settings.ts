@@ -1,33 +1,67 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isRecord } from '../../shared/protocol/json';
-
-/** Where the Cairn plugin keeps its settings, relative to the vault (Obsidian's default config folder). */
-export const PLUGIN_SETTINGS_PATH = '.obsidian/plugins/cairn/data.json';
-
-export interface VaultFolders {
-  readonly notes: string;
-  readonly reminders: string;
-  readonly chats: string;
-  readonly attachments: string;
-}
+import { DEFAULT_FOLDERS, PLUGIN_DATA_PATH, loadSettings } from '../../shared/settings';
+import type { LoadedSettings, SettingsProblem, VaultFolders } from '../../shared/settings';
 
 /**
- * The plugin's folder defaults (plugin/settings/settings.ts), repeated here because the
- * companion cannot import the plugin. Both sides read the same data.json keys.
+ * The plugin's data.json as the companion sees it, read with the plugin's own reader
+ * (shared/settings: the same schema, defaults, migrations and checks): missing (plugin not
+ * installed or never saved), unreadable (half-written by a sync client, not JSON), or read.
  */
-export const DEFAULT_FOLDERS: VaultFolders = {
-  notes: 'Cairn/Notes',
-  reminders: 'Cairn/Reminders',
-  chats: 'Cairn/Chats',
-  attachments: 'Cairn/Attachments',
-};
+export type PluginDataFile =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'unreadable'; readonly warning: string }
+  | { readonly kind: 'read'; readonly file: string; readonly loaded: LoadedSettings };
+
+/**
+ * Reads the vault's data.json. `systemTimeZone` is the zone a file without a valid one falls
+ * back to (only named in warnings). The file also holds the plugin's copy of the token: the
+ * result is never logged whole.
+ */
+export function readPluginDataFile(vaultRoot: string, systemTimeZone = 'UTC'): PluginDataFile {
+  const file = join(vaultRoot, PLUGIN_DATA_PATH);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+    return { kind: 'unreadable', warning: `${file}: cannot read (${code ?? 'error'})` };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { kind: 'unreadable', warning: `${file}: not valid JSON (${(error as Error).message})` };
+  }
+  return { kind: 'read', file, loaded: loadSettings(data, systemTimeZone) };
+}
+
+/** A problem of the reader as a warning naming the file and the key. */
+export function pluginDataWarning(file: string, problem: SettingsProblem): string {
+  return `${file} › ${problem.field}: ${problem.message}`;
+}
+
+/** Whether a problem concerns `fields`: one of them, inside one, the object holding one, or the file. */
+export function concerns(problem: SettingsProblem, fields: readonly string[]): boolean {
+  return (
+    problem.field === '(file)' ||
+    problem.field === 'settingsVersion' ||
+    fields.some(
+      (field) =>
+        problem.field === field ||
+        field.startsWith(`${problem.field}.`) ||
+        problem.field.startsWith(`${field}.`) ||
+        problem.field.startsWith(`${field}[`),
+    )
+  );
+}
 
 /** The part of the plugin's settings the companion shares (companion/README.md). */
 export interface SharedPluginSettings {
-  /** IANA zone; undefined when the file has none. */
+  /** IANA zone; undefined when the file sets none (or none that is valid). */
   readonly timezone?: string;
-  /** Only the folders the file sets; the rest fall back to the defaults. */
+  /** Only the folders the file sets; the rest fall back to DEFAULT_FOLDERS. */
   readonly folders: Partial<VaultFolders>;
 }
 
@@ -38,74 +72,25 @@ export interface PluginSettingsRead {
 }
 
 /**
- * Reads `timezone` and `folders` from the plugin's data.json. A missing file is normal (plugin
- * not installed or never saved); a broken one is a warning, never a crash: the companion must
- * keep running while a sync client is half-way through writing the file. The rest of the
- * file (which includes the plugin's copy of the token) is not kept or logged.
+ * `timezone` and `folders` from the plugin's data.json. A missing file is normal; a broken one
+ * or a bad field is a warning, never a crash: the companion must keep running while a sync
+ * client is half-way through writing the file.
  */
-export function readPluginSettings(vaultRoot: string): PluginSettingsRead {
-  const file = join(vaultRoot, PLUGIN_SETTINGS_PATH);
-  const empty: SharedPluginSettings = { folders: {} };
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { settings: empty, warnings: [] };
-    return {
-      settings: empty,
-      warnings: [`${file}: cannot read (${code ?? 'error'}); using defaults`],
-    };
+export function readPluginSettings(vaultRoot: string, systemTimeZone = 'UTC'): PluginSettingsRead {
+  const read = readPluginDataFile(vaultRoot, systemTimeZone);
+  if (read.kind === 'missing') return { settings: { folders: {} }, warnings: [] };
+  if (read.kind === 'unreadable') {
+    return { settings: { folders: {} }, warnings: [`${read.warning}; using defaults`] };
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    return {
-      settings: empty,
-      warnings: [`${file}: not valid JSON (${(error as Error).message}); using defaults`],
-    };
-  }
-  if (!isRecord(data)) {
-    return { settings: empty, warnings: [`${file}: expected a JSON object; using defaults`] };
-  }
-
-  const warnings: string[] = [];
-  let timezone: string | undefined;
-  if (data.timezone !== undefined) {
-    if (typeof data.timezone === 'string' && data.timezone.trim() !== '') timezone = data.timezone;
-    else warnings.push(`${file}: "timezone" must be a non-empty string; ignored`);
-  }
-
+  const { settings, problems, fromFile } = read.loaded;
   const folders: Partial<Record<keyof VaultFolders, string>> = {};
-  if (data.folders !== undefined) {
-    if (!isRecord(data.folders)) {
-      warnings.push(`${file}: "folders" must be an object; ignored`);
-    } else {
-      for (const key of Object.keys(DEFAULT_FOLDERS) as (keyof VaultFolders)[]) {
-        const value = data.folders[key];
-        if (value === undefined) continue;
-        const problem = typeof value === 'string' ? folderProblem(value) : 'must be a string';
-        if (problem) warnings.push(`${file}: "folders.${key}" ${problem}; using the default`);
-        else folders[key] = value as string;
-      }
-    }
+  for (const key of Object.keys(DEFAULT_FOLDERS) as (keyof VaultFolders)[]) {
+    if (fromFile.has(`folders.${key}`)) folders[key] = settings.folders[key];
   }
   return {
-    settings: timezone === undefined ? { folders } : { timezone, folders },
-    warnings,
+    settings: fromFile.has('timezone') ? { timezone: settings.timezone, folders } : { folders },
+    warnings: problems
+      .filter((problem) => concerns(problem, ['timezone', 'folders']))
+      .map((problem) => pluginDataWarning(read.file, problem)),
   };
-}
-
-/** Folders are vault-relative with no leading/trailing slash and never climb out of the vault. */
-function folderProblem(folder: string): string | null {
-  if (folder === '') return null; // the vault root
-  if (folder.startsWith('/') || folder.endsWith('/') || folder.includes('\\')) {
-    return 'must be vault-relative, with / separators and no leading or trailing slash';
-  }
-  if (folder.split('/').some((part) => part === '..' || part === '.' || part === '')) {
-    return 'must not contain "..", "." or empty segments';
-  }
-  if (folder.includes('\0')) return 'must not contain NUL';
-  return null;
 }

@@ -13,9 +13,9 @@ import {
 } from '../../shared/protocol/audit';
 import type { AuditEntry } from '../../shared/protocol/audit';
 import { checkSchema } from '../../shared/protocol/validate';
+import { CompanionClient } from '../connection/client';
 import type { CompanionEndpoint } from '../connection/client';
 import type { HttpResponse, HttpTransport } from '../connection/http-transport';
-import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
 import { errorBodyMessage, parseJsonOrUndefined } from '../../shared/protocol/json';
 
 export interface AuditPage {
@@ -25,10 +25,12 @@ export interface AuditPage {
 }
 
 export class AuditClient {
-  constructor(
-    private readonly transport: HttpTransport,
-    private readonly endpoint: () => CompanionEndpoint,
-  ) {}
+  /** Every request goes through the connection's client (plugin/connection/client.ts). */
+  private readonly companion: CompanionClient;
+
+  constructor(transport: HttpTransport, endpoint: () => CompanionEndpoint) {
+    this.companion = new CompanionClient(transport, endpoint);
+  }
 
   /** One page of the audit log, newest first; a string says why it could not be read. */
   async page(cursor?: string, limit = 50): Promise<AuditPage | string> {
@@ -76,22 +78,16 @@ export class AuditClient {
     path: string,
     body?: unknown,
   ): Promise<HttpResponse | string> {
-    const { url, token, offlineMode } = this.endpoint();
-    const checked = checkHttpUrl(url);
-    if (url.trim() === '' || !checked.ok) return 'no companion URL is set';
-    const blocked = offlineModeViolation(checked.url, offlineMode);
-    if (blocked) return blocked;
-    if (token.trim() === '') return 'no companion token is set';
-    try {
-      return await this.transport.request({
-        url: `${checked.url}${path}`,
-        method,
-        headers: { Authorization: `Bearer ${token.trim()}` },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      return `${checked.url} is unreachable (${error instanceof Error ? error.message : String(error)})`;
+    const sent = await this.companion.send(
+      { method, path, ...(body === undefined ? {} : { body }) },
+      { requireToken: true },
+    );
+    if (sent.kind === 'answered') return sent.response;
+    if (sent.kind === 'not-sent') {
+      return sent.reason === 'bad-url' ? 'no companion URL is set' : sent.message;
     }
+    const error = sent.error;
+    return `${sent.url} is unreachable (${error instanceof Error ? error.message : String(error)})`;
   }
 }
 

@@ -1,15 +1,18 @@
 /**
- * A narrow client for the companion's HTTP API (companion/README.md). For now it answers one
- * question, "can we talk to the companion, and how is it doing?", which the settings tab's
- * "Test connection" button, the status bar and the chat pane all show.
+ * The plugin's one client of the companion's HTTP API (companion/README.md): every request to
+ * the companion goes through `send` here, which reads the endpoint, checks the URL and offline
+ * mode and adds the token. The status check (settings' "Test connection", the status bar, the
+ * chat pane), `call` (week, digest, reminder actions), the test push, and the audit and
+ * reminder clients (plugin/audit/audit-client.ts, plugin/reminders/stores/companion-reminders.ts)
+ * all use it.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { MissedResponse, ReminderListResponse } from '../../shared/protocol/reminders';
 import type { MissedReminder, Reminder } from '../../shared/protocol/reminders';
 import { checkSchema } from '../../shared/protocol/validate';
-import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+import { checkHttpUrl, offlineModeViolation } from '../../shared/settings/validation';
 import type { CompanionStatusSummary, ConnectionState, SemanticSummary } from './connection-state';
-import type { HttpResponse, HttpTransport } from './http-transport';
+import type { HttpRequest, HttpResponse, HttpTransport } from './http-transport';
 import { errorBodyMessage, isRecord, parseJsonOrUndefined } from '../../shared/protocol/json';
 
 /** What the client needs from settings; read on every call so edits apply at once. */
@@ -19,11 +22,62 @@ export interface CompanionEndpoint {
   offlineMode: boolean;
 }
 
+/** What `send` did: answered, not sent (with why), or sent and not answered. */
+export type CompanionExchange =
+  | { readonly kind: 'answered'; readonly url: string; readonly response: HttpResponse }
+  | {
+      readonly kind: 'not-sent';
+      readonly reason: 'no-url' | 'bad-url' | 'offline-mode' | 'no-token';
+      readonly message: string;
+    }
+  | { readonly kind: 'unreachable'; readonly url: string; readonly error: unknown };
+
+export interface CompanionRequest {
+  readonly method: HttpRequest['method'];
+  /** Path and query under the companion's URL, e.g. `/api/v1/audit?limit=50`. */
+  readonly path: string;
+  /** Sent as JSON. */
+  readonly body?: unknown;
+}
+
 export class CompanionClient {
   constructor(
     private readonly transport: HttpTransport,
     private readonly endpoint: () => CompanionEndpoint,
   ) {}
+
+  /**
+   * One request to the companion with the token: the one place a URL is checked against offline
+   * mode and the token added. Never throws. A missing token is only refused with
+   * `requireToken` (a companion without tokens configured answers 401 itself).
+   */
+  async send(
+    request: CompanionRequest,
+    options: { requireToken?: boolean } = {},
+  ): Promise<CompanionExchange> {
+    const { url, token, offlineMode } = this.endpoint();
+    if (url.trim() === '') {
+      return { kind: 'not-sent', reason: 'no-url', message: 'no companion URL is set' };
+    }
+    const checked = checkHttpUrl(url);
+    if (!checked.ok) return { kind: 'not-sent', reason: 'bad-url', message: checked.message };
+    const blocked = offlineModeViolation(checked.url, offlineMode);
+    if (blocked) return { kind: 'not-sent', reason: 'offline-mode', message: blocked };
+    if (options.requireToken === true && token.trim() === '') {
+      return { kind: 'not-sent', reason: 'no-token', message: 'no companion token is set' };
+    }
+    try {
+      const response = await this.transport.request({
+        url: `${checked.url}${request.path}`,
+        method: request.method,
+        headers: { Authorization: `Bearer ${token.trim()}` },
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+      });
+      return { kind: 'answered', url: checked.url, response };
+    } catch (error) {
+      return { kind: 'unreachable', url: checked.url, error };
+    }
+  }
 
   async checkConnection(): Promise<ConnectionState> {
     const { url, token, offlineMode } = this.endpoint();
@@ -132,22 +186,14 @@ export class CompanionClient {
     schema: T,
     body?: unknown,
   ): Promise<Static<T> | string> {
-    const { url, token, offlineMode } = this.endpoint();
-    const checked = checkHttpUrl(url);
-    if (url.trim() === '' || !checked.ok) return 'no companion URL is set';
-    const blocked = offlineModeViolation(checked.url, offlineMode);
-    if (blocked) return blocked;
-    let response: HttpResponse;
-    try {
-      response = await this.transport.request({
-        url: `${checked.url}${path}`,
-        method,
-        headers: { Authorization: `Bearer ${token.trim()}` },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      return `${checked.url} is unreachable (${errorMessage(error)})`;
+    const sent = await this.send({ method, path, ...(body === undefined ? {} : { body }) });
+    if (sent.kind === 'not-sent') {
+      return sent.reason === 'bad-url' ? 'no companion URL is set' : sent.message;
     }
+    if (sent.kind === 'unreachable') {
+      return `${sent.url} is unreachable (${errorMessage(sent.error)})`;
+    }
+    const response = sent.response;
     if (response.status < 200 || response.status > 299) {
       return `${method} ${path.split('?')[0]} answered ${response.status}${apiErrorSuffix(response.text)}`;
     }

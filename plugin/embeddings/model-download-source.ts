@@ -1,7 +1,11 @@
 import { USE_LITE_TOTAL_BYTES } from '../../shared/embeddings/use-lite-files';
 import { releaseAssetsUrl } from '../release-info';
-import type { CairnSettings } from '../settings/settings';
-import { checkHttpUrl, checkModelDownloadUrl, offlineModeViolation } from '../settings/validation';
+import type { CairnSettings } from '../../shared/settings/cairn-settings';
+import {
+  checkHttpUrl,
+  checkModelDownloadUrl,
+  offlineModeViolation,
+} from '../../shared/settings/validation';
 import type { ModelSource } from './builtin-model-download';
 
 /*

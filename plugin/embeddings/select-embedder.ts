@@ -1,6 +1,6 @@
 import type { HttpTransport } from '../connection/http-transport';
-import type { CairnSettings } from '../settings/settings';
-import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+import type { CairnSettings } from '../../shared/settings/cairn-settings';
+import { checkHttpUrl, offlineModeViolation } from '../../shared/settings/validation';
 import type { BuiltinModelHost } from './builtin-embedder';
 import type { EmbedderChoice } from './embedder-choice';
 import { CompanionEmbedder } from './companion-embedder';

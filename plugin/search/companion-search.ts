@@ -7,7 +7,7 @@
 import { SearchResponse, SEARCH_LIMIT_MAX } from '../../shared/protocol/search';
 import type { CompanionClient } from '../connection/client';
 import { createAnalyzer } from './analyzer';
-import type { SearchHit, SearchMode, VaultSearch, VaultSearchOptions } from './vault-search';
+import type { VaultSearchHit, SearchMode, VaultSearch, VaultSearchOptions } from './vault-search';
 
 /** Raised with the companion's answer when the search could not run there. */
 export class CompanionSearchError extends Error {
@@ -26,7 +26,7 @@ export class CompanionVaultSearch implements VaultSearch {
     return this.lastMode;
   }
 
-  async search(query: string, options: VaultSearchOptions = {}): Promise<SearchHit[]> {
+  async search(query: string, options: VaultSearchOptions = {}): Promise<VaultSearchHit[]> {
     if (query.trim() === '') return [];
     const limit = Math.min(options.limit ?? 10, SEARCH_LIMIT_MAX);
     const params = new URLSearchParams({
@@ -54,7 +54,7 @@ export class CompanionVaultSearch implements VaultSearch {
   }
 }
 
-function chunkIdOf(citation: SearchHit['citation']): string {
+function chunkIdOf(citation: VaultSearchHit['citation']): string {
   return citation.type === 'pdf'
     ? `${citation.path}#page=${citation.page}`
     : `${citation.path}#L${citation.lines[0]}`;

@@ -1,7 +1,12 @@
 import { toCitation } from '../../shared/search/citation';
 import type { Citation } from '../../shared/protocol/citation';
 import type { NoteChunk } from '../../shared/search/chunk';
-import { dedupePerNote, fuseRankings, fuseScores } from '../../shared/search/fusion';
+import {
+  DEFAULT_FUSION,
+  dedupePerNote,
+  fuseRankings,
+  fuseScores,
+} from '../../shared/search/fusion';
 import type { Scored } from '../../shared/search/fusion';
 import { detectLanguage, hasStemmer } from '../../shared/search/language';
 import type { Language } from '../../shared/search/language';
@@ -16,7 +21,7 @@ import { chunkFilter, hasFilter } from './filters';
 import { FlatVectorIndex } from './flat-vector-index';
 import { ENGINE_SNAPSHOT_VERSION, joinList, splitList } from './engine-snapshot';
 import type { EngineSnapshot } from './engine-snapshot';
-import type { SearchHit, SearchMode, VaultSearchOptions } from './vault-search';
+import type { VaultSearchHit, SearchMode, VaultSearchOptions } from './vault-search';
 
 /*
  * The in-vault index (docs/search.md): BM25F over chunks (Bm25fIndex, real term frequencies,
@@ -29,7 +34,7 @@ import type { SearchHit, SearchMode, VaultSearchOptions } from './vault-search';
 export interface SearchEngineOptions {
   /** The active embedding provider; absent or null = keyword only. */
   embedder?: Embedder | null;
-  /** How keyword and vector rankings combine (default DEFAULT_FUSION). */
+  /** How keyword and vector rankings combine (default DEFAULT_FUSION, shared/search/fusion.ts). */
   fusion?: 'rrf' | 'weighted';
   /** Per-list weights for [keyword, vector] (default DEFAULT_FUSION's). */
   weights?: readonly [number, number];
@@ -74,7 +79,7 @@ export interface SearchEngine {
   hasNote(path: string): boolean;
   /** Text hashes of `path`'s chunks that have no vector yet. */
   chunksWithoutVectors(path: string): NoteChunk[];
-  search(query: string, options?: VaultSearchOptions): Promise<SearchHit[]>;
+  search(query: string, options?: VaultSearchOptions): Promise<VaultSearchHit[]>;
   /**
    * Chunks of other notes most like the note at `path` (the related-notes view), from what
    * the index already holds: no model call, so it runs synchronously in a few milliseconds.
@@ -200,7 +205,6 @@ const DEFAULT_STEMMING = true;
  * 0.423 / 0.662 (below keyword alone: 0.541 / 0.666), RRF 1:0.3 0.497 / 0.681, min-max
  * weighted 1:0.3 0.542 / 0.678, 1:0.5 0.521 / 0.678. The companion chose weighted 1:0.3 too.
  */
-const DEFAULT_FUSION = { method: 'weighted', weights: [1, 0.3] } as const;
 /** Typo tolerance only for longer words: on short ones one edit makes a different word. */
 const TOLERANCE_MIN_TERM_LENGTH = 5;
 /** A last query word not in the vocabulary is taken as a prefix (typing), from this length. */
@@ -225,7 +229,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const embedder = options.embedder ?? null;
   const candidates = options.candidates ?? 60;
   const fusion = options.fusion ?? DEFAULT_FUSION.method;
-  const weights = options.weights ?? DEFAULT_FUSION.weights;
+  const weights = options.weights ?? [DEFAULT_FUSION.keywordWeight, DEFAULT_FUSION.vectorWeight];
   const boosts = { ...BOOSTS, ...options.boosts };
   const typoTolerance = options.typoTolerance ?? true;
   const analyzer: Analyzer = createAnalyzer({ stemming: options.stemming ?? DEFAULT_STEMMING });
@@ -592,13 +596,13 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           : [];
         return { keyword, vector };
       };
-      const answer = (keyword: Scored[], vector: Scored[]): SearchHit[] => {
+      const answer = (keyword: Scored[], vector: Scored[]): VaultSearchHit[] => {
         const fused =
           vector.length === 0
             ? scaleByBest(keyword)
             : fusion === 'weighted'
               ? fuseScores([keyword, vector], { weights })
-              : fuseRankings([keyword, vector], { weights });
+              : fuseRankings([keyword, vector], { k: DEFAULT_FUSION.rrfK, weights });
         const ranked = fused.flatMap((item) => {
           const chunk = chunkById.get(item.key);
           return chunk ? [{ chunk, score: item.score }] : [];

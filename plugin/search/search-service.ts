@@ -7,7 +7,7 @@ import type { RelatedChunks, SearchEngine } from './search-engine';
 import { SearchStore } from './search-store';
 import { DeviceIndexer } from './device-indexer';
 import type { IndexProgress, PathExclusions, VaultSource } from './device-indexer';
-import type { SearchHit, SearchMode, VaultSearch, VaultSearchOptions } from './vault-search';
+import type { VaultSearchHit, SearchMode, VaultSearch, VaultSearchOptions } from './vault-search';
 
 export interface SearchServiceOptions {
   /** Tells vaults apart in IndexedDB (Obsidian's `app.appId`). */
@@ -107,7 +107,7 @@ export class SearchService implements VaultSearch {
     this.indexer?.fileRenamed(oldPath, newPath);
   }
 
-  search(query: string, options?: VaultSearchOptions): Promise<SearchHit[]> {
+  search(query: string, options?: VaultSearchOptions): Promise<VaultSearchHit[]> {
     if (!this.ready) return Promise.resolve([]);
     return this.engine.search(query, options);
   }

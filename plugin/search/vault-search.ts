@@ -18,7 +18,7 @@ export interface VaultSearchOptions {
 /** How a hit was found: `keyword only` when no embedding provider is active or ready. */
 export type SearchMode = 'hybrid' | 'keyword';
 
-export interface SearchHit {
+export interface VaultSearchHit {
   /** The shared citation object (docs/search.md): path, title, heading, lines, excerpt, score. */
   citation: Citation;
   /** Stable chunk id (see shared/search chunkNote). */
@@ -33,7 +33,7 @@ export interface SearchHit {
  * commands) depend on. Hits are deduplicated per note, best first.
  */
 export interface VaultSearch {
-  search(query: string, options?: VaultSearchOptions): Promise<SearchHit[]>;
+  search(query: string, options?: VaultSearchOptions): Promise<VaultSearchHit[]>;
   /** True once the persisted index has been loaded (or a first index built). */
   readonly ready: boolean;
   /** Whether vector similarity is part of the ranking right now. */

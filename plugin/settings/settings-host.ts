@@ -1,6 +1,6 @@
 import type { ConnectionState } from '../connection/connection-state';
-import type { SettingsProblem } from './load-settings';
-import type { CairnSettings } from './settings';
+import type { SettingsProblem } from '../../shared/settings/load-settings';
+import type { CairnSettings } from '../../shared/settings/cairn-settings';
 
 /**
  * What the settings tab may do: read and change settings, and check the companion.

@@ -15,7 +15,7 @@ import { checkSchema } from '../../shared/protocol/validate';
 import { errorBodyMessage, isRecord, parseJsonOrUndefined } from '../../shared/protocol/json';
 import type { CompanionEndpoint } from '../connection/client';
 import type { HttpRequest, HttpResponse, HttpTransport } from '../connection/http-transport';
-import { checkHttpUrl, offlineModeViolation } from '../settings/validation';
+import { checkHttpUrl, offlineModeViolation } from '../../shared/settings/validation';
 import { sha256Hex } from './sync-hash';
 
 export type SyncRequestErrorCode =

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import OpenAI from 'openai';
 import { buildApp } from '../../companion/app';
 import { generateToken, sha256 } from '../../companion/auth/token';
-import { DEFAULT_FOLDERS } from '../../companion/vault/plugin-settings';
+import { DEFAULT_FOLDERS } from '../../shared/settings';
 import { generatedVault, openIndex, scratch } from './fixtures';
 import { HashEmbedder } from './hash-embedder';
 import { percentile, table } from './stats';

@@ -19,7 +19,7 @@ import { createLogger } from '../../companion/logging';
 import type { TimerHandle, TimerPort } from '../../companion/reminders/timer';
 import { SyncService } from '../../companion/sync';
 import { isSyncablePath } from '../../companion/sync/syncable-path';
-import { DEFAULT_FOLDERS } from '../../companion/vault/plugin-settings';
+import { DEFAULT_FOLDERS } from '../../shared/settings';
 import type { Clock } from '../../shared/ports';
 
 /** The owner token of every simulated companion (43 characters, like a generated one). */

@@ -3,8 +3,11 @@
 export {
   IsoWeekError,
   formatIsoWeek,
+  isoWeekOfDate,
   isoWeekOfDay,
+  mondayOfIsoWeek,
   parseIsoWeek,
+  shiftIsoWeek,
   weeksInIsoYear,
 } from './iso-week';
 export type { IsoWeek } from './iso-week';

@@ -59,3 +59,25 @@ export function parseIsoWeek(text: string): IsoWeek {
 export function formatIsoWeek(week: Pick<IsoWeek, 'year' | 'week'>): string {
   return `${String(week.year).padStart(4, '0')}-W${String(week.week).padStart(2, '0')}`;
 }
+
+const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** `YYYY-MM-DD` → the ISO week it belongs to, as text (`2026-11-23` → `2026-W48`). */
+export function isoWeekOfDate(date: string): string {
+  const match = DATE_TEXT.exec(date);
+  if (!match) throw new IsoWeekError(`not a date: "${date}" (expected YYYY-MM-DD)`, 'date');
+  return formatIsoWeek(
+    isoWeekOfDay(daysFromCivil(Number(match[1]), Number(match[2]), Number(match[3]))),
+  );
+}
+
+/** The Monday of an ISO week as `YYYY-MM-DD` (`2026-W01` → `2025-12-29`). */
+export function mondayOfIsoWeek(week: string): string {
+  const { year, month, day } = civilFromDays(parseIsoWeek(week).monday);
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/** The week `offset` weeks after (or before, negative) `week`, as text. */
+export function shiftIsoWeek(week: string, offset: number): string {
+  return formatIsoWeek(isoWeekOfDay(parseIsoWeek(week).monday + offset * 7));
+}

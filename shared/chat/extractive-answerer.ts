@@ -1,8 +1,8 @@
 /**
  * The default, LLM-free answer (docs/search.md): the best passages for the question, quoted, each
  * with its citation marker. Passages scoring far below the best one are left out, so a weak
- * keyword match does not dilute a strong one. Works over any Searcher (the plugin's Orama
- * index, the companion's SQLite search).
+ * keyword match does not dilute a strong one. Works over any Searcher (the plugin's on-device
+ * BM25F and vector index, the companion's SQLite search).
  */
 import type { Answerer, ExtractiveAnswer, Searcher } from './ports';
 

@@ -1,6 +1,6 @@
 /**
  * What the chat engine needs from the outside, as narrow interfaces. The plugin implements them
- * over the vault and its Orama index, the companion over its database and vault writer; tests
+ * over the vault and its on-device search index, the companion over its database and vault writer; tests
  * over in-memory fakes. Implementations signal expected failures by throwing `ChatPortError`
  * with a tool error code; anything else they throw is reported as INTERNAL_ERROR.
  */

@@ -30,18 +30,8 @@ export type { WallTimeResult } from './local-time';
 export { INLINE_RECURRENCE_START, scheduleStartInstant } from './reminder-schedule';
 // ReminderStatus is the protocol's (shared/protocol/reminders.ts), exported from there.
 export type { ReminderSchedule, TaskState } from './reminder-schedule';
-export {
-  REMIND_OPEN,
-  documentLines,
-  findRemindTokens,
-  findRemindTokensInLine,
-} from './remind-token';
-export type {
-  DocumentLine,
-  DocumentRemindToken,
-  FindTokensOptions,
-  LineRemindToken,
-} from './remind-token';
+export { REMIND_OPEN, documentLines, findRemindTokensInLine } from './remind-token';
+export type { DocumentLine, LineRemindToken } from './remind-token';
 export { MAX_REMIND_TEXT_LENGTH, classifyRemindText } from './remind-value';
 export type { RemindValue } from './remind-value';
 export {
@@ -81,9 +71,3 @@ export type { DeepLinkTarget } from './deep-link';
 export { buildReminderNoteFile } from './reminder-note-file';
 export { previewRemindText } from './remind-preview';
 export type { RemindPreview, RemindPreviewOptions } from './remind-preview';
-export { normaliseRemindDocument } from './normalise-document';
-export type {
-  DocumentEdit,
-  NormaliseDocumentOptions,
-  NormalisedDocument,
-} from './normalise-document';

@@ -6,16 +6,11 @@
  * nested parentheses are kept in the inner text (`@remind(tomorrow (after lunch))`), and the
  * inner text is then classified (see remind-value.ts). A token whose `(` is never balanced on
  * its line is returned with `closed: false`, runs to the end of the line, and ends the scan of
- * that line. Tokens inside inline code spans or fenced code blocks are examples, not reminders,
- * and are skipped. Offsets and columns count UTF-16 code units, as CodeMirror and JS strings do.
+ * that line. Tokens inside inline code spans are examples, not reminders, and are skipped; fenced
+ * code blocks and front matter are whole lines, skipped by the caller (`findInlineReminders`). Offsets and columns count UTF-16 code units, as CodeMirror and JS strings do.
  * Scanning is linear in the input and never throws.
  */
-import {
-  bodyStartIndex,
-  fencedCodeLines,
-  inlineCodeSpans,
-  overlapsSpan,
-} from '../markdown/code-regions';
+import { inlineCodeSpans, overlapsSpan } from '../markdown/code-regions';
 
 export const REMIND_OPEN = '@remind(';
 
@@ -31,16 +26,6 @@ export interface LineRemindToken {
   /** The text between the parentheses, untrimmed. */
   inner: string;
   closed: boolean;
-}
-
-/** A token within a document; `from`, `to`, `innerFrom`, `innerTo` are absolute offsets. */
-export interface DocumentRemindToken extends LineRemindToken {
-  /** 1-based line number. */
-  line: number;
-  /** 1-based column of `@` within its line. */
-  column: number;
-  /** Absolute offset of the start of the token's line: subtract it for line-relative offsets. */
-  lineOffset: number;
 }
 
 /** The lines of a document (split on `\n`, without a trailing `\r`) with their start offsets. */
@@ -99,46 +84,4 @@ function balancingParenthesis(line: string, from: number): number {
     else if (char === 41 /* ) */ && --depth === 0) return index;
   }
   return -1;
-}
-
-export interface FindTokensOptions {
-  /**
-   * 1-based line where the note's body starts; earlier lines (front matter) are skipped. When
-   * absent, a leading `---` front-matter block is detected and skipped.
-   */
-  bodyStartLine?: number;
-}
-
-/** `@remind(...)` tokens in a document, outside front matter, code fences and code spans. */
-export function findRemindTokens(
-  text: string,
-  options: FindTokensOptions = {},
-): DocumentRemindToken[] {
-  if (typeof text !== 'string' || !text.includes(REMIND_OPEN)) return [];
-  const lines = documentLines(text);
-  const texts = lines.map((line) => line.text);
-  const inCode = fencedCodeLines(texts);
-  const firstBodyIndex =
-    options.bodyStartLine === undefined || !Number.isFinite(options.bodyStartLine)
-      ? bodyStartIndex(texts)
-      : Math.max(0, Math.floor(options.bodyStartLine) - 1);
-  const tokens: DocumentRemindToken[] = [];
-  for (let index = firstBodyIndex; index < lines.length; index++) {
-    const { text: lineText, offset } = lines[index]!;
-    if (inCode[index] || !lineText.includes(REMIND_OPEN)) continue;
-    for (const token of findRemindTokensInLine(lineText)) {
-      tokens.push({
-        from: offset + token.from,
-        to: offset + token.to,
-        innerFrom: offset + token.innerFrom,
-        innerTo: offset + token.innerTo,
-        inner: token.inner,
-        closed: token.closed,
-        line: index + 1,
-        column: token.from + 1,
-        lineOffset: offset,
-      });
-    }
-  }
-  return tokens;
 }

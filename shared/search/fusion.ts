@@ -4,6 +4,31 @@
  * the same inputs; both return scores in [0, 1], highest first.
  */
 
+export type FusionMethod = 'rrf' | 'weighted';
+
+/** How the keyword and the vector ranking combine: the one ranking policy of both engines. */
+export interface FusionConfig {
+  method: FusionMethod;
+  /** RRF's damping constant (ignored by `weighted`). */
+  rrfK: number;
+  /** Weights of the keyword and the vector list. */
+  keywordWeight: number;
+  vectorWeight: number;
+}
+
+/**
+ * The fusion both the plugin's engine (plugin/search/search-engine.ts) and the companion's
+ * hybrid search (companion/search/hybrid-search.ts) use unless told otherwise. Weighted scores,
+ * keywords first: measured with the search eval (docs/search-quality.md), scores keep how far
+ * ahead a strong keyword match is, which ranks alone (RRF) forget.
+ */
+export const DEFAULT_FUSION: Readonly<FusionConfig> = Object.freeze({
+  method: 'weighted',
+  rrfK: 60,
+  keywordWeight: 1,
+  vectorWeight: 0.3,
+});
+
 /** One engine's result: a key (usually a chunk id) and that engine's score, higher is better. */
 export interface Scored {
   key: string;

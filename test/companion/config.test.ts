@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, defaultDataDir, resolveConfig } from '../../companion/config';
 import type { ConfigInputs } from '../../companion/config';
-import { DEFAULT_FOLDERS, PLUGIN_SETTINGS_PATH } from '../../companion/vault/plugin-settings';
+import { DEFAULT_FOLDERS, PLUGIN_DATA_PATH, loadSettings } from '../../shared/settings';
 import { copySampleVault, tempDir } from './helpers/app';
 
 let dir: { path: string; remove: () => void };
@@ -36,7 +36,7 @@ function problemsOf(input: ConfigInputs): readonly string[] {
 }
 
 function writePluginSettings(text: string): void {
-  const file = join(vault, PLUGIN_SETTINGS_PATH);
+  const file = join(vault, PLUGIN_DATA_PATH);
   writeFileSync(file, text);
 }
 
@@ -142,25 +142,33 @@ describe('resolveConfig: precedence flag > env > data.json > default', () => {
 describe('resolveConfig: the plugin settings file is tolerated when broken', () => {
   it.each([
     ['not JSON', '{"timezone": "Europe/Ber', /data\.json: not valid JSON/],
-    ['an array', '[1, 2]', /data\.json: expected a JSON object/],
-    ['a numeric timezone', '{"timezone": 5}', /"timezone" must be a non-empty string/],
+    ['an array', '[1, 2]', /data\.json › \(file\): expected an object, found a list/],
+    [
+      'a numeric timezone',
+      '{"timezone": 5}',
+      /data\.json › timezone: expected text, found number 5/,
+    ],
     [
       'an unknown zone',
       '{"timezone": "Mars/Olympus"}',
-      /timezone "Mars\/Olympus" is not an IANA time zone/,
+      /data\.json › timezone: "Mars\/Olympus" is not an IANA time zone/,
     ],
-    ['folders as a string', '{"folders": "Cairn"}', /"folders" must be an object/],
+    ['folders as a string', '{"folders": "Cairn"}', /data\.json › folders: expected an object/],
     [
       'a folder climbing out',
       '{"folders": {"notes": "../outside"}}',
-      /"folders\.notes" must not contain "\.\."/,
+      /data\.json › folders\.notes: "\.\.\/outside" must stay inside the vault/,
     ],
     [
-      'an absolute folder',
-      '{"folders": {"chats": "/etc"}}',
-      /"folders\.chats" must be vault-relative/,
+      'a hidden folder',
+      '{"folders": {"chats": ".obsidian/chats"}}',
+      /data\.json › folders\.chats: "\.obsidian\/chats" is a hidden folder/,
     ],
-    ['a non-string folder', '{"folders": {"notes": 3}}', /"folders\.notes" must be a string/],
+    [
+      'a non-string folder',
+      '{"folders": {"notes": 3}}',
+      /data\.json › folders\.notes: expected text, found number 3/,
+    ],
   ])('%s: warns, names the file and key, and uses defaults', (_case, text, warning) => {
     writePluginSettings(text);
     const { config, warnings } = resolveConfig(inputs());
@@ -168,6 +176,33 @@ describe('resolveConfig: the plugin settings file is tolerated when broken', () 
     expect(warnings[0]).toMatch(warning);
     expect(config.timezone).toBe('Asia/Kolkata');
     expect(config.folders).toEqual(DEFAULT_FOLDERS);
+  });
+});
+
+describe('resolveConfig: data.json is read as the plugin reads it (shared/settings)', () => {
+  it('takes an absolute folder as vault-relative, like the plugin, so both write to one place', () => {
+    writePluginSettings('{"folders": {"chats": "/Journal/Chats/"}}');
+    const { config, warnings } = resolveConfig(inputs());
+    expect(warnings).toEqual([]);
+    expect(config.folders).toEqual({ ...DEFAULT_FOLDERS, chats: 'Journal/Chats' });
+    expect(config.folders.chats).toBe(
+      loadSettings({ folders: { chats: '/Journal/Chats/' } }, 'UTC').settings.folders.chats,
+    );
+  });
+
+  it('migrates a version-0 file first: its defaultTimezone is the zone', () => {
+    writePluginSettings('{"defaultTimezone": "Europe/Lisbon"}');
+    const { config, warnings } = resolveConfig(inputs());
+    expect(warnings).toEqual([]);
+    expect(config.timezone).toBe('Europe/Lisbon');
+    expect(config.timezoneSource).toBe('vault');
+  });
+
+  it('leaves fields only the plugin reads to the plugin: a bad Ollama URL is not its warning', () => {
+    writePluginSettings('{"ollama": {"url": "ftp://x"}, "timezone": "Europe/Paris"}');
+    const { config, warnings } = resolveConfig(inputs());
+    expect(warnings).toEqual([]);
+    expect(config.timezone).toBe('Europe/Paris');
   });
 });
 

@@ -7,7 +7,8 @@ import { browserAvailability, launchChromium } from '../helpers/browser';
 import type { LaunchedBrowser } from '../helpers/browser';
 import { buildPhonePage } from '../helpers/phone-page';
 import { buildTestApp, TEST_TOKEN } from '../companion/helpers/app';
-import { isoWeekOf, mondayOf, todayIn } from '../../companion/web/iso-week';
+import { isoWeekOfDate, mondayOfIsoWeek } from '../../shared/calendar/iso-week';
+import { todayIn } from '../../companion/web/today';
 import type { TestApp } from '../companion/helpers/app';
 
 // The phone page in a real (headless) Chromium against the real companion app on loopback,
@@ -38,7 +39,7 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
    * shape whether or not this companion build has the route.
    */
   function weekAnswer(week: string) {
-    const monday = Date.parse(`${mondayOf(week)}T00:00:00Z`);
+    const monday = Date.parse(`${mondayOfIsoWeek(week)}T00:00:00Z`);
     const days = Array.from({ length: 7 }, (_, index) =>
       new Date(monday + index * 86_400_000).toISOString().slice(0, 10),
     );
@@ -221,7 +222,7 @@ describe.skipIf(!availability.available)('the phone page in Chromium', () => {
     await page.waitForSelector('#home:not([hidden])');
     await page.click('#tab-week');
     await page.waitForSelector('#week-days > li.day');
-    const thisWeek = isoWeekOf(todayIn(Date.now()));
+    const thisWeek = isoWeekOfDate(todayIn(Date.now()));
     expect(weeksAsked.at(-1)).toBe(thisWeek);
     expect(await page.locator('#week-days > li.day').count()).toBe(7);
     const today = page.locator('#week-days > li.day.today');

@@ -10,7 +10,7 @@ import { isBuiltin } from 'node:module';
 import { resolve } from 'node:path';
 import { buildPluginBundle } from '../helpers/plugin-bundle';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CairnSettings } from '../../plugin/settings/settings';
+import type { CairnSettings } from '../../shared/settings/cairn-settings';
 import { FakeCompanionServer } from '../helpers/fake-companion-server';
 import { NodeHttpTransport } from '../helpers/node-http-transport';
 import { createObsidianEnvironment } from '../helpers/obsidian-shim';

@@ -2,7 +2,8 @@ import { noteDeepLink } from '../../../shared/reminders/deep-link';
 import { isRecord } from '../../../shared/protocol/json';
 import { CompanionApiError } from '../api-client';
 import { byId, describeError, el, formatTime } from '../dom';
-import { isoWeekOf, mondayOf, shiftWeek, todayIn } from '../iso-week';
+import { isoWeekOfDate, mondayOfIsoWeek, shiftIsoWeek } from '../../../shared/calendar/iso-week';
+import { todayIn } from '../today';
 import type { PageContext, PageView } from './page-context';
 
 /*
@@ -36,11 +37,11 @@ export function weekView(context: PageContext): PageView {
   const next = byId<HTMLButtonElement>('week-next');
   const thisWeek = byId<HTMLButtonElement>('week-today');
   const number = byId<HTMLSpanElement>('week-number');
-  let week = isoWeekOf(todayIn(Date.now()));
+  let week = isoWeekOfDate(todayIn(Date.now()));
 
-  previous.addEventListener('click', () => void go(shiftWeek(week, -1)));
-  next.addEventListener('click', () => void go(shiftWeek(week, 1)));
-  thisWeek.addEventListener('click', () => void go(isoWeekOf(todayIn(Date.now()))));
+  previous.addEventListener('click', () => void go(shiftIsoWeek(week, -1)));
+  next.addEventListener('click', () => void go(shiftIsoWeek(week, 1)));
+  thisWeek.addEventListener('click', () => void go(isoWeekOfDate(todayIn(Date.now()))));
 
   async function go(target: string): Promise<void> {
     week = target;
@@ -53,7 +54,7 @@ export function weekView(context: PageContext): PageView {
     const today = todayIn(Date.now());
     label.textContent = weekRange(week);
     number.textContent = `Week ${Number(week.slice(6))}`;
-    thisWeek.hidden = week === isoWeekOf(today);
+    thisWeek.hidden = week === isoWeekOfDate(today);
     days.setAttribute('aria-busy', 'true');
     try {
       const body = await api.get<unknown>(`/api/v1/calendar/week?week=${encodeURIComponent(week)}`);
@@ -151,7 +152,7 @@ export function weekView(context: PageContext): PageView {
 
 /** "Nov 23 – 29", "Nov 30 – Dec 6" in the phone's locale. */
 function weekRange(week: string): string {
-  const monday = Date.parse(`${mondayOf(week)}T00:00:00Z`);
+  const monday = Date.parse(`${mondayOfIsoWeek(week)}T00:00:00Z`);
   return new Intl.DateTimeFormat(undefined, {
     day: 'numeric',
     month: 'short',

@@ -3,7 +3,7 @@
  * fragment, which browsers never send to a server, and the phone page reads it from there.
  * Pure, so it is tested without Obsidian.
  */
-import { checkHttpUrl } from '../../settings/validation';
+import { checkHttpUrl } from '../../../shared/settings/validation';
 
 export type PairingLink = { ok: true; link: string } | { ok: false; reason: string };
 

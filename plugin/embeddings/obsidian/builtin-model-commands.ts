@@ -6,7 +6,7 @@ import type { FolderCheck } from '../builtin-model-folder';
 import { downloadBuiltinModel } from '../builtin-model-download';
 import type { BinaryFetch, ModelSource } from '../builtin-model-download';
 import { companionSource, urlDownloadLabel, urlSource } from '../model-download-source';
-import type { CairnSettings } from '../../settings/settings';
+import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 
 /*
  * Obsidian's side of the built-in model: where its folder is (inside the plugin's own folder,

@@ -19,7 +19,7 @@ import {
 } from '../line-commands';
 import type { LineCommandResult } from '../line-commands';
 import { writeNewReminder } from '../new-reminder-form';
-import type { CairnSettings } from '../../settings/settings';
+import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 import { NewReminderModal, ReminderTimeModal, SnoozeChoiceModal } from './reminder-modal';
 
 export interface ReminderCommandDeps {

@@ -20,7 +20,7 @@ import type { FiredReminderStore, ReminderNotifier } from '../local-scheduler';
 import { ReminderScanState } from '../reminder-scan-state';
 import { readFileReminders } from '../vault-reminder-entries';
 import type { VaultReminderEntry } from '../vault-reminder-entries';
-import type { CairnSettings } from '../../settings/settings';
+import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 
 export interface LocalRemindersDeps {
   plugin: Plugin;

@@ -7,7 +7,7 @@ import type { Plugin } from 'obsidian';
 import { newBlockId } from '../../../shared/reminders';
 import type { Clock } from '../../../shared/ports';
 import { remindEditorExtension } from '../editor/remind-extension';
-import type { CairnSettings } from '../../settings/settings';
+import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 import { registerReminderCommands } from './reminder-commands';
 import { editorIsTemplate } from './template-folders';
 import { startLocalReminders } from './reminder-runtime';

@@ -31,9 +31,10 @@ import {
   type ReminderPatch,
 } from '../../../shared/protocol/reminders';
 import { checkSchema } from '../../../shared/protocol/validate';
+import { CompanionClient } from '../../connection/client';
 import type { CompanionEndpoint } from '../../connection/client';
-import type { HttpRequest, HttpResponse, HttpTransport } from '../../connection/http-transport';
-import { checkHttpUrl, offlineModeViolation } from '../../settings/validation';
+import type { HttpRequest, HttpTransport } from '../../connection/http-transport';
+import { checkHttpUrl, offlineModeViolation } from '../../../shared/settings/validation';
 import { isRecord, parseJsonOrUndefined } from '../../../shared/protocol/json';
 
 /** No answer came from the companion: the caller may fall back to the vault. */
@@ -48,11 +49,16 @@ const GATEWAY_STATUSES = new Set([502, 504]);
 const MS_PER_MINUTE = 60_000;
 
 export class CompanionReminders implements ReminderReader, ReminderWriter {
+  /** Every request goes through the connection's client (plugin/connection/client.ts). */
+  private readonly companion: CompanionClient;
+
   constructor(
-    private readonly transport: HttpTransport,
+    transport: HttpTransport,
     private readonly endpoint: () => CompanionEndpoint,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.companion = new CompanionClient(transport, endpoint);
+  }
 
   /**
    * Whether the chat should go through the companion: a URL and a token are set and offline
@@ -153,26 +159,23 @@ export class CompanionReminders implements ReminderReader, ReminderWriter {
     request: { method: HttpRequest['method']; path: string; body?: unknown },
     schema: T,
   ): Promise<Static<T>> {
-    const { url, token, offlineMode } = this.endpoint();
-    const checked = checkHttpUrl(url);
-    if (!checked.ok) throw new ChatPortError('UNAVAILABLE', `Companion URL: ${checked.message}`);
-    const blocked = offlineModeViolation(checked.url, offlineMode);
-    if (blocked !== null) throw new ChatPortError('UNAVAILABLE', blocked);
     const route = `${request.method} ${request.path.split('?')[0]}`;
-    let response: HttpResponse;
-    try {
-      response = await this.transport.request({
-        url: `${checked.url}${request.path}`,
-        method: request.method,
-        headers: { Authorization: `Bearer ${token.trim()}` },
-        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-      });
-    } catch (error) {
-      throw new CompanionUnreachableError(`${checked.url} did not answer (${describe(error)})`);
+    const sent = await this.companion.send(request);
+    if (sent.kind === 'not-sent') {
+      throw new ChatPortError(
+        'UNAVAILABLE',
+        sent.reason === 'bad-url' || sent.reason === 'no-url'
+          ? `Companion URL: ${sent.message}`
+          : sent.message,
+      );
     }
+    if (sent.kind === 'unreachable') {
+      throw new CompanionUnreachableError(`${sent.url} did not answer (${describe(sent.error)})`);
+    }
+    const { response, url } = sent;
     if (GATEWAY_STATUSES.has(response.status)) {
       throw new CompanionUnreachableError(
-        `${checked.url} answered ${response.status}: the companion behind it did not answer`,
+        `${url} answered ${response.status}: the companion behind it did not answer`,
       );
     }
     const body = parseJsonOrUndefined(response.text);

@@ -5,11 +5,11 @@ import { mount, unmount } from 'svelte';
 import SearchPanel from '../ui/SearchPanel.svelte';
 import { firstMatch } from '../highlight';
 import type { SearchStatus } from '../search-status';
-import type { SearchDocType, SearchHit, VaultSearchOptions } from '../vault-search';
+import type { SearchDocType, VaultSearchHit, VaultSearchOptions } from '../vault-search';
 
 /** What the modal needs: a search to run and the live state of the index. */
 export interface SearchModalDeps {
-  search: (query: string, options: VaultSearchOptions) => Promise<SearchHit[]>;
+  search: (query: string, options: VaultSearchOptions) => Promise<VaultSearchHit[]>;
   status: Readable<SearchStatus>;
   /** Type filters the index can answer right now. */
   types: readonly SearchDocType[];
@@ -41,9 +41,9 @@ export class SearchModal extends Modal {
       target: this.contentEl,
       props: {
         search: this.deps.search,
-        onOpen: (hit: SearchHit, placement: 'same' | 'tab' | 'split') =>
+        onOpen: (hit: VaultSearchHit, placement: 'same' | 'tab' | 'split') =>
           void this.openHit(hit, placement),
-        onHover: (event: MouseEvent, hit: SearchHit) => this.preview(event, hit),
+        onHover: (event: MouseEvent, hit: VaultSearchHit) => this.preview(event, hit),
         status: this.deps.status,
         types: this.deps.types,
         modKey: Platform.isMacOS || Platform.isIosApp ? '⌘' : 'Ctrl',
@@ -63,7 +63,7 @@ export class SearchModal extends Modal {
   }
 
   /** Obsidian's page preview of the hit (with Mod held, as for other hover sources). */
-  private preview(event: MouseEvent, hit: SearchHit): void {
+  private preview(event: MouseEvent, hit: VaultSearchHit): void {
     const citation = hit.citation;
     this.app.workspace.trigger('hover-link', {
       event,
@@ -76,7 +76,7 @@ export class SearchModal extends Modal {
     });
   }
 
-  private async openHit(hit: SearchHit, placement: 'same' | 'tab' | 'split'): Promise<void> {
+  private async openHit(hit: VaultSearchHit, placement: 'same' | 'tab' | 'split'): Promise<void> {
     this.close();
     const citation = hit.citation;
     const paneType: PaneType | false = placement === 'same' ? false : placement;

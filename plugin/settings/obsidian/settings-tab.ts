@@ -12,8 +12,12 @@ import type {
 } from '../../embeddings/obsidian/builtin-model-commands';
 import { modelDownloadUrl } from '../../embeddings/model-download-source';
 import { releaseAssetsUrl } from '../../release-info';
-import { EMBEDDING_PROVIDERS } from '../settings';
-import type { CairnSettings, EmbeddingProvider, ReminderSyntaxes } from '../settings';
+import { EMBEDDING_PROVIDERS } from '../../../shared/settings/cairn-settings';
+import type {
+  CairnSettings,
+  EmbeddingProvider,
+  ReminderSyntaxes,
+} from '../../../shared/settings/cairn-settings';
 import { ValueSuggest, timeZones, vaultFolders } from './value-suggest';
 import {
   checkHttpUrl,
@@ -24,8 +28,8 @@ import {
   maskToken,
   offlineModeViolation,
   systemTimeZone,
-} from '../validation';
-import type { UrlCheck } from '../validation';
+} from '../../../shared/settings/validation';
+import type { UrlCheck } from '../../../shared/settings/validation';
 
 const PROVIDER_LABELS: Record<EmbeddingProvider, string> = {
   builtin: 'Built-in model (on this device)',

@@ -1,6 +1,6 @@
 import { AbstractInputSuggest } from 'obsidian';
 import type { App } from 'obsidian';
-import { timeZoneNames } from '../validation';
+import { timeZoneNames } from '../../../shared/settings/validation';
 
 /** Values offered under a settings text field (folders, time zones); picking one saves it. */
 export class ValueSuggest extends AbstractInputSuggest<string> {

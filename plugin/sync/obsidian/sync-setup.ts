@@ -1,7 +1,7 @@
 import { Notice, Platform, TFile } from 'obsidian';
 import type { App, Plugin } from 'obsidian';
 import { ObsidianHttpTransport } from '../../connection/obsidian/request-url-transport';
-import type { CairnSettings } from '../../settings/settings';
+import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 import { IdbSyncStateStore } from '../idb-state-store';
 import { otherSyncTool } from '../other-sync-tools';
 import { CompanionSyncClient } from '../sync-client';

@@ -20,7 +20,7 @@ import { completeLine, snoozeLine } from '../../reminders/line-commands';
 import { editReminder } from '../../reminders/obsidian/reminder-notice-actions';
 import type { ReadReminders } from '../../reminders/obsidian/reminder-notice-actions';
 import type { VaultReminderEntry } from '../../reminders/vault-reminder-entries';
-import type { CairnSettings } from '../../settings/settings';
+import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 import { calendarReminder, localWeek, noteEvents, weekAt } from '../week-data';
 import { WEEK_VIEW_TYPE, WeekItemView } from './week-view';
 import type { WeekViewDeps } from './week-view';

@@ -4,7 +4,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { ChatEvent } from '../../../shared/protocol/chat';
 import { parseFrontMatter } from '../../../shared/markdown';
 import { VaultNoteWriter } from '../../../companion/chat/note-writer';
-import { ChatPortError } from '../../../shared/chat/ports';
+import { companionToolError } from '../../../companion/chat/port-errors';
+import { VaultWriteError } from '../../../companion/vault/atomic-write';
 import { ManualClock } from '../../fakes/clock';
 import { startIndexer } from '../search/helpers';
 import type { IndexerFixture } from '../search/helpers';
@@ -166,8 +167,12 @@ describe('VaultNoteWriter undo', () => {
     await writer().append({ note: 'Garden', text: 'prune the apple tree' });
     writeFileSync(join(vault(), 'Garden.md'), `${read('Garden.md')}\nmore by hand\n`);
     const undo = writer().removeAppended({ path: 'Garden.md', text: 'prune the apple tree' });
-    await expect(undo).rejects.toBeInstanceOf(ChatPortError);
+    // The port throws the vault's own error; the tool runner maps it once (companionToolError).
+    await expect(undo).rejects.toBeInstanceOf(VaultWriteError);
     await expect(undo).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(companionToolError(await undo.catch((error: unknown) => error))).toMatchObject({
+      code: 'CONFLICT',
+    });
   });
 
   it('refuses a title that cannot be front matter, naming the field', async () => {

@@ -198,6 +198,26 @@ describe('MCP over HTTP', () => {
     expect(text(bad)).toMatch(/\(field: minutes\)$/);
   });
 
+  it("search's own request errors reach the client once mapped, code, message and field intact", async () => {
+    const client = await connect(TEST_TOKEN);
+    // The schema accepts both dates; the search finds from after to (companion/search).
+    const backwards = (await client.callTool({
+      name: 'search',
+      arguments: { query: 'garden', from: '2026-11-20', to: '2026-11-10' },
+    })) as CallToolResult;
+    expect(backwards.isError).toBe(true);
+    expect(text(backwards)).toBe(
+      'VALIDATION_ERROR: from (2026-11-20) is after to (2026-11-10) (field: from)',
+    );
+    expect(backwards.structuredContent).toEqual({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: 'from (2026-11-20) is after to (2026-11-10)',
+        field: 'from',
+      },
+    });
+  });
+
   it("remember, recall and forget run the chat engine's memory tools over Cairn/Memory.md", async () => {
     const client = await connect(TEST_TOKEN);
     const saved = (await client.callTool({

@@ -6,7 +6,7 @@ import type { DestinationStream } from 'pino';
 import { buildApp } from '../../../companion/app';
 import type { AppDeps } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
-import { DEFAULT_FOLDERS } from '../../../companion/vault/plugin-settings';
+import { DEFAULT_FOLDERS } from '../../../shared/settings';
 import type { CompanionConfig } from '../../../companion/config';
 import { openDatabase } from '../../../companion/db/open';
 import { VaultIndexer } from '../../../companion/search/vault-indexer';

@@ -1,10 +1,9 @@
 import Database from 'better-sqlite3';
 import type { FastifyError } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { asChatPort } from '../../../companion/chat/port-errors';
+import { companionToolError } from '../../../companion/chat/port-errors';
 import { mapError } from '../../../companion/http/error-handler';
 import { storageProblem } from '../../../companion/http/storage-error';
-import { ChatPortError } from '../../../shared/chat/ports';
 
 const places = { vault: '/home/ana/Vault', dataDir: '/home/ana/.local/share/cairn' };
 
@@ -51,13 +50,11 @@ describe('storage errors', () => {
     expect(mapError(new Error('boom') as FastifyError, places)).toMatchObject({ status: 500 });
   });
 
-  it('gives chat tools a storage message instead of the raw ENOSPC and its path', async () => {
-    const error = await asChatPort(() => {
-      throw errno('ENOSPC', '/home/ana/Vault/Cairn/Notes/a.md');
-    }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ChatPortError);
+  it('gives chat tools a storage message instead of the raw ENOSPC and its path', () => {
+    const error = companionToolError(errno('ENOSPC', '/home/ana/Vault/Cairn/Notes/a.md'));
+    expect(error).toBeDefined();
     expect(error).toMatchObject({ code: 'UNAVAILABLE' });
-    expect((error as Error).message).toMatch(/^STORAGE_FULL: the disk holding/);
-    expect((error as Error).message).not.toContain('/home/ana');
+    expect(error!.message).toMatch(/^STORAGE_FULL: the disk holding/);
+    expect(error!.message).not.toContain('/home/ana');
   });
 });

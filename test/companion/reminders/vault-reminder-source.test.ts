@@ -13,6 +13,7 @@ import { openDatabase } from '../../../companion/db/open';
 import { tempDir } from '../helpers/app';
 import { HOUR, ManualTimer, RecordingDeliverer } from './helpers';
 import { ManualClock } from '../../fakes/clock';
+import { reminderDeepLink } from '../../../shared/reminders/deep-link';
 
 let dir: { path: string; remove: () => void } | undefined;
 afterEach(() => {
@@ -104,6 +105,30 @@ describe('VaultReminderSource', () => {
     ]);
     expect(unresolved[0]!.detail).toMatch(/line 6/);
     expect(unresolved[1]!.detail).toMatch(/line 7.*13/);
+  });
+
+  it('links a note with parentheses the same way as every other deep link (shared/reminders)', async () => {
+    const vault = vaultWith({
+      'Errands (home).md': '- [ ] Buy bulbs @remind(2026-11-23 17:00) ^r-bulb\n',
+      'Cairn/Reminders/Errands (home).md':
+        '---\nid: errands-home\ntype: reminder\ntitle: Errands\ndue: 2026-11-23T17:00\ntimezone: UTC\n---\n',
+    });
+    const source = new VaultReminderSource({ vault, defaultZone: 'UTC' });
+    await source.load();
+    const byId = new Map(source.all().reminders.map((reminder) => [reminder.id, reminder]));
+    // The push link, the digest, the calendar feed and the phone page all say the same thing:
+    // parentheses encoded too, so the link survives inside a Markdown link.
+    expect(byId.get('r-bulb')?.deepLink).toBe(
+      'obsidian://open?vault=My%20Vault&file=Errands%20%28home%29.md%23%5Er-bulb',
+    );
+    expect(byId.get('r-bulb')?.deepLink).toBe(
+      reminderDeepLink('My Vault', 'Errands (home).md', 'r-bulb'),
+    );
+    expect(byId.get('errands-home')?.deepLink).toBe(
+      'obsidian://open?vault=My%20Vault&file=Cairn%2FReminders%2FErrands%20%28home%29.md',
+    );
+    const file = new URL(byId.get('r-bulb')!.deepLink).searchParams.get('file');
+    expect(file).toBe('Errands (home).md#^r-bulb');
   });
 
   it('lists a reminder note with bad front matter as unresolved, naming the field', async () => {

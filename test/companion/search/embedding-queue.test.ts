@@ -41,7 +41,7 @@ function storeWithChunks(texts: readonly string[]): { db: SqliteDatabase; store:
       aliases: [],
       mtimeMs: 0,
       size: 1,
-      contentHash: 'content',
+      indexedVersion: 'content',
       warnings: [],
     },
     texts.map((text, i) => ({ chunkKey: `c${i}`, headingPath: [], text, textHash: `h${i}` })),

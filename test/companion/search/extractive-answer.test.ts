@@ -5,7 +5,7 @@ import {
   isWithdrawn,
   sentencesOf,
 } from '../../../companion/search/extractive-answer';
-import type { SearchHit } from '../../../companion/search/hybrid-search';
+import type { RankedChunk } from '../../../companion/search/hybrid-search';
 import { citeChunk } from '../../../companion/search/chunk-citation';
 import type { IndexedChunk } from '../../../companion/search/search-index';
 import { noteChunk } from './memory-index';
@@ -15,7 +15,7 @@ function hit(
   score = 0.8,
   terms: string[] = [],
   vectorScore?: number,
-): SearchHit {
+): RankedChunk {
   return {
     chunk,
     score,

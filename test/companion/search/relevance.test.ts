@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { USE_LITE_MODEL } from '../../../companion/embeddings/use-lite-model';
 import { citeChunk } from '../../../companion/search/chunk-citation';
-import type { SearchHit } from '../../../companion/search/hybrid-search';
+import type { RankedChunk } from '../../../companion/search/hybrid-search';
 import {
   isRelevant,
   keyTermWeights,
@@ -30,7 +30,7 @@ describe('isRelevant', () => {
     title: 'Visa rules',
     text: 'The fee is €90 for standard processing.',
   });
-  const hit = (vectorScore?: number): SearchHit => ({
+  const hit = (vectorScore?: number): RankedChunk => ({
     chunk,
     score: 1,
     relevance: 0,
@@ -68,7 +68,7 @@ describe('isRelevant', () => {
 
   it('relevance is 0.5 or more exactly when the hit passes the gate, whatever the query', () => {
     const model = USE_LITE_MODEL.id;
-    const cases: Array<[SearchHit, RelevanceQuery]> = [
+    const cases: Array<[RankedChunk, RelevanceQuery]> = [
       [hit(), { terms: ['visa', 'fee'] }],
       [hit(), { terms: ['mercury', 'boiling'] }],
       [hit(0.62), { terms: ['visa', 'permit'], model }],

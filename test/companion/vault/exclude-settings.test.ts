@@ -12,7 +12,7 @@ import {
 } from '../../../companion/reminders/vault-reminder-source';
 import type { ExcludeGlobsWatch } from '../../../companion/vault/exclude-settings';
 import { createLogger } from '../../../companion/logging';
-import { PLUGIN_SETTINGS_PATH } from '../../../companion/vault/plugin-settings';
+import { PLUGIN_DATA_PATH } from '../../../shared/settings';
 import { startIndexer, type IndexerFixture } from '../search/helpers';
 
 let fixture: IndexerFixture | undefined;
@@ -34,7 +34,7 @@ function indexedPaths(f: IndexerFixture): string[] {
 
 /** As Obsidian saves it: a temp file renamed over data.json (a new inode). */
 function saveSettings(f: IndexerFixture, text: string): void {
-  const file = join(f.vault, PLUGIN_SETTINGS_PATH);
+  const file = join(f.vault, PLUGIN_DATA_PATH);
   writeFileSync(`${file}.tmp`, text);
   renameSync(`${file}.tmp`, file);
 }
@@ -63,7 +63,7 @@ describe('watchExcludeGlobs with the real indexer', () => {
         'Notes/a.md': '# A\nalpha',
         'Private/secret.md': '# Secret\nbeta',
         'Archive/old.md': '# Old\ngamma',
-        [PLUGIN_SETTINGS_PATH]: settings(['Private/**']),
+        [PLUGIN_DATA_PATH]: settings(['Private/**']),
       },
     });
     const f = fixture;
@@ -101,7 +101,7 @@ describe('watchExcludeGlobs with the real indexer', () => {
       files: {
         'Notes/a.md': '# A',
         'Private/secret.md': '# Secret',
-        [PLUGIN_SETTINGS_PATH]: settings(['Private/**']),
+        [PLUGIN_DATA_PATH]: settings(['Private/**']),
       },
     });
     const f = fixture;
@@ -135,7 +135,7 @@ describe('one live rule set for the index and the reminders', () => {
     const files = {
       'Notes/a.md': '- [ ] Visible @remind(2026-12-01 09:00) ^r-vis1',
       'Private/todo.md': '- [ ] Hidden until un-excluded @remind(2026-12-02 09:00) ^r-hid1',
-      [PLUGIN_SETTINGS_PATH]: settings(['Private/**']),
+      [PLUGIN_DATA_PATH]: settings(['Private/**']),
     };
     // What server.ts does: one VaultExcludes, read from data.json, held by both.
     const excludes = new VaultExcludes(['Private/**']);

@@ -169,3 +169,57 @@ describe('parseStatus', () => {
     expect(parseStatus(body)).toContain(message);
   });
 });
+
+describe('CompanionClient.send: the one way to the companion', () => {
+  /** A transport that records what it was asked and answers 200 `{}`. */
+  class RecordingTransport {
+    readonly requests: Array<{ url: string; method: string; headers?: Record<string, string> }> =
+      [];
+    request(request: { url: string; method: string; headers?: Record<string, string> }) {
+      this.requests.push(request);
+      return Promise.resolve({ status: 200, text: '{}', headers: {} });
+    }
+  }
+
+  it('adds the token to the path under the checked URL, and reports what it did', async () => {
+    const transport = new RecordingTransport();
+    const client = new CompanionClient(transport, () => ({
+      url: '192.168.1.20:8787/',
+      token: ' tok ',
+      offlineMode: true,
+    }));
+    const sent = await client.send({ method: 'GET', path: '/api/v1/audit?limit=5' });
+    expect(sent).toMatchObject({ kind: 'answered', url: 'http://192.168.1.20:8787' });
+    expect(transport.requests).toEqual([
+      {
+        url: 'http://192.168.1.20:8787/api/v1/audit?limit=5',
+        method: 'GET',
+        headers: { Authorization: 'Bearer tok' },
+      },
+    ]);
+  });
+
+  it.each([
+    ['no URL', { url: '', token: 't', offlineMode: false }, 'no-url', {}],
+    [
+      'offline mode',
+      { url: 'https://cairn.example.com', token: 't', offlineMode: true },
+      'offline-mode',
+      {},
+    ],
+    [
+      'no token when one is required',
+      { url: 'http://127.0.0.1:1', token: ' ', offlineMode: true },
+      'no-token',
+      { requireToken: true },
+    ],
+  ] as const)('sends nothing with %s', async (_case, endpoint, reason, options) => {
+    const transport = new RecordingTransport();
+    const sent = await new CompanionClient(transport, () => endpoint).send(
+      { method: 'POST', path: '/api/v1/tokens', body: {} },
+      options,
+    );
+    expect(sent).toMatchObject({ kind: 'not-sent', reason });
+    expect(transport.requests).toEqual([]);
+  });
+});

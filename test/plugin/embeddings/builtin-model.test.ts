@@ -30,7 +30,7 @@ import {
   type BinaryFetch,
 } from '../../../plugin/embeddings/builtin-model-download';
 import { selectEmbedder } from '../../../plugin/embeddings/select-embedder';
-import { defaultSettings } from '../../../plugin/settings/settings';
+import { defaultSettings } from '../../../shared/settings/cairn-settings';
 import { buildTestApp, TEST_TOKEN, type TestApp } from '../../companion/helpers/app';
 import { NodeHttpTransport } from '../../helpers/node-http-transport';
 import { DiskAdapter, copyModel, inProcessWorker, installedFile } from './builtin-test-kit';

@@ -9,8 +9,8 @@ import type {
 import { CompanionEmbedder } from '../../../plugin/embeddings/companion-embedder';
 import { OllamaEmbedder } from '../../../plugin/embeddings/ollama-embedder';
 import { selectEmbedder } from '../../../plugin/embeddings/select-embedder';
-import { defaultSettings } from '../../../plugin/settings/settings';
-import type { CairnSettings } from '../../../plugin/settings/settings';
+import { defaultSettings } from '../../../shared/settings/cairn-settings';
+import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 import { buildTestApp, TEST_TOKEN } from '../../companion/helpers/app';
 import type { TestApp } from '../../companion/helpers/app';
 import { FakeOllamaServer } from '../../fakes/ollama-server';

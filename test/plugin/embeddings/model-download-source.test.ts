@@ -7,7 +7,7 @@ import {
   urlSource,
 } from '../../../plugin/embeddings/model-download-source';
 import { PROJECT_URL, releaseAssetsUrl } from '../../../plugin/release-info';
-import { defaultSettings, type CairnSettings } from '../../../plugin/settings/settings';
+import { defaultSettings, type CairnSettings } from '../../../shared/settings/cairn-settings';
 
 function settings(change: (settings: CairnSettings) => void = () => {}): CairnSettings {
   const built = defaultSettings('UTC');

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { firstMatch, highlightSegments } from '../../../plugin/search/highlight';
 import { createSearchStatus } from '../../../plugin/search/search-status';
 import type { SearchStatusStore } from '../../../plugin/search/search-status';
-import type { SearchHit, VaultSearchOptions } from '../../../plugin/search/vault-search';
+import type { VaultSearchHit, VaultSearchOptions } from '../../../plugin/search/vault-search';
 import SearchPanel from '../../../plugin/search/ui/SearchPanel.svelte';
 
 afterEach(() => {
@@ -11,7 +11,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function hit(path: string, title: string, excerpt: string, line = 3): SearchHit {
+function hit(path: string, title: string, excerpt: string, line = 3): VaultSearchHit {
   return {
     citation: {
       type: 'note',
@@ -40,7 +40,7 @@ function readyStatus(): SearchStatusStore {
 }
 
 function renderPanel(
-  search: (q: string, o: VaultSearchOptions) => Promise<SearchHit[]>,
+  search: (q: string, o: VaultSearchOptions) => Promise<VaultSearchHit[]>,
   status: SearchStatusStore = readyStatus(),
 ) {
   const onOpen = vi.fn();
@@ -248,9 +248,9 @@ describe('SearchPanel', () => {
 
   it('an answer that arrives after a newer one is ignored; a failure is shown', async () => {
     vi.useFakeTimers();
-    let release: (hits: SearchHit[]) => void = () => {};
+    let release: (hits: VaultSearchHit[]) => void = () => {};
     const search = vi
-      .fn<(q: string) => Promise<SearchHit[]>>()
+      .fn<(q: string) => Promise<VaultSearchHit[]>>()
       .mockImplementationOnce(() => new Promise((resolve) => (release = resolve)))
       .mockImplementationOnce(async () => [hit('new.md', 'New', 'visa')])
       .mockImplementationOnce(async () => {

@@ -20,7 +20,7 @@ import type {
 import { selectEmbedder } from '../../../plugin/embeddings/select-embedder';
 import { SearchRunner } from '../../../plugin/search/search-runner';
 import { SearchService } from '../../../plugin/search/search-service';
-import { defaultSettings } from '../../../plugin/settings/settings';
+import { defaultSettings } from '../../../shared/settings/cairn-settings';
 import { NodeHttpTransport } from '../../helpers/node-http-transport';
 import { copyModel, DiskAdapter } from '../embeddings/builtin-test-kit';
 import { FakeEmbedder } from './fake-embedder';

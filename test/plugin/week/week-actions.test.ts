@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CalendarItem } from '../../../shared/protocol/calendar';
 import type { CompanionClient } from '../../../plugin/connection/client';
 import { readFileReminders } from '../../../plugin/reminders/vault-reminder-entries';
-import { defaultSettings } from '../../../plugin/settings/settings';
+import { defaultSettings } from '../../../shared/settings/cairn-settings';
 import { setUpWeek } from '../../../plugin/week/obsidian/week-setup';
 import type { WeekViewDeps } from '../../../plugin/week/obsidian/week-view';
 import { WEEK_VIEW_TYPE } from '../../../plugin/week/obsidian/week-view';

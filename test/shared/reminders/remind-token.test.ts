@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  documentLines,
-  findRemindTokens,
-  findRemindTokensInLine,
-} from '../../../shared/reminders/index';
+import { documentLines, findRemindTokensInLine } from '../../../shared/reminders/index';
 
 /** The tokens of a line as `[text of token, inner, closed]` for compact tables. */
 function tokensOf(line: string): Array<[string, string, boolean]> {
@@ -108,68 +104,8 @@ describe('findRemindTokensInLine', () => {
   });
 });
 
-describe('findRemindTokens (documents)', () => {
-  const doc = [
-    '---',
-    'title: Example @remind(2026-01-01 09:00)',
-    '---',
-    '# Plans',
-    '- [ ] Call the bank @remind(2026-11-23 17:00) ^r-7k2p',
-    '```markdown',
-    'Write `@remind(...)` like: @remind(2026-11-23 17:00)',
-    '```',
-    '~~~~',
-    '@remind(in fence)',
-    '```',
-    'still fenced @remind(x)',
-    '~~~~',
-    'Water the plants @remind(every monday 09:00)\r',
-    '   ```',
-    '   @remind(indented fence)',
-    '   ```',
-    '    - [ ] nested list @remind(2026-12-01 10:00)',
-  ].join('\n');
-
-  it('skips front matter and fenced code, keeps absolute and line-relative offsets', () => {
-    const tokens = findRemindTokens(doc);
-    expect(tokens.map((token) => [token.line, token.column, token.inner])).toEqual([
-      [5, 21, '2026-11-23 17:00'],
-      [14, 18, 'every monday 09:00'],
-      [18, 23, '2026-12-01 10:00'],
-    ]);
-    for (const token of tokens) {
-      expect(doc.slice(token.from, token.to)).toBe(`@remind(${token.inner})`);
-      expect(doc.slice(token.innerFrom, token.innerTo)).toBe(token.inner);
-      expect(token.from - token.lineOffset).toBe(token.column - 1);
-    }
-  });
-
-  it('honours an explicit body start line instead of detecting front matter', () => {
-    const tokens = findRemindTokens(doc, { bodyStartLine: 1 });
-    expect(tokens[0]).toMatchObject({ line: 2, inner: '2026-01-01 09:00' });
-    expect(findRemindTokens(doc, { bodyStartLine: 6 }).map((token) => token.line)).toEqual([
-      14, 18,
-    ]);
-  });
-
-  it('an unclosed fence hides the rest of the document, as in CommonMark', () => {
-    expect(findRemindTokens('a @remind(x)\n```\n@remind(y)\n@remind(z)')).toHaveLength(1);
-  });
-
-  it('a front-matter block that never closes is not front matter', () => {
-    expect(findRemindTokens('---\n@remind(2026-11-23 17:00)')).toHaveLength(1);
-  });
-
-  it('handles empty, CRLF and huge documents', () => {
-    expect(findRemindTokens('')).toEqual([]);
-    expect(findRemindTokens('a\r\nb @remind(x)\r\n')).toMatchObject([
-      { line: 2, column: 3, from: 5, lineOffset: 3 },
-    ]);
-    const huge = 'text line without tokens\n'.repeat(20_000) + 'last @remind(x)';
-    expect(findRemindTokens(huge)).toMatchObject([{ line: 20_001 }]);
-  });
-
-  it('documentLines keeps offsets across CRLF', () => {
+describe('documentLines', () => {
+  it('keeps offsets across CRLF', () => {
     expect(documentLines('a\r\nbc\nd')).toEqual([
       { text: 'a', offset: 0 },
       { text: 'bc', offset: 3 },

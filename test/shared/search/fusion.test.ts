@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { dedupePerNote, fuseRankings, fuseScores } from '../../../shared/search/index';
+import {
+  DEFAULT_FUSION,
+  dedupePerNote,
+  fuseRankings,
+  fuseScores,
+} from '../../../shared/search/index';
 
 const list = (...keys: string[]) => keys.map((key, i) => ({ key, score: 100 - i }));
 
@@ -129,5 +134,17 @@ describe('dedupePerNote', () => {
     expect(
       dedupePerNote(results, { noteOf, maxPerNote: 2, closeRatio: 0 }).map((r) => r.chunk),
     ).toEqual(['a#1', 'a#2', 'b#1', 'b#2']);
+  });
+});
+
+describe('DEFAULT_FUSION: the one ranking policy of both engines', () => {
+  it('is weighted scores, keywords first, and cannot be changed by a caller', () => {
+    expect(DEFAULT_FUSION).toEqual({
+      method: 'weighted',
+      rrfK: 60,
+      keywordWeight: 1,
+      vectorWeight: 0.3,
+    });
+    expect(Object.isFrozen(DEFAULT_FUSION)).toBe(true);
   });
 });

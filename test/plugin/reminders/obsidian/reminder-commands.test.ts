@@ -5,7 +5,7 @@ import { setup, teardown } from 'obsidian-test-mocks/setup';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerReminderCommands } from '../../../../plugin/reminders/obsidian/reminder-commands';
 import { ReminderTimeModal } from '../../../../plugin/reminders/obsidian/reminder-modal';
-import { defaultSettings } from '../../../../plugin/settings/settings';
+import { defaultSettings } from '../../../../shared/settings/cairn-settings';
 import { ManualClock } from '../../../fakes/clock';
 
 beforeAll(() => setup());

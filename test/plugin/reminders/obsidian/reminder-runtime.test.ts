@@ -3,7 +3,7 @@ import { App, Plugin } from 'obsidian-test-mocks/obsidian';
 import { setup, teardown } from 'obsidian-test-mocks/setup';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalReminders } from '../../../../plugin/reminders/obsidian/reminder-runtime';
-import { defaultSettings } from '../../../../plugin/settings/settings';
+import { defaultSettings } from '../../../../shared/settings/cairn-settings';
 import { ManualClock } from '../../../fakes/clock';
 
 beforeAll(() => setup());

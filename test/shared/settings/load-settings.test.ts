@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadSettings, toStoredData } from '../../../plugin/settings/load-settings';
-import { CURRENT_SETTINGS_VERSION, defaultSettings } from '../../../plugin/settings/settings';
+import { loadSettings, toStoredData } from '../../../shared/settings/load-settings';
+import { CURRENT_SETTINGS_VERSION, defaultSettings } from '../../../shared/settings/cairn-settings';
 
 const ZONE = 'Europe/Berlin';
 const defaults = defaultSettings(ZONE);
@@ -281,5 +281,36 @@ describe('toStoredData', () => {
       excludeGlobs: ['c/**'],
       delegateToCompanionOnMobile: true,
     });
+  });
+});
+
+describe('loadSettings: which fields the file set', () => {
+  it('names exactly the fields taken from the file, not the defaulted or refused ones', () => {
+    const { fromFile } = loadSettings(
+      {
+        settingsVersion: 1,
+        timezone: 'Mars/Olympus',
+        folders: { notes: 'Inbox', chats: 3 },
+        search: { excludeGlobs: ['Private/**'] },
+        reminders: { syntaxes: { tasks: false } },
+      },
+      ZONE,
+    );
+    expect([...fromFile].sort()).toEqual([
+      'folders.notes',
+      'reminders.syntaxes.tasks',
+      'search.excludeGlobs',
+    ]);
+  });
+
+  it('is empty for a fresh install and for a file that is not an object', () => {
+    expect(loadSettings(null, ZONE).fromFile.size).toBe(0);
+    expect(loadSettings([1, 2], ZONE).fromFile.size).toBe(0);
+  });
+
+  it('counts a field a migration moved into place', () => {
+    expect(loadSettings({ defaultTimezone: 'Europe/Lisbon' }, ZONE).fromFile.has('timezone')).toBe(
+      true,
+    );
   });
 });

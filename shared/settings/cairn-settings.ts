@@ -1,8 +1,13 @@
 /**
- * Cairn's settings: their shape and defaults. docs/plugin.md lists what a user can configure;
- * the companion reads `timezone` and `folders` from the same data.json (companion/README.md), so
- * those keys are a contract: rename them only with a migration on both sides.
+ * Cairn's settings, the plugin's `data.json`: their shape and defaults, the one definition both
+ * sides read. The plugin loads and saves the file (plugin/main.ts); the companion reads
+ * `timezone`, `folders` and `search.excludeGlobs` from the same file through the same reader
+ * (`loadSettings`, companion/vault/plugin-settings.ts). docs/plugin.md lists what a user can
+ * configure. Rename a key only with a migration (migrations.ts).
  */
+
+/** Where the plugin keeps this file, relative to the vault (Obsidian's default config folder). */
+export const PLUGIN_DATA_PATH = '.obsidian/plugins/cairn/data.json';
 
 export const CURRENT_SETTINGS_VERSION = 1;
 
@@ -19,6 +24,22 @@ export interface ReminderSyntaxes {
   tasks: boolean;
 }
 
+/** Where Cairn writes in the vault: vault-relative, no leading or trailing slash. */
+export interface VaultFolders {
+  notes: string;
+  reminders: string;
+  chats: string;
+  attachments: string;
+}
+
+/** Cairn's folders unless data.json says otherwise. Frozen: copy it before changing a field. */
+export const DEFAULT_FOLDERS: Readonly<VaultFolders> = Object.freeze({
+  notes: 'Cairn/Notes',
+  reminders: 'Cairn/Reminders',
+  chats: 'Cairn/Chats',
+  attachments: 'Cairn/Attachments',
+});
+
 export interface CairnSettings {
   settingsVersion: number;
   companion: {
@@ -29,12 +50,7 @@ export interface CairnSettings {
   /** IANA zone used for reminders written without one. */
   timezone: string;
   /** Vault-relative folders, no leading or trailing slash. */
-  folders: {
-    notes: string;
-    reminders: string;
-    chats: string;
-    attachments: string;
-  };
+  folders: VaultFolders;
   embeddings: {
     provider: EmbeddingProvider;
     /**
@@ -82,12 +98,7 @@ export function defaultSettings(systemTimeZone: string): CairnSettings {
     settingsVersion: CURRENT_SETTINGS_VERSION,
     companion: { url: '', token: '' },
     timezone: systemTimeZone,
-    folders: {
-      notes: 'Cairn/Notes',
-      reminders: 'Cairn/Reminders',
-      chats: 'Cairn/Chats',
-      attachments: 'Cairn/Attachments',
-    },
+    folders: { ...DEFAULT_FOLDERS },
     embeddings: { provider: 'builtin', modelDownloadUrl: '' },
     ollama: {
       url: 'http://127.0.0.1:11434',

@@ -4,9 +4,9 @@
  * defaults), each field is type-checked on its own, and a bad field falls back to its
  * default with a problem naming it, so one typo never resets everything else.
  */
-import { CURRENT_SETTINGS_VERSION, defaultSettings, EMBEDDING_PROVIDERS } from './settings';
-import type { CairnSettings } from './settings';
-import { isRecord } from '../../shared/protocol/json';
+import { CURRENT_SETTINGS_VERSION, defaultSettings, EMBEDDING_PROVIDERS } from './cairn-settings';
+import type { CairnSettings } from './cairn-settings';
+import { isRecord } from '../protocol/json';
 import { migrateSettings } from './migrations';
 import type { RawSettings } from './migrations';
 import {
@@ -28,6 +28,12 @@ export interface LoadedSettings {
   problems: SettingsProblem[];
   /** Descriptions of the migrations that ran, oldest first. */
   migrations: string[];
+  /**
+   * The dotted paths whose value came from the file (and passed its check); every other field
+   * holds its default. A reader with a fallback of its own (the companion's zone comes from a
+   * flag, then data.json, then the system) asks this rather than comparing with the default.
+   */
+  fromFile: ReadonlySet<string>;
 }
 
 /**
@@ -82,14 +88,14 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
   const problems: SettingsProblem[] = [];
   // Obsidian's loadData() answers null for a fresh install: that is not a problem.
   if (raw === null || raw === undefined) {
-    return { settings: defaults, problems, migrations: [] };
+    return { settings: defaults, problems, migrations: [], fromFile: new Set() };
   }
   if (!isRecord(raw)) {
     problems.push({
       field: '(file)',
       message: `expected an object, found ${describe(raw)}; using all defaults`,
     });
-    return { settings: defaults, problems, migrations: [] };
+    return { settings: defaults, problems, migrations: [], fromFile: new Set() };
   }
 
   const version = readVersion(raw, problems);
@@ -180,7 +186,7 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
     },
   };
 
-  return { settings, problems, migrations };
+  return { settings, problems, migrations, fromFile: read.fromFile };
 }
 
 /**
@@ -266,6 +272,8 @@ interface Located {
 }
 
 class FieldReader {
+  readonly fromFile = new Set<string>();
+
   constructor(private readonly problems: SettingsProblem[]) {}
 
   object(parent: Located, key: string): Located {
@@ -292,7 +300,7 @@ class FieldReader {
       return fallback;
     }
     const checked = check(value);
-    if (checked.ok) return checked.value;
+    if (checked.ok) return this.kept(path, checked.value);
     this.report(path, `${checked.message}; using the default ${JSON.stringify(fallback)}`);
     return fallback;
   }
@@ -301,7 +309,7 @@ class FieldReader {
     const { value: container, path } = locate(parent, key);
     const value = container[key];
     if (value === undefined) return fallback;
-    if (typeof value === 'boolean') return value;
+    if (typeof value === 'boolean') return this.kept(path, value);
     this.report(
       path,
       `expected true or false, found ${describe(value)}; using the default ${fallback}`,
@@ -314,7 +322,7 @@ class FieldReader {
     const value = container[key];
     if (value === undefined) return fallback;
     if (typeof value === 'string' && (allowed as readonly string[]).includes(value))
-      return value as T;
+      return this.kept(path, value as T);
     this.report(
       path,
       `expected one of ${allowed.map((option) => JSON.stringify(option)).join(', ')}, found ${describe(value)}; using the default ${JSON.stringify(fallback)}`,
@@ -341,7 +349,12 @@ class FieldReader {
         kept.push(item.trim());
       }
     });
-    return kept;
+    return this.kept(path, kept);
+  }
+
+  private kept<T>(path: string, value: T): T {
+    this.fromFile.add(path);
+    return value;
   }
 
   private report(field: string, message: string): void {

@@ -7,7 +7,7 @@ import {
   isValidTimeZone,
   maskToken,
   offlineModeViolation,
-} from '../../../plugin/settings/validation';
+} from '../../../shared/settings/validation';
 
 describe('checkHttpUrl', () => {
   it.each([

@@ -3,7 +3,7 @@
  * version and returns the next version's; steps never read defaults or validate, that is
  * loadSettings' job, so a step stays a plain rename/reshape that is easy to test.
  */
-import { isRecord } from '../../shared/protocol/json';
+import { isRecord } from '../protocol/json';
 
 export type RawSettings = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { migrateSettings, SETTINGS_MIGRATIONS } from '../../../plugin/settings/migrations';
-import type { SettingsMigration } from '../../../plugin/settings/migrations';
-import { CURRENT_SETTINGS_VERSION } from '../../../plugin/settings/settings';
+import { migrateSettings, SETTINGS_MIGRATIONS } from '../../../shared/settings/migrations';
+import type { SettingsMigration } from '../../../shared/settings/migrations';
+import { CURRENT_SETTINGS_VERSION } from '../../../shared/settings/cairn-settings';
 
 describe('settings migrations', () => {
   it('form an unbroken chain from 0 to the current version', () => {

@@ -1,0 +1,574 @@
+/**
+ * The tool runner (docs/chat.md): runs exactly one tool call through the ports and answers the
+ * standard envelope (`ToolResult`), what the chat would say, and its citations. It never throws:
+ * a port's expected failure (`ChatPortError`, or whatever the host's `toolError` recognises) is
+ * the failure envelope with its code, anything else INTERNAL_ERROR. One place maps errors.
+ *
+ * Two kinds of caller: the chat engine (chat-engine.ts) routes a message to a call and streams
+ * the outcome; outside clients (MCP and the OpenAI route, companion/clients) check a client
+ * tool's arguments once against its schema (client-tools.ts) and hand the typed call to `call`.
+ * `execute` is for callers whose arguments are unchecked: it validates them first.
+ *
+ * Writes carry an `undo` action in their result data (the created path, the appended text, the
+ * reminder as it was); `undo(action)` reverses it through the same ports. Writes within five
+ * minutes of an identical one are answered from `RecentWrites` instead of written again.
+ */
+import { DateTime } from 'luxon';
+import type { Clock } from '../ports';
+import type { Citation } from '../protocol/citation';
+import type { MemoryItem } from '../protocol/memories';
+import type { ToolError } from '../protocol/errors';
+import type { Reminder } from '../protocol/reminders';
+import { isValidZone, parseLocalDateTime, wallToInstant } from '../reminders/local-time';
+import { validateRrule } from '../reminders/recurrence';
+import { CitationMarkerFilter } from './citation-markers';
+import type { RouteContext } from './intent-router';
+import {
+  ChatPortError,
+  type AbortSignalLike,
+  type Answerer,
+  type AnswerPhraser,
+  type CreatedNote,
+  type MemoryStore,
+  type NoteWriter,
+  type ReminderReader,
+  type ReminderWriter,
+  type Searcher,
+  type SearchHit,
+  type WriteNotice,
+} from './ports';
+import {
+  forgetFact,
+  memoriesForAnswer,
+  memoryCitation,
+  recallFacts,
+  rememberFact,
+} from './memory-tools';
+import { deriveTitle } from './intent-router';
+import { RecentWrites } from './recent-writes';
+import type { RecentWritesStore } from './recent-writes';
+import { resolveReminder } from './reminder-reference';
+import {
+  NOTHING_FOUND_TEXT,
+  appendedText,
+  completedText,
+  noteCreatedText,
+  reminderCreatedText,
+  reminderListText,
+  searchText,
+  snoozedText,
+} from './reply-text';
+import {
+  toolFailure,
+  toolSuccess,
+  validateToolCall,
+  type ToolCall,
+  type ToolResult,
+} from './tool-schemas';
+
+/** What undoes a write. Plain JSON, so it survives the SSE hop and a stored conversation. */
+export type UndoAction =
+  | { kind: 'delete_note'; id: string; path: string }
+  | { kind: 'remove_appended'; path: string; text: string }
+  | { kind: 'delete_reminder'; id: string; path: string }
+  | { kind: 'restore_reminder'; previous: Reminder }
+  | { kind: 'forget_memory'; id: string; path: string }
+  | { kind: 'remember_memory'; text: string; path: string };
+
+export interface NoteCreatedData {
+  note: { id: string; path: string; title: string };
+  undo: UndoAction;
+}
+export interface AppendedData {
+  path: string;
+  title: string;
+  text: string;
+  undo: UndoAction;
+}
+export interface ReminderWrittenData {
+  reminder: Reminder;
+  undo: UndoAction;
+  /** Where the write went when not the usual place (e.g. the vault, companion unreachable). */
+  notice?: string;
+}
+export interface ReminderListData {
+  reminders: Reminder[];
+}
+export interface SearchData {
+  query: string;
+  results: SearchHit[];
+}
+export interface AnswerData {
+  answer: string;
+  citations: Citation[];
+}
+
+export interface ToolRunnerDeps {
+  clock: Clock;
+  /** The user's IANA zone (vault setting); read per call so a settings change applies. */
+  zone: () => string;
+  notes: NoteWriter;
+  reminderReader: ReminderReader;
+  reminderWriter: ReminderWriter;
+  searcher: Searcher;
+  answerer: Answerer;
+  /** An LLM that phrases answers from passages; without one, answers stay extractive. */
+  phraser?: AnswerPhraser;
+  /** Where the five-minute dedup of writes is kept; in memory when absent. */
+  recentWrites?: RecentWritesStore;
+  /** `Cairn/Memory.md` (docs/clients.md); without it "remember that …" writes a note instead. */
+  memories?: MemoryStore;
+  /**
+   * The host's expected errors as tool errors (the companion's HTTP and vault-write errors), so
+   * its ports throw what its services throw and the mapping happens here, once. Answer
+   * undefined for an error it does not know: that one is INTERNAL_ERROR.
+   */
+  toolError?: (error: unknown) => ToolError | undefined;
+}
+
+export interface ToolRunOptions {
+  /** Phrase answers with the LLM when one is configured; default true. */
+  summarize?: boolean;
+  signal?: AbortSignalLike;
+}
+
+/** What a tool call returns: the envelope, what the chat says, and its citations. */
+export interface ToolOutcome {
+  text: string;
+  result: ToolResult;
+  citations?: Citation[];
+  /** Streams the answer text instead of `text` (LLM phrasing). */
+  stream?: AsyncIterable<string>;
+}
+
+/** A tool's outcome for clients that show text (MCP, the OpenAI route): never LLM-phrased. */
+export interface ClientToolOutcome {
+  result: ToolResult;
+  text: string;
+  citations: Citation[];
+}
+
+export class ToolRunner {
+  private readonly recentNotes: RecentWrites<NoteCreatedData>;
+  private readonly recentReminders: RecentWrites<ReminderWrittenData>;
+
+  constructor(private readonly deps: ToolRunnerDeps) {
+    this.recentNotes = new RecentWrites(deps.clock, 'chat-note', deps.recentWrites);
+    this.recentReminders = new RecentWrites(deps.clock, 'chat-reminder', deps.recentWrites);
+  }
+
+  /**
+   * A checked call from an outside client (its arguments already passed the client tool's
+   * schema): the outcome without LLM phrasing, since a client's own model does that.
+   */
+  async call(call: ToolCall): Promise<ClientToolOutcome> {
+    let context: RouteContext;
+    try {
+      context = { now: this.deps.clock.now(), zone: this.deps.zone() };
+    } catch (error) {
+      return { result: toolFailure(this.toolError(error, call.name)), text: '', citations: [] };
+    }
+    const outcome = await this.run(call, { summarize: false }, context);
+    return { result: outcome.result, text: outcome.text, citations: outcome.citations ?? [] };
+  }
+
+  /** A call whose arguments nobody checked yet (an LLM's, a test's): validated, then run. */
+  async execute(name: string, args: unknown): Promise<ClientToolOutcome> {
+    const check = validateToolCall(name, args);
+    if (!check.ok) return { result: toolFailure(check.error), text: '', citations: [] };
+    return this.call(check.call);
+  }
+
+  /** Reverses a write made by this engine (or another: the action carries all it needs). */
+  async undo(
+    action: UndoAction,
+  ): Promise<ToolResult<{ undone: UndoAction['kind']; path?: string; notice?: string }>> {
+    try {
+      switch (action.kind) {
+        case 'delete_note':
+          await this.deps.notes.deleteCreated({ id: action.id, path: action.path });
+          this.recentNotes.forget((data) => data.note.path === action.path);
+          return toolSuccess({ undone: action.kind, path: action.path });
+        case 'remove_appended':
+          await this.deps.notes.removeAppended({ path: action.path, text: action.text });
+          return toolSuccess({ undone: action.kind, path: action.path });
+        case 'delete_reminder': {
+          const written = await this.deps.reminderWriter.delete(action.id);
+          this.recentReminders.forget((data) => data.reminder.id === action.id);
+          return toolSuccess({ undone: action.kind, path: action.path, ...noticeOf(written) });
+        }
+        case 'restore_reminder': {
+          const written = await this.deps.reminderWriter.restore(action.previous);
+          return toolSuccess({
+            undone: action.kind,
+            path: action.previous.path,
+            ...noticeOf(written),
+          });
+        }
+        case 'forget_memory':
+          await this.memoryStore().forget(action.id);
+          return toolSuccess({ undone: action.kind, path: action.path });
+        case 'remember_memory':
+          await this.memoryStore().remember(action.text);
+          return toolSuccess({ undone: action.kind, path: action.path });
+        default:
+          return toolFailure({
+            code: 'VALIDATION_ERROR',
+            message: `unknown undo action "${String((action as { kind?: unknown }).kind)}"`,
+            field: 'kind',
+          });
+      }
+    } catch (error) {
+      return toolFailure(this.toolError(error, 'undo'));
+    }
+  }
+
+  /** Runs a checked call; never throws. */
+  async run(call: ToolCall, options: ToolRunOptions, context: RouteContext): Promise<ToolOutcome> {
+    try {
+      switch (call.name) {
+        case 'create_note':
+          return await this.createNote(call.args);
+        case 'append_to_note':
+          return await this.appendToNote(call.args);
+        case 'create_reminder':
+          return await this.createReminder(call.args, context);
+        case 'list_reminders': {
+          const reminders = await this.deps.reminderReader.list(call.args);
+          const data: ReminderListData = { reminders };
+          return { text: reminderListText(reminders, call.args), result: toolSuccess(data) };
+        }
+        case 'snooze_reminder': {
+          const previous = await resolveReminder(this.deps.reminderReader, call.args.id);
+          const { notice, ...reminder } = await this.deps.reminderWriter.snooze(
+            previous.id,
+            call.args.minutes,
+          );
+          const data: ReminderWrittenData = {
+            reminder,
+            undo: { kind: 'restore_reminder', previous },
+            ...noticeOf({ notice }),
+          };
+          return {
+            text: withNotice(snoozedText(reminder, call.args.minutes), notice),
+            result: toolSuccess(data),
+          };
+        }
+        case 'complete_reminder': {
+          const previous = await resolveReminder(this.deps.reminderReader, call.args.id);
+          const { notice, ...reminder } = await this.deps.reminderWriter.complete(previous.id);
+          const data: ReminderWrittenData = {
+            reminder,
+            undo: { kind: 'restore_reminder', previous },
+            ...noticeOf({ notice }),
+          };
+          return { text: withNotice(completedText(reminder), notice), result: toolSuccess(data) };
+        }
+        case 'search': {
+          const results = await this.deps.searcher.search(call.args);
+          const data: SearchData = { query: call.args.query, results };
+          return {
+            text: searchText(call.args.query, results),
+            result: toolSuccess(data),
+            citations: results.map((hit) => hit.citation),
+          };
+        }
+        case 'answer':
+          return await this.answer(call.args, options);
+        case 'remember': {
+          if (this.deps.memories === undefined) {
+            // No memory file here (an older host): keep the fact as a note rather than lose it.
+            const body = call.args.text;
+            return await this.createNote({ title: deriveTitle(body), body });
+          }
+          const { text, data, citations } = await rememberFact(this.deps.memories, call.args);
+          return { text, result: toolSuccess(data), citations };
+        }
+        case 'forget': {
+          const { text, data } = await forgetFact(this.memoryStore(), call.args);
+          return { text, result: toolSuccess(data) };
+        }
+        case 'recall': {
+          const { text, data, citations } = await recallFacts(this.memoryStore(), call.args);
+          return { text, result: toolSuccess(data), citations };
+        }
+      }
+    } catch (error) {
+      return { text: '', result: toolFailure(this.toolError(error, call.name)) };
+    }
+  }
+
+  private async createNote(
+    args: Extract<ToolCall, { name: 'create_note' }>['args'],
+  ): Promise<ToolOutcome> {
+    const key = RecentWrites.noteKey(args);
+    const recent = this.recentNotes.find(key);
+    if (recent !== undefined) {
+      return {
+        text: noteCreatedText(recent.note.title, true),
+        result: toolSuccess(recent, { deduplicated: true }),
+      };
+    }
+    const created: CreatedNote = await this.deps.notes.create(args);
+    const data: NoteCreatedData = {
+      note: { id: created.id, path: created.path, title: created.title },
+      undo: { kind: 'delete_note', id: created.id, path: created.path },
+    };
+    try {
+      this.recentNotes.remember(key, data);
+    } catch (error) {
+      // Not remembered (the companion's database disk is full): the error must mean nothing was
+      // written, or asking again would write a second note. Take this one back first.
+      if (created.deduplicated !== true) {
+        await this.deps.notes
+          .deleteCreated({ id: created.id, path: created.path })
+          .catch(() => undefined);
+      }
+      throw error;
+    }
+    const deduplicated = created.deduplicated === true;
+    return {
+      text: noteCreatedText(created.title, deduplicated),
+      result: toolSuccess(data, { deduplicated }),
+    };
+  }
+
+  private async appendToNote(
+    args: Extract<ToolCall, { name: 'append_to_note' }>['args'],
+  ): Promise<ToolOutcome> {
+    const appended = await this.deps.notes.append(args);
+    const data: AppendedData = {
+      path: appended.path,
+      title: appended.title,
+      text: args.text,
+      undo: { kind: 'remove_appended', path: appended.path, text: args.text },
+    };
+    return { text: appendedText(appended.title), result: toolSuccess(data) };
+  }
+
+  private async createReminder(
+    args: Extract<ToolCall, { name: 'create_reminder' }>['args'],
+    context: RouteContext,
+  ): Promise<ToolOutcome> {
+    const timezone = args.timezone ?? context.zone;
+    if (!isValidZone(timezone)) {
+      throw new ChatPortError(
+        'VALIDATION_ERROR',
+        `"${timezone}" is not an IANA time zone`,
+        'timezone',
+      );
+    }
+    const due = dueInstant(args.due, timezone);
+    if (due <= context.now) {
+      throw new ChatPortError('VALIDATION_ERROR', `due ${args.due} is in the past`, 'due');
+    }
+    let repeat: string | undefined;
+    if (args.repeat !== undefined) {
+      const rule = validateRrule(args.repeat);
+      if (!rule.ok)
+        throw new ChatPortError('VALIDATION_ERROR', `repeat: ${rule.message}`, 'repeat');
+      repeat = rule.rrule;
+    }
+
+    const key = RecentWrites.reminderKey(args.title, due);
+    const recent = this.recentReminders.find(key);
+    if (recent !== undefined) {
+      return {
+        text: reminderCreatedText(recent.reminder, true),
+        result: toolSuccess(recent, { deduplicated: true }),
+      };
+    }
+    const { notice, deduplicated, ...reminder } = await this.deps.reminderWriter.create({
+      title: args.title,
+      due: args.due,
+      timezone,
+      ...(repeat === undefined ? {} : { repeat }),
+    });
+    const data: ReminderWrittenData = {
+      reminder,
+      undo: { kind: 'delete_reminder', id: reminder.id, path: reminder.path },
+      ...noticeOf({ notice }),
+    };
+    try {
+      this.recentReminders.remember(key, data);
+    } catch (error) {
+      // As for notes: an error must mean no reminder was written (and none will fire).
+      if (deduplicated !== true) {
+        const writer = this.deps.reminderWriter;
+        await (writer.removeCreated?.(reminder) ?? writer.delete(reminder.id)).catch(
+          () => undefined,
+        );
+      }
+      throw error;
+    }
+    // The writer may itself know the reminder from an identical request (the companion's API).
+    const again = deduplicated === true;
+    return {
+      text: withNotice(reminderCreatedText(reminder, again), notice),
+      result: toolSuccess(data, { deduplicated: again }),
+    };
+  }
+
+  private async answer(
+    args: Extract<ToolCall, { name: 'answer' }>['args'],
+    options: ToolRunOptions,
+  ): Promise<ToolOutcome> {
+    const extractive = withMemories(
+      this.deps.memories ? await memoriesForAnswer(this.deps.memories, args.question) : [],
+      await this.deps.answerer.answer(args),
+    );
+    const data: AnswerData = { answer: extractive.answer, citations: extractive.citations };
+    const result = toolSuccess(data);
+    if (extractive.citations.length === 0) {
+      // No claim without a citation: nothing retrieved means nothing to say.
+      return { text: NOTHING_FOUND_TEXT, result, citations: [] };
+    }
+    const phraser = this.deps.phraser;
+    if (phraser === undefined || options.summarize === false) {
+      return { text: extractive.answer, result, citations: extractive.citations };
+    }
+    const stream = phraseWithFallback(phraser, args.question, extractive, options.signal);
+    return { text: '', result, citations: extractive.citations, stream };
+  }
+
+  private memoryStore(): MemoryStore {
+    if (this.deps.memories === undefined) {
+      throw new ChatPortError('UNAVAILABLE', 'memories are not available here', 'memory');
+    }
+    return this.deps.memories;
+  }
+
+  /** The one mapping from what a tool threw to the error its caller sees. */
+  private toolError(error: unknown, what: string): ToolError {
+    return this.deps.toolError?.(error) ?? toToolError(error, what);
+  }
+}
+
+/**
+ * The LLM's phrasing with its citation markers checked. If the model fails before saying
+ * anything, the extractive answer is shown instead; if it fails midway, the text says so. If
+ * the phrasing cites nothing, the passages it was given are listed as its sources.
+ */
+async function* phraseWithFallback(
+  phraser: AnswerPhraser,
+  question: string,
+  extractive: { answer: string; citations: Citation[] },
+  signal: AbortSignalLike | undefined,
+): AsyncGenerator<string> {
+  const markers = new CitationMarkerFilter(extractive.citations.length);
+  let said = false;
+  try {
+    const request = { question, passages: extractive.citations, ...(signal ? { signal } : {}) };
+    for await (const piece of phraser.phrase(request)) {
+      const shown = markers.push(piece);
+      if (shown.trim() !== '') said = true;
+      if (shown !== '') yield shown;
+    }
+    const rest = markers.flush();
+    if (rest !== '') yield rest;
+  } catch (error) {
+    if (!said) {
+      yield `_(The model could not phrase an answer: ${describe(error)}. The passages:)_\n\n`;
+      yield extractive.answer;
+      return;
+    }
+    yield `\n\n_(The model stopped: ${describe(error)}.)_`;
+  }
+  if (said && markers.cited.size === 0) {
+    const all = extractive.citations.map((_, index) => `[${index + 1}]`).join(' ');
+    yield `\n\nSources: ${all}`;
+  }
+  if (!said) yield extractive.answer;
+}
+
+/**
+ * docs/clients.md: answers consult memories first. Relevant facts lead the answer as `[1]…[k]`, each
+ * cited as its line of the memory file; the vault's passages follow, their markers shifted.
+ */
+function withMemories(
+  memories: readonly MemoryItem[],
+  found: { answer: string; citations: Citation[] },
+): { answer: string; citations: Citation[] } {
+  if (memories.length === 0) return found;
+  const extractive = withoutMemoryQuotes(found, new Set(memories.map((memory) => memory.path)));
+  const shift = memories.length;
+  const facts = memories.map((memory, index) => `- ${memory.text} [${index + 1}]`).join('\n');
+  const vault = extractive.answer.replace(/\[(\d+)\]/g, (_, n: string) => `[${Number(n) + shift}]`);
+  return {
+    answer:
+      extractive.citations.length === 0
+        ? `From what you asked me to remember:\n${facts}`
+        : `From what you asked me to remember:\n${facts}\n\nFrom your notes:\n${vault}`,
+    citations: [...memories.map((memory) => memoryCitation(memory)), ...extractive.citations],
+  };
+}
+
+/**
+ * The vault answer without its quotes of the memory file itself: the memories are listed first
+ * already, and Cairn/Memory.md is an indexed note like any other, so retrieval finds the same
+ * lines again. The extractive answer is one `“quote” [n]` line per citation; the kept lines are
+ * renumbered. An answer in another shape (phrased by a model) is left whole.
+ */
+function withoutMemoryQuotes(
+  extractive: { answer: string; citations: Citation[] },
+  memoryPaths: ReadonlySet<string>,
+): { answer: string; citations: Citation[] } {
+  const lines = extractive.answer.split('\n');
+  const markers = lines.map((line) => /\[(\d+)\]$/.exec(line)?.[1]);
+  if (markers.some((marker) => marker === undefined)) return extractive;
+  const lineOf = new Map(extractive.citations.map((citation, index) => [index + 1, citation]));
+  const kept: string[] = [];
+  const citations: Citation[] = [];
+  lines.forEach((line, index) => {
+    const citation = lineOf.get(Number(markers[index]));
+    if (citation === undefined || memoryPaths.has(citation.path)) return;
+    citations.push(citation);
+    kept.push(line.replace(/\[\d+\]$/, `[${citations.length}]`));
+  });
+  if (citations.length === extractive.citations.length) return extractive;
+  return { answer: kept.join('\n'), citations };
+}
+
+/** `due` as an instant: with an offset as written, without one as wall time in `zone`. */
+function dueInstant(due: string, zone: string): number {
+  const normalised = due.replace(' ', 'T');
+  if (/(?:Z|[+-]\d{2}:?\d{2})$/.test(normalised)) {
+    const instant = DateTime.fromISO(normalised, { setZone: true });
+    if (!instant.isValid) {
+      throw new ChatPortError(
+        'VALIDATION_ERROR',
+        `due "${due}" is not a real date and time`,
+        'due',
+      );
+    }
+    return instant.toMillis();
+  }
+  const local = parseLocalDateTime(normalised.replace(/(T\d{2}:\d{2}):00(?:\.0+)?$/, '$1'));
+  if (!local.ok) throw new ChatPortError('VALIDATION_ERROR', `due: ${local.message}`, 'due');
+  return wallToInstant(local.wall, zone);
+}
+
+/** A port's `ChatPortError` as its tool error; anything else is INTERNAL_ERROR naming `what`. */
+export function toToolError(error: unknown, what: string): ToolError {
+  if (error instanceof ChatPortError) {
+    return error.field === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, field: error.field };
+  }
+  return { code: 'INTERNAL_ERROR', message: `${what} failed: ${describe(error)}` };
+}
+
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `{ notice }` when a writer said where its write went, else nothing (no `notice: undefined`). */
+function noticeOf(written: WriteNotice | void): WriteNotice {
+  const notice = written?.notice;
+  return notice === undefined || notice === '' ? {} : { notice };
+}
+
+/** The reply, with the writer's notice as its own paragraph. */
+function withNotice(text: string, notice: string | undefined): string {
+  return notice === undefined || notice === '' ? text : `${text}\n\n${notice}`;
+}
