@@ -164,7 +164,7 @@ export async function buildApp(
   registerCors(app);
   const tokens = new TokenStore(deps.db);
   await registerTokenAuth(app, ownerThenStored(deps.tokenSha256, tokens), deps.failedAuthLimit);
-  registerRateLimits(app, deps.rateLimits);
+  const checkRateLimit = registerRateLimits(app, deps.rateLimits);
 
   const audit = new AuditLog(deps.db, deps.clock);
   registerWriteAudit(app, audit);
@@ -290,7 +290,7 @@ export async function buildApp(
     vault: deps.config.vault,
     audit,
   });
-  registerMcpRoute(app, tools);
+  registerMcpRoute(app, tools, checkRateLimit);
   registerChatCompletionsRoute(app, {
     engine: chatEngine,
     audit,
