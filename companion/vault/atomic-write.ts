@@ -162,7 +162,7 @@ async function editResolved(
       witness = await witnessLink(absolute, relative);
       const now = await readCurrent(witness ?? absolute, relative);
       if (now.hash !== before.hash) {
-        after = reconcile(relative, before.text, after, now.text, edit);
+        after = reconcile(relative, before.text, after, withRecentWrites(absolute, now.text), edit);
         before = now;
         continue;
       }
@@ -176,7 +176,13 @@ async function editResolved(
         // the few microseconds between the two system calls (docs/vault-writes.md).
         if (replacedSinceWitness(absolute, witness, relative)) {
           const theirs = await readCurrent(absolute, relative);
-          after = reconcile(relative, before.text, after, theirs.text, edit);
+          after = reconcile(
+            relative,
+            before.text,
+            after,
+            withRecentWrites(absolute, theirs.text),
+            edit,
+          );
           before = theirs;
           continue;
         }
@@ -415,6 +421,44 @@ function containsLines(whole: string, part: string): boolean {
   return true;
 }
 
+/** The writes of `chain` to merge into `current`: from the newest whose starting text it holds. */
+function writesToRestore(chain: readonly WrittenVersion[], current: string): WrittenVersion[] {
+  let from = chain.length - 1;
+  while (from > 0 && !containsLines(current, (chain[from] as WrittenVersion).base)) from--;
+  return chain.slice(from);
+}
+
+/** `text` with each of `writes` merged in again where it is missing; a CONFLICT if one cannot be. */
+function mergeWrites(writes: readonly WrittenVersion[], text: string): string {
+  let restored = text;
+  for (const write of writes) {
+    if (stillHasOurChange(write.base, write.ours, restored)) continue;
+    const merged = mergeLines(write.base, write.ours, restored);
+    if (!merged.clean) throw new VaultWriteError('CONFLICT', merged.reason);
+    restored = merged.text;
+  }
+  return restored;
+}
+
+/**
+ * Someone else's version of the note that an edit is about to build on, with Cairn's recent
+ * writes it dropped merged back in (it was made from a copy read before them). As it is when
+ * it holds them all, or when they cannot be merged (the later checks keep a conflict copy).
+ */
+function withRecentWrites(absolute: string, theirs: string): string {
+  const chain = recentWrites(absolute);
+  const last = chain.at(-1);
+  if (last === undefined) return theirs;
+  if (containsLines(theirs, last.ours) && stillHasOurChange(last.base, last.ours, theirs)) {
+    return theirs;
+  }
+  try {
+    return mergeWrites(writesToRestore(chain, theirs), theirs);
+  } catch {
+    return theirs;
+  }
+}
+
 /**
  * Cairn's recent writes of the note must still be in it. When someone replaced the note with a
  * version made before some of them (a sync tool that read it, then renamed its copy over
@@ -442,22 +486,11 @@ async function keepOursOnDisk(
   if (containsLines(current, last.ours) && stillHasOurChange(last.base, last.ours, current)) {
     return undefined;
   }
-  let from = chain.length - 1;
-  while (from > 0 && !containsLines(current, (chain[from] as WrittenVersion).base)) from--;
-  const lost = chain.slice(from);
+  const lost = writesToRestore(chain, current);
   lastWrites.delete(absolute); // the restoring write records itself
   if (lateMerges < LATE_MERGES) {
     try {
-      const restore: TextEdit = (text) => {
-        let restored = text;
-        for (const write of lost) {
-          if (stillHasOurChange(write.base, write.ours, restored)) continue;
-          const merged = mergeLines(write.base, write.ours, restored);
-          if (!merged.clean) throw new VaultWriteError('CONFLICT', merged.reason);
-          restored = merged.text;
-        }
-        return restored;
-      };
+      const restore: TextEdit = (text) => mergeWrites(lost, text);
       const result = await editResolved(vault, absolute, relative, restore, hooks, lateMerges + 1);
       return result.conflictCopy;
     } catch {

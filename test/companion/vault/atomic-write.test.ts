@@ -245,6 +245,21 @@ describe('editVaultFile', () => {
     expect(text).toBe('line one\n- [x] task\nline three\noutside\nsecond edit\nthird edit\n');
   });
 
+  it('keeps an earlier write when a stale copy lands while the next edit runs', async () => {
+    const note = join(vault, 'Notes/a.md');
+    const stale = readFileSync(note, 'utf8');
+    const watched = { lateWriteGraceMs: 0, lateWatchMs: [60_000] };
+    await editVaultFile(vault, 'Notes/a.md', (text) => `${text}fact 1\n`, watched);
+    await editVaultFile(vault, 'Notes/a.md', (text) => `${text}fact 2\n`, {
+      ...watched,
+      beforeWrite: (attempt) => {
+        // Saved in place by an editor that read the note before fact 1 was written.
+        if (attempt === 1) writeFileSync(note, `${stale}outside\n`);
+      },
+    });
+    expect(readFileSync(note, 'utf8')).toBe(`${stale}outside\nfact 1\nfact 2\n`);
+  });
+
   it("does not bring back a line Cairn's own later edit replaced", async () => {
     const note = join(vault, 'Notes/a.md');
     const stale = readFileSync(note, 'utf8');
