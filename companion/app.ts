@@ -9,6 +9,7 @@ import { AuditLog } from './audit/audit-log';
 import { registerWriteAudit } from './audit/audit-hooks';
 import { registerAuditRoutes } from './routes/audit';
 import { ToolRegistry } from './clients/tool-registry';
+import { cairnClientErrorHandler } from './http/client-error';
 import { registerMcpRoute } from './routes/mcp';
 import { registerChatCompletionsRoute } from './routes/chat-completions';
 import { registerModelsRoute } from './routes/models';
@@ -129,6 +130,7 @@ export async function buildApp(
     loggerInstance: deps.logger ?? createLogger('silent'),
     trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    clientErrorHandler: cairnClientErrorHandler,
     // Fastify's default silently strips properties a schema forbids; an unknown field is more
     // likely a client bug (a typo in `snoozed_until`) than noise, so it is a 400 naming it.
     // Scalar coercion applies to query strings, params and headers (they arrive as text,
