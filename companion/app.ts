@@ -9,6 +9,7 @@ import { AuditLog } from './audit/audit-log';
 import { registerWriteAudit } from './audit/audit-hooks';
 import { registerAuditRoutes } from './audit/audit-routes';
 import { ToolRegistry } from './clients/tool-registry';
+import { cairnClientErrorHandler } from './http/client-error';
 import { registerMcpRoute } from './clients/mcp-routes';
 import { registerChatCompletionsRoute } from './clients/chat-completions-routes';
 import { registerModelsRoute } from './clients/models-routes';
@@ -139,6 +140,7 @@ export async function buildApp(
     loggerInstance: deps.logger ?? createLogger('silent'),
     trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    clientErrorHandler: cairnClientErrorHandler,
     // Fastify's default silently strips properties a schema forbids; an unknown field is more
     // likely a client bug (a typo in `snoozed_until`) than noise, so it is a 400 naming it.
     // Scalar coercion applies to query strings, params and headers (they arrive as text,
@@ -174,7 +176,7 @@ export async function buildApp(
   registerCors(app);
   const tokens = new TokenStore(deps.db);
   await registerTokenAuth(app, ownerThenStored(deps.tokenSha256, tokens), deps.failedAuthLimit);
-  registerRateLimits(app, deps.rateLimits);
+  const checkRateLimit = registerRateLimits(app, deps.rateLimits);
 
   const audit = new AuditLog(deps.db, deps.clock);
   registerWriteAudit(app, audit);
@@ -312,7 +314,7 @@ export async function buildApp(
     vault: deps.config.vault,
     audit,
   });
-  registerMcpRoute(app, tools);
+  registerMcpRoute(app, tools, checkRateLimit);
   registerChatCompletionsRoute(app, {
     engine: chatEngine,
     audit,

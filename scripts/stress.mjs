@@ -385,6 +385,10 @@ async function racingEdits(kind) {
       copies += found.copies;
       const present = new Set(found.text.split(/\r?\n/));
       const missing = appended.get(path).filter((line) => !present.has(line));
+      if (values.verbose && path === reminder.path) {
+        const head = (await readFile(join(vault, path), 'utf8')).split('\n').slice(0, 14);
+        console.log(`${path} begins:\n${head.join('\n')}`);
+      }
       lost += missing.length;
       if (values.verbose && missing.length > 0)
         console.log(`lost from ${path}: ${missing.join(' | ')}`);

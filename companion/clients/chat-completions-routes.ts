@@ -32,7 +32,8 @@ export function registerChatCompletionsRoute(
     {
       bodyLimit: BODY_LIMIT_BYTES,
       schema: { body: ChatCompletionRequest },
-      config: { scope: 'read' },
+      // A chat turn, limited like POST /api/v1/chat (companion/http/rate-limits.ts).
+      config: { scope: 'read', limited: 'chat' },
       errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
         const mapped = mapError(error);
         if (mapped.status >= 500) request.log.error({ err: error }, 'chat completion failed');

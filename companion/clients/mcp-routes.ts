@@ -1,6 +1,8 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiHttpError } from '../http/api-error';
+import { TOOL_LIMITS } from '../http/rate-limits';
+import type { RateLimitCheck } from '../http/rate-limits';
 import { createMcpServer } from './mcp-server';
 import type { ToolRegistry } from './tool-registry';
 
@@ -11,10 +13,20 @@ import type { ToolRegistry } from './tool-registry';
  * revoked mid-session fails on its next request, and nothing is held between requests.
  * The reply is hijacked and the raw request/response handed to the SDK's transport.
  */
-export function registerMcpRoute(app: FastifyInstance, registry: ToolRegistry): void {
+export function registerMcpRoute(
+  app: FastifyInstance,
+  registry: ToolRegistry,
+  checkRateLimit: RateLimitCheck,
+): void {
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const identity = request.cairnAuth;
     if (identity === null) throw new ApiHttpError('UNAUTHORIZED', 'no token');
+    // Each tool call counts against the limit of the REST route doing the same work, per token
+    // and per address, before the reply is handed to the SDK (a 429 in Cairn's envelope).
+    for (const tool of calledTools(request.body)) {
+      const limit = TOOL_LIMITS[tool];
+      if (limit !== undefined) await checkRateLimit(request, limit);
+    }
     const server = createMcpServer(registry, { identity, client: 'mcp' });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -31,4 +43,16 @@ export function registerMcpRoute(app: FastifyInstance, registry: ToolRegistry): 
   for (const method of ['POST', 'GET', 'DELETE'] as const) {
     app.route({ method, url: '/mcp', config: { scope: 'read' }, handler: handle });
   }
+}
+
+/** The tool names of the `tools/call` messages in a JSON-RPC body (one message or a batch). */
+function calledTools(body: unknown): string[] {
+  const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+  const names: string[] = [];
+  for (const message of messages) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+    if (method === 'tools/call' && typeof params?.name === 'string') names.push(params.name);
+  }
+  return names;
 }

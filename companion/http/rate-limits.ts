@@ -45,6 +45,19 @@ export const RATE_LIMITS: Readonly<Record<LimitedRoute, RouteLimit>> = {
   pushTest: { perToken: 10, perAddress: 10, windowMs: MINUTE },
 };
 
+/**
+ * Tools of outside clients (MCP) counted against the REST route that does the same work, so a
+ * client gets no more through MCP than through the API: `search` is GET /api/v1/search, `ask`
+ * is POST /api/v1/answer. (`/v1/chat/completions` is a chat turn: `chat`, on its route.)
+ */
+export const TOOL_LIMITS: Readonly<Record<string, LimitedRoute>> = {
+  search: 'search',
+  ask: 'answer',
+};
+
+/** Counts one request against a limit; throws 429 RATE_LIMITED past it. */
+export type RateLimitCheck = (request: FastifyRequest, name: LimitedRoute) => Promise<void>;
+
 /** Overrides of RATE_LIMITS (tests, or a deployment that needs other numbers). */
 export type RateLimitOverrides = Partial<Record<LimitedRoute, Partial<RouteLimit>>>;
 
@@ -62,9 +75,13 @@ export function tokenFingerprint(request: FastifyRequest): string {
 /**
  * Installs the policy: an `onRequest` hook (after authentication) that counts each request of
  * a route marked `config.limited` against its token's and its address's budget. Needs
- * @fastify/rate-limit registered (registerTokenAuth does).
+ * @fastify/rate-limit registered (registerTokenAuth does). Returns the same check for routes
+ * that carry several kinds of work in one request (MCP's tool calls).
  */
-export function registerRateLimits(app: FastifyInstance, overrides: RateLimitOverrides = {}): void {
+export function registerRateLimits(
+  app: FastifyInstance,
+  overrides: RateLimitOverrides = {},
+): RateLimitCheck {
   const limiters = new Map<
     LimitedRoute,
     { limit: RouteLimit; perToken: Limiter; perAddress: Limiter }
@@ -86,9 +103,7 @@ export function registerRateLimits(app: FastifyInstance, overrides: RateLimitOve
     });
   }
 
-  app.addHook('onRequest', async (request) => {
-    const name = request.routeOptions.config.limited;
-    if (name === undefined) return;
+  const check: RateLimitCheck = async (request, name) => {
     const limiter = limiters.get(name);
     if (limiter === undefined) return;
     for (const [what, check] of [
@@ -107,7 +122,13 @@ export function registerRateLimits(app: FastifyInstance, overrides: RateLimitOve
         );
       }
     }
+  };
+
+  app.addHook('onRequest', async (request) => {
+    const name = request.routeOptions.config.limited;
+    if (name !== undefined) await check(request, name);
   });
+  return check;
 }
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;

@@ -11,6 +11,11 @@ import { resolveVaultPath } from '../vault/paths';
 
 /** companion/README.md: uploads up to 50 MB. */
 export const INGEST_MAX_BYTES = 50 * 1024 * 1024;
+/**
+ * How long an upload's answer waits for its file to be read into the index: a PDF is parsed in
+ * a child process (up to 60 s each, a few at a time), longer than a note's 2 s.
+ */
+const INDEX_WAIT_MS = 90_000;
 /** Longest file name kept (before the extension); longer ones are cut. */
 const MAX_NAME_LENGTH = 100;
 const NAME_ATTEMPTS = 8;
@@ -131,7 +136,7 @@ export async function registerIngestRoute(
             }
           };
           const outcome = deps.indexAfterWrite
-            ? await deps.indexAfterWrite(path)
+            ? await deps.indexAfterWrite(path, { waitMs: INDEX_WAIT_MS })
             : { indexed: false, error: 'no index is running' };
           return {
             status: 201,

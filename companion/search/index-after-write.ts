@@ -7,7 +7,10 @@ export interface IndexOutcome {
 }
 
 /** Indexes a vault-relative path the companion just wrote, without waiting for the watcher. */
-export type IndexAfterWrite = (path: string) => Promise<IndexOutcome>;
+export type IndexAfterWrite = (
+  path: string,
+  options?: { readonly waitMs?: number },
+) => Promise<IndexOutcome>;
 
 /**
  * The longest a write's answer waits for its file to be indexed. `refresh` resolves only when
@@ -28,8 +31,8 @@ export function indexAfterWrite(
   indexer: VaultIndexer,
   waitMs: number = INDEX_WAIT_MS,
 ): IndexAfterWrite {
-  return async (path) => {
-    const settled = await fileIndexed(indexer, path, waitMs);
+  return async (path, options) => {
+    const settled = await fileIndexed(indexer, path, options?.waitMs ?? waitMs);
     const problem = indexer.store.problems(PROBLEMS_SCANNED).find((entry) => entry.path === path);
     if (problem && !problem.error.startsWith('indexed partly')) {
       return { indexed: false, error: problem.error };

@@ -155,11 +155,10 @@ async function editResolved(
   hooks: EditHooks,
   lateMerges: number,
 ): Promise<EditedFile> {
-  const previous = lateMerges === 0 ? lastWrites.get(absolute) : undefined;
-  if (previous !== undefined) {
-    // Cairn's last write of this file is still being watched: make sure it is in what this
-    // edit starts from (a stale version renamed over it would otherwise become the base).
-    await keepOursOnDisk(vault, absolute, relative, previous.generation, hooks, lateMerges);
+  if (lateMerges === 0 && recentWrites(absolute).length > 0) {
+    // Cairn's recent writes of this file are still watched: make sure they are in what this
+    // edit starts from (a stale version renamed over them would otherwise become the base).
+    await keepOursOnDisk(vault, absolute, relative, hooks, lateMerges);
   }
   let before = await readCurrent(absolute, relative);
   const original = before.text;
@@ -176,7 +175,7 @@ async function editResolved(
       witness = await witnessLink(absolute, relative);
       const now = await readCurrent(witness ?? absolute, relative);
       if (now.hash !== before.hash) {
-        after = reconcile(relative, before.text, after, now.text, edit);
+        after = reconcile(relative, before.text, after, withRecentWrites(absolute, now.text), edit);
         before = now;
         continue;
       }
@@ -190,7 +189,13 @@ async function editResolved(
         // the few microseconds between the two system calls (docs/vault-writes.md).
         if (replacedSinceWitness(absolute, witness, relative)) {
           const theirs = await readCurrent(absolute, relative);
-          after = reconcile(relative, before.text, after, theirs.text, edit);
+          after = reconcile(
+            relative,
+            before.text,
+            after,
+            withRecentWrites(absolute, theirs.text),
+            edit,
+          );
           before = theirs;
           continue;
         }
@@ -213,16 +218,9 @@ async function editResolved(
               hooks,
               lateMerges,
             );
-      conflictCopy ??= await keepOursOnDisk(
-        vault,
-        absolute,
-        relative,
-        generation,
-        hooks,
-        lateMerges,
-      );
+      conflictCopy ??= await keepOursOnDisk(vault, absolute, relative, hooks, lateMerges);
       if (witness !== null && (hooks.lateWatchMs ?? LATE_WATCH_MS).length > 0) {
-        watchReplaced(vault, absolute, relative, witness, replaced, hooks, lateMerges, generation);
+        watchReplaced(vault, absolute, relative, witness, replaced, hooks, lateMerges);
         witness = null; // the watch removes it
       } else {
         forgetWrite(absolute, generation);
@@ -334,25 +332,48 @@ async function writeConflictCopy(
   }
 }
 
-/** What Cairn last wrote to a file and what it wrote it over, while that write is watched. */
+/** One of Cairn's writes of a file: the text it replaced and the text it wrote. */
 interface WrittenVersion {
   readonly base: string;
   readonly ours: string;
   readonly generation: number;
+  /** Date.now() when written, to let it go once no watch looks any more. */
+  readonly at: number;
 }
 
-/** Keyed by absolute path; an entry lives while its write's late watches run. */
-const lastWrites = new Map<string, WrittenVersion>();
+/**
+ * Cairn's recent writes per file (absolute path), oldest first, kept while the late watches run:
+ * a writer that read the note before several of them and renames its version over the last
+ * drops them all, and each must be brought back.
+ */
+const lastWrites = new Map<string, WrittenVersion[]>();
 let writeGenerations = 0;
+/** How long a write is remembered: past the last late watch, with room for a slow loop. */
+const WRITE_KEPT_MS = 5_000;
+/** Writes remembered per file at most. */
+const WRITES_KEPT = 32;
 
 function recordWrite(absolute: string, base: string, ours: string): number {
   const generation = ++writeGenerations;
-  lastWrites.set(absolute, { base, ours, generation });
+  const chain = [...recentWrites(absolute), { base, ours, generation, at: Date.now() }];
+  lastWrites.set(absolute, chain.slice(-WRITES_KEPT));
   return generation;
 }
 
+function recentWrites(absolute: string): WrittenVersion[] {
+  const chain = lastWrites.get(absolute);
+  if (chain === undefined) return [];
+  const since = Date.now() - WRITE_KEPT_MS;
+  const live = chain.filter((write) => write.at >= since);
+  if (live.length === 0) lastWrites.delete(absolute);
+  else if (live.length < chain.length) lastWrites.set(absolute, live);
+  return live;
+}
+
 function forgetWrite(absolute: string, generation: number): void {
-  if (lastWrites.get(absolute)?.generation === generation) lastWrites.delete(absolute);
+  const chain = recentWrites(absolute).filter((write) => write.generation !== generation);
+  if (chain.length === 0) lastWrites.delete(absolute);
+  else lastWrites.set(absolute, chain);
 }
 
 /**
@@ -401,44 +422,95 @@ function stillHasOurChange(base: string, ours: string, current: string): boolean
   return true;
 }
 
+/** Whether every line of `part` is in `whole`, at least as often. */
+function containsLines(whole: string, part: string): boolean {
+  const have = new Map<string, number>();
+  for (const line of whole.split('\n')) have.set(line, (have.get(line) ?? 0) + 1);
+  for (const line of part.split('\n')) {
+    const n = have.get(line) ?? 0;
+    if (n === 0) return false;
+    have.set(line, n - 1);
+  }
+  return true;
+}
+
+/** The writes of `chain` to merge into `current`: from the newest whose starting text it holds. */
+function writesToRestore(chain: readonly WrittenVersion[], current: string): WrittenVersion[] {
+  let from = chain.length - 1;
+  while (from > 0 && !containsLines(current, (chain[from] as WrittenVersion).base)) from--;
+  return chain.slice(from);
+}
+
+/** `text` with each of `writes` merged in again where it is missing; a CONFLICT if one cannot be. */
+function mergeWrites(writes: readonly WrittenVersion[], text: string): string {
+  let restored = text;
+  for (const write of writes) {
+    if (stillHasOurChange(write.base, write.ours, restored)) continue;
+    const merged = mergeLines(write.base, write.ours, restored);
+    if (!merged.clean) throw new VaultWriteError('CONFLICT', merged.reason);
+    restored = merged.text;
+  }
+  return restored;
+}
+
 /**
- * Cairn's last write of the note (generation `generation`) must still be in it: when someone
- * replaced the note with a version made before that write, the write's change is merged into
- * what is there now, or, when it cannot be, kept as a conflict copy. Returns the copy's path.
- * Nothing to do when a later write of Cairn's took over (it checks its own) or the note is gone.
+ * Someone else's version of the note that an edit is about to build on, with Cairn's recent
+ * writes it dropped merged back in (it was made from a copy read before them). As it is when
+ * it holds them all, or when they cannot be merged (the later checks keep a conflict copy).
+ */
+function withRecentWrites(absolute: string, theirs: string): string {
+  const chain = recentWrites(absolute);
+  const last = chain.at(-1);
+  if (last === undefined) return theirs;
+  if (containsLines(theirs, last.ours) && stillHasOurChange(last.base, last.ours, theirs)) {
+    return theirs;
+  }
+  try {
+    return mergeWrites(writesToRestore(chain, theirs), theirs);
+  } catch {
+    return theirs;
+  }
+}
+
+/**
+ * Cairn's recent writes of the note must still be in it. When someone replaced the note with a
+ * version made before some of them (a sync tool that read it, then renamed its copy over
+ * Cairn's), those writes are merged again, in order, into what is there now, starting from the
+ * newest write whose starting text the note still holds; when that cannot be done, the last
+ * version Cairn wrote is kept as a conflict copy. Returns the copy's path. Nothing to do when
+ * the note holds Cairn's last version (plus whatever others added) or is gone.
  */
 async function keepOursOnDisk(
   vault: string,
   absolute: string,
   relative: string,
-  generation: number,
   hooks: EditHooks,
   lateMerges: number,
 ): Promise<string | undefined> {
-  const written = lastWrites.get(absolute);
-  if (written?.generation !== generation) return undefined;
+  const chain = recentWrites(absolute);
+  const last = chain.at(-1);
+  if (last === undefined) return undefined;
   let current: string;
   try {
     current = (await readCurrent(absolute, relative)).text;
   } catch {
     return undefined; // deleted or moved meanwhile: not Cairn's to bring back
   }
-  if (stillHasOurChange(written.base, written.ours, current)) return undefined;
-  forgetWrite(absolute, generation);
+  if (containsLines(current, last.ours) && stillHasOurChange(last.base, last.ours, current)) {
+    return undefined;
+  }
+  const lost = writesToRestore(chain, current);
+  lastWrites.delete(absolute); // the restoring write records itself
   if (lateMerges < LATE_MERGES) {
     try {
-      const restore: TextEdit = (text) => {
-        const merged = mergeLines(written.base, written.ours, text);
-        if (!merged.clean) throw new VaultWriteError('CONFLICT', merged.reason);
-        return merged.text;
-      };
+      const restore: TextEdit = (text) => mergeWrites(lost, text);
       const result = await editResolved(vault, absolute, relative, restore, hooks, lateMerges + 1);
       return result.conflictCopy;
     } catch {
       // Not mergeable or still changing: keep Cairn's version as a copy rather than lose it.
     }
   }
-  return writeConflictCopy(vault, relative, written.ours, hooks.clock);
+  return writeConflictCopy(vault, relative, last.ours, hooks.clock);
 }
 
 /**
@@ -455,7 +527,6 @@ function watchReplaced(
   seen: { text: string; hash: string },
   hooks: EditHooks,
   lateMerges: number,
-  generation: number,
 ): void {
   const delays = hooks.lateWatchMs ?? LATE_WATCH_MS;
   void (async () => {
@@ -464,7 +535,7 @@ function watchReplaced(
       for (const delay of delays) {
         await new Promise((done) => setTimeout(done, delay).unref());
         await oneAtATime(absolute, () =>
-          keepOursOnDisk(vault, absolute, relative, generation, hooks, lateMerges),
+          keepOursOnDisk(vault, absolute, relative, hooks, lateMerges),
         );
         const current = await readCurrent(witness, relative);
         if (current.hash === last.hash) continue;
@@ -476,7 +547,6 @@ function watchReplaced(
     } catch {
       // The note was deleted or moved meanwhile: nothing left to merge into.
     } finally {
-      forgetWrite(absolute, generation);
       await unlink(witness).catch(() => undefined);
     }
   })();

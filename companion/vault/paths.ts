@@ -150,7 +150,13 @@ async function caseVariant(dir: string, wanted: string): Promise<string | null> 
     return null;
   }
   const lower = wanted.toLocaleLowerCase('en-US');
-  return names.find((name) => name.normalize('NFC').toLocaleLowerCase('en-US') === lower) ?? null;
+  return (
+    names.find((name) => {
+      const spelled = name.normalize('NFC');
+      // The very name, created meanwhile (a concurrent write made the folder): not a clash.
+      return spelled !== wanted && spelled.toLocaleLowerCase('en-US') === lower;
+    }) ?? null
+  );
 }
 
 async function realpathInside(path: string, root: string): Promise<string | null> {

@@ -18,10 +18,14 @@ export const API_ERROR_STATUS = {
   /** A pagination cursor whose result snapshot is gone (expired, or the server restarted). */
   CURSOR_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
+  /** The request line is longer than the HTTP parser takes (a query string pasted in). */
+  URI_TOO_LONG: 414,
   /** A `Range` outside the bytes held (sync blobs). */
   RANGE_NOT_SATISFIABLE: 416,
   UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
+  /** The headers are larger than the HTTP parser takes (16 KiB in Node). */
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,
   /** The disk holding the vault or the companion's data is full (RFC 4918's Insufficient Storage). */

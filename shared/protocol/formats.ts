@@ -69,8 +69,18 @@ export const RruleText = (options: StringOptions = {}) =>
   });
 
 /** Text that is not empty and not only white space. */
+/**
+ * Text with something in it, and no NUL anywhere: a NUL byte would land raw in a Markdown file
+ * (a reminder title, a memory) that editors and sync tools treat as binary.
+ */
 export const NonBlank = (options: StringOptions = {}) =>
-  Type.String({ minLength: 1, pattern: '\\S', description: 'non-blank text', ...options });
+  Type.String({
+    minLength: 1,
+    // Linear on long text: a look-ahead for NUL, then the first non-space.
+    pattern: '^(?![\\s\\S]*\\x00)[\\s\\S]*?\\S',
+    description: 'non-blank text without NUL characters',
+    ...options,
+  });
 
 /** A vault-relative path: forward slashes, no leading slash, no `..` segment. */
 export const VaultPath = (options: StringOptions = {}) =>

@@ -47,12 +47,24 @@ describe('validation errors', () => {
       'body.timezone must be an IANA time zone name such as Europe/Berlin',
     ],
     [{ repeat: 'weekly' }, 'repeat', 'body.repeat must be an RRULE such as FREQ=WEEKLY;BYDAY=MO'],
-    [{ title: '   ' }, 'title', 'body.title must be non-blank text'],
+    [{ title: '   ' }, 'title', 'body.title must be non-blank text without NUL characters'],
   ])('PATCH %j names %s and what it must be', async (payload, field, message) => {
     const { status, error } = await send('PATCH', '/api/v1/reminders/r-7k2p', payload);
     expect(status).toBe(400);
     expect(error).toEqual({ code: 'VALIDATION_ERROR', message, field });
     expect(error.message).not.toMatch(/pattern|\\d|constant/);
+  });
+
+  it.each([
+    ['POST', '/api/v1/reminders', { title: 'Pay\u0000rent', due: '2030-01-01T09:00' }, 'title'],
+    ['PATCH', '/api/v1/reminders/r-7k2p', { title: 'Pay rent\u0000' }, 'title'],
+    ['POST', '/api/v1/memories', { text: 'My bike\u0000 is blue' }, 'text'],
+    ['POST', '/api/v1/notes', { title: 'A\u0000b', body: 'x' }, 'title'],
+  ] as const)('%s %s refuses a NUL in %j', async (method, url, payload, field) => {
+    const { status, error } = await send(method, url, payload);
+    expect(status).toBe(400);
+    expect(error).toMatchObject({ code: 'VALIDATION_ERROR', field });
+    expect(error.message).toMatch(/without NUL characters/);
   });
 
   it('says which instant a snooze occurrence must be', async () => {

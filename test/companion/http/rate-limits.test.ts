@@ -74,3 +74,67 @@ describe('rate limits on expensive routes', () => {
     expect((await call(t, 'search', '10.0.0.1')).statusCode).not.toBe(429);
   });
 });
+
+describe('the same limits through MCP and /v1/chat/completions', () => {
+  const mcpCall = (app: TestApp, tool: string, args: object, remoteAddress: string) =>
+    app.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...authorized, accept: 'application/json, text/event-stream' },
+      payload: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: tool, arguments: args },
+      },
+      remoteAddress,
+    });
+
+  it('MCP search and ask count against the search and answer budgets, per token and address', async () => {
+    t = await buildTestApp({
+      deps: {
+        rateLimits: {
+          search: { perToken: 2, perAddress: 100 },
+          answer: { perToken: 100, perAddress: 1 },
+        },
+      },
+    });
+    expect((await mcpCall(t, 'search', { query: 'visa' }, '10.0.0.1')).statusCode).toBe(200);
+    // The REST route and the MCP tool share one budget.
+    expect((await call(t, 'search', '10.0.0.2')).statusCode).not.toBe(429);
+    const limited = await mcpCall(t, 'search', { query: 'visa' }, '10.0.0.3');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({
+      error: {
+        code: 'RATE_LIMITED',
+        message: expect.stringMatching(/search requests from this token/) as unknown,
+      },
+    });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+
+    expect((await mcpCall(t, 'ask', { question: 'visa?' }, '10.0.0.5')).statusCode).toBe(200);
+    const perAddress = await mcpCall(t, 'ask', { question: 'visa?' }, '10.0.0.5');
+    expect(perAddress.statusCode).toBe(429);
+    expect(perAddress.json().error.message).toMatch(/answer requests from this address/);
+    // Tools without a REST limit are not counted.
+    expect((await mcpCall(t, 'list_reminders', {}, '10.0.0.5')).statusCode).toBe(200);
+  });
+
+  it('/v1/chat/completions counts as a chat turn, answering 429 in the OpenAI error shape', async () => {
+    t = await buildTestApp({ deps: { rateLimits: { chat: { perToken: 1, perAddress: 100 } } } });
+    const complete = () =>
+      t!.app.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: authorized,
+        payload: { model: 'cairn', messages: [{ role: 'user', content: 'search for visa' }] },
+      });
+    expect((await complete()).statusCode).not.toBe(429);
+    const limited = await complete();
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({
+      error: { code: 'rate_limited', type: 'rate_limit_error' },
+    });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});

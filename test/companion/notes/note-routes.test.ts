@@ -191,3 +191,15 @@ describe('POST /api/v1/notes when its record cannot be stored (the data disk is 
     vi.restoreAllMocks();
   });
 });
+
+describe('POST /api/v1/notes, many at once into a folder that does not exist yet', () => {
+  it('writes every one: the folder another request made meanwhile is no case clash', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        post({ title: `Burst ${i}`, body: 'x', folder: 'Fresh/Deeper' }),
+      ),
+    );
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(40).fill(201));
+    expect(readdirSync(join(vault, 'Fresh/Deeper'))).toHaveLength(40);
+  });
+});

@@ -232,7 +232,8 @@ describe('editVaultFile', () => {
   it('brings back an edit that a later edit would otherwise have started from without', async () => {
     const note = join(vault, 'Notes/a.md');
     const stale = readFileSync(note, 'utf8');
-    await editVaultFile(vault, 'Notes/a.md', checkTask, { lateWriteGraceMs: 0, lateWatchMs: [] });
+    const watched = { lateWriteGraceMs: 0, lateWatchMs: [60_000] };
+    await editVaultFile(vault, 'Notes/a.md', checkTask, watched);
     await editVaultFile(vault, 'Notes/a.md', (text) => `${text}second edit\n`, {
       lateWriteGraceMs: 0,
       lateWatchMs: [60_000],
@@ -241,9 +242,43 @@ describe('editVaultFile', () => {
     renameOver('Notes/a.md', `${stale}outside\n`);
     await editVaultFile(vault, 'Notes/a.md', (text) => `${text}third edit\n`, NO_WATCH);
     const text = readFileSync(note, 'utf8');
-    expect(text).toContain('second edit\n');
-    expect(text).toContain('outside');
-    expect(text).toContain('third edit');
+    expect(text).toBe('line one\n- [x] task\nline three\noutside\nsecond edit\nthird edit\n');
+  });
+
+  it('keeps an earlier write when a stale copy lands while the next edit runs', async () => {
+    const note = join(vault, 'Notes/a.md');
+    const stale = readFileSync(note, 'utf8');
+    const watched = { lateWriteGraceMs: 0, lateWatchMs: [60_000] };
+    await editVaultFile(vault, 'Notes/a.md', (text) => `${text}fact 1\n`, watched);
+    await editVaultFile(vault, 'Notes/a.md', (text) => `${text}fact 2\n`, {
+      ...watched,
+      beforeWrite: (attempt) => {
+        // Saved in place by an editor that read the note before fact 1 was written.
+        if (attempt === 1) writeFileSync(note, `${stale}outside\n`);
+      },
+    });
+    expect(readFileSync(note, 'utf8')).toBe(`${stale}outside\nfact 1\nfact 2\n`);
+  });
+
+  it("does not bring back a line Cairn's own later edit replaced", async () => {
+    const note = join(vault, 'Notes/a.md');
+    const stale = readFileSync(note, 'utf8');
+    const watched = { lateWriteGraceMs: 0, lateWatchMs: [60_000] };
+    const retitle = (title: string) => (text: string) =>
+      text.replace(/^line one.*$/m, `line one ${title}`);
+    await editVaultFile(vault, 'Notes/a.md', retitle('A'), watched);
+    await editVaultFile(vault, 'Notes/a.md', retitle('B'), watched);
+    // A writer that read Cairn's last version adds a line: nothing to restore.
+    renameOver('Notes/a.md', `${readFileSync(note, 'utf8')}outside 1\n`);
+    await editVaultFile(vault, 'Notes/a.md', (text) => text, NO_WATCH);
+    expect(readFileSync(note, 'utf8')).toBe('line one B\n- [ ] task\nline three\noutside 1\n');
+    // One that read the note before both: both come back, in order (B is what stands).
+    renameOver('Notes/a.md', `${stale}outside 2\n`);
+    await editVaultFile(vault, 'Notes/a.md', (text) => text, NO_WATCH);
+    expect(readFileSync(note, 'utf8')).toBe('line one B\n- [ ] task\nline three\noutside 2\n');
+    expect(readdirSync(join(vault, 'Notes')).filter((name) => name.includes('conflict'))).toEqual(
+      [],
+    );
   });
 
   it("keeps every one of Cairn's own concurrent edits of one file", async () => {
