@@ -39,6 +39,8 @@ export default defineConfig({
           name: 'plugin',
           include: ['test/plugin/**/*.test.ts'],
           environment: 'happy-dom',
+          // The bundle tests share one main.js build per run (test/helpers/plugin-bundle.ts).
+          globalSetup: ['test/helpers/once-per-run-setup.ts'],
           testTimeout: 30_000,
         },
       },
@@ -47,6 +49,8 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
+          // The CLI tests share one companion build per run (test/helpers/companion-build.ts).
+          globalSetup: ['test/helpers/once-per-run-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
           fileParallelism: false,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VaultReminderSource } from '../../companion/reminders/vault-reminder-source';
 import { formatInZone, nextOccurrences } from '../../shared/reminders';
+import { buildCompanionOnce } from '../helpers/companion-build';
 import { repoRoot } from '../helpers/corpora';
 
 const CLI = join(repoRoot, 'dist/companion/cli.mjs');
@@ -97,12 +98,7 @@ async function stop(running: Running): Promise<number | null> {
 
 beforeAll(() => {
   // Build the companion bundle from the current sources (esbuild: a fraction of a second).
-  const build = spawnSync(
-    process.execPath,
-    ['esbuild.config.mjs', 'production', '--companion-only'],
-    { cwd: repoRoot, encoding: 'utf8' },
-  );
-  if (build.status !== 0) throw new Error(`companion build failed:\n${build.stderr}`);
+  await buildCompanionOnce();
 });
 
 let work: string;

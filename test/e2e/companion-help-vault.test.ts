@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -47,12 +47,7 @@ const helpVault = optionalCorpus('obsidian-help-en');
 
 beforeAll(async () => {
   if (!helpVault) return;
-  const build = spawnSync(
-    process.execPath,
-    ['esbuild.config.mjs', 'production', '--companion-only'],
-    { cwd: repoRoot, encoding: 'utf8' },
-  );
-  if (build.status !== 0) throw new Error(`companion build failed:\n${build.stderr}`);
+  await buildCompanionOnce();
 
   work = mkdtempSync(join(tmpdir(), 'cairn-e2e-help-'));
   const vault = join(work, 'vault');
