@@ -96,8 +96,8 @@ async function stop(running: Running): Promise<number | null> {
   return running.exit;
 }
 
-beforeAll(() => {
-  // Build the companion bundle from the current sources (esbuild: a fraction of a second).
+beforeAll(async () => {
+  // Build the companion bundle from the current sources, once per run (companion-build.ts).
   await buildCompanionOnce();
 });
 

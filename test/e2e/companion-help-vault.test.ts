@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerResponse, SearchResponse, StatusResponse } from '../../shared/protocol';
+import { buildCompanionOnce } from '../helpers/companion-build';
 import { optionalCorpus, repoRoot } from '../helpers/corpora';
 
 // The real CLI on a copy of a real vault written by others (the English Obsidian Help, 173
