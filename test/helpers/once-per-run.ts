@@ -14,6 +14,11 @@ export async function oncePerRun(
   work: (dir: string) => Promise<void>,
 ): Promise<string> {
   const run = inject('oncePerRunDir');
+  if (typeof run !== 'string') {
+    throw new Error(
+      `oncePerRun(${step}): this vitest project has no globalSetup test/helpers/once-per-run-setup.ts`,
+    );
+  }
   const dir = join(run, step);
   const done = join(run, `${step}.done`);
   const failed = join(run, `${step}.failed`);
