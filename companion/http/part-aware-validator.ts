@@ -33,9 +33,17 @@ type BuildValidator = (externalSchemas: unknown, options?: AjvCompilerOptions) =
 const requireFromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
 const AjvCompiler = requireFromFastify('@fastify/ajv-compiler') as () => BuildValidator;
 
+/**
+ * One compiler pool per process, as Fastify keeps one per app: its Ajv instances are keyed by
+ * the external schemas and the Ajv options, and Ajv caches what it compiled by schema object,
+ * so a second app built in the same process (the tests build hundreds; `mcp` may start a local
+ * server) reuses the validators instead of compiling every route's schemas again.
+ */
+const compilerPool = AjvCompiler();
+
 /** A `schemaController.compilersFactory.buildValidator` for Fastify. */
 export function partAwareValidator(): FastifyBuildValidator {
-  const factory = AjvCompiler();
+  const factory = compilerPool;
   const build: BuildValidator = (externalSchemas, options) => {
     const coercing = factory(externalSchemas, options);
     const strict = factory(externalSchemas, {

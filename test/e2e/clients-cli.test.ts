@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildCompanionOnce } from '../helpers/companion-build';
 import { repoRoot } from '../helpers/corpora';
 
 /*
@@ -41,16 +42,8 @@ function cli(args: string[]): { status: number | null; stdout: string; stderr: s
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-beforeAll(() => {
-  const build = spawnSync(
-    process.execPath,
-    ['esbuild.config.mjs', 'production', '--companion-only'],
-    {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    },
-  );
-  if (build.status !== 0) throw new Error(`companion build failed:\n${build.stderr}`);
+beforeAll(async () => {
+  await buildCompanionOnce();
 });
 
 let work: string;

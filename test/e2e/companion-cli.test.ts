@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VaultReminderSource } from '../../companion/reminders/vault-reminder-source';
 import { formatInZone, nextOccurrences } from '../../shared/reminders';
+import { buildCompanionOnce } from '../helpers/companion-build';
 import { repoRoot } from '../helpers/corpora';
 
 const CLI = join(repoRoot, 'dist/companion/cli.mjs');
@@ -95,14 +96,9 @@ async function stop(running: Running): Promise<number | null> {
   return running.exit;
 }
 
-beforeAll(() => {
-  // Build the companion bundle from the current sources (esbuild: a fraction of a second).
-  const build = spawnSync(
-    process.execPath,
-    ['esbuild.config.mjs', 'production', '--companion-only'],
-    { cwd: repoRoot, encoding: 'utf8' },
-  );
-  if (build.status !== 0) throw new Error(`companion build failed:\n${build.stderr}`);
+beforeAll(async () => {
+  // Build the companion bundle from the current sources, once per run (companion-build.ts).
+  await buildCompanionOnce();
 });
 
 let work: string;

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerResponse, SearchResponse, StatusResponse } from '../../shared/protocol';
+import { buildCompanionOnce } from '../helpers/companion-build';
 import { optionalCorpus, repoRoot } from '../helpers/corpora';
 
 // The real CLI on a copy of a real vault written by others (the English Obsidian Help, 173
@@ -47,12 +48,7 @@ const helpVault = optionalCorpus('obsidian-help-en');
 
 beforeAll(async () => {
   if (!helpVault) return;
-  const build = spawnSync(
-    process.execPath,
-    ['esbuild.config.mjs', 'production', '--companion-only'],
-    { cwd: repoRoot, encoding: 'utf8' },
-  );
-  if (build.status !== 0) throw new Error(`companion build failed:\n${build.stderr}`);
+  await buildCompanionOnce();
 
   work = mkdtempSync(join(tmpdir(), 'cairn-e2e-help-'));
   const vault = join(work, 'vault');

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import {
   cpSync,
@@ -13,17 +13,21 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatIsoWeek, isoWeekOfDay } from '../../shared/calendar';
+import { buildCompanionOnce } from '../helpers/companion-build';
 import { repoRoot } from '../helpers/corpora';
 
 /*
  * docs/memory-digest-calendar.md: the weekly digest is written exactly once per week across kill -9 and restarts,
- * with the built CLI on a real vault and database. The slot is set (`--digest`) to the next
- * minute in UTC; the companion is killed before it, stays down over it, writes the digest on
- * the next start, is killed again right after the file appears, and the starts after that
- * neither rewrite it nor bring it back once the user deleted it.
+ * with the built CLI on a real vault and database. The slot is set (`--digest`) to a whole
+ * minute in UTC a few minutes ahead; the companion is killed before it, stays down over it,
+ * writes the digest on the next start, is killed again right after the file appears, and the
+ * starts after that neither rewrite it nor bring it back once the user deleted it. The starts
+ * after the slot run with their wall clock set past it (test/fakes/shifted-clock.mjs) rather
+ * than waiting for the real minute: the downtime is skipped, not simulated inside the process.
  */
 
 const CLI = join(repoRoot, 'dist/companion/cli.mjs');
@@ -50,8 +54,15 @@ interface Running {
   readonly exit: Promise<number | null>;
 }
 
-function startCli(args: string[]): Running {
-  const child = spawn(process.execPath, [CLI, ...args], {
+const SHIFTED_CLOCK = pathToFileURL(join(repoRoot, 'test/fakes/shifted-clock.mjs'));
+
+/** Starts the built CLI; with `clockOffsetMs`, its wall clock runs that far ahead of the real one. */
+function startCli(args: string[], clockOffsetMs?: number): Running {
+  const node =
+    clockOffsetMs === undefined
+      ? []
+      : ['--import', `${SHIFTED_CLOCK.href}?offset=${clockOffsetMs}`];
+  const child = spawn(process.execPath, [...node, CLI, ...args], {
     env: cleanEnv(),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -82,16 +93,8 @@ async function kill9(running: Running): Promise<void> {
   await running.exit;
 }
 
-beforeAll(() => {
-  const build = spawnSync(
-    process.execPath,
-    ['esbuild.config.mjs', 'production', '--companion-only'],
-    {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    },
-  );
-  if (build.status !== 0) throw new Error(`companion build failed:\n${build.stderr}`);
+beforeAll(async () => {
+  await buildCompanionOnce();
 });
 
 let work: string;
@@ -116,8 +119,9 @@ describe('weekly digest across kill -9', () => {
     'is written once: on the start after downtime over its slot, never again',
     { timeout: 240_000 },
     async () => {
-      // The next whole minute at least 20 s away, as "<weekday> HH:MM" in UTC.
-      const slot = Math.ceil((Date.now() + 20_000) / 60_000) * 60_000;
+      // The next whole minute at least 2 min away (the first start must be up before it, also on
+      // a loaded machine), as "<weekday> HH:MM" in UTC.
+      const slot = Math.ceil((Date.now() + 120_000) / 60_000) * 60_000;
       const slotDate = new Date(slot);
       const digest = `${DAYS[(slotDate.getUTCDay() + 6) % 7]} ${String(slotDate.getUTCHours()).padStart(2, '0')}:${String(slotDate.getUTCMinutes()).padStart(2, '0')}`;
       // The digest at a slot covers the ISO week holding the day before it.
@@ -144,9 +148,11 @@ describe('weekly digest across kill -9', () => {
       expect(existsSync(file)).toBe(false);
       await kill9(running);
 
-      // Down over the slot; the next start writes it. Killed as soon as the file is there.
-      while (Date.now() < slot + 1_000) await new Promise((resolve) => setTimeout(resolve, 250));
-      running = startCli(args);
+      // Down over the slot; the next start writes it. Killed as soon as the file is there. From
+      // here on the companion's clock reads 1 s past the slot at this moment and runs on.
+      const pastSlot = slot + 1_000 - Date.now();
+      expect(pastSlot).toBeGreaterThan(1_000);
+      running = startCli(args, pastSlot);
       await until('the digest file', running, () => existsSync(file));
       await kill9(running);
       const written = readFileSync(file, 'utf8');
@@ -154,7 +160,7 @@ describe('weekly digest across kill -9', () => {
       expect(written).toMatch(new RegExp(`^---\\ntype: digest\\nweek: ${week}\\n`));
 
       // Restarted: the same file, not rewritten, and recorded once.
-      running = startCli(args);
+      running = startCli(args, pastSlot);
       await until('the digest schedule', running, started(running));
       expect(readdirSync(join(vault, 'Cairn/Digests'))).toEqual([`${week}.md`]);
       expect(readFileSync(file, 'utf8')).toBe(written);
@@ -171,7 +177,7 @@ describe('weekly digest across kill -9', () => {
 
       // The user deletes it: the schedule does not write that week again.
       rmSync(file);
-      running = startCli(args);
+      running = startCli(args, pastSlot);
       await until('the digest schedule', running, started(running));
       expect(existsSync(file)).toBe(false);
       // A clean stop once serving (the signal handlers are installed after the listen).

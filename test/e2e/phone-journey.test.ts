@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createECDH, randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailability, launchChromium } from '../helpers/browser';
 import type { LaunchedBrowser } from '../helpers/browser';
+import { buildCompanionOnce } from '../helpers/companion-build';
 import { repoRoot } from '../helpers/corpora';
 
 /*
@@ -96,12 +97,7 @@ describe.skipIf(!availability.available)('a person using the phone page (built a
   }
 
   beforeAll(async () => {
-    const build = spawnSync(
-      process.execPath,
-      ['esbuild.config.mjs', 'production', '--companion-only'],
-      { cwd: repoRoot, encoding: 'utf8' },
-    );
-    if (build.status !== 0) throw new Error(`build failed:\n${build.stderr}`);
+    await buildCompanionOnce();
 
     work = mkdtempSync(join(tmpdir(), 'cairn-journey-'));
     vault = join(work, VAULT_NAME);

@@ -1,24 +1,35 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { oncePerRun } from './once-per-run';
 
 /**
- * Builds main.js with the options esbuild.config.mjs uses (scripts/plugin-build.mjs), so a
- * bundle test loads what users get, into test-output/<name>/main.js (one folder per test file:
- * vitest runs them in parallel). Takes 5–20 s; call it from `beforeAll` with a long timeout.
+ * main.js built with the options esbuild.config.mjs uses (scripts/plugin-build.mjs), so a
+ * bundle test loads what users get. Built once per `vitest run` for all bundle tests
+ * (once-per-run.ts), then copied to test-output/<name>/main.js so each test file loads its own
+ * file. The build takes 5–20 s; call this from `beforeAll` with a long timeout.
  */
 export async function buildPluginBundle(
   name: string,
 ): Promise<{ outfile: string; source: string }> {
+  const built = join(await oncePerRun('plugin-bundle', buildMainJs), 'main.js');
   const outfile = resolve('test-output', name, 'main.js');
+  mkdirSync(dirname(outfile), { recursive: true });
+  copyFileSync(built, outfile);
+  return { outfile, source: readFileSync(outfile, 'utf8') };
+}
+
+async function buildMainJs(dir: string): Promise<void> {
   const { build } = await import('esbuild');
   const { pluginBuildOptions } = (await import(
     pathToFileURL(resolve('scripts/plugin-build.mjs')).href
   )) as {
     pluginBuildOptions(options: { production: boolean; outfile: string }): Record<string, unknown>;
   };
-  await build({ ...pluginBuildOptions({ production: true, outfile }), logLevel: 'warning' });
-  return { outfile, source: readFileSync(outfile, 'utf8') };
+  await build({
+    ...pluginBuildOptions({ production: true, outfile: join(dir, 'main.js') }),
+    logLevel: 'warning',
+  });
 }
 
 /**

@@ -51,7 +51,8 @@ beforeEach(async () => {
     }),
   );
   const clock = ManualClock.at('2026-11-25T10:00:00Z');
-  const db = openDatabase(join(dir.path, 'cairn.db'));
+  // In memory: these tests are about the routes, not the file (test/companion/db is).
+  const db = openDatabase(':memory:');
   const source = new VaultReminderSource({ vault, defaultZone: 'Europe/Berlin', logger });
   await source.load();
   const scheduler = new ReminderScheduler({

@@ -47,7 +47,8 @@ beforeEach(async () => {
   const dir = tempDir('chat-reminders');
   vault = copySampleVault(dir.path);
   const clock = ManualClock.at('2026-11-22T10:00:00Z');
-  const db = openDatabase(join(dir.path, 'cairn.db'));
+  // In memory: these tests are about the routes, not the file (test/companion/db is).
+  const db = openDatabase(':memory:');
   const source = new VaultReminderSource({ vault, defaultZone: 'Europe/Berlin' });
   await source.load();
   scheduler = new ReminderScheduler({

@@ -60,14 +60,18 @@ export interface TestApp {
 }
 
 /**
- * Builds the real app over a temp copy of the sample vault and a real SQLite file.
- * `logTo` captures logs (at trace level) for redaction tests.
+ * Builds the real app over a temp copy of the sample vault and a real SQLite database, in
+ * memory unless `database: 'file'` (then `<dir>/cairn.db`, for a test that opens it a second
+ * time as the CLI would): the routes' tests are not about the file, and opening a file with
+ * WAL and synchronous=FULL costs every test its fsyncs. `logTo` captures logs (at trace level)
+ * for redaction tests.
  */
 export async function buildTestApp(
   options: {
     logTo?: DestinationStream;
     deps?: Partial<AppDeps>;
     config?: Partial<CompanionConfig>;
+    database?: 'memory' | 'file';
   } = {},
 ): Promise<TestApp> {
   const dir = tempDir('app');
@@ -76,7 +80,7 @@ export async function buildTestApp(
   const clock = ManualClock.at('2026-11-22T10:00:00Z');
   const app = await buildApp({
     config: { ...testConfig(vault, dataDir), ...options.config },
-    db: openDatabase(join(dir.path, 'cairn.db')),
+    db: openDatabase(options.database === 'file' ? join(dir.path, 'cairn.db') : ':memory:'),
     clock,
     tokenSha256: sha256(TEST_TOKEN),
     version: '0.0.0-test',

@@ -33,7 +33,8 @@ async function setup(now = '2026-11-22T10:00:00Z'): Promise<Harness> {
   const vault = copySampleVault(dir.path);
   const clock = ManualClock.at(now);
   const timer = new ManualTimer(clock);
-  const db = openDatabase(join(dir.path, 'cairn.db'));
+  // In memory: these tests are about the routes, not the file (test/companion/db is).
+  const db = openDatabase(':memory:');
   const source = new VaultReminderSource({ vault, defaultZone: 'Europe/Berlin' });
   await source.load();
   const deliverer = new RecordingDeliverer(clock, ['phone']);
