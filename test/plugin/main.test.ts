@@ -74,7 +74,10 @@ describe('CairnPlugin.onload', () => {
       'cairn-week',
       RELATED_VIEW_TYPE,
     ]);
+    // Sync's commands are registered first (offered only while sync is on: checkCallback).
     expect([...mock.commands__.keys()]).toEqual([
+      'sync-now',
+      'sync-confirm-deletes',
       'open-chat-pane',
       'download-builtin-model',
       'download-builtin-model-from-url',

@@ -530,7 +530,7 @@ export class CairnSettingTab extends PluginSettingTab {
     new Setting(containerEl)
       .setName('Sync this vault with the companion')
       .setDesc(
-        "Keeps this vault and the companion's copy the same, on every device where it is on. Cairn refuses to start it beside another sync tool serving this vault (Obsidian Sync, a synced folder, a sync plugin). Takes effect when this tab closes.",
+        "Experimental: its simulation still finds lost edits, so keep a backup and do not use it on a vault you cannot restore. Keeps this vault and the companion's copy the same, on every device where it is on. Cairn refuses to start it beside another sync tool serving this vault (Obsidian Sync, a synced folder, a sync plugin). Takes effect when this tab closes.",
       )
       .addToggle((toggle) =>
         toggle.setValue(this.host.settings.sync.enabled).onChange(async (value) => {

@@ -12,7 +12,8 @@ describe('parseReminderPhrase: ambiguous times', () => {
       '2026-11-28T05:00',
       '"tomorrow at 5" has no am/pm: read as 05:00',
     ],
-    ['at 5 call mum', '2026-11-27T17:00', '"at 5" has no am/pm: read as 17:00'],
+    // At 11:00 a bare "at 5" is the next 05:00 (24-hour clock, docs/chat.md), and still a guess.
+    ['at 5 call mum', '2026-11-28T05:00', '"at 5" has no am/pm: read as 05:00'],
     ['lunch tomorrow at 12', '2026-11-28T12:00', '"tomorrow at 12" has no am/pm: read as 12:00'],
     [
       'run next friday at 7:30',
