@@ -3,11 +3,14 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The companion tests that load the real embedding model (USE-lite weights on TF.js or ONNX,
- * in process or in worker threads): a project of their own, so `--project companion` answers
- * without them and CI can run them beside the rest.
+ * The tests that load the real embedding model (USE-lite weights on TF.js or ONNX, in process
+ * or in worker threads): a project of their own, so `--project companion` answers without them
+ * and CI can run them beside the rest. Each file runs isolated: the shared ones swap TF.js's
+ * global matmul kernel, which would leak into the next file of a shared module graph.
  */
 const REAL_MODEL_TESTS = [
+  'test/shared/embeddings/use-lite-agreement.test.ts',
+  'test/shared/embeddings/use-lite-batch-matmul.test.ts',
   'test/companion/embeddings/provider.test.ts',
   'test/companion/embeddings/routes.test.ts',
   'test/companion/embeddings/use-lite.test.ts',
@@ -38,6 +41,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/shared/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...REAL_MODEL_TESTS],
           environment: 'node',
           // Pure code with injected clocks and no module mocks: the files share one module
           // graph per worker instead of importing it again for each of ~60 files.
@@ -56,7 +60,7 @@ export default defineConfig({
       },
       {
         test: {
-          name: 'companion-model',
+          name: 'real-model',
           include: REAL_MODEL_TESTS,
           environment: 'node',
           testTimeout: 60_000,
