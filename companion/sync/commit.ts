@@ -28,7 +28,7 @@ import {
   removeVaultFile,
   writeVaultFileFrom,
 } from '../vault/atomic-write';
-import { conflictStamp } from '../vault/conflict-copies';
+import { conflictCopyName, conflictStamp } from '../vault/conflict-copies';
 import { resolveVaultPath } from '../vault/paths';
 import type { BlobStore } from './blob-store';
 import { newFileId } from './journal';
@@ -486,14 +486,8 @@ export class SyncCommitter {
 
   private async freeConflictName(path: string): Promise<string> {
     const stamp = conflictStamp(this.options.clock.now());
-    const slash = path.lastIndexOf('/');
-    const folder = slash < 0 ? '' : path.slice(0, slash + 1);
-    const name = path.slice(slash + 1);
-    const dot = name.lastIndexOf('.');
-    const stem = dot > 0 ? name.slice(0, dot) : name;
-    const extension = dot > 0 ? name.slice(dot) : '';
     for (let n = 1; n < 1000; n++) {
-      const candidate = `${folder}${stem}.conflict-${stamp}${n === 1 ? '' : `-${n}`}${extension}`;
+      const candidate = conflictCopyName(path, stamp, n);
       if (this.store.liveAt(candidate) !== undefined) continue;
       const resolved = await resolveVaultPath(this.options.vault, candidate, 'write');
       if (resolved.ok && !resolved.exists) return candidate;

@@ -16,7 +16,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import type { Clock } from '../../shared/ports';
 import { mergeLines } from '../../shared/markdown/merge-lines';
-import { conflictStamp } from './conflict-copies';
+import { conflictCopyName, conflictStamp } from './conflict-copies';
 import { resolveVaultPath } from './paths';
 import { portableNameProblem } from '../../shared/markdown/portable-name';
 
@@ -312,14 +312,8 @@ async function writeConflictCopy(
   clock: Clock | undefined,
 ): Promise<string> {
   const stamp = conflictStamp(clock?.now() ?? Date.now());
-  const slash = relative.lastIndexOf('/');
-  const folder = slash < 0 ? '' : relative.slice(0, slash + 1);
-  const name = relative.slice(slash + 1);
-  const dot = name.lastIndexOf('.');
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  const extension = dot > 0 ? name.slice(dot) : '';
   for (let n = 1; ; n++) {
-    const candidate = `${folder}${stem}.conflict-${stamp}${n === 1 ? '' : `-${n}`}${extension}`;
+    const candidate = conflictCopyName(relative, stamp, n);
     try {
       return (await createVaultFile(vault, candidate, text)).path;
     } catch (error) {
@@ -1008,14 +1002,8 @@ async function linkConflictCopy(
   clock: Clock | undefined,
 ): Promise<string> {
   const stamp = conflictStamp(clock?.now() ?? Date.now());
-  const slash = relative.lastIndexOf('/');
-  const folder = slash < 0 ? '' : relative.slice(0, slash + 1);
-  const name = relative.slice(slash + 1);
-  const dot = name.lastIndexOf('.');
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  const extension = dot > 0 ? name.slice(dot) : '';
   for (let n = 1; n <= 100; n++) {
-    const candidate = `${folder}${stem}.conflict-${stamp}${n === 1 ? '' : `-${n}`}${extension}`;
+    const candidate = conflictCopyName(relative, stamp, n);
     const resolved = await resolveVaultPath(vault, candidate, 'write');
     if (!resolved.ok || resolved.exists) continue;
     try {

@@ -17,6 +17,20 @@ export function isConflictCopy(path: string): boolean {
   return CAIRN_CONFLICT_COPY.test(path) || SYNC_TOOL_CONFLICT_COPY.test(path);
 }
 
+/**
+ * The `n`th candidate name of a conflict copy of `relative` stamped `stamp`:
+ * `Folder/Note.conflict-20261125-034100.md`, then `…-034100-2.md`, `-3`… when taken.
+ */
+export function conflictCopyName(relative: string, stamp: string, n: number): string {
+  const slash = relative.lastIndexOf('/');
+  const folder = slash < 0 ? '' : relative.slice(0, slash + 1);
+  const name = relative.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const extension = dot > 0 ? name.slice(dot) : '';
+  return `${folder}${stem}.conflict-${stamp}${n === 1 ? '' : `-${n}`}${extension}`;
+}
+
 /** UTC `YYYYMMDD-HHMMSS` of `ms`, as conflict copies are stamped. */
 export function conflictStamp(ms: number): string {
   const iso = new Date(ms).toISOString(); // 2026-11-25T03:41:00.000Z
