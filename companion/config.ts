@@ -16,6 +16,7 @@ import { subjectProblem } from './push/vapid-keys';
 import { DEFAULT_FOLDERS } from '../shared/settings';
 import type { VaultFolders } from '../shared/settings';
 import { readPluginSettings } from './vault/plugin-settings';
+import { isValidTimeZone } from '../shared/settings/validation';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -105,7 +106,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
   let timezoneSource: SettingSource = 'default';
   const timezoneRaw = raw('timezone');
   if (timezoneRaw) {
-    if (isTimeZone(timezoneRaw.value)) {
+    if (isValidTimeZone(timezoneRaw.value)) {
       timezone = timezoneRaw.value;
       timezoneSource = timezoneRaw.source;
     } else {
@@ -339,15 +340,6 @@ function splitList(value: string): string[] {
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
-}
-
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function isInside(path: string, root: string): boolean {
