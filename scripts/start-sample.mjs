@@ -36,9 +36,6 @@ const child = spawn(
   ],
   {
     stdio: 'inherit',
-    // glibc keeps the native embedding workers' freed memory after they park unless its mmap
-    // threshold is fixed (docs/embeddings-performance.md, Memory); a value already set wins.
-    env: { MALLOC_MMAP_THRESHOLD_: '131072', ...process.env },
   },
 );
 // Ctrl+C reaches the whole process group; a SIGTERM sent to npm alone is passed on.

@@ -180,6 +180,9 @@ export async function createEmbedder(
     ...(config.workers === undefined ? {} : { workers: config.workers }),
     // Search queries while indexing get a worker of their own instead of waiting for a batch.
     queryWorker: true,
+    // Child processes: the native runtime idles small however the companion was started, and a
+    // parked worker gives all its memory back (embedding-worker-host.ts).
+    host: 'process',
     workerData: { runtime: config.runtime ?? 'auto' } satisfies UseLiteWorkerOptions,
     idleTimeoutMs:
       config.idleSeconds === undefined ? DEFAULT_IDLE_TIMEOUT_MS : config.idleSeconds * 1000,

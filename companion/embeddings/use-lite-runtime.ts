@@ -5,8 +5,9 @@
  *
  * `auto` (the default) takes native when onnxruntime-node loads and the model converts, else
  * wasm, and says why: a missing or broken native install slows embedding down, it does not stop
- * it. On Linux with glibc, `auto` also takes wasm when the process was started without
- * MALLOC_MMAP_THRESHOLD_ (see `nativeIdleMemoryProblem`). `native` makes such a failure an error instead (to be sure of the speed); `wasm` never
+ * it. On Linux with glibc, `auto` also takes wasm when the worker's process was started without
+ * MALLOC_MMAP_THRESHOLD_ (see `nativeIdleMemoryProblem`; the companion's worker processes always
+ * have it, embedding-worker-host.ts). `native` makes such a failure an error instead (to be sure of the speed); `wasm` never
  * touches the native runtime.
  *
  * This file holds only names, types and pure rules, so the server's main thread can parse the
@@ -34,9 +35,9 @@ export interface UseLiteWorkerOptions {
  * it. With glibc, the memory a parked native worker frees stays in the process: measured on the
  * sample vault after five park/wake cycles, 493 MB idle against 174 MB with
  * MALLOC_MMAP_THRESHOLD_=131072, and 238 MB on wasm (docs/embeddings-performance.md). glibc reads
- * the variable only when a process starts, so the companion cannot set it for itself: the
- * README's systemd unit and `npm start` do, and a companion started without it embeds on wasm,
- * ~3x slower but idling small, unless `native` is asked for.
+ * the variable only when a process starts, so a process cannot set it for itself: the companion
+ * forks its workers with it (embedding-worker-host.ts), and this check remains for workers run
+ * as threads (tests, embedding benchmarks).
  */
 export function nativeIdleMemoryProblem(
   env: Readonly<Record<string, string | undefined>>,

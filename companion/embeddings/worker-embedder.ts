@@ -30,8 +30,9 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { Embedder, EmbeddingModel } from '../../shared/ports';
+import { startEmbeddingWorker } from './embedding-worker-host';
+import type { EmbeddingWorker, WorkerHost } from './embedding-worker-host';
 import { EmbeddingProviderError } from './provider-error';
 import { USE_LITE_MODEL } from './use-lite-model';
 import type { EmbedRuntime } from './use-lite-runtime';
@@ -84,8 +85,13 @@ export interface WorkerEmbedderOptions {
    * runtime, batchSize).
    */
   workerData?: unknown;
-  /** Worker threads in the pool; default {@link defaultWorkerCount}. Each holds its own model. */
+  /** Workers in the pool; default {@link defaultWorkerCount}. Each holds its own model. */
   workers?: number;
+  /**
+   * Where each worker runs: `thread` (default here) or `process` (a child process; what the
+   * companion uses for the built-in model, see embedding-worker-host.ts).
+   */
+  host?: WorkerHost;
   /**
    * Quiet milliseconds before the workers exit; default {@link DEFAULT_IDLE_TIMEOUT_MS}.
    * `Infinity` keeps them for the embedder's lifetime.
@@ -131,7 +137,7 @@ interface Segment {
 
 /** One worker of the pool and the batch it is working on. */
 interface Slot {
-  worker: Worker | undefined;
+  worker: EmbeddingWorker | undefined;
   /** Set while a worker for this slot is loading its model. */
   starting: boolean;
   /** The query worker's slot: small requests only, started only when the pool is busy. */
@@ -144,6 +150,7 @@ export class WorkerEmbedder implements Embedder {
   private readonly workerFile: URL | string;
   private readonly maxBatchTexts: number;
   private readonly workerData: unknown;
+  private readonly host: WorkerHost;
   private readonly slots: Slot[];
   private readonly idleTimeoutMs: number;
   private readonly idleTimer: IdleTimer;
@@ -168,6 +175,7 @@ export class WorkerEmbedder implements Embedder {
     this.model = options.model ?? USE_LITE_MODEL;
     this.maxBatchTexts = options.maxBatchTexts ?? DEFAULT_MAX_BATCH_TEXTS;
     this.workerData = options.workerData;
+    this.host = options.host ?? 'thread';
     const workers = options.workers ?? defaultWorkerCount();
     if (!Number.isInteger(this.maxBatchTexts) || this.maxBatchTexts < 1) {
       throw new RangeError(`maxBatchTexts must be a positive integer, got ${this.maxBatchTexts}`);
@@ -298,7 +306,7 @@ export class WorkerEmbedder implements Embedder {
 
   /** Starts a worker for `slot`; resolves once it is ready and attached. */
   private spawn(slot: Slot): Promise<void> {
-    const worker = new Worker(this.workerFile, { workerData: this.workerData });
+    const worker = startEmbeddingWorker(this.host, this.workerFile, this.workerData);
     slot.starting = true;
     const started = new Promise<void>((resolve, reject) => {
       const onEarlyExit = (code: number) =>
@@ -341,7 +349,7 @@ export class WorkerEmbedder implements Embedder {
     return `embedding worker serves ${id} (${dims} dims), expected ${this.model.id} (${this.model.dims} dims)`;
   }
 
-  private attach(slot: Slot, worker: Worker): void {
+  private attach(slot: Slot, worker: EmbeddingWorker): void {
     slot.worker = worker;
     let crashed = false;
     const onCrash = (reason: string) => {

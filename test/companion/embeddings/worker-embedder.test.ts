@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingProviderError } from '../../../companion/embeddings/provider-error';
 import { UseLiteEmbedder } from '../../../companion/embeddings/use-lite';
@@ -56,6 +58,80 @@ describe('WorkerEmbedder with the real USE-lite worker', () => {
 
   it('answers an empty list without a round trip', async () => {
     expect(await worker.embed([])).toEqual([]);
+  });
+});
+
+describe('WorkerEmbedder with the real USE-lite worker in child processes', () => {
+  /** Live child processes of this test process running `file` (Linux: /proc). */
+  function workerProcesses(file: string): number[] {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number)
+      .filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+          return (
+            parent === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(file)
+          );
+        } catch {
+          return false; // gone meanwhile
+        }
+      });
+  }
+
+  it('runs native without MALLOC_MMAP_THRESHOLD_ in the companion, the same vectors, and parks by exiting', async () => {
+    const saved = process.env.MALLOC_MMAP_THRESHOLD_;
+    delete process.env.MALLOC_MMAP_THRESHOLD_;
+    const workerUrl = await buildWorkerForTest('companion/embeddings/use-lite.worker.ts');
+    const workerPath = fileURLToPath(workerUrl);
+    let park: (() => void) | undefined;
+    const embedder = await WorkerEmbedder.start({
+      workerFile: workerUrl,
+      host: 'process',
+      workers: 1,
+      workerData: { runtime: 'auto' },
+      idleTimer: { set: (callback) => (park = callback), clear: () => (park = undefined) },
+    });
+    const mainThread = await UseLiteEmbedder.load();
+    try {
+      // A thread worker would fall back to wasm here (nativeIdleMemoryProblem); a process worker
+      // has the allocator setting in its own environment.
+      expect(embedder.runtime).toBe('native');
+      expect(embedder.fallbackReason).toBeUndefined();
+      const texts = ['Templates insert text.', 'Graph view shows links between notes.'];
+      const [fromProcess, local] = await Promise.all([
+        embedder.embed(texts),
+        mainThread.embed(texts),
+      ]);
+      fromProcess.forEach((vector, i) => {
+        expect(vector).toBeInstanceOf(Float32Array);
+        expect(dot(vector, local[i]!)).toBeCloseTo(1, 4);
+      });
+      const [pid] = workerProcesses(workerPath);
+      expect(pid).toBeGreaterThan(0);
+
+      // Killed from outside: replaced, and the request still answered.
+      process.kill(pid!, 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await embedder.embed(['after the kill'])).toHaveLength(1);
+      expect(embedder.restarts).toBe(1);
+      expect(workerProcesses(workerPath)).not.toContain(pid);
+
+      // Parked: the process is gone, its memory with it; the next request starts one again.
+      park?.();
+      for (let i = 0; i < 50 && workerProcesses(workerPath).length > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(workerProcesses(workerPath)).toEqual([]);
+      expect(await embedder.embed(['woken'])).toHaveLength(1);
+      expect(workerProcesses(workerPath)).toHaveLength(1);
+    } finally {
+      await embedder.close();
+      mainThread.dispose();
+      if (saved !== undefined) process.env.MALLOC_MMAP_THRESHOLD_ = saved;
+    }
+    expect(workerProcesses(workerPath)).toEqual([]);
   });
 });
 
