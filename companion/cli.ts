@@ -36,7 +36,21 @@ const systemClock = { now: () => Date.now() };
 /** Subcommands; without one, the companion serves. */
 type Command = 'serve' | 'token' | 'mcp';
 
+/**
+ * The oldest Node the companion runs on. better-sqlite3 13's Node-API binary crashes (SIGSEGV, no
+ * message) on Node 20, so the version is checked before anything opens a database.
+ */
+const OLDEST_NODE_MAJOR = 22;
+
 async function main(argv: readonly string[]): Promise<number | null> {
+  const nodeMajor = Number(process.versions.node.split('.')[0]);
+  if (nodeMajor < OLDEST_NODE_MAJOR) {
+    process.stderr.write(
+      `cairn-companion: Node.js ${OLDEST_NODE_MAJOR} or newer is needed; this is ${process.version}. ` +
+        `Install an LTS release (22 or 24) and run npm ci again.\n`,
+    );
+    return EXIT_FAILURE;
+  }
   const command: Command = argv[0] === 'token' || argv[0] === 'mcp' ? argv[0] : 'serve';
   const args = command === 'serve' ? argv : argv.slice(1);
   // search, ask, remind, note, reminders, remember, status (docs/cli.md).
