@@ -1,40 +1,27 @@
 import type { Embedder, EmbeddingModel } from '../../shared/ports';
-import type { HttpTransport } from '../connection/http-transport';
+import type { CompanionClient, CompanionRequest } from '../connection/client';
 import { isRecord } from '../../shared/protocol/json';
-import { EmbeddingProviderError, requestJson, toVector } from './http-json';
+import { EmbeddingProviderError, jsonOf, toVector, unreachable } from './http-json';
 
 /*
  * The paired companion's model through its OpenAI-format `POST /v1/embeddings`
  * (companion/clients/embeddings-routes.ts). The model id and size come from `GET /v1/models`, so
- * vectors stored in the plugin record exactly what produced them.
+ * vectors stored in the plugin record exactly what produced them. Requests go through the
+ * plugin's one companion client, which checks the URL and offline mode and adds the token.
  */
 
 /** The companion takes at most 256 texts per request; smaller batches keep each call short. */
 const BATCH = 64;
 
-export interface CompanionEndpoint {
-  /** Base URL without trailing slash (already checked by settings validation). */
-  url: string;
-  token: string;
-}
-
 export class CompanionEmbedder implements Embedder {
   private constructor(
-    private readonly transport: HttpTransport,
-    private readonly endpoint: CompanionEndpoint,
+    private readonly client: CompanionClient,
     readonly model: EmbeddingModel,
   ) {}
 
   /** Asks the companion which model it serves; throws when it serves none or cannot be reached. */
-  static async connect(
-    transport: HttpTransport,
-    endpoint: CompanionEndpoint,
-  ): Promise<CompanionEmbedder> {
-    const body = await requestJson(transport, 'companion', {
-      url: `${endpoint.url}/v1/models`,
-      method: 'GET',
-      headers: authorization(endpoint.token),
-    });
+  static async connect(client: CompanionClient): Promise<CompanionEmbedder> {
+    const body = await companionJson(client, { method: 'GET', path: '/v1/models' });
     // The list also names chat models (`cairn`); the embedding model is the one with dims.
     const models: unknown[] = isRecord(body) && Array.isArray(body.data) ? body.data : [];
     const first = models.find(
@@ -49,7 +36,7 @@ export class CompanionEmbedder implements Embedder {
         'companion: GET /v1/models names no embedding model (the companion runs keyword-only)',
       );
     }
-    return new CompanionEmbedder(transport, endpoint, {
+    return new CompanionEmbedder(client, {
       id: `companion:${first.id}`,
       dims: first.dims,
     });
@@ -60,11 +47,10 @@ export class CompanionEmbedder implements Embedder {
     const served = this.model.id.slice('companion:'.length);
     for (let start = 0; start < texts.length; start += BATCH) {
       const batch = texts.slice(start, start + BATCH);
-      const body = await requestJson(this.transport, 'companion', {
-        url: `${this.endpoint.url}/v1/embeddings`,
+      const body = await companionJson(this.client, {
         method: 'POST',
-        headers: authorization(this.endpoint.token),
-        body: JSON.stringify({ model: served, input: batch, encoding_format: 'float' }),
+        path: '/v1/embeddings',
+        body: { model: served, input: batch, encoding_format: 'float' },
       });
       const data = isRecord(body) && Array.isArray(body.data) ? body.data : null;
       if (!data || data.length !== batch.length) {
@@ -89,6 +75,11 @@ export class CompanionEmbedder implements Embedder {
   }
 }
 
-function authorization(token: string): Record<string, string> {
-  return { Authorization: `Bearer ${token.trim()}` };
+/** The parsed body of the companion's 200, or an `EmbeddingProviderError` saying what failed. */
+async function companionJson(client: CompanionClient, request: CompanionRequest): Promise<unknown> {
+  const sent = await client.send(request, { requireToken: true });
+  if (sent.kind === 'not-sent') throw new EmbeddingProviderError(`companion: ${sent.message}`);
+  const url = `${sent.url}${request.path}`;
+  if (sent.kind === 'unreachable') throw unreachable('companion', url, sent.error);
+  return jsonOf('companion', { method: request.method, url }, sent.response);
 }

@@ -1,4 +1,4 @@
-import type { HttpRequest, HttpTransport } from '../connection/http-transport';
+import type { HttpRequest, HttpResponse, HttpTransport } from '../connection/http-transport';
 import { errorBodyMessage } from '../../shared/protocol/json';
 
 /** A provider that answered, but not with what was asked for: status, shape, or size. */
@@ -16,10 +16,24 @@ export async function requestJson(
   try {
     response = await transport.request(request);
   } catch (error) {
-    throw new EmbeddingProviderError(
-      `${provider} unreachable at ${request.url} (${error instanceof Error ? error.message : String(error)})`,
-    );
+    throw unreachable(provider, request.url, error);
   }
+  return jsonOf(provider, request, response);
+}
+
+/** The provider could not be reached at `url`. */
+export function unreachable(provider: string, url: string, error: unknown): EmbeddingProviderError {
+  return new EmbeddingProviderError(
+    `${provider} unreachable at ${url} (${error instanceof Error ? error.message : String(error)})`,
+  );
+}
+
+/** The parsed body of a 200, or an error naming the provider, the status and the request. */
+export function jsonOf(
+  provider: string,
+  request: { readonly method: string; readonly url: string },
+  response: HttpResponse,
+): unknown {
   let body: unknown;
   try {
     body = JSON.parse(response.text);

@@ -1,3 +1,4 @@
+import { CompanionClient } from '../connection/client';
 import type { HttpTransport } from '../connection/http-transport';
 import type { CairnSettings } from '../../shared/settings/cairn-settings';
 import { checkHttpUrl, offlineModeViolation } from '../../shared/settings/validation';
@@ -37,10 +38,12 @@ export async function selectEmbedder(
         );
         if (settings.companion.token.trim() === '')
           return { kind: 'none', reason: 'the companion is not paired (no token)' };
-        const embedder = await CompanionEmbedder.connect(transport, {
+        const client = new CompanionClient(transport, () => ({
           url,
           token: settings.companion.token,
-        });
+          offlineMode: settings.privacy.offlineMode,
+        }));
+        const embedder = await CompanionEmbedder.connect(client);
         return { kind: 'active', embedder, label: embedder.model.id };
       }
       case 'ollama': {

@@ -6,6 +6,7 @@ import type {
   HttpResponse,
   HttpTransport,
 } from '../../../plugin/connection/http-transport';
+import { CompanionClient } from '../../../plugin/connection/client';
 import { CompanionEmbedder } from '../../../plugin/embeddings/companion-embedder';
 import { OllamaEmbedder } from '../../../plugin/embeddings/ollama-embedder';
 import { selectEmbedder } from '../../../plugin/embeddings/select-embedder';
@@ -36,7 +37,9 @@ class InjectTransport implements HttpTransport {
   }
 }
 
-const endpoint = { url: 'http://127.0.0.1:8787', token: TEST_TOKEN };
+const endpoint = { url: 'http://127.0.0.1:8787', token: TEST_TOKEN, offlineMode: true };
+const clientOf = (transport: InjectTransport, at = endpoint) =>
+  new CompanionClient(transport, () => at);
 
 describe('CompanionEmbedder against the real companion routes', () => {
   let companion: TestApp;
@@ -47,7 +50,7 @@ describe('CompanionEmbedder against the real companion routes', () => {
   afterAll(async () => companion.close());
 
   it('learns the model from /v1/models and returns the companion vectors in order', async () => {
-    const embedder = await CompanionEmbedder.connect(new InjectTransport(companion.app), endpoint);
+    const embedder = await CompanionEmbedder.connect(clientOf(new InjectTransport(companion.app)));
     expect(embedder.model).toEqual({ id: 'companion:use-lite-test', dims: 16 });
     const texts = Array.from({ length: 70 }, (_, i) => `text number ${i}`);
     const vectors = await embedder.embed(texts);
@@ -57,7 +60,9 @@ describe('CompanionEmbedder against the real companion routes', () => {
 
   it('a wrong token is a clear error', async () => {
     await expect(
-      CompanionEmbedder.connect(new InjectTransport(companion.app), { ...endpoint, token: 'nope' }),
+      CompanionEmbedder.connect(
+        clientOf(new InjectTransport(companion.app), { ...endpoint, token: 'nope' }),
+      ),
     ).rejects.toThrow(/companion answered 401 to GET http:\/\/127\.0\.0\.1:8787\/v1\/models/);
   });
 
@@ -65,7 +70,7 @@ describe('CompanionEmbedder against the real companion routes', () => {
     const bare = await buildTestApp();
     try {
       await expect(
-        CompanionEmbedder.connect(new InjectTransport(bare.app), endpoint),
+        CompanionEmbedder.connect(clientOf(new InjectTransport(bare.app))),
       ).rejects.toThrow(/names no embedding model/);
     } finally {
       await bare.close();
