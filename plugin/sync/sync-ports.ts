@@ -29,6 +29,11 @@ export type GuardedOutcome = 'done' | 'changed';
 /**
  * The device's vault. Paths are vault-relative with `/`. Implementations hold at most one
  * file's bytes at a time; nothing here lists contents.
+ *
+ * Every method that takes a path finds the file at exactly that path, else a file whose path
+ * differs from it only in letter case, on case-sensitive vaults too: the companion (like every
+ * phone) holds one file per case-folded path, so a write of a new file next to a case variant is
+ * 'changed', never a second file the companion could not take.
  */
 export interface SyncVault {
   /**
@@ -41,7 +46,7 @@ export interface SyncVault {
    * when the vault root cannot be read: an unreadable root is never "every file was deleted".
    */
   list(): Promise<VaultFileStat[]>;
-  /** The file at `path` (case-insensitively where the vault is), or null when there is none. */
+  /** The file at `path` (or at a case variant of it), or null when there is none. */
   stat(path: string): Promise<VaultFileStat | null>;
   read(path: string): Promise<Uint8Array>;
   /**

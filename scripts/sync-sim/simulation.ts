@@ -598,7 +598,7 @@ function userOp(world: World, device: SimDevice): void {
     book.deletions.push({ device: device.name, header, tokens: new Set(tokensOf(text)) });
     for (const token of tokensOf(text)) book.removed.add(token);
     vault.userDelete(note, { silent });
-    world.trace(`${device.name} deletes ${note}`);
+    world.trace(`${device.name} deletes ${note} (${header}: ${tokensOf(text).join(' ')})`);
     return;
   }
   if (roll < 0.28) {
@@ -641,7 +641,7 @@ function userOp(world: World, device: SimDevice): void {
   const token = book.token(device.name, header);
   const ending = text === '' || text.endsWith('\n') ? '' : '\n';
   vault.userWrite(note, `${text}${ending}${slot(token, device.name)}`, { silent });
-  world.trace(`${device.name} appends ${token} to ${note}`);
+  world.trace(`${device.name} appends ${token} to ${note} (${header})`);
 }
 
 function hasFolded(vault: MemoryVault, path: string): boolean {
@@ -795,10 +795,14 @@ function check(world: World, seed: number, devices: number): RunResult {
     if (deletion.header === '' || deletion.header === headerOf(DAILY_TEMPLATE)) continue;
     const back = texts.filter(([, text]) => headerOf(text) === deletion.header);
     if (back.length === 0) continue;
-    const later = [...(book.headerTokens.get(deletion.header) ?? [])].filter(
-      (token) => !deletion.tokens.has(token),
-    );
     // Edited concurrently or after the delete (a line its deleter never saw): the edit wins.
+    // Such a line is one written under the note's header, or any line in the note that came
+    // back (after a conflict a device's later lines merge into the note under the other's
+    // header: its own version went to the copy).
+    const later = [
+      ...(book.headerTokens.get(deletion.header) ?? []),
+      ...back.flatMap(([, text]) => tokensOf(text)),
+    ].filter((token) => !deletion.tokens.has(token));
     if (later.length > 0) continue;
     // Deleted elsewhere too, or kept by another device's unchanged copy: count the file once.
     resurrected.push(`${back.map(([path]) => path).join(', ')} (deleted by ${deletion.device})`);

@@ -149,4 +149,27 @@ describe('SyncEngine regressions found by the simulation', () => {
     await phone.engine.sync();
     expect(await phone.engine.seq()).toBe(seq);
   });
+
+  it('a remote new file is not written beside a local new file differing only in case', async () => {
+    // seed 1003552087: a case-sensitive device renamed its unsynced Plan.md to plan.md offline;
+    // the pull then wrote another device's Plan.md beside it, and plan.md was never committed.
+    t = await buildSyncTestApp();
+    const phone = testDevice(t, 'Pixel 8', { caseInsensitive: true });
+    const linux = testDevice(t, 'Linux laptop');
+    phone.vault.userWrite('Plan.md', '# Plan\n- L1 phone\n~1\n');
+    await phone.engine.sync();
+    linux.vault.userWrite('plan.md', '# plan\n- L2 linux\n~2\n');
+    await linux.engine.sync();
+    await phone.engine.sync();
+    const paths = linux.vault.paths();
+    expect(paths.filter((path) => path.toLowerCase() === 'plan.md')).toHaveLength(1);
+    const copy = paths.find((path) => path.includes('.conflict-'));
+    expect(copy).toBeDefined();
+    const texts = paths.map((path) => linux.vault.text(path) ?? '').join('\n');
+    expect(texts).toContain('L1 phone');
+    expect(texts).toContain('L2 linux');
+    expect(linux.events.some((event) => event.kind === 'problem')).toBe(false);
+    for (const path of paths) expect(onDisk(path)).toBe(linux.vault.text(path));
+    expect(phone.vault.paths()).toEqual(paths);
+  });
 });
