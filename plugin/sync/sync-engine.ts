@@ -405,6 +405,10 @@ export class SyncEngine {
     for (const [from, to] of renames) {
       const record = await this.store.getFile(from);
       if (!record) continue;
+      // The engine's own moves (a remote rename applied here) fire rename events too, seen here
+      // after the state moved on: the record is at `to` already, and `from` may hold another
+      // file since (a remote new file written there after the move). Not a move of that file.
+      if (from !== to && (await this.store.getFile(to))) continue;
       // A folder rename arrives as one event per file, each handled here the same way.
       await this.store.update([{ ...record, path: to }], from === to ? [] : [from]);
       this.touched.add(to);

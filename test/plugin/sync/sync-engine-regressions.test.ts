@@ -172,4 +172,30 @@ describe('SyncEngine regressions found by the simulation', () => {
     for (const path of paths) expect(onDisk(path)).toBe(linux.vault.text(path));
     expect(phone.vault.paths()).toEqual(paths);
   });
+
+  it('a remote rename and a remote new file at the old path are not taken for a local rename', async () => {
+    // seed 1003552096: the engine's own move fired a rename event; applied after the pull had
+    // written another file at the old path, it moved that file's record, and every pass after
+    // committed a rename and a new file, each a conflict copy of a conflict copy.
+    t = await buildSyncTestApp({ files: { 'Plan.md': NOTE } });
+    const phone = testDevice(t, 'Pixel 8');
+    const laptop = testDevice(t, 'MacBook');
+    const tablet = testDevice(t, 'iPad', { caseInsensitive: true });
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    await tablet.engine.sync();
+    laptop.vault.userRename('Plan.md', 'Ideas.md');
+    await laptop.engine.sync();
+    await tablet.engine.sync();
+    tablet.vault.userWrite('Plan.md', '# New plan\n- L2 tablet\n~2\n');
+    await tablet.engine.sync();
+    const head = t.sync.store.head();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(t.sync.store.head()).toBe(head);
+    expect(phone.vault.paths()).toEqual(['Ideas.md', 'Plan.md']);
+    expect(phone.vault.text('Ideas.md')).toBe(NOTE);
+    expect(phone.vault.text('Plan.md')).toBe('# New plan\n- L2 tablet\n~2\n');
+    expect(onDisk('Ideas.md')).toBe(NOTE);
+  });
 });
