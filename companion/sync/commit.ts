@@ -112,6 +112,12 @@ export interface SyncCommitterOptions {
   readonly logger: Logger;
   readonly audit?: AuditLog;
   readonly massDelete?: MassDeleteLimits;
+  /**
+   * How long a replaced file is watched for a late write before the overwrite answers
+   * (atomic-write's LATE_WRITE_GRACE_MS when absent; the simulation, whose only other writers
+   * are synchronous, uses 0).
+   */
+  readonly lateWriteGraceMs?: number;
 }
 
 /**
@@ -617,7 +623,12 @@ export class SyncCommitter {
         file.path,
         this.options.blobs.pathOf(hash),
         file.hash,
-        { clock: this.options.clock },
+        {
+          clock: this.options.clock,
+          ...(this.options.lateWriteGraceMs === undefined
+            ? {}
+            : { lateWriteGraceMs: this.options.lateWriteGraceMs }),
+        },
       );
     } catch (error) {
       if (isRace(error)) throw new DiskRace();
