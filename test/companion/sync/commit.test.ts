@@ -269,6 +269,19 @@ describe('POST /api/v1/sync/commit', () => {
       expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
     });
 
+    it('meets a file another program made in other letter case, not yet journalled', async () => {
+      // seed 1009: the new file was refused (INVALID_PATH, a case clash) and never synced.
+      t = await buildSyncTestApp();
+      t.write('Inbox.md', '# Inbox\n- from a script\n');
+      const hash = await t.upload('# inbox\n- from the phone\n');
+      const result = only(
+        (await t.commit('Pixel 8', [{ path: 'inbox.md', base: null, hash }])).results,
+        'conflict',
+      );
+      expect(result.path).toBe('Inbox.md');
+      expect(readFileSync(join(t.vault, result.copy_path), 'utf8')).toContain('from the phone');
+    });
+
     it('the device one removed a line of every version: still a conflict copy', async () => {
       t = await buildSyncTestApp({ files: { 'Ideas.md': '# Ideas\n- one\n' } });
       const hash = await t.upload('# Ideas\n- two\n');
