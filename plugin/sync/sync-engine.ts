@@ -215,9 +215,14 @@ export class SyncEngine {
   private async pullAll(): Promise<void> {
     let since = await this.store.getSeq();
     let applied = 0;
+    // `since=0` lists the live files only, no deletes: the files listed, to find records of
+    // files deleted on the companion since this device recorded them (a first pull that
+    // crashed before its position was saved, then is listed again).
+    const listed = since === 0 ? new Set<string>() : null;
     for (;;) {
       const page = await this.api.changes(since, { limit: this.pageSize });
       for (const change of page.changes) {
+        listed?.add(change.file_id);
         await this.applyChange(change);
         applied++;
       }
@@ -226,6 +231,7 @@ export class SyncEngine {
       since = page.next;
       if (!page.more) break;
     }
+    if (listed) await this.applyUnlisted(listed);
     if (!this.firstPullLanded) {
       this.firstPullLanded = true;
       this.resolveFirstPull();
@@ -363,7 +369,21 @@ export class SyncEngine {
     ]);
   }
 
-  private async applyRemoteDelete(record: SyncFileRecord, change: SyncChange): Promise<void> {
+  /**
+   * After a whole listing from `since=0`: a record of a companion file the listing left out is
+   * of a file deleted there (every live file is listed), applied as a delete of its base.
+   */
+  private async applyUnlisted(listed: ReadonlySet<string>): Promise<void> {
+    for (const record of await this.store.allFiles()) {
+      if (record.fileId === null || record.base === null || listed.has(record.fileId)) continue;
+      await this.applyRemoteDelete(record, { hash: record.base });
+    }
+  }
+
+  private async applyRemoteDelete(
+    record: SyncFileRecord,
+    change: Pick<SyncChange, 'hash'>,
+  ): Promise<void> {
     const stat = await this.vault.stat(record.path);
     if (stat === null) {
       await this.store.update([], [record.path]);

@@ -198,4 +198,37 @@ describe('SyncEngine regressions found by the simulation', () => {
     expect(phone.vault.text('Plan.md')).toBe('# New plan\n- L2 tablet\n~2\n');
     expect(onDisk('Ideas.md')).toBe(NOTE);
   });
+
+  it('a file deleted elsewhere goes here too when its first pull is listed again', async () => {
+    // seed 1009: a device crashed after recording a pulled file but before saving its journal
+    // position; listed again from since=0 (live files only), the delete made meanwhile never
+    // reached it and the file stayed.
+    t = await buildSyncTestApp({ files: { 'Trip.md': NOTE, 'Ideas.md': '# Ideas\n' } });
+    const phone = testDevice(t, 'Pixel 8');
+    const laptop = testDevice(t, 'MacBook');
+    await phone.engine.sync();
+    await phone.store.setSeq(0);
+    phone.restart();
+    await laptop.engine.sync();
+    laptop.vault.userDelete('Trip.md');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    expect(phone.vault.paths()).toEqual(['Ideas.md']);
+    expect(onDisk('Trip.md')).toBeUndefined();
+  });
+
+  it('a file edited here whose companion file was deleted while unlisted comes back', async () => {
+    t = await buildSyncTestApp({ files: { 'Trip.md': NOTE, 'Ideas.md': '# Ideas\n' } });
+    const phone = testDevice(t, 'Pixel 8');
+    const laptop = testDevice(t, 'MacBook');
+    await phone.engine.sync();
+    await phone.store.setSeq(0);
+    phone.restart();
+    await laptop.engine.sync();
+    laptop.vault.userDelete('Trip.md');
+    await laptop.engine.sync();
+    phone.vault.userWrite('Trip.md', `${NOTE}- L2 phone\n~2\n`);
+    await phone.engine.sync();
+    expect(onDisk('Trip.md')).toBe(`${NOTE}- L2 phone\n~2\n`);
+  });
 });
