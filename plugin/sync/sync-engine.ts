@@ -241,6 +241,10 @@ export class SyncEngine {
 
   private async applyChange(change: SyncChange): Promise<void> {
     const record = await this.store.findByFileId(change.file_id);
+    // Listed again (a pull resumed or rewound after a crash, a resent commit or a blocked
+    // path): an entry this file's state already includes. Applied again, an older version
+    // would look like a remote edit, and bring back a file deleted here since.
+    if (record?.seq !== undefined && change.seq <= record.seq) return;
     if (change.op === 'delete') {
       if (record) await this.applyRemoteDelete(record, change);
       return;
@@ -255,7 +259,11 @@ export class SyncEngine {
       if (moved === null) return;
       current = moved;
     }
-    if (change.hash !== current.base) await this.applyRemoteContent(current, change.hash);
+    if (change.hash !== current.base) {
+      await this.applyRemoteContent(current, change.hash, change.seq);
+    } else if (current.seq === undefined || current.seq < change.seq) {
+      await this.store.update([{ ...current, seq: change.seq }]);
+    }
   }
 
   /** A file this device has no record of (new on the companion, or never linked here). */
@@ -268,7 +276,7 @@ export class SyncEngine {
       // Someone made a file there meanwhile: it is theirs; the next commit sorts it out.
       if (written === 'changed') return;
       await this.store.update(
-        [linked(written, change.file_id, change.hash, change.path)],
+        [linked(written, change.file_id, change.hash, change.path, change.seq)],
         stale && stale.path !== written.path ? [stale.path] : [],
       );
       return;
@@ -289,7 +297,7 @@ export class SyncEngine {
     const local = await this.localState(existing ?? null, stat);
     if (local.hash === change.hash) {
       await this.store.update(
-        [linked(local.stat, change.file_id, change.hash, change.path)],
+        [linked(local.stat, change.file_id, change.hash, change.path, change.seq)],
         existing && existing.path !== local.stat.path ? [existing.path] : [],
       );
       return;
@@ -337,7 +345,11 @@ export class SyncEngine {
   }
 
   /** New bytes on the companion for a file this device has. */
-  private async applyRemoteContent(record: SyncFileRecord, hash: string): Promise<void> {
+  private async applyRemoteContent(
+    record: SyncFileRecord,
+    hash: string,
+    seq: number,
+  ): Promise<void> {
     const stat = await this.vault.stat(record.path);
     if (stat === null) {
       // Deleted here but edited there: the edit wins, the file comes back.
@@ -345,14 +357,14 @@ export class SyncEngine {
       const written = await this.vault.write(record.path, bytes, { absent: true });
       if (written === 'changed') return;
       await this.store.update(
-        [linked(written, record.fileId ?? '', hash, record.syncedPath ?? record.path)],
+        [linked(written, record.fileId ?? '', hash, record.syncedPath ?? record.path, seq)],
         written.path === record.path ? [] : [record.path],
       );
       return;
     }
     const local = await this.localState(record, stat);
     if (local.hash === hash) {
-      await this.store.update([{ ...fingerprint(record, local), base: hash }]);
+      await this.store.update([{ ...fingerprint(record, local), base: hash, seq }]);
       return;
     }
     if (local.hash !== record.base) {
@@ -365,7 +377,7 @@ export class SyncEngine {
     const written = await this.vault.write(record.path, bytes, { hash: local.hash });
     if (written === 'changed') return;
     await this.store.update([
-      { ...record, base: hash, localHash: hash, size: written.size, mtime: written.mtime },
+      { ...record, base: hash, localHash: hash, size: written.size, mtime: written.mtime, seq },
     ]);
   }
 
@@ -653,17 +665,24 @@ export class SyncEngine {
           if (moved)
             await this.adopt(
               moved,
-              { fileId: result.copy_file_id, hash: result.copy_hash, path: result.copy_path },
+              {
+                fileId: result.copy_file_id,
+                hash: result.copy_hash,
+                path: result.copy_path,
+                seq: result.seq,
+              },
               sent,
+              op,
             );
           return;
         }
-        await this.placeCopy(result.copy_path, result.copy_file_id, result.copy_hash);
+        await this.placeCopy(result.copy_path, result.copy_file_id, result.copy_hash, result.seq);
         // The companion kept its own version at the path; this device's bytes are in the copy.
         await this.adopt(
           record,
-          { fileId: result.file_id, hash: result.hash, path: result.path },
+          { fileId: result.file_id, hash: result.hash, path: result.path, seq: result.seq },
           sent,
+          op,
         );
         return;
       }
@@ -675,8 +694,9 @@ export class SyncEngine {
         }
         await this.adopt(
           record,
-          { fileId: result.file_id, hash: result.hash, path: result.path },
+          { fileId: result.file_id, hash: result.hash, path: result.path, seq: result.seq },
           sent,
+          op,
         );
         return;
       }
@@ -728,8 +748,9 @@ export class SyncEngine {
    */
   private async adopt(
     record: SyncFileRecord,
-    server: { fileId: string; hash: string; path: string },
+    server: { fileId: string; hash: string; path: string; seq: number },
     sent: string,
+    op?: SyncOp,
   ): Promise<void> {
     let current = record;
     const twin = await this.store.findByFileId(server.fileId);
@@ -757,13 +778,21 @@ export class SyncEngine {
       if (moved) current = moved;
     }
     const stat = await this.vault.stat(current.path);
+    if (stat === null && op !== undefined && !('delete' in op)) {
+      // Deleted here after the op was sent: that delete is committed next, against what this
+      // device saw (`sent`), so lines merged in meanwhile win over it.
+      await this.store.update([
+        { ...current, fileId: server.fileId, base: sent, syncedPath: server.path, seq: server.seq },
+      ]);
+      return;
+    }
     if (stat === null) {
-      // Deleted here meanwhile (or a delete that lost to an edit): the companion's file comes back.
+      // A delete that lost to an edit: the companion's file comes back.
       const bytes = await this.api.getBlob(server.hash);
       const written = await this.vault.write(current.path, bytes, { absent: true });
       if (written !== 'changed') {
         await this.store.update(
-          [linked(written, server.fileId, server.hash, server.path)],
+          [linked(written, server.fileId, server.hash, server.path, server.seq)],
           written.path === current.path ? [] : [current.path],
         );
       }
@@ -774,6 +803,7 @@ export class SyncEngine {
       ...fingerprint(current, local),
       fileId: server.fileId,
       syncedPath: server.path,
+      seq: server.seq,
     };
     if (local.hash === server.hash) {
       await this.store.update([{ ...known, base: server.hash }]);
@@ -801,17 +831,17 @@ export class SyncEngine {
   }
 
   /** Writes the conflict copy the companion made of this device's version. */
-  private async placeCopy(path: string, fileId: string, hash: string): Promise<void> {
+  private async placeCopy(path: string, fileId: string, hash: string, seq: number): Promise<void> {
     if (await this.store.findByFileId(fileId)) return;
     const stat = await this.vault.stat(path);
     if (stat) {
       const local = await this.localState(null, stat);
-      if (local.hash === hash) await this.store.update([linked(stat, fileId, hash, path)]);
+      if (local.hash === hash) await this.store.update([linked(stat, fileId, hash, path, seq)]);
       return;
     }
     const bytes = await this.api.getBlob(hash);
     const written = await this.vault.write(path, bytes, { absent: true });
-    if (written !== 'changed') await this.store.update([linked(written, fileId, hash, path)]);
+    if (written !== 'changed') await this.store.update([linked(written, fileId, hash, path, seq)]);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -902,6 +932,7 @@ function linked(
   fileId: string,
   hash: string,
   syncedPath: string,
+  seq: number,
 ): SyncFileRecord {
   return {
     path: stat.path,
@@ -911,6 +942,7 @@ function linked(
     localHash: hash,
     size: stat.size,
     mtime: stat.mtime,
+    seq,
   };
 }
 

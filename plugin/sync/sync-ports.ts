@@ -85,6 +85,11 @@ export interface SyncFileRecord {
   readonly localHash: string | null;
   readonly size: number;
   readonly mtime: number;
+  /**
+   * The journal entry (`seq`) this file's state here includes: entries up to it, listed again
+   * (a pull resumed or rewound), are not applied again. Absent in records from before it.
+   */
+  readonly seq?: number;
 }
 
 /**

@@ -231,4 +231,46 @@ describe('SyncEngine regressions found by the simulation', () => {
     await phone.engine.sync();
     expect(onDisk('Trip.md')).toBe(`${NOTE}- L2 phone\n~2\n`);
   });
+
+  it('an older version listed again does not bring back a file deleted here', async () => {
+    // seed 2056: a resent commit rewound the pull; an entry older than the file's base looked
+    // like a remote edit of a file deleted here, and it came back.
+    t = await buildSyncTestApp({ files: { 'Trip.md': NOTE, 'Ideas.md': '# Ideas\n' } });
+    const phone = testDevice(t, 'Pixel 8');
+    await phone.engine.sync();
+    const before = await phone.engine.seq();
+    phone.vault.userWrite('Trip.md', `${NOTE}- L2 phone\n~2\n`);
+    await phone.engine.sync();
+    phone.vault.userWrite('Trip.md', `${NOTE}- L2 phone\n~2\n- L3 phone\n~3\n`);
+    await phone.engine.sync();
+    phone.vault.userDelete('Trip.md');
+    await phone.store.setSeq(before);
+    await phone.engine.sync();
+    expect(phone.vault.has('Trip.md')).toBe(false);
+    expect(onDisk('Trip.md')).toBeUndefined();
+  });
+
+  it('a file deleted here while its edit was being committed stays deleted', async () => {
+    t = await buildSyncTestApp({ files: { 'Trip.md': NOTE } });
+    const inner = new InjectTransport(() => t.app);
+    let deleteDuringCommit = false;
+    const transport: HttpTransport = {
+      async request(request: HttpRequest): Promise<HttpResponse> {
+        const response = await inner.request(request);
+        if (deleteDuringCommit && request.url.endsWith('/commit')) {
+          deleteDuringCommit = false;
+          phone.vault.userDelete('Trip.md');
+        }
+        return response;
+      },
+    };
+    const phone = testDevice(t, 'Pixel 8', { transport });
+    await phone.engine.sync();
+    phone.vault.userWrite('Trip.md', `${NOTE}- L2 phone\n~2\n`);
+    deleteDuringCommit = true;
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(phone.vault.has('Trip.md')).toBe(false);
+    expect(onDisk('Trip.md')).toBeUndefined();
+  });
 });
