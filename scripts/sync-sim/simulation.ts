@@ -489,19 +489,27 @@ async function step(world: World, noMoreOps: boolean): Promise<void> {
     await world.host.restart();
     return;
   }
-  const holder = world.devices.find((candidate) => candidate.engine?.pendingHolds.length);
+  // The user confirms a held mass delete on a device that is not in the middle of a pass (one
+  // waiting for the network would wait for the confirm's activity forever).
+  const holder = world.devices.find(
+    (candidate) => candidate.engine?.pendingHolds.length && !candidate.task,
+  );
   if (holder?.engine) {
     const engine = holder.engine;
+    const epoch = holder.epoch;
     const hold = engine.pendingHolds[0] as string;
     world.trace(`${holder.name} confirms hold ${hold}`);
-    holder.task ??= engine
+    const activity = holder.activity();
+    holder.task = engine
       .confirmHold(hold)
       .catch(() => undefined)
       .then(() => {
-        holder.task = null;
-        holder.signal();
+        if (holder.epoch === epoch) {
+          holder.task = null;
+          holder.signal();
+        }
       });
-    await Promise.race([holder.activity(), holder.task]);
+    await activity;
   }
 }
 
