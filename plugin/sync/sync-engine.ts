@@ -304,7 +304,11 @@ export class SyncEngine {
     }
     // A file made here (a daily note created on open, say) with other bytes: never overwritten.
     // It stays new (base null); the companion decides at commit (one empty → the other, etc.).
-    await this.remember(existing ?? null, local);
+    // If it goes before that, the companion's file is pulled again (shadowedSeq).
+    const kept = await this.remember(existing ?? null, local);
+    if (kept.shadowedSeq !== change.seq) {
+      await this.store.update([{ ...kept, shadowedSeq: change.seq }]);
+    }
   }
 
   private blocked(seq: number): void {
@@ -441,8 +445,14 @@ export class SyncEngine {
       // after the state moved on: the record is at `to` already, and `from` may hold another
       // file since (a remote new file written there after the move). Not a move of that file.
       if (from !== to && (await this.store.getFile(to))) continue;
+      // A new file moved off a path where it kept the companion's file out: that one is pulled
+      // again.
+      if (record.shadowedSeq !== undefined) this.blocked(record.shadowedSeq);
       // A folder rename arrives as one event per file, each handled here the same way.
-      await this.store.update([{ ...record, path: to }], from === to ? [] : [from]);
+      await this.store.update(
+        [{ ...record, path: to, shadowedSeq: undefined }],
+        from === to ? [] : [from],
+      );
       this.touched.add(to);
     }
   }
@@ -497,6 +507,9 @@ export class SyncEngine {
         continue;
       }
       if (!record.fileId || !record.base) {
+        // Never committed, now gone: nothing to tell the companion, but a companion file it
+        // kept out of this path is pulled again.
+        if (record.shadowedSeq !== undefined) this.blocked(record.shadowedSeq);
         await this.store.update([], [record.path]);
         continue;
       }
@@ -804,6 +817,7 @@ export class SyncEngine {
       fileId: server.fileId,
       syncedPath: server.path,
       seq: server.seq,
+      shadowedSeq: undefined,
     };
     if (local.hash === server.hash) {
       await this.store.update([{ ...known, base: server.hash }]);

@@ -90,6 +90,12 @@ export interface SyncFileRecord {
    * (a pull resumed or rewound), are not applied again. Absent in records from before it.
    */
   readonly seq?: number;
+  /**
+   * For a file this device made and has not committed: the journal entry of the companion's
+   * file at the same path that it kept from being written here. If this file is deleted or
+   * moved first, that entry is pulled again, so the companion's file arrives after all.
+   */
+  readonly shadowedSeq?: number;
 }
 
 /**

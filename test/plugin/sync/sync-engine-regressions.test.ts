@@ -273,4 +273,20 @@ describe('SyncEngine regressions found by the simulation', () => {
     expect(phone.vault.has('Trip.md')).toBe(false);
     expect(onDisk('Trip.md')).toBeUndefined();
   });
+
+  it('the companion’s file arrives when the local new file that kept it out is deleted', async () => {
+    // seed 2031: a pulled note met a local file at its path (a crash had lost the link, then
+    // the note was edited), so it stayed out; the local file was deleted, and the companion's
+    // note never came.
+    t = await buildSyncTestApp({ files: { 'Ideas.md': '# Ideas\n- L1 server\n~1\n' } });
+    const phone = testDevice(t, 'Pixel 8');
+    phone.vault.userWrite('Ideas.md', '# Mine\n');
+    // Pull only: the local Ideas.md is kept, its commit not sent yet.
+    await phone.engine.pull();
+    expect(phone.vault.text('Ideas.md')).toBe('# Mine\n');
+    phone.vault.userDelete('Ideas.md');
+    await phone.engine.sync();
+    expect(phone.vault.text('Ideas.md')).toBe('# Ideas\n- L1 server\n~1\n');
+    expect(onDisk('Ideas.md')).toBe('# Ideas\n- L1 server\n~1\n');
+  });
 });
