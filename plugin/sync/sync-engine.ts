@@ -366,6 +366,7 @@ export class SyncEngine {
       );
       return;
     }
+    if (stat.path !== record.path) record = await this.moveRecord(record, stat.path);
     const local = await this.localState(record, stat);
     if (local.hash === hash) {
       await this.store.update([{ ...fingerprint(record, local), base: hash, seq }]);
@@ -811,6 +812,9 @@ export class SyncEngine {
       }
       return;
     }
+    // Found under another spelling (the port's lookups match letter case loosely): the record
+    // follows the file, replacing any record of it there (this very file, renamed here).
+    if (stat.path !== current.path) current = await this.moveRecord(current, stat.path);
     const local = await this.localState(current, stat);
     const known = {
       ...fingerprint(current, local),

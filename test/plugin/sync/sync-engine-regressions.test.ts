@@ -1,6 +1,6 @@
 // @vitest-environment node
 // Failures the sync simulation (npm run sync-sim) found, each kept as a plain test.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
@@ -288,5 +288,24 @@ describe('SyncEngine regressions found by the simulation', () => {
     await phone.engine.sync();
     expect(phone.vault.text('Ideas.md')).toBe('# Ideas\n- L1 server\n~1\n');
     expect(onDisk('Ideas.md')).toBe('# Ideas\n- L1 server\n~1\n');
+  });
+
+  it('a new file renamed in case only while its commit was unanswered is kept', async () => {
+    // Near seed 2091 (whose exact path, a conflict answer adopted under the old spelling on a
+    // case-sensitive device, only the simulation replays): the record follows the file.
+    t = await buildSyncTestApp();
+    const phone = testDevice(t, 'Linux laptop', { transport: losingCommitAnswers(() => lose) });
+    let lose = true;
+    phone.vault.userWrite('plan.md', '# Plan\n- L1 linux\n~1\n');
+    await expect(phone.engine.sync()).rejects.toThrow();
+    lose = false;
+    phone.vault.userRename('plan.md', 'Plan.md');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const onCompanion = readdirSync(t.vault).filter((name) => name.toLowerCase() === 'plan.md');
+    expect(onCompanion).toHaveLength(1);
+    expect(onDisk(onCompanion[0] as string)).toBe('# Plan\n- L1 linux\n~1\n');
+    expect(phone.vault.paths()).toEqual(onCompanion);
   });
 });
