@@ -389,7 +389,33 @@ function never<T>(): Promise<T> {
 // ---------------------------------------------------------------------------------------------
 // One run
 
+/** A run that has not finished after this long (wall clock) is reported as a failure. */
+const RUN_DEADLINE_MS = 120_000;
+
 export async function runOne(seed: number, options: RunOptions = {}): Promise<RunResult> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<RunResult>((resolve) => {
+    timer = setTimeout(() => {
+      resolve({
+        seed,
+        ops: 0,
+        devices: 0,
+        lost: [],
+        diverged: [],
+        resurrected: [],
+        falseConflicts: [],
+        error: `the run did not finish within ${RUN_DEADLINE_MS / 1000} s (a device waits forever)`,
+      });
+    }, RUN_DEADLINE_MS);
+  });
+  try {
+    return await Promise.race([runOneUnguarded(seed, options), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runOneUnguarded(seed: number, options: RunOptions): Promise<RunResult> {
   const rng = new Rng(seed);
   const faults = options.faults ?? 1;
   const shared = options.app ?? (await SharedCompanionApp.create());
