@@ -2,13 +2,18 @@
 // `npm run sync-sim`: the deterministic multi-device simulation of Cairn Sync
 // (scripts/sync-sim/simulation.ts says what one run does and what it checks).
 //
-//   node scripts/sync-sim.mjs [--runs 300] [--seed 1] [--ops N] [--faults 1] [--trace]
+//   node scripts/sync-sim.mjs [--runs 300] [--seed 1] [--ops N] [--faults 1] [--workers W] [--trace]
+//
+// With --workers W (default: 1), the runs are split into W contiguous seed ranges, each run in a
+// worker process of its own (one companion app each); results are the same as one process's.
 //
 // Run i uses seed S+i, so `--runs 1 --seed S+i` replays it exactly. A failing run is shrunk to
 // the fewest user ops that still fail, and the command replaying that is printed. The last line
 // is always the summary:
 //   sync-sim: runs 300, ops 61234, lost 0, diverged 0, resurrected 0, false conflicts 0
 // and the exit code is non-zero when any run failed.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bundleForNode } from './bundle-for-node.mjs';
 
@@ -20,11 +25,16 @@ const { values } = parseArgs({
     faults: { type: 'string', default: '1' },
     trace: { type: 'boolean', default: false },
     'no-shrink': { type: 'boolean', default: false },
+    workers: { type: 'string', default: '1' },
+    /** Internal: this process is a worker running its share of the runs. */
+    worker: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  console.log('npm run sync-sim -- [--runs 300] [--seed 1] [--ops N] [--faults 1] [--trace]');
+  console.log(
+    'npm run sync-sim -- [--runs 300] [--seed 1] [--ops N] [--faults 1] [--workers W] [--trace]',
+  );
   process.exit(0);
 }
 const runs = Number(values.runs);
@@ -39,11 +49,31 @@ if (maxOps !== undefined && !(Number.isInteger(maxOps) && maxOps >= 0))
   throw new Error(`--ops must be an integer ≥ 0, got ${values.ops}`);
 if (!(faults >= 0 && faults <= 10))
   throw new Error(`--faults must be in [0, 10], got ${values.faults}`);
+const workers = Number(values.workers);
+if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+  throw new Error(`--workers must be an integer in [1, 64], got ${values.workers}`);
 
-const bundle = await bundleForNode('cairn-sync-sim', {
-  simulation: 'scripts/sync-sim/simulation.ts',
-});
+// A worker loads the bundle its parent built (building it again at once would race on the file).
+const bundle = values.worker
+  ? {
+      load: (name) =>
+        import(new URL(`../node_modules/.cache/cairn-sync-sim/${name}.mjs`, import.meta.url).href),
+    }
+  : await bundleForNode('cairn-sync-sim', { simulation: 'scripts/sync-sim/simulation.ts' });
 const { runOne, runSimulation, shrink, summaryLine, failed } = await bundle.load('simulation');
+
+if (values.worker) {
+  // Runs its range and sends each result to the parent.
+  const summary = await runSimulation({
+    runs,
+    seed,
+    maxOps,
+    faults,
+    onRun: (result) => process.send?.({ kind: 'run', result }),
+  });
+  process.send?.({ kind: 'done', runs: summary.runs });
+  process.exit(0);
+}
 
 const started = Date.now();
 if (values.trace) {
@@ -62,18 +92,18 @@ if (values.trace) {
   process.exit(failed(result) ? 1 : 0);
 }
 
-const summary = await runSimulation({
-  runs,
-  seed,
-  maxOps,
-  faults,
-  onRun: (result, index) => {
-    if (failed(result)) report(result);
-    if ((index + 1) % 50 === 0) {
-      console.log(`  … ${index + 1} runs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    }
-  },
-});
+let finished = 0;
+const onRun = (result) => {
+  if (failed(result)) report(result);
+  finished++;
+  if (finished % 50 === 0) {
+    console.log(`  … ${finished} runs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+};
+const summary =
+  workers === 1
+    ? await runSimulation({ runs, seed, maxOps, faults, onRun })
+    : await runInWorkers(onRun);
 for (const failure of summary.failures.slice(0, 3)) {
   if (values['no-shrink']) break;
   const shrunk = await shrink(failure.seed, failure.ops);
@@ -98,4 +128,47 @@ function report(result) {
     if (items.length > 8) console.log(`  … ${items.length - 8} more ${name}`);
   }
   console.log(`  replay: npm run sync-sim -- --runs 1 --seed ${result.seed} --trace`);
+}
+
+/** The runs split over `workers` processes; the summary as runSimulation makes it. */
+async function runInWorkers(onRun) {
+  const results = [];
+  const share = Math.ceil(runs / workers);
+  const script = fileURLToPath(import.meta.url);
+  const jobs = [];
+  for (let first = 0; first < runs; first += share) {
+    const count = Math.min(share, runs - first);
+    const args = ['--worker', '--runs', String(count), '--seed', String(seed + first)];
+    args.push('--faults', String(faults));
+    if (maxOps !== undefined) args.push('--ops', String(maxOps));
+    jobs.push(
+      new Promise((resolve, reject) => {
+        const child = fork(script, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        let done = false;
+        child.on('message', (message) => {
+          if (message.kind === 'run') {
+            results.push(message.result);
+            onRun(message.result);
+          } else if (message.kind === 'done') done = true;
+        });
+        child.on('exit', (code) => {
+          if (done) resolve();
+          else
+            reject(new Error(`a sync-sim worker (seeds from ${seed + first}) exited with ${code}`));
+        });
+      }),
+    );
+  }
+  await Promise.all(jobs);
+  results.sort((a, b) => a.seed - b.seed);
+  const total = (key) => results.reduce((sum, result) => sum + result[key].length, 0);
+  return {
+    runs: results.length,
+    ops: results.reduce((sum, result) => sum + result.ops, 0),
+    lost: total('lost'),
+    diverged: total('diverged'),
+    resurrected: total('resurrected'),
+    falseConflicts: total('falseConflicts'),
+    failures: results.filter((result) => failed(result)),
+  };
 }

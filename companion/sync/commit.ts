@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../shared/ports';
-import { mergeLines } from '../../shared/markdown/merge-lines';
+import { insertsInto, mergeLines } from '../../shared/markdown/merge-lines';
 import { mergeNote } from '../../shared/markdown/merge-note';
 import { updateFrontMatter } from '../../shared/markdown/front-matter';
 import type { AuditClient } from '../../shared/protocol/audit';
@@ -55,6 +55,8 @@ export const DEFAULT_MASS_DELETE: MassDeleteLimits = {
 
 /** Text larger than this is not merged line by line (a conflict copy instead). */
 const MAX_MERGE_BYTES = 8 * 1024 * 1024;
+/** Versions of a file a new file at its path is compared with (newest first). */
+const MAX_JOIN_VERSIONS = 50;
 /** How often an op is re-evaluated when the disk changed under it meanwhile. */
 const ATTEMPTS = 4;
 /** Stored commit answers are kept this long for retries. */
@@ -112,6 +114,12 @@ export interface SyncCommitterOptions {
   readonly logger: Logger;
   readonly audit?: AuditLog;
   readonly massDelete?: MassDeleteLimits;
+  /**
+   * How long a replaced file is watched for a late write before the overwrite answers
+   * (atomic-write's LATE_WRITE_GRACE_MS when absent; the simulation, whose only other writers
+   * are synchronous, uses 0).
+   */
+  readonly lateWriteGraceMs?: number;
 }
 
 /**
@@ -387,7 +395,46 @@ export class SyncCommitter {
       const written = await this.writeOver(device, occupant, op.hash, op.mtime);
       return state('accepted', written);
     }
+    const joined = await this.joinNewFile(occupant, op);
+    if (joined === occupant.hash) return state('merged', occupant);
+    if (joined !== null) {
+      const written = await this.writeOver(device, occupant, joined, op.mtime);
+      return state(joined === op.hash ? 'accepted' : 'merged', written);
+    }
     return this.conflictCopy(device, occupant, op.hash, ownId);
+  }
+
+  /**
+   * Two new text files at one path that are one file after all, or null: the device's holds no
+   * line the companion's lacks (a template, or the companion's own version pulled before a crash
+   * lost the device's record of it) → the companion's; the device's is a version of the
+   * companion's file with lines inserted (the same, edited) → merged against that version.
+   * Either way no line of either is dropped; anything else is a conflict copy. Returns the hash
+   * of the joined bytes.
+   */
+  private async joinNewFile(occupant: SyncFileRow, op: SyncPutOp): Promise<string | null> {
+    const blobs = this.options.blobs;
+    if (!isMergeableText(occupant.path)) return null;
+    const sizeOf = (hash: string): number => blobs.sizeOf(hash) ?? Infinity;
+    if (sizeOf(op.hash) > MAX_MERGE_BYTES || sizeOf(occupant.hash) > MAX_MERGE_BYTES) return null;
+    const ours = decodeUtf8(await blobs.readBytes(op.hash));
+    const theirs = decodeUtf8(await blobs.readBytes(occupant.hash));
+    if (ours === null || theirs === null) return null;
+    if (insertsInto(ours, theirs)) return occupant.hash;
+    const tried = new Set<string>();
+    for (const version of this.store.versions(occupant.file_id)) {
+      if (tried.has(version.hash) || sizeOf(version.hash) > MAX_MERGE_BYTES) continue;
+      tried.add(version.hash);
+      if (tried.size > MAX_JOIN_VERSIONS) return null;
+      const base = decodeUtf8(await blobs.readBytes(version.hash));
+      if (base === null || !insertsInto(base, ours)) continue;
+      const result = isMarkdown(occupant.path)
+        ? mergeNote(base, ours, theirs)
+        : mergeLines(base, ours, theirs);
+      if (!result.clean) return null;
+      return (await blobs.putBytes(Buffer.from(result.text, 'utf8'))).hash;
+    }
+    return null;
   }
 
   private async create(
@@ -617,7 +664,12 @@ export class SyncCommitter {
         file.path,
         this.options.blobs.pathOf(hash),
         file.hash,
-        { clock: this.options.clock },
+        {
+          clock: this.options.clock,
+          ...(this.options.lateWriteGraceMs === undefined
+            ? {}
+            : { lateWriteGraceMs: this.options.lateWriteGraceMs }),
+        },
       );
     } catch (error) {
       if (isRace(error)) throw new DiskRace();

@@ -154,7 +154,14 @@ export class SyncJournal {
     const known = this.store.liveAt(path);
     if (!resolved.ok) return known;
     if (!resolved.exists) {
-      if (known !== undefined && pathKey(known.path) === pathKey(path)) {
+      if (known === undefined) {
+        // Not journalled, not on disk as spelled: the disk may hold it in other letter case
+        // (another program made `Inbox.md`; a device commits `inbox.md`), which is this path
+        // for every device.
+        const variant = await this.caseVariantOnDisk(path);
+        return variant === undefined ? undefined : this.catchUp(variant);
+      }
+      if (pathKey(known.path) === pathKey(path)) {
         // Gone only if the vault itself is there and readable (a remounted disk is no delete).
         if (!(await this.vaultReadable())) return known;
         if (known.path !== path && (await this.existsExactly(known.path))) return known;
@@ -436,6 +443,27 @@ export class SyncJournal {
     } catch {
       return false;
     }
+  }
+
+  /** The file's path as spelled on disk when that differs only in letter case, if there is one. */
+  private async caseVariantOnDisk(path: string): Promise<string | undefined> {
+    const found: string[] = [];
+    for (const wanted of path.normalize('NFC').split('/')) {
+      let names: string[];
+      try {
+        names = await readdir(join(this.options.vault, ...found));
+      } catch {
+        return undefined;
+      }
+      const folded = pathKey(wanted);
+      const match =
+        names.find((name) => name.normalize('NFC') === wanted) ??
+        names.find((name) => pathKey(name) === folded);
+      if (match === undefined) return undefined;
+      found.push(match);
+    }
+    const onDisk = found.join('/').normalize('NFC');
+    return onDisk === path.normalize('NFC') ? undefined : onDisk;
   }
 
   private async existsExactly(path: string): Promise<boolean> {

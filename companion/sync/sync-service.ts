@@ -34,6 +34,8 @@ export interface SyncServiceOptions {
   readonly retention?: RetentionPolicy;
   /** The pruning timer; the real one when absent. */
   readonly timer?: TimerPort;
+  /** See SyncCommitterOptions.lateWriteGraceMs (production leaves it out). */
+  readonly lateWriteGraceMs?: number;
 }
 
 /**
@@ -76,6 +78,9 @@ export class SyncService {
       logger: options.logger,
       audit: new AuditLog(options.db, options.clock),
       ...(options.massDelete ? { massDelete: options.massDelete } : {}),
+      ...(options.lateWriteGraceMs === undefined
+        ? {}
+        : { lateWriteGraceMs: options.lateWriteGraceMs }),
     });
     this.timer = options.timer ?? nodeTimer;
     this.pruner = new HistoryPruner({

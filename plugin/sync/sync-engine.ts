@@ -215,9 +215,14 @@ export class SyncEngine {
   private async pullAll(): Promise<void> {
     let since = await this.store.getSeq();
     let applied = 0;
+    // `since=0` lists the live files only, no deletes: the files listed, to find records of
+    // files deleted on the companion since this device recorded them (a first pull that
+    // crashed before its position was saved, then is listed again).
+    const listed = since === 0 ? new Set<string>() : null;
     for (;;) {
       const page = await this.api.changes(since, { limit: this.pageSize });
       for (const change of page.changes) {
+        listed?.add(change.file_id);
         await this.applyChange(change);
         applied++;
       }
@@ -226,6 +231,7 @@ export class SyncEngine {
       since = page.next;
       if (!page.more) break;
     }
+    if (listed) await this.applyUnlisted(listed);
     if (!this.firstPullLanded) {
       this.firstPullLanded = true;
       this.resolveFirstPull();
@@ -235,6 +241,10 @@ export class SyncEngine {
 
   private async applyChange(change: SyncChange): Promise<void> {
     const record = await this.store.findByFileId(change.file_id);
+    // Listed again (a pull resumed or rewound after a crash, a resent commit or a blocked
+    // path): an entry this file's state already includes. Applied again, an older version
+    // would look like a remote edit, and bring back a file deleted here since.
+    if (record?.seq !== undefined && change.seq <= record.seq) return;
     if (change.op === 'delete') {
       if (record) await this.applyRemoteDelete(record, change);
       return;
@@ -249,7 +259,11 @@ export class SyncEngine {
       if (moved === null) return;
       current = moved;
     }
-    if (change.hash !== current.base) await this.applyRemoteContent(current, change.hash);
+    if (change.hash !== current.base) {
+      await this.applyRemoteContent(current, change.hash, change.seq);
+    } else if (current.seq === undefined || current.seq < change.seq) {
+      await this.store.update([{ ...current, seq: change.seq }]);
+    }
   }
 
   /** A file this device has no record of (new on the companion, or never linked here). */
@@ -262,7 +276,7 @@ export class SyncEngine {
       // Someone made a file there meanwhile: it is theirs; the next commit sorts it out.
       if (written === 'changed') return;
       await this.store.update(
-        [linked(written, change.file_id, change.hash, change.path)],
+        [linked(written, change.file_id, change.hash, change.path, change.seq)],
         stale && stale.path !== written.path ? [stale.path] : [],
       );
       return;
@@ -283,14 +297,18 @@ export class SyncEngine {
     const local = await this.localState(existing ?? null, stat);
     if (local.hash === change.hash) {
       await this.store.update(
-        [linked(local.stat, change.file_id, change.hash, change.path)],
+        [linked(local.stat, change.file_id, change.hash, change.path, change.seq)],
         existing && existing.path !== local.stat.path ? [existing.path] : [],
       );
       return;
     }
     // A file made here (a daily note created on open, say) with other bytes: never overwritten.
     // It stays new (base null); the companion decides at commit (one empty → the other, etc.).
-    await this.remember(existing ?? null, local);
+    // If it goes before that, the companion's file is pulled again (shadowedSeq).
+    const kept = await this.remember(existing ?? null, local);
+    if (kept.shadowedSeq !== change.seq) {
+      await this.store.update([{ ...kept, shadowedSeq: change.seq }]);
+    }
   }
 
   private blocked(seq: number): void {
@@ -331,7 +349,11 @@ export class SyncEngine {
   }
 
   /** New bytes on the companion for a file this device has. */
-  private async applyRemoteContent(record: SyncFileRecord, hash: string): Promise<void> {
+  private async applyRemoteContent(
+    record: SyncFileRecord,
+    hash: string,
+    seq: number,
+  ): Promise<void> {
     const stat = await this.vault.stat(record.path);
     if (stat === null) {
       // Deleted here but edited there: the edit wins, the file comes back.
@@ -339,14 +361,15 @@ export class SyncEngine {
       const written = await this.vault.write(record.path, bytes, { absent: true });
       if (written === 'changed') return;
       await this.store.update(
-        [linked(written, record.fileId ?? '', hash, record.syncedPath ?? record.path)],
+        [linked(written, record.fileId ?? '', hash, record.syncedPath ?? record.path, seq)],
         written.path === record.path ? [] : [record.path],
       );
       return;
     }
+    if (stat.path !== record.path) record = await this.moveRecord(record, stat.path);
     const local = await this.localState(record, stat);
     if (local.hash === hash) {
-      await this.store.update([{ ...fingerprint(record, local), base: hash }]);
+      await this.store.update([{ ...fingerprint(record, local), base: hash, seq }]);
       return;
     }
     if (local.hash !== record.base) {
@@ -359,11 +382,25 @@ export class SyncEngine {
     const written = await this.vault.write(record.path, bytes, { hash: local.hash });
     if (written === 'changed') return;
     await this.store.update([
-      { ...record, base: hash, localHash: hash, size: written.size, mtime: written.mtime },
+      { ...record, base: hash, localHash: hash, size: written.size, mtime: written.mtime, seq },
     ]);
   }
 
-  private async applyRemoteDelete(record: SyncFileRecord, change: SyncChange): Promise<void> {
+  /**
+   * After a whole listing from `since=0`: a record of a companion file the listing left out is
+   * of a file deleted there (every live file is listed), applied as a delete of its base.
+   */
+  private async applyUnlisted(listed: ReadonlySet<string>): Promise<void> {
+    for (const record of await this.store.allFiles()) {
+      if (record.fileId === null || record.base === null || listed.has(record.fileId)) continue;
+      await this.applyRemoteDelete(record, { hash: record.base });
+    }
+  }
+
+  private async applyRemoteDelete(
+    record: SyncFileRecord,
+    change: Pick<SyncChange, 'hash'>,
+  ): Promise<void> {
     const stat = await this.vault.stat(record.path);
     if (stat === null) {
       await this.store.update([], [record.path]);
@@ -405,8 +442,18 @@ export class SyncEngine {
     for (const [from, to] of renames) {
       const record = await this.store.getFile(from);
       if (!record) continue;
+      // The engine's own moves (a remote rename applied here) fire rename events too, seen here
+      // after the state moved on: the record is at `to` already, and `from` may hold another
+      // file since (a remote new file written there after the move). Not a move of that file.
+      if (from !== to && (await this.store.getFile(to))) continue;
+      // A new file moved off a path where it kept the companion's file out: that one is pulled
+      // again.
+      if (record.shadowedSeq !== undefined) this.blocked(record.shadowedSeq);
       // A folder rename arrives as one event per file, each handled here the same way.
-      await this.store.update([{ ...record, path: to }], from === to ? [] : [from]);
+      await this.store.update(
+        [{ ...record, path: to, shadowedSeq: undefined }],
+        from === to ? [] : [from],
+      );
       this.touched.add(to);
     }
   }
@@ -461,6 +508,9 @@ export class SyncEngine {
         continue;
       }
       if (!record.fileId || !record.base) {
+        // Never committed, now gone: nothing to tell the companion, but a companion file it
+        // kept out of this path is pulled again.
+        if (record.shadowedSeq !== undefined) this.blocked(record.shadowedSeq);
         await this.store.update([], [record.path]);
         continue;
       }
@@ -629,17 +679,24 @@ export class SyncEngine {
           if (moved)
             await this.adopt(
               moved,
-              { fileId: result.copy_file_id, hash: result.copy_hash, path: result.copy_path },
+              {
+                fileId: result.copy_file_id,
+                hash: result.copy_hash,
+                path: result.copy_path,
+                seq: result.seq,
+              },
               sent,
+              op,
             );
           return;
         }
-        await this.placeCopy(result.copy_path, result.copy_file_id, result.copy_hash);
+        await this.placeCopy(result.copy_path, result.copy_file_id, result.copy_hash, result.seq);
         // The companion kept its own version at the path; this device's bytes are in the copy.
         await this.adopt(
           record,
-          { fileId: result.file_id, hash: result.hash, path: result.path },
+          { fileId: result.file_id, hash: result.hash, path: result.path, seq: result.seq },
           sent,
+          op,
         );
         return;
       }
@@ -651,8 +708,9 @@ export class SyncEngine {
         }
         await this.adopt(
           record,
-          { fileId: result.file_id, hash: result.hash, path: result.path },
+          { fileId: result.file_id, hash: result.hash, path: result.path, seq: result.seq },
           sent,
+          op,
         );
         return;
       }
@@ -704,8 +762,9 @@ export class SyncEngine {
    */
   private async adopt(
     record: SyncFileRecord,
-    server: { fileId: string; hash: string; path: string },
+    server: { fileId: string; hash: string; path: string; seq: number },
     sent: string,
+    op?: SyncOp,
   ): Promise<void> {
     let current = record;
     const twin = await this.store.findByFileId(server.fileId);
@@ -733,23 +792,36 @@ export class SyncEngine {
       if (moved) current = moved;
     }
     const stat = await this.vault.stat(current.path);
+    if (stat === null && op !== undefined && !('delete' in op)) {
+      // Deleted here after the op was sent: that delete is committed next, against what this
+      // device saw (`sent`), so lines merged in meanwhile win over it.
+      await this.store.update([
+        { ...current, fileId: server.fileId, base: sent, syncedPath: server.path, seq: server.seq },
+      ]);
+      return;
+    }
     if (stat === null) {
-      // Deleted here meanwhile (or a delete that lost to an edit): the companion's file comes back.
+      // A delete that lost to an edit: the companion's file comes back.
       const bytes = await this.api.getBlob(server.hash);
       const written = await this.vault.write(current.path, bytes, { absent: true });
       if (written !== 'changed') {
         await this.store.update(
-          [linked(written, server.fileId, server.hash, server.path)],
+          [linked(written, server.fileId, server.hash, server.path, server.seq)],
           written.path === current.path ? [] : [current.path],
         );
       }
       return;
     }
+    // Found under another spelling (the port's lookups match letter case loosely): the record
+    // follows the file, replacing any record of it there (this very file, renamed here).
+    if (stat.path !== current.path) current = await this.moveRecord(current, stat.path);
     const local = await this.localState(current, stat);
     const known = {
       ...fingerprint(current, local),
       fileId: server.fileId,
       syncedPath: server.path,
+      seq: server.seq,
+      shadowedSeq: undefined,
     };
     if (local.hash === server.hash) {
       await this.store.update([{ ...known, base: server.hash }]);
@@ -777,17 +849,17 @@ export class SyncEngine {
   }
 
   /** Writes the conflict copy the companion made of this device's version. */
-  private async placeCopy(path: string, fileId: string, hash: string): Promise<void> {
+  private async placeCopy(path: string, fileId: string, hash: string, seq: number): Promise<void> {
     if (await this.store.findByFileId(fileId)) return;
     const stat = await this.vault.stat(path);
     if (stat) {
       const local = await this.localState(null, stat);
-      if (local.hash === hash) await this.store.update([linked(stat, fileId, hash, path)]);
+      if (local.hash === hash) await this.store.update([linked(stat, fileId, hash, path, seq)]);
       return;
     }
     const bytes = await this.api.getBlob(hash);
     const written = await this.vault.write(path, bytes, { absent: true });
-    if (written !== 'changed') await this.store.update([linked(written, fileId, hash, path)]);
+    if (written !== 'changed') await this.store.update([linked(written, fileId, hash, path, seq)]);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -878,6 +950,7 @@ function linked(
   fileId: string,
   hash: string,
   syncedPath: string,
+  seq: number,
 ): SyncFileRecord {
   return {
     path: stat.path,
@@ -887,6 +960,7 @@ function linked(
     localHash: hash,
     size: stat.size,
     mtime: stat.mtime,
+    seq,
   };
 }
 

@@ -29,6 +29,11 @@ export type GuardedOutcome = 'done' | 'changed';
 /**
  * The device's vault. Paths are vault-relative with `/`. Implementations hold at most one
  * file's bytes at a time; nothing here lists contents.
+ *
+ * Every method that takes a path finds the file at exactly that path, else a file whose path
+ * differs from it only in letter case, on case-sensitive vaults too: the companion (like every
+ * phone) holds one file per case-folded path, so a write of a new file next to a case variant is
+ * 'changed', never a second file the companion could not take.
  */
 export interface SyncVault {
   /**
@@ -41,7 +46,7 @@ export interface SyncVault {
    * when the vault root cannot be read: an unreadable root is never "every file was deleted".
    */
   list(): Promise<VaultFileStat[]>;
-  /** The file at `path` (case-insensitively where the vault is), or null when there is none. */
+  /** The file at `path` (or at a case variant of it), or null when there is none. */
   stat(path: string): Promise<VaultFileStat | null>;
   read(path: string): Promise<Uint8Array>;
   /**
@@ -80,6 +85,17 @@ export interface SyncFileRecord {
   readonly localHash: string | null;
   readonly size: number;
   readonly mtime: number;
+  /**
+   * The journal entry (`seq`) this file's state here includes: entries up to it, listed again
+   * (a pull resumed or rewound), are not applied again. Absent in records from before it.
+   */
+  readonly seq?: number;
+  /**
+   * For a file this device made and has not committed: the journal entry of the companion's
+   * file at the same path that it kept from being written here. If this file is deleted or
+   * moved first, that entry is pulled again, so the companion's file arrives after all.
+   */
+  readonly shadowedSeq?: number;
 }
 
 /**

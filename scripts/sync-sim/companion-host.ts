@@ -125,6 +125,8 @@ export class CompanionHost {
       clock: this.clock,
       logger: createLogger('silent'),
       timer: idleTimer,
+      // Nothing writes into a replaced file late here (other programs' edits are synchronous).
+      lateWriteGraceMs: 0,
     });
     await this.service.start();
     this.shared.attach(this.service, this.clock);

@@ -389,7 +389,33 @@ function never<T>(): Promise<T> {
 // ---------------------------------------------------------------------------------------------
 // One run
 
+/** A run that has not finished after this long (wall clock) is reported as a failure. */
+const RUN_DEADLINE_MS = 120_000;
+
 export async function runOne(seed: number, options: RunOptions = {}): Promise<RunResult> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<RunResult>((resolve) => {
+    timer = setTimeout(() => {
+      resolve({
+        seed,
+        ops: 0,
+        devices: 0,
+        lost: [],
+        diverged: [],
+        resurrected: [],
+        falseConflicts: [],
+        error: `the run did not finish within ${RUN_DEADLINE_MS / 1000} s (a device waits forever)`,
+      });
+    }, RUN_DEADLINE_MS);
+  });
+  try {
+    return await Promise.race([runOneUnguarded(seed, options), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runOneUnguarded(seed: number, options: RunOptions): Promise<RunResult> {
   const rng = new Rng(seed);
   const faults = options.faults ?? 1;
   const shared = options.app ?? (await SharedCompanionApp.create());
@@ -489,19 +515,27 @@ async function step(world: World, noMoreOps: boolean): Promise<void> {
     await world.host.restart();
     return;
   }
-  const holder = world.devices.find((candidate) => candidate.engine?.pendingHolds.length);
+  // The user confirms a held mass delete on a device that is not in the middle of a pass (one
+  // waiting for the network would wait for the confirm's activity forever).
+  const holder = world.devices.find(
+    (candidate) => candidate.engine?.pendingHolds.length && !candidate.task,
+  );
   if (holder?.engine) {
     const engine = holder.engine;
+    const epoch = holder.epoch;
     const hold = engine.pendingHolds[0] as string;
     world.trace(`${holder.name} confirms hold ${hold}`);
-    holder.task ??= engine
+    const activity = holder.activity();
+    holder.task = engine
       .confirmHold(hold)
       .catch(() => undefined)
       .then(() => {
-        holder.task = null;
-        holder.signal();
+        if (holder.epoch === epoch) {
+          holder.task = null;
+          holder.signal();
+        }
       });
-    await Promise.race([holder.activity(), holder.task]);
+    await activity;
   }
 }
 
@@ -598,7 +632,7 @@ function userOp(world: World, device: SimDevice): void {
     book.deletions.push({ device: device.name, header, tokens: new Set(tokensOf(text)) });
     for (const token of tokensOf(text)) book.removed.add(token);
     vault.userDelete(note, { silent });
-    world.trace(`${device.name} deletes ${note}`);
+    world.trace(`${device.name} deletes ${note} (${header}: ${tokensOf(text).join(' ')})`);
     return;
   }
   if (roll < 0.28) {
@@ -641,7 +675,7 @@ function userOp(world: World, device: SimDevice): void {
   const token = book.token(device.name, header);
   const ending = text === '' || text.endsWith('\n') ? '' : '\n';
   vault.userWrite(note, `${text}${ending}${slot(token, device.name)}`, { silent });
-  world.trace(`${device.name} appends ${token} to ${note}`);
+  world.trace(`${device.name} appends ${token} to ${note} (${header})`);
 }
 
 function hasFolded(vault: MemoryVault, path: string): boolean {
@@ -795,10 +829,14 @@ function check(world: World, seed: number, devices: number): RunResult {
     if (deletion.header === '' || deletion.header === headerOf(DAILY_TEMPLATE)) continue;
     const back = texts.filter(([, text]) => headerOf(text) === deletion.header);
     if (back.length === 0) continue;
-    const later = [...(book.headerTokens.get(deletion.header) ?? [])].filter(
-      (token) => !deletion.tokens.has(token),
-    );
     // Edited concurrently or after the delete (a line its deleter never saw): the edit wins.
+    // Such a line is one written under the note's header, or any line in the note that came
+    // back (after a conflict a device's later lines merge into the note under the other's
+    // header: its own version went to the copy).
+    const later = [
+      ...(book.headerTokens.get(deletion.header) ?? []),
+      ...back.flatMap(([, text]) => tokensOf(text)),
+    ].filter((token) => !deletion.tokens.has(token));
     if (later.length > 0) continue;
     // Deleted elsewhere too, or kept by another device's unchanged copy: count the file once.
     resurrected.push(`${back.map(([path]) => path).join(', ')} (deleted by ${deletion.device})`);

@@ -162,6 +162,20 @@ function hunks(
   return found;
 }
 
+/**
+ * Whether `whole` holds every line of `part` in the same order (`whole` is `part` with lines
+ * inserted): merging `whole` as an edit of `part` can only add lines, never remove any.
+ */
+export function insertsInto(part: string, whole: string): boolean {
+  const partLines = splitKeepingEnds(part);
+  const wholeLines = splitKeepingEnds(whole);
+  let at = 0;
+  for (const line of wholeLines) {
+    if (at < partLines.length && line === partLines[at]) at++;
+  }
+  return at === partLines.length;
+}
+
 /** Lines with their terminators (`\n` or `\r\n`); the last may have none. */
 function splitKeepingEnds(text: string): string[] {
   if (text === '') return [];

@@ -54,12 +54,12 @@ export class MemoryVault implements SyncVault {
   }
 
   stat(path: string): Promise<VaultFileStat | null> {
-    const file = this.files.get(this.key(path));
+    const file = this.find(path)?.file;
     return Promise.resolve(file ? statOf(file) : null);
   }
 
   read(path: string): Promise<Uint8Array> {
-    const file = this.files.get(this.key(path));
+    const file = this.find(path)?.file;
     if (!file) return Promise.reject(new Error(`ENOENT: ${path}`));
     return Promise.resolve(file.bytes.slice());
   }
@@ -69,8 +69,9 @@ export class MemoryVault implements SyncVault {
     bytes: Uint8Array,
     expect: WriteExpectation,
   ): Promise<VaultFileStat | 'changed'> {
-    const key = this.key(path);
-    const existing = this.files.get(key);
+    const found = this.find(path);
+    const key = found?.key ?? this.key(path);
+    const existing = found?.file;
     if ('absent' in expect) {
       if (existing) return 'changed';
     } else if (!existing || (await sha256Hex(existing.bytes)) !== expect.hash) {
@@ -86,10 +87,11 @@ export class MemoryVault implements SyncVault {
   }
 
   rename(from: string, to: string): Promise<GuardedOutcome> {
-    const fromKey = this.key(from);
+    const found = this.find(from);
+    const taken = this.find(to);
+    if (!found || (taken && taken.file !== found.file)) return Promise.resolve('changed');
+    const { key: fromKey, file } = found;
     const toKey = this.key(to);
-    const file = this.files.get(fromKey);
-    if (!file || (toKey !== fromKey && this.files.has(toKey))) return Promise.resolve('changed');
     this.files.delete(fromKey);
     this.files.set(toKey, { ...file, path: to });
     this.emit({ kind: 'renamed', from: file.path, to });
@@ -97,8 +99,9 @@ export class MemoryVault implements SyncVault {
   }
 
   async delete(path: string, hash: string): Promise<GuardedOutcome> {
-    const key = this.key(path);
-    const file = this.files.get(key);
+    const found = this.find(path);
+    const key = found?.key ?? this.key(path);
+    const file = found?.file;
     if (!file || (await sha256Hex(file.bytes)) !== hash) return 'changed';
     if (this.files.get(key) !== file) return 'changed';
     this.files.delete(key);
@@ -155,6 +158,19 @@ export class MemoryVault implements SyncVault {
 
   private key(path: string): string {
     return this.caseInsensitive ? path.toLowerCase() : path;
+  }
+
+  /** The port's lookup: the file at `path`, else (any vault) one differing only in case. */
+  private find(path: string): { key: string; file: StoredFile } | undefined {
+    const key = this.key(path);
+    const exact = this.files.get(key);
+    if (exact) return { key, file: exact };
+    if (this.caseInsensitive) return undefined;
+    const folded = path.toLowerCase();
+    for (const [other, file] of this.files) {
+      if (other.toLowerCase() === folded) return { key: other, file };
+    }
+    return undefined;
   }
 
   /** A new mtime: the clock, but never equal to the file's previous one (a coarse clock would). */

@@ -99,11 +99,14 @@ export class ObsidianSyncVault implements SyncVault {
     return 'done';
   }
 
-  /** The file at `path`; on a case-insensitive file system, also under another spelling. */
+  /**
+   * The file at `path`, else one under another spelling (the port's rule on every file system:
+   * the companion holds one file per case-folded path).
+   */
   private find(path: string): TFile | null {
     const normalized = normalizePath(path);
     const exact = this.app.vault.getFileByPath(normalized);
-    if (exact || !this.caseInsensitive) return exact;
+    if (exact) return exact;
     const folded = normalized.toLowerCase();
     return this.app.vault.getFiles().find((file) => file.path.toLowerCase() === folded) ?? null;
   }

@@ -240,6 +240,57 @@ describe('POST /api/v1/sync/commit', () => {
       expect(readFileSync(join(t.vault, 'Ideas.md'), 'utf8')).toBe('mine\n');
       expect(readFileSync(join(t.vault, result.copy_path), 'utf8')).toContain('theirs\n');
     });
+
+    it('the device one only lines the companion one has (a template): the other stays', async () => {
+      t = await buildSyncTestApp({ files: { 'Daily/2026-11-22.md': '# Daily\n- standup\n' } });
+      const file = await existing('Daily/2026-11-22.md');
+      const hash = await t.upload('# Daily\n');
+      const result = only(
+        (await t.commit('Pixel 8', [{ path: 'Daily/2026-11-22.md', base: null, hash }])).results,
+        'merged',
+      );
+      expect(result).toMatchObject({ file_id: file.file_id, hash: file.hash });
+      expect(readFileSync(join(t.vault, 'Daily/2026-11-22.md'), 'utf8')).toBe(
+        '# Daily\n- standup\n',
+      );
+    });
+
+    it('the device one an older version with lines added (its record lost): merged', async () => {
+      // seed 1012: a device crashed between writing a pulled note and recording it, then the
+      // user added a line; the note went up as a new file and became a conflict copy.
+      t = await buildSyncTestApp({ files: { 'Ideas.md': '# Ideas\n- one\n' } });
+      t.write('Ideas.md', '# Ideas\n- one\n- two (server)\n');
+      await t.sync.journal.rescan();
+      const hash = await t.upload('# Ideas\n- one\n- three (phone)\n');
+      only((await t.commit('Pixel 8', [{ path: 'Ideas.md', base: null, hash }])).results, 'merged');
+      expect(readFileSync(join(t.vault, 'Ideas.md'), 'utf8')).toBe(
+        '# Ideas\n- one\n- two (server)\n- three (phone)\n',
+      );
+      expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
+    });
+
+    it('meets a file another program made in other letter case, not yet journalled', async () => {
+      // seed 1009: the new file was refused (INVALID_PATH, a case clash) and never synced.
+      t = await buildSyncTestApp();
+      t.write('Inbox.md', '# Inbox\n- from a script\n');
+      const hash = await t.upload('# inbox\n- from the phone\n');
+      const result = only(
+        (await t.commit('Pixel 8', [{ path: 'inbox.md', base: null, hash }])).results,
+        'conflict',
+      );
+      expect(result.path).toBe('Inbox.md');
+      expect(readFileSync(join(t.vault, result.copy_path), 'utf8')).toContain('from the phone');
+    });
+
+    it('the device one removed a line of every version: still a conflict copy', async () => {
+      t = await buildSyncTestApp({ files: { 'Ideas.md': '# Ideas\n- one\n' } });
+      const hash = await t.upload('# Ideas\n- two\n');
+      only(
+        (await t.commit('Pixel 8', [{ path: 'Ideas.md', base: null, hash }])).results,
+        'conflict',
+      );
+      expect(readFileSync(join(t.vault, 'Ideas.md'), 'utf8')).toBe('# Ideas\n- one\n');
+    });
   });
 
   describe('deletes', () => {

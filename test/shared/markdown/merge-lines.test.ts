@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeLines } from '../../../shared/markdown/merge-lines';
+import { insertsInto, mergeLines } from '../../../shared/markdown/merge-lines';
 
 const base = '---\nid: 1\nstatus: active\n---\nfirst\nsecond\nthird\n';
 
@@ -107,5 +107,20 @@ describe('mergeLines: changes on neighbouring lines', () => {
         list.replace('- two\n', '- two\n- inserted\n'),
       ).clean,
     ).toBe(false);
+  });
+});
+
+describe('insertsInto', () => {
+  it('is true when the whole is the part with lines inserted anywhere', () => {
+    expect(insertsInto('', 'a\n')).toBe(true);
+    expect(insertsInto('a\nc\n', 'a\nb\nc\nd\n')).toBe(true);
+    expect(insertsInto('a\n', 'a\n')).toBe(true);
+  });
+
+  it('is false when a line is missing, reordered or lost its line ending', () => {
+    expect(insertsInto('a\nb\n', 'a\n')).toBe(false);
+    expect(insertsInto('a\nb\n', 'b\na\n')).toBe(false);
+    expect(insertsInto('a\nb\n', 'a\nb')).toBe(false);
+    expect(insertsInto('a\nb\n', 'a\r\nb\r\n')).toBe(false);
   });
 });
