@@ -315,6 +315,7 @@ export async function buildApp(
     tools: chatEngine.tools,
     vault: deps.config.vault,
     audit,
+    memory: writeMemory,
   });
   registerMcpRoute(app, tools, checkRateLimit);
   registerChatCompletionsRoute(app, {
