@@ -26,6 +26,7 @@ import type { OllamaModel } from './clients/openai-turn';
 import { visionConfigFromEnv } from './clients/vision-config';
 import { COMPANION_VERSION } from './version';
 import { startStorageMessage } from './http/storage-error';
+import { registryFile } from './data-folders';
 
 /** Exit codes (also in --help). */
 const EXIT_OK = 0;
@@ -152,6 +153,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
   const startOptions: StartOptions = {
     logger,
     clock: systemClock,
+    registryFile: registryFile(process.env, homedir()),
     envToken,
     rotateToken: flags['rotate-token'] === true,
     embeddings,
