@@ -9,7 +9,7 @@ import { AuditLog } from './audit/audit-log';
 import { registerWriteAudit } from './audit/audit-hooks';
 import { registerAuditRoutes } from './audit/audit-routes';
 import { ToolRegistry } from './clients/tool-registry';
-import { cairnClientErrorHandler } from './http/client-error';
+import { cairnClientErrorHandler, cairnFrameworkErrors, refuseLongUrls } from './http/client-error';
 import { registerMcpRoute } from './clients/mcp-routes';
 import { registerChatCompletionsRoute } from './clients/chat-completions-routes';
 import { registerModelsRoute } from './clients/models-routes';
@@ -141,6 +141,7 @@ export async function buildApp(
     trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     clientErrorHandler: cairnClientErrorHandler,
+    frameworkErrors: cairnFrameworkErrors,
     // Fastify's default silently strips properties a schema forbids; an unknown field is more
     // likely a client bug (a typo in `snoozed_until`) than noise, so it is a 400 naming it.
     // Scalar coercion applies to query strings, params and headers (they arrive as text,
@@ -167,6 +168,7 @@ export async function buildApp(
   });
 
   registerErrorHandling(app, { vault: deps.config.vault, dataDir: deps.config.dataDir });
+  app.addHook('onRequest', refuseLongUrls);
   await app.register(helmet, {
     // HSTS and upgrade-insecure-requests only mean something over TLS; over plain HTTP on a
     // LAN address the upgrade would send the phone page's scripts to an https:// that is not there.
@@ -313,6 +315,7 @@ export async function buildApp(
     tools: chatEngine.tools,
     vault: deps.config.vault,
     audit,
+    memory: writeMemory,
   });
   registerMcpRoute(app, tools, checkRateLimit);
   registerChatCompletionsRoute(app, {

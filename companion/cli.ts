@@ -25,6 +25,8 @@ import { TOKEN_USAGE, runTokenCommand } from './commands/token-command';
 import type { OllamaModel } from './clients/openai-turn';
 import { visionConfigFromEnv } from './clients/vision-config';
 import { COMPANION_VERSION } from './version';
+import { startStorageMessage } from './http/storage-error';
+import { registryFile } from './data-folders';
 
 /** Exit codes (also in --help). */
 const EXIT_OK = 0;
@@ -165,6 +167,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
   const startOptions: StartOptions = {
     logger,
     clock: systemClock,
+    registryFile: registryFile(process.env, homedir()),
     envToken,
     rotateToken: flags['rotate-token'] === true,
     embeddings,
@@ -199,7 +202,8 @@ async function main(argv: readonly string[]): Promise<number | null> {
       return error.source === 'usage' ? EXIT_USAGE : EXIT_FAILURE;
     }
     logger.debug({ err: error }, 'start failed');
-    process.stderr.write(`cairn-companion: ${(error as Error).message}\n`);
+    const storage = startStorageMessage(error, { vault: config.vault, dataDir: config.dataDir });
+    process.stderr.write(`cairn-companion: ${storage ?? (error as Error).message}\n`);
     return EXIT_FAILURE;
   }
 

@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { LevelWithSilent } from 'pino';
 import { LOG_LEVELS } from './logging';
+import { registeredDataFolder, registryFile } from './data-folders';
 import { OPTIONS } from './options';
 import type { OptionName } from './options';
 import { subjectProblem } from './push/vapid-keys';
@@ -23,7 +24,8 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_GRACE_HOURS = 24;
 
 /** Where a setting's value came from; shown at start so a surprising value can be traced. */
-export type SettingSource = 'flag' | 'env' | 'vault' | 'default';
+/** `registry`: the folder a companion last ran on for this vault (data-folders.ts). */
+export type SettingSource = 'flag' | 'env' | 'vault' | 'registry' | 'default';
 
 /** Everything the companion runs with, validated. Paths are absolute. */
 export interface CompanionConfig {
@@ -121,11 +123,15 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
   }
 
   const dataRaw = raw('data');
+  // Without --data/CAIRN_DATA: the folder the server runs on for this vault (it records it in
+  // the registry, data-folders.ts), so subcommands never make a second one; else the default.
+  const registered =
+    dataRaw || !vault
+      ? undefined
+      : registeredDataFolder(registryFile(inputs.env, inputs.homeDir), vault);
   const dataDir = dataRaw
     ? resolve(cwd, dataRaw.value)
-    : vault
-      ? defaultDataDir(vault, inputs.env, inputs.homeDir)
-      : '';
+    : (registered ?? (vault ? defaultDataDir(vault, inputs.env, inputs.homeDir) : ''));
   if (vault && dataDir !== '' && isInside(realPathOfNearestExisting(dataDir), vault)) {
     problems.push(
       `${dataRaw?.label ?? 'data folder'}: ${dataDir} is inside the vault; the database and token ` +
@@ -151,7 +157,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       port,
       host,
       dataDir,
-      dataDirSource: dataRaw?.source ?? 'default',
+      dataDirSource: dataRaw?.source ?? (registered === undefined ? 'default' : 'registry'),
       timezone,
       timezoneSource,
       tls,

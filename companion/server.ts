@@ -41,6 +41,7 @@ import { removeLeftoverTemps } from './vault/leftover-temps';
 import { COMPANION_VERSION } from './version';
 import { collectStartupGarbage } from './idle-gc';
 import { removeServerFile, writeServerFile } from './clients/server-file';
+import { assertVaultFree, lockDataFolder, registerDataFolder } from './data-folders';
 import { SyncService } from './sync';
 import type { OllamaModel } from './clients/openai-turn';
 
@@ -59,6 +60,11 @@ const MISSED_FOR_DIGEST = 10_000;
 export interface StartOptions {
   readonly logger: Logger;
   readonly clock: Clock;
+  /**
+   * The data-folder registry (data-folders.ts) to check and record in; none when absent
+   * (tests). The CLI passes the user's.
+   */
+  readonly registryFile?: string;
   /** `CAIRN_TOKEN`, if set. */
   readonly envToken?: string;
   readonly rotateToken?: boolean;
@@ -100,8 +106,11 @@ export interface RunningServer {
 }
 
 /**
- * Starts the companion: data folder → database (migrated) → token → app → listen.
- * Anything that fails after the database opened closes it again before rethrowing.
+ * Starts the companion: data folder (locked for this process, data-folders.ts) → database
+ * (migrated) → token → app → listen, then records the vault's data folder in the registry.
+ * A second companion on the same data folder, or on the same vault with another registered
+ * data folder, is refused with an error naming the other process and the folder.
+ * Anything that fails after the lock was taken releases it again before rethrowing.
  */
 export async function startServer(
   config: CompanionConfig,
@@ -109,6 +118,43 @@ export async function startServer(
 ): Promise<RunningServer> {
   // 0700: the folder holds the token and the push (VAPID) private key.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  if (options.registryFile !== undefined) {
+    assertVaultFree(options.registryFile, config.vault, config.dataDir);
+  }
+  const releaseLock = lockDataFolder(config.dataDir, config.vault, options.clock.now());
+  let running: RunningServer;
+  try {
+    running = await startOnLockedFolder(config, options);
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+  if (options.registryFile !== undefined) {
+    try {
+      registerDataFolder(options.registryFile, config.vault, config.dataDir, options.clock.now());
+    } catch (error) {
+      options.logger.warn(
+        { err: { message: (error as Error).message }, registry: options.registryFile },
+        'could not record the data folder in the registry; subcommands may not find it',
+      );
+    }
+  }
+  return {
+    ...running,
+    stop: async () => {
+      try {
+        await running.stop();
+      } finally {
+        releaseLock();
+      }
+    },
+  };
+}
+
+async function startOnLockedFolder(
+  config: CompanionConfig,
+  options: StartOptions,
+): Promise<RunningServer> {
   const token = loadOrCreateToken(config.dataDir, options.envToken, {
     rotate: options.rotateToken ?? false,
   });

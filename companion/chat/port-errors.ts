@@ -14,6 +14,12 @@ const TOOL_CODES = new Set<string>(TOOL_ERROR_CODES);
  * so the companion's ports throw what its services throw and this is the one translation.
  */
 export function companionToolError(error: unknown): ToolError | undefined {
+  if (
+    (error instanceof ApiHttpError || error instanceof VaultWriteError) &&
+    (error.code === 'STORAGE_FULL' || error.code === 'STORAGE_READ_ONLY')
+  ) {
+    return { code: 'UNAVAILABLE', message: `${error.code}: ${error.message}` };
+  }
   if (error instanceof ApiHttpError || error instanceof VaultWriteError) {
     const code: ToolErrorCode = TOOL_CODES.has(error.code)
       ? (error.code as ToolErrorCode)

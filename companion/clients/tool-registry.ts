@@ -20,6 +20,9 @@ import { auditToolCall } from '../audit/tool-audit';
 import { hasScope } from '../auth/scopes';
 import type { TokenIdentity } from '../auth/scopes';
 import { resolveVaultPath } from '../vault/paths';
+import { IDEMPOTENCY_TTL_MS } from '../idempotency/idempotency-key';
+import { digestOf } from '../idempotency/write-memory';
+import type { WriteMemory } from '../idempotency/write-memory';
 
 /** What a tool call returns to a client: the envelope, text for people, and its citations. */
 export interface ToolCallOutcome {
@@ -53,6 +56,8 @@ export class ToolRegistry {
       tools: ToolRunner;
       vault: string;
       audit: AuditLog;
+      /** Where write tools' `idempotency_key`s are kept (the REST Idempotency-Key memory). */
+      memory: WriteMemory;
     },
   ) {}
 
@@ -122,8 +127,93 @@ export class ToolRegistry {
         return failed({ code: 'INTERNAL_ERROR', message: `${name} failed` });
       }
     }
+    const { idempotency_key: key, ...rest } = valid;
     // The runner never throws: its failures come back as the envelope.
-    return this.deps.tools.call(chatCall(name, valid));
+    const run = () => this.deps.tools.call(chatCall(name, rest));
+    if (typeof key !== 'string') return run();
+    return this.once(identity, key, digestOf(name, rest), run);
+  }
+
+  /**
+   * A write tool call at most once per `idempotency_key` and token (24 h, surviving restarts),
+   * as REST's `Idempotency-Key` (docs/clients.md):
+   * - the key seen with the same tool and arguments: the first call's result again, flagged
+   *   `deduplicated`, and nothing runs;
+   * - the key seen with another call: a VALIDATION_ERROR naming `idempotency_key`;
+   * - a retry while the first call still runs waits for it (one process, `exclusive`).
+   * The key is stored as pending before the call runs, so a full database disk refuses the call
+   * with nothing written, rather than writing a call whose key cannot be kept. A call that fails
+   * releases its key (it wrote nothing; a retry may run). A key left pending by a companion that
+   * stopped mid-call is answered with a CONFLICT: whether that call wrote is not known.
+   */
+  private async once(
+    identity: TokenIdentity,
+    key: string,
+    requestHash: string,
+    run: () => Promise<ToolCallOutcome>,
+  ): Promise<ToolCallOutcome> {
+    const { memory } = this.deps;
+    const stored = `idem:tool:${identity.tokenName}:${key}`;
+    return memory.exclusive(stored, async () => {
+      const earlier = memory.recall(stored);
+      if (earlier !== undefined) {
+        if (earlier.requestHash !== requestHash) {
+          return failed({
+            code: 'VALIDATION_ERROR',
+            message:
+              'idempotency_key was already used for a different call; use a new key for a new write',
+            field: 'idempotency_key',
+          });
+        }
+        if (earlier.status === PENDING) {
+          return failed({
+            code: 'CONFLICT',
+            message:
+              'the first call with this idempotency_key was cut off (the companion stopped while it ran); whether it wrote is unknown: look, then retry with a new key',
+            field: 'idempotency_key',
+          });
+        }
+        const outcome = JSON.parse(earlier.response) as ToolCallOutcome;
+        return outcome.result.success
+          ? { ...outcome, result: { ...outcome.result, deduplicated: true } }
+          : outcome;
+      }
+      try {
+        memory.remember(
+          stored,
+          { requestHash, status: PENDING, response: 'null' },
+          IDEMPOTENCY_TTL_MS,
+        );
+      } catch {
+        return failed({
+          code: 'UNAVAILABLE',
+          message:
+            "STORAGE_FULL: the companion's database could not keep this call's idempotency_key (its disk may be full); nothing was written",
+        });
+      }
+      let outcome: ToolCallOutcome;
+      try {
+        outcome = await run();
+      } catch (error) {
+        memory.forget(stored);
+        throw error;
+      }
+      if (!outcome.result.success) {
+        memory.forget(stored);
+        return outcome;
+      }
+      try {
+        memory.remember(
+          stored,
+          { requestHash, status: DONE, response: JSON.stringify(outcome) },
+          IDEMPOTENCY_TTL_MS,
+        );
+      } catch {
+        // Written, and the key stays pending: a retry is told the outcome is unknown rather
+        // than writing again, and this caller still learns what was written.
+      }
+      return outcome;
+    });
   }
 
   private async readNote(args: {
@@ -211,6 +301,10 @@ function chatCall(
   }
   return { name: tool, args } as ToolCall;
 }
+
+/** `status` of a key whose call is running (or was cut off by a stop); DONE once answered. */
+const PENDING = 0;
+const DONE = 200;
 
 function failed(error: ToolError): ToolCallOutcome {
   return { result: toolFailure(error), text: '', citations: [] };

@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, resolveConfig } from '../config';
 import type { CompanionConfig } from '../config';
 import { OPTIONS } from '../options';
 import { loadOrCreateFeedSecret } from '../calendar/feed-secret';
+import { registryFile } from '../data-folders';
 
 export interface CommandIo {
   readonly env: NodeJS.ProcessEnv;
@@ -69,6 +70,15 @@ export function runCalendarUrl(argv: readonly string[], io: CommandIo): number {
   } catch {
     io.stderr(`cairn-companion calendar-url: --base-url ${JSON.stringify(baseUrl)} is not a URL\n`);
     return 2;
+  }
+  if (config.dataDirSource === 'default' && !existsSync(config.dataDir)) {
+    // A feed secret in a folder no companion serves would print a URL that answers 404.
+    io.stderr(
+      `cairn-companion calendar-url: no companion has run on ${config.vault} yet: it is not in ` +
+        `${registryFile(io.env, io.homeDir)} and ${config.dataDir} does not exist. Start the ` +
+        `companion on this vault first, or pass the --data folder it runs with\n`,
+    );
+    return 1;
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secret = loadOrCreateFeedSecret(config.dataDir, { rotate: rotate === true });

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
+import { dirname } from 'node:path';
 import { migrate } from './migrate';
 import type { Migration } from './migrate';
 import { migrations as defaultMigrations } from './migrations/index';
@@ -27,15 +28,38 @@ export interface OpenDatabaseOptions {
  * - `foreign_keys=ON`: SQLite leaves it off per connection unless asked.
  */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
-  const db = new Database(file);
+  let db: SqliteDatabase;
+  try {
+    db = new Database(file);
+  } catch (error) {
+    throw databaseOpenError(file, error);
+  }
   try {
     configureConnection(db);
     migrate(db, options.migrations ?? defaultMigrations);
     return db;
   } catch (error) {
     db.close();
-    throw error;
+    throw databaseOpenError(file, error);
   }
+}
+
+/**
+ * SQLite says "disk I/O error" or "unable to open database file" and never which file: at
+ * start-up (a local console, so the absolute path may be said) name the file and what to do.
+ * The original error stays as `cause`; its `code` is kept so callers still tell errors apart.
+ */
+export function databaseOpenError(file: string, error: unknown): Error {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string') return error as Error;
+  let problem: string | undefined;
+  if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR' || code.startsWith('SQLITE_IOERR_')) {
+    problem = `could not write the companion's database ${file}: its disk may be full or failing (${code}). Free some space in ${dirname(file)} and start again`;
+  } else if (code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_READONLY')) {
+    problem = `could not open the companion's database ${file} for writing (${code}): the data folder ${dirname(file)} is read-only or not writable. Make it writable, or pass another --data folder`;
+  }
+  if (problem === undefined) return error as Error;
+  return Object.assign(new Error(problem, { cause: error }), { code });
 }
 
 /** Pragmas every connection needs (they are per connection, not stored in the file, except WAL). */

@@ -58,3 +58,24 @@ function isInside(path: string, folder: string): boolean {
   const root = folder.replace(/[\\/]+$/, '');
   return path === root || path.startsWith(`${root}/`) || path.startsWith(`${root}\\`);
 }
+
+/**
+ * What to print when the companion cannot start because a disk refused a write: Node's ENOSPC
+ * from a `write` carries no path, and SQLite's errors none at all. The console is local, so the
+ * absolute folder is said. Null when `error` is not a storage problem.
+ */
+export function startStorageMessage(error: unknown, places: StoragePlaces): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  // The database's own errors already name its file (companion/db/open.ts).
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return null;
+  const problem = storageProblem(error, places);
+  if (problem === null) return null;
+  const path = (error as { path?: unknown }).path;
+  const where =
+    typeof path === 'string'
+      ? path
+      : `the data folder ${places.dataDir} (or the vault ${places.vault})`;
+  return problem.code === 'STORAGE_FULL'
+    ? `cannot start: the disk holding ${where} is full. Free some space there and start again`
+    : `cannot start: ${where} is on a read-only disk or is not writable. Make it writable, or pass another --data folder`;
+}

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fork } from 'node:child_process';
 import { DEFAULT_PDF_LIMITS, extractPdfText, PdfExtractionError } from './extract-text';
@@ -21,6 +21,12 @@ export interface PdfReaderOptions {
   readonly timeoutMs?: number;
   /** Heap cap of the reader process; a decompression bomb runs out of it instead of the companion's. */
   readonly maxHeapMb?: number;
+  /**
+   * Resident memory cap of the reader process, heap and everything else (pdf.js decodes into
+   * ArrayBuffers outside the V8 heap, which `maxHeapMb` does not count): past it the process is
+   * killed and the PDF is not indexed. Linux only (read from /proc); elsewhere only the heap cap.
+   */
+  readonly maxRssMb?: number;
   readonly limits?: PdfLimits;
   /** PDFs parsed at once (each in its own worker with up to `maxHeapMb`); more wait in turn. */
   readonly maxConcurrent?: number;
@@ -41,6 +47,24 @@ export class PdfBusyError extends PdfExtractionError {
 
 export const DEFAULT_PDF_TIMEOUT_MS = 60_000;
 export const DEFAULT_PDF_MAX_HEAP_MB = 512;
+/**
+ * Two readers at 384 MB each stay under the companion's 1 GB budget for PDFs with room for the
+ * companion itself (issue #25: four bombs took the readers to 2,393 MB together).
+ */
+export const DEFAULT_PDF_MAX_RSS_MB = 384;
+/** How often a reader's resident memory is looked at. */
+const RSS_CHECK_MS = 50;
+
+/** Resident memory of process `pid` in bytes (Linux /proc), or undefined when unknown. */
+export function residentBytes(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
+}
 
 function defaultWorkerFile(): URL {
   return new URL('./pdf-text.worker.mjs', import.meta.url);
@@ -63,8 +87,10 @@ export function createPdfReader(options: PdfReaderOptions = {}): PdfTextReader {
   if (!existsSync(path)) return inTurn((bytes) => extractPdfText(bytes, limits), gate);
   const timeoutMs = options.timeoutMs ?? DEFAULT_PDF_TIMEOUT_MS;
   const maxHeapMb = options.maxHeapMb ?? DEFAULT_PDF_MAX_HEAP_MB;
+  const maxRssMb = options.maxRssMb ?? DEFAULT_PDF_MAX_RSS_MB;
   return inTurn(
-    (bytes, signal) => readInWorker(workerFile, bytes, limits, timeoutMs, maxHeapMb, signal),
+    (bytes, signal) =>
+      readInWorker(workerFile, bytes, limits, timeoutMs, { maxHeapMb, maxRssMb }, signal),
     gate,
   );
 }
@@ -103,9 +129,10 @@ function readInWorker(
   bytes: Uint8Array,
   limits: PdfLimits,
   timeoutMs: number,
-  maxHeapMb: number,
+  memory: { maxHeapMb: number; maxRssMb: number },
   signal?: AbortSignal,
 ): Promise<PdfText> {
+  const { maxHeapMb, maxRssMb } = memory;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(new PdfExtractionError('reading was cancelled (the companion is stopping)'));
@@ -125,6 +152,7 @@ function readInWorker(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearInterval(watch);
       signal?.removeEventListener('abort', onAbort);
       outcome();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -138,6 +166,18 @@ function readInWorker(
         ),
       );
     }, timeoutMs);
+    // The whole process's memory, not only its heap: killed at once when past the cap.
+    const watch = setInterval(() => {
+      const rss = child.pid === undefined ? undefined : residentBytes(child.pid);
+      if (rss !== undefined && rss > maxRssMb * 1024 * 1024) {
+        finish(() =>
+          reject(
+            new PdfExtractionError(`needs more than ${maxRssMb} MB of memory to read; not indexed`),
+          ),
+        );
+      }
+    }, RSS_CHECK_MS);
+    watch.unref();
     // Stopping the companion must not wait for a long PDF.
     const onAbort = () =>
       finish(() =>

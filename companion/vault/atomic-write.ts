@@ -32,7 +32,13 @@ import { portableNameProblem } from '../../shared/markdown/portable-name';
 export class VaultWriteError extends Error {
   override name = 'VaultWriteError';
   constructor(
-    readonly code: 'VALIDATION_ERROR' | 'NOT_FOUND' | 'CONFLICT' | 'UNPROCESSABLE',
+    readonly code:
+      | 'VALIDATION_ERROR'
+      | 'NOT_FOUND'
+      | 'CONFLICT'
+      | 'UNPROCESSABLE'
+      | 'STORAGE_FULL'
+      | 'STORAGE_READ_ONLY',
     message: string,
     /** The request field the problem is about, when there is one (e.g. `path`). */
     readonly field?: string,
@@ -49,6 +55,43 @@ export class VaultFileExistsError extends VaultWriteError {
   override name = 'VaultFileExistsError';
   constructor(readonly relative: string) {
     super('CONFLICT', `${relative} already exists`);
+  }
+}
+
+/**
+ * A write the vault's disk refused: full (ENOSPC, EDQUOT), read-only (EROFS), or a folder the
+ * companion may not write in (EACCES, EPERM). Said as the vault's problem with the note's
+ * vault-relative path (never the absolute one: it must not leave the server), so the routes
+ * answer 507 with a message a user can act on. Anything else is rethrown as it is.
+ */
+function vaultStorageError(error: unknown, relative: string): unknown {
+  if (error instanceof VaultWriteError) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new VaultWriteError(
+      'STORAGE_FULL',
+      `the disk holding the vault is full (writing ${relative}); nothing was saved. Free some space there and try again`,
+    );
+  }
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
+    const place =
+      code === 'EROFS'
+        ? 'the vault is on a read-only disk'
+        : 'the companion may not write in the vault folder holding it';
+    return new VaultWriteError(
+      'STORAGE_READ_ONLY',
+      `${relative} cannot be written: ${place}; nothing was saved. Make it writable and try again`,
+    );
+  }
+  return error;
+}
+
+/** Runs a vault write, saying a full or read-only disk as such (see vaultStorageError). */
+async function storageSaid<T>(relative: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw vaultStorageError(error, relative);
   }
 }
 
@@ -120,7 +163,9 @@ export async function editVaultFile(
   if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
   if (!resolved.exists) throw new VaultWriteError('NOT_FOUND', `${path} does not exist`);
   return oneAtATime(resolved.absolute, () =>
-    editResolved(vault, resolved.absolute, resolved.relative, edit, hooks, 0),
+    storageSaid(resolved.relative, () =>
+      editResolved(vault, resolved.absolute, resolved.relative, edit, hooks, 0),
+    ),
   );
 }
 
@@ -612,26 +657,28 @@ export async function createVaultFile(
   if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
   if (resolved.exists) throw new VaultFileExistsError(resolved.relative);
   const absolute = resolved.absolute;
-  await mkdir(dirname(absolute), { recursive: true });
-  const temp = await writeTemp(absolute, content, 0o644);
-  try {
+  return storageSaid(resolved.relative, async () => {
+    await mkdir(dirname(absolute), { recursive: true });
+    const temp = await writeTemp(absolute, content, 0o644);
     try {
-      await link(temp, absolute);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') {
-        throw new VaultFileExistsError(resolved.relative);
+      try {
+        await link(temp, absolute);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') {
+          throw new VaultFileExistsError(resolved.relative);
+        }
+        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+        // File systems without hard links (exFAT, some FUSE mounts): an exclusive create instead.
+        // Not atomic, so a reader may briefly see a short file; never an overwrite.
+        await writeExclusive(absolute, content, resolved.relative);
       }
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
-      // File systems without hard links (exFAT, some FUSE mounts): an exclusive create instead.
-      // Not atomic, so a reader may briefly see a short file; never an overwrite.
-      await writeExclusive(absolute, content, resolved.relative);
+      await syncFolder(dirname(absolute));
+      return { path: resolved.relative, absolute };
+    } finally {
+      await unlink(temp).catch(() => undefined);
     }
-    await syncFolder(dirname(absolute));
-    return { path: resolved.relative, absolute };
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
+  });
 }
 
 /**
@@ -699,7 +746,10 @@ async function assertWritable(absolute: string, relative: string): Promise<void>
     writable = (info.mode & 0o222) !== 0;
     if (writable) await access(absolute, constants.W_OK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    const code = (error as NodeJS.ErrnoException).code;
+    // A read-only disk is the disk's problem, not this file's protection: a 507, not a 409.
+    if (code === 'EROFS') throw vaultStorageError(error, relative);
+    if (code === 'ENOENT') {
       throw new VaultWriteError(
         'NOT_FOUND',
         `${relative} was deleted while Cairn was editing it; nothing was written`,
@@ -731,14 +781,18 @@ async function writeTemp(
   const temp = tempName(target);
   const handle = await open(temp, 'wx', mode);
   try {
-    await handle.writeFile(content);
-    await handle.sync();
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      // Closing can report a deferred write error (ENOSPC, EDQUOT on network disks) too.
+      await handle.close();
+    }
   } catch (error) {
-    await handle.close();
+    // A full disk must not keep the part written: the temp goes at once, not at the next start.
     await unlink(temp).catch(() => undefined);
     throw error;
   }
-  await handle.close();
   return temp;
 }
 

@@ -22,6 +22,18 @@ export interface CompanionApi {
   stream(path: string, body: unknown, signal?: AbortSignal): Promise<Response>;
 }
 
+/**
+ * The last answer of each GET, kept on the phone so the lists can still be shown while the
+ * companion cannot be reached (issue #26, item 9). Cleared at sign-out.
+ */
+export interface ResponseCache {
+  read(path: string): string | null;
+  write(path: string, body: string): void;
+}
+
+/** Told whether the companion answered the last call (any HTTP answer) or could not be reached. */
+export type ReachabilityListener = (reachable: boolean) => void;
+
 interface SendOptions {
   readonly body?: unknown;
   readonly headers?: Record<string, string>;
@@ -29,7 +41,11 @@ interface SendOptions {
 }
 
 /** Calls the companion that served this page (same origin), with the bearer token. */
-export function companionApi(token: string, fetchImpl: typeof fetch = fetch): CompanionApi {
+export function companionApi(
+  token: string,
+  fetchImpl: typeof fetch = fetch,
+  offline: { cache?: ResponseCache; reachability?: ReachabilityListener } = {},
+): CompanionApi {
   async function send(method: string, path: string, options: SendOptions = {}): Promise<Response> {
     const { body, headers = {}, signal } = options;
     let response: Response;
@@ -47,8 +63,10 @@ export function companionApi(token: string, fetchImpl: typeof fetch = fetch): Co
         ...(signal === undefined ? {} : { signal }),
       });
     } catch {
+      offline.reachability?.(false);
       throw new CompanionApiError(0, 'UNREACHABLE', 'The companion cannot be reached.');
     }
+    offline.reachability?.(true);
     if (!response.ok) {
       const parsed = parseJson(await response.text());
       const error = isRecord(parsed) && isRecord(parsed.error) ? parsed.error : {};
@@ -64,8 +82,26 @@ export function companionApi(token: string, fetchImpl: typeof fetch = fetch): Co
     const response = await send(method, path, options);
     return parseJson(await response.text()) as T;
   }
+  /** A GET, or when the companion cannot be reached, its last answer from the cache. */
+  async function cachedGet<T>(path: string): Promise<T> {
+    let text: string;
+    try {
+      text = await (await send('GET', path)).text();
+    } catch (error) {
+      const kept =
+        error instanceof CompanionApiError && error.status === 0 ? offline.cache?.read(path) : null;
+      if (kept === null || kept === undefined) throw error;
+      return parseJson(kept) as T;
+    }
+    try {
+      offline.cache?.write(path, text);
+    } catch {
+      // A full storage quota only costs the offline copy.
+    }
+    return parseJson(text) as T;
+  }
   return {
-    get: (path) => call('GET', path),
+    get: (path) => cachedGet(path),
     post: (path, body, headers) =>
       call('POST', path, { body: body ?? {}, ...(headers ? { headers } : {}) }),
     patch: (path, body) => call('PATCH', path, { body }),

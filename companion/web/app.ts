@@ -1,6 +1,6 @@
 import { isRecord } from '../../shared/protocol/json';
 import { CompanionApiError, companionApi } from './api-client';
-import type { CompanionApi } from './api-client';
+import type { CompanionApi, ResponseCache } from './api-client';
 import { byId, describeError, el } from './dom';
 import { tokenFromFragment } from './pairing';
 import { describeStatus } from './status-line';
@@ -25,8 +25,26 @@ import { weekView } from './views/week-view';
  * fast on a phone and be readable by anyone auditing what runs next to their vault.
  */
 
+/** First and longest wait between tries to reach the companion again (doubling in between). */
+const RECONNECT_FIRST_MS = 2_000;
+const RECONNECT_MAX_MS = 30_000;
+/** localStorage keys of the offline copies of the companion's answers (api-client.ts). */
+const OFFLINE_PREFIX = 'cairn-offline:';
+
+const offlineCache: ResponseCache = {
+  read: (path) => localStorage.getItem(OFFLINE_PREFIX + path),
+  write: (path, body) => localStorage.setItem(OFFLINE_PREFIX + path, body),
+};
+
+function clearOfflineCopies(): void {
+  for (const key of Object.keys(localStorage)) {
+    if (key.startsWith(OFFLINE_PREFIX)) localStorage.removeItem(key);
+  }
+}
+
 const shell = {
   message: byId<HTMLDivElement>('message'),
+  offline: byId<HTMLParagraphElement>('offline'),
   signIn: byId<HTMLElement>('sign-in'),
   signInForm: byId<HTMLFormElement>('sign-in-form'),
   tokenInput: byId<HTMLInputElement>('token'),
@@ -45,6 +63,9 @@ const VIEW_NAMES: readonly ViewName[] = ['reminders', 'week', 'ask', 'chat'];
 let api: CompanionApi | null = null;
 let vaultName = '';
 let messageTimer: ReturnType<typeof setTimeout> | undefined;
+/** While the companion cannot be reached: the next try to reach it again. */
+let reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+let reconnectDelayMs = RECONNECT_FIRST_MS;
 
 const context: PageContext = {
   api: () => api,
@@ -126,6 +147,7 @@ async function start(): Promise<void> {
   // A pairing link opened in a tab that already shows the page changes only the fragment:
   // no reload, so the link has to be read here as well as at start.
   window.addEventListener('hashchange', () => void pairFromFragment(registration));
+  window.addEventListener('online', () => onlineAgain());
 
   if (await pairFromFragment(registration)) return;
   const token = await readToken();
@@ -171,7 +193,16 @@ async function signIn(
   token: string,
   registration: Promise<ServiceWorkerRegistration | null>,
 ): Promise<void> {
-  const candidate = companionApi(token);
+  let reachedLast = true;
+  const candidate = companionApi(token, fetch, {
+    cache: offlineCache,
+    reachability: (reachable) => {
+      reachedLast = reachable;
+      if (reachable) return;
+      // Lost while signed in: say so and come back by itself.
+      if (api === candidate) goOffline(token, registration);
+    },
+  });
   try {
     const status = await candidate.get<unknown>('/api/v1/status');
     api = candidate;
@@ -184,19 +215,81 @@ async function signIn(
     shell.tokenInput.value = '';
     document.body.dataset.signedIn = 'true';
     shell.status.textContent = describeStatus(status);
+    if (!reachedLast) {
+      // Answered from the offline copy: the companion is away.
+      shell.status.textContent = 'Companion unreachable';
+      goOffline(token, registration);
+    } else if (shell.offline.hidden === false) {
+      // Back after being away: answers are live again.
+      shell.offline.hidden = true;
+      clearTimeout(reconnectTimer);
+      reconnectTimer = undefined;
+      reconnectDelayMs = RECONNECT_FIRST_MS;
+    }
     await Promise.all([showNotificationState(await registration), showView(current)]);
   } catch (error) {
     api = null;
     if (error instanceof CompanionApiError && error.status === 401) {
       await clearToken();
+      clearOfflineCopies();
+      shell.offline.hidden = true;
       showSignIn();
       say('The companion did not accept that token. Check it and try again.', 'error');
+      return;
+    }
+    if (error instanceof CompanionApiError && error.status === 0) {
+      // Away (asleep, restarting, another network): the token was not refused, so no sign-in
+      // form; what was last loaded is shown, marked offline, until the companion is back.
+      api = candidate;
+      vaultName =
+        offlineCache.read('/api/v1/phone/config') === null ? '' : await readVaultName(candidate);
+      shell.signIn.hidden = true;
+      shell.home.hidden = false;
+      shell.tabs.hidden = false;
+      shell.signOut.hidden = false;
+      document.body.dataset.signedIn = 'true';
+      shell.status.textContent = 'Companion unreachable';
+      goOffline(token, registration);
+      await showView(current).catch(() => undefined);
       return;
     }
     showSignIn();
     say(`Could not reach the companion: ${describeError(error)}`, 'error');
   }
 }
+
+/**
+ * Shows the offline banner and tries to reach the companion again, waiting longer each time
+ * (2 s doubling to 30 s), at once when the browser says it is online again; signs in afresh
+ * (live lists, banner gone) when `/health` answers. One try is pending at a time.
+ */
+function goOffline(token: string, registration: Promise<ServiceWorkerRegistration | null>): void {
+  shell.offline.hidden = false;
+  shell.status.textContent = 'Companion unreachable';
+  if (reconnectTimer !== undefined) return;
+  const attempt = async (): Promise<void> => {
+    reconnectTimer = undefined;
+    const back = await fetch('/health', { cache: 'no-store' }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (back) {
+      await signIn(token, registration);
+      return;
+    }
+    reconnectDelayMs = Math.min(reconnectDelayMs * 2, RECONNECT_MAX_MS);
+    reconnectTimer = setTimeout(() => void attempt(), reconnectDelayMs);
+  };
+  reconnectTimer = setTimeout(() => void attempt(), reconnectDelayMs);
+  onlineAgain = () => {
+    if (reconnectTimer === undefined) return;
+    clearTimeout(reconnectTimer);
+    void attempt();
+  };
+}
+
+/** What the browser's `online` event does: try at once while offline (set by goOffline). */
+let onlineAgain: () => void = () => undefined;
 
 /** The vault's name for `obsidian://` links; an older companion without the route gets ''. */
 async function readVaultName(client: CompanionApi): Promise<string> {
@@ -233,6 +326,10 @@ async function signOut(registration: Promise<ServiceWorkerRegistration | null>):
   }
   await clearSubscriptionId().catch(() => undefined);
   await clearToken();
+  clearOfflineCopies();
+  clearTimeout(reconnectTimer);
+  reconnectTimer = undefined;
+  shell.offline.hidden = true;
   api = null;
   vaultName = '';
   for (const view of Object.values(views)) view.reset();
@@ -253,7 +350,11 @@ async function refresh(): Promise<void> {
 async function refreshStatus(): Promise<void> {
   if (!api) return;
   try {
-    shell.status.textContent = describeStatus(await api.get<unknown>('/api/v1/status'));
+    const status = await api.get<unknown>('/api/v1/status');
+    // An offline copy is not the companion's state now.
+    shell.status.textContent = shell.offline.hidden
+      ? describeStatus(status)
+      : 'Companion unreachable';
   } catch (error) {
     shell.status.textContent = `Companion unreachable (${describeError(error)})`;
   }

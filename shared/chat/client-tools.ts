@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Citation } from '../protocol/citation';
 import { VaultPath } from '../protocol/formats';
 import {
@@ -51,6 +51,29 @@ export const ClientAppendArgs = Type.Object(
 /** docs/clients.md names the fact `fact`; the chat tool calls it `text`. */
 export const ClientRememberArgs = Type.Object({ fact: RememberArgs.properties.text }, strict);
 
+/** Longest `idempotency_key` (as the REST `Idempotency-Key` header). */
+export const IDEMPOTENCY_KEY_MAX_CHARS = 255;
+
+/**
+ * The optional `idempotency_key` every write tool takes (docs/clients.md): MCP has no per-call
+ * header, so a client that retries a call (a timeout, a dropped connection) passes the same key
+ * again, and the companion answers the first call's result instead of writing twice.
+ */
+export const IdempotencyKeyArg = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: IDEMPOTENCY_KEY_MAX_CHARS,
+    pattern: '^[!-~]+$',
+    description:
+      'optional: a unique string per intended write (e.g. a UUID). Retrying with the same key and arguments returns the first result and writes nothing again',
+  }),
+);
+
+/** A write tool's arguments with `idempotency_key` added. */
+function keyed<T extends TObject>(schema: T) {
+  return Type.Object({ ...schema.properties, idempotency_key: IdempotencyKeyArg }, strict);
+}
+
 export interface ClientToolDefinition {
   readonly description: string;
   readonly args: TSchema;
@@ -89,37 +112,37 @@ export const CLIENT_TOOLS = {
   },
   create_reminder: {
     description: TOOLS.create_reminder.description,
-    args: CreateReminderArgs,
+    args: keyed(CreateReminderArgs),
     scope: TOOLS.create_reminder.scope,
     chatTool: 'create_reminder',
   },
   complete_reminder: {
     description: TOOLS.complete_reminder.description,
-    args: CompleteReminderArgs,
+    args: keyed(CompleteReminderArgs),
     scope: TOOLS.complete_reminder.scope,
     chatTool: 'complete_reminder',
   },
   snooze_reminder: {
     description: TOOLS.snooze_reminder.description,
-    args: SnoozeReminderArgs,
+    args: keyed(SnoozeReminderArgs),
     scope: TOOLS.snooze_reminder.scope,
     chatTool: 'snooze_reminder',
   },
   create_note: {
     description: TOOLS.create_note.description,
-    args: CreateNoteArgs,
+    args: keyed(CreateNoteArgs),
     scope: TOOLS.create_note.scope,
     chatTool: 'create_note',
   },
   append_to_note: {
     description: TOOLS.append_to_note.description,
-    args: ClientAppendArgs,
+    args: keyed(ClientAppendArgs),
     scope: TOOLS.append_to_note.scope,
     chatTool: 'append_to_note',
   },
   remember: {
     description: TOOLS.remember.description,
-    args: ClientRememberArgs,
+    args: keyed(ClientRememberArgs),
     scope: TOOLS.remember.scope,
     chatTool: 'remember',
   },
@@ -131,7 +154,7 @@ export const CLIENT_TOOLS = {
   },
   forget: {
     description: TOOLS.forget.description,
-    args: ForgetArgs,
+    args: keyed(ForgetArgs),
     scope: TOOLS.forget.scope,
     chatTool: 'forget',
   },

@@ -161,16 +161,17 @@ export function withImageNotes(text: string, names: readonly string[]): string {
   return trimmed === '' ? notes : `${trimmed}\n\n${notes}`;
 }
 
-/** File name for a conversation: date, time and title, without characters vaults refuse. */
+/**
+ * File name for a conversation: its local date and time, `2026-11-22 1030 Chat.md`. Never the
+ * message's words: file paths reach the companion's info and error logs, the audit log and
+ * sync tools' logs, and the first message is whatever the user typed (a password to remember,
+ * a health question). The title (from the message) is kept in the front matter, which the chat
+ * list shows. A second chat in the same minute gets a short id after `Chat` (the callers).
+ */
 export function conversationFileName(conversation: Conversation): string {
   const wall = formatWall(instantToWall(conversation.created, conversation.timezone));
   const stamp = `${wall.slice(0, 10)} ${wall.slice(11, 13)}${wall.slice(14, 16)}`;
-  const title = conversation.title
-    .replace(/[\\/:*?"<>|#^[\]…]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, CONVERSATION_TITLE_MAX_CHARS);
-  return `${stamp} ${title === '' ? 'Chat' : title}.md`;
+  return `${stamp} Chat.md`;
 }
 
 /**

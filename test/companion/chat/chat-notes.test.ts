@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatEvent } from '../../../shared/protocol/chat';
 import { parseFrontMatter } from '../../../shared/markdown';
@@ -115,7 +116,7 @@ describe('chats saved in the vault', () => {
 
   it('saves a turn as a chat note in Cairn/Chats and continues it when named', async () => {
     const path = savedAt(await chat('hello'));
-    expect(path).toMatch(/^Cairn\/Chats\/2026-11-22 1100 hello\.md$/);
+    expect(path).toMatch(/^Cairn\/Chats\/2026-11-22 1100 Chat\.md$/);
     expect(read(path)).toMatch(/type: chat/);
     expect(read(path)).toMatch(/## You · 2026-11-22 11:00\nhello/);
 
@@ -126,13 +127,44 @@ describe('chats saved in the vault', () => {
     expect(text).toMatch(/\[\[Travel\/Visa rules\.md#Key points/);
   });
 
+  it('never puts the message into the chat file name or the logs', async () => {
+    const lines: string[] = [];
+    const logTo = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logged = await buildTestApp({
+      logTo,
+      deps: { search: { index: () => index.indexer.queries } },
+    });
+    try {
+      const secret = 'my locker code is 90210 remember';
+      const response = await logged.app.inject({
+        method: 'POST',
+        url: '/api/v1/chat',
+        headers: authorized,
+        payload: { message: secret },
+      });
+      const path = savedAt(chatEvents(response.body));
+      expect(path).toBe('Cairn/Chats/2026-11-22 1100 Chat.md');
+      expect(readFileSync(join(logged.dir, 'vault', path), 'utf8')).toContain(`title: ${secret}`);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.join('')).not.toContain('90210');
+      expect(lines.join('')).not.toContain('locker');
+    } finally {
+      await logged.close();
+    }
+  });
+
   it('starts a new chat instead of writing into a note that is not a chat', async () => {
     const before = read('Garden.md');
     const path = savedAt(await chat('hello', 'Garden.md'));
     expect(path).toMatch(/^Cairn\/Chats\//);
     expect(read('Garden.md')).toBe(before);
     for (const bad of ['../outside.md', '.obsidian/chat.md', 'Cairn/Chats/missing.md']) {
-      expect(savedAt(await chat('hello', bad))).toMatch(/^Cairn\/Chats\/2026-11-22 1100 hello/);
+      expect(savedAt(await chat('hello', bad))).toMatch(/^Cairn\/Chats\/2026-11-22 1100 Chat/);
     }
     expect(existsSync(join(test.dir, 'outside.md'))).toBe(false);
   });

@@ -1,8 +1,9 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCalendarUrl } from '../../../companion/commands/calendar-url-command';
 import { feedSecretMatches } from '../../../companion/calendar/feed-secret';
+import { registerDataFolder } from '../../../companion/data-folders';
 import { copySampleVault, tempDir } from '../helpers/app';
 
 let dir: { path: string; remove: () => void };
@@ -55,6 +56,29 @@ describe('cairn-companion calendar-url', () => {
     );
     expect(rotated.stderr).toContain('previous URL no longer works');
     expect(feedSecretMatches(data, secret)).toBe(false);
+  });
+
+  it("finds the running server's data folder, or refuses and says where it looked", () => {
+    const nowhere = run('--vault', vault);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toContain(`no companion has run on ${vault} yet`);
+    expect(nowhere.stderr).toContain(
+      join(dir.path, '.local/state/cairn-companion/data-folders.json'),
+    );
+    expect(nowhere.stderr).toContain(join(dir.path, '.local/share/cairn-companion'));
+    expect(existsSync(join(dir.path, '.local/share'))).toBe(false);
+
+    // Recorded by a server that ran with --data (as `npm start` does with .cairn-data).
+    registerDataFolder(
+      join(dir.path, '.local/state/cairn-companion/data-folders.json'),
+      vault,
+      data,
+      Date.parse('2026-11-22T10:00:00Z'),
+    );
+    const found = run('--vault', vault, '--port', '9999');
+    expect(found.code).toBe(0);
+    const secret = /calendar\/(.+)\.ics/.exec(found.stdout)![1]!;
+    expect(feedSecretMatches(data, secret)).toBe(true);
   });
 
   it('refuses unknown flags and a missing vault with usage errors', () => {

@@ -80,6 +80,35 @@ describe('createPdfReader (a reader process per PDF)', () => {
     }
   });
 
+  it.skipIf(process.platform !== 'linux')(
+    'a reader process whose memory outside the heap passes the cap is killed',
+    async () => {
+      const dir = tempDir('pdf-worker');
+      try {
+        // What pdf.js does with a decompression bomb: ArrayBuffers outside the V8 heap, which
+        // --max-old-space-size never sees. Touched so they are resident, then it waits.
+        const hog = join(dir.path, 'hog.worker.mjs');
+        writeFileSync(
+          hog,
+          [
+            'const kept = [];',
+            'for (let i = 0; i < 12; i++) kept.push(Buffer.alloc(32 * 1024 * 1024, 1));',
+            'setInterval(() => kept.length, 1000);',
+          ].join('\n'),
+        );
+        const read = createPdfReader({ workerFile: hog, maxHeapMb: 64, maxRssMb: 128 });
+        const started = performance.now();
+        await expect(read(rotated())).rejects.toThrow(
+          'needs more than 128 MB of memory to read; not indexed',
+        );
+        // Killed at the cap, long before the 60 s timeout.
+        expect(performance.now() - started).toBeLessThan(30_000);
+      } finally {
+        dir.remove();
+      }
+    },
+  );
+
   it('reads in-process when the worker bundle is absent (running from sources)', async () => {
     const read = createPdfReader({
       workerFile: join(fileURLToPath(new URL('.', workerFile)), 'missing.worker.mjs'),

@@ -169,7 +169,7 @@ describe('chat engine over the vault writers', () => {
     const done = events.at(-1);
     expect(done).toEqual({
       type: 'done',
-      conversation: 'Cairn/Chats/2026-11-22 1030 note the spare key is under the pot.md',
+      conversation: 'Cairn/Chats/2026-11-22 1030 Chat.md',
     });
     expect(files.files.get('Notes/the-spare-key-is-under-the-pot.md')).toContain(
       'title: The spare key is under the pot',
@@ -218,10 +218,10 @@ describe('chat engine over the vault writers', () => {
     files.files.set('Cairn/Chats/mine.md', 'my own note now\n');
     const turn = { at: clock.now(), user: 'hi', assistant: 'Hello!', citations: [] };
     const path = await conversations.record('Cairn/Chats/mine.md', turn);
-    expect(path).toBe('Cairn/Chats/2026-11-22 1030 hi.md');
+    expect(path).toBe('Cairn/Chats/2026-11-22 1030 Chat.md');
     expect(files.files.get('Cairn/Chats/mine.md')).toBe('my own note now\n');
     expect(await conversations.record(undefined, turn)).toMatch(
-      /^Cairn\/Chats\/2026-11-22 1030 hi [0-9a-f]{4}\.md$/,
+      /^Cairn\/Chats\/2026-11-22 1030 Chat [0-9a-f]{4}\.md$/,
     );
     expect((await conversations.list()).problems).toEqual([
       expect.objectContaining({ path: 'Cairn/Chats/mine.md', line: 1 }),

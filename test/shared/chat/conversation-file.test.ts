@@ -98,9 +98,10 @@ describe('formatConversation', () => {
     );
   });
 
-  it('names files by local date, time and title without characters vaults refuse', () => {
-    const conversation = newConversation('x', AT, ZONE, 'What is "A/B#1" | [x]?');
-    expect(conversationFileName(conversation)).toBe('2026-11-22 1030 What is A B 1 x.md');
+  it('names files by local date and time, never by the words of the message', () => {
+    const conversation = newConversation('x', AT, ZONE, 'my bank PIN is 4711, remember it');
+    expect(conversationFileName(conversation)).toBe('2026-11-22 1030 Chat.md');
+    expect(conversation.title).toBe('my bank PIN is 4711, remember it');
     expect(conversationTitle('  \n' + 'word '.repeat(30))).toBe(
       'word word word word word word word word word word word word…',
     );
