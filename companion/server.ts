@@ -42,6 +42,7 @@ import { COMPANION_VERSION } from './version';
 import { collectStartupGarbage } from './idle-gc';
 import { removeServerFile, writeServerFile } from './clients/server-file';
 import { SyncService } from './sync';
+import { TaskFeature } from './tasks';
 import type { OllamaModel } from './clients/openai-turn';
 
 export const DATABASE_FILE = 'cairn.db';
@@ -150,6 +151,7 @@ export async function startServer(
   let scheduler: ReminderScheduler;
   let digest: DigestService;
   let sync: SyncService;
+  let tasks: TaskFeature;
   try {
     const metrics = new MetricsRegistry();
     sync = new SyncService({
@@ -224,6 +226,20 @@ export async function startServer(
       },
       announcer: push.sender,
     });
+    const summarizer = options.summarizer ? new OllamaSummarizer(options.summarizer) : undefined;
+    tasks = new TaskFeature({
+      vault: config.vault,
+      db,
+      clock: options.clock,
+      defaultZone: config.timezone,
+      graceMs: config.graceHours * 3_600_000,
+      digest,
+      push: push.sender,
+      excludes,
+      logger: options.logger,
+      afterWrite: (paths) => feed.refresh(paths),
+      ...(summarizer ? { summarizer } : {}),
+    });
     app = await buildApp(
       {
         config,
@@ -238,7 +254,7 @@ export async function startServer(
         search: {
           index: () => indexer.queries,
           excludeFolders: exclusions.map((rule) => rule.folder),
-          ...(options.summarizer ? { summarizer: new OllamaSummarizer(options.summarizer) } : {}),
+          ...(summarizer ? { summarizer } : {}),
         },
         push,
         scheduler,
@@ -246,6 +262,7 @@ export async function startServer(
         indexAfterWrite: indexAfterWrite(indexer),
         digest,
         sync,
+        tasks,
         ...(options.summarizer ? { chat: { ollama: options.summarizer } } : {}),
         ...(options.vision ? { vision: options.vision } : {}),
         ...(embedder ? { embedder } : {}),
@@ -358,6 +375,19 @@ export async function startServer(
       await digests.stop();
     });
   }
+
+  // Tasks search the index: they start once the first scan is in (a slot due meanwhile runs then).
+  const tasksStarted = indexer.whenIdle().then(() => tasks.start(feed));
+  tasksStarted.catch((error: unknown) => {
+    options.logger.error(
+      { err: { message: (error as Error).message } },
+      'the task scheduler did not start',
+    );
+  });
+  app.addHook('onClose', async () => {
+    await tasksStarted.catch(() => undefined);
+    await tasks.stop();
+  });
 
   try {
     await app.listen({ port: config.port, host: config.host });
