@@ -17,7 +17,7 @@ import { formatInZone } from '../reminders/local-time';
  *   …the answer…
  *
  *   Sources:
- *   - [[Projects/House|House]], lines 3–9
+ *   1. [[Projects/House|House]] › Roof, lines 3–9
  *
  * Each entry carries its slot in a comment, so writing a slot that is already there changes
  * nothing: a run repeated after a crash leaves one entry.
@@ -47,7 +47,10 @@ export function renderRunEntry(slot: number, zone: string, result: TaskRunResult
   const lines = [`## ${slotHeading(slot, zone)}`, runMarker(slot, zone), result.text.trim()];
   if (result.citations.length > 0) {
     lines.push('', 'Sources:');
-    for (const citation of result.citations) lines.push(`- ${citationLink(citation)}`);
+    // Numbered: an answer's `[1]` markers point at these.
+    result.citations.forEach((citation, index) =>
+      lines.push(`${index + 1}. ${citationLink(citation)}`),
+    );
   }
   return `${lines.join('\n')}\n\n`;
 }

@@ -45,7 +45,7 @@ describe('runs note', () => {
         'The roof is slate.',
         '',
         'Sources:',
-        '- [[Projects/House]] › Roof, lines 5–7',
+        '1. [[Projects/House]] › Roof, lines 5–7',
         '',
         '',
       ].join('\n'),
