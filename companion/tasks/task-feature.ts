@@ -128,6 +128,10 @@ export class TaskFeature {
       );
     }
     await started;
+    this.options.logger?.info(
+      { tasks: this.source.tasks().length, invalid: this.source.invalid().length },
+      'task scheduler started',
+    );
   }
 
   async stop(): Promise<void> {
