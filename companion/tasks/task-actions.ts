@@ -89,18 +89,39 @@ export class VaultTaskActions implements TaskActions {
     if (task.action === 'prompt' && outcome.summaryError !== undefined) {
       throw new TaskActionError(`the language model did not answer: ${outcome.summaryError}`);
     }
+    if (outcome.citations.length === 0) {
+      // "What did I write about the house?" asks for notes, not a sentence that answers it: no
+      // passage passes the answer gate, but the notes that match are what the user wants.
+      const notes = await this.matching(task, slot, task.input);
+      if (notes.citations.length > 0) {
+        return {
+          text: `No passage answers “${task.input}” directly; ${notes.text}`,
+          citations: notes.citations,
+        };
+      }
+    }
     return { text: outcome.answer, citations: outcome.citations };
   }
 
   private async search(task: TaskDefinition, slot: number): Promise<TaskRunResult> {
+    const found = await this.matching(task, slot, task.input);
+    if (found.citations.length === 0) {
+      return { text: `Nothing in the vault matches "${task.input}".`, citations: [] };
+    }
+    return { text: found.text, citations: found.citations };
+  }
+
+  /** The notes matching `query`, one line each (`N notes match "q":` then links and excerpts). */
+  private async matching(
+    task: TaskDefinition,
+    slot: number,
+    query: string,
+  ): Promise<TaskRunResult> {
     const outcome = await this.searcher().search({
-      query: task.input,
+      query,
       limit: SEARCH_HITS,
       filters: this.filters(task, slot),
     });
-    if (outcome.hits.length === 0) {
-      return { text: `Nothing in the vault matches "${task.input}".`, citations: [] };
-    }
     const seen = new Set<string>();
     const lines: string[] = [];
     for (const hit of outcome.hits) {
@@ -113,7 +134,7 @@ export class VaultTaskActions implements TaskActions {
     }
     const count = `${seen.size} note${seen.size === 1 ? '' : 's'}`;
     return {
-      text: `${count} match "${task.input}":\n${lines.join('\n')}`,
+      text: `${count} match "${query}":\n${lines.join('\n')}`,
       citations: outcome.hits.map((hit) => hit.citation),
     };
   }

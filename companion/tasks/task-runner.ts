@@ -83,7 +83,9 @@ export class TaskRunner implements ReminderDeliverer {
       const pushNote = task.deliver.includes('push')
         ? await this.push(task, slot, summary)
         : undefined;
-      if (wrote) await this.deps.afterWrite?.([task.output]).catch(() => undefined);
+      // Not awaited: the index follows the feed, which may be waiting for this very pass (the
+      // scheduler's first pass runs before the feed hands the tasks subscriber anything).
+      if (wrote) void this.deps.afterWrite?.([task.output]).catch(() => undefined);
       runs.finish(taskId, slot, {
         status: 'succeeded',
         at: clock.now(),

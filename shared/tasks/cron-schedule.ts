@@ -67,6 +67,10 @@ export function cronLatestAtOrBefore(
 
 /** croner's messages start with its class name ("CronPattern: …"); keep the words. */
 function cronMessage(expression: string, error: unknown): string {
+  const fields = expression.trim().split(/\s+/).length;
+  if (!expression.trim().startsWith('@') && fields !== 5) {
+    return `"${expression}" is not a five-field cron string (minute hour day month weekday, e.g. 0 17 * * FRI): it has ${fields} field${fields === 1 ? '' : 's'}`;
+  }
   const text = error instanceof Error ? error.message : String(error);
   return `"${expression}" is not a five-field cron string (minute hour day month weekday): ${text.replace(/^Cron\w*: /, '')}`;
 }

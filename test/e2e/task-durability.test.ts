@@ -24,9 +24,9 @@ import { repoRoot } from '../helpers/corpora';
  * CLI on a real vault and database. The task (a once task at a whole minute a few minutes
  * ahead, in UTC) is planned by a first start that is killed before the slot; the next start,
  * its wall clock set past the slot (test/fakes/shifted-clock.mjs), runs it inside the grace
- * window and is killed the moment the runs note appears (possibly before the run is recorded:
- * the claim is then still open and the slot is handed over again); the starts after that leave
- * one entry in the note and one run in the history.
+ * window and is killed the moment the run is logged (possibly before its claim is marked done:
+ * the slot is then handed over again); the starts after that leave one entry in the note and
+ * one run in the history.
  */
 
 const CLI = join(repoRoot, 'dist/companion/cli.mjs');
@@ -130,6 +130,9 @@ describe('scheduled task across kill -9', () => {
     expect(pastSlot).toBeGreaterThan(1_000);
     running = startCli(args, pastSlot);
     await until('the runs note', running, () => existsSync(note));
+    await until('the run recorded', running, () =>
+      running!.stderr().includes('scheduled task ran'),
+    );
     await kill9(running);
 
     // Two more starts: whatever the kill interrupted finishes, nothing runs twice.
