@@ -62,7 +62,7 @@ import type { DigestService } from './digest/digest-service';
 import { registerDigestRoutes } from './digest/digest-routes';
 import type { IndexAfterWrite } from './search/index-after-write';
 import { registerSyncRoutes } from './sync';
-import { registerTaskRoutes } from './tasks';
+import { registerTaskRoutes, taskChatPort } from './tasks';
 import type { TaskFeature } from './tasks';
 import type { SyncService } from './sync';
 import { areaNotRunning } from './status/sources';
@@ -314,7 +314,7 @@ export async function buildApp(
       audit,
       memories,
     },
-    deps.chat,
+    deps.tasks ? { ...deps.chat, tasks: taskChatPort(deps.tasks.service) } : deps.chat,
   );
   // One registry for MCP and the OpenAI route, over the chat's own tool runner (docs/clients.md).
   const tools = new ToolRegistry({

@@ -10,3 +10,4 @@ export type { TaskRunRecord, TaskRunStatus } from './run-store';
 export { VaultTaskSource } from './vault-task-source';
 export type { InvalidTaskFile } from './vault-task-source';
 export { RUNNER_ID } from './task-runner';
+export { taskChatPort } from './task-chat-port';

@@ -43,7 +43,7 @@ async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, pa
     headers: authorized,
     ...(payload === undefined ? {} : { payload: payload as object }),
   });
-  return { status: response.statusCode, body: response.json() as Record<string, any> };
+  return { status: response.statusCode, body: response.json() as Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON bodies read loosely in asserts };
 }
 
 const HOUSE = {
@@ -103,7 +103,10 @@ describe('/api/v1/tasks', () => {
     const { body: task } = await call('POST', '/api/v1/tasks', HOUSE);
     const patched = await call('PATCH', `/api/v1/tasks/${task.id}`, { schedule: '30 8 * * MON' });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ schedule: '30 8 * * MON', next_run: '2026-11-30T08:30:00+01:00' });
+    expect(patched.body).toMatchObject({
+      schedule: '30 8 * * MON',
+      next_run: '2026-11-30T08:30:00+01:00',
+    });
     expect(world.read('Cairn/Tasks/House.md')).toContain('question: What will the new roof be?');
     const bad = await call('PATCH', `/api/v1/tasks/${task.id}`, { schedule: '99 * * * *' });
     expect(bad).toMatchObject({ status: 400, body: { error: { field: 'schedule' } } });
@@ -132,11 +135,17 @@ describe('/api/v1/tasks', () => {
         id: 'broken-1',
         name: 'Broken',
         path: 'Cairn/Tasks/Broken.md',
-        problems: [{ field: 'schedule', line: 4, message: expect.stringContaining('tomorrow at 8') }],
+        problems: [
+          { field: 'schedule', line: 4, message: expect.stringContaining('tomorrow at 8') },
+        ],
       },
     ]);
     const missed = await world.feature.scheduler.missed(0, 10);
-    expect(missed.items[0]).toMatchObject({ kind: 'unresolved', path: 'Cairn/Tasks/Broken.md', line: 4 });
+    expect(missed.items[0]).toMatchObject({
+      kind: 'unresolved',
+      path: 'Cairn/Tasks/Broken.md',
+      line: 4,
+    });
   });
 
   it('serves the run history newest first, with paging', async () => {
@@ -153,8 +162,13 @@ describe('/api/v1/tasks', () => {
       duration_ms: 0,
       summary: expect.stringContaining('slate'),
     });
-    const second = await call('GET', `/api/v1/tasks/${task.id}/runs?limit=2&cursor=${first.body.next_cursor}`);
-    expect(second.body.runs.map((run: { slot: string }) => run.slot)).toEqual(['2026-11-27T09:00:00+01:00']);
+    const second = await call(
+      'GET',
+      `/api/v1/tasks/${task.id}/runs?limit=2&cursor=${first.body.next_cursor}`,
+    );
+    expect(second.body.runs.map((run: { slot: string }) => run.slot)).toEqual([
+      '2026-11-27T09:00:00+01:00',
+    ]);
     expect(second.body.next_cursor).toBeUndefined();
     const listed = await call('GET', '/api/v1/tasks');
     expect(listed.body.tasks[0].last_run.slot).toBe('2026-11-29T09:00:00+01:00');
