@@ -58,6 +58,7 @@ export class TaskFeature {
   readonly service: TaskService;
   private search: () => HybridSearch | undefined = () => undefined;
   private link: { close(): Promise<void> } | undefined;
+  private running = false;
 
   constructor(private readonly options: TaskFeatureOptions) {
     const llm = options.summarizer !== undefined;
@@ -105,7 +106,12 @@ export class TaskFeature {
       llm,
       source: this.source,
       runs: this.runs,
-      scheduler: this.scheduler,
+      scheduler: {
+        nextFire: (id) => this.scheduler.nextFire(id),
+        // Before the scheduler starts (the companion waits for its first index scan), a task
+        // written through the API is only read into the source: the start plans it.
+        replan: (ids) => (this.running ? this.scheduler.replan(ids) : Promise.resolve()),
+      },
       ...(options.afterWrite ? { afterWrite: options.afterWrite } : {}),
     });
   }
@@ -117,7 +123,11 @@ export class TaskFeature {
 
   /** Reads the vault's tasks, starts the scheduler (running what is due), follows the feed. */
   async start(feed?: VaultChangeFeed): Promise<void> {
-    const started = this.source.load().then(() => this.scheduler.start());
+    const started = this.source.load().then(() => {
+      const first = this.scheduler.start();
+      this.running = true;
+      return first;
+    });
     if (feed) {
       this.link = connectVaultTasks(
         feed,
@@ -135,6 +145,7 @@ export class TaskFeature {
   }
 
   async stop(): Promise<void> {
+    this.running = false;
     await this.link?.close();
     this.link = undefined;
     await this.scheduler.stop();

@@ -66,6 +66,7 @@ export async function taskWorld(
   startIso: string,
   files: Readonly<Record<string, string>> = {},
   options: Partial<TaskFeatureOptions> = {},
+  { start = true }: { start?: boolean } = {},
 ): Promise<TaskWorld> {
   const temp = tempDir('tasks');
   const vault = join(temp.path, 'vault');
@@ -100,7 +101,7 @@ export async function taskWorld(
       ...extra,
     });
     feature.useSearch(() => new HybridSearch({ index: indexer.queries }));
-    await feature.start();
+    if (start) await feature.start();
     return feature;
   };
   const world: TaskWorld = {
@@ -114,6 +115,7 @@ export async function taskWorld(
     feature: await make(),
     async restart(extra) {
       await world.feature.stop();
+      start = true;
       world.feature = await make(extra);
       return world.feature;
     },

@@ -178,3 +178,22 @@ describe('/api/v1/tasks', () => {
     expect(listed.body.tasks[0].last_run.slot).toBe('2026-11-29T09:00:00+01:00');
   });
 });
+
+describe('before the task scheduler starts', () => {
+  it('takes a task through the API and plans it when the scheduler starts', async () => {
+    const early = await taskWorld('2026-11-26T12:00:00Z', {}, {}, { start: false });
+    try {
+      const task = await early.feature.service.create({
+        name: 'Early',
+        schedule: '0 9 * * *',
+        action: 'ask',
+        question: 'What will the new roof be?',
+      });
+      expect(task.next_run).toBeNull();
+      await early.feature.start();
+      expect(early.feature.service.get(task.id).next_run).toBe('2026-11-27T09:00:00+01:00');
+    } finally {
+      await early.close();
+    }
+  });
+});
