@@ -62,6 +62,8 @@ import type { DigestService } from './digest/digest-service';
 import { registerDigestRoutes } from './digest/digest-routes';
 import type { IndexAfterWrite } from './search/index-after-write';
 import { registerSyncRoutes } from './sync';
+import { registerTaskRoutes, taskChatPort } from './tasks';
+import type { TaskFeature } from './tasks';
 import type { SyncService } from './sync';
 import { areaNotRunning } from './status/sources';
 import type { SchedulerStatusSource, StatusSources } from './status/sources';
@@ -116,6 +118,8 @@ export interface AppDeps {
   readonly digest?: DigestService;
   /** Cairn Sync (docs/sync.md); absent, `/api/v1/sync/*` is not served. Its owner closes it. */
   readonly sync?: SyncService;
+  /** Scheduled tasks (docs/tasks.md); absent, `/api/v1/tasks` is not served. Its owner stops it. */
+  readonly tasks?: TaskFeature;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -294,6 +298,10 @@ export async function buildApp(
   );
   registerSearchRoute(app, search, deps.config.timezone);
   registerAnswerRoute(app, search, deps.config.timezone);
+  if (deps.tasks) {
+    deps.tasks.useSearch(() => search.hybridSearch());
+    registerTaskRoutes(app, deps.tasks.service);
+  }
   const chatEngine = registerChat(
     app,
     {
@@ -308,7 +316,7 @@ export async function buildApp(
       audit,
       memories,
     },
-    deps.chat,
+    deps.tasks ? { ...deps.chat, tasks: taskChatPort(deps.tasks.service) } : deps.chat,
   );
   // One registry for MCP and the OpenAI route, over the chat's own tool runner (docs/clients.md).
   const tools = new ToolRegistry({

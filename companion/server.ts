@@ -43,6 +43,7 @@ import { collectStartupGarbage } from './idle-gc';
 import { removeServerFile, writeServerFile } from './clients/server-file';
 import { assertVaultFree, lockDataFolder, registerDataFolder } from './data-folders';
 import { SyncService } from './sync';
+import { TaskFeature } from './tasks';
 import type { OllamaModel } from './clients/openai-turn';
 
 export const DATABASE_FILE = 'cairn.db';
@@ -196,6 +197,7 @@ async function startOnLockedFolder(
   let scheduler: ReminderScheduler;
   let digest: DigestService;
   let sync: SyncService;
+  let tasks: TaskFeature;
   try {
     const metrics = new MetricsRegistry();
     sync = new SyncService({
@@ -270,6 +272,20 @@ async function startOnLockedFolder(
       },
       announcer: push.sender,
     });
+    const summarizer = options.summarizer ? new OllamaSummarizer(options.summarizer) : undefined;
+    tasks = new TaskFeature({
+      vault: config.vault,
+      db,
+      clock: options.clock,
+      defaultZone: config.timezone,
+      graceMs: config.graceHours * 3_600_000,
+      digest,
+      push: push.sender,
+      excludes,
+      logger: options.logger,
+      afterWrite: (paths) => feed.refresh(paths),
+      ...(summarizer ? { summarizer } : {}),
+    });
     app = await buildApp(
       {
         config,
@@ -284,7 +300,7 @@ async function startOnLockedFolder(
         search: {
           index: () => indexer.queries,
           excludeFolders: exclusions.map((rule) => rule.folder),
-          ...(options.summarizer ? { summarizer: new OllamaSummarizer(options.summarizer) } : {}),
+          ...(summarizer ? { summarizer } : {}),
         },
         push,
         scheduler,
@@ -292,6 +308,7 @@ async function startOnLockedFolder(
         indexAfterWrite: indexAfterWrite(indexer),
         digest,
         sync,
+        tasks,
         ...(options.summarizer ? { chat: { ollama: options.summarizer } } : {}),
         ...(options.vision ? { vision: options.vision } : {}),
         ...(embedder ? { embedder } : {}),
@@ -404,6 +421,19 @@ async function startOnLockedFolder(
       await digests.stop();
     });
   }
+
+  // Tasks search the index: they start once the first scan is in (a slot due meanwhile runs then).
+  const tasksStarted = indexer.whenIdle().then(() => tasks.start(feed));
+  tasksStarted.catch((error: unknown) => {
+    options.logger.error(
+      { err: { message: (error as Error).message } },
+      'the task scheduler did not start',
+    );
+  });
+  app.addHook('onClose', async () => {
+    await tasksStarted.catch(() => undefined);
+    await tasks.stop();
+  });
 
   try {
     await app.listen({ port: config.port, host: config.host });

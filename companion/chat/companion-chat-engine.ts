@@ -9,6 +9,7 @@ import type {
   NoteWriter,
   ReminderReader,
   ReminderWriter,
+  TaskCreator,
 } from '../../shared/chat/ports';
 import type { Clock } from '../../shared/ports';
 import type { SearchServices } from '../search';
@@ -50,6 +51,8 @@ export interface CompanionChatDeps {
   recentWrites?: RecentWritesStore;
   /** `Cairn/Memory.md`; absent, "remember that …" writes a note. */
   memories?: MemoryStore;
+  /** Scheduled tasks (docs/tasks.md); absent, `create_task` answers UNAVAILABLE. */
+  tasks?: TaskCreator;
 }
 
 /**
@@ -88,5 +91,6 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     ...(deps.conversations === undefined ? {} : { conversations: deps.conversations }),
     ...(deps.recentWrites === undefined ? {} : { recentWrites: deps.recentWrites }),
     ...(deps.memories === undefined ? {} : { memories: deps.memories }),
+    ...(deps.tasks === undefined ? {} : { tasks: deps.tasks }),
   });
 }

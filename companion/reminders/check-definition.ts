@@ -1,6 +1,7 @@
 import { isValidZone, parseLocalDateTime } from '../../shared/reminders/local-time';
 import { validateRrule } from '../../shared/reminders/recurrence';
-import type { ReminderDefinition } from './reminder-definition';
+import { checkCron } from '../../shared/tasks/cron-schedule';
+import type { ScheduledDefinition } from './reminder-definition';
 
 /** Longest reminder id accepted (the API takes ids up to 200; path+text keys run longer). */
 export const MAX_REMINDER_ID_CHARS = 2_000;
@@ -15,7 +16,7 @@ const LATEST = Date.UTC(10_000, 0, 1) - 1;
  * list) rather than fired wrongly or thrown at the scheduler's loop. Returns the problem, naming
  * the field, or undefined when the definition is usable.
  */
-export function definitionProblem(definition: ReminderDefinition): string | undefined {
+export function definitionProblem(definition: ScheduledDefinition): string | undefined {
   const { id, schedule } = definition;
   if (typeof id !== 'string' || id.length === 0) return 'id: empty';
   if (id.length > MAX_REMINDER_ID_CHARS) {
@@ -54,6 +55,10 @@ export function definitionProblem(definition: ReminderDefinition): string | unde
     const rule = checkedRule(schedule.rrule);
     if (!rule.ok) return `repeat: ${rule.message}`;
     return undefined;
+  }
+  if (schedule.kind === 'cron') {
+    const cron = checkCron(schedule.expression, schedule.zone, EARLIEST);
+    return cron.ok ? undefined : `schedule: ${cron.message}`;
   }
   return `schedule: unknown kind "${String((schedule as { kind?: unknown }).kind)}"`;
 }

@@ -84,6 +84,29 @@ interface DeliveryRow {
 }
 
 /**
+ * The tables one scheduler keeps its state in. Reminders use migration 004's; scheduled tasks
+ * (companion/tasks, migration 011) have the same tables under their own names, so the two
+ * schedulers never see each other's claims, marks or missed lists.
+ */
+export interface DeliveryTables {
+  readonly meta: string;
+  readonly plan: string;
+  readonly deliveries: string;
+  readonly missed: string;
+  readonly actions: string;
+  readonly completions: string;
+}
+
+export const REMINDER_DELIVERY_TABLES: DeliveryTables = {
+  meta: 'scheduler_meta',
+  plan: 'reminder_plan',
+  deliveries: 'deliveries',
+  missed: 'missed_occurrences',
+  actions: 'occurrence_actions',
+  completions: 'reminder_completions',
+};
+
+/**
  * The scheduler's SQLite tables (migration 004). Every method that changes more than one row
  * does so in one transaction, so a crash leaves either all of a step or none of it; with
  * `synchronous=FULL` each commit is on disk when the method returns.
@@ -91,82 +114,88 @@ interface DeliveryRow {
 export class DeliveryLog {
   private readonly statements;
 
-  constructor(private readonly db: SqliteDatabase) {
+  constructor(
+    private readonly db: SqliteDatabase,
+    tables: DeliveryTables = REMINDER_DELIVERY_TABLES,
+  ) {
+    const t = tables;
     this.statements = {
-      getMeta: db.prepare('SELECT value FROM scheduler_meta WHERE key = ?').pluck(),
+      getMeta: db.prepare(`SELECT value FROM ${t.meta} WHERE key = ?`).pluck(),
       setMeta: db.prepare(
-        `INSERT INTO scheduler_meta (key, value) VALUES (?, ?)
+        `INSERT INTO ${t.meta} (key, value) VALUES (?, ?)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       ),
-      highWaters: db.prepare('SELECT reminder_id, high_water FROM reminder_plan'),
+      highWaters: db.prepare(`SELECT reminder_id, high_water FROM ${t.plan}`),
       insertPlan: db.prepare(
-        `INSERT INTO reminder_plan (reminder_id, high_water, first_seen) VALUES (?, ?, ?)
+        `INSERT INTO ${t.plan} (reminder_id, high_water, first_seen) VALUES (?, ?, ?)
          ON CONFLICT (reminder_id) DO NOTHING`,
       ),
       raiseHighWater: db.prepare(
-        `INSERT INTO reminder_plan (reminder_id, high_water, first_seen) VALUES (?, ?, ?)
+        `INSERT INTO ${t.plan} (reminder_id, high_water, first_seen) VALUES (?, ?, ?)
          ON CONFLICT (reminder_id) DO UPDATE SET high_water = max(high_water, excluded.high_water)`,
       ),
       claim: db.prepare(
-        `INSERT INTO deliveries (reminder_id, occurrence, device_id, state, attempts, claimed_at,
+        `INSERT INTO ${t.deliveries} (reminder_id, occurrence, device_id, state, attempts, claimed_at,
            next_attempt_at, updated_at, ttl_seconds, topic, payload)
          VALUES (?, ?, ?, 'claimed', 0, ?, ?, ?, ?, ?, ?)
          ON CONFLICT DO NOTHING`,
       ),
       outcome: db.prepare(
-        `UPDATE deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?,
+        `UPDATE ${t.deliveries} SET state = ?, attempts = attempts + 1, next_attempt_at = ?,
            updated_at = ?, error = ?
          WHERE reminder_id = ? AND occurrence = ? AND device_id = ? AND state IN ('claimed', 'retry')`,
       ),
       pending: db.prepare(
         `SELECT reminder_id, occurrence, device_id, state, attempts, claimed_at, ttl_seconds, topic, payload
-         FROM deliveries WHERE state IN ('claimed', 'retry') AND next_attempt_at <= ?
+         FROM ${t.deliveries} WHERE state IN ('claimed', 'retry') AND next_attempt_at <= ?
          ORDER BY next_attempt_at, reminder_id, occurrence, device_id LIMIT ?`,
       ),
       nextAttempt: db
-        .prepare(`SELECT min(next_attempt_at) FROM deliveries WHERE state IN ('claimed', 'retry')`)
+        .prepare(
+          `SELECT min(next_attempt_at) FROM ${t.deliveries} WHERE state IN ('claimed', 'retry')`,
+        )
         .pluck(),
-      stateCounts: db.prepare('SELECT state, count(*) AS count FROM deliveries GROUP BY state'),
+      stateCounts: db.prepare(
+        `SELECT state, count(*) AS count FROM ${t.deliveries} GROUP BY state`,
+      ),
       deliveryState: db
         .prepare(
-          'SELECT state FROM deliveries WHERE reminder_id = ? AND occurrence = ? AND device_id = ?',
+          `SELECT state FROM ${t.deliveries} WHERE reminder_id = ? AND occurrence = ? AND device_id = ?`,
         )
         .pluck(),
       insertMissed: db.prepare(
-        `INSERT INTO missed_occurrences
+        `INSERT INTO ${t.missed}
            (reminder_id, occurrence, title, path, line, zone, recorded_at, reason)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       ),
       listMissed: db.prepare(
-        `SELECT reminder_id, occurrence, title, path, line, zone, reason FROM missed_occurrences
+        `SELECT reminder_id, occurrence, title, path, line, zone, reason FROM ${t.missed}
          ORDER BY occurrence DESC, reminder_id LIMIT ? OFFSET ?`,
       ),
-      countMissed: db.prepare('SELECT count(*) FROM missed_occurrences').pluck(),
-      deleteMissed: db.prepare(
-        'DELETE FROM missed_occurrences WHERE reminder_id = ? AND occurrence = ?',
-      ),
+      countMissed: db.prepare(`SELECT count(*) FROM ${t.missed}`).pluck(),
+      deleteMissed: db.prepare(`DELETE FROM ${t.missed} WHERE reminder_id = ? AND occurrence = ?`),
       actions: db.prepare(
-        'SELECT reminder_id, occurrence, action, snoozed_until FROM occurrence_actions',
+        `SELECT reminder_id, occurrence, action, snoozed_until FROM ${t.actions}`,
       ),
       pruneDeliveries: db.prepare(
-        `DELETE FROM deliveries WHERE state IN ('sent', 'failed', 'gone') AND updated_at < ?`,
+        `DELETE FROM ${t.deliveries} WHERE state IN ('sent', 'failed', 'gone') AND updated_at < ?`,
       ),
       pruneActions: db.prepare(
-        `DELETE FROM occurrence_actions WHERE occurrence < @before
+        `DELETE FROM ${t.actions} WHERE occurrence < @before
            AND (snoozed_until IS NULL OR snoozed_until < @before)`,
       ),
-      pruneMissed: db.prepare('DELETE FROM missed_occurrences WHERE recorded_at < ?'),
+      pruneMissed: db.prepare(`DELETE FROM ${t.missed} WHERE recorded_at < ?`),
       insertCompletion: db.prepare(
-        `INSERT INTO reminder_completions
+        `INSERT INTO ${t.completions}
            (reminder_id, occurrence, completed_at, title, path, line)
          VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       ),
       completionsBetween: db.prepare(
-        `SELECT reminder_id, occurrence, completed_at, title, path, line FROM reminder_completions
+        `SELECT reminder_id, occurrence, completed_at, title, path, line FROM ${t.completions}
          WHERE completed_at >= ? AND completed_at < ? ORDER BY completed_at, reminder_id`,
       ),
       putAction: db.prepare(
-        `INSERT INTO occurrence_actions (reminder_id, occurrence, action, snoozed_until, created_at)
+        `INSERT INTO ${t.actions} (reminder_id, occurrence, action, snoozed_until, created_at)
          VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (reminder_id, occurrence) DO UPDATE SET action = excluded.action,
            snoozed_until = excluded.snoozed_until, created_at = excluded.created_at`,

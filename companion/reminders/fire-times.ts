@@ -3,7 +3,8 @@ import {
   previousOccurrence,
   RecurrenceInputError,
 } from '../../shared/reminders/recurrence';
-import type { ReminderDefinition } from './reminder-definition';
+import { cronLatestAtOrBefore, cronNextAfter } from '../../shared/tasks/cron-schedule';
+import type { ScheduledDefinition } from './reminder-definition';
 
 /**
  * What the companion itself remembers about single occurrences (docs/vault-format.md: snoozing one
@@ -37,7 +38,7 @@ export class FireTimes {
   private readonly actions: OccurrenceActions;
 
   constructor(
-    readonly definition: ReminderDefinition,
+    readonly definition: ScheduledDefinition,
     actions: OccurrenceActions = NO_ACTIONS,
   ) {
     this.actions = actions;
@@ -103,6 +104,14 @@ export class FireTimes {
       return schedule.at > after && !this.skipped(schedule.at) ? schedule.at : undefined;
     }
     let cursor = Math.max(after, this.swallowedThrough);
+    if (schedule.kind === 'cron') {
+      for (let walked = 0; walked < MAX_SKIPPED; walked++) {
+        const found = cronNextAfter(schedule.expression, schedule.zone, cursor);
+        if (found === undefined || !this.skipped(found)) return found;
+        cursor = found;
+      }
+      return undefined;
+    }
     for (let walked = 0; walked < MAX_SKIPPED; walked += BATCH) {
       const batch = this.expand(() =>
         nextOccurrences(
@@ -130,9 +139,16 @@ export class FireTimes {
     }
     let cursor = atOrBefore;
     for (let walked = 0; walked < MAX_SKIPPED; walked++) {
-      const found = this.expand(() =>
-        previousOccurrence({ rrule: schedule.rrule, start: schedule.start }, cursor, schedule.zone),
-      );
+      const found =
+        schedule.kind === 'cron'
+          ? cronLatestAtOrBefore(schedule.expression, schedule.zone, cursor)
+          : this.expand(() =>
+              previousOccurrence(
+                { rrule: schedule.rrule, start: schedule.start },
+                cursor,
+                schedule.zone,
+              ),
+            );
       if (found === undefined || found <= above) return undefined;
       if (!this.skipped(found)) return found;
       cursor = found - 1;

@@ -1,7 +1,14 @@
 // Public surface of the companion's reminder scheduler.
 export { ReminderScheduler, MISSED_PER_REMINDER, SYNC_LAG_MS } from './scheduler';
 export type { MissedItem, SchedulerOptions } from './scheduler';
-export type { ReminderDefinition, FireSchedule, UnresolvedReminder } from './reminder-definition';
+export type {
+  CronFireSchedule,
+  ReminderDefinition,
+  FireSchedule,
+  ScheduledDefinition,
+  UnresolvedReminder,
+} from './reminder-definition';
+export type { DeliveryTables } from './delivery-log';
 export type { ReminderSource } from './reminder-source';
 export { InMemoryReminderSource } from './reminder-source';
 export type { DeliveryOutcome, ReminderDeliverer, ReminderDelivery } from '../push/delivery-port';

@@ -33,6 +33,28 @@ export type FireSchedule =
       readonly zone: string;
     };
 
+/**
+ * A five-field cron string, expanded in `zone` by croner (shared/tasks/cron-schedule.ts). Only
+ * scheduled tasks (companion/tasks) fire on it; reminder files never do, so it is not part of
+ * {@link FireSchedule} (which the calendar, the digest and the reminder API read).
+ */
+export interface CronFireSchedule {
+  readonly kind: 'cron';
+  readonly expression: string;
+  readonly zone: string;
+}
+
+/** What the scheduler fires on: a reminder's schedule, or a task's cron. */
+export type SchedulerFireSchedule = FireSchedule | CronFireSchedule;
+
+/**
+ * What the scheduler plans: a reminder, or a scheduled task, which may also fire on cron
+ * (companion/tasks gives its tasks to its own scheduler in this shape).
+ */
+export type ScheduledDefinition = Omit<ReminderDefinition, 'schedule'> & {
+  readonly schedule: SchedulerFireSchedule;
+};
+
 export interface ReminderDefinition {
   /** Front-matter `id`, block id, or path+text key: stable across edits (docs/vault-format.md). */
   readonly id: string;

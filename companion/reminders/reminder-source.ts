@@ -1,4 +1,4 @@
-import type { ReminderDefinition, UnresolvedReminder } from './reminder-definition';
+import type { ScheduledDefinition, UnresolvedReminder } from './reminder-definition';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -10,29 +10,29 @@ type MaybePromise<T> = T | Promise<T>;
 export interface ReminderSource {
   /** Every reminder in the vault now, and every `@remind(...)` that could not be resolved. */
   all(): MaybePromise<{
-    readonly reminders: readonly ReminderDefinition[];
+    readonly reminders: readonly ScheduledDefinition[];
     readonly unresolved: readonly UnresolvedReminder[];
   }>;
   /** The current definitions of these ids; an id that no longer exists is simply absent. */
-  get(ids: readonly string[]): MaybePromise<readonly ReminderDefinition[]>;
+  get(ids: readonly string[]): MaybePromise<readonly ScheduledDefinition[]>;
   /** Unresolved tokens now (read on each missed-list request, so always current). */
   unresolved(): MaybePromise<readonly UnresolvedReminder[]>;
 }
 
 /** A source over a mutable list, for tests, benchmarks and a companion without a vault adapter. */
 export class InMemoryReminderSource implements ReminderSource {
-  private readonly byId = new Map<string, ReminderDefinition>();
+  private readonly byId = new Map<string, ScheduledDefinition>();
   private unresolvedList: UnresolvedReminder[] = [];
 
   constructor(
-    reminders: readonly ReminderDefinition[] = [],
+    reminders: readonly ScheduledDefinition[] = [],
     unresolved: readonly UnresolvedReminder[] = [],
   ) {
     for (const reminder of reminders) this.byId.set(reminder.id, reminder);
     this.unresolvedList = [...unresolved];
   }
 
-  put(...reminders: ReminderDefinition[]): void {
+  put(...reminders: ScheduledDefinition[]): void {
     for (const reminder of reminders) this.byId.set(reminder.id, reminder);
   }
 
@@ -44,12 +44,12 @@ export class InMemoryReminderSource implements ReminderSource {
     this.unresolvedList = [...unresolved];
   }
 
-  all(): { reminders: ReminderDefinition[]; unresolved: UnresolvedReminder[] } {
+  all(): { reminders: ScheduledDefinition[]; unresolved: UnresolvedReminder[] } {
     return { reminders: [...this.byId.values()], unresolved: [...this.unresolvedList] };
   }
 
-  get(ids: readonly string[]): ReminderDefinition[] {
-    const found: ReminderDefinition[] = [];
+  get(ids: readonly string[]): ScheduledDefinition[] {
+    const found: ScheduledDefinition[] = [];
     for (const id of ids) {
       const reminder = this.byId.get(id);
       if (reminder) found.push(reminder);

@@ -5,6 +5,7 @@ import type { PushPayload } from '../../shared/protocol/push';
 import type { StatusResponse } from '../../shared/protocol/status';
 import { formatInZone, formatWall, instantToWall } from '../../shared/reminders/local-time';
 import { nextOccurrences, RecurrenceInputError } from '../../shared/reminders/recurrence';
+import { cronNextAfter } from '../../shared/tasks/cron-schedule';
 import type { SqliteDatabase } from '../db/open';
 import { createLogger } from '../logging';
 import type { Logger } from '../logging';
@@ -14,6 +15,7 @@ import { definitionProblem } from './check-definition';
 import type { DeliveryOutcome, ReminderDeliverer } from '../push/delivery-port';
 import { DeliveryLog } from './delivery-log';
 import { deliveryKey } from './delivery-log';
+import type { DeliveryTables } from './delivery-log';
 import type {
   CompletionRow,
   MissedRow,
@@ -26,7 +28,7 @@ import { FireTimes } from './fire-times';
 import type { OccurrenceAction } from './fire-times';
 import { MAX_PUSH_TITLE_CHARS } from './reminder-definition';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from './retry-policy';
-import type { ReminderDefinition, UnresolvedReminder } from './reminder-definition';
+import type { ScheduledDefinition, UnresolvedReminder } from './reminder-definition';
 import type { ReminderSource } from './reminder-source';
 import { SchedulerMetrics } from './scheduler-metrics';
 import { MAX_SLEEP_MS, nodeTimer } from './timer';
@@ -66,6 +68,14 @@ export interface SchedulerOptions {
   readonly metrics?: MetricsRegistry;
   /** Jitter for retry backoff, in [0, 1); tests pin it. Default Math.random. */
   readonly random?: () => number;
+  /** Where its state lives; the reminders' tables (migration 004) when absent. */
+  readonly tables?: DeliveryTables;
+  /**
+   * How far before "now" (or the last time alive) a newly seen item's history starts;
+   * {@link SYNC_LAG_MS} when absent. Scheduled tasks use 0: a task created at 17:05 must not
+   * run for its 17:00 slot.
+   */
+  readonly lookbackMs?: number;
 }
 
 /** One fire time of one reminder that is being handed to delivery. */
@@ -130,6 +140,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
   private readonly deliverer: ReminderDeliverer;
   private readonly graceMs: number;
   private readonly random: () => number;
+  private readonly lookbackMs: number;
 
   private readonly plans = new Map<string, FireTimes>();
   private readonly rejected = new Map<string, UnresolvedReminder>();
@@ -154,7 +165,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
 
   constructor(options: SchedulerOptions) {
     if (!(options.graceMs >= 0)) throw new RangeError('graceMs must be a number ≥ 0');
-    this.log = new DeliveryLog(options.db);
+    this.log = new DeliveryLog(options.db, options.tables);
     this.clock = options.clock;
     this.timer = options.timer ?? nodeTimer;
     this.logger = options.logger ?? createLogger('silent');
@@ -162,6 +173,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
     this.deliverer = options.deliverer;
     this.graceMs = options.graceMs;
     this.random = options.random ?? Math.random;
+    this.lookbackMs = options.lookbackMs ?? SYNC_LAG_MS;
     this.metrics = new SchedulerMetrics(options.metrics, {
       scheduled: () => this.queue.size,
       missed: () => (this.state === 'stopped' ? 0 : this.log.missedCount()),
@@ -292,7 +304,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
     return this.log.completionsBetween(from, to);
   }
 
-  private recordCompletion(definition: ReminderDefinition, occurrence: number): void {
+  private recordCompletion(definition: ScheduledDefinition, occurrence: number): void {
     this.log.recordCompletion({
       reminderId: definition.id,
       occurrence,
@@ -308,7 +320,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
    * or by hand and synced in): a completion now. At start the earlier state is unknown, except
    * for a line without a block id, whose unchecked twin left its high-water mark.
    */
-  private noticeCompletion(definition: ReminderDefinition, known: FireTimes | undefined): void {
+  private noticeCompletion(definition: ScheduledDefinition, known: FireTimes | undefined): void {
     if (definition.status !== 'done' && !definition.taskChecked) return;
     const before = known?.definition;
     const wasOpen =
@@ -379,6 +391,16 @@ export class ReminderScheduler implements SchedulerStatusSource {
     if (schedule.kind === 'once') {
       return schedule.at >= from && count > 0 ? [formatInZone(schedule.at, schedule.zone)] : [];
     }
+    if (schedule.kind === 'cron') {
+      const found: string[] = [];
+      for (let at = from - 1; found.length < Math.min(count, 1000);) {
+        const next = cronNextAfter(schedule.expression, schedule.zone, at);
+        if (next === undefined) break;
+        found.push(formatInZone(next, schedule.zone));
+        at = next;
+      }
+      return found;
+    }
     try {
       return nextOccurrences(
         { rrule: schedule.rrule, start: schedule.start },
@@ -443,7 +465,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
    * missing from it are forgotten.
    */
   private applyDefinitions(
-    definitions: readonly ReminderDefinition[],
+    definitions: readonly ScheduledDefinition[],
     { complete }: { complete: boolean },
   ): void {
     const now = this.clock.now();
@@ -478,7 +500,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
       this.plans.set(id, plan);
       let highWater = this.highWaters.get(id);
       if (highWater === undefined) {
-        highWater = Math.max(this.epoch, (this.coverageStart ?? now) - SYNC_LAG_MS);
+        highWater = Math.max(this.epoch, (this.coverageStart ?? now) - this.lookbackMs);
         this.highWaters.set(id, highWater);
         fresh.push({ id, highWater });
         // A one-off already past when first seen would never fire: list it instead of letting
@@ -799,7 +821,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
     };
   }
 
-  private payloadFor(definition: ReminderDefinition, occurrence: number): PushPayload {
+  private payloadFor(definition: ScheduledDefinition, occurrence: number): PushPayload {
     const zone = definition.schedule.zone;
     const local = formatWall(instantToWall(occurrence, zone)).slice(0, 16).replace('T', ' ');
     const title =
@@ -901,11 +923,11 @@ export type MissedItem =
   | ({ readonly kind: 'unresolved' } & UnresolvedReminder)
   | ({ readonly kind: 'expired' } & MissedRow);
 
-function sameDefinition(a: ReminderDefinition, b: ReminderDefinition): boolean {
+function sameDefinition(a: ScheduledDefinition, b: ScheduledDefinition): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
-function missedRow(definition: ReminderDefinition, occurrence: number): MissedRow {
+function missedRow(definition: ScheduledDefinition, occurrence: number): MissedRow {
   return {
     reminderId: definition.id,
     occurrence,
@@ -920,7 +942,7 @@ function missedRow(definition: ReminderDefinition, occurrence: number): MissedRo
  * The id the same task line had unchecked: a line without a block id is identified by its path
  * and text (shared/reminders/inline-reminders.ts), which checking its box changes.
  */
-function uncheckedTwin(definition: ReminderDefinition): string {
+function uncheckedTwin(definition: ScheduledDefinition): string {
   const prefix = `${definition.path}::`;
   if (definition.line === undefined || !definition.id.startsWith(prefix)) return definition.id;
   return prefix + definition.id.slice(prefix.length).replace(TASK_BOX_CHECKED, '$1[ ]');

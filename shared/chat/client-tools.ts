@@ -8,6 +8,7 @@ import {
   CompleteReminderArgs,
   CreateNoteArgs,
   CreateReminderArgs,
+  CreateTaskArgs,
   ForgetArgs,
   ListRemindersArgs,
   RecallArgs,
@@ -109,6 +110,12 @@ export const CLIENT_TOOLS = {
     args: ListRemindersArgs,
     scope: TOOLS.list_reminders.scope,
     chatTool: 'list_reminders',
+  },
+  create_task: {
+    description: TOOLS.create_task.description,
+    args: CreateTaskArgs,
+    scope: TOOLS.create_task.scope,
+    chatTool: 'create_task',
   },
   create_reminder: {
     description: TOOLS.create_reminder.description,

@@ -35,6 +35,7 @@ import type { ToolError } from '../protocol/errors';
 import { CHAT_MESSAGE_MAX_CHARS } from '../protocol/chat';
 import { isValidZone } from '../reminders/local-time';
 import { parseReminderPhrase } from './reminder-phrase';
+import { parseEveryPhrase } from '../reminders/every-phrase';
 import { minutesUntil, readDayRange, readTrailingDuration } from './time-words';
 import { validateToolCall, type ToolCall, type ToolName } from './tool-schemas';
 import { zoneNow, type ZoneNow } from './zone-calendar';
@@ -48,6 +49,7 @@ export type RouteRule =
   | 'snooze'
   | 'remind-question'
   | 'reminder'
+  | 'task'
   | 'note'
   | 'memory'
   | 'append'
@@ -137,6 +139,7 @@ const RULES: Rule[] = [
   snoozeReminder,
   removeReminder,
   remindQuestion,
+  scheduleTask,
   createReminder,
   appendToNote,
   search,
@@ -311,6 +314,46 @@ function createReminder(text: string, clock: ZoneNow): RouteDecision | undefined
     return tool('reminder', 'create_reminder', args);
   }
   return undefined;
+}
+
+/**
+ * "every Friday at 5pm tell me what I wrote about the house", "every month on the 1st at 9:00
+ * search for invoice": a recurring `every …` phrase, then what to do (docs/tasks.md). "remind me"
+ * stays a reminder.
+ */
+const TASK_REQUEST =
+  /^(every\s.+?)[\s,]+(tell me|show me|send me|give me|ask|answer|search for|search|find|list)\s+(.+)$/i;
+
+function scheduleTask(text: string): RouteDecision | undefined {
+  const match = TASK_REQUEST.exec(text);
+  if (!match) return undefined;
+  const every = parseEveryPhrase(match[1]!);
+  if (!every.ok) return { kind: 'reply', text: every.message, rule: 'task' };
+  const verb = match[2]!.toLowerCase();
+  const request = stripEndPunctuation(match[3]!.trim());
+  const searching = /^(?:search|find|list)/.test(verb);
+  const name = taskName(request);
+  const args: Record<string, unknown> = {
+    name,
+    schedule: `RRULE:${every.rrule}`,
+    action: searching ? 'search' : 'ask',
+    deliver: ['note', 'push'],
+    ...(searching
+      ? { query: request }
+      : { question: `${request.charAt(0).toUpperCase()}${request.slice(1)}?` }),
+  };
+  return tool('task', 'create_task', args);
+}
+
+/** A file name from the request: its first words, without characters a file name cannot hold. */
+function taskName(request: string): string {
+  const cleaned = request
+    .replace(/[\\/:*?"<>|#^[\]]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const words = cleaned.split(' ').slice(0, 8).join(' ').slice(0, 60).trim();
+  const base = words === '' ? 'Task' : words;
+  return base.charAt(0).toUpperCase() + base.slice(1);
 }
 
 const REMEMBER = /^remember(?:\s+that|\s*:)\s*([\s\S]+)$/i;

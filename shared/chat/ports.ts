@@ -9,6 +9,7 @@ import type { ToolErrorCode } from '../protocol/errors';
 import type { MemoryCreated, MemoryItem } from '../protocol/memories';
 import type { Reminder, ReminderStatus } from '../protocol/reminders';
 import type { RouteContext, RouteDecision } from './intent-router';
+import type { CreateTaskArgs } from './tool-schemas';
 
 export class ChatPortError extends Error {
   override readonly name = 'ChatPortError';
@@ -178,4 +179,19 @@ export interface MemoryStore {
   remember(text: string): Promise<MemoryCreated>;
   /** Removes the one line of memory `id`; NOT_FOUND when there is none. */
   forget(id: string): Promise<MemoryItem>;
+}
+
+/** A scheduled task as chat shows it (docs/tasks.md). */
+export interface ScheduledTaskView {
+  id: string;
+  name: string;
+  path: string;
+  timezone: string;
+  /** ISO with the zone's offset, or null when it will not run again. */
+  next_run: string | null;
+}
+
+/** Creates scheduled tasks (the companion's task service); absent, `create_task` is UNAVAILABLE. */
+export interface TaskCreator {
+  create(task: CreateTaskArgs): Promise<ScheduledTaskView>;
 }

@@ -36,6 +36,8 @@ import {
   type Searcher,
   type SearchHit,
   type WriteNotice,
+  type TaskCreator,
+  type ScheduledTaskView,
 } from './ports';
 import {
   forgetFact,
@@ -118,6 +120,8 @@ export interface ToolRunnerDeps {
   recentWrites?: RecentWritesStore;
   /** `Cairn/Memory.md` (docs/clients.md); without it "remember that …" writes a note instead. */
   memories?: MemoryStore;
+  /** Scheduled tasks (docs/tasks.md); without it `create_task` answers UNAVAILABLE. */
+  tasks?: TaskCreator;
   /**
    * The host's expected errors as tool errors (the companion's HTTP and vault-write errors), so
    * its ports throw what its services throw and the mapping happens here, once. Answer
@@ -233,6 +237,16 @@ export class ToolRunner {
           return await this.appendToNote(call.args);
         case 'create_reminder':
           return await this.createReminder(call.args, context);
+        case 'create_task': {
+          if (this.deps.tasks === undefined) {
+            throw new ChatPortError('UNAVAILABLE', 'scheduled tasks need the Cairn companion');
+          }
+          const task = await this.deps.tasks.create({
+            ...call.args,
+            timezone: call.args.timezone ?? context.zone,
+          });
+          return { text: taskCreatedText(task), result: toolSuccess({ task }) };
+        }
         case 'list_reminders': {
           const reminders = await this.deps.reminderReader.list(call.args);
           const data: ReminderListData = { reminders };
@@ -571,4 +585,13 @@ function noticeOf(written: WriteNotice | void): WriteNotice {
 /** The reply, with the writer's notice as its own paragraph. */
 function withNotice(text: string, notice: string | undefined): string {
   return notice === undefined || notice === '' ? text : `${text}\n\n${notice}`;
+}
+
+/** "Task "House" is set: Cairn/Tasks/House.md. It runs next on 2026-12-04 17:00 (Europe/Berlin)." */
+function taskCreatedText(task: ScheduledTaskView): string {
+  const next =
+    task.next_run === null
+      ? 'It has no run left in its schedule.'
+      : `It runs next on ${task.next_run.slice(0, 16).replace('T', ' ')} (${task.timezone}); each result goes to "${task.name} (runs)".`;
+  return `Task "${task.name}" is set: ${task.path}. ${next}`;
 }

@@ -85,6 +85,38 @@ export const CreateReminderArgs = Type.Object(
 );
 export type CreateReminderArgs = Static<typeof CreateReminderArgs>;
 
+/** A scheduled task (docs/tasks.md); the companion checks the schedule, zone and action. */
+export const CreateTaskArgs = Type.Object(
+  {
+    name: NonBlank({ maxLength: 100, description: "the task's name (its file name)" }),
+    schedule: NonBlank({
+      maxLength: 1000,
+      description:
+        'when: an ISO date-time for once (2026-11-28T08:00), RRULE:FREQ=… or a five-field cron string (0 17 * * FRI)',
+    }),
+    timezone: Type.Optional(IanaZone()),
+    action: Type.Union(
+      [Type.Literal('ask'), Type.Literal('search'), Type.Literal('digest'), Type.Literal('prompt')],
+      { description: 'ask (question), search (query), digest (weekly), prompt (needs an LLM)' },
+    ),
+    question: Type.Optional(NonBlank({ maxLength: 2000 })),
+    query: Type.Optional(NonBlank({ maxLength: 2000 })),
+    prompt: Type.Optional(NonBlank({ maxLength: 2000 })),
+    tag: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    within: Type.Optional(
+      Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')]),
+    ),
+    deliver: Type.Optional(
+      Type.Array(Type.Union([Type.Literal('note'), Type.Literal('push')]), {
+        minItems: 1,
+        maxItems: 2,
+      }),
+    ),
+  },
+  strict,
+);
+export type CreateTaskArgs = Static<typeof CreateTaskArgs>;
+
 export const ListRemindersArgs = Type.Object(
   {
     from: Type.Optional(IsoDateOrDateTime()),
@@ -176,6 +208,12 @@ export const TOOLS = {
     description:
       'Create a reminder at a date and time (ISO 8601, e.g. 2026-11-23T17:00), optionally repeating (RRULE).',
     args: CreateReminderArgs,
+    scope: 'write',
+  },
+  create_task: {
+    description:
+      'Schedule a task: ask a question, search, or write the digest at a time, an RRULE or a cron schedule; the result is written to a note (and pushed).',
+    args: CreateTaskArgs,
     scope: 'write',
   },
   list_reminders: {

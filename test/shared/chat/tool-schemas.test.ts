@@ -99,7 +99,7 @@ describe('result envelopes', () => {
 });
 
 describe('toolSpecs', () => {
-  it('lists the eight docs/chat.md tools and the three §8 memory tools in OpenAI/Ollama function format with plain JSON parameters', () => {
+  it('lists the eight docs/chat.md tools, the three §8 memory tools and create_task (docs/tasks.md) in OpenAI/Ollama function format with plain JSON parameters', () => {
     const specs = toolSpecs();
     expect(TOOL_SCHEMA_VERSION).toBe('1.0');
     expect(specs.map((spec) => spec.function.name)).toEqual([
@@ -108,6 +108,7 @@ describe('toolSpecs', () => {
       'create_note',
       'append_to_note',
       'create_reminder',
+      'create_task',
       'list_reminders',
       'snooze_reminder',
       'complete_reminder',
@@ -115,7 +116,7 @@ describe('toolSpecs', () => {
       'forget',
       'recall',
     ]);
-    expect(TOOL_NAMES).toHaveLength(11);
+    expect(TOOL_NAMES).toHaveLength(12);
     for (const spec of specs) {
       expect(spec.type).toBe('function');
       expect(spec.function.description.length).toBeGreaterThan(10);
