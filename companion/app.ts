@@ -55,6 +55,7 @@ import { registerReminderRoutes } from './reminders/reminder-routes';
 import { registerNoteRoutes } from './notes/note-routes';
 import { registerIngestRoute } from './notes/ingest-routes';
 import { MemoryService } from './memory/memory-service';
+import { classifyMemoryWithModel } from '../shared/memory';
 import { registerMemoryRoutes } from './memory/memory-routes';
 import { CalendarService } from './calendar/calendar-service';
 import { registerCalendarRoutes } from './calendar/calendar-routes';
@@ -255,12 +256,32 @@ export async function buildApp(
     memory: writeMemory,
     ...indexNow,
   });
+  const categoryModel = deps.chat?.ollama;
   const memories = new MemoryService({
     vault: deps.config.vault,
     zone: deps.config.timezone,
     clock: deps.clock,
+    ...(categoryModel
+      ? {
+          categorize: (text: string) =>
+            classifyMemoryWithModel(
+              {
+                http: deps.chat?.ollamaHttp ?? fetchOllamaHttp(),
+                baseUrl: categoryModel.baseUrl,
+                model: categoryModel.model,
+              },
+              text,
+            ),
+          onCategoryFallback: (reason: string) =>
+            app.log.warn({ reason }, 'memory category from the rules, not the LLM'),
+        }
+      : {}),
   });
   registerMemoryRoutes(app, memories);
+  // An LLM category still on its way is written before the vault is let go.
+  app.addHook('preClose', async () => {
+    await memories.settled();
+  });
   if (deps.digest) registerDigestRoutes(app, deps.digest);
   if (deps.sync) {
     const sync = deps.sync;

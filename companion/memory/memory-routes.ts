@@ -2,8 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import {
   MemoryCreate,
   MemoryCreated,
+  MemoryCategoryCounts,
+  MemoryCategoryUpdate,
   MemoryIdParams,
   MemoryItem,
+  MemoryListQuery,
   MemoryListResponse,
 } from '../../shared/protocol/memories';
 import type { MemoryService } from './memory-service';
@@ -13,8 +16,25 @@ import type { MemoryService } from './memory-service';
  * remember (201; a fact already there answers 200 with `deduplicated: true`), forget one line.
  */
 export function registerMemoryRoutes(app: FastifyInstance, memories: MemoryService): void {
-  app.get('/api/v1/memories', { schema: { response: { 200: MemoryListResponse } } }, async () =>
-    memories.list(),
+  app.get<{ Querystring: MemoryListQuery }>(
+    '/api/v1/memories',
+    { schema: { querystring: MemoryListQuery, response: { 200: MemoryListResponse } } },
+    async (request) => memories.list(request.query.category),
+  );
+
+  app.get(
+    '/api/v1/memories/categories',
+    { schema: { response: { 200: MemoryCategoryCounts } } },
+    async () => ({ categories: await memories.categories() }),
+  );
+
+  // A user's choice of category: written as the line's tag, which then always wins.
+  app.patch<{ Params: MemoryIdParams; Body: MemoryCategoryUpdate }>(
+    '/api/v1/memories/:id',
+    {
+      schema: { params: MemoryIdParams, body: MemoryCategoryUpdate, response: { 200: MemoryItem } },
+    },
+    async (request) => memories.setCategory(request.params.id, request.body.category),
   );
 
   app.post<{ Body: MemoryCreate }>(

@@ -5,11 +5,15 @@ import {
   MemoryInputError,
   addMemory,
   parseMemoryFile,
+  MEMORY_CATEGORIES,
+  MEMORY_CATEGORY_LABELS,
+  classifyMemoryByRules,
   recallMemories,
   removeMemory,
+  setMemoryCategory,
   toMemoryItem,
 } from '../../shared/memory';
-import type { Memory, MemoryFile } from '../../shared/memory';
+import type { CategoryAnswer, Memory, MemoryCategory, MemoryFile } from '../../shared/memory';
 import type { MemoryCreated, MemoryItem } from '../../shared/protocol/memories';
 import { formatInZone } from '../../shared/reminders';
 import { ApiHttpError } from '../http/api-error';
@@ -23,6 +27,14 @@ export interface MemoryServiceDeps {
   readonly clock: Clock;
   /** Uniform in [0, 1); injected for deterministic ids in tests. */
   readonly random?: () => number;
+  /**
+   * The configured LLM's category for a new fact (shared/memory/memory-category-llm.ts). With
+   * it a fact is written untagged at once and tagged when the model answers (the rules' tag if
+   * it fails); without it the rules' tag is written with the fact.
+   */
+  readonly categorize?: (text: string) => Promise<CategoryAnswer>;
+  /** Told why the model's category was not used (the rules' was). */
+  readonly onCategoryFallback?: (reason: string) => void;
 }
 
 /**
@@ -34,6 +46,7 @@ export interface MemoryServiceDeps {
 export class MemoryService {
   readonly path = MEMORY_PATH;
   private readonly random: () => number;
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly deps: MemoryServiceDeps) {
     this.random = deps.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32);
@@ -45,24 +58,73 @@ export class MemoryService {
     return parseMemoryFile(text ?? '');
   }
 
-  async list(): Promise<{ memories: MemoryItem[]; problems: MemoryFile['problems'] }> {
+  /** Current facts (those of one category when given) and the file's odd lines. */
+  async list(
+    category?: MemoryCategory,
+  ): Promise<{ memories: MemoryItem[]; problems: MemoryFile['problems'] }> {
     const file = await this.read();
-    return { memories: file.memories.map((m) => toMemoryItem(m)), problems: file.problems };
+    const memories = file.memories.filter((m) => category === undefined || m.category === category);
+    return { memories: memories.map((m) => toMemoryItem(m)), problems: file.problems };
   }
 
-  /** Facts sharing words with `query`, best first (all for an empty query). */
-  async recall(query: string): Promise<MemoryItem[]> {
+  /** Every category with how many current facts it holds (zeros included, in the fixed order). */
+  async categories(): Promise<Array<{ category: MemoryCategory; label: string; count: number }>> {
     const file = await this.read();
-    return recallMemories(file.memories, query).map((m) => toMemoryItem(m));
+    return MEMORY_CATEGORIES.map((category) => ({
+      category,
+      label: MEMORY_CATEGORY_LABELS[category],
+      count: file.memories.filter((m) => m.category === category).length,
+    }));
+  }
+
+  /** Facts sharing words with `query`, best first (all for an empty query), of one category. */
+  async recall(query: string, category?: MemoryCategory): Promise<MemoryItem[]> {
+    const file = await this.read();
+    const memories = file.memories.filter((m) => category === undefined || m.category === category);
+    return recallMemories(memories, query).map((m) => toMemoryItem(m));
+  }
+
+  /** Sets a fact's category tag (a user's choice: it replaces any tag). */
+  async setCategory(id: string, category: MemoryCategory): Promise<MemoryItem> {
+    const bare = id.replace(/^\^/, '');
+    return memoryErrors(async () => {
+      if ((await this.readText()) === undefined) {
+        throw new MemoryInputError(
+          'NOT_FOUND',
+          `no memory ^${bare}: ${MEMORY_PATH} does not exist`,
+          'id',
+        );
+      }
+      let tagged: Memory | undefined;
+      await editVaultFile(this.deps.vault, MEMORY_PATH, (before) => {
+        const result = setMemoryCategory(before, bare, category);
+        tagged = result.memory;
+        return result.text;
+      });
+      return toMemoryItem(tagged!);
+    });
+  }
+
+  /** Resolves when every category the LLM was asked for has been written (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
   async remember(text: string): Promise<MemoryCreated> {
+    const created = await this.write(text);
+    if (!created.deduplicated && created.category_source === 'rules') this.categorizeLater(created);
+    return created;
+  }
+
+  private async write(text: string): Promise<MemoryCreated> {
     const today = formatInZone(this.deps.clock.now(), this.deps.zone).slice(0, 10);
+    // With an LLM the fact goes in untagged now; its tag follows (categorizeLater).
+    const category = this.deps.categorize === undefined ? 'rules' : null;
     return memoryErrors(async () => {
       for (let attempt = 1; ; attempt++) {
         const current = await this.readText();
         if (current === undefined) {
-          const result = addMemory(undefined, text, today, this.random);
+          const result = addMemory(undefined, text, today, this.random, category);
           try {
             await createVaultFile(this.deps.vault, MEMORY_PATH, result.text);
             return this.created(result.memory, false, []);
@@ -75,7 +137,7 @@ export class MemoryService {
         }
         let outcome: ReturnType<typeof addMemory> | undefined;
         await editVaultFile(this.deps.vault, MEMORY_PATH, (before) => {
-          outcome = addMemory(before, text, today, this.random);
+          outcome = addMemory(before, text, today, this.random, category);
           return outcome.text;
         });
         const result = outcome!;
@@ -107,6 +169,43 @@ export class MemoryService {
       });
       return toMemoryItem(removed!);
     });
+  }
+
+  /**
+   * Asks the LLM for the category of a fact just written untagged, off the write's path, and
+   * tags the line, unless the user tagged it meanwhile (their tag wins) or it is gone.
+   */
+  private categorizeLater(memory: MemoryItem): void {
+    const categorize = this.deps.categorize;
+    if (categorize === undefined) return;
+    const task = (async () => {
+      let category: MemoryCategory;
+      let answer: CategoryAnswer;
+      try {
+        answer = await categorize(memory.text);
+      } catch (error) {
+        answer = { ok: false, reason: error instanceof Error ? error.message : String(error) };
+      }
+      if (answer.ok) category = answer.category;
+      else {
+        this.deps.onCategoryFallback?.(answer.reason);
+        category = classifyMemoryByRules(memory.text);
+      }
+      try {
+        await editVaultFile(this.deps.vault, MEMORY_PATH, (before) => {
+          const current = parseMemoryFile(before).memories.some((m) => m.id === memory.id);
+          if (!current) return before;
+          return setMemoryCategory(before, memory.id, category, { onlyIfUntagged: true }).text;
+        });
+      } catch (error) {
+        // The fact is written; a line left untagged is still placed by the rules when read.
+        this.deps.onCategoryFallback?.(
+          `could not tag ^${memory.id}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    })();
+    this.pending.add(task);
+    void task.finally(() => this.pending.delete(task));
   }
 
   private created(memory: Memory, deduplicated: boolean, replaced: string[]): MemoryCreated {

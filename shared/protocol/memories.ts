@@ -1,10 +1,33 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { NonBlank } from './formats';
+import { MEMORY_CATEGORIES } from '../memory/memory-category';
 
 /* docs/memory-digest-calendar.md memories: `GET|POST /api/v1/memories`, `DELETE /api/v1/memories/:id`. */
 
 export const MEMORY_TEXT_MAX = 1000;
+
+/** One of the 11 categories (docs/memory-digest-calendar.md), as its lowercase slug. */
+export const MemoryCategoryName = Type.Union(MEMORY_CATEGORIES.map((name) => Type.Literal(name)));
+
+export const MemoryListQuery = Type.Object(
+  { category: Type.Optional(MemoryCategoryName) },
+  { additionalProperties: false },
+);
+export type MemoryListQuery = Static<typeof MemoryListQuery>;
+
+export const MemoryCategoryUpdate = Type.Object(
+  { category: MemoryCategoryName },
+  { additionalProperties: false },
+);
+export type MemoryCategoryUpdate = Static<typeof MemoryCategoryUpdate>;
+
+export const MemoryCategoryCounts = Type.Object({
+  categories: Type.Array(
+    Type.Object({ category: MemoryCategoryName, label: Type.String(), count: Type.Integer() }),
+  ),
+});
+export type MemoryCategoryCounts = Static<typeof MemoryCategoryCounts>;
 
 export const MemoryItem = Type.Object(
   {
@@ -16,6 +39,9 @@ export const MemoryItem = Type.Object(
     path: Type.String(),
     /** 1-based line in the file. */
     line: Type.Integer({ minimum: 1 }),
+    category: MemoryCategoryName,
+    /** `tag`: its `#memory/…` tag in the file; `rules`: untagged, placed by the rules when read. */
+    category_source: Type.Union([Type.Literal('tag'), Type.Literal('rules')]),
   },
   { additionalProperties: false },
 );
