@@ -277,7 +277,7 @@ export async function buildApp(
         }
       : {}),
   });
-  registerMemoryRoutes(app, memories);
+  await registerMemoryRoutes(app, memories);
   // An LLM category still on its way is written before the vault is let go.
   app.addHook('preClose', async () => {
     await memories.settled();

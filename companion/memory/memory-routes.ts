@@ -1,4 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MemoryImportError, memoryImportKind, parseMemoryImport } from '../../shared/memory';
+import { ApiHttpError } from '../http/api-error';
 import {
   MemoryCreate,
   MemoryCreated,
@@ -7,6 +10,7 @@ import {
   MemoryIdParams,
   MemoryItem,
   MemoryListQuery,
+  MemoryImportResponse,
   MemoryListResponse,
 } from '../../shared/protocol/memories';
 import type { MemoryService } from './memory-service';
@@ -15,7 +19,13 @@ import type { MemoryService } from './memory-service';
  * docs/memory-digest-calendar.md memories over `Cairn/Memory.md`: list (with the file's odd lines as `problems`),
  * remember (201; a fact already there answers 200 with `deduplicated: true`), forget one line.
  */
-export function registerMemoryRoutes(app: FastifyInstance, memories: MemoryService): void {
+/** An import file larger than this is refused (413): a thousand memories is ~100 KB. */
+export const MEMORY_IMPORT_MAX_BYTES = 1024 * 1024;
+
+export async function registerMemoryRoutes(
+  app: FastifyInstance,
+  memories: MemoryService,
+): Promise<void> {
   app.get<{ Querystring: MemoryListQuery }>(
     '/api/v1/memories',
     { schema: { querystring: MemoryListQuery, response: { 200: MemoryListResponse } } },
@@ -51,4 +61,99 @@ export function registerMemoryRoutes(app: FastifyInstance, memories: MemoryServi
     { schema: { params: MemoryIdParams, response: { 200: MemoryItem } } },
     async (request) => memories.forget(request.params.id),
   );
+
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: {
+        fileSize: MEMORY_IMPORT_MAX_BYTES,
+        files: 1,
+        fields: 2,
+        fieldSize: 1024,
+        parts: 4,
+      },
+    });
+    // One .txt or .md upload (field "file"): one memory per line or list item.
+    scope.post(
+      '/api/v1/memories/import',
+      {
+        bodyLimit: MEMORY_IMPORT_MAX_BYTES + 64 * 1024,
+        schema: { response: { 200: MemoryImportResponse, 201: MemoryImportResponse } },
+      },
+      async (request, reply) => {
+        const upload = await readTextUpload(request);
+        let lines;
+        try {
+          lines = parseMemoryImport(upload.text, upload.kind, upload.filename);
+        } catch (error) {
+          if (error instanceof MemoryImportError) {
+            throw new ApiHttpError('VALIDATION_ERROR', error.message, 'file');
+          }
+          throw error;
+        }
+        const result = await memories.importMemories(lines, upload.filename);
+        return reply.code(result.imported.length > 0 ? 201 : 200).send({
+          imported: result.imported.length,
+          duplicates: result.duplicates,
+          memories: result.imported,
+          replaced: result.replaced,
+        });
+      },
+    );
+  });
+}
+
+/** The upload's name, kind and UTF-8 text; anything else is a clear 4xx naming `file`. */
+async function readTextUpload(
+  request: FastifyRequest,
+): Promise<{ filename: string; kind: 'text' | 'markdown'; text: string }> {
+  if (!request.isMultipart()) {
+    throw new ApiHttpError(
+      'VALIDATION_ERROR',
+      'send the file as multipart/form-data (field "file")',
+      'file',
+    );
+  }
+  const tooLarge = () =>
+    new ApiHttpError(
+      'PAYLOAD_TOO_LARGE',
+      `the file is larger than ${MEMORY_IMPORT_MAX_BYTES / 1024 / 1024} MB; nothing was imported`,
+      'file',
+    );
+  let part;
+  let bytes: Buffer;
+  try {
+    part = await request.file();
+    if (!part) throw new ApiHttpError('VALIDATION_ERROR', 'no file in the upload', 'file');
+    bytes = await part.toBuffer();
+    if (part.file.truncated || bytes.length > MEMORY_IMPORT_MAX_BYTES) throw tooLarge();
+  } catch (error) {
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    if (error instanceof ApiHttpError) throw error;
+    throw new ApiHttpError(
+      'VALIDATION_ERROR',
+      `the upload could not be read: ${(error as Error).message}`,
+      'file',
+    );
+  }
+  const name = JSON.stringify(part.filename);
+  const kind = memoryImportKind(part.filename);
+  if (kind === undefined) {
+    throw new ApiHttpError(
+      'UNPROCESSABLE',
+      `${name}: memories are imported from text (.txt) and Markdown (.md) files only`,
+      'file',
+    );
+  }
+  if (bytes.length === 0)
+    throw new ApiHttpError('UNPROCESSABLE', `${name}: the file is empty`, 'file');
+  if (bytes.includes(0)) {
+    throw new ApiHttpError('UNPROCESSABLE', `${name}: contains NUL bytes: not a text file`, 'file');
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new ApiHttpError('UNPROCESSABLE', `${name}: is not UTF-8 text`, 'file');
+  }
+  return { filename: part.filename, kind, text };
 }

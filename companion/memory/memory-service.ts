@@ -13,7 +13,13 @@ import {
   setMemoryCategory,
   toMemoryItem,
 } from '../../shared/memory';
-import type { CategoryAnswer, Memory, MemoryCategory, MemoryFile } from '../../shared/memory';
+import type {
+  CategoryAnswer,
+  ImportedLine,
+  Memory,
+  MemoryCategory,
+  MemoryFile,
+} from '../../shared/memory';
 import type { MemoryCreated, MemoryItem } from '../../shared/protocol/memories';
 import { formatInZone } from '../../shared/reminders';
 import { ApiHttpError } from '../http/api-error';
@@ -47,6 +53,7 @@ export class MemoryService {
   readonly path = MEMORY_PATH;
   private readonly random: () => number;
   private readonly pending = new Set<Promise<void>>();
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: MemoryServiceDeps) {
     this.random = deps.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32);
@@ -150,6 +157,73 @@ export class MemoryService {
     });
   }
 
+  /**
+   * Adds the lines of an uploaded file in one write (docs/memory-digest-calendar.md, import):
+   * all of them or, when one cannot be a memory, none (a 400 naming its line). A fact already
+   * known, or given twice in the file, is skipped and counted.
+   */
+  async importMemories(
+    lines: readonly ImportedLine[],
+    filename: string,
+  ): Promise<{ imported: MemoryItem[]; duplicates: number; replaced: string[] }> {
+    const today = formatInZone(this.deps.clock.now(), this.deps.zone).slice(0, 10);
+    const category = this.deps.categorize === undefined ? 'rules' : null;
+    const addAll = (before: string | undefined) => {
+      let text = before;
+      const imported: Memory[] = [];
+      const replaced: string[] = [];
+      let duplicates = 0;
+      for (const line of lines) {
+        let result: ReturnType<typeof addMemory>;
+        try {
+          result = addMemory(text, line.text, today, this.random, category);
+        } catch (error) {
+          if (error instanceof MemoryInputError) {
+            throw new MemoryInputError(
+              'VALIDATION_ERROR',
+              `${filename}:${line.line}: ${error.message}; nothing was imported`,
+              'file',
+            );
+          }
+          throw error;
+        }
+        text = result.text;
+        if (result.duplicate) duplicates++;
+        else {
+          imported.push(result.memory);
+          replaced.push(...result.replaced.map((m) => m.id));
+        }
+      }
+      return { text: text ?? '', imported, duplicates, replaced };
+    };
+    const outcome = await memoryErrors(async () => {
+      for (let attempt = 1; ; attempt++) {
+        const current = await this.readText();
+        if (current === undefined) {
+          const result = addAll(undefined);
+          try {
+            await createVaultFile(this.deps.vault, MEMORY_PATH, result.text);
+            return result;
+          } catch (error) {
+            if (error instanceof VaultWriteError && error.code === 'CONFLICT' && attempt < 2)
+              continue;
+            throw error;
+          }
+        }
+        let result: ReturnType<typeof addAll> | undefined;
+        await editVaultFile(this.deps.vault, MEMORY_PATH, (before) => {
+          result = addAll(before);
+          return result.text;
+        });
+        return result!;
+      }
+    });
+    // Lines below a struck-through one keep their numbers; the ids are what callers use.
+    const items = outcome.imported.map((m) => toMemoryItem(m));
+    for (const item of items) if (item.category_source === 'rules') this.categorizeLater(item);
+    return { imported: items, duplicates: outcome.duplicates, replaced: outcome.replaced };
+  }
+
   /** Removes the one line of memory `id` (with or without the caret). */
   async forget(id: string): Promise<MemoryItem> {
     const bare = id.replace(/^\^/, '');
@@ -178,7 +252,8 @@ export class MemoryService {
   private categorizeLater(memory: MemoryItem): void {
     const categorize = this.deps.categorize;
     if (categorize === undefined) return;
-    const task = (async () => {
+    // One question at a time: an import of 500 lines must not open 500 requests at once.
+    const task = this.queue.then(async () => {
       let category: MemoryCategory;
       let answer: CategoryAnswer;
       try {
@@ -203,7 +278,8 @@ export class MemoryService {
           `could not tag ^${memory.id}: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
-    })();
+    });
+    this.queue = task;
     this.pending.add(task);
     void task.finally(() => this.pending.delete(task));
   }

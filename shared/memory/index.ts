@@ -36,3 +36,5 @@ export {
 export type { MemoryCategory } from './memory-category';
 export { classifyMemoryWithModel } from './memory-category-llm';
 export type { CategoryAnswer, MemoryCategoryModelOptions } from './memory-category-llm';
+export { MemoryImportError, memoryImportKind, parseMemoryImport } from './memory-import';
+export type { ImportedLine, MemoryImportKind } from './memory-import';

@@ -102,7 +102,7 @@ const RULES: readonly CategoryRule[] = [
   },
   {
     category: 'food',
-    test: /\b(?:restaurants?|pizza|pasta|sushi|ramen|burgers?|tacos?|curry|recipes?|cook(?:ed|ing)?|bak(?:e|ed|ery)|cafe|café|coffee|tea|brunch|breakfast|lunch|dinner|eat(?:s|ing)?|ate|food|dish|delicious|tasty|menu|wine|beer|cocktail|dessert|cake|chocolate|cheese|bistro|diner|vegan|vegetarian|allergic to (?:nuts|peanuts|gluten|shellfish|dairy))\b/i,
+    test: /\b(?:restaurants?|pizza|pasta|sushi|ramen|noodles|dumplings?|steak|bbq|tapas|burgers?|tacos?|curry|recipes?|cook(?:ed|ing)?|bak(?:e|ed|ery)|cafe|café|coffee|tea|brunch|breakfast|lunch|dinner|eat(?:s|ing)?|ate|food|dish|delicious|tasty|menu|wine|beer|cocktail|dessert|cake|chocolate|cheese|bistro|diner|vegan|vegetarian|allergic to (?:nuts|peanuts|gluten|shellfish|dairy))\b/i,
   },
   {
     category: 'places',

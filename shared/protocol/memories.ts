@@ -81,3 +81,14 @@ export const MemoryIdParams = Type.Object({
   id: Type.String({ pattern: '^\\^?[A-Za-z0-9-]{1,64}$' }),
 });
 export type MemoryIdParams = Static<typeof MemoryIdParams>;
+
+export const MemoryImportResponse = Type.Object({
+  /** Memories written (duplicates not counted). */
+  imported: Type.Integer({ minimum: 0 }),
+  /** Lines skipped because the fact was already known (or given twice in the file). */
+  duplicates: Type.Integer({ minimum: 0 }),
+  memories: Type.Array(MemoryItem),
+  /** Ids of older facts the imported ones replaced (struck through). */
+  replaced: Type.Array(Type.String()),
+});
+export type MemoryImportResponse = Static<typeof MemoryImportResponse>;
