@@ -57,6 +57,7 @@ import { registerIngestRoute } from './notes/ingest-routes';
 import { MemoryService } from './memory/memory-service';
 import { classifyMemoryWithModel } from '../shared/memory';
 import { registerMemoryRoutes } from './memory/memory-routes';
+import { registerMemoryReminderRoute } from './memory/memory-reminder-route';
 import { CalendarService } from './calendar/calendar-service';
 import { registerCalendarRoutes } from './calendar/calendar-routes';
 import type { DigestService } from './digest/digest-service';
@@ -278,6 +279,7 @@ export async function buildApp(
       : {}),
   });
   await registerMemoryRoutes(app, memories);
+  if (reminderService) registerMemoryReminderRoute(app, memories, reminderService);
   // An LLM category still on its way is written before the vault is let go.
   app.addHook('preClose', async () => {
     await memories.settled();

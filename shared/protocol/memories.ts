@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { NonBlank } from './formats';
 import { MEMORY_CATEGORIES } from '../memory/memory-category';
+import { Reminder, ReminderCreate } from './reminders';
 
 /* docs/memory-digest-calendar.md memories: `GET|POST /api/v1/memories`, `DELETE /api/v1/memories/:id`. */
 
@@ -92,3 +93,22 @@ export const MemoryImportResponse = Type.Object({
   replaced: Type.Array(Type.String()),
 });
 export type MemoryImportResponse = Static<typeof MemoryImportResponse>;
+
+/** `POST /api/v1/memories/:id/reminder`: a reminder made from a memory (title defaults to its text). */
+export const MemoryReminderCreate = Type.Object(
+  {
+    title: Type.Optional(ReminderCreate.properties.title),
+    due: ReminderCreate.properties.due,
+    timezone: ReminderCreate.properties.timezone,
+    repeat: ReminderCreate.properties.repeat,
+  },
+  { additionalProperties: false },
+);
+export type MemoryReminderCreate = Static<typeof MemoryReminderCreate>;
+
+export const MemoryReminderCreated = Type.Object({
+  memory: MemoryItem,
+  reminder: Reminder,
+  deduplicated: Type.Boolean(),
+});
+export type MemoryReminderCreated = Static<typeof MemoryReminderCreated>;
