@@ -58,6 +58,8 @@ import { MemoryService } from './memory/memory-service';
 import { classifyMemoryWithModel } from '../shared/memory';
 import { registerMemoryRoutes } from './memory/memory-routes';
 import { registerMemoryReminderRoute } from './memory/memory-reminder-route';
+import { LinkClipper } from './memory/link-clipper';
+import type { LinkFetchPolicy } from './memory/link-fetcher';
 import { CalendarService } from './calendar/calendar-service';
 import { registerCalendarRoutes } from './calendar/calendar-routes';
 import type { DigestService } from './digest/digest-service';
@@ -114,6 +116,8 @@ export interface AppDeps {
   readonly chat?: ChatAppOptions;
   /** `CAIRN_OLLAMA_VISION_MODEL`: answers `/v1/chat/completions` messages with images. */
   readonly vision?: OllamaModel;
+  /** Saved links' fetch limits other than the defaults (tests); the hosts come from config. */
+  readonly linkFetch?: Omit<LinkFetchPolicy, 'hosts'>;
   /** Weekly digests (docs/clients.md); absent, `POST /api/v1/digests` is not served. */
   readonly digest?: DigestService;
   /** Cairn Sync (docs/sync.md); absent, `/api/v1/sync/*` is not served. Its owner closes it. */
@@ -262,6 +266,15 @@ export async function buildApp(
     vault: deps.config.vault,
     zone: deps.config.timezone,
     clock: deps.clock,
+    links: new LinkClipper({
+      vault: deps.config.vault,
+      zone: deps.config.timezone,
+      clock: deps.clock,
+      policy: { ...deps.linkFetch, hosts: deps.config.linkHosts ?? [] },
+      ...(deps.indexAfterWrite ? { indexAfterWrite: deps.indexAfterWrite } : {}),
+    }),
+    onLinkFailure: (url: string, reason: string) =>
+      app.log.warn({ host: hostOf(url), reason }, 'saved link not clipped'),
     ...(categoryModel
       ? {
           categorize: (text: string) =>
@@ -348,4 +361,13 @@ export async function buildApp(
   });
 
   return app;
+}
+
+/** Only a link's host is logged, never its path or query (they can hold personal data). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'invalid';
+  }
 }

@@ -11,6 +11,7 @@ import {
   MemoryItem,
   MemoryListQuery,
   MemoryImportResponse,
+  MemoryLinkClipped,
   MemoryListResponse,
 } from '../../shared/protocol/memories';
 import type { MemoryService } from './memory-service';
@@ -36,6 +37,13 @@ export async function registerMemoryRoutes(
     '/api/v1/memories/categories',
     { schema: { response: { 200: MemoryCategoryCounts } } },
     async () => ({ categories: await memories.categories() }),
+  );
+
+  // The memory's link fetched and clipped now: the first try, or a retry after a failure.
+  app.post<{ Params: MemoryIdParams }>(
+    '/api/v1/memories/:id/link',
+    { schema: { params: MemoryIdParams, response: { 201: MemoryLinkClipped } } },
+    async (request, reply) => reply.code(201).send(await memories.clipLink(request.params.id)),
   );
 
   // A user's choice of category: written as the line's tag, which then always wins.

@@ -26,6 +26,9 @@ import { ApiHttpError } from '../http/api-error';
 import { createVaultFile, editVaultFile, VaultWriteError } from '../vault/atomic-write';
 import { resolveVaultPath } from '../vault/paths';
 import { readFile } from 'node:fs/promises';
+import { firstUrl, LINKS_FOLDER } from './link-clipper';
+import type { ClippedLink, LinkClipper } from './link-clipper';
+import { LinkFetchError, linkProblem } from './link-fetcher';
 
 export interface MemoryServiceDeps {
   readonly vault: string;
@@ -41,6 +44,10 @@ export interface MemoryServiceDeps {
   readonly categorize?: (text: string) => Promise<CategoryAnswer>;
   /** Told why the model's category was not used (the rules' was). */
   readonly onCategoryFallback?: (reason: string) => void;
+  /** Saved links: a fact with a URL gets its page clipped (when offline mode allows the host). */
+  readonly links?: LinkClipper;
+  /** Told why a link was not clipped in the background (the retry route says it to the user). */
+  readonly onLinkFailure?: (url: string, reason: string) => void;
 }
 
 /**
@@ -120,7 +127,57 @@ export class MemoryService {
   async remember(text: string): Promise<MemoryCreated> {
     const created = await this.write(text);
     if (!created.deduplicated && created.category_source === 'rules') this.categorizeLater(created);
-    return created;
+    const url = firstUrl(created.text);
+    if (created.deduplicated || url === undefined) return created;
+    const problem = linkProblem(url, this.deps.links?.policy ?? { hosts: [] });
+    if (problem !== null) {
+      return { ...created, link: { url, status: 'not_fetched', message: problem.message } };
+    }
+    this.clipLater(url, created.id);
+    return {
+      ...created,
+      link: { url, status: 'fetching', message: `fetching ${url} into ${LINKS_FOLDER}/` },
+    };
+  }
+
+  /**
+   * Fetches memory `id`'s link now and clips it (the retry after a failure, or a first try).
+   * @throws ApiHttpError saying why nothing was clipped.
+   */
+  async clipLink(id: string): Promise<{ memory: MemoryItem } & ClippedLink> {
+    const bare = id.replace(/^\^/, '');
+    const memory = (await this.read()).memories.find((m) => m.id === bare);
+    if (memory === undefined) {
+      throw new ApiHttpError('NOT_FOUND', `no memory ^${bare} in ${MEMORY_PATH}`, 'id');
+    }
+    const url = firstUrl(memory.text);
+    if (url === undefined) {
+      throw new ApiHttpError('UNPROCESSABLE', `memory ^${bare} holds no http(s) link`, 'id');
+    }
+    const clipper = this.deps.links;
+    if (clipper === undefined) {
+      throw new ApiHttpError('UNAVAILABLE', 'saved links are not set up on this companion');
+    }
+    try {
+      return { memory: toMemoryItem(memory), ...(await clipper.clip(url, bare)) };
+    } catch (error) {
+      if (error instanceof LinkFetchError) throw linkApiError(error);
+      if (error instanceof VaultWriteError)
+        throw new ApiHttpError(error.code, error.message, error.field);
+      throw error;
+    }
+  }
+
+  private clipLater(url: string, id: string): void {
+    const clipper = this.deps.links;
+    if (clipper === undefined) return;
+    const task = clipper.clip(url, id).then(
+      () => undefined,
+      (error: unknown) =>
+        this.deps.onLinkFailure?.(url, error instanceof Error ? error.message : String(error)),
+    );
+    this.pending.add(task);
+    void task.finally(() => this.pending.delete(task));
   }
 
   private async write(text: string): Promise<MemoryCreated> {
@@ -307,6 +364,17 @@ export class MemoryService {
       throw error;
     }
   }
+}
+
+/** Why a link was not clipped, as the API says it (`field: url`). */
+function linkApiError(error: LinkFetchError): ApiHttpError {
+  const code =
+    error.code === 'BAD_URL'
+      ? 'VALIDATION_ERROR'
+      : error.code === 'TIMEOUT' || error.code === 'NETWORK' || error.code === 'HTTP_STATUS'
+        ? 'UNAVAILABLE'
+        : 'UNPROCESSABLE';
+  return new ApiHttpError(code, `${error.code}: ${error.message}`, 'url');
 }
 
 /** Memory and vault errors as API errors (NOT_FOUND → 404, a bad fact → 400 naming `text`). */

@@ -74,6 +74,17 @@ export const MemoryCreated = Type.Intersect([
     deduplicated: Type.Boolean(),
     /** Ids of older facts this one replaced (struck through in the file). */
     replaced: Type.Array(Type.String()),
+    /**
+     * The fact's link: `fetching` (a clipped note follows in `Cairn/Links/`) or `not_fetched`
+     * (offline mode or a URL that is not fetched; `message` says why and how to allow it).
+     */
+    link: Type.Optional(
+      Type.Object({
+        url: Type.String(),
+        status: Type.Union([Type.Literal('fetching'), Type.Literal('not_fetched')]),
+        message: Type.String(),
+      }),
+    ),
   }),
 ]);
 export type MemoryCreated = Static<typeof MemoryCreated>;
@@ -112,3 +123,14 @@ export const MemoryReminderCreated = Type.Object({
   deduplicated: Type.Boolean(),
 });
 export type MemoryReminderCreated = Static<typeof MemoryReminderCreated>;
+
+/** `POST /api/v1/memories/:id/link`: the memory's link fetched (again) and clipped. */
+export const MemoryLinkClipped = Type.Object({
+  memory: MemoryItem,
+  /** The clipped note, e.g. `Cairn/Links/some-tool.md`. */
+  path: Type.String(),
+  title: Type.String(),
+  /** The page's address after redirects. */
+  source: Type.String(),
+});
+export type MemoryLinkClipped = Static<typeof MemoryLinkClipped>;
