@@ -38,3 +38,4 @@ export { classifyMemoryWithModel } from './memory-category-llm';
 export type { CategoryAnswer, MemoryCategoryModelOptions } from './memory-category-llm';
 export { MemoryImportError, memoryImportKind, parseMemoryImport } from './memory-import';
 export type { ImportedLine, MemoryImportKind } from './memory-import';
+export { summarizeMemoriesWithModel } from './memory-summary-llm';
