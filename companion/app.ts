@@ -55,7 +55,11 @@ import { registerReminderRoutes } from './reminders/reminder-routes';
 import { registerNoteRoutes } from './notes/note-routes';
 import { registerIngestRoute } from './notes/ingest-routes';
 import { MemoryService } from './memory/memory-service';
+import { classifyMemoryWithModel } from '../shared/memory';
 import { registerMemoryRoutes } from './memory/memory-routes';
+import { registerMemoryReminderRoute } from './memory/memory-reminder-route';
+import { LinkClipper } from './memory/link-clipper';
+import type { LinkFetchPolicy } from './memory/link-fetcher';
 import { CalendarService } from './calendar/calendar-service';
 import { registerCalendarRoutes } from './calendar/calendar-routes';
 import type { DigestService } from './digest/digest-service';
@@ -114,6 +118,8 @@ export interface AppDeps {
   readonly chat?: ChatAppOptions;
   /** `CAIRN_OLLAMA_VISION_MODEL`: answers `/v1/chat/completions` messages with images. */
   readonly vision?: OllamaModel;
+  /** Saved links' fetch limits other than the defaults (tests); the hosts come from config. */
+  readonly linkFetch?: Omit<LinkFetchPolicy, 'hosts'>;
   /** Weekly digests (docs/clients.md); absent, `POST /api/v1/digests` is not served. */
   readonly digest?: DigestService;
   /** Cairn Sync (docs/sync.md); absent, `/api/v1/sync/*` is not served. Its owner closes it. */
@@ -261,12 +267,42 @@ export async function buildApp(
     memory: writeMemory,
     ...indexNow,
   });
+  const categoryModel = deps.chat?.ollama;
   const memories = new MemoryService({
     vault: deps.config.vault,
     zone: deps.config.timezone,
     clock: deps.clock,
+    links: new LinkClipper({
+      vault: deps.config.vault,
+      zone: deps.config.timezone,
+      clock: deps.clock,
+      policy: { ...deps.linkFetch, hosts: deps.config.linkHosts ?? [] },
+      ...(deps.indexAfterWrite ? { indexAfterWrite: deps.indexAfterWrite } : {}),
+    }),
+    onLinkFailure: (url: string, reason: string) =>
+      app.log.warn({ host: hostOf(url), reason }, 'saved link not clipped'),
+    ...(categoryModel
+      ? {
+          categorize: (text: string) =>
+            classifyMemoryWithModel(
+              {
+                http: deps.chat?.ollamaHttp ?? fetchOllamaHttp(),
+                baseUrl: categoryModel.baseUrl,
+                model: categoryModel.model,
+              },
+              text,
+            ),
+          onCategoryFallback: (reason: string) =>
+            app.log.warn({ reason }, 'memory category from the rules, not the LLM'),
+        }
+      : {}),
   });
-  registerMemoryRoutes(app, memories);
+  await registerMemoryRoutes(app, memories);
+  if (reminderService) registerMemoryReminderRoute(app, memories, reminderService);
+  // An LLM category still on its way is written before the vault is let go.
+  app.addHook('preClose', async () => {
+    await memories.settled();
+  });
   if (deps.digest) registerDigestRoutes(app, deps.digest);
   if (deps.sync) {
     const sync = deps.sync;
@@ -336,4 +372,13 @@ export async function buildApp(
   });
 
   return app;
+}
+
+/** Only a link's host is logged, never its path or query (they can hold personal data). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'invalid';
+  }
 }

@@ -41,6 +41,11 @@ export interface CompanionConfig {
   readonly logLevel: LevelWithSilent;
   /** Push-service hosts subscriptions may point at; empty = any `https:` host. */
   readonly pushHosts: readonly string[];
+  /**
+   * Hosts whose pages a saved link may fetch (`--link-hosts`, docs/memory-digest-calendar.md);
+   * absent or empty is offline mode: no link is fetched.
+   */
+  readonly linkHosts?: readonly string[];
   /** VAPID contact (`--push-subject`); absent, the key file's or the default (push/vapid-keys.ts). */
   readonly pushSubject?: string;
   /** Missed occurrences younger than this fire on start; older ones are listed as missed. */
@@ -145,6 +150,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
   const tls = resolveTls(raw('tls-cert'), raw('tls-key'), cwd, problems);
   const logLevel = resolveLogLevel(raw('log-level'), problems);
   const pushHosts = resolvePushHosts(raw('push-hosts'), problems);
+  const linkHosts = resolveLinkHosts(raw('link-hosts'), problems);
   const pushSubject = resolvePushSubject(raw('push-subject'), problems);
   const graceHours = resolveGraceHours(raw('grace-hours'), problems);
   const trustProxy = resolveTrustProxy(raw('trust-proxy'), problems);
@@ -163,6 +169,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       tls,
       logLevel,
       pushHosts,
+      ...(linkHosts.length === 0 ? {} : { linkHosts }),
       ...(pushSubject === undefined ? {} : { pushSubject }),
       graceHours,
       trustProxy,
@@ -287,6 +294,19 @@ function resolvePushHosts(raw: Raw | undefined, problems: string[]): string[] {
     problems.push(
       `${raw.label}: ${bad.length > 0 ? `"${bad.join('", "')}" ${bad.length === 1 ? 'is not a host name' : 'are not host names'}` : 'empty list'} ` +
         `(e.g. fcm.googleapis.com,*.notify.windows.com)`,
+    );
+  }
+  return hosts;
+}
+
+/** `--link-hosts`: host names, `*.example.org`, or `*` for any public site. */
+function resolveLinkHosts(raw: Raw | undefined, problems: string[]): string[] {
+  if (!raw) return [];
+  const hosts = splitList(raw.value).map((host) => host.toLowerCase());
+  const bad = hosts.filter((host) => host !== '*' && !PUSH_HOST.test(host));
+  if (bad.length > 0) {
+    problems.push(
+      `${raw.label}: "${bad.join('", "')}" ${bad.length === 1 ? 'is not a host name' : 'are not host names'} (e.g. example.org,*.wikipedia.org or *)`,
     );
   }
   return hosts;

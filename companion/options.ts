@@ -86,6 +86,15 @@ export const OPTIONS = [
     defaultText: 'any https host',
   },
   {
+    name: 'link-hosts',
+    env: 'CAIRN_LINK_HOSTS',
+    kind: 'string',
+    value: '<hosts>',
+    description:
+      'Comma-separated hosts whose pages saved links may fetch (*.example.org, or * for any public site)',
+    defaultText: 'none: offline',
+  },
+  {
     name: 'push-subject',
     env: 'CAIRN_PUSH_SUBJECT',
     kind: 'string',

@@ -31,6 +31,9 @@ import { MetricsRegistry } from './metrics/registry';
 import type { Logger } from './logging';
 import { createPushService } from './push/push-service';
 import { OllamaSummarizer } from './search/ollama-summarizer';
+import { MemoryService } from './memory';
+import { summarizeMemoriesWithModel } from '../shared/memory';
+import { fetchOllamaHttp } from './chat/fetch-ollama-http';
 import type { SummarizerConfig } from './search/ollama-summarizer';
 import type { PushService } from './push/push-service';
 import { loadOrCreateVapidKeys } from './push/vapid-keys';
@@ -269,6 +272,23 @@ async function startOnLockedFolder(
           (await scheduler.missed(0, MISSED_FOR_DIGEST)).items.flatMap((item) =>
             item.kind === 'expired' ? [item] : [],
           ),
+        memories: async () =>
+          (
+            await new MemoryService({
+              vault: config.vault,
+              zone: config.timezone,
+              clock: options.clock,
+            }).list()
+          ).memories,
+        ...(options.summarizer
+          ? {
+              summarizeMemories: (groups) =>
+                summarizeMemoriesWithModel(
+                  { http: fetchOllamaHttp(), ...options.summarizer! },
+                  groups,
+                ),
+            }
+          : {}),
       },
       announcer: push.sender,
     });

@@ -6,6 +6,7 @@ import type { ConnectionState } from './connection/connection-state';
 import { CAIRN_VIEW_TYPE, CairnView } from './chat/obsidian/chat-view';
 import { ChatServicesSlot } from './chat/chat-session';
 import { CHAT_HOVER_SOURCE, createChatServices } from './chat/obsidian/chat-services';
+import { registerMemoryImportCommand } from './chat/obsidian/memory-import-command';
 import { registerNoteCommands } from './notes/obsidian/note-commands';
 import { setUpReminders } from './reminders/obsidian/reminder-setup';
 import { setUpWeek } from './week/obsidian/week-setup';
@@ -153,7 +154,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
 
   /** The chat runs over the vault and its search; built now so start-up stays quick. */
   private startChat(): void {
-    const { services, notes, files } = createChatServices({
+    const { services, notes, files, memories } = createChatServices({
       app: this.app,
       settings: () => this.settings,
       vaultSearch: () => this.vaultSearch,
@@ -169,6 +170,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
         services.session.prefill(text);
       },
     });
+    registerMemoryImportCommand(this, memories);
     void services.session.refreshConversations();
     this.register(() => {
       this.chat.set(null);

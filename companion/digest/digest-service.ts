@@ -4,8 +4,8 @@ import { dayStart, formatIsoWeek, isoWeekOfDay, parseIsoWeek } from '../../share
 import { MS_PER_DAY } from '../../shared/chat/zone-calendar';
 import { instantToWall } from '../../shared/reminders/local-time';
 import type { CalendarReminder, IsoWeek } from '../../shared/calendar';
-import { buildDigest, digestPath } from '../../shared/digest';
-import type { DigestCompletion, DigestNote } from '../../shared/digest';
+import { buildDigest, digestPath, weekMemoriesByCategory } from '../../shared/digest';
+import type { DigestCompletion, DigestMemory, DigestNote } from '../../shared/digest';
 import type { Clock } from '../../shared/ports';
 import type { PushPayload } from '../../shared/protocol/push';
 import { reminderDeepLink } from '../../shared/reminders/deep-link';
@@ -29,6 +29,15 @@ export interface DigestSources {
   missed(): Promise<Iterable<{ reminderId: string; occurrence: number }>>;
   /** Occurrences marked done in [from, to), with when (the scheduler's record). */
   completions?(from: number, to: number): Iterable<DigestCompletion>;
+  /** Current memories (`Cairn/Memory.md`); with it the digest has a "Memories" section. */
+  memories?(): Promise<Iterable<DigestMemory>>;
+  /**
+   * A few sentences about the week's memories from the configured LLM; undefined (or a
+   * failure, logged) leaves the section without a summary.
+   */
+  summarizeMemories?(
+    groups: ReturnType<typeof weekMemoriesByCategory>,
+  ): Promise<string | undefined>;
 }
 
 export interface DigestServiceDeps {
@@ -109,7 +118,13 @@ export class DigestService {
     const from = dayStart(week.monday, this.deps.zone);
     const to = dayStart(week.monday + 7, this.deps.zone);
     const completions = this.deps.sources.completions?.(from, to);
+    // No await without a memory source: the scheduler's timing stays as it was.
+    const memorySource = this.deps.sources.memories;
+    const memories = memorySource === undefined ? undefined : await memorySource();
+    const memorySummary = memories === undefined ? undefined : await this.summarize(memories, week);
     const digest = buildDigest({
+      ...(memories === undefined ? {} : { memories }),
+      ...(memorySummary === undefined ? {} : { memorySummary }),
       week,
       zone: this.deps.zone,
       now: this.deps.clock.now(),
@@ -150,6 +165,22 @@ export class DigestService {
       );
     }
     return { status: 'written', path, week: weekText };
+  }
+
+  private async summarize(
+    memories: Iterable<DigestMemory>,
+    week: IsoWeek,
+  ): Promise<string | undefined> {
+    const summarize = this.deps.sources.summarizeMemories;
+    const groups = weekMemoriesByCategory(memories, week);
+    if (summarize === undefined || groups.length === 0) return undefined;
+    try {
+      return await summarize(groups);
+    } catch (error) {
+      // The digest is still worth writing: the groups are there without their summary.
+      this.deps.logger?.warn({ err: error }, "the week's memories were not summarised");
+      return undefined;
+    }
   }
 
   /** A digest folder that is a file stops digests with a message naming it; nothing is moved. */

@@ -1,2 +1,2 @@
 // Public surface of companion/memory/: what other features use.
-export type { MemoryService } from './memory-service';
+export { MemoryService } from './memory-service';

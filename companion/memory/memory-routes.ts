@@ -1,9 +1,17 @@
-import type { FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MemoryImportError, memoryImportKind, parseMemoryImport } from '../../shared/memory';
+import { ApiHttpError } from '../http/api-error';
 import {
   MemoryCreate,
   MemoryCreated,
+  MemoryCategoryCounts,
+  MemoryCategoryUpdate,
   MemoryIdParams,
   MemoryItem,
+  MemoryListQuery,
+  MemoryImportResponse,
+  MemoryLinkClipped,
   MemoryListResponse,
 } from '../../shared/protocol/memories';
 import type { MemoryService } from './memory-service';
@@ -12,9 +20,39 @@ import type { MemoryService } from './memory-service';
  * docs/memory-digest-calendar.md memories over `Cairn/Memory.md`: list (with the file's odd lines as `problems`),
  * remember (201; a fact already there answers 200 with `deduplicated: true`), forget one line.
  */
-export function registerMemoryRoutes(app: FastifyInstance, memories: MemoryService): void {
-  app.get('/api/v1/memories', { schema: { response: { 200: MemoryListResponse } } }, async () =>
-    memories.list(),
+/** An import file larger than this is refused (413): a thousand memories is ~100 KB. */
+export const MEMORY_IMPORT_MAX_BYTES = 1024 * 1024;
+
+export async function registerMemoryRoutes(
+  app: FastifyInstance,
+  memories: MemoryService,
+): Promise<void> {
+  app.get<{ Querystring: MemoryListQuery }>(
+    '/api/v1/memories',
+    { schema: { querystring: MemoryListQuery, response: { 200: MemoryListResponse } } },
+    async (request) => memories.list(request.query.category),
+  );
+
+  app.get(
+    '/api/v1/memories/categories',
+    { schema: { response: { 200: MemoryCategoryCounts } } },
+    async () => ({ categories: await memories.categories() }),
+  );
+
+  // The memory's link fetched and clipped now: the first try, or a retry after a failure.
+  app.post<{ Params: MemoryIdParams }>(
+    '/api/v1/memories/:id/link',
+    { schema: { params: MemoryIdParams, response: { 201: MemoryLinkClipped } } },
+    async (request, reply) => reply.code(201).send(await memories.clipLink(request.params.id)),
+  );
+
+  // A user's choice of category: written as the line's tag, which then always wins.
+  app.patch<{ Params: MemoryIdParams; Body: MemoryCategoryUpdate }>(
+    '/api/v1/memories/:id',
+    {
+      schema: { params: MemoryIdParams, body: MemoryCategoryUpdate, response: { 200: MemoryItem } },
+    },
+    async (request) => memories.setCategory(request.params.id, request.body.category),
   );
 
   app.post<{ Body: MemoryCreate }>(
@@ -31,4 +69,99 @@ export function registerMemoryRoutes(app: FastifyInstance, memories: MemoryServi
     { schema: { params: MemoryIdParams, response: { 200: MemoryItem } } },
     async (request) => memories.forget(request.params.id),
   );
+
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: {
+        fileSize: MEMORY_IMPORT_MAX_BYTES,
+        files: 1,
+        fields: 2,
+        fieldSize: 1024,
+        parts: 4,
+      },
+    });
+    // One .txt or .md upload (field "file"): one memory per line or list item.
+    scope.post(
+      '/api/v1/memories/import',
+      {
+        bodyLimit: MEMORY_IMPORT_MAX_BYTES + 64 * 1024,
+        schema: { response: { 200: MemoryImportResponse, 201: MemoryImportResponse } },
+      },
+      async (request, reply) => {
+        const upload = await readTextUpload(request);
+        let lines;
+        try {
+          lines = parseMemoryImport(upload.text, upload.kind, upload.filename);
+        } catch (error) {
+          if (error instanceof MemoryImportError) {
+            throw new ApiHttpError('VALIDATION_ERROR', error.message, 'file');
+          }
+          throw error;
+        }
+        const result = await memories.importMemories(lines, upload.filename);
+        return reply.code(result.imported.length > 0 ? 201 : 200).send({
+          imported: result.imported.length,
+          duplicates: result.duplicates,
+          memories: result.imported,
+          replaced: result.replaced,
+        });
+      },
+    );
+  });
+}
+
+/** The upload's name, kind and UTF-8 text; anything else is a clear 4xx naming `file`. */
+async function readTextUpload(
+  request: FastifyRequest,
+): Promise<{ filename: string; kind: 'text' | 'markdown'; text: string }> {
+  if (!request.isMultipart()) {
+    throw new ApiHttpError(
+      'VALIDATION_ERROR',
+      'send the file as multipart/form-data (field "file")',
+      'file',
+    );
+  }
+  const tooLarge = () =>
+    new ApiHttpError(
+      'PAYLOAD_TOO_LARGE',
+      `the file is larger than ${MEMORY_IMPORT_MAX_BYTES / 1024 / 1024} MB; nothing was imported`,
+      'file',
+    );
+  let part;
+  let bytes: Buffer;
+  try {
+    part = await request.file();
+    if (!part) throw new ApiHttpError('VALIDATION_ERROR', 'no file in the upload', 'file');
+    bytes = await part.toBuffer();
+    if (part.file.truncated || bytes.length > MEMORY_IMPORT_MAX_BYTES) throw tooLarge();
+  } catch (error) {
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    if (error instanceof ApiHttpError) throw error;
+    throw new ApiHttpError(
+      'VALIDATION_ERROR',
+      `the upload could not be read: ${(error as Error).message}`,
+      'file',
+    );
+  }
+  const name = JSON.stringify(part.filename);
+  const kind = memoryImportKind(part.filename);
+  if (kind === undefined) {
+    throw new ApiHttpError(
+      'UNPROCESSABLE',
+      `${name}: memories are imported from text (.txt) and Markdown (.md) files only`,
+      'file',
+    );
+  }
+  if (bytes.length === 0)
+    throw new ApiHttpError('UNPROCESSABLE', `${name}: the file is empty`, 'file');
+  if (bytes.includes(0)) {
+    throw new ApiHttpError('UNPROCESSABLE', `${name}: contains NUL bytes: not a text file`, 'file');
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new ApiHttpError('UNPROCESSABLE', `${name}: is not UTF-8 text`, 'file');
+  }
+  return { filename: part.filename, kind, text };
 }

@@ -92,7 +92,7 @@ export function endpointHost(endpoint: string): string {
 }
 
 /** `*.example.com` matches any subdomain of example.com (not example.com itself). */
-function hostMatches(host: string, allowed: string): boolean {
+export function hostMatches(host: string, allowed: string): boolean {
   if (allowed.startsWith('*.'))
     return host.endsWith(allowed.slice(1)) && host.length > allowed.length - 1;
   return host === allowed;

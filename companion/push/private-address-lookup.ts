@@ -31,7 +31,12 @@ export type LookupFunction = (
 const systemLookup = dnsLookup as unknown as LookupFunction;
 
 /** A `lookup` that refuses names resolving to any private address; `base` resolves (tests fake it). */
-export function privateAddressGuard(base: LookupFunction = systemLookup): LookupFunction {
+export function privateAddressGuard(
+  base: LookupFunction = systemLookup,
+  /** The refusal's message; the default speaks of push services (its first user). */
+  refusal: (hostname: string) => string = (hostname) =>
+    `${hostname} resolves to a loopback/private address, not a push service (list it in CAIRN_PUSH_HOSTS to allow it)`,
+): LookupFunction {
   return (hostname, options, callback) => {
     base(hostname, options, (error, address, family) => {
       if (error) {
@@ -41,13 +46,7 @@ export function privateAddressGuard(base: LookupFunction = systemLookup): Lookup
       const addresses = typeof address === 'string' ? [{ address, family: family ?? 4 }] : address;
       const blocked = addresses.find((entry) => isPrivateAddress(entry.address, entry.family));
       if (blocked) {
-        callback(
-          new PrivateAddressError(
-            `${hostname} resolves to a loopback/private address, not a push service (list it in CAIRN_PUSH_HOSTS to allow it)`,
-          ),
-          address,
-          family,
-        );
+        callback(new PrivateAddressError(refusal(hostname)), address, family);
         return;
       }
       callback(null, address, family);

@@ -178,7 +178,11 @@ export class ReminderService {
    * asked again within five minutes answers the first reminder, `deduplicated`, while it is
    * still active; anything different is a new reminder.
    */
-  async create(body: ReminderCreate): Promise<{ reminder: Reminder; deduplicated: boolean }> {
+  async create(
+    body: ReminderCreate,
+    /** Markdown under the front matter, e.g. a link back to the memory it was made from. */
+    options: { noteBody?: string } = {},
+  ): Promise<{ reminder: Reminder; deduplicated: boolean }> {
     const now = this.deps.clock.now();
     const zone =
       body.timezone === undefined ? this.deps.defaultZone : readRequestZone(body.timezone);
@@ -213,7 +217,7 @@ export class ReminderService {
         if (current === undefined || current.status !== 'active') return undefined;
         return reminderView(current, this.deps.scheduler);
       },
-      () => this.writeNote(note),
+      () => this.writeNote(note, options.noteBody),
       (written) => this.removeCreated(written),
     );
     return { reminder: made.value, deduplicated: made.deduplicated };
@@ -229,9 +233,9 @@ export class ReminderService {
     await this.undoCreate({ path: resolved.relative, absolute: resolved.absolute }, reminder.id);
   }
 
-  private async writeNote(note: ReminderNote): Promise<Reminder> {
+  private async writeNote(note: ReminderNote, noteBody = ''): Promise<Reminder> {
     const id = note.id;
-    const content = buildReminderNoteFile(note);
+    const content = buildReminderNoteFile(note, noteBody);
     for (let attempt = 1; ; attempt++) {
       const taken = caseInsensitiveExists(await folderEntries(this.deps.vault, this.deps.folder));
       const path = uniqueNotePath(this.deps.folder, note.title, taken, () =>

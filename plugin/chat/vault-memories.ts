@@ -15,7 +15,7 @@ import {
   removeMemory,
   toMemoryItem,
 } from '../../shared/memory';
-import type { AddMemoryResult, Memory } from '../../shared/memory';
+import type { AddMemoryResult, ImportedLine, Memory } from '../../shared/memory';
 import type { Clock } from '../../shared/ports';
 import type { MemoryCreated, MemoryItem } from '../../shared/protocol/memories';
 import { formatInZone } from '../../shared/reminders';
@@ -58,6 +58,53 @@ export class VaultMemories implements MemoryStore {
         deduplicated: done.duplicate,
         replaced: done.replaced.map((memory) => memory.id),
       };
+    });
+  }
+
+  /**
+   * Adds the lines of an imported file (shared/memory/memory-import.ts) in one atomic write,
+   * all or none; facts already known (or given twice) are skipped and counted.
+   */
+  async importLines(
+    lines: readonly ImportedLine[],
+    filename: string,
+  ): Promise<{ imported: number; duplicates: number }> {
+    const { files, clock, zone } = this.options;
+    const random = this.options.random ?? Math.random;
+    const today = formatInZone(clock.now(), zone()).slice(0, 10);
+    let imported = 0;
+    let duplicates = 0;
+    const addAll = (current: string | undefined): string => {
+      let text = current;
+      imported = 0;
+      duplicates = 0;
+      for (const line of lines) {
+        let result: AddMemoryResult;
+        try {
+          result = addMemory(text, line.text, today, random);
+        } catch (error) {
+          if (error instanceof MemoryInputError) {
+            throw new MemoryInputError(
+              'VALIDATION_ERROR',
+              `${filename}:${line.line}: ${error.message}; nothing was imported`,
+              'file',
+            );
+          }
+          throw error;
+        }
+        text = result.text;
+        if (result.duplicate) duplicates++;
+        else imported++;
+      }
+      return text ?? '';
+    };
+    return portErrors(async () => {
+      if ((await files.read(MEMORY_PATH)) === undefined) {
+        await files.create(MEMORY_PATH, addAll(undefined));
+      } else {
+        await files.process(MEMORY_PATH, (current) => addAll(current));
+      }
+      return { imported, duplicates };
     });
   }
 

@@ -2,6 +2,7 @@
  * The chat's memory tools (docs/memory-digest-calendar.md): `remember`, `forget`, `recall`, and the memory citations
  * an answer leads with. Kept apart from chat-engine.ts so the engine only dispatches to them.
  */
+import { MEMORY_CATEGORY_LABELS } from '../memory/memory-category';
 import { normaliseFact, recallMemories } from '../memory/memory-file';
 import type { NoteCitation } from '../protocol/citation';
 import type { MemoryCreated, MemoryItem } from '../protocol/memories';
@@ -60,15 +61,20 @@ export async function recallFacts(
   args: RecallArgs,
 ): Promise<{ text: string; data: RecalledData; citations: NoteCitation[] }> {
   const query = args.query ?? '';
-  const memories = recallMemories(await store.list(), query);
+  const inCategory = (await store.list()).filter(
+    (memory) => args.category === undefined || memory.category === args.category,
+  );
+  const memories = recallMemories(inCategory, query);
   const data = { query, memories };
+  const under =
+    args.category === undefined ? '' : ` under ${MEMORY_CATEGORY_LABELS[args.category]}`;
   if (memories.length === 0) {
     const about = query === '' ? '' : ` about "${query}"`;
-    return { text: `I don't remember anything${about} yet.`, data, citations: [] };
+    return { text: `I don't remember anything${about}${under} yet.`, data, citations: [] };
   }
   const lines = memories.map((memory, index) => `- ${memory.text} [${index + 1}]`);
   return {
-    text: `Here is what I remember${query === '' ? '' : ` about ${query}`}:\n${lines.join('\n')}`,
+    text: `Here is what I remember${query === '' ? '' : ` about ${query}`}${under}:\n${lines.join('\n')}`,
     data,
     citations: memories.map((memory) => memoryCitation(memory)),
   };

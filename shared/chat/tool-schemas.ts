@@ -1,3 +1,4 @@
+import { MEMORY_CATEGORIES } from '../memory/memory-category';
 import { Type } from '@sinclair/typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ToolError } from '../protocol/errors';
@@ -165,6 +166,12 @@ export const RecallArgs = Type.Object(
         maxLength: QUERY_MAX_CHARS,
         description: 'what the facts are about; empty for all',
       }),
+    ),
+    category: Type.Optional(
+      Type.Union(
+        MEMORY_CATEGORIES.map((name) => Type.Literal(name)),
+        { description: 'only facts of this category (food, movies, books, places, …)' },
+      ),
     ),
   },
   strict,

@@ -7,6 +7,9 @@
 import { reminderOccurrences, dayStart } from '../calendar/calendar-week';
 import type { CalendarReminder } from '../calendar/calendar-entries';
 import { formatIsoWeek, isoWeekOfDay } from '../calendar/iso-week';
+import { MEMORY_CATEGORIES, MEMORY_CATEGORY_LABELS } from '../memory/memory-category';
+import type { MemoryCategory } from '../memory/memory-category';
+import { MEMORY_PATH } from '../memory/memory-file';
 import type { IsoWeek } from '../calendar/iso-week';
 import {
   formatInZone,
@@ -59,6 +62,57 @@ export interface DigestInput {
   readonly completions?: Iterable<DigestCompletion>;
   /** Folder of the digests; notes in it are not listed. */
   readonly folder?: string;
+  /**
+   * Current memories (`Cairn/Memory.md`). Present, the digest has a "Memories" section: those
+   * added that week, grouped by category; absent (no memory source), no such section.
+   */
+  readonly memories?: Iterable<DigestMemory>;
+  /** The LLM's few sentences about the week's memories, shown above the groups. */
+  readonly memorySummary?: string;
+}
+
+export interface DigestMemory {
+  readonly id: string;
+  readonly text: string;
+  /** `YYYY-MM-DD`, or null for a hand-written line without one (never in a week). */
+  readonly added: string | null;
+  readonly category: MemoryCategory;
+}
+
+/** The memories added in `week`, by category in the fixed category order (empty ones left out). */
+export function weekMemoriesByCategory(
+  memories: Iterable<DigestMemory>,
+  week: IsoWeek,
+): Array<{ category: MemoryCategory; memories: DigestMemory[] }> {
+  const first = isoDate(week.monday);
+  const last = isoDate(week.monday + 6);
+  const inWeek = [...memories].filter(
+    (memory) => memory.added !== null && memory.added >= first && memory.added <= last,
+  );
+  return MEMORY_CATEGORIES.map((category) => ({
+    category,
+    memories: inWeek.filter((memory) => memory.category === category),
+  })).filter((group) => group.memories.length > 0);
+}
+
+function isoDate(day: number): string {
+  return new Date(day * 86_400_000).toISOString().slice(0, 10);
+}
+
+function memorySection(input: DigestInput): string[] {
+  if (input.memories === undefined) return [];
+  const groups = weekMemoriesByCategory(input.memories, input.week);
+  const lines = ['## Memories'];
+  if (groups.length === 0) return [...lines, '- None', ''];
+  const summary = input.memorySummary?.replace(/\s+/g, ' ').trim();
+  if (summary) lines.push(summary, '');
+  for (const group of groups) {
+    lines.push(`### ${MEMORY_CATEGORY_LABELS[group.category]}`);
+    const target = MEMORY_PATH.replace(/\.md$/, '');
+    for (const memory of group.memories)
+      lines.push(`- ${memory.text} ([[${target}#^${memory.id}|memory]])`);
+  }
+  return [...lines, ''];
 }
 
 export interface Digest {
@@ -169,6 +223,7 @@ export function buildDigest(input: DigestInput): Digest {
     '## Notes changed',
     ...notesByFolder(changed),
     '',
+    ...memorySection(input),
     '## Reminders done',
     ...listOrNone(
       done

@@ -1,6 +1,18 @@
 // Public surface of shared/digest: the weekly digest note and its schedule (docs/memory-digest-calendar.md).
-export { DEFAULT_DIGEST_FOLDER, buildDigest, digestPath, noteLink } from './digest-builder';
-export type { Digest, DigestCompletion, DigestInput, DigestNote } from './digest-builder';
+export {
+  DEFAULT_DIGEST_FOLDER,
+  buildDigest,
+  digestPath,
+  noteLink,
+  weekMemoriesByCategory,
+} from './digest-builder';
+export type {
+  Digest,
+  DigestCompletion,
+  DigestInput,
+  DigestMemory,
+  DigestNote,
+} from './digest-builder';
 export {
   DEFAULT_DIGEST_SCHEDULE,
   DigestScheduleError,

@@ -12,6 +12,7 @@ export {
   recallMemories,
   removeMemory,
   sameSubject,
+  setMemoryCategory,
   toMemoryItem,
 } from './memory-file';
 export type {
@@ -22,3 +23,19 @@ export type {
   MemoryProblemKind,
   ReplacedMemory,
 } from './memory-file';
+export {
+  MEMORY_CATEGORIES,
+  MEMORY_CATEGORY_LABELS,
+  MEMORY_TAG_PREFIX,
+  categoryTag,
+  classifyMemoryByRules,
+  isMemoryCategory,
+  parseMemoryCategory,
+  splitCategoryTag,
+} from './memory-category';
+export type { MemoryCategory } from './memory-category';
+export { classifyMemoryWithModel } from './memory-category-llm';
+export type { CategoryAnswer, MemoryCategoryModelOptions } from './memory-category-llm';
+export { MemoryImportError, memoryImportKind, parseMemoryImport } from './memory-import';
+export type { ImportedLine, MemoryImportKind } from './memory-import';
+export { summarizeMemoriesWithModel } from './memory-summary-llm';

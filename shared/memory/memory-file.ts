@@ -11,6 +11,12 @@
 import { locateFrontMatter } from '../markdown/front-matter-fence';
 import { findBlockId, findBlockIds, newBlockId } from '../reminders/block-id';
 import type { MemoryItem } from '../protocol/memories';
+import {
+  categoryTag,
+  classifyMemoryByRules,
+  splitCategoryTag,
+  type MemoryCategory,
+} from './memory-category';
 
 export const MEMORY_PATH = 'Cairn/Memory.md';
 export const MEMORY_BLOCK_PREFIX = 'm-';
@@ -25,6 +31,10 @@ export interface Memory {
   added: string | null;
   /** 1-based file line, counting front matter. */
   line: number;
+  /** Its `#memory/<category>` tag, or the rules' guess for a line without one. */
+  category: MemoryCategory;
+  /** `tag`: written in the file (by Cairn or by hand); `rules`: no tag, guessed when read. */
+  categorySource: 'tag' | 'rules';
 }
 
 export interface ReplacedMemory extends Memory {
@@ -95,17 +105,34 @@ export function parseMemoryFile(text: string): MemoryFile {
       );
       continue;
     }
-    const memory: Memory = { id: block.id, text: fact.text, added: fact.added, line: lineNumber };
+    const memory: Memory = {
+      id: block.id,
+      text: fact.text,
+      added: fact.added,
+      line: lineNumber,
+      category: fact.tagged ?? classifyMemoryByRules(fact.text),
+      categorySource: fact.tagged === null ? 'rules' : 'tag',
+    };
     if (struck) result.replaced.push({ ...memory, replacedBy: struck[3] ?? null });
     else result.memories.push(memory);
   }
   return result;
 }
 
-function parseFact(body: string): { text: string; added: string | null } {
+function parseFact(body: string): {
+  text: string;
+  added: string | null;
+  tagged: MemoryCategory | null;
+} {
   const added = ADDED.exec(body);
-  const text = (added ? body.slice(0, added.index) : body).replace(/\s+/g, ' ').trim();
-  return { text, added: added ? added[1]! : null };
+  const words = (added ? body.slice(0, added.index) : body).replace(/\s+/g, ' ').trim();
+  const { text, tagged } = splitCategoryTag(words);
+  return { text, added: added ? added[1]! : null, tagged };
+}
+
+/** ` #memory/food` for a tagged fact, nothing for one the rules place when read. */
+function tagSuffix(memory: Pick<Memory, 'category' | 'categorySource'>): string {
+  return memory.categorySource === 'tag' ? ` ${categoryTag(memory.category)}` : '';
 }
 
 /** A new memory file holding no facts yet. */
@@ -169,8 +196,15 @@ export function addMemory(
   fact: string,
   today: string,
   random: () => number,
+  /**
+   * The tag to write: a category, `null` for none yet (the LLM's answer comes later), or
+   * `'rules'` (default) for the rule classifier's. A `#memory/…` tag in `fact` itself wins.
+   */
+  category: MemoryCategory | null | 'rules' = 'rules',
 ): AddMemoryResult {
-  const clean = cleanFact(fact);
+  const split = splitCategoryTag(cleanFact(fact));
+  const clean = cleanFact(split.text);
+  const chosen = split.tagged ?? (category === 'rules' ? classifyMemoryByRules(clean) : category);
   let text = current ?? emptyMemoryFile();
   const parsed = parseMemoryFile(text);
   const same = parsed.memories.find(
@@ -189,18 +223,53 @@ export function addMemory(
     const item = LIST_ITEM.exec(raw)!;
     const marker = raw.slice(0, raw.length - item[1]!.length);
     const added = old.added ? ` (added ${old.added})` : '';
-    lines[index] = `${marker}~~${old.text}${added}~~ (replaced ${today} by ^${id}) ^${old.id}${cr}`;
+    lines[index] =
+      `${marker}~~${old.text}${tagSuffix(old)}${added}~~ (replaced ${today} by ^${id}) ^${old.id}${cr}`;
   }
   text = lines.join('\n');
   if (text !== '' && !text.endsWith('\n')) text += eol;
-  text += `- ${clean} (added ${today}) ^${id}${eol}`;
-  const line = text.split('\n').length - 1;
-  return {
-    text,
-    memory: { id, text: clean, added: today, line },
-    replaced: contradicted,
-    duplicate: false,
+  const memory: Memory = {
+    id,
+    text: clean,
+    added: today,
+    line: 0,
+    category: chosen ?? classifyMemoryByRules(clean),
+    categorySource: chosen === null ? 'rules' : 'tag',
   };
+  text += `- ${clean}${tagSuffix(memory)} (added ${today}) ^${id}${eol}`;
+  memory.line = text.split('\n').length - 1;
+  return { text, memory, replaced: contradicted, duplicate: false };
+}
+
+/**
+ * Tags memory `id` with `category`. With `onlyIfUntagged` (the LLM's late answer) a line that
+ * has a tag by now (the user chose one meanwhile) is left alone: `changed` is false then.
+ * @throws MemoryInputError NOT_FOUND when no current fact carries that id.
+ */
+export function setMemoryCategory(
+  current: string,
+  id: string,
+  category: MemoryCategory,
+  options: { onlyIfUntagged?: boolean } = {},
+): { text: string; memory: Memory; changed: boolean } {
+  const found = parseMemoryFile(current).memories.find((memory) => memory.id === id);
+  if (!found) throw new MemoryInputError('NOT_FOUND', `no memory ^${id} in ${MEMORY_PATH}`, 'id');
+  if (
+    (options.onlyIfUntagged === true && found.categorySource === 'tag') ||
+    (found.categorySource === 'tag' && found.category === category)
+  ) {
+    return { text: current, memory: found, changed: false };
+  }
+  const lines = current.split('\n');
+  const index = found.line - 1;
+  const cr = lines[index]!.endsWith('\r') ? '\r' : '';
+  const raw = lines[index]!.replace(/\r$/, '');
+  const item = LIST_ITEM.exec(raw)!;
+  const marker = raw.slice(0, raw.length - item[1]!.length);
+  const memory: Memory = { ...found, category, categorySource: 'tag' };
+  const added = found.added ? ` (added ${found.added})` : '';
+  lines[index] = `${marker}${found.text}${tagSuffix(memory)}${added} ^${found.id}${cr}`;
+  return { text: lines.join('\n'), memory, changed: true };
 }
 
 /**
@@ -294,5 +363,7 @@ export function toMemoryItem(memory: Memory): MemoryItem {
     added: memory.added,
     path: MEMORY_PATH,
     line: memory.line,
+    category: memory.category,
+    category_source: memory.categorySource,
   };
 }

@@ -1,10 +1,34 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { NonBlank } from './formats';
+import { MEMORY_CATEGORIES } from '../memory/memory-category';
+import { Reminder, ReminderCreate } from './reminders';
 
 /* docs/memory-digest-calendar.md memories: `GET|POST /api/v1/memories`, `DELETE /api/v1/memories/:id`. */
 
 export const MEMORY_TEXT_MAX = 1000;
+
+/** One of the 11 categories (docs/memory-digest-calendar.md), as its lowercase slug. */
+export const MemoryCategoryName = Type.Union(MEMORY_CATEGORIES.map((name) => Type.Literal(name)));
+
+export const MemoryListQuery = Type.Object(
+  { category: Type.Optional(MemoryCategoryName) },
+  { additionalProperties: false },
+);
+export type MemoryListQuery = Static<typeof MemoryListQuery>;
+
+export const MemoryCategoryUpdate = Type.Object(
+  { category: MemoryCategoryName },
+  { additionalProperties: false },
+);
+export type MemoryCategoryUpdate = Static<typeof MemoryCategoryUpdate>;
+
+export const MemoryCategoryCounts = Type.Object({
+  categories: Type.Array(
+    Type.Object({ category: MemoryCategoryName, label: Type.String(), count: Type.Integer() }),
+  ),
+});
+export type MemoryCategoryCounts = Static<typeof MemoryCategoryCounts>;
 
 export const MemoryItem = Type.Object(
   {
@@ -16,6 +40,9 @@ export const MemoryItem = Type.Object(
     path: Type.String(),
     /** 1-based line in the file. */
     line: Type.Integer({ minimum: 1 }),
+    category: MemoryCategoryName,
+    /** `tag`: its `#memory/…` tag in the file; `rules`: untagged, placed by the rules when read. */
+    category_source: Type.Union([Type.Literal('tag'), Type.Literal('rules')]),
   },
   { additionalProperties: false },
 );
@@ -47,6 +74,17 @@ export const MemoryCreated = Type.Intersect([
     deduplicated: Type.Boolean(),
     /** Ids of older facts this one replaced (struck through in the file). */
     replaced: Type.Array(Type.String()),
+    /**
+     * The fact's link: `fetching` (a clipped note follows in `Cairn/Links/`) or `not_fetched`
+     * (offline mode or a URL that is not fetched; `message` says why and how to allow it).
+     */
+    link: Type.Optional(
+      Type.Object({
+        url: Type.String(),
+        status: Type.Union([Type.Literal('fetching'), Type.Literal('not_fetched')]),
+        message: Type.String(),
+      }),
+    ),
   }),
 ]);
 export type MemoryCreated = Static<typeof MemoryCreated>;
@@ -55,3 +93,44 @@ export const MemoryIdParams = Type.Object({
   id: Type.String({ pattern: '^\\^?[A-Za-z0-9-]{1,64}$' }),
 });
 export type MemoryIdParams = Static<typeof MemoryIdParams>;
+
+export const MemoryImportResponse = Type.Object({
+  /** Memories written (duplicates not counted). */
+  imported: Type.Integer({ minimum: 0 }),
+  /** Lines skipped because the fact was already known (or given twice in the file). */
+  duplicates: Type.Integer({ minimum: 0 }),
+  memories: Type.Array(MemoryItem),
+  /** Ids of older facts the imported ones replaced (struck through). */
+  replaced: Type.Array(Type.String()),
+});
+export type MemoryImportResponse = Static<typeof MemoryImportResponse>;
+
+/** `POST /api/v1/memories/:id/reminder`: a reminder made from a memory (title defaults to its text). */
+export const MemoryReminderCreate = Type.Object(
+  {
+    title: Type.Optional(ReminderCreate.properties.title),
+    due: ReminderCreate.properties.due,
+    timezone: ReminderCreate.properties.timezone,
+    repeat: ReminderCreate.properties.repeat,
+  },
+  { additionalProperties: false },
+);
+export type MemoryReminderCreate = Static<typeof MemoryReminderCreate>;
+
+export const MemoryReminderCreated = Type.Object({
+  memory: MemoryItem,
+  reminder: Reminder,
+  deduplicated: Type.Boolean(),
+});
+export type MemoryReminderCreated = Static<typeof MemoryReminderCreated>;
+
+/** `POST /api/v1/memories/:id/link`: the memory's link fetched (again) and clipped. */
+export const MemoryLinkClipped = Type.Object({
+  memory: MemoryItem,
+  /** The clipped note, e.g. `Cairn/Links/some-tool.md`. */
+  path: Type.String(),
+  title: Type.String(),
+  /** The page's address after redirects. */
+  source: Type.String(),
+});
+export type MemoryLinkClipped = Static<typeof MemoryLinkClipped>;

@@ -51,6 +51,8 @@ export class FakeOllamaServer {
   readonly requests: RecordedRequest[] = [];
   /** What `/api/chat` answers. */
   chatReply: FakeChatReply = { content: 'Hello from the fake Ollama.' };
+  /** When set, `/api/chat` answers what it returns for the request body (else `chatReply`). */
+  chatReplyFor: ((body: unknown) => FakeChatReply | undefined) | undefined = undefined;
   models: string[];
   dims: number;
   private failures = new Map<string, FakeOllamaFailure>();
@@ -203,7 +205,7 @@ export class FakeOllamaServer {
     if (!images.every((image) => typeof image === 'string' && BASE64.test(image))) {
       return sendJson(res, 400, { error: 'illegal base64 data at input byte 0' });
     }
-    const { content, toolCalls } = this.chatReply;
+    const { content, toolCalls } = this.chatReplyFor?.(body) ?? this.chatReply;
     const final = {
       model,
       created_at: '2026-11-22T12:00:00Z',

@@ -69,6 +69,8 @@ export interface ChatParts {
   /** The engine's note writer, shared with the note commands (one undo memory). */
   notes: NoteWriter;
   files: ObsidianChatFiles;
+  /** `Cairn/Memory.md` for the chat, and for the import command. */
+  memories: VaultMemories;
 }
 
 export function createChatServices(options: ChatServicesOptions): ChatParts {
@@ -129,6 +131,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
   const streamingHttp = Platform.isDesktopApp
     ? fetchOllamaHttp(window.fetch.bind(window))
     : transportOllamaHttp(options.transport);
+  const memories = new VaultMemories({ files, clock, zone });
   const engine = new ChatEngine({
     clock,
     zone,
@@ -140,7 +143,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     router: settingsRouter(settings, options.transport),
     phraser: settingsPhraser(settings, streamingHttp),
     conversations,
-    memories: new VaultMemories({ files, clock, zone }),
+    memories,
   });
   const vision = new VisionChat({
     http: streamingHttp,
@@ -192,7 +195,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     answerActions: answerActions(app),
     scope: scopeControl(app, scope),
   };
-  return { services, notes, files };
+  return { services, notes, files, memories };
 }
 
 export const CHAT_HOVER_SOURCE = 'cairn-chat';

@@ -48,7 +48,7 @@ describe('chat memory on the companion', () => {
     const first = await chat('remember that my passport expires 2031-05');
     expect(textOf(first)).toContain("I'll remember that");
     expect(readFileSync(memoryFile(), 'utf8')).toMatch(
-      /\n- my passport expires 2031-05 \(added 2026-11-22\) \^m-[0-9a-z]{4}\n$/,
+      /\n- my passport expires 2031-05 #memory\/uncategorized \(added 2026-11-22\) \^m-[0-9a-z]{4}\n$/,
     );
     await chat('remember: my dentist is Dr Lee');
 
@@ -66,7 +66,7 @@ describe('chat memory on the companion', () => {
     expect(textOf(replaced)).toContain('replaces');
     const text = readFileSync(memoryFile(), 'utf8');
     expect(text).toMatch(
-      /- ~~my passport expires 2031-05 \(added 2026-11-22\)~~ \(replaced 2026-11-22 by \^m-/,
+      /- ~~my passport expires 2031-05 #memory\/uncategorized \(added 2026-11-22\)~~ \(replaced 2026-11-22 by \^m-/,
     );
 
     const forgot = await chat('forget that my dentist is Dr Lee');

@@ -228,7 +228,7 @@ describe('MCP over HTTP', () => {
     const memoryFile = readFileSync(join(test.vault, 'Cairn/Memory.md'), 'utf8');
     const line = memoryFile.split('\n').find((candidate) => candidate.includes('passport'));
     expect(line).toMatch(
-      /^- My passport expires 2031-05 \(added \d{4}-\d{2}-\d{2}\) \^m-[a-z0-9]{4}$/,
+      /^- My passport expires 2031-05 #memory\/uncategorized \(added \d{4}-\d{2}-\d{2}\) \^m-[a-z0-9]{4}$/,
     );
 
     const recalled = (await client.callTool({
@@ -247,6 +247,40 @@ describe('MCP over HTTP', () => {
     })) as CallToolResult;
     expect(forgotten.isError, text(forgotten)).toBeFalsy();
     expect(readFileSync(join(test.vault, 'Cairn/Memory.md'), 'utf8')).not.toContain('passport');
+  });
+
+  it('recall takes a category: only the facts filed under it, and a bad one is refused', async () => {
+    const client = await connect(TEST_TOKEN);
+    for (const fact of [
+      'Great pizza at Mario’s',
+      'Need to watch Inception',
+      'Pizza party was fun #memory/people',
+    ]) {
+      const saved = (await client.callTool({
+        name: 'remember',
+        arguments: { fact },
+      })) as CallToolResult;
+      expect(saved.isError, text(saved)).toBeFalsy();
+    }
+    const food = (await client.callTool({
+      name: 'recall',
+      arguments: { query: 'pizza', category: 'food' },
+    })) as CallToolResult;
+    expect(text(food)).toContain('Great pizza at Mario’s');
+    expect(text(food)).toContain('under Food');
+    expect(text(food)).not.toContain('Pizza party');
+    const movies = (await client.callTool({
+      name: 'recall',
+      arguments: { category: 'movies' },
+    })) as CallToolResult;
+    expect(text(movies)).toContain('Need to watch Inception');
+    expect(text(movies)).not.toContain('pizza');
+    const bad = (await client.callTool({
+      name: 'recall',
+      arguments: { category: 'music' },
+    })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain('category');
   });
 
   it('read_note and append_to_note refuse a symlink into .obsidian/ and leave its target alone', async () => {

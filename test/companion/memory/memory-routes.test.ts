@@ -42,7 +42,7 @@ describe('memories routes', () => {
     expect(a).toMatchObject({ path: 'Cairn/Memory.md', added: '2026-11-22', deduplicated: false });
     const second = (await remember('Dentist is Dr Lee')).json() as { id: string };
     expect(readFileSync(memoryFile(), 'utf8')).toContain(
-      `- My passport expires 2031-05 (added 2026-11-22) ^${a.id}\n`,
+      `- My passport expires 2031-05 #memory/uncategorized (added 2026-11-22) ^${a.id}\n`,
     );
 
     const again = await remember('my passport expires 2031-05.');
@@ -77,7 +77,7 @@ describe('memories routes', () => {
     expect(newer.replaced).toEqual([old.id]);
     const text = readFileSync(memoryFile(), 'utf8');
     expect(text).toContain(
-      `- ~~My passport expires 2031 (added 2026-11-22)~~ (replaced 2026-11-25 by ^${newer.id}) ^${old.id}\n`,
+      `- ~~My passport expires 2031 #memory/uncategorized (added 2026-11-22)~~ (replaced 2026-11-25 by ^${newer.id}) ^${old.id}\n`,
     );
     expect((await list()).memories.map((m) => m.id)).toEqual([newer.id]);
   });
@@ -88,7 +88,15 @@ describe('memories routes', () => {
     writeFileSync(memoryFile(), hand);
     const listed = await list();
     expect(listed.memories).toEqual([
-      { id: 'm-tea1', text: 'Likes tea', added: null, path: 'Cairn/Memory.md', line: 4 },
+      {
+        id: 'm-tea1',
+        text: 'Likes tea',
+        added: null,
+        path: 'Cairn/Memory.md',
+        line: 4,
+        category: 'food',
+        category_source: 'rules',
+      },
     ]);
     expect(listed.problems.map((p) => [p.line, p.kind])).toEqual([
       [5, 'no-block-id'],
@@ -98,7 +106,7 @@ describe('memories routes', () => {
     const added = (await remember('Allergic to cats')).json() as { id: string; line: number };
     expect(added.line).toBe(8);
     expect(readFileSync(memoryFile(), 'utf8')).toBe(
-      `${hand}- Allergic to cats (added 2026-11-22) ^${added.id}\n`,
+      `${hand}- Allergic to cats #memory/people (added 2026-11-22) ^${added.id}\n`,
     );
   });
 

@@ -50,7 +50,7 @@ describe('VaultMemories through the shared chat engine', () => {
     const text = files.files.get('Cairn/Memory.md')!;
     expect(text).toMatch(/^---\ntype: memory\n---\n/);
     expect(text).toMatch(
-      /- ~~my passport expires 2031 \(added 2026-11-25\)~~ \(replaced 2026-11-25 by \^m-\w+\) \^m-\w+\n- my passport expires 2032 \(added 2026-11-25\) \^m-\w+\n$/,
+      /- ~~my passport expires 2031 #memory\/uncategorized \(added 2026-11-25\)~~ \(replaced 2026-11-25 by \^m-\w+\) \^m-\w+\n- my passport expires 2032 #memory\/uncategorized \(added 2026-11-25\) \^m-\w+\n$/,
     );
     expect(await say('what do you remember about my passport?')).toContain(
       'my passport expires 2032 [1]',
@@ -67,7 +67,7 @@ describe('VaultMemories through the shared chat engine', () => {
     });
     expect(undo.success).toBe(true);
     expect(files.files.get('Cairn/Memory.md')).toContain(
-      '- my passport expires 2032 (added 2026-11-25)',
+      '- my passport expires 2032 #memory/uncategorized (added 2026-11-25)',
     );
   });
 });

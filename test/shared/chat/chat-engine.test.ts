@@ -519,6 +519,8 @@ describe('ChatEngine: memories in answers', () => {
     added: '2026-11-20',
     path: 'Cairn/Memory.md',
     line: 6,
+    category: 'uncategorized',
+    category_source: 'tag',
   };
   const memories: MemoryStore = {
     list: () => Promise.resolve([passport]),

@@ -34,8 +34,22 @@ describe('parseMemoryFile', () => {
   it('reads facts with ids, dates and lines, and names odd lines as problems', () => {
     const parsed = parseMemoryFile(FILE);
     expect(parsed.memories).toEqual([
-      { id: 'm-aaaa', text: 'Passport expires 2031-05', added: '2026-11-20', line: 7 },
-      { id: 'm-bbbb', text: 'Dentist is Dr Lee', added: null, line: 8 },
+      {
+        id: 'm-aaaa',
+        text: 'Passport expires 2031-05',
+        added: '2026-11-20',
+        line: 7,
+        category: 'uncategorized',
+        categorySource: 'rules',
+      },
+      {
+        id: 'm-bbbb',
+        text: 'Dentist is Dr Lee',
+        added: null,
+        line: 8,
+        category: 'people',
+        categorySource: 'rules',
+      },
     ]);
     expect(parsed.problems.map((p) => [p.line, p.kind])).toEqual([
       [9, 'no-block-id'],
@@ -51,7 +65,9 @@ describe('addMemory', () => {
     const result = addMemory(undefined, 'My sister is called Ana.', '2026-11-25', sequence(0.1));
     expect(result.text).toMatch(/^---\ntype: memory\n---\n/);
     expect(
-      result.text.endsWith(`- My sister is called Ana (added 2026-11-25) ^${result.memory.id}\n`),
+      result.text.endsWith(
+        `- My sister is called Ana #memory/people (added 2026-11-25) ^${result.memory.id}\n`,
+      ),
     ).toBe(true);
     expect(result.memory.id).toMatch(/^m-[0-9a-z]{4}$/);
     expect(parseMemoryFile(result.text).memories).toEqual([result.memory]);
@@ -86,7 +102,9 @@ describe('addMemory', () => {
   it('keeps CRLF line endings', () => {
     const crlf = '- Likes tea (added 2026-11-01) ^m-tea1\r\n';
     const result = addMemory(crlf, 'Likes coffee', '2026-11-25', sequence(0.3));
-    expect(result.text).toBe(`${crlf}- Likes coffee (added 2026-11-25) ^${result.memory.id}\r\n`);
+    expect(result.text).toBe(
+      `${crlf}- Likes coffee #memory/food (added 2026-11-25) ^${result.memory.id}\r\n`,
+    );
   });
 
   it('refuses empty and oversized facts with the field', () => {
