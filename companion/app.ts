@@ -61,7 +61,7 @@ import { registerCalendarRoutes } from './calendar/calendar-routes';
 import type { DigestService } from './digest/digest-service';
 import { registerDigestRoutes } from './digest/digest-routes';
 import type { IndexAfterWrite } from './search/index-after-write';
-import { registerSyncRoutes } from './sync';
+import { registerSyncDeviceRoutes, registerSyncRoutes } from './sync';
 import type { SyncService } from './sync';
 import { areaNotRunning } from './status/sources';
 import type { SchedulerStatusSource, StatusSources } from './status/sources';
@@ -265,6 +265,7 @@ export async function buildApp(
   if (deps.sync) {
     const sync = deps.sync;
     await registerSyncRoutes(app, sync);
+    registerSyncDeviceRoutes(app, { sync, tokens, clock: deps.clock });
     // Long polls would keep their connections, and so the close, open for up to 30 s.
     app.addHook('preClose', async () => {
       sync.endLongPolls();
