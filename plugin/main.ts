@@ -75,7 +75,11 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   override async onload(): Promise<void> {
     await this.restoreSettings();
     // First: when sync is on, note creation (the daily note on open) waits for its first pull.
-    this.sync = setUpSync(this, { settings: () => this.settings, vaultKey: () => this.vaultKey() });
+    this.sync = setUpSync(this, {
+      settings: () => this.settings,
+      vaultKey: () => this.vaultKey(),
+      updateSettings: (change) => this.updateSettings(change),
+    });
 
     const client = (this.client = new CompanionClient(new ObsidianHttpTransport(), () => ({
       url: this.settings.companion.url,
@@ -367,6 +371,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
 
   testConnection(): Promise<ConnectionState> {
     return this.refreshConnection();
+  }
+
+  openSyncPairing(): void {
+    this.sync?.openPairing();
   }
 
   settingsClosed(): void {
