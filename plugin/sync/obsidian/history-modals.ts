@@ -10,7 +10,7 @@ import type { SyncHistoryResponse, SyncTrashResponse } from '../../../shared/pro
 import { formatBytes } from '../first-sync-plan';
 import { describeFailure } from '../sync-status';
 import { decodeText, renderDiff, whenText } from './diff-table';
-import type { SyncSessionControl } from './sync-setup';
+import type { SyncSessionControl } from './sync-session-control';
 
 function problemText(error: unknown): string {
   return describeFailure(error).detail;

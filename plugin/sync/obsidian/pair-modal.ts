@@ -18,7 +18,7 @@ import type { FirstSyncPlan, PlanGroup } from '../first-sync-plan';
 import { CompanionSyncClient, SyncRequestError } from '../sync-client';
 import { describeFailure } from '../sync-status';
 import { ObsidianSyncVault } from './obsidian-sync-vault';
-import type { SyncSessionControl } from './sync-setup';
+import type { SyncSessionControl } from './sync-session-control';
 
 /** The companion's command that prints a pairing link (docs/sync.md). */
 const PAIR_COMMAND = 'cairn-companion pair --name "Pixel 8" --url https://…';

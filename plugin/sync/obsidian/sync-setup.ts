@@ -13,6 +13,7 @@ import { ObservedSyncApi, SyncStatus } from '../sync-status';
 import { holdNoteCreation } from './hold-creations';
 import { ObsidianSyncVault } from './obsidian-sync-vault';
 import { registerSyncUi } from './sync-ui';
+export type { SyncSessionControl } from './sync-session-control';
 
 /** Longest wait of note creation (daily note, templates) for the first pull of a session. */
 const FIRST_PULL_HOLD_MS = 15_000;
@@ -35,29 +36,6 @@ export interface SyncControl {
   refresh(): void;
   /** "Pair this device" (settings tab button, command, `obsidian://cairn-sync-pair` link). */
   openPairing(): void;
-}
-
-/** What the sync screens (plugin/sync/obsidian/sync-ui.ts) may ask of the running sync. */
-export interface SyncSessionControl {
-  readonly app: App;
-  readonly status: SyncStatus;
-  readonly settings: () => CairnSettings;
-  readonly updateSettings: SyncSetupDeps['updateSettings'];
-  readonly running: () => boolean;
-  syncNow(): Promise<void>;
-  /** Pull now (after a restore made on the companion). */
-  pull(): Promise<void>;
-  isPaused(): boolean;
-  setPaused(paused: boolean): void;
-  heldDeletes(): { hold: string; paths: string[] }[];
-  confirmHold(hold: string): Promise<void>;
-  cancelHold(hold: string): Promise<void>;
-  /** History, trash and restores on the paired companion. */
-  archive(): SyncArchiveClient;
-  deviceName(): string;
-  /** Starts or stops sync to match the settings (after pairing). */
-  refresh(): void;
-  otherSyncTool(): Promise<string | null>;
 }
 
 /** Per device (local storage, not data.json): sync paused on this device. */

@@ -11,7 +11,7 @@ import { ConflictsModal, listConflictCopies } from './conflicts-modal';
 import { whenText } from './diff-table';
 import { DeletedFilesModal, NoteHistoryModal, RestoreFolderModal } from './history-modals';
 import { PairModal, pairingFromUri } from './pair-modal';
-import type { SyncSessionControl } from './sync-setup';
+import type { SyncSessionControl } from './sync-session-control';
 
 export const SYNC_VIEW_TYPE = 'cairn-sync';
 
