@@ -378,6 +378,14 @@ export function createObsidianApi(context: ShimContext) {
       this.writeFile(file.path, next);
       return next;
     }
+    getFileByPath(path: string): TFile | null {
+      return this.files.get(path)?.file ?? null;
+    }
+    /** The text's UTF-8 bytes (this vault holds text only). */
+    async readBinary(file: TFile): Promise<ArrayBuffer> {
+      const bytes = new TextEncoder().encode(await this.cachedRead(file));
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    }
     async cachedRead(file: TFile): Promise<string> {
       const entry = this.files.get(file.path);
       if (!entry) throw new Error(`ENOENT: ${file.path}`);
