@@ -260,15 +260,15 @@ describe.skipIf(!availability.available)('Cairn Sync screens in Chromium', () =>
     const css = ['styles/20-settings.css', 'styles/60-sync.css']
       .map((file) => readFileSync(file, 'utf8'))
       .join('\n');
-    htmlFor = (dark: boolean) =>
+    htmlFor = (dark: boolean, phone: boolean) =>
       `<!doctype html><html><head><meta charset="utf-8"><style>${BASE}\n${dark ? DARK : LIGHT}\n${css}</style></head>
-<body class="${dark ? 'theme-dark' : 'theme-light'}"><div class="cairn-shot-leaf"></div>
+<body class="${dark ? 'theme-dark' : 'theme-light'}${phone ? ' is-phone' : ''}"><div class="cairn-shot-leaf"></div>
 <script>${script.replace(/<\/script/gi, '<\\/script')}</script></body></html>`;
     browser = await launchChromium();
     if (keep) mkdirSync(shots, { recursive: true });
   }, 180_000);
 
-  let htmlFor: (dark: boolean) => string = () => '';
+  let htmlFor: (dark: boolean, phone: boolean) => string = () => '';
 
   afterAll(async () => {
     await browser?.close();
@@ -305,7 +305,7 @@ describe.skipIf(!availability.available)('Cairn Sync screens in Chromium', () =>
       size === 'desktop' ? { width: 1280, height: 800 } : { width: 390, height: 844 },
     );
     // Served from http://localhost, a secure context like Obsidian's (crypto.subtle hashes blobs).
-    const document = htmlFor(dark);
+    const document = htmlFor(dark, size === 'phone');
     await page.route('http://localhost/sync', (route) =>
       route.fulfill({ body: document, contentType: 'text/html; charset=utf-8' }),
     );
@@ -340,7 +340,7 @@ describe.skipIf(!availability.available)('Cairn Sync screens in Chromium', () =>
         // The sync view: synced, with one conflict.
         await call(
           page,
-          `cairn.status.started(); cairn.status.requestStarted(false); cairn.status.requestEnded(undefined); cairn.setNow(Date.parse('2026-11-27T10:08:00Z'))`,
+          `cairn.setNow(Date.now() - 3 * 60_000); cairn.status.started(); cairn.status.requestStarted(false); cairn.status.requestEnded(undefined)`,
         );
         await call(page, 'cairn.openView()');
         await page.waitForSelector('.cairn-sync-state.is-synced');
