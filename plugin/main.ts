@@ -79,6 +79,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       settings: () => this.settings,
       vaultKey: () => this.vaultKey(),
       updateSettings: (change) => this.updateSettings(change),
+      settingsApplied: () => this.settingsClosed(),
     });
 
     const client = (this.client = new CompanionClient(new ObsidianHttpTransport(), () => ({

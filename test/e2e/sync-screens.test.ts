@@ -92,7 +92,7 @@ const control = {
   otherSyncTool: async () => null,
 };
 window.cairn = {
-  app, status,
+  app, status, settings,
   setNow(ms) { now = ms; },
   writeFile(path, text) { return app.vault.writeFile(path, text); },
   async openView() {
@@ -393,6 +393,15 @@ describe.skipIf(!availability.available)('Cairn Sync screens in Chromium', () =>
         ]);
         await page.click('.cairn-sync-plan-row:nth-child(2) summary');
         await shot(page, `pair-plan-${size}-${theme}`);
+        // Yes: the address, the device's token and name are saved and sync is on.
+        await page.click('button:has-text("Start syncing")');
+        await expect
+          .poll(() => page.evaluate('cairn.settings.sync'))
+          .toEqual({ enabled: true, deviceName: 'iPad' });
+        expect(await page.evaluate('cairn.settings.companion')).toEqual({
+          url: 'https://nas.tail1234.ts.net',
+          token: 'abc',
+        });
         await call(page, 'cairn.closeAll()');
 
         // Conflicts: the list, then the copy beside its note.

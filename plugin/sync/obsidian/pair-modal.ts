@@ -196,8 +196,10 @@ export class PairModal extends Modal {
               settings.sync.deviceName = pairing.device;
               settings.sync.enabled = true;
             });
-            // Starts sync (a pause on this device ends with the new pairing).
+            // Starts sync (a pause on this device ends with the new pairing), and the rest of
+            // the plugin (connection, search) moves to the new address and token.
             this.control.setPaused(false);
+            this.control.refresh();
             this.close();
           }),
       );

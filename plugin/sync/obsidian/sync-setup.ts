@@ -28,6 +28,8 @@ export interface SyncSetupDeps {
   readonly vaultKey: () => string;
   /** Pairing saves the companion's address, the device's token and name, and turns sync on. */
   readonly updateSettings: (change: (settings: CairnSettings) => void) => Promise<void>;
+  /** After pairing changed the address and token: the rest of the plugin follows (connection). */
+  readonly settingsApplied: () => void;
 }
 
 /** What the rest of the plugin may ask of sync. */
@@ -178,7 +180,10 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
     },
     archive: () => archiveClient(deps),
     deviceName: () => deviceName(deps.settings()),
-    refresh,
+    refresh: () => {
+      refresh();
+      deps.settingsApplied();
+    },
     otherSyncTool: async () => otherSyncTool(await gatherSyncToolFacts(app)),
   });
 
