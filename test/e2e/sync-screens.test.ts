@@ -26,10 +26,8 @@ import type { TestDevice } from '../plugin/sync/sync-device';
 import { TEST_TOKEN } from '../companion/helpers/app';
 import { CompanionSyncClient } from '../../plugin/sync/sync-client';
 
+// Skips loudly without Chromium (fails instead with CAIRN_REQUIRE_BROWSER=1).
 const availability = browserAvailability();
-if (!availability.available) {
-  console.warn(`SKIPPED sync screens in Chromium: ${availability.reason}`);
-}
 
 /** `obsidian` for the page: the test shim, made before any screen module is evaluated. */
 const SETUP = `
