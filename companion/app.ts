@@ -65,7 +65,7 @@ import { registerCalendarRoutes } from './calendar/calendar-routes';
 import type { DigestService } from './digest/digest-service';
 import { registerDigestRoutes } from './digest/digest-routes';
 import type { IndexAfterWrite } from './search/index-after-write';
-import { registerSyncRoutes } from './sync';
+import { registerSyncDeviceRoutes, registerSyncRoutes } from './sync';
 import { registerTaskRoutes, taskChatPort } from './tasks';
 import type { TaskFeature } from './tasks';
 import type { SyncService } from './sync';
@@ -307,6 +307,7 @@ export async function buildApp(
   if (deps.sync) {
     const sync = deps.sync;
     await registerSyncRoutes(app, sync);
+    registerSyncDeviceRoutes(app, { sync, tokens, clock: deps.clock });
     // Long polls would keep their connections, and so the close, open for up to 30 s.
     app.addHook('preClose', async () => {
       sync.endLongPolls();

@@ -22,6 +22,7 @@ import type { RunningServer, StartOptions } from './server';
 import { mkdirSync } from 'node:fs';
 import { runMcpCommand } from './commands/mcp-command';
 import { TOKEN_USAGE, runTokenCommand } from './commands/token-command';
+import { PAIR_USAGE, runPairCommand } from './commands/pair-command';
 import type { OllamaModel } from './clients/openai-turn';
 import { visionConfigFromEnv } from './clients/vision-config';
 import { COMPANION_VERSION } from './version';
@@ -36,7 +37,7 @@ const EXIT_USAGE = 2;
 const systemClock = { now: () => Date.now() };
 
 /** Subcommands; without one, the companion serves. */
-type Command = 'serve' | 'token' | 'mcp';
+type Command = 'serve' | 'token' | 'mcp' | 'pair';
 
 /**
  * The oldest Node the companion runs on. better-sqlite3 13's Node-API binary crashes (SIGSEGV, no
@@ -53,7 +54,8 @@ async function main(argv: readonly string[]): Promise<number | null> {
     );
     return EXIT_FAILURE;
   }
-  const command: Command = argv[0] === 'token' || argv[0] === 'mcp' ? argv[0] : 'serve';
+  const command: Command =
+    argv[0] === 'token' || argv[0] === 'mcp' || argv[0] === 'pair' ? argv[0] : 'serve';
   const args = command === 'serve' ? argv : argv.slice(1);
   // search, ask, remind, note, reminders, remember, status (docs/cli.md).
   if (isVaultCommand(argv[0])) return runVaultCli(argv[0], argv.slice(1));
@@ -84,6 +86,10 @@ async function main(argv: readonly string[]): Promise<number | null> {
         ...(command === 'token'
           ? { name: { type: 'string' as const }, scope: { type: 'string' as const } }
           : {}),
+        // `pair --name "Pixel 8" --url https://…`
+        ...(command === 'pair'
+          ? { name: { type: 'string' as const }, url: { type: 'string' as const } }
+          : {}),
       },
       strict: true,
       allowPositionals: command === 'token',
@@ -97,7 +103,9 @@ async function main(argv: readonly string[]): Promise<number | null> {
     return EXIT_USAGE;
   }
   if (flags.help) {
-    process.stdout.write(command === 'token' ? TOKEN_USAGE : usage());
+    process.stdout.write(
+      command === 'token' ? TOKEN_USAGE : command === 'pair' ? PAIR_USAGE : usage(),
+    );
     return EXIT_OK;
   }
   if (flags.version) {
@@ -130,6 +138,21 @@ async function main(argv: readonly string[]): Promise<number | null> {
         ...(typeof flags.scope === 'string' ? { scope: flags.scope } : {}),
       },
       config.dataDir,
+      {
+        out: (text) => process.stdout.write(text),
+        err: (text) => process.stderr.write(text),
+        now: () => Date.now(),
+      },
+    );
+  }
+  if (command === 'pair') {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    return runPairCommand(
+      {
+        ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
+        ...(typeof flags.url === 'string' ? { url: flags.url } : {}),
+      },
+      config,
       {
         out: (text) => process.stdout.write(text),
         err: (text) => process.stderr.write(text),

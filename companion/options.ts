@@ -205,6 +205,7 @@ export function usage(programName = 'cairn-companion'): string {
     `Usage: ${programName} --vault <path> [options]`,
     `       ${programName} token create --name NAME --scope read[,write][,admin] --vault <path>`,
     `       ${programName} token list | token revoke NAME --vault <path>`,
+    `       ${programName} pair --name DEVICE [--url https://…] --vault <path>   (Cairn Sync)`,
     `       ${programName} mcp --vault <path>   (MCP over stdio, for desktop assistants)`,
     `       ${programName} search|ask|remind|note|reminders|remember|status … --vault <path>`,
     `       ${programName} completion bash|zsh|fish   (each subcommand has --help; docs/cli.md)`,

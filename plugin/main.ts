@@ -76,7 +76,12 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   override async onload(): Promise<void> {
     await this.restoreSettings();
     // First: when sync is on, note creation (the daily note on open) waits for its first pull.
-    this.sync = setUpSync(this, { settings: () => this.settings, vaultKey: () => this.vaultKey() });
+    this.sync = setUpSync(this, {
+      settings: () => this.settings,
+      vaultKey: () => this.vaultKey(),
+      updateSettings: (change) => this.updateSettings(change),
+      settingsApplied: () => this.settingsClosed(),
+    });
 
     const client = (this.client = new CompanionClient(new ObsidianHttpTransport(), () => ({
       url: this.settings.companion.url,
@@ -369,6 +374,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
 
   testConnection(): Promise<ConnectionState> {
     return this.refreshConnection();
+  }
+
+  openSyncPairing(): void {
+    this.sync?.openPairing();
   }
 
   settingsClosed(): void {

@@ -6,3 +6,5 @@ export { BlobStore, BlobError } from './blob-store';
 export { SyncCommitter, DEFAULT_MASS_DELETE, type MassDeleteLimits } from './commit';
 export { HistoryPruner, DEFAULT_RETENTION, type RetentionPolicy } from './history-pruning';
 export { SyncStore, pathKey } from './sync-store';
+export { registerSyncDeviceRoutes, pairDevice, DEVICE_TOKEN_SCOPES } from './device-routes';
+export type { PairedDevice } from './device-routes';

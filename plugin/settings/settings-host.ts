@@ -13,6 +13,8 @@ export interface SettingsHost {
   /** Applies `change` to the settings and persists them. */
   updateSettings(change: (settings: CairnSettings) => void): Promise<void>;
   testConnection(): Promise<ConnectionState>;
+  /** Opens "Pair this device" (Cairn Sync): the pairing link, the HTTPS check, the plan. */
+  openSyncPairing(): void;
   /** Called when the tab closes, so connection-related edits take effect once, not per keystroke. */
   settingsClosed(): void;
 }

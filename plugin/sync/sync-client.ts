@@ -128,7 +128,7 @@ export class CompanionSyncClient implements SyncApi {
     return this.expect(response, [200], SyncCommitResponse, 'POST confirm');
   }
 
-  private async send(
+  protected async send(
     request: Omit<HttpRequest, 'url' | 'headers'> & { path: string },
   ): Promise<HttpResponse> {
     const { url, token, offlineMode } = this.endpoint();
@@ -153,7 +153,7 @@ export class CompanionSyncClient implements SyncApi {
     }
   }
 
-  private expect<T extends TSchema>(
+  protected expect<T extends TSchema>(
     response: HttpResponse,
     statuses: readonly number[],
     schema: T,
@@ -171,7 +171,7 @@ export class CompanionSyncClient implements SyncApi {
     return checked.value;
   }
 
-  private failure(response: HttpResponse, what: string): SyncRequestError {
+  protected failure(response: HttpResponse, what: string): SyncRequestError {
     const body = parseJsonOrUndefined(response.text);
     const message = errorBodyMessage(body);
     const apiCode =

@@ -185,6 +185,46 @@ export class SyncEngine {
     return run;
   }
 
+  /** The held mass-delete batches with the paths they delete (the sync view lists them). */
+  heldDeletes(): { hold: string; paths: string[] }[] {
+    return [...this.holds].map(([hold, items]) => ({
+      hold,
+      paths: items.map((item) => item.record.path),
+    }));
+  }
+
+  /**
+   * The user said the held deletes were not meant: nothing is sent, and the deleted files come
+   * back on this device from the companion (which still has them: nothing was applied there).
+   */
+  cancelHold(hold: string): Promise<void> {
+    const run = this.running.then(async () => {
+      const pending = this.holds.get(hold);
+      if (!pending) return;
+      for (const item of pending) {
+        const { record } = item;
+        if (record.fileId === null || record.base === null) continue;
+        const bytes = await this.api.getBlob(record.base);
+        const written = await this.vault.write(record.path, bytes, { absent: true });
+        if (written !== 'changed') {
+          await this.store.update([
+            linked(
+              written,
+              record.fileId,
+              record.base,
+              record.syncedPath ?? record.path,
+              record.seq ?? 0,
+            ),
+          ]);
+        }
+        this.heldFileIds.delete(record.fileId);
+      }
+      this.holds.delete(hold);
+    });
+    this.running = run.catch(() => undefined);
+    return run;
+  }
+
   /** The journal position this device has applied up to. */
   seq(): Promise<number> {
     return this.store.getSeq();

@@ -208,7 +208,7 @@ function sameLines(a: readonly string[], b: readonly string[]): boolean {
  * subsequence, or -1. Common leading and trailing lines are matched directly, so the table
  * covers only the changed middle. Null when even that middle is too big.
  */
-function matchLines(base: readonly string[], other: readonly string[]): number[] | null {
+export function matchLines(base: readonly string[], other: readonly string[]): number[] | null {
   const match = new Array<number>(base.length).fill(-1);
   let start = 0;
   while (start < base.length && start < other.length && base[start] === other[start]) {

@@ -150,11 +150,21 @@ describe('the built main.js', () => {
 
     // onload registers and nothing else: no request, no timer.
     expect(app.ribbonEl.children).toHaveLength(2);
-    expect(app.statusBarEl.children).toHaveLength(1);
+    // The connection, and sync's (hidden while sync is off).
+    expect(app.statusBarEl.children).toHaveLength(2);
+    expect(app.statusBarEl.querySelector('.cairn-sync-status.cairn-hidden')).not.toBeNull();
     expect([...app.commands.keys()]).toEqual([
       // Registered always; offered (checkCallback) only while sync runs.
       'cairn:sync-now',
       'cairn:sync-confirm-deletes',
+      'cairn:sync-pair',
+      'cairn:sync-open-view',
+      'cairn:sync-pause',
+      'cairn:sync-resume',
+      'cairn:sync-conflicts',
+      'cairn:sync-note-history',
+      'cairn:sync-deleted-files',
+      'cairn:sync-restore-folder',
       'cairn:open-chat-pane',
       'cairn:download-builtin-model',
       'cairn:download-builtin-model-from-url',
@@ -169,6 +179,7 @@ describe('the built main.js', () => {
       'cairn:open-related-notes',
     ]);
     expect([...app.viewRegistry.keys()]).toEqual([
+      'cairn-sync',
       'cairn-chat',
       'cairn-reminders',
       'cairn-audit',

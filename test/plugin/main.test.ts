@@ -55,8 +55,13 @@ async function loadLikeObsidian(plugin: CairnPlugin): Promise<void> {
   onload.mockRestore();
 }
 
+/** The connection's status bar item (the other one is Cairn Sync's, hidden while it is off). */
+function connectionItem(mock: Plugin): HTMLElement | undefined {
+  return mock.statusBarItems__.find((item) => !item.classList.contains('cairn-sync-status'));
+}
+
 function statusBarText(mock: Plugin): string | null {
-  return mock.statusBarItems__[0]?.textContent ?? null;
+  return connectionItem(mock)?.textContent ?? null;
 }
 
 beforeEach(() => {
@@ -68,6 +73,7 @@ describe('CairnPlugin.onload', () => {
   it('registers the view, the command, the ribbon icon, the status bar item and the settings tab', async () => {
     const { mock } = await loadPlugin();
     expect([...mock.views__.keys()]).toEqual([
+      'cairn-sync',
       CAIRN_VIEW_TYPE,
       REMINDERS_VIEW_TYPE,
       AUDIT_VIEW_TYPE,
@@ -78,6 +84,14 @@ describe('CairnPlugin.onload', () => {
     expect([...mock.commands__.keys()]).toEqual([
       'sync-now',
       'sync-confirm-deletes',
+      'sync-pair',
+      'sync-open-view',
+      'sync-pause',
+      'sync-resume',
+      'sync-conflicts',
+      'sync-note-history',
+      'sync-deleted-files',
+      'sync-restore-folder',
       'open-chat-pane',
       'download-builtin-model',
       'download-builtin-model-from-url',
@@ -93,7 +107,7 @@ describe('CairnPlugin.onload', () => {
     ]);
     // The chat pane's and the week view's.
     expect(mock.ribbonActions__).toHaveLength(2);
-    expect(mock.statusBarItems__).toHaveLength(1);
+    expect(mock.statusBarItems__).toHaveLength(2);
     expect(mock.settingTabs__).toHaveLength(1);
   });
 
@@ -128,9 +142,9 @@ describe('CairnPlugin.onload', () => {
     const { plugin, mock } = await loadPlugin();
     Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
     // No companion: no permanent "local only"; the one item speaks when there is news.
-    await vi.waitFor(() => expect(mock.statusBarItems__[0]?.style.display).toBe('none'));
+    await vi.waitFor(() => expect(connectionItem(mock)?.style.display).toBe('none'));
     expect(statusBarText(mock)).not.toContain('local only');
-    expect(mock.statusBarItems__).toHaveLength(1);
+    expect(mock.statusBarItems__).toHaveLength(2);
     plugin.unload();
   });
 
@@ -144,7 +158,7 @@ describe('CairnPlugin.onload', () => {
     Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
     await vi.waitFor(() => expect(statusBarText(mock)).not.toBe('Cairn: connecting…'));
     expect(statusBarText(mock)).toMatch(/^Cairn: /);
-    expect(mock.statusBarItems__).toHaveLength(1);
+    expect(mock.statusBarItems__).toHaveLength(2);
     plugin.unload();
   });
 });

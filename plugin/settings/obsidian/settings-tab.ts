@@ -528,6 +528,14 @@ export class CairnSettingTab extends PluginSettingTab {
   private syncSection(containerEl: HTMLElement): void {
     new Setting(containerEl).setName('Sync').setHeading();
     new Setting(containerEl)
+      .setName('Pair this device')
+      .setDesc(
+        'Paste the pairing link the companion printed (or scan its QR code with this device, which opens this step). Checks the address, then shows what the first sync would upload, download or keep as conflict copies, and waits for your yes.',
+      )
+      .addButton((button) =>
+        button.setButtonText('Pair this device').onClick(() => this.host.openSyncPairing()),
+      );
+    new Setting(containerEl)
       .setName('Sync this vault with the companion')
       .setDesc(
         "Experimental: its simulation still finds lost edits, so keep a backup and do not use it on a vault you cannot restore. Keeps this vault and the companion's copy the same, on every device where it is on. Cairn refuses to start it beside another sync tool serving this vault (Obsidian Sync, a synced folder, a sync plugin). Takes effect when this tab closes.",

@@ -8,8 +8,12 @@ import { CompanionSyncClient } from '../sync-client';
 import { SyncEngine } from '../sync-engine';
 import type { SyncEvent } from '../sync-engine';
 import { SyncRunner } from '../sync-runner';
+import { SyncArchiveClient } from '../sync-archive-client';
+import { ObservedSyncApi, SyncStatus } from '../sync-status';
 import { holdNoteCreation } from './hold-creations';
 import { ObsidianSyncVault } from './obsidian-sync-vault';
+import { registerSyncUi } from './sync-ui';
+export type { SyncSessionControl } from './sync-session-control';
 
 /** Longest wait of note creation (daily note, templates) for the first pull of a session. */
 const FIRST_PULL_HOLD_MS = 15_000;
@@ -22,13 +26,22 @@ export interface SyncSetupDeps {
   readonly settings: () => CairnSettings;
   /** Tells this vault's IndexedDB state from other vaults' (as the search store does). */
   readonly vaultKey: () => string;
+  /** Pairing saves the companion's address, the device's token and name, and turns sync on. */
+  readonly updateSettings: (change: (settings: CairnSettings) => void) => Promise<void>;
+  /** After pairing changed the address and token: the rest of the plugin follows (connection). */
+  readonly settingsApplied: () => void;
 }
 
 /** What the rest of the plugin may ask of sync. */
 export interface SyncControl {
   /** Starts, or stops, sync to match the settings now (the settings tab closed). */
   refresh(): void;
+  /** "Pair this device" (settings tab button, command, `obsidian://cairn-sync-pair` link). */
+  openPairing(): void;
 }
+
+/** Per device (local storage, not data.json): sync paused on this device. */
+const PAUSED_KEY = 'cairn-sync-paused';
 
 /**
  * Cairn Sync in Obsidian (docs/sync.md): off unless `sync.enabled`. Called from onload, so note
@@ -39,6 +52,8 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
   const { app } = plugin;
   let session: SyncSession | null = null;
   let starting = false;
+  const status = new SyncStatus(() => Date.now());
+  const isPaused = () => app.loadLocalStorage(PAUSED_KEY) === true;
   const timers = {
     setTimeout: (callback: () => void, ms: number) => window.setTimeout(callback, ms),
     clearTimeout: (id: number) => window.clearTimeout(id),
@@ -53,16 +68,27 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
   }
 
   const start = async (): Promise<void> => {
-    if (session || starting || !deps.settings().sync.enabled) return;
+    if (session || starting) return;
+    if (!deps.settings().sync.enabled) {
+      status.stopped('off');
+      return;
+    }
+    if (isPaused()) {
+      status.stopped('paused', 'Run "Resume sync on this device" to sync again.');
+      firstPullLanded();
+      return;
+    }
     starting = true;
     try {
       const refusal = otherSyncTool(await gatherSyncToolFacts(app));
       if (refusal !== null) {
         new Notice(`Cairn Sync is off: ${refusal}`, 0);
+        status.stopped('off', refusal);
         firstPullLanded();
         return;
       }
-      session = await openSession(app, deps, timers);
+      session = await openSession(app, deps, timers, status);
+      status.started();
       void session.engine.firstPullDone.then(firstPullLanded);
       session.runner.start();
     } catch (error) {
@@ -76,6 +102,7 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
   const stop = (): void => {
     session?.close();
     session = null;
+    status.stopped(isPaused() ? 'paused' : 'off');
   };
 
   const forward = (path: string): void => session?.runner.noteChanged(path);
@@ -121,12 +148,62 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
   app.workspace.onLayoutReady(() => void start());
   plugin.register(stop);
 
-  return {
-    refresh: () => {
-      if (deps.settings().sync.enabled) void start();
-      else stop();
-    },
+  const refresh = () => {
+    if (deps.settings().sync.enabled && !isPaused()) void start();
+    else stop();
   };
+  const running = (): SyncSession => {
+    if (!session) throw new Error('Cairn Sync is not running on this device');
+    return session;
+  };
+  const ui = registerSyncUi(plugin, {
+    app,
+    status,
+    settings: deps.settings,
+    updateSettings: deps.updateSettings,
+    running: () => session !== null,
+    syncNow: () => running().engine.sync(),
+    pull: () => running().engine.pull(),
+    isPaused,
+    setPaused: (paused) => {
+      app.saveLocalStorage(PAUSED_KEY, paused ? true : null);
+      refresh();
+    },
+    heldDeletes: () => session?.engine.heldDeletes() ?? [],
+    confirmHold: async (hold) => {
+      await running().engine.confirmHold(hold);
+      status.setHeld(running().engine.heldDeletes().map(heldBatch));
+    },
+    cancelHold: async (hold) => {
+      await running().engine.cancelHold(hold);
+      status.setHeld(running().engine.heldDeletes().map(heldBatch));
+    },
+    archive: () => archiveClient(deps),
+    deviceName: () => deviceName(deps.settings()),
+    refresh: () => {
+      refresh();
+      deps.settingsApplied();
+    },
+    otherSyncTool: async () => otherSyncTool(await gatherSyncToolFacts(app)),
+  });
+
+  return { refresh, openPairing: ui.openPairing };
+}
+
+function heldBatch(batch: { hold: string; paths: string[] }) {
+  return { hold: batch.hold, paths: batch.paths, files: batch.paths.length };
+}
+
+function archiveClient(deps: SyncSetupDeps): SyncArchiveClient {
+  return new SyncArchiveClient(
+    new ObsidianHttpTransport(SYNC_REQUEST_TIMEOUT_MS),
+    () => ({
+      url: deps.settings().companion.url,
+      token: deps.settings().companion.token,
+      offlineMode: deps.settings().privacy.offlineMode,
+    }),
+    () => deviceName(deps.settings()),
+  );
 }
 
 interface SyncSession {
@@ -139,29 +216,43 @@ async function openSession(
   app: App,
   deps: SyncSetupDeps,
   timers: { setTimeout(callback: () => void, ms: number): number; clearTimeout(id: number): void },
+  status: SyncStatus,
 ): Promise<SyncSession> {
   const store = await IdbSyncStateStore.open(deps.vaultKey());
   // `.OBSIDIAN` resolves to `.obsidian` exactly where the file system ignores case.
   const caseInsensitive = await app.vault.adapter.exists(app.vault.configDir.toUpperCase());
-  const api = new CompanionSyncClient(
-    new ObsidianHttpTransport(SYNC_REQUEST_TIMEOUT_MS),
-    () => ({
-      url: deps.settings().companion.url,
-      token: deps.settings().companion.token,
-      offlineMode: deps.settings().privacy.offlineMode,
-    }),
-    () => deviceName(deps.settings()),
+  // Every request is seen by the status the user reads (status bar, sync view).
+  const api = new ObservedSyncApi(
+    new CompanionSyncClient(
+      new ObsidianHttpTransport(SYNC_REQUEST_TIMEOUT_MS),
+      () => ({
+        url: deps.settings().companion.url,
+        token: deps.settings().companion.token,
+        offlineMode: deps.settings().privacy.offlineMode,
+      }),
+      () => deviceName(deps.settings()),
+    ),
+    status,
   );
   const engine = new SyncEngine({
     vault: new ObsidianSyncVault(app, { caseInsensitive }),
     store,
     api,
     clock: { now: () => Date.now() },
-    onEvent: showEvent,
+    onEvent: (event) => {
+      if (event.kind === 'held') status.setHeld(engine.heldDeletes().map(heldBatch));
+      showEvent(event);
+    },
   });
   const runner = new SyncRunner(engine, api, timers, {
-    onStopped: (error) => new Notice(`Cairn Sync stopped: ${error.message}`, 0),
-    onRetry: (error) => console.debug('Cairn Sync will retry', error),
+    onStopped: (error) => {
+      status.failed(error);
+      new Notice(`Cairn Sync stopped: ${error.message}`, 0);
+    },
+    onRetry: (error) => {
+      status.failed(error);
+      console.debug('Cairn Sync will retry', error);
+    },
   });
   return {
     engine,
@@ -180,7 +271,7 @@ export function deviceName(settings: CairnSettings): string {
   return Platform.isMobile ? 'Obsidian mobile' : 'Obsidian desktop';
 }
 
-async function gatherSyncToolFacts(app: App) {
+export async function gatherSyncToolFacts(app: App) {
   const internal = (app as unknown as { internalPlugins?: InternalPlugins }).internalPlugins;
   let obsidianSync = false;
   try {
@@ -203,13 +294,12 @@ interface InternalPlugins {
 function showEvent(event: SyncEvent): void {
   switch (event.kind) {
     case 'conflict':
-      new Notice(
-        `Cairn Sync: ${event.path} was changed on another device too; your version is in ${event.copyPath}.`,
-      );
+      // No pop-up per conflict: the status bar and "Show sync conflicts" list them.
+      console.debug(`Cairn Sync: ${event.path} has a conflict copy ${event.copyPath}`);
       return;
     case 'held':
       new Notice(
-        `Cairn Sync is holding ${event.deletes} deletes (of ${event.files} files). Run "Confirm the held sync deletes" if they are meant.`,
+        `Cairn Sync is holding ${event.deletes} deletes (of ${event.files} files) until you look at them: click the sync status in the status bar.`,
         0,
       );
       return;

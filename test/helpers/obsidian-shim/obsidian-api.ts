@@ -378,6 +378,14 @@ export function createObsidianApi(context: ShimContext) {
       this.writeFile(file.path, next);
       return next;
     }
+    getFileByPath(path: string): TFile | null {
+      return this.files.get(path)?.file ?? null;
+    }
+    /** The text's UTF-8 bytes (this vault holds text only). */
+    async readBinary(file: TFile): Promise<ArrayBuffer> {
+      const bytes = new TextEncoder().encode(await this.cachedRead(file));
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    }
     async cachedRead(file: TFile): Promise<string> {
       const entry = this.files.get(file.path);
       if (!entry) throw new Error(`ENOENT: ${file.path}`);
@@ -587,6 +595,10 @@ export function createObsidianApi(context: ShimContext) {
       this.containerEl.remove();
       openModals.splice(openModals.indexOf(this), 1);
     }
+    setTitle(title: string): this {
+      this.titleEl.setText(title);
+      return this;
+    }
     onOpen(): void {}
     onClose(): void {}
   }
@@ -647,6 +659,19 @@ export function createObsidianApi(context: ShimContext) {
     readonly commands = new Map<string, Command>();
     readonly settingTabs: PluginSettingTab[] = [];
     readonly pluginData = new Map<string, string>();
+    readonly protocolHandlers = new Map<string, (params: Record<string, string>) => unknown>();
+    /** `app.loadLocalStorage`: per-device values, kept in this page's localStorage. */
+    loadLocalStorage(key: string): unknown {
+      const text = window.localStorage.getItem(`shimvault0001-${key}`);
+      return text === null ? null : (JSON.parse(text) as unknown);
+    }
+    saveLocalStorage(key: string, value: unknown): void {
+      if (value === null || value === undefined) {
+        window.localStorage.removeItem(`shimvault0001-${key}`);
+      } else {
+        window.localStorage.setItem(`shimvault0001-${key}`, JSON.stringify(value));
+      }
+    }
     constructor() {
       this.rootEl = document.body.createDiv({ cls: 'app-container' });
       this.ribbonEl = this.rootEl.createDiv({ cls: 'side-dock-ribbon' });
@@ -711,6 +736,14 @@ export function createObsidianApi(context: ShimContext) {
     registerHoverLinkSource(id: string, info: { display: string; defaultMod: boolean }): void {
       this.app.hoverLinkSources.set(id, info);
       this.register(() => this.app.hoverLinkSources.delete(id));
+    }
+    /** `obsidian://ACTION?…` handlers (tests call them as Obsidian would). */
+    registerObsidianProtocolHandler(
+      action: string,
+      handler: (params: Record<string, string>) => unknown,
+    ): void {
+      this.app.protocolHandlers.set(action, handler);
+      this.register(() => this.app.protocolHandlers.delete(action));
     }
     registerView(type: string, creator: ViewCreator): void {
       this.app.viewRegistry.set(type, creator);
@@ -833,6 +866,10 @@ export function createObsidianApi(context: ShimContext) {
       this.buttonEl.addClass('mod-cta');
       return this;
     }
+    setClass(cls: string): this {
+      this.buttonEl.addClass(cls);
+      return this;
+    }
     onClick(handler: (event: MouseEvent) => unknown): this {
       this.buttonEl.addEventListener('click', (event) => void handler(event as MouseEvent));
       return this;
@@ -865,6 +902,10 @@ export function createObsidianApi(context: ShimContext) {
     }
     setHeading(): this {
       this.settingEl.addClass('setting-item-heading');
+      return this;
+    }
+    setClass(cls: string): this {
+      this.settingEl.addClass(cls);
       return this;
     }
     addText(cb: (component: TextComponent) => unknown): this {
