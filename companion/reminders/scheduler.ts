@@ -100,9 +100,11 @@ interface Send {
  *   never sent again.
  * - **At least once per device.** A claimed row that never got its outcome (the process was
  *   killed mid-send) is sent again on the next start. The one duplicate this allows: the push
- *   service accepted the message and the process died before the `sent` commit. The window is
- *   one event-loop turn plus one small transaction (outcomes are group-committed per turn,
- *   see `commitOutcome`), a few milliseconds against the push request's hundreds. No protocol can close that window from this side; the message's `Topic` is
+ *   service accepted the message and the process died before the `sent` commit. Per send the
+ *   window is one event-loop turn plus one small transaction (outcomes are group-committed per
+ *   turn, see `commitOutcome`), but a kill lands on every send in flight at once: up to
+ *   SEND_CONCURRENCY duplicates per kill during a due burst (docs/delivery.md). No protocol
+ *   can close that window from this side; the message's `Topic` is
  *   the reminder id, so if the first copy is still queued at the push service the second
  *   replaces it, and the phone shows one notification.
  * - **Survives kill -9.** All state above is in SQLite (WAL, synchronous=FULL). Each reminder
