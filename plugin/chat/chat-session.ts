@@ -19,6 +19,7 @@ import type {
   Conversation,
   StoredUndo,
 } from '../../shared/chat/conversation-file';
+import { isToolName } from '../../shared/chat/tool-schemas';
 import type { ToolName, ToolResult } from '../../shared/chat/tool-schemas';
 import type { ChatEvent } from '../../shared/protocol/chat';
 import type { Citation } from '../../shared/protocol/citation';
@@ -289,7 +290,7 @@ export class ChatSession {
             break;
           case 'tool': {
             // A write that happened is shown even after Stop: the file exists.
-            const card = writeCard(event.name, event.result);
+            const card = isToolName(event.name) ? writeCard(event.name, event.result) : undefined;
             if (card !== undefined) update({ card });
             break;
           }
