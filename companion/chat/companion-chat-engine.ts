@@ -11,6 +11,7 @@ import type {
   ReminderWriter,
 } from '../../shared/chat/ports';
 import type { Clock } from '../../shared/ports';
+import type { ToolPolicy } from '../../shared/chat/tool-policy';
 import type { SearchServices } from '../search';
 import { fetchOllamaHttp } from './fetch-ollama-http';
 import { companionToolError } from './port-errors';
@@ -50,6 +51,8 @@ export interface CompanionChatDeps {
   recentWrites?: RecentWritesStore;
   /** `Cairn/Memory.md`; absent, "remember that …" writes a note. */
   memories?: MemoryStore;
+  /** The tool registry's policy (docs/tools.md); absent, tools run unchecked as before. */
+  policy?: ToolPolicy;
 }
 
 /**
@@ -73,7 +76,14 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
   const router =
     ollama === undefined || ollama.route === false
       ? undefined
-      : new OllamaRouter({ http, baseUrl: ollama.baseUrl, model: ollama.model });
+      : new OllamaRouter({
+          http,
+          baseUrl: ollama.baseUrl,
+          model: ollama.model,
+          ...(deps.policy?.external === undefined
+            ? {}
+            : { extraTools: () => deps.policy?.external?.specs() ?? [] }),
+        });
   return new ChatEngine({
     clock: deps.clock,
     zone: deps.zone,
@@ -88,5 +98,6 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     ...(deps.conversations === undefined ? {} : { conversations: deps.conversations }),
     ...(deps.recentWrites === undefined ? {} : { recentWrites: deps.recentWrites }),
     ...(deps.memories === undefined ? {} : { memories: deps.memories }),
+    ...(deps.policy === undefined ? {} : { policy: deps.policy }),
   });
 }

@@ -21,6 +21,7 @@ import type { ToolError, ToolErrorCode, ToolRefusalReason } from '../protocol/er
 import type { AskDecision, ToolAsk, ToolDanger, ToolPermission } from '../protocol/tools';
 import type { AbortSignalLike } from './ports';
 import type { FunctionToolSpec, ToolResult } from './tool-schemas';
+import { writeScopeRefusal } from './tool-schemas';
 
 /** The source of Cairn's own tools; an MCP server's tools carry the server's name. */
 export const CAIRN_SOURCE = 'cairn';
@@ -133,6 +134,8 @@ export interface GatedRequest {
   conversation?: string;
   /** Why the model wants the call (its words, else the user's message): shown in an ask. */
   reason: string;
+  /** The name the run is logged under, when the caller knows the tool by another (MCP's `ask`). */
+  recordAs?: string;
   signal?: AbortSignalLike;
 }
 
@@ -167,7 +170,7 @@ export async function* runGated<T extends { result: ToolResult }>(
     const reason = refusedBy ?? (result.success ? undefined : result.error.reason);
     try {
       policy.recordRun({
-        tool: request.name,
+        tool: request.recordAs ?? request.name,
         source: tool?.source ?? 'unknown',
         caller: request.caller,
         outcome: runOutcome(result),
@@ -251,11 +254,14 @@ export async function* runGated<T extends { result: ToolResult }>(
   const scopes = request.caller.scopes;
   if (scopes !== undefined && !(scopes.includes(tool.scope) && scopes.includes('read'))) {
     const needed = scopes.includes('read') ? tool.scope : 'read';
+    // The write refusal is worded as it always was (docs/clients.md), now with its reason.
+    if (needed === 'write')
+      return refuse({ ...writeScopeRefusal(tool.name), reason: 'missing_scope' });
     return refuse(
       refusal(
         'FORBIDDEN',
         'missing_scope',
-        `${tool.name} needs the ${needed} scope, which the token "${request.caller.tokenName}" does not have`,
+        `${tool.name} needs the read scope, which this token does not have`,
       ),
     );
   }
