@@ -125,7 +125,7 @@ export interface AppDeps {
    */
   readonly tools?: Pick<
     ToolServiceOptions,
-    'offline' | 'timeoutMs' | 'outputCapChars' | 'askTimeoutMs' | 'connectTimeoutMs'
+    'offline' | 'timeoutMs' | 'outputCapChars' | 'askTimeoutMs' | 'connectTimeoutMs' | 'schedule'
   >;
 }
 

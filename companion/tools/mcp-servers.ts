@@ -55,6 +55,8 @@ interface ServerState {
   client?: Client;
   tools: ServerTool[];
   stderrTail: string;
+  /** The transport's last error, to say why a connection ended. */
+  transportError?: string;
   attempts: number;
   cancelRetry?: () => void;
   /** Bumped on every (re)connect and on removal: callbacks of an older connection are ignored. */
@@ -250,6 +252,17 @@ export class McpServerPool implements ExternalTools {
     } catch (error) {
       // The connection closing mid-call (a crashed server) lands here, as does a timeout.
       const message = describe(error);
+      // The SDK's stdio reader takes at most 10 MiB per message and, past it, closes the
+      // connection with an error that has no code: only its text tells it from a crash.
+      if (server.transportError?.startsWith('ReadBuffer exceeded') === true) {
+        return failed(
+          refusal(
+            'UNAVAILABLE',
+            'output_too_large',
+            `${name} answered more than the MCP SDK's stdio reader takes (${server.transportError}); the server is being restarted`,
+          ),
+        );
+      }
       if (server.state !== 'up' || /closed/i.test(message)) {
         return failed(
           refusal(
@@ -290,6 +303,7 @@ export class McpServerPool implements ExternalTools {
       server.generation === generation && this.servers.get(server.config.name) === server;
     server.state = 'connecting';
     server.stderrTail = '';
+    delete server.transportError;
     const timeoutMs = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const client = new Client({ name: 'cairn', version: COMPANION_VERSION }, { capabilities: {} });
     let transport: Transport;
@@ -304,7 +318,9 @@ export class McpServerPool implements ExternalTools {
       const why = server.stderrTail.trim().split('\n').at(-1);
       this.markDown(server, generation, `disconnected${why ? `: ${why}` : ''}`);
     };
-    client.onerror = () => undefined;
+    client.onerror = (error) => {
+      if (current()) server.transportError = describe(error);
+    };
     try {
       await client.connect(transport, { timeout: timeoutMs });
       const listed = await client.listTools(undefined, { timeout: timeoutMs });
@@ -435,6 +451,7 @@ export function checkServerConfig(config: ToolServerConfig): void {
 
 /** docs/tools.md: a server's tools need the network unless it runs here or on the LAN. */
 export function serverNeedsNetwork(config: ToolServerConfig): boolean {
+  if (config.requires_network !== undefined) return config.requires_network;
   if (config.url === undefined) return false;
   try {
     return classifyHost(new URL(config.url).hostname) === 'public';

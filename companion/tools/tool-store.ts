@@ -71,23 +71,27 @@ export class ToolStore {
 
   servers(): ToolServerConfig[] {
     const rows = this.db
-      .prepare('SELECT name, command, args, url, headers FROM tool_servers ORDER BY created_at')
+      .prepare(
+        'SELECT name, command, args, url, headers, requires_network FROM tool_servers ORDER BY created_at',
+      )
       .all() as Array<{
       name: string;
       command: string | null;
       args: string;
       url: string | null;
       headers: string;
+      requires_network: number | null;
     }>;
-    return rows.map((row) =>
-      row.command !== null
+    return rows.map((row) => ({
+      ...(row.command !== null
         ? { name: row.name, command: row.command, args: JSON.parse(row.args) as string[] }
         : {
             name: row.name,
             url: row.url ?? '',
             headers: JSON.parse(row.headers) as Record<string, string>,
-          },
-    );
+          }),
+      ...(row.requires_network === null ? {} : { requires_network: row.requires_network === 1 }),
+    }));
   }
 
   hasServer(name: string): boolean {
@@ -97,7 +101,8 @@ export class ToolStore {
   addServer(config: ToolServerConfig): void {
     this.db
       .prepare(
-        'INSERT INTO tool_servers (name, command, args, url, headers, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        `INSERT INTO tool_servers (name, command, args, url, headers, requires_network, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         config.name,
@@ -105,6 +110,7 @@ export class ToolStore {
         JSON.stringify(config.args ?? []),
         config.url ?? null,
         JSON.stringify(config.headers ?? {}),
+        config.requires_network === undefined ? null : config.requires_network ? 1 : 0,
         this.clock.now(),
       );
   }

@@ -86,6 +86,11 @@ export const ToolServerConfig = Type.Object(
     args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 100 })),
     url: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
     headers: Type.Optional(HeaderMap),
+    /**
+     * Whether the server's tools reach the internet. Default: a URL's host decides (loopback
+     * and LAN: no); a command: no. Say true for a local command that searches the web.
+     */
+    requires_network: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

@@ -10,6 +10,7 @@ import type { Migration } from '../migrate';
  *   Session permissions live in memory only and end when the companion stops.
  * - `tool_servers`: the user's MCP servers: a command with arguments (stdio) or a URL with
  *   headers (Streamable HTTP). Header values may be credentials: they stay in the data folder.
+ *   `requires_network` overrides the guess from the URL (NULL: guess).
  * - `audit_log` gains the tool's source, the run's duration and the runner's refusal reason.
  */
 export const toolTables: Migration = {
@@ -37,6 +38,7 @@ export const toolTables: Migration = {
       args        TEXT NOT NULL DEFAULT '[]',
       url         TEXT,
       headers     TEXT NOT NULL DEFAULT '{}',
+      requires_network INTEGER,
       created_at  INTEGER NOT NULL,
       CHECK ((command IS NULL) <> (url IS NULL))
     ) STRICT;
