@@ -139,7 +139,7 @@ describe.skipIf(!availability.available)('the ask card on the phone page', () =>
     );
   }
 
-  it('Allow once runs the tool and shows its answer', async () => {
+  it('Allow once runs the tool; the tool list sets a permission', async () => {
     const page = await askInChat({ width: 390, height: 844 }, 'light');
     await page.locator('.ask-card button', { hasText: 'Allow once' }).click();
     await page.waitForFunction(() =>
@@ -148,6 +148,26 @@ describe.skipIf(!availability.available)('the ask card on the phone page', () =>
     expect(await page.locator('.bubble.assistant .bubble-text').last().textContent()).toContain(
       'tarn: a word the test server knows.',
     );
+    // The list of tools under the chat, with a permission per tool (the owner token is admin).
+    await page.click('#chat-tools summary');
+    await page.waitForSelector('.tool-row');
+    const rows = await page.locator('.tool-row code').allTextContents();
+    expect(rows).toEqual(expect.arrayContaining(['search', 'create_note', 'files__lookup']));
+    await page.selectOption('select[aria-label="Permission for files__lookup"]', 'allow');
+    await expect
+      .poll(async () => {
+        const listed = await app.inject({
+          method: 'GET',
+          url: '/api/v1/tools',
+          headers: { authorization: `Bearer ${TEST_TOKEN}` },
+        });
+        const tools = (listed.json() as { tools: Array<{ name: string; permission: string }> })
+          .tools;
+        return tools.find((tool) => tool.name === 'files__lookup')?.permission;
+      })
+      .toBe('allow');
+    await page.locator('.tool-row', { hasText: 'files__lookup' }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(shots, 'phone-page-tools-list-phone-light.png') });
     await page.close();
   });
 });
