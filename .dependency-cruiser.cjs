@@ -1,7 +1,8 @@
 /** Dependency direction (DEVELOPERS.md): plugin → shared ← companion, no cycles. */
 
 /** The companion's feature folders; everything else under companion/ is infrastructure or the root. */
-const COMPANION_FEATURES = 'reminders|search|notes|clients|chat|memory|digest|calendar|sync|tasks';
+const COMPANION_FEATURES =
+  'reminders|search|notes|clients|chat|memory|digest|calendar|sync|tasks|tools';
 
 module.exports = {
   forbidden: [

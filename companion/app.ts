@@ -29,6 +29,9 @@ import { registerHttpMetrics } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
 import { registerAnswerRoute } from './search/answer-routes';
 import { registerChat } from './chat/register-chat';
+import { ToolService, registerToolRoutes } from './tools';
+import type { ToolServiceOptions } from './tools';
+import { readPluginDataFile } from './vault/plugin-settings';
 import type { ChatAppOptions } from './chat/register-chat';
 import { registerEmbeddingRoutes } from './clients/embeddings-routes';
 import { registerHealthRoute } from './status/health-routes';
@@ -126,6 +129,14 @@ export interface AppDeps {
   readonly sync?: SyncService;
   /** Scheduled tasks (docs/tasks.md); absent, `/api/v1/tasks` is not served. Its owner stops it. */
   readonly tasks?: TaskFeature;
+  /**
+   * The tools' limits and offline mode (docs/tools.md); offline mode defaults to the plugin's
+   * setting in the vault's data.json, on when there is none.
+   */
+  readonly tools?: Pick<
+    ToolServiceOptions,
+    'offline' | 'timeoutMs' | 'outputCapChars' | 'askTimeoutMs' | 'connectTimeoutMs' | 'schedule'
+  >;
 }
 
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
@@ -193,6 +204,21 @@ export async function buildApp(
   const audit = new AuditLog(deps.db, deps.clock);
   registerWriteAudit(app, audit);
   registerAuditRoutes(app, { audit, tokens, clock: deps.clock });
+  // The one tool registry's policy (docs/tools.md): Cairn's tools and the user's MCP servers.
+  const toolService = new ToolService({
+    db: deps.db,
+    clock: deps.clock,
+    audit,
+    offline: () => vaultOfflineMode(deps.config.vault),
+    log: (message, details) => app.log.info(details ?? {}, message),
+    ...deps.tools,
+  });
+  registerToolRoutes(app, { tools: toolService, audit });
+  // preClose: open asks expire (their chats end with a refusal) before the database closes.
+  app.addHook('preClose', async () => {
+    await toolService.close();
+  });
+  void toolService.start();
 
   const metrics = deps.metrics ?? new MetricsRegistry();
   registerHttpMetrics(app, metrics);
@@ -352,6 +378,7 @@ export async function buildApp(
       memory: writeMemory,
       audit,
       memories,
+      policy: toolService,
     },
     deps.tasks ? { ...deps.chat, tasks: taskChatPort(deps.tasks.service) } : deps.chat,
   );
@@ -382,4 +409,10 @@ function hostOf(url: string): string {
   } catch {
     return 'invalid';
   }
+}
+
+/** The plugin's offline mode as its data.json says; on when the file is missing or unreadable. */
+function vaultOfflineMode(vault: string): boolean {
+  const read = readPluginDataFile(vault);
+  return read.kind === 'read' ? read.loaded.settings.privacy.offlineMode : true;
 }

@@ -1,6 +1,7 @@
 import type { AuditClient, AuditEntry, AuditOutcome } from '../../shared/protocol/audit';
 import type { Clock } from '../../shared/ports';
 import type { SqliteDatabase } from '../db/open';
+import type { ToolRun } from '../../shared/protocol/tools';
 
 /** docs/clients.md: 90 days are kept. */
 export const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
@@ -15,6 +16,11 @@ export interface AuditRecord {
   path?: string | undefined;
   outcome: AuditOutcome;
   errorCode?: string | undefined;
+  /** Tool runs (docs/tools.md): `cairn` or the MCP server's name. */
+  source?: string | undefined;
+  durationMs?: number | undefined;
+  /** The tool runner's refusal reason (`permission_denied`, `offline_mode`, …). */
+  reason?: string | undefined;
 }
 
 interface AuditRow {
@@ -49,7 +55,8 @@ export class AuditLog {
     const now = this.clock.now();
     this.db
       .prepare(
-        'INSERT INTO audit_log (at, token_name, client, action, target, outcome, error_code) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        `INSERT INTO audit_log (at, token_name, client, action, target, outcome, error_code,
+                                source, duration_ms, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         now,
@@ -59,6 +66,9 @@ export class AuditLog {
         entry.path ?? null,
         entry.outcome,
         entry.errorCode ?? null,
+        entry.source ?? null,
+        entry.durationMs === undefined ? null : Math.round(entry.durationMs),
+        entry.reason ?? null,
       );
     if (now - this.lastPrune >= PRUNE_EVERY_MS) this.prune();
   }
@@ -69,6 +79,34 @@ export class AuditLog {
     this.lastPrune = now;
     return this.db.prepare('DELETE FROM audit_log WHERE at < ?').run(now - AUDIT_RETENTION_MS)
       .changes;
+  }
+
+  /** Tool runs (rows with a source), newest first (docs/tools.md `GET /api/v1/tools/runs`). */
+  toolRuns(limit: number): ToolRun[] {
+    const rows = this.db
+      .prepare(
+        `SELECT id, at, token_name, client, action, outcome, error_code, source, duration_ms, reason
+           FROM audit_log WHERE source IS NOT NULL AND at >= ? ORDER BY id DESC LIMIT ?`,
+      )
+      .all(this.clock.now() - AUDIT_RETENTION_MS, limit) as Array<
+      Omit<AuditRow, 'target'> & {
+        source: string;
+        duration_ms: number | null;
+        reason: string | null;
+      }
+    >;
+    return rows.map((row) => ({
+      id: row.id,
+      at: new Date(row.at).toISOString(),
+      tool: row.action,
+      source: row.source,
+      token: row.token_name,
+      client: row.client,
+      outcome: row.outcome,
+      reason: row.reason,
+      error_code: row.error_code,
+      duration_ms: row.duration_ms,
+    }));
   }
 
   /** Newest first; `cursor` is the previous page's `next_cursor`. */

@@ -30,10 +30,15 @@ export function auditToolCall(
     tokenName: call.identity.tokenName,
     client: call.client,
     action: call.tool,
-    path: pathOf(call.result.success ? call.result.data : undefined) ?? pathOf(call.args),
+    path: pathOfToolCall(call.args, call.result),
     outcome,
     errorCode: call.result.success ? undefined : call.result.error.code,
   });
+}
+
+/** The vault path a tool call touched: from its result, else its arguments. */
+export function pathOfToolCall(args: unknown, result: ToolResult): string | undefined {
+  return pathOf(result.success ? result.data : undefined) ?? pathOf(args);
 }
 
 /** `path`, `note.path` or `reminder.path` of a result or arguments object. */

@@ -125,17 +125,23 @@ export function registerChatRoute(app: FastifyInstance, options: ChatRouteOption
     const { message, conversation } = request.body;
     try {
       const identity = request.cairnAuth;
+      const client = requestClient(request) === 'phone' ? 'phone' : 'chat';
+      // With a tool policy the runner's gate checks scopes and records every run itself.
+      const gated = options.engine.tools.policy !== undefined;
       const turn = options.engine.send(message, {
         ...(conversation === undefined ? {} : { conversation }),
         signal: abort.signal,
         canWrite: identity === null || hasScope(identity, 'write'),
+        ...(identity === null
+          ? {}
+          : { caller: { tokenName: identity.tokenName, client, scopes: identity.scopes } }),
       });
       for await (const event of turn) {
-        if (event.type === 'tool' && options.audit && identity !== null) {
+        if (event.type === 'tool' && options.audit && identity !== null && !gated) {
           try {
             auditToolCall(options.audit, {
               identity,
-              client: requestClient(request) === 'phone' ? 'phone' : 'chat',
+              client,
               tool: event.name,
               args: event.args,
               result: event.result,

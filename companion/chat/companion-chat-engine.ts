@@ -12,6 +12,7 @@ import type {
   TaskCreator,
 } from '../../shared/chat/ports';
 import type { Clock } from '../../shared/ports';
+import type { ToolPolicy } from '../../shared/chat/tool-policy';
 import type { SearchServices } from '../search';
 import { fetchOllamaHttp } from './fetch-ollama-http';
 import { companionToolError } from './port-errors';
@@ -53,6 +54,8 @@ export interface CompanionChatDeps {
   memories?: MemoryStore;
   /** Scheduled tasks (docs/tasks.md); absent, `create_task` answers UNAVAILABLE. */
   tasks?: TaskCreator;
+  /** The tool registry's policy (docs/tools.md); absent, tools run unchecked as before. */
+  policy?: ToolPolicy;
 }
 
 /**
@@ -76,7 +79,14 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
   const router =
     ollama === undefined || ollama.route === false
       ? undefined
-      : new OllamaRouter({ http, baseUrl: ollama.baseUrl, model: ollama.model });
+      : new OllamaRouter({
+          http,
+          baseUrl: ollama.baseUrl,
+          model: ollama.model,
+          ...(deps.policy?.external === undefined
+            ? {}
+            : { extraTools: () => deps.policy?.external?.specs() ?? [] }),
+        });
   return new ChatEngine({
     clock: deps.clock,
     zone: deps.zone,
@@ -92,5 +102,6 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     ...(deps.recentWrites === undefined ? {} : { recentWrites: deps.recentWrites }),
     ...(deps.memories === undefined ? {} : { memories: deps.memories }),
     ...(deps.tasks === undefined ? {} : { tasks: deps.tasks }),
+    ...(deps.policy === undefined ? {} : { policy: deps.policy }),
   });
 }

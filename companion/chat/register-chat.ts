@@ -16,6 +16,7 @@ import { reminderChatPorts } from './reminder-ports';
 import { ConversationFiles } from './conversation-files';
 import type { MemoryService } from '../memory';
 import { memoryChatPort } from './memory-port';
+import type { ToolPolicy } from '../../shared/chat/tool-policy';
 
 /** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */
 export type ChatAppOptions = Omit<CompanionChatDeps, 'clock' | 'zone' | 'search'> &
@@ -40,6 +41,8 @@ export function registerChat(
     audit?: AuditLog;
     /** `Cairn/Memory.md` (docs/clients.md): remember, forget, recall, and memories first in answers. */
     memories?: MemoryService;
+    /** The tool registry's policy (docs/tools.md): every chat tool call goes through its gate. */
+    policy?: ToolPolicy;
   },
   options: ChatAppOptions = {},
 ): ChatEngine {
@@ -63,6 +66,7 @@ export function registerChat(
       ? { conversations: new ConversationFiles({ ...core.chats, zone: () => core.zone }) }
       : {}),
     ...(core.memories ? { memories: memoryChatPort(core.memories) } : {}),
+    ...(core.policy ? { policy: core.policy } : {}),
     ...ports,
   });
   registerChatRoute(app, {

@@ -126,9 +126,16 @@ export async function* openAiTurn(
   }
 
   let citations: Citation[] = [];
+  // With a tool policy the runner's gate checks the scope and records the run (docs/tools.md).
+  const gated = deps.engine.tools.policy !== undefined;
   const events = deps.engine.send(text, {
     canWrite: hasScope(caller.identity, 'write'),
     record: false,
+    caller: {
+      tokenName: caller.identity.tokenName,
+      client: 'openai',
+      scopes: caller.identity.scopes,
+    },
     ...(caller.signal === undefined ? {} : { signal: caller.signal }),
   });
   for await (const event of events) {
@@ -137,6 +144,7 @@ export async function* openAiTurn(
         yield { text: event.text };
         break;
       case 'tool':
+        if (gated) break;
         auditToolCall(deps.audit, {
           identity: caller.identity,
           client: 'openai',

@@ -75,6 +75,7 @@ export class ToolRegistry {
     args: unknown,
     caller: { identity: TokenIdentity; client: AuditClient },
   ): Promise<ToolCallOutcome> {
+    if (this.deps.tools.policy !== undefined) return this.callGated(name, args ?? {}, caller);
     const outcome = await this.run(name, args ?? {}, caller.identity);
     try {
       auditToolCall(this.deps.audit, {
@@ -88,6 +89,68 @@ export class ToolRegistry {
       // The call has happened; a failed log write must not hide its result.
     }
     return outcome;
+  }
+
+  /**
+   * Through the tool runner's gate (docs/tools.md): enabled, permission (an ask waits for an
+   * answer from the plugin or the phone page, or expires), schema, offline mode, scope; the
+   * gate records the run. The gate knows a client tool by its chat tool's name.
+   */
+  private async callGated(
+    name: string,
+    args: unknown,
+    caller: { identity: TokenIdentity; client: AuditClient },
+  ): Promise<ToolCallOutcome> {
+    const known = isClientToolName(name);
+    const gateName = !known || name === 'read_note' ? name : (CLIENT_TOOLS[name].chatTool ?? name);
+    const gate = this.deps.tools.gated<ToolCallOutcome>(
+      {
+        name: gateName,
+        recordAs: known ? name : 'unknown_tool',
+        args,
+        caller: {
+          tokenName: caller.identity.tokenName,
+          client: caller.client,
+          scopes: caller.identity.scopes,
+        },
+        reason: `The ${caller.client === 'mcp' ? 'MCP client' : 'OpenAI-compatible client'} "${caller.identity.tokenName}" called ${name}.`,
+      },
+      {
+        validate: () => {
+          if (!known) {
+            return {
+              code: 'VALIDATION_ERROR',
+              message: `unknown tool "${name}"; expected one of ${CLIENT_TOOL_NAMES.join(', ')}`,
+              field: 'name',
+            };
+          }
+          const check = checkSchema(CLIENT_TOOLS[name].args, withoutNulls(args));
+          if (check.ok) return undefined;
+          const { field, message } = check.violation;
+          return field === ''
+            ? { code: 'VALIDATION_ERROR', message: `${name}: ${message}` }
+            : { code: 'VALIDATION_ERROR', message: `${name}: ${message}`, field };
+        },
+        run: async () => {
+          if (!known)
+            return failed({ code: 'VALIDATION_ERROR', message: `unknown tool "${name}"` });
+          const valid = checkSchema(CLIENT_TOOLS[name].args, withoutNulls(args));
+          const value = (valid.ok ? valid.value : {}) as Record<string, unknown>;
+          if (name === 'read_note') {
+            return await this.readNote(
+              value as { path: string; from_line?: number; to_line?: number },
+            );
+          }
+          return this.deps.tools.call(chatCall(name, value));
+        },
+        refused: (error) => failed(error),
+      },
+    );
+    for (;;) {
+      const step = await gate.next();
+      if (step.done === true) return step.value;
+      // An ask: the call waits until the user answers in the plugin or on the phone page.
+    }
   }
 
   private async run(

@@ -19,10 +19,12 @@ import type {
   Conversation,
   StoredUndo,
 } from '../../shared/chat/conversation-file';
+import { isToolName } from '../../shared/chat/tool-schemas';
 import type { ToolName, ToolResult } from '../../shared/chat/tool-schemas';
 import type { ChatEvent } from '../../shared/protocol/chat';
 import type { Citation } from '../../shared/protocol/citation';
 import type { ApiError } from '../../shared/protocol/errors';
+import type { AskDecision, ToolAsk } from '../../shared/protocol/tools';
 import type { Readable } from 'svelte/store';
 import type { ChatAttachments } from './chat-scope';
 import { NO_VISION_MODEL, type ChatImage } from './chat-images';
@@ -31,6 +33,19 @@ import { NO_VISION_MODEL, type ChatImage } from './chat-images';
 export interface ChatBackend {
   send(message: string, options?: ChatTurnOptions): AsyncIterable<ChatEvent>;
   undo(action: UndoAction): Promise<ToolResult>;
+  /**
+   * Answers an `ask` the turn is waiting on (docs/tools.md): the companion's
+   * `POST /api/v1/tools/asks/:id`. Backends that never ask leave it out.
+   */
+  answerAsk?(id: string, decision: AskDecision): Promise<void>;
+}
+
+/** A tool call waiting for the user's yes, as the pane shows it. */
+export interface AskCardView {
+  ask: ToolAsk;
+  state: 'pending' | 'sending' | 'answered' | 'failed';
+  decision?: AskDecision;
+  error?: string;
 }
 
 /** Messages with images (vision-chat.ts fits as is). */
@@ -93,6 +108,8 @@ export interface ChatMessageView {
   stopped: boolean;
   citations: Citation[];
   card?: WriteCard;
+  /** The turn waits for the user to allow or deny a tool call. */
+  ask?: AskCardView;
   error?: ApiError;
 }
 
@@ -287,9 +304,12 @@ export class ChatSession {
           case 'token':
             if (!stopped) update({ text: view().text + event.text });
             break;
+          case 'ask':
+            update({ ask: { ask: event.ask, state: 'pending' } });
+            break;
           case 'tool': {
             // A write that happened is shown even after Stop: the file exists.
-            const card = writeCard(event.name, event.result);
+            const card = isToolName(event.name) ? writeCard(event.name, event.result) : undefined;
             if (card !== undefined) update({ card });
             break;
           }
@@ -346,6 +366,29 @@ export class ChatSession {
         m.streaming ? { ...m, streaming: false, stopped: true } : m,
       ),
     });
+  }
+
+  /** Answers the ask shown on a message (Allow once, Allow for this conversation, Deny). */
+  async answerAsk(key: number, decision: AskDecision): Promise<void> {
+    const card = this.state.messages.find((m) => m.key === key)?.ask;
+    if (card === undefined || (card.state !== 'pending' && card.state !== 'failed')) return;
+    const setAsk = (change: Partial<AskCardView>) =>
+      this.set({
+        messages: this.state.messages.map((m) =>
+          m.key === key && m.ask ? { ...m, ask: { ...m.ask, ...change } } : m,
+        ),
+      });
+    if (this.backend.answerAsk === undefined) {
+      setAsk({ state: 'failed', error: 'this chat cannot answer asks' });
+      return;
+    }
+    setAsk({ state: 'sending', decision, error: undefined });
+    try {
+      await this.backend.answerAsk(card.ask.id, decision);
+      setAsk({ state: 'answered' });
+    } catch (error) {
+      setAsk({ state: 'failed', error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   /** Undoes the write shown on a message's card. */

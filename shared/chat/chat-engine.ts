@@ -17,6 +17,8 @@ import type { Citation } from '../protocol/citation';
 import { routeMessage, type RouteContext } from './intent-router';
 import type { AbortSignalLike, MessageRouter, RoutedMessage } from './ports';
 import { ToolRunner, describe, toToolError } from './tool-runner';
+import type { ToolOutcome } from './tool-runner';
+import { CAIRN_SOURCE, type ToolCaller } from './tool-policy';
 import type { ClientToolOutcome, ToolRunnerDeps, UndoAction } from './tool-runner';
 import {
   WRITE_TOOLS,
@@ -73,6 +75,11 @@ export interface ChatTurnOptions {
   canWrite?: boolean;
   /** False: do not keep this turn as a chat note (clients that keep their own history). */
   record?: boolean;
+  /**
+   * Who is asking, for the tool gate's scope check and run log (docs/tools.md). Absent: the
+   * device's own user, limited to reading when `canWrite` is false.
+   */
+  caller?: ToolCaller;
 }
 
 const rulesRouter: MessageRouter = {
@@ -128,10 +135,7 @@ export class ChatEngine {
       return;
     }
 
-    const outcome =
-      options.canWrite === false && WRITE_TOOLS.has(routed.call.name)
-        ? { text: '', result: toolFailure(writeScopeRefusal(routed.call.name)) }
-        : await this.tools.run(routed.call, options, context);
+    const outcome = yield* this.runRouted(routed, message, options, context);
     let assistant = '';
     if (outcome.stream !== undefined) {
       for await (const piece of outcome.stream) {
@@ -143,7 +147,15 @@ export class ChatEngine {
       assistant = outcome.text;
       yield { type: 'token', text: outcome.text };
     }
-    yield { type: 'tool', name: routed.call.name, args: routed.call.args, result: outcome.result };
+    const called =
+      routed.kind === 'tool'
+        ? { name: routed.call.name, source: CAIRN_SOURCE, args: routed.call.args }
+        : {
+            name: routed.name,
+            source: this.tools.policy?.descriptor(routed.name)?.source ?? 'unknown',
+            args: routed.args,
+          };
+    yield { type: 'tool', ...called, result: outcome.result };
     const citations = outcome.citations ?? [];
     if (citations.length > 0) yield { type: 'citations', citations };
     if (!outcome.result.success) {
@@ -154,10 +166,54 @@ export class ChatEngine {
       at,
       user: message,
       assistant,
-      tool: routed.call.name,
+      ...(routed.kind === 'tool' ? { tool: routed.call.name } : {}),
       result: outcome.result,
       citations,
     });
+  }
+
+  /**
+   * The routed call through the tool runner's gate (docs/tools.md), yielding an `ask` event
+   * while the user decides; without a policy, the write-scope check of old and the run.
+   */
+  private async *runRouted(
+    routed: Extract<RoutedMessage, { kind: 'tool' | 'external' }>,
+    message: string,
+    options: ChatTurnOptions,
+    context: RouteContext,
+  ): AsyncGenerator<ChatEvent, ToolOutcome> {
+    if (this.tools.policy === undefined && routed.kind === 'tool') {
+      return options.canWrite === false && WRITE_TOOLS.has(routed.call.name)
+        ? { text: '', result: toolFailure(writeScopeRefusal(routed.call.name)) }
+        : await this.tools.run(routed.call, options, context);
+    }
+    const caller: ToolCaller = options.caller ?? {
+      tokenName: 'local',
+      client: 'chat',
+      ...(options.canWrite === false ? { scopes: ['read'] } : {}),
+    };
+    const name = routed.kind === 'tool' ? routed.call.name : routed.name;
+    const args = routed.kind === 'tool' ? routed.call.args : routed.args;
+    const steps =
+      routed.kind === 'tool'
+        ? this.tools.cairnSteps(routed.call, options, context)
+        : this.tools.externalSteps(routed.name, routed.args);
+    const gate = this.tools.gated(
+      {
+        name,
+        args,
+        caller,
+        reason: routed.why ?? `You asked: “${message.slice(0, 300)}”`,
+        ...(options.conversation === undefined ? {} : { conversation: options.conversation }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
+      steps,
+    );
+    for (;;) {
+      const step = await gate.next();
+      if (step.done === true) return step.value;
+      yield { type: 'ask', ask: step.value.ask };
+    }
   }
 
   /** Runs one unchecked tool call with the standard envelope (see `ToolRunner.execute`). */

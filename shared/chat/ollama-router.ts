@@ -21,7 +21,8 @@ import {
   type OllamaHttp,
 } from './ollama-http';
 import type { MessageRouter, RoutedMessage } from './ports';
-import { toolSpecs, validateToolCall } from './tool-schemas';
+import { isToolName, toolSpecs, validateToolCall } from './tool-schemas';
+import type { FunctionToolSpec } from './tool-schemas';
 import { weekdayOf, zoneNow } from './zone-calendar';
 
 export const DEFAULT_ROUTING_TIMEOUT_MS = 15_000;
@@ -33,6 +34,11 @@ export interface OllamaRouterOptions {
   /** A model with tool support, e.g. `llama3.2` or `qwen2.5`. */
   model: string;
   timeoutMs?: number;
+  /**
+   * The user's MCP servers' tools (docs/tools.md), offered beside Cairn's own; a call to one of
+   * them is routed as `external` and checked by the tool runner's gate.
+   */
+  extraTools?: () => FunctionToolSpec[];
 }
 
 const WEEKDAY_NAMES = [
@@ -55,6 +61,17 @@ export class OllamaRouter implements MessageRouter {
     }
     const proposal = await this.ask(message, context);
     if (!proposal.ok) return { ...byRules, via: 'rules', fallbackReason: proposal.reason };
+    const why = proposal.why === '' ? {} : { why: proposal.why };
+    if (proposal.kind === 'external') {
+      return {
+        kind: 'external',
+        name: proposal.name,
+        args: proposal.args,
+        rule: 'llm',
+        via: 'llm',
+        ...why,
+      };
+    }
     // Small models invent a time for "remind me to call mom"; a reminder nobody timed asks.
     if (
       byRules.kind === 'reply' &&
@@ -63,16 +80,23 @@ export class OllamaRouter implements MessageRouter {
     ) {
       return { ...byRules, via: 'rules' };
     }
-    return { kind: 'tool', call: proposal.call, rule: 'llm', via: 'llm' };
+    return { kind: 'tool', call: proposal.call, rule: 'llm', via: 'llm', ...why };
   }
 
   private async ask(
     message: string,
     context: RouteContext,
   ): Promise<
-    | { ok: true; call: Extract<RoutedMessage, { kind: 'tool' }>['call'] }
+    | {
+        ok: true;
+        kind: 'cairn';
+        call: Extract<RoutedMessage, { kind: 'tool' }>['call'];
+        why: string;
+      }
+    | { ok: true; kind: 'external'; name: string; args: unknown; why: string }
     | { ok: false; reason: string }
   > {
+    const extra = this.options.extraTools?.() ?? [];
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_ROUTING_TIMEOUT_MS;
     let status: number;
     let text: string;
@@ -86,7 +110,7 @@ export class OllamaRouter implements MessageRouter {
             { role: 'system', content: systemPrompt(context) },
             { role: 'user', content: message },
           ],
-          tools: toolSpecs(),
+          tools: [...toolSpecs(), ...extra],
           options: { temperature: 0 },
         }),
         timeoutMs,
@@ -105,6 +129,8 @@ export class OllamaRouter implements MessageRouter {
     } catch {
       return { ok: false, reason: "Ollama's reply was not JSON" };
     }
+    const said = (reply as { message?: { content?: unknown } } | null)?.message?.content;
+    const why = typeof said === 'string' ? said.trim().slice(0, 500) : '';
     const calls = (reply as { message?: { tool_calls?: unknown } } | null)?.message?.tool_calls;
     if (calls === undefined || calls === null || (Array.isArray(calls) && calls.length === 0)) {
       return { ok: false, reason: 'the model chose no tool' };
@@ -118,10 +144,13 @@ export class OllamaRouter implements MessageRouter {
       ?.function;
     if (typeof fn?.name !== 'string')
       return { ok: false, reason: 'the model sent a tool call without a name' };
+    if (!isToolName(fn.name) && extra.some((spec) => spec.function.name === fn.name)) {
+      return { ok: true, kind: 'external', name: fn.name, args: fn.arguments ?? {}, why };
+    }
     const check = validateToolCall(fn.name, withDefaults(fn.name, fn.arguments, context));
     if (!check.ok)
       return { ok: false, reason: `the model's tool call was rejected: ${check.error.message}` };
-    return { ok: true, call: check.call };
+    return { ok: true, kind: 'cairn', call: check.call, why };
   }
 }
 

@@ -150,11 +150,24 @@ export interface AnswerPhraser {
   }): AsyncIterable<string>;
 }
 
+/**
+ * The model chose a tool of one of the user's MCP servers (docs/tools.md): its arguments are
+ * checked by the tool runner's gate against the server's schema, not here.
+ */
+export interface ExternalRoute {
+  kind: 'external';
+  name: string;
+  args: unknown;
+  rule: 'llm';
+}
+
 /** How a message was routed: by the rules, or by an LLM (with why it fell back, when it did). */
-export type RoutedMessage = RouteDecision & {
+export type RoutedMessage = (RouteDecision | ExternalRoute) & {
   via: 'rules' | 'llm';
   /** Why an LLM's choice was not used (shown to the user as a note), when it was not. */
   fallbackReason?: string;
+  /** What the model said with its tool call, shown as the "why" of an ask. */
+  why?: string;
 };
 
 export interface MessageRouter {

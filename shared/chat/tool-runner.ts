@@ -22,6 +22,14 @@ import type { Reminder } from '../protocol/reminders';
 import { isValidZone, parseLocalDateTime, wallToInstant } from '../reminders/local-time';
 import { validateRrule } from '../reminders/recurrence';
 import { CitationMarkerFilter } from './citation-markers';
+import {
+  DEFAULT_TOOL_TIMEOUT_MS,
+  runGated,
+  type GateAskEvent,
+  type GateSteps,
+  type GatedRequest,
+  type ToolPolicy,
+} from './tool-policy';
 import type { RouteContext } from './intent-router';
 import {
   ChatPortError,
@@ -128,6 +136,11 @@ export interface ToolRunnerDeps {
    * undefined for an error it does not know: that one is INTERNAL_ERROR.
    */
   toolError?: (error: unknown) => ToolError | undefined;
+  /**
+   * Where tools, permissions, asks and the run log live (docs/tools.md): with it every call goes
+   * through the gate (tool-policy.ts); without it (older hosts, unit tests) calls run as before.
+   */
+  policy?: ToolPolicy;
 }
 
 export interface ToolRunOptions {
@@ -181,6 +194,66 @@ export class ToolRunner {
     const check = validateToolCall(name, args);
     if (!check.ok) return { result: toolFailure(check.error), text: '', citations: [] };
     return this.call(check.call);
+  }
+
+  /** The host's tool policy, when it has one (docs/tools.md). */
+  get policy(): ToolPolicy | undefined {
+    return this.deps.policy;
+  }
+
+  /**
+   * Any tool call through the gate (tool-policy.ts): enabled, permission (yielding an ask when
+   * the user must answer first), schema, offline mode, scope; then the run with its timeout and
+   * output cap, recorded. Without a policy only the schema is checked, as before.
+   */
+  async *gated<T extends { result: ToolResult }>(
+    request: GatedRequest,
+    steps: GateSteps<T>,
+  ): AsyncGenerator<GateAskEvent, T> {
+    const policy = this.deps.policy;
+    if (policy !== undefined) return yield* runGated(policy, request, steps);
+    const invalid = steps.validate();
+    if (invalid !== undefined) return steps.refused(invalid);
+    try {
+      return await steps.run({
+        timeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    } catch (error) {
+      return steps.refused(this.toolError(error, request.name));
+    }
+  }
+
+  /** The gate's steps for one of Cairn's own tools, its call already typed. */
+  cairnSteps(
+    call: ToolCall,
+    options: ToolRunOptions,
+    context: RouteContext,
+  ): GateSteps<ToolOutcome> {
+    return {
+      validate: () => {
+        const check = validateToolCall(call.name, call.args);
+        return check.ok ? undefined : check.error;
+      },
+      run: () => this.run(call, options, context),
+      refused: (error) => ({ text: '', result: toolFailure(error) }),
+    };
+  }
+
+  /** The gate's steps for a tool of one of the user's MCP servers. */
+  externalSteps(name: string, args: unknown): GateSteps<ToolOutcome> {
+    const external = this.deps.policy?.external;
+    return {
+      validate: () =>
+        external === undefined
+          ? { code: 'VALIDATION_ERROR', message: `unknown tool "${name}"`, field: 'name' }
+          : external.validate(name, args),
+      run: async (limits) => {
+        if (external === undefined) throw new ChatPortError('UNAVAILABLE', 'no MCP servers here');
+        return await external.call(name, args, limits);
+      },
+      refused: (error) => ({ text: '', result: toolFailure(error) }),
+    };
   }
 
   /** Reverses a write made by this engine (or another: the action carries all it needs). */

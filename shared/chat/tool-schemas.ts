@@ -2,6 +2,7 @@ import { MEMORY_CATEGORIES } from '../memory/memory-category';
 import { Type } from '@sinclair/typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ToolError } from '../protocol/errors';
+import type { ToolDanger } from '../protocol/tools';
 import {
   IanaZone,
   IsoDateOrDateTime,
@@ -187,6 +188,13 @@ interface ToolDefinition<S extends TSchema> {
    * `/v1/chat/completions` all read it from here.
    */
   readonly scope: 'read' | 'write';
+  /**
+   * docs/tools.md: `low` reads, `medium` writes that Undo can revert, `high` anything else (it
+   * asks the user every time). Absent: `low` for read tools, `medium` for write tools.
+   */
+  readonly danger?: ToolDanger;
+  /** True when the tool itself reaches beyond this device and the LAN. Absent: false. */
+  readonly requiresNetwork?: boolean;
 }
 
 /** Every tool, its description for the model, its argument schema and the scope it needs. */
@@ -258,6 +266,18 @@ export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 export const WRITE_TOOLS: ReadonlySet<string> = new Set(
   TOOL_NAMES.filter((name) => TOOLS[name].scope === 'write'),
 );
+
+/** A Cairn tool's danger: as TOOLS says, else by its scope (reads low, writes medium). */
+export function cairnToolDanger(name: ToolName): ToolDanger {
+  const tool: ToolDefinition<TSchema> = TOOLS[name];
+  return tool.danger ?? (tool.scope === 'write' ? 'medium' : 'low');
+}
+
+/** Whether a Cairn tool reaches the network itself (none does unless TOOLS says so). */
+export function cairnToolNeedsNetwork(name: ToolName): boolean {
+  const tool: ToolDefinition<TSchema> = TOOLS[name];
+  return tool.requiresNetwork ?? false;
+}
 
 /** The refusal a tool call gets when the token may only read. */
 export function writeScopeRefusal(tool: string): ToolError {
@@ -350,7 +370,8 @@ export function toolFailure(error: ToolError): ToolResult<never> {
 /** A tool as OpenAI's and Ollama's `tools` parameter wants it. */
 export interface FunctionToolSpec {
   type: 'function';
-  function: { name: ToolName; description: string; parameters: Record<string, unknown> };
+  /** A Cairn tool's name, or an MCP server's tool as `server__tool` (docs/tools.md). */
+  function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
 /**

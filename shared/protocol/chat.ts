@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { TOOL_NAMES, ToolResultSchema } from '../chat/tool-schemas';
+import { ToolResultSchema } from '../chat/tool-schemas';
 import { Citation } from './citation';
 import { ApiError } from './errors';
 import { NonBlank } from './formats';
+import { ToolAsk } from './tools';
 
 export const CHAT_MESSAGE_MAX_CHARS = 8000;
 
@@ -20,17 +21,23 @@ export type ChatRequest = Static<typeof ChatRequest>;
 
 /*
  * Stream events. The SSE `event:` field carries `type`; `data:` carries the JSON of the whole
- * event, so a client can parse `data` alone. Order: zero or more `token`, at most one `tool`,
- * at most one `citations`, then exactly one `done` or `error`.
+ * event, so a client can parse `data` alone. Order: zero or more `token`, at most one `ask`
+ * (the turn waits for the user's answer, docs/tools.md), at most one `tool`, at most one
+ * `citations`, then exactly one `done` or `error`.
  */
 
 export const ChatTokenEvent = Type.Object({ type: Type.Literal('token'), text: Type.String() });
 export const ChatToolEvent = Type.Object({
   type: Type.Literal('tool'),
-  name: Type.Union(TOOL_NAMES.map((name) => Type.Literal(name))),
+  /** One of Cairn's tools, or a server's (`server__tool`, docs/tools.md). */
+  name: Type.String(),
+  /** `cairn` or the MCP server's name; absent from older companions (Cairn's own). */
+  source: Type.Optional(Type.String()),
   args: Type.Unknown(),
   result: ToolResultSchema,
 });
+/** The model wants a tool that needs the user's yes: answer with `POST /api/v1/tools/asks/:id`. */
+export const ChatAskEvent = Type.Object({ type: Type.Literal('ask'), ask: ToolAsk });
 export const ChatCitationsEvent = Type.Object({
   type: Type.Literal('citations'),
   citations: Type.Array(Citation),
@@ -45,6 +52,7 @@ export const ChatErrorEvent = Type.Object({ type: Type.Literal('error'), error: 
 export const ChatEvent = Type.Union([
   ChatTokenEvent,
   ChatToolEvent,
+  ChatAskEvent,
   ChatCitationsEvent,
   ChatDoneEvent,
   ChatErrorEvent,

@@ -51,10 +51,36 @@ export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 export const ApiErrorCodeSchema = Type.Union(API_ERROR_CODES.map((code) => Type.Literal(code)));
 export const ToolErrorCodeSchema = Type.Union(TOOL_ERROR_CODES.map((code) => Type.Literal(code)));
 
+/**
+ * Why the tool runner refused or stopped a call before or while it ran (docs/tools.md), in the
+ * order it checks: the tool is off, the user's permission denies it (or an ask was denied or
+ * expired), its arguments break its schema, offline mode forbids a networked tool, the caller's
+ * token lacks the scope; then the run timed out, answered too much, or its server is down.
+ */
+export const TOOL_REFUSAL_REASONS = [
+  'unknown_tool',
+  'tool_disabled',
+  'permission_denied',
+  'ask_denied',
+  'ask_expired',
+  'invalid_arguments',
+  'offline_mode',
+  'missing_scope',
+  'timeout',
+  'output_too_large',
+  'server_down',
+] as const;
+export type ToolRefusalReason = (typeof TOOL_REFUSAL_REASONS)[number];
+export const ToolRefusalReasonSchema = Type.Union(
+  TOOL_REFUSAL_REASONS.map((reason) => Type.Literal(reason)),
+);
+
 const errorBody = {
   message: Type.String(),
   /** Dotted path of the offending input, e.g. `keys.p256dh` or `due`. */
   field: Type.Optional(Type.String()),
+  /** Set when the tool runner refused a call: which of its checks said no. */
+  reason: Type.Optional(ToolRefusalReasonSchema),
 };
 
 export const ApiError = Type.Object(

@@ -10,6 +10,7 @@ import { vaultFiles } from './008-vault-files';
 import { digestFacts } from './009-digest-facts';
 import { syncTables } from './010-sync';
 import { taskTables } from './011-tasks';
+import { toolTables } from './012-tools';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -31,4 +32,5 @@ export const migrations: readonly Migration[] = [
   digestFacts,
   syncTables,
   taskTables,
+  toolTables,
 ];

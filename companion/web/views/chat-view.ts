@@ -5,6 +5,7 @@ import type { CitationView } from '../citation-link';
 import { byId, describeError, el } from '../dom';
 import { SseReader } from '../sse';
 import { citationCard } from './citation-card';
+import { fillToolList, toolAskCard } from './tool-ask-card';
 import type { PageContext, PageView } from './page-context';
 
 /*
@@ -30,7 +31,13 @@ export function chatView(context: PageContext): PageView {
   const send = byId<HTMLButtonElement>('chat-send');
   const newChat = byId<HTMLButtonElement>('chat-new');
   const empty = byId<HTMLDivElement>('chat-empty');
+  const toolsPanel = byId<HTMLDetailsElement>('chat-tools');
+  const toolList = byId<HTMLUListElement>('chat-tool-list');
   let conversation: string | undefined;
+  toolsPanel.addEventListener('toggle', () => {
+    const api = context.api();
+    if (toolsPanel.open && api) void fillToolList(toolList, api);
+  });
 
   // Examples fill the box (not send): the user sees and may edit what will be asked.
   for (const example of empty.querySelectorAll<HTMLButtonElement>('button[data-example]')) {
@@ -90,7 +97,10 @@ export function chatView(context: PageContext): PageView {
       );
       await readEvents(response, (type, event) => {
         if (type === 'token' && typeof event.text === 'string') text.append(event.text);
-        else if (type === 'tool') {
+        else if (type === 'ask' && isRecord(event.ask)) {
+          // The turn waits for this answer (docs/tools.md).
+          extras.append(toolAskCard(event.ask, api));
+        } else if (type === 'tool') {
           const card = toolCard(event);
           if (card) extras.append(card);
         } else if (type === 'citations' && Array.isArray(event.citations)) {
@@ -173,6 +183,8 @@ export function chatView(context: PageContext): PageView {
   return {
     show: async () => {
       input.focus();
+      const api = context.api();
+      if (api && toolsPanel.open) await fillToolList(toolList, api);
     },
     reset() {
       running?.abort();

@@ -52,10 +52,17 @@ function assertProtocol(events: ChatEvent[]): void {
   for (const event of events)
     expect(checkSchema(ChatEvent, event).ok, JSON.stringify(event)).toBe(true);
   const order = events.map((event) => ORDER_LETTER[event.type]).join('');
-  expect(order).toMatch(/^t*T?c?[de]$/);
+  expect(order).toMatch(/^t*a?T?c?[de]$/);
 }
 
-const ORDER_LETTER = { token: 't', tool: 'T', citations: 'c', done: 'd', error: 'e' } as const;
+const ORDER_LETTER = {
+  token: 't',
+  ask: 'a',
+  tool: 'T',
+  citations: 'c',
+  done: 'd',
+  error: 'e',
+} as const;
 
 function text(events: ChatEvent[]): string {
   return events.map((event) => (event.type === 'token' ? event.text : '')).join('');

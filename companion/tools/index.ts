@@ -1,0 +1,11 @@
+// Public surface of the tools feature (docs/tools.md).
+export { ToolService } from './tool-service';
+export type { ToolServiceOptions } from './tool-service';
+export { registerToolRoutes } from './tool-routes';
+export {
+  McpServerPool,
+  ToolServerConfigError,
+  checkServerConfig,
+  serverNeedsNetwork,
+} from './mcp-servers';
+export { PendingAsks, DEFAULT_ASK_TIMEOUT_MS } from './pending-asks';
