@@ -15,12 +15,15 @@
  */
 import { DateTime } from 'luxon';
 import type { Clock } from '../ports';
+import type { AnswerAudit, UnsupportedClaimPolicy } from '../protocol/answer-audit';
 import type { Citation } from '../protocol/citation';
 import type { MemoryItem } from '../protocol/memories';
 import type { ToolError } from '../protocol/errors';
 import type { Reminder } from '../protocol/reminders';
 import { isValidZone, parseLocalDateTime, wallToInstant } from '../reminders/local-time';
 import { validateRrule } from '../reminders/recurrence';
+import { ClaimStream, answerAudit, splitClaims } from '../search/claim-check';
+import type { ClaimSimilarity } from '../search/claim-check';
 import { CitationMarkerFilter } from './citation-markers';
 import type { RouteContext } from './intent-router';
 import {
@@ -101,6 +104,11 @@ export interface SearchData {
 export interface AnswerData {
   answer: string;
   citations: Citation[];
+  /**
+   * What was retrieved, used and claimed (shared/search/claim-check.ts). For a phrased answer it
+   * is complete once the answer's stream has ended (the `tool` event comes after it).
+   */
+  audit?: AnswerAudit;
 }
 
 export interface ToolRunnerDeps {
@@ -116,6 +124,10 @@ export interface ToolRunnerDeps {
   phraser?: AnswerPhraser;
   /** Where the five-minute dedup of writes is kept; in memory when absent. */
   recentWrites?: RecentWritesStore;
+  /** What a phrased answer's unsupported claims become (a user setting); default `mark`. */
+  unsupportedClaims?: () => UnsupportedClaimPolicy;
+  /** Embedding similarity for the claim check, when a model is loaded. */
+  claimSimilarity?: ClaimSimilarity;
   /** `Cairn/Memory.md` (docs/clients.md); without it "remember that …" writes a note instead. */
   memories?: MemoryStore;
   /**
@@ -417,7 +429,11 @@ export class ToolRunner {
       this.deps.memories ? await memoriesForAnswer(this.deps.memories, args.question) : [],
       await this.deps.answerer.answer(args),
     );
-    const data: AnswerData = { answer: extractive.answer, citations: extractive.citations };
+    const data: AnswerData = {
+      answer: extractive.answer,
+      citations: extractive.citations,
+      audit: extractiveAudit(extractive),
+    };
     const result = toolSuccess(data);
     if (extractive.citations.length === 0) {
       // No claim without a citation: nothing retrieved means nothing to say.
@@ -427,7 +443,24 @@ export class ToolRunner {
     if (phraser === undefined || options.summarize === false) {
       return { text: extractive.answer, result, citations: extractive.citations };
     }
-    const stream = phraseWithFallback(phraser, args.question, extractive, options.signal);
+    const claims = new ClaimStream(
+      extractive.citations.map((citation) => ({ text: citation.excerpt, title: citation.title })),
+      this.deps.unsupportedClaims?.() ?? 'mark',
+      {
+        question: args.question,
+        ...(this.deps.claimSimilarity ? { similarity: this.deps.claimSimilarity } : {}),
+      },
+    );
+    const stream = phraseWithFallback(
+      phraser,
+      args.question,
+      extractive,
+      options.signal,
+      claims,
+      (audit) => {
+        data.audit = audit;
+      },
+    );
     return { text: '', result, citations: extractive.citations, stream };
   }
 
@@ -454,31 +487,62 @@ async function* phraseWithFallback(
   question: string,
   extractive: { answer: string; citations: Citation[] },
   signal: AbortSignalLike | undefined,
+  claims: ClaimStream,
+  onAudit: (audit: AnswerAudit) => void,
 ): AsyncGenerator<string> {
   const markers = new CitationMarkerFilter(extractive.citations.length);
   let said = false;
   try {
     const request = { question, passages: extractive.citations, ...(signal ? { signal } : {}) };
     for await (const piece of phraser.phrase(request)) {
-      const shown = markers.push(piece);
+      const shown = await claims.push(markers.push(piece));
       if (shown.trim() !== '') said = true;
       if (shown !== '') yield shown;
     }
-    const rest = markers.flush();
-    if (rest !== '') yield rest;
+    const rest = await claims.push(markers.flush());
+    const last = rest + (await claims.end());
+    if (last.trim() !== '') said = true;
+    if (last !== '') yield last;
   } catch (error) {
-    if (!said) {
+    const pending = await claims.end();
+    if (!said && pending.trim() === '') {
       yield `_(The model could not phrase an answer: ${describe(error)}. The passages:)_\n\n`;
       yield extractive.answer;
+      onAudit(extractiveAudit(extractive));
       return;
     }
-    yield `\n\n_(The model stopped: ${describe(error)}.)_`;
+    said = true;
+    yield `${pending}\n\n_(The model stopped: ${describe(error)}.)_`;
   }
-  if (said && markers.cited.size === 0) {
+  if (said && claims.claims.every((claim) => claim.citations.length === 0)) {
     const all = extractive.citations.map((_, index) => `[${index + 1}]`).join(' ');
     yield `\n\nSources: ${all}`;
   }
-  if (!said) yield extractive.answer;
+  if (!said) {
+    yield extractive.answer;
+    onAudit(extractiveAudit(extractive));
+    return;
+  }
+  onAudit(answerAudit(extractive.citations, claims.claims));
+}
+
+/**
+ * The audit of an extractive answer: each quote is a claim, taken word for word from the
+ * passage its marker names, so supported by construction.
+ */
+export function extractiveAudit(extractive: {
+  answer: string;
+  citations: Citation[];
+}): AnswerAudit {
+  const claims = splitClaims(extractive.answer)
+    .filter((segment) => segment.factual && segment.citations.length > 0)
+    .map((segment) => ({
+      text: segment.body,
+      citations: segment.citations,
+      supported: true,
+      why: `quoted from passage ${segment.citations.join(', ')}`,
+    }));
+  return answerAudit(extractive.citations, claims);
 }
 
 /**

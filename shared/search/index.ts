@@ -11,3 +11,4 @@ export * from './citation';
 export * from './exclude-rules';
 export * from './language';
 export * from './synonyms';
+export * from './claim-check';
