@@ -89,6 +89,26 @@ const AMOUNT_WORDS = new Set(
   dollars usd euro euros eur pound pounds gbp total amount amounts per each`.split(/\s+/),
 );
 
+/**
+ * Everyday English words that carry little of a claim: a paraphrase uses them freely ("rather
+ * than", "is enough", "made optional"). They weigh `COMMON_WEIGHT` unless a rarity port knows
+ * better.
+ */
+const COMMON_WORDS = new Set(
+  `make makes made making take takes took taken get gets got go goes went gone come comes came
+  start starts started run runs ran keep keeps kept give gives gave given find finds need needs
+  needed use uses used using work works worked allow allows allowed let lets rather enough just
+  even still already really quite much many more less least well good better best new old same
+  different able whole entire certain own instead via later early late often usually always
+  never sometimes again etc thing things way ways lot part put puts place places time times
+  stay stays stayed move moves moved turn turns turned show shows showed shown happen happens
+  become becomes became remain remains remained include includes included including mean means
+  meant done doing seem seems bring brings brought hold holds held around back away along
+  within across among toward towards whether though although yet anyway simply directly
+  currently available possible required require requires`.split(/\s+/),
+);
+const COMMON_WEIGHT = 0.3;
+
 /** Capitalised only because they start a sentence: never read as a name. */
 const SENTENCE_STARTERS = new Set(
   `also additionally however then first second third next finally otherwise instead yes no
@@ -231,7 +251,8 @@ interface DateFact {
 }
 
 interface Facts {
-  numbers: Array<{ text: string; value: string }>;
+  /** `unit`: the stem of the word the number counts ("42 minutes" → minut), when there is one. */
+  numbers: Array<{ text: string; value: string; unit?: string }>;
   dates: DateFact[];
   names: string[];
 }
@@ -323,6 +344,13 @@ function factsOf(text: string, strict: boolean): Facts {
     const value = String(Number(match[3] === undefined ? whole : `${whole}.${match[3]}`));
     numbers.push({ text: match[0].slice((match[1] ?? '').length), value });
   }
+  if (strict) {
+    const units = unitsOf(rest);
+    for (const number of numbers) {
+      const unit = units.get(number.value);
+      if (unit !== undefined) number.unit = unit;
+    }
+  }
   for (const word of rest.match(/\p{L}+/gu) ?? []) {
     const folded = word.toLowerCase();
     const value = NUMBER_WORDS[folded];
@@ -353,13 +381,73 @@ function namesOf(text: string): string[] {
     if (STOP_WORDS.has(folded) || QUESTION_WORDS.has(folded) || META_WORDS.has(folded)) return;
     const previous = index === 0 ? '' : text.slice(0, match.index);
     const sentenceStart = index === 0 || /[.!?:]\s*$/.test(previous);
-    if (sentenceStart && (SENTENCE_STARTERS.has(folded) || folded === 'i')) return;
+    // A sentence may open with a verb ("Reviewing takes…"); a name rarely ends in -ing.
+    if (sentenceStart && (SENTENCE_STARTERS.has(folded) || /ing$/.test(folded))) return;
     names.push(word);
   });
   return names;
 }
 
+const WORD_OR_NUMBER = /\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[\p{L}\p{M}]+/gu;
+
+function wordsAndNumbers(text: string): Array<{ number?: string; stem?: string }> {
+  return [...text.replace(/(\d)(\p{L})/gu, '$1 $2').matchAll(WORD_OR_NUMBER)].map((m) => {
+    const token = m[0];
+    if (/^\d/.test(token)) return { number: String(Number(token.replace(/,/g, ''))) };
+    const folded = foldText(token);
+    const value = NUMBER_WORDS[folded];
+    if (value !== undefined) return { number: String(value) };
+    if (STOP_WORDS.has(folded) || AMOUNT_WORDS.has(folded)) return {};
+    return { stem: stemWord(folded, 'en') };
+  });
+}
+
+/**
+ * The word each number of a claim counts: the word right after it ("42 minutes", "€40 a month",
+ * "38% of users"); none when a verb or a preposition follows ("310 completed", "109 to").
+ */
+function unitsOf(text: string): Map<string, string> {
+  const tokens = [...text.replace(/(\d)(\p{L})/gu, '$1 $2').matchAll(WORD_OR_NUMBER)].map((m) =>
+    foldText(m[0]),
+  );
+  const units = new Map<string, string>();
+  tokens.forEach((token, i) => {
+    if (!/^\d/.test(token)) return;
+    const value = String(Number(token.replace(/,/g, '')));
+    if (units.has(value)) return;
+    let next = i + 1;
+    while (next < tokens.length && UNIT_LINKS.has(tokens[next] ?? '')) next++;
+    const word = tokens[next];
+    if (word === undefined || /^\d/.test(word) || STOP_WORDS.has(word)) return;
+    if (AMOUNT_WORDS.has(word) || COMMON_WORDS.has(word) || word in NUMBER_WORDS) return;
+    units.set(value, stemWord(word, 'en'));
+  });
+  return units;
+}
+
+/** Words between a number and what it counts. */
+const UNIT_LINKS = new Set(['a', 'an', 'per', 'of', 'each']);
+
+/** Per number of a passage, the stems of the words around it (three either side). */
+function numberContexts(text: string): Map<string, Set<string>> {
+  const tokens = wordsAndNumbers(text);
+  const contexts = new Map<string, Set<string>>();
+  tokens.forEach((token, i) => {
+    if (token.number === undefined) return;
+    const context = contexts.get(token.number) ?? new Set<string>();
+    for (const near of tokens.slice(Math.max(0, i - 3), i + 4)) {
+      if (near.stem === undefined) continue;
+      context.add(near.stem);
+      for (const synonym of synonymsOf(near.stem)) context.add(stemWord(synonym, 'en'));
+    }
+    contexts.set(token.number, context);
+  });
+  return contexts;
+}
+
 interface Evidence {
+  /** Stems near each number: "42 minutes" and "180 GB" are different facts. */
+  contexts: Map<string, Set<string>>;
   numbers: Set<string>;
   dates: DateFact[];
   months: Set<number>;
@@ -371,17 +459,17 @@ function evidenceOf(texts: readonly string[]): Evidence {
   const all = texts.join('\n');
   const facts = factsOf(all, false);
   const numbers = new Set(facts.numbers.map((n) => n.value));
-  for (const date of facts.dates) {
-    if (date.year !== undefined) numbers.add(String(date.year));
-    if (date.day !== undefined) numbers.add(String(date.day));
-  }
-  const words = new Set(tokenize(all));
+  // A year stands for itself ("in 2026"); a day only within its date.
+  for (const date of facts.dates) if (date.year !== undefined) numbers.add(String(date.year));
+  // "50mb", "10GB": the number and the unit are separate words ("50 MB").
+  const words = new Set(tokenize(all.replace(/(\d)(\p{L})/gu, '$1 $2')));
   const stems = new Set<string>();
   for (const word of words) {
     stems.add(stemWord(word, 'en'));
     for (const synonym of synonymsOf(word)) stems.add(stemWord(synonym, 'en'));
   }
   return {
+    contexts: numberContexts(all),
     numbers,
     dates: facts.dates,
     months: new Set(facts.dates.map((date) => date.month ?? 0)),
@@ -405,8 +493,11 @@ function dateAgrees(claim: DateFact, evidence: Evidence): boolean {
   );
 }
 
-function contentStems(body: string, question: ReadonlySet<string>): string[] {
-  const stems: string[] = [];
+function contentStems(
+  body: string,
+  question: ReadonlySet<string>,
+): Array<{ stem: string; word: string }> {
+  const stems: Array<{ stem: string; word: string }> = [];
   for (const token of tokenize(body)) {
     if (STOP_WORDS.has(token) || QUESTION_WORDS.has(token) || META_WORDS.has(token)) continue;
     if (AMOUNT_WORDS.has(token)) continue;
@@ -414,8 +505,8 @@ function contentStems(body: string, question: ReadonlySet<string>): string[] {
     // Months, weekdays and number words are checked as dates and numbers, not as words.
     if (token in MONTHS || WEEKDAYS.has(token) || token in NUMBER_WORDS) continue;
     const stem = stemWord(token, 'en');
-    if (question.has(stem) || stems.includes(stem)) continue;
-    stems.push(stem);
+    if (question.has(stem) || stems.some((s) => s.stem === stem)) continue;
+    stems.push({ stem, word: token });
   }
   return stems;
 }
@@ -446,7 +537,6 @@ function passageList(numbers: readonly number[]): string {
 export class ClaimChecker {
   private readonly passageTexts: string[];
   private readonly question: Set<string>;
-  private readonly documentFrequency = new Map<string, number>();
 
   constructor(
     private readonly passages: readonly ClaimPassage[],
@@ -454,11 +544,6 @@ export class ClaimChecker {
   ) {
     this.passageTexts = passages.map((p) => (p.title ? `${p.title}\n${p.text}` : p.text));
     this.question = new Set(tokenize(options.question ?? '').map((token) => stemWord(token, 'en')));
-    for (const text of this.passageTexts) {
-      const seen = new Set(evidenceOf([text]).stems);
-      for (const stem of seen)
-        this.documentFrequency.set(stem, (this.documentFrequency.get(stem) ?? 0) + 1);
-    }
   }
 
   /** Every segment of `text` checked, factual ones as claims. */
@@ -511,11 +596,9 @@ export class ClaimChecker {
     };
   }
 
-  private rarity(stem: string): number {
+  private rarity(stem: string, word: string): number {
     if (this.options.rarity) return this.options.rarity(stem);
-    const n = this.passageTexts.length;
-    const df = this.documentFrequency.get(stem) ?? 0;
-    return 1 + Math.log((n + 1) / (df + 0.5));
+    return COMMON_WORDS.has(word) ? COMMON_WEIGHT : 1;
   }
 
   private async verdict(body: string, cited: readonly number[]): Promise<Verdict> {
@@ -536,6 +619,20 @@ export class ClaimChecker {
       if (!evidence.numbers.has(number.value)) {
         return { supported: false, why: `“${number.text}” is not in ${where}`, strength: 0.1 };
       }
+      const context = evidence.contexts.get(number.value);
+      // Only a unit the passage uses elsewhere: then this number belongs to something else.
+      const misplaced =
+        number.unit !== undefined &&
+        evidence.stems.has(number.unit) &&
+        context !== undefined &&
+        !context.has(number.unit);
+      if (misplaced) {
+        return {
+          supported: false,
+          why: `${where} has “${number.text}”, but not for “${number.unit}…”`,
+          strength: 0.1,
+        };
+      }
     }
     for (const name of facts.names) {
       if (!hasWord(evidence, name)) {
@@ -546,8 +643,8 @@ export class ClaimChecker {
     let total = 0;
     let found = 0;
     const missing: Array<{ stem: string; weight: number }> = [];
-    for (const stem of stems) {
-      const weight = this.rarity(stem);
+    for (const { stem, word } of stems) {
+      const weight = this.rarity(stem, word);
       total += weight;
       if (evidence.stems.has(stem)) found += weight;
       else missing.push({ stem, weight });
@@ -559,7 +656,8 @@ export class ClaimChecker {
     const checked = hard > 0 ? 'its numbers, dates and names are there' : '';
     // A claim whose numbers, dates and names are all in the passage may word the rest freely,
     // within reason: at most one content word of its own, or a third of them in the passage.
-    const anchored = hard > 0 && (missing.length <= 1 || coverage >= minCoverage / 2);
+    const ownWords = missing.filter((m) => m.weight > COMMON_WEIGHT).length;
+    const anchored = hard > 0 && (ownWords <= 1 || coverage >= minCoverage / 2);
     if (coverage >= minCoverage || anchored) {
       return {
         supported: true,
