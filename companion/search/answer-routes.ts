@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AnswerRequest, AnswerResponse } from '../../shared/protocol/search';
+import { embedderSimilarity } from '../../shared/search/claim-check';
 import { answerQuestion } from './answer-service';
 import { toIndexFilters } from './request-filters';
 import type { SearchServices } from './search-services';
@@ -30,6 +31,8 @@ export function registerAnswerRoute(
         limit: body.limit ?? 5,
         summarize: body.summarize ?? false,
         filters,
+        ...(body.unsupported === undefined ? {} : { unsupported: body.unsupported }),
+        similarity: embedderSimilarity(() => services.deps.embedder?.()),
       });
       if (outcome.summaryError !== undefined) {
         request.log.warn(
@@ -42,6 +45,7 @@ export function registerAnswerRoute(
         citations: outcome.citations,
         ...(outcome.confidence === undefined ? {} : { confidence: outcome.confidence }),
         summarized: outcome.summarized,
+        ...(body.audit === true && outcome.audit !== undefined ? { audit: outcome.audit } : {}),
       };
     },
   );

@@ -1,4 +1,7 @@
+import type { UnsupportedClaimPolicy } from '../../shared/protocol/answer-audit';
 import type { AnswerResponse } from '../../shared/protocol/search';
+import { answerAudit, checkAnswer, extractiveAudit } from '../../shared/search/claim-check';
+import type { ClaimSimilarity } from '../../shared/search/claim-check';
 import { extractiveAnswer } from './extractive-answer';
 import type { HybridSearch } from './hybrid-search';
 import { SummaryError } from './ollama-summarizer';
@@ -10,6 +13,10 @@ export interface AnswerRequestOptions {
   limit: number;
   summarize: boolean;
   filters?: IndexFilters;
+  /** Overrides the summarizer's own policy for unsupported claims. */
+  unsupported?: UnsupportedClaimPolicy;
+  /** Embedding similarity for the claim check, when a model is loaded. */
+  similarity?: ClaimSimilarity;
 }
 
 export interface AnswerOutcome extends AnswerResponse {
@@ -40,6 +47,7 @@ export async function answerQuestion(
     citations: extractive.citations,
     confidence: extractive.confidence,
     summarized: false,
+    audit: extractiveAudit(extractive),
   };
   if (!request.summarize || !extractive.found) return plain;
   if (summarizer === undefined) {
@@ -47,11 +55,25 @@ export async function answerQuestion(
   }
   try {
     const summary = await summarizer.summarize(request.question, extractive.passages);
+    // Every claim of the summary is checked against the passages it cites (claim-check.ts).
+    const checked = await checkAnswer(
+      summary,
+      extractive.passages.map((passage) => ({
+        text: passage.text,
+        title: passage.citation.title,
+      })),
+      request.unsupported ?? summarizer.unsupportedClaims ?? 'mark',
+      {
+        question: request.question,
+        ...(request.similarity ? { similarity: request.similarity } : {}),
+      },
+    );
     return {
-      answer: summary,
+      answer: checked.text,
       citations: extractive.citations,
       confidence: extractive.confidence,
       summarized: true,
+      audit: answerAudit(extractive.citations, checked.claims),
     };
   } catch (error) {
     if (!(error instanceof SummaryError)) throw error;

@@ -22,7 +22,7 @@ import type { ToolError } from '../protocol/errors';
 import type { Reminder } from '../protocol/reminders';
 import { isValidZone, parseLocalDateTime, wallToInstant } from '../reminders/local-time';
 import { validateRrule } from '../reminders/recurrence';
-import { ClaimStream, answerAudit, splitClaims } from '../search/claim-check';
+import { ClaimStream, answerAudit, extractiveAudit } from '../search/claim-check';
 import type { ClaimSimilarity } from '../search/claim-check';
 import { CitationMarkerFilter } from './citation-markers';
 import type { RouteContext } from './intent-router';
@@ -524,25 +524,6 @@ async function* phraseWithFallback(
     return;
   }
   onAudit(answerAudit(extractive.citations, claims.claims));
-}
-
-/**
- * The audit of an extractive answer: each quote is a claim, taken word for word from the
- * passage its marker names, so supported by construction.
- */
-export function extractiveAudit(extractive: {
-  answer: string;
-  citations: Citation[];
-}): AnswerAudit {
-  const claims = splitClaims(extractive.answer)
-    .filter((segment) => segment.factual && segment.citations.length > 0)
-    .map((segment) => ({
-      text: segment.body,
-      citations: segment.citations,
-      supported: true,
-      why: `quoted from passage ${segment.citations.join(', ')}`,
-    }));
-  return answerAudit(extractive.citations, claims);
 }
 
 /**

@@ -18,7 +18,9 @@
  * Unsupported claims are never kept silently: `checkAnswer` and `ClaimStream` mark them in the text with
  * the reason, or removes them and says so at the end (the user's choice).
  */
-import type { AuditedClaim, UnsupportedClaimPolicy } from '../protocol/answer-audit';
+import type { Embedder } from '../ports';
+import type { AnswerAudit, AuditedClaim, UnsupportedClaimPolicy } from '../protocol/answer-audit';
+import type { Citation } from '../protocol/citation';
 import { stemWord } from './language';
 import { synonymsOf } from './synonyms';
 import { QUESTION_WORDS, STOP_WORDS, foldText, tokenize } from './tokenize';
@@ -668,7 +670,7 @@ export class ClaimChecker {
     const similarity = this.options.similarity;
     if (similarity !== undefined && coverage >= SIMILARITY_FLOOR) {
       const scores = await similarity.similarities(body, texts);
-      const best = Math.max(...scores);
+      const best = scores.length === 0 ? 0 : Math.max(...scores);
       if (best >= (this.options.minSimilarity ?? DEFAULT_MIN_SIMILARITY)) {
         return {
           supported: true,
@@ -811,4 +813,53 @@ export function answerAudit<C>(
       why: claim.why,
     })),
   };
+}
+
+/**
+ * The claim check's similarity over an embedding model (the one search uses), when one is
+ * loaded and ready; otherwise no scores, and the words decide alone.
+ */
+export function embedderSimilarity(embedder: () => Embedder | undefined): ClaimSimilarity {
+  return {
+    async similarities(claim, passages) {
+      const model = embedder();
+      if (model === undefined || model.ready === false || passages.length === 0) return [];
+      const [query, ...vectors] = await model.embed([claim, ...passages]);
+      if (query === undefined) return [];
+      return vectors.map((vector) => cosine(query, vector));
+    },
+  };
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? 0;
+    const y = b[i] ?? 0;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/**
+ * The audit of an extractive answer: each quote is a claim, taken word for word from the
+ * passage its marker names, so supported by construction.
+ */
+export function extractiveAudit(extractive: {
+  answer: string;
+  citations: Citation[];
+}): AnswerAudit {
+  const claims = splitClaims(extractive.answer)
+    .filter((segment) => segment.factual && segment.citations.length > 0)
+    .map((segment) => ({
+      text: segment.body,
+      citations: segment.citations,
+      supported: true,
+      why: `quoted from passage ${segment.citations.join(', ')}`,
+    }));
+  return answerAudit(extractive.citations, claims);
 }
