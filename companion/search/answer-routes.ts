@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AnswerRequest, AnswerResponse } from '../../shared/protocol/search';
 import { embedderSimilarity } from '../../shared/search/claim-check';
+import { formatSourceNotes } from '../../shared/search/source-dates';
 import { answerQuestion } from './answer-service';
 import { toIndexFilters } from './request-filters';
 import type { SearchServices } from './search-services';
@@ -33,6 +34,7 @@ export function registerAnswerRoute(
         filters,
         ...(body.unsupported === undefined ? {} : { unsupported: body.unsupported }),
         similarity: embedderSimilarity(() => services.deps.embedder?.()),
+        now: services.clock.now(),
       });
       if (outcome.summaryError !== undefined) {
         request.log.warn(
@@ -40,8 +42,10 @@ export function registerAnswerRoute(
           'answer summary unavailable; sent quotes',
         );
       }
+      const notes = outcome.notes ?? [];
       return {
-        answer: outcome.answer,
+        answer: outcome.answer + formatSourceNotes(notes),
+        ...(notes.length === 0 ? {} : { notes }),
         citations: outcome.citations,
         ...(outcome.confidence === undefined ? {} : { confidence: outcome.confidence }),
         summarized: outcome.summarized,

@@ -1,6 +1,7 @@
 import type { UnsupportedClaimPolicy } from '../../shared/protocol/answer-audit';
 import type { AnswerResponse } from '../../shared/protocol/search';
 import { answerAudit, checkAnswer, extractiveAudit } from '../../shared/search/claim-check';
+import { sourceDateNotes } from '../../shared/search/source-dates';
 import type { ClaimSimilarity } from '../../shared/search/claim-check';
 import { extractiveAnswer } from './extractive-answer';
 import type { HybridSearch } from './hybrid-search';
@@ -17,6 +18,8 @@ export interface AnswerRequestOptions {
   unsupported?: UnsupportedClaimPolicy;
   /** Embedding similarity for the claim check, when a model is loaded. */
   similarity?: ClaimSimilarity;
+  /** Now, for the sources' age (source-dates.ts); without it no date notes. */
+  now?: number;
 }
 
 export interface AnswerOutcome extends AnswerResponse {
@@ -48,6 +51,9 @@ export async function answerQuestion(
     confidence: extractive.confidence,
     summarized: false,
     audit: extractiveAudit(extractive),
+    ...(request.now === undefined
+      ? {}
+      : { notes: sourceDateNotes(extractive.citations, request.now) }),
   };
   if (!request.summarize || !extractive.found) return plain;
   if (summarizer === undefined) {
@@ -74,6 +80,7 @@ export async function answerQuestion(
       confidence: extractive.confidence,
       summarized: true,
       audit: answerAudit(extractive.citations, checked.claims),
+      ...(plain.notes === undefined ? {} : { notes: plain.notes }),
     };
   } catch (error) {
     if (!(error instanceof SummaryError)) throw error;

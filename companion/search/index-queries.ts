@@ -91,6 +91,7 @@ interface ChunkRow {
   text: string;
   mtimeMs: number;
   createdMs: number | null;
+  updatedMs: number | null;
   textHash: string;
 }
 
@@ -288,7 +289,8 @@ export class SqliteIndexQueries implements IndexQueries {
       `SELECT c.id AS id, f.path AS path, f.kind AS kind, f.note_id AS noteId, f.title AS title,
          f.aliases AS aliases, f.tags AS tags, c.heading_path AS headingPath,
          c.start_line AS startLine, c.end_line AS endLine, c.page AS page, c.text AS text,
-         f.mtime_ms AS mtimeMs, f.created_ms AS createdMs, c.text_hash AS textHash
+         f.mtime_ms AS mtimeMs, f.created_ms AS createdMs, f.updated_ms AS updatedMs,
+         c.text_hash AS textHash
        FROM index_chunks c JOIN index_files f ON f.id = c.file_id
        WHERE c.id IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(wanted)) as ChunkRow[];
@@ -445,6 +447,7 @@ function toIndexedChunk(row: ChunkRow): IndexedChunk {
     text: row.text,
     mtimeMs: row.mtimeMs,
     ...(row.createdMs === null ? {} : { createdMs: row.createdMs }),
+    ...(row.updatedMs === null ? {} : { updatedMs: row.updatedMs }),
     textHash: row.textHash,
   };
 }

@@ -17,6 +17,8 @@ export interface FileRecord {
   readonly aliases: readonly string[];
   readonly mtimeMs: number;
   readonly createdMs?: number;
+  /** Front-matter `updated` (migration 011). */
+  readonly updatedMs?: number;
   readonly size: number;
   /**
    * What tells this version of the file from the next: the bytes' SHA-256 with the index format
@@ -132,8 +134,8 @@ export class IndexStore {
       const { lastInsertRowid } = this.db
         .prepare(
           `INSERT INTO index_files (path, kind, note_id, title, tags, aliases, mtime_ms, created_ms,
-             size, content_hash, indexed_at, error, warnings, content_changed_ms)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             size, content_hash, indexed_at, error, warnings, content_changed_ms, updated_ms)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           file.path,
@@ -150,6 +152,7 @@ export class IndexStore {
           file.error ?? null,
           JSON.stringify(file.warnings),
           contentChanged,
+          file.updatedMs === undefined ? null : Math.round(file.updatedMs),
         );
       const fileId = Number(lastInsertRowid);
       const insertTag = this.db.prepare(

@@ -15,7 +15,8 @@ import { readIndexedNoteMeta } from './indexed-note-meta';
  * chunk texts are kept).
  */
 // v3: FTS text spaced between Chinese/Japanese/Thai words and carrying per-language stems.
-export const INDEX_FORMAT = 'v3';
+// v4: front-matter `updated` stored (citation dates) and decisions extracted.
+export const INDEX_FORMAT = 'v4';
 
 /** Notes above this are not indexed (a log file or a dump saved as `.md`). */
 export const MAX_NOTE_BYTES = 16 * 1024 * 1024;
@@ -130,6 +131,7 @@ export async function readVaultFile(
       tags: meta.tags,
       aliases: meta.aliases,
       ...('createdMs' in meta && meta.createdMs !== undefined ? { createdMs: meta.createdMs } : {}),
+      ...('updatedMs' in meta && meta.updatedMs !== undefined ? { updatedMs: meta.updatedMs } : {}),
       warnings: [...decoded.warnings, ...meta.warnings],
       ...languageOf('lang' in meta ? meta.lang : undefined, `${meta.title}\n${meta.body}`),
     },

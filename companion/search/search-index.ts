@@ -44,6 +44,8 @@ export interface IndexedChunk {
   mtimeMs: number;
   /** Front-matter `created`, when the note has a valid one. */
   createdMs?: number;
+  /** Front-matter `updated`, when the note has a valid one. */
+  updatedMs?: number;
   /** Hash of the chunk's text (the embedding cache key); absent in indexes without vectors. */
   textHash?: string;
 }

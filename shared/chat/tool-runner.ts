@@ -23,6 +23,7 @@ import type { Reminder } from '../protocol/reminders';
 import { isValidZone, parseLocalDateTime, wallToInstant } from '../reminders/local-time';
 import { validateRrule } from '../reminders/recurrence';
 import { ClaimStream, answerAudit, extractiveAudit } from '../search/claim-check';
+import { formatSourceNotes, sourceDateNotes } from '../search/source-dates';
 import type { ClaimSimilarity } from '../search/claim-check';
 import { CitationMarkerFilter } from './citation-markers';
 import type { RouteContext } from './intent-router';
@@ -439,9 +440,11 @@ export class ToolRunner {
       // No claim without a citation: nothing retrieved means nothing to say.
       return { text: NOTHING_FOUND_TEXT, result, citations: [] };
     }
+    // The sources' age and disagreements (source-dates.ts), under the answer however phrased.
+    const notes = formatSourceNotes(sourceDateNotes(extractive.citations, this.deps.clock.now()));
     const phraser = this.deps.phraser;
     if (phraser === undefined || options.summarize === false) {
-      return { text: extractive.answer, result, citations: extractive.citations };
+      return { text: extractive.answer + notes, result, citations: extractive.citations };
     }
     const claims = new ClaimStream(
       extractive.citations.map((citation) => ({ text: citation.excerpt, title: citation.title })),
@@ -451,15 +454,11 @@ export class ToolRunner {
         ...(this.deps.claimSimilarity ? { similarity: this.deps.claimSimilarity } : {}),
       },
     );
-    const stream = phraseWithFallback(
-      phraser,
-      args.question,
-      extractive,
-      options.signal,
-      claims,
-      (audit) => {
+    const stream = withTail(
+      phraseWithFallback(phraser, args.question, extractive, options.signal, claims, (audit) => {
         data.audit = audit;
-      },
+      }),
+      notes,
     );
     return { text: '', result, citations: extractive.citations, stream };
   }
@@ -475,6 +474,12 @@ export class ToolRunner {
   private toolError(error: unknown, what: string): ToolError {
     return this.deps.toolError?.(error) ?? toToolError(error, what);
   }
+}
+
+/** A stream, then `tail` once it has ended. */
+async function* withTail(stream: AsyncIterable<string>, tail: string): AsyncGenerator<string> {
+  yield* stream;
+  if (tail !== '') yield tail;
 }
 
 /**

@@ -96,6 +96,11 @@ export const AnswerResponse = Type.Object({
   confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   /** True when an LLM phrased `answer`; false for the extractive answer. */
   summarized: Type.Boolean(),
+  /**
+   * About the sources' dates: the newest is over a year old, or two notes give different
+   * numbers for the same thing (both named, newest first). Also shown under `answer`.
+   */
+  notes: Type.Optional(Type.Array(Type.String())),
   /** With `audit: true`: what was retrieved, what the answer used, each claim and its check. */
   audit: Type.Optional(AnswerAudit),
 });

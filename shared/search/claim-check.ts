@@ -430,6 +430,42 @@ function unitsOf(text: string): Map<string, string> {
 /** Words between a number and what it counts. */
 const UNIT_LINKS = new Set(['a', 'an', 'per', 'of', 'each']);
 
+/**
+ * The numbers of a text with the words around them: the nearest content word before (within
+ * three words: "lease … at €6,800" → year, "fee is €90" → fee) and the word right after
+ * ("€6,800 a month" → month), and the stems of all its content words.
+ */
+export function keyedNumbers(text: string): {
+  numbers: Array<{ value: string; before?: string; after?: string }>;
+  stems: Set<string>;
+} {
+  const tokens = wordsAndNumbers(text);
+  const numbers: Array<{ value: string; before?: string; after?: string }> = [];
+  const stems = new Set<string>();
+  tokens.forEach((token, i) => {
+    if (token.stem !== undefined) stems.add(token.stem);
+    if (token.number === undefined) return;
+    const before = tokens
+      .slice(Math.max(0, i - 3), i)
+      .reverse()
+      .find((t) => t.stem !== undefined)?.stem;
+    let next = i + 1;
+    while (
+      next < tokens.length &&
+      tokens[next]?.stem === undefined &&
+      tokens[next]?.number === undefined
+    )
+      next++;
+    const after = tokens[next]?.stem;
+    numbers.push({
+      value: token.number,
+      ...(before === undefined ? {} : { before }),
+      ...(after === undefined ? {} : { after }),
+    });
+  });
+  return { numbers, stems };
+}
+
 /** Per number of a passage, the stems of the words around it (three either side). */
 function numberContexts(text: string): Map<string, Set<string>> {
   const tokens = wordsAndNumbers(text);

@@ -12,3 +12,4 @@ export * from './exclude-rules';
 export * from './language';
 export * from './synonyms';
 export * from './claim-check';
+export * from './source-dates';

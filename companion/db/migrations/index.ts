@@ -9,6 +9,7 @@ import { digestTables } from './007-digests';
 import { vaultFiles } from './008-vault-files';
 import { digestFacts } from './009-digest-facts';
 import { syncTables } from './010-sync';
+import { sourceDates } from './011-source-dates';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -29,4 +30,5 @@ export const migrations: readonly Migration[] = [
   vaultFiles,
   digestFacts,
   syncTables,
+  sourceDates,
 ];
