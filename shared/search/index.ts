@@ -13,3 +13,4 @@ export * from './language';
 export * from './synonyms';
 export * from './claim-check';
 export * from './source-dates';
+export * from './decisions';
