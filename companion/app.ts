@@ -28,6 +28,7 @@ import type { Logger } from './logging';
 import { registerHttpMetrics } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
 import { registerAnswerRoute } from './search/answer-routes';
+import { registerDecisionsRoute } from './search/decision-routes';
 import { registerChat } from './chat/register-chat';
 import type { ChatAppOptions } from './chat/register-chat';
 import { registerEmbeddingRoutes } from './clients/embeddings-routes';
@@ -292,6 +293,7 @@ export async function buildApp(
   );
   registerSearchRoute(app, search, deps.config.timezone);
   registerAnswerRoute(app, search, deps.config.timezone);
+  registerDecisionsRoute(app, search);
   const chatEngine = registerChat(
     app,
     {

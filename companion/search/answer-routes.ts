@@ -1,3 +1,4 @@
+import type { Decision } from '../../shared/protocol/decisions';
 import type { FastifyInstance } from 'fastify';
 import { AnswerRequest, AnswerResponse } from '../../shared/protocol/search';
 import { embedderSimilarity } from '../../shared/search/claim-check';
@@ -35,6 +36,7 @@ export function registerAnswerRoute(
         ...(body.unsupported === undefined ? {} : { unsupported: body.unsupported }),
         similarity: embedderSimilarity(() => services.deps.embedder?.()),
         now: services.clock.now(),
+        ...decisionsOf(services),
       });
       if (outcome.summaryError !== undefined) {
         request.log.warn(
@@ -53,4 +55,13 @@ export function registerAnswerRoute(
       };
     },
   );
+}
+
+/** The index's decisions for `answerQuestion`, when the index has them. */
+export function decisionsOf(services: SearchServices): {
+  decisions?: (query: string, limit: number) => Decision[];
+} {
+  const index = services.deps.index();
+  if (index?.decisions === undefined) return {};
+  return { decisions: (query, limit) => index.decisions?.(query, limit) ?? [] };
 }

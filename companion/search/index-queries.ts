@@ -1,5 +1,12 @@
+import type { Decision } from '../../shared/protocol/decisions';
 import type { EmbeddingModel } from '../../shared/ports';
-import { detectLanguage, hasStemmer } from '../../shared/search';
+import {
+  detectLanguage,
+  hasStemmer,
+  normaliseQuery,
+  stemWord,
+  tokenize,
+} from '../../shared/search';
 import type { Language } from '../../shared/search';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../db/open';
@@ -74,6 +81,20 @@ interface QueryableModel extends EmbeddingModel {
 interface FilterSql {
   sql: string;
   params: Array<string | number>;
+}
+
+interface DecisionRow {
+  text: string;
+  rejected: string;
+  kind: Decision['kind'];
+  status: string | null;
+  date: string | null;
+  heading: string | null;
+  startLine: number;
+  endLine: number;
+  path: string;
+  title: string;
+  noteId: string | null;
 }
 
 interface ChunkRow {
@@ -278,6 +299,48 @@ export class SqliteIndexQueries implements IndexQueries {
   /** Indexed files (failed ones included) inside `folder`, at any depth. */
   filesUnder(folder: string): number {
     return (this.statement(FOLDER_FILE_COUNT).get(...folderRange(folder)) as { n: number }).n;
+  }
+
+  decisions(query: string, limit: number): Decision[] {
+    const rows = this.statement(
+      `SELECT d.text AS text, d.rejected AS rejected, d.kind AS kind, d.status AS status,
+         d.date AS date, d.heading AS heading, d.start_line AS startLine, d.end_line AS endLine,
+         f.path AS path, f.title AS title, f.note_id AS noteId
+       FROM index_decisions d JOIN index_files f ON f.id = d.file_id`,
+    ).all() as DecisionRow[];
+    const terms = normaliseQuery(query).terms.map((term) => stemWord(term, 'en'));
+    const scored = rows.map((row) => {
+      const rejected = JSON.parse(row.rejected) as string[];
+      const words = new Set(
+        tokenize([row.text, ...rejected, row.title, row.heading ?? ''].join(' ')).map((word) =>
+          stemWord(word, 'en'),
+        ),
+      );
+      const matched = terms.filter((term) => words.has(term)).length;
+      return { row, rejected, matched };
+    });
+    return scored
+      .filter((hit) => terms.length === 0 || hit.matched > 0)
+      .sort((a, b) => b.matched - a.matched || (b.row.date ?? '').localeCompare(a.row.date ?? ''))
+      .slice(0, limit)
+      .map(({ row, rejected, matched }) => ({
+        text: row.text,
+        rejected,
+        date: row.date,
+        kind: row.kind,
+        ...(row.status === null ? {} : { status: row.status }),
+        citation: {
+          type: 'note' as const,
+          path: row.path,
+          title: row.title,
+          ...(row.noteId === null ? {} : { id: row.noteId }),
+          excerpt: row.text,
+          score: terms.length === 0 ? 1 : Math.min(1, matched / terms.length),
+          ...(row.heading === null ? {} : { heading: row.heading }),
+          lines: [row.startLine, Math.max(row.startLine, row.endLine)] as [number, number],
+          ...(row.date === null ? {} : { date: row.date }),
+        },
+      }));
   }
 
   chunks(ids: readonly number[]): IndexedChunk[] {

@@ -19,3 +19,4 @@ export type { IndexAfterWrite } from './index-after-write';
 export { answerQuestion } from './answer-service';
 export type { HybridSearch } from './hybrid-search';
 export { toIndexFilters } from './request-filters';
+export { decisionsOf } from './answer-routes';

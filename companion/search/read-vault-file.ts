@@ -8,6 +8,8 @@ import type { PdfTextReader } from '../pdf/pdf-reader';
 import { decodeNoteBytes } from './decode-text';
 import type { ChunkRecord, FileRecord } from './index-store';
 import { readIndexedNoteMeta } from './indexed-note-meta';
+import { extractDecisions } from '../../shared/search/decisions';
+import type { ExtractedDecision } from '../../shared/search/decisions';
 
 /**
  * Bumped whenever parsing or chunking changes what a file turns into: it is part of the
@@ -36,6 +38,8 @@ export interface VaultFileInput {
 export interface IndexedFile {
   readonly file: FileRecord;
   readonly chunks: ChunkRecord[];
+  /** Decisions the note states (shared/search/decisions.ts); none for PDFs and failures. */
+  readonly decisions?: ExtractedDecision[];
 }
 
 export function indexedVersionOfBytes(bytes: Uint8Array): string {
@@ -143,6 +147,10 @@ export async function readVaultFile(
       text: chunk.text,
       textHash: chunk.textHash,
     })),
+    decisions:
+      input.kind === 'markdown' && kind === 'note'
+        ? extractDecisions(meta.body, meta.bodyStartLine)
+        : [],
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Decision } from '../../shared/protocol/decisions';
 import type { Citation } from '../../shared/protocol/citation';
 import type { EmbeddingModel } from '../../shared/ports';
 import type { DocumentType } from '../../shared/protocol/search';
@@ -61,6 +62,11 @@ export interface SearchIndex {
    * term weighs the same.
    */
   termStats?(terms: readonly string[]): { total: number; documentFrequencies: number[] };
+  /**
+   * Decisions found in notes (migration 012) matching the words of `query` (all, newest first,
+   * when it has none), best first. Optional: indexes without it have no decisions.
+   */
+  decisions?(query: string, limit: number): Decision[];
 }
 
 /** One ranked chunk as search answers it (hybrid-search.ts builds them, relevance.ts reads them). */

@@ -10,6 +10,7 @@ import { vaultFiles } from './008-vault-files';
 import { digestFacts } from './009-digest-facts';
 import { syncTables } from './010-sync';
 import { sourceDates } from './011-source-dates';
+import { decisionsTable } from './012-decisions';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -31,4 +32,5 @@ export const migrations: readonly Migration[] = [
   digestFacts,
   syncTables,
   sourceDates,
+  decisionsTable,
 ];
