@@ -28,7 +28,7 @@ import type { Logger } from './logging';
 import { registerHttpMetrics } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
 import { registerAnswerRoute } from './search/answer-routes';
-import { registerDecisionsRoute } from './search/decision-routes';
+import { registerDecisionsRoute, registerKnowledgeHealthRoute } from './search/decision-routes';
 import { registerChat } from './chat/register-chat';
 import type { ChatAppOptions } from './chat/register-chat';
 import { registerEmbeddingRoutes } from './clients/embeddings-routes';
@@ -294,6 +294,7 @@ export async function buildApp(
   registerSearchRoute(app, search, deps.config.timezone);
   registerAnswerRoute(app, search, deps.config.timezone);
   registerDecisionsRoute(app, search);
+  registerKnowledgeHealthRoute(app, search);
   const chatEngine = registerChat(
     app,
     {

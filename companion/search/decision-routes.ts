@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { DecisionsQuery, DecisionsResponse } from '../../shared/protocol/decisions';
+import { KnowledgeHealth } from '../../shared/protocol/knowledge-health';
 import { ApiHttpError } from '../http/api-error';
 import type { SearchServices } from './search-services';
 
@@ -26,6 +27,29 @@ export function registerDecisionsRoute(app: FastifyInstance, services: SearchSer
         );
       }
       return { decisions: index.decisions(request.query.q ?? '', request.query.limit ?? 20) };
+    },
+  );
+}
+
+/**
+ * `GET /api/v1/health/knowledge` (docs/search.md, "Knowledge health"): coverage, metadata
+ * hygiene and staleness of the indexed vault, each item naming its note.
+ */
+export function registerKnowledgeHealthRoute(app: FastifyInstance, services: SearchServices): void {
+  app.get(
+    '/api/v1/health/knowledge',
+    { config: { limited: 'search' }, schema: { response: { 200: KnowledgeHealth } } },
+    (): KnowledgeHealth => {
+      const index = services.deps.index();
+      if (index?.knowledgeHealth === undefined) {
+        throw new ApiHttpError(
+          'UNAVAILABLE',
+          'the vault index is not available yet; the report is ready once the companion has indexed the vault',
+          undefined,
+          { 'retry-after': '5' },
+        );
+      }
+      return index.knowledgeHealth(services.clock.now());
     },
   );
 }

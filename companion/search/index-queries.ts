@@ -1,3 +1,4 @@
+import type { KnowledgeHealth } from '../../shared/protocol/knowledge-health';
 import type { Decision } from '../../shared/protocol/decisions';
 import type { EmbeddingModel } from '../../shared/ports';
 import {
@@ -341,6 +342,82 @@ export class SqliteIndexQueries implements IndexQueries {
           ...(row.date === null ? {} : { date: row.date }),
         },
       }));
+  }
+
+  knowledgeHealth(now: number): KnowledgeHealth {
+    const files = this.statement(
+      `SELECT f.path AS path, f.title AS title, f.kind AS kind, f.tags AS tags, f.error AS error,
+         f.warnings AS warnings, coalesce(f.updated_ms, f.created_ms, f.mtime_ms) AS dated,
+         (SELECT count(*) FROM index_chunks c WHERE c.file_id = f.id AND trim(c.text) NOT IN ('', f.title, '# ' || f.title)) AS texts
+       FROM index_files f ORDER BY f.path`,
+    ).all() as Array<{
+      path: string;
+      title: string;
+      kind: string;
+      tags: string;
+      error: string | null;
+      warnings: string | null;
+      dated: number;
+      texts: number;
+    }>;
+    const item = (file: { path: string; title: string }, reason: string) => ({
+      path: file.path,
+      title: file.title,
+      reason,
+    });
+    const ok = files.filter((file) => file.error === null);
+    const notes = ok.filter((file) => file.kind === 'note' && file.path.endsWith('.md'));
+    const tagged = notes.filter((file) => (JSON.parse(file.tags) as string[]).length > 0);
+    // "Where the vault usually has them": tags are expected once most notes carry some.
+    const tagsUsual = notes.length > 0 && tagged.length / notes.length >= 0.5;
+    const byTitle = new Map<string, typeof notes>();
+    for (const note of notes) {
+      const key = note.title.trim().toLowerCase();
+      byTitle.set(key, [...(byTitle.get(key) ?? []), note]);
+    }
+    const yearAgo = now - 365 * 86_400_000;
+    return {
+      coverage: {
+        indexed: ok.length,
+        failed: files
+          .filter((file) => file.error !== null)
+          .map((file) => item(file, file.error ?? '')),
+        partial: ok
+          .filter((file) => (JSON.parse(file.warnings ?? '[]') as string[]).length > 0)
+          .map((file) => item(file, (JSON.parse(file.warnings ?? '[]') as string[]).join('; '))),
+      },
+      hygiene: {
+        untagged: tagsUsual
+          ? notes
+              .filter((file) => (JSON.parse(file.tags) as string[]).length === 0)
+              .map((file) =>
+                item(file, `no tags, where ${tagged.length} of ${notes.length} notes have some`),
+              )
+          : [],
+        duplicate_titles: [...byTitle.values()]
+          .filter((group) => group.length > 1)
+          .flatMap((group) =>
+            group.map((file) =>
+              item(
+                file,
+                `title shared with ${group
+                  .filter((other) => other !== file)
+                  .map((other) => other.path)
+                  .join(', ')}`,
+              ),
+            ),
+          ),
+        empty: notes.filter((file) => file.texts === 0).map((file) => item(file, 'no text')),
+      },
+      staleness: {
+        not_updated_in_a_year: notes
+          .filter((file) => file.dated > 0 && file.dated < yearAgo)
+          .sort((a, b) => a.dated - b.dated)
+          .map((file) =>
+            item(file, `last updated ${new Date(file.dated).toISOString().slice(0, 10)}`),
+          ),
+      },
+    };
   }
 
   chunks(ids: readonly number[]): IndexedChunk[] {

@@ -1,3 +1,4 @@
+import type { KnowledgeHealth } from '../../shared/protocol/knowledge-health';
 import type { Decision } from '../../shared/protocol/decisions';
 import type { Citation } from '../../shared/protocol/citation';
 import type { EmbeddingModel } from '../../shared/ports';
@@ -67,6 +68,8 @@ export interface SearchIndex {
    * when it has none), best first. Optional: indexes without it have no decisions.
    */
   decisions?(query: string, limit: number): Decision[];
+  /** The knowledge health report at `now` (epoch ms); optional like `decisions`. */
+  knowledgeHealth?(now: number): KnowledgeHealth;
 }
 
 /** One ranked chunk as search answers it (hybrid-search.ts builds them, relevance.ts reads them). */
