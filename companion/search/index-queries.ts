@@ -376,6 +376,30 @@ export class SqliteIndexQueries implements IndexQueries {
       byTitle.set(key, [...(byTitle.get(key) ?? []), note]);
     }
     const yearAgo = now - 365 * 86_400_000;
+    const links = this.wikiLinks();
+    // A link names a file by path or name, with or without `.md`, any case (Obsidian's rule).
+    const known = new Set<string>();
+    for (const file of files) {
+      const lower = file.path.toLowerCase();
+      const name = lower.split('/').pop() ?? lower;
+      for (const key of [lower, name, lower.replace(/\.md$/, ''), name.replace(/\.md$/, '')]) {
+        known.add(key);
+      }
+    }
+    const linked = new Set<string>();
+    const broken = new Map<string, Set<string>>();
+    for (const link of links) {
+      const target = link.target.toLowerCase();
+      if (known.has(target) || known.has(`${target}.md`)) {
+        linked.add(target);
+        continue;
+      }
+      broken.set(link.path, (broken.get(link.path) ?? new Set()).add(link.target));
+    }
+    const isLinked = (path: string) => {
+      const lower = path.toLowerCase();
+      return linked.has(lower) || linked.has(lower.split('/').pop() ?? lower);
+    };
     return {
       coverage: {
         indexed: ok.length,
@@ -408,6 +432,15 @@ export class SqliteIndexQueries implements IndexQueries {
             ),
           ),
         empty: notes.filter((file) => file.texts === 0).map((file) => item(file, 'no text')),
+        broken_links: [...broken.entries()].map(([path, targets]) =>
+          item(
+            { path, title: files.find((file) => file.path === path)?.title ?? path },
+            `links to ${[...targets].map((t) => `[[${t}]]`).join(', ')}, which no file is`,
+          ),
+        ),
+        orphaned_attachments: ok
+          .filter((file) => file.kind === 'pdf' && !isLinked(file.path))
+          .map((file) => item(file, 'no note links to it')),
       },
       staleness: {
         not_updated_in_a_year: notes
@@ -418,6 +451,25 @@ export class SqliteIndexQueries implements IndexQueries {
           ),
       },
     };
+  }
+
+  /** Every `[[target]]` / `![[target]]` in the indexed notes' text, with the linking note. */
+  private wikiLinks(): Array<{ path: string; target: string }> {
+    const rows = this.statement(
+      `SELECT f.path AS path, c.text AS text FROM index_chunks c JOIN index_files f ON f.id = c.file_id
+       WHERE f.kind <> 'pdf' AND c.text LIKE '%[[%'`,
+    ).all() as Array<{ path: string; text: string }>;
+    const links: Array<{ path: string; target: string }> = [];
+    for (const row of rows) {
+      for (const match of row.text.matchAll(
+        /\[\[([^\]|#^\n]*)(?:[#^][^\]|\n]*)?(?:\|[^\]\n]*)?\]\]/g,
+      )) {
+        const target = (match[1] ?? '').trim();
+        // `[[#Heading]]` links into the note itself.
+        if (target !== '') links.push({ path: row.path, target });
+      }
+    }
+    return links;
   }
 
   chunks(ids: readonly number[]): IndexedChunk[] {

@@ -30,6 +30,10 @@ export const KnowledgeHealth = Type.Object({
     duplicate_titles: Type.Array(HealthItem),
     /** Notes with no text besides their front matter. */
     empty: Type.Array(HealthItem),
+    /** Wiki links (`[[…]]`) to no note or file of the vault, listed under the linking note. */
+    broken_links: Type.Array(HealthItem),
+    /** PDFs no note links to or embeds. */
+    orphaned_attachments: Type.Array(HealthItem),
   }),
   staleness: Type.Object({
     /** Notes not updated in a year (front-matter `updated`, else `created`, else file time). */

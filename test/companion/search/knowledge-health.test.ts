@@ -20,7 +20,8 @@ beforeAll(async () => {
     source: join(repoRoot, 'test/fixtures/vaults/team-notes'),
     files: {
       'Inbox/Untitled.md': '---\ntags: [inbox]\n---\n',
-      'Inbox/Loose idea.md': 'A thought with no tags at all.\n',
+      'Inbox/Loose idea.md':
+        'A thought with no tags at all, about [[Office move]], [[Hiring plan#Budget|hiring]], [[#Top]] and [[Nowhere]].\n',
       'Archive/Office move.md': '---\ntags: [archive]\n---\n# Office move\n\nOld copy.\n',
       'Broken.md': '---\ntags: [x\n---\nBody still indexed.\n',
       'Binary.md': new Uint8Array([0, 1, 2, 0, 255, 0, 3]),
@@ -55,6 +56,10 @@ describe('GET /api/v1/health/knowledge', () => {
       'Projects/Office move.md',
     ]);
     expect(paths(health.hygiene.empty)).toEqual(['Inbox/Untitled.md']);
+    expect(health.hygiene.broken_links.map((i) => [i.path, i.reason])).toEqual([
+      ['Inbox/Loose idea.md', 'links to [[Nowhere]], which no file is'],
+    ]);
+    expect(paths(health.hygiene.orphaned_attachments)).toEqual([]);
 
     expect(health.staleness.not_updated_in_a_year.map((i) => [i.path, i.reason])).toEqual([
       ['Projects/Office search 2024.md', 'last updated 2024-09-30'],
