@@ -461,10 +461,13 @@ export class SqliteIndexQueries implements IndexQueries {
     ).all() as Array<{ path: string; text: string }>;
     const links: Array<{ path: string; target: string }> = [];
     for (const row of rows) {
-      for (const match of row.text.matchAll(
+      // Links shown as code (`[[like this]]`, fenced examples) link nowhere.
+      const text = row.text.replace(/(`{3,}|~{3,})[^]*?(?:\1|$)/g, ' ').replace(/`[^`\n]*`/g, ' ');
+      for (const match of text.matchAll(
         /\[\[([^\]|#^\n]*)(?:[#^][^\]|\n]*)?(?:\|[^\]\n]*)?\]\]/g,
       )) {
-        const target = (match[1] ?? '').trim();
+        // In a table the alias bar is escaped (`[[Note\\|alias]]`): the backslash is no part of the name.
+        const target = (match[1] ?? '').replace(/\\$/, '').trim();
         // `[[#Heading]]` links into the note itself.
         if (target !== '') links.push({ path: row.path, target });
       }
