@@ -28,6 +28,7 @@ import type { Logger } from './logging';
 import { registerHttpMetrics } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
 import { registerAnswerRoute } from './search/answer-routes';
+import { registerDecisionsRoute, registerKnowledgeHealthRoute } from './search/decision-routes';
 import { registerChat } from './chat/register-chat';
 import { ToolService, registerToolRoutes } from './tools';
 import type { ToolServiceOptions } from './tools';
@@ -365,6 +366,8 @@ export async function buildApp(
     deps.tasks.useSearch(() => search.hybridSearch());
     registerTaskRoutes(app, deps.tasks.service);
   }
+  registerDecisionsRoute(app, search);
+  registerKnowledgeHealthRoute(app, search);
   const chatEngine = registerChat(
     app,
     {

@@ -13,6 +13,8 @@ import type {
 } from '../../shared/chat/ports';
 import type { Clock } from '../../shared/ports';
 import type { ToolPolicy } from '../../shared/chat/tool-policy';
+import type { UnsupportedClaimPolicy } from '../../shared/protocol/answer-audit';
+import { embedderSimilarity } from '../../shared/search/claim-check';
 import type { SearchServices } from '../search';
 import { fetchOllamaHttp } from './fetch-ollama-http';
 import { companionToolError } from './port-errors';
@@ -31,6 +33,8 @@ export interface ChatOllamaConfig {
   timeoutMs?: number;
   /** Let the model pick the tool (docs/chat.md); default true. False: the rules route, the model only phrases. */
   route?: boolean;
+  /** What becomes of a phrased claim its passages do not support; default `mark`. */
+  unsupportedClaims?: UnsupportedClaimPolicy;
 }
 
 export interface CompanionChatDeps {
@@ -96,6 +100,8 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     searcher: new CompanionSearcher(deps.search, deps.zone),
     answerer: new CompanionAnswerer(deps.search),
     toolError: companionToolError,
+    unsupportedClaims: () => ollama?.unsupportedClaims ?? 'mark',
+    claimSimilarity: embedderSimilarity(() => deps.search.deps.embedder?.()),
     ...(phraser === undefined ? {} : { phraser }),
     ...(router === undefined ? {} : { router }),
     ...(deps.conversations === undefined ? {} : { conversations: deps.conversations }),

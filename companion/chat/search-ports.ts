@@ -1,6 +1,6 @@
 import { ChatPortError } from '../../shared/chat/ports';
 import type { Answerer, ExtractiveAnswer, Searcher, SearchHit } from '../../shared/chat/ports';
-import { answerQuestion } from '../search';
+import { answerQuestion, decisionsOf } from '../search';
 import type { HybridSearch } from '../search';
 import { toIndexFilters } from '../search';
 import type { SearchServices } from '../search';
@@ -44,6 +44,7 @@ export class CompanionAnswerer implements Answerer {
       question: request.question,
       limit: request.limit ?? DEFAULT_ANSWER_LIMIT,
       summarize: false,
+      ...decisionsOf(this.services),
     });
     return { answer: outcome.answer, citations: outcome.citations };
   }

@@ -6,7 +6,8 @@ import type { Citation } from '../../shared/protocol/citation';
 import { statusForError } from '../../shared/protocol/errors';
 import type { ApiErrorCode } from '../../shared/protocol/errors';
 import { CAIRN_CHAT_MODEL, ChatCompletionRequest } from '../../shared/protocol/openai-chat';
-import type { OpenAiErrorBody } from '../../shared/protocol/openai-chat';
+import type { CairnReplyExtension, OpenAiErrorBody } from '../../shared/protocol/openai-chat';
+import type { AnswerAudit } from '../../shared/protocol/answer-audit';
 import { ApiHttpError } from '../http/api-error';
 import { startEventStream } from '../http/event-stream';
 import { mapError } from '../http/error-handler';
@@ -66,19 +67,19 @@ export function registerChatCompletionsRoute(
       const created = Math.floor(deps.clock.now() / 1000);
       if (body.stream === true) {
         // Headers and the role chunk go out at once; later failures are in-stream error objects.
-        await stream(reply, { id, created }, pieces, request);
+        await stream(reply, { id, created, audit: body.audit === true }, pieces, request);
         return;
       }
       // Not streaming, a failure anywhere (the vault not indexed yet, Ollama down) is a status.
       let content = '';
-      let citations: Citation[] = [];
+      let cairn: CairnReplyExtension = { citations: [] };
       for (
         let piece = await nextOrRefusal(pieces);
         !piece.done;
         piece = await nextOrRefusal(pieces)
       ) {
         if ('text' in piece.value) content += piece.value.text;
-        else citations = piece.value.citations;
+        else cairn = replyExtension(piece.value, body.audit === true);
       }
       const prompt = body.messages.reduce(
         (sum, m) => sum + JSON.stringify(m.content ?? '').length,
@@ -92,7 +93,7 @@ export function registerChatCompletionsRoute(
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content, refusal: null, cairn: { citations } },
+            message: { role: 'assistant', content, refusal: null, cairn },
             finish_reason: 'stop',
             logprobs: null,
           },
@@ -105,6 +106,16 @@ export function registerChatCompletionsRoute(
       };
     },
   );
+}
+
+/** The `cairn` field of the reply: the citations, and the audit when it was asked for. */
+function replyExtension(
+  piece: { citations: Citation[]; audit?: AnswerAudit },
+  withAudit: boolean,
+): CairnReplyExtension {
+  return withAudit && piece.audit !== undefined
+    ? { citations: piece.citations, audit: piece.audit }
+    : { citations: piece.citations };
 }
 
 /** Turns a turn's refusal into the HTTP error the route's handler sends. */
@@ -133,7 +144,7 @@ async function nextOrRefusal(
 
 async function stream(
   reply: FastifyReply,
-  meta: { id: string; created: number },
+  meta: { id: string; created: number; audit: boolean },
   pieces: AsyncGenerator<TurnPiece>,
   request: FastifyRequest,
 ): Promise<void> {
@@ -151,14 +162,14 @@ async function stream(
       })}\n\n`,
     );
   chunk({ role: 'assistant', content: '' }, null);
-  let citations: Citation[] = [];
+  let cairn: CairnReplyExtension = { citations: [] };
   try {
     for await (const piece of pieces) {
       if ('text' in piece) {
         if (piece.text !== '') chunk({ content: piece.text }, null);
-      } else citations = piece.citations;
+      } else cairn = replyExtension(piece, meta.audit);
     }
-    chunk({}, 'stop', { cairn: { citations } });
+    chunk({}, 'stop', { cairn });
   } catch (error) {
     // Mid-stream there is no status to change: the error goes as OpenAI's in-stream error object.
     const code: ApiErrorCode = error instanceof OpenAiTurnError ? error.code : 'INTERNAL_ERROR';

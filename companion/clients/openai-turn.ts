@@ -3,6 +3,8 @@ import { formatSourceList } from '../../shared/chat/client-tools';
 import { readAll, ollamaErrorMessage, ollamaUrl } from '../../shared/chat/ollama-http';
 import type { OllamaHttp } from '../../shared/chat/ollama-http';
 import type { AbortSignalLike } from '../../shared/chat/ports';
+import type { AnswerData } from '../../shared/chat/tool-runner';
+import type { AnswerAudit } from '../../shared/protocol/answer-audit';
 import type { Citation } from '../../shared/protocol/citation';
 import type { ApiErrorCode } from '../../shared/protocol/errors';
 import { COMPLETION_MESSAGE_MAX_CHARS } from '../../shared/protocol/openai-chat';
@@ -42,8 +44,8 @@ export class OpenAiTurnError extends Error {
   }
 }
 
-/** What one completion yields: text pieces, then (once) the citations. */
-export type TurnPiece = { text: string } | { citations: Citation[] };
+/** What one completion yields: text pieces, then (once) the citations and the answer's audit. */
+export type TurnPiece = { text: string } | { citations: Citation[]; audit?: AnswerAudit };
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 
@@ -128,6 +130,7 @@ export async function* openAiTurn(
   let citations: Citation[] = [];
   // With a tool policy the runner's gate checks the scope and records the run (docs/tools.md).
   const gated = deps.engine.tools.policy !== undefined;
+  let audit: AnswerAudit | undefined;
   const events = deps.engine.send(text, {
     canWrite: hasScope(caller.identity, 'write'),
     record: false,
@@ -144,6 +147,9 @@ export async function* openAiTurn(
         yield { text: event.text };
         break;
       case 'tool':
+        if (event.name === 'answer' && event.result.success) {
+          audit = (event.result.data as AnswerData).audit;
+        }
         if (gated) break;
         auditToolCall(deps.audit, {
           identity: caller.identity,
@@ -169,7 +175,7 @@ export async function* openAiTurn(
   }
   const sources = formatSourceList(citations);
   if (sources !== '') yield { text: `\n\nSources:\n${sources}` };
-  yield { citations };
+  yield audit === undefined ? { citations } : { citations, audit };
 }
 
 function lastUserMessage(messages: readonly ChatCompletionMessage[]): {

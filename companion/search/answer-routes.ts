@@ -1,5 +1,8 @@
+import type { Decision } from '../../shared/protocol/decisions';
 import type { FastifyInstance } from 'fastify';
 import { AnswerRequest, AnswerResponse } from '../../shared/protocol/search';
+import { embedderSimilarity } from '../../shared/search/claim-check';
+import { formatSourceNotes } from '../../shared/search/source-dates';
 import { answerQuestion } from './answer-service';
 import { toIndexFilters } from './request-filters';
 import type { SearchServices } from './search-services';
@@ -30,6 +33,10 @@ export function registerAnswerRoute(
         limit: body.limit ?? 5,
         summarize: body.summarize ?? false,
         filters,
+        ...(body.unsupported === undefined ? {} : { unsupported: body.unsupported }),
+        similarity: embedderSimilarity(() => services.deps.embedder?.()),
+        now: services.clock.now(),
+        ...decisionsOf(services),
       });
       if (outcome.summaryError !== undefined) {
         request.log.warn(
@@ -37,12 +44,24 @@ export function registerAnswerRoute(
           'answer summary unavailable; sent quotes',
         );
       }
+      const notes = outcome.notes ?? [];
       return {
-        answer: outcome.answer,
+        answer: outcome.answer + formatSourceNotes(notes),
+        ...(notes.length === 0 ? {} : { notes }),
         citations: outcome.citations,
         ...(outcome.confidence === undefined ? {} : { confidence: outcome.confidence }),
         summarized: outcome.summarized,
+        ...(body.audit === true && outcome.audit !== undefined ? { audit: outcome.audit } : {}),
       };
     },
   );
+}
+
+/** The index's decisions for `answerQuestion`, when the index has them. */
+export function decisionsOf(services: SearchServices): {
+  decisions?: (query: string, limit: number) => Decision[];
+} {
+  const index = services.deps.index();
+  if (index?.decisions === undefined) return {};
+  return { decisions: (query, limit) => index.decisions?.(query, limit) ?? [] };
 }

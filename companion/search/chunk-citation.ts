@@ -1,5 +1,5 @@
 import type { Citation } from '../../shared/protocol/citation';
-import { textHash, toCitation } from '../../shared/search';
+import { sourceDate, textHash, toCitation } from '../../shared/search';
 import type { CitableChunk } from '../../shared/search';
 import type { IndexedChunk } from './search-index';
 
@@ -36,5 +36,6 @@ export function toCitableChunk(chunk: IndexedChunk): CitableChunk {
 
 /** docs/search.md's citation for an indexed chunk, its excerpt chosen for `terms`. */
 export function citeChunk(chunk: IndexedChunk, score: number, terms: readonly string[]): Citation {
-  return toCitation(toCitableChunk(chunk), score, terms);
+  const date = sourceDate(chunk);
+  return { ...toCitation(toCitableChunk(chunk), score, terms), ...date };
 }

@@ -1,5 +1,13 @@
+import type { KnowledgeHealth } from '../../shared/protocol/knowledge-health';
+import type { Decision } from '../../shared/protocol/decisions';
 import type { EmbeddingModel } from '../../shared/ports';
-import { detectLanguage, hasStemmer } from '../../shared/search';
+import {
+  detectLanguage,
+  hasStemmer,
+  normaliseQuery,
+  stemWord,
+  tokenize,
+} from '../../shared/search';
 import type { Language } from '../../shared/search';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../db/open';
@@ -76,6 +84,20 @@ interface FilterSql {
   params: Array<string | number>;
 }
 
+interface DecisionRow {
+  text: string;
+  rejected: string;
+  kind: Decision['kind'];
+  status: string | null;
+  date: string | null;
+  heading: string | null;
+  startLine: number;
+  endLine: number;
+  path: string;
+  title: string;
+  noteId: string | null;
+}
+
 interface ChunkRow {
   id: number;
   path: string;
@@ -91,6 +113,7 @@ interface ChunkRow {
   text: string;
   mtimeMs: number;
   createdMs: number | null;
+  updatedMs: number | null;
   textHash: string;
 }
 
@@ -279,6 +302,179 @@ export class SqliteIndexQueries implements IndexQueries {
     return (this.statement(FOLDER_FILE_COUNT).get(...folderRange(folder)) as { n: number }).n;
   }
 
+  decisions(query: string, limit: number): Decision[] {
+    const rows = this.statement(
+      `SELECT d.text AS text, d.rejected AS rejected, d.kind AS kind, d.status AS status,
+         d.date AS date, d.heading AS heading, d.start_line AS startLine, d.end_line AS endLine,
+         f.path AS path, f.title AS title, f.note_id AS noteId
+       FROM index_decisions d JOIN index_files f ON f.id = d.file_id`,
+    ).all() as DecisionRow[];
+    const terms = normaliseQuery(query).terms.map((term) => stemWord(term, 'en'));
+    const scored = rows.map((row) => {
+      const rejected = JSON.parse(row.rejected) as string[];
+      const words = new Set(
+        tokenize([row.text, ...rejected, row.title, row.heading ?? ''].join(' ')).map((word) =>
+          stemWord(word, 'en'),
+        ),
+      );
+      const matched = terms.filter((term) => words.has(term)).length;
+      return { row, rejected, matched };
+    });
+    return scored
+      .filter((hit) => terms.length === 0 || hit.matched > 0)
+      .sort((a, b) => b.matched - a.matched || (b.row.date ?? '').localeCompare(a.row.date ?? ''))
+      .slice(0, limit)
+      .map(({ row, rejected, matched }) => ({
+        text: row.text,
+        rejected,
+        date: row.date,
+        kind: row.kind,
+        ...(row.status === null ? {} : { status: row.status }),
+        citation: {
+          type: 'note' as const,
+          path: row.path,
+          title: row.title,
+          ...(row.noteId === null ? {} : { id: row.noteId }),
+          excerpt: row.text,
+          score: terms.length === 0 ? 1 : Math.min(1, matched / terms.length),
+          ...(row.heading === null ? {} : { heading: row.heading }),
+          lines: [row.startLine, Math.max(row.startLine, row.endLine)] as [number, number],
+          ...(row.date === null ? {} : { date: row.date }),
+        },
+      }));
+  }
+
+  knowledgeHealth(now: number): KnowledgeHealth {
+    const files = this.statement(
+      `SELECT f.path AS path, f.title AS title, f.kind AS kind, f.tags AS tags, f.error AS error,
+         f.warnings AS warnings, coalesce(f.updated_ms, f.created_ms, f.mtime_ms) AS dated,
+         (SELECT count(*) FROM index_chunks c WHERE c.file_id = f.id AND trim(c.text) NOT IN ('', f.title, '# ' || f.title)) AS texts
+       FROM index_files f ORDER BY f.path`,
+    ).all() as Array<{
+      path: string;
+      title: string;
+      kind: string;
+      tags: string;
+      error: string | null;
+      warnings: string | null;
+      dated: number;
+      texts: number;
+    }>;
+    const item = (file: { path: string; title: string }, reason: string) => ({
+      path: file.path,
+      title: file.title,
+      reason,
+    });
+    const ok = files.filter((file) => file.error === null);
+    const notes = ok.filter((file) => file.kind === 'note' && file.path.endsWith('.md'));
+    const tagged = notes.filter((file) => (JSON.parse(file.tags) as string[]).length > 0);
+    // "Where the vault usually has them": tags are expected once most notes carry some.
+    const tagsUsual = notes.length > 0 && tagged.length / notes.length >= 0.5;
+    const byTitle = new Map<string, typeof notes>();
+    for (const note of notes) {
+      const key = note.title.trim().toLowerCase();
+      byTitle.set(key, [...(byTitle.get(key) ?? []), note]);
+    }
+    const yearAgo = now - 365 * 86_400_000;
+    const links = this.wikiLinks();
+    // A link names a file by path or name, with or without `.md`, any case (Obsidian's rule).
+    const known = new Set<string>();
+    for (const file of files) {
+      const lower = file.path.toLowerCase();
+      const name = lower.split('/').pop() ?? lower;
+      for (const key of [lower, name, lower.replace(/\.md$/, ''), name.replace(/\.md$/, '')]) {
+        known.add(key);
+      }
+    }
+    const linked = new Set<string>();
+    const broken = new Map<string, Set<string>>();
+    for (const link of links) {
+      const target = link.target.toLowerCase();
+      if (known.has(target) || known.has(`${target}.md`)) {
+        linked.add(target);
+        continue;
+      }
+      broken.set(link.path, (broken.get(link.path) ?? new Set()).add(link.target));
+    }
+    const isLinked = (path: string) => {
+      const lower = path.toLowerCase();
+      return linked.has(lower) || linked.has(lower.split('/').pop() ?? lower);
+    };
+    return {
+      coverage: {
+        indexed: ok.length,
+        failed: files
+          .filter((file) => file.error !== null)
+          .map((file) => item(file, file.error ?? '')),
+        partial: ok
+          .filter((file) => (JSON.parse(file.warnings ?? '[]') as string[]).length > 0)
+          .map((file) => item(file, (JSON.parse(file.warnings ?? '[]') as string[]).join('; '))),
+      },
+      hygiene: {
+        untagged: tagsUsual
+          ? notes
+              .filter((file) => (JSON.parse(file.tags) as string[]).length === 0)
+              .map((file) =>
+                item(file, `no tags, where ${tagged.length} of ${notes.length} notes have some`),
+              )
+          : [],
+        duplicate_titles: [...byTitle.values()]
+          .filter((group) => group.length > 1)
+          .flatMap((group) =>
+            group.map((file) =>
+              item(
+                file,
+                `title shared with ${group
+                  .filter((other) => other !== file)
+                  .map((other) => other.path)
+                  .join(', ')}`,
+              ),
+            ),
+          ),
+        empty: notes.filter((file) => file.texts === 0).map((file) => item(file, 'no text')),
+        broken_links: [...broken.entries()].map(([path, targets]) =>
+          item(
+            { path, title: files.find((file) => file.path === path)?.title ?? path },
+            `links to ${[...targets].map((t) => `[[${t}]]`).join(', ')}, which no file is`,
+          ),
+        ),
+        orphaned_attachments: ok
+          .filter((file) => file.kind === 'pdf' && !isLinked(file.path))
+          .map((file) => item(file, 'no note links to it')),
+      },
+      staleness: {
+        not_updated_in_a_year: notes
+          .filter((file) => file.dated > 0 && file.dated < yearAgo)
+          .sort((a, b) => a.dated - b.dated)
+          .map((file) =>
+            item(file, `last updated ${new Date(file.dated).toISOString().slice(0, 10)}`),
+          ),
+      },
+    };
+  }
+
+  /** Every `[[target]]` / `![[target]]` in the indexed notes' text, with the linking note. */
+  private wikiLinks(): Array<{ path: string; target: string }> {
+    const rows = this.statement(
+      `SELECT f.path AS path, c.text AS text FROM index_chunks c JOIN index_files f ON f.id = c.file_id
+       WHERE f.kind <> 'pdf' AND c.text LIKE '%[[%'`,
+    ).all() as Array<{ path: string; text: string }>;
+    const links: Array<{ path: string; target: string }> = [];
+    for (const row of rows) {
+      // Links shown as code (`[[like this]]`, fenced examples) link nowhere.
+      const text = row.text.replace(/(`{3,}|~{3,})[^]*?(?:\1|$)/g, ' ').replace(/`[^`\n]*`/g, ' ');
+      for (const match of text.matchAll(
+        /\[\[([^\]|#^\n]*)(?:[#^][^\]|\n]*)?(?:\|[^\]\n]*)?\]\]/g,
+      )) {
+        // In a table the alias bar is escaped (`[[Note\\|alias]]`): the backslash is no part of the name.
+        const target = (match[1] ?? '').replace(/\\$/, '').trim();
+        // `[[#Heading]]` links into the note itself.
+        if (target !== '') links.push({ path: row.path, target });
+      }
+    }
+    return links;
+  }
+
   chunks(ids: readonly number[]): IndexedChunk[] {
     if (ids.length === 0) return [];
     const wanted = [...new Set(ids)].filter((id) => Number.isSafeInteger(id));
@@ -288,7 +484,8 @@ export class SqliteIndexQueries implements IndexQueries {
       `SELECT c.id AS id, f.path AS path, f.kind AS kind, f.note_id AS noteId, f.title AS title,
          f.aliases AS aliases, f.tags AS tags, c.heading_path AS headingPath,
          c.start_line AS startLine, c.end_line AS endLine, c.page AS page, c.text AS text,
-         f.mtime_ms AS mtimeMs, f.created_ms AS createdMs, c.text_hash AS textHash
+         f.mtime_ms AS mtimeMs, f.created_ms AS createdMs, f.updated_ms AS updatedMs,
+         c.text_hash AS textHash
        FROM index_chunks c JOIN index_files f ON f.id = c.file_id
        WHERE c.id IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(wanted)) as ChunkRow[];
@@ -445,6 +642,7 @@ function toIndexedChunk(row: ChunkRow): IndexedChunk {
     text: row.text,
     mtimeMs: row.mtimeMs,
     ...(row.createdMs === null ? {} : { createdMs: row.createdMs }),
+    ...(row.updatedMs === null ? {} : { updatedMs: row.updatedMs }),
     textHash: row.textHash,
   };
 }

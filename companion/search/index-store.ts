@@ -1,3 +1,4 @@
+import type { ExtractedDecision } from '../../shared/search/decisions';
 import type { EmbeddingModel } from '../../shared/ports';
 import type { DocumentType } from '../../shared/protocol/search';
 import { hasStemmer, spaceUnspacedWords } from '../../shared/search';
@@ -17,6 +18,8 @@ export interface FileRecord {
   readonly aliases: readonly string[];
   readonly mtimeMs: number;
   readonly createdMs?: number;
+  /** Front-matter `updated` (migration 011). */
+  readonly updatedMs?: number;
   readonly size: number;
   /**
    * What tells this version of the file from the next: the bytes' SHA-256 with the index format
@@ -66,6 +69,20 @@ interface ModelRow {
 }
 
 /**
+ * When a note's decisions were taken: its front-matter `created` (a meeting note is written on
+ * the day), else a date in its name (`2025-03-04 Infra sync.md`), else `updated`, else the
+ * file's time. An ADR's own `Date:` line wins over all of these.
+ */
+function decisionDate(file: FileRecord): string | null {
+  const day = (ms: number | undefined) =>
+    ms === undefined || !Number.isFinite(ms) || ms <= 0
+      ? undefined
+      : new Date(ms).toISOString().slice(0, 10);
+  const named = /(?:^|\/)[^/]*?(\d{4}-\d{2}-\d{2})[^/]*$/.exec(file.path)?.[1];
+  return day(file.createdMs) ?? named ?? day(file.updatedMs) ?? day(file.mtimeMs) ?? null;
+}
+
+/**
  * The index's tables (migration 002) behind named operations. Every write of one file is a
  * single transaction: the file row, its tags, its chunks and their FTS rows appear or
  * disappear together, so a crash never leaves a half-indexed file.
@@ -110,7 +127,11 @@ export class IndexStore {
   }
 
   /** Replaces everything stored for `file.path` with this record and these chunks. */
-  replaceFile(file: FileRecord, chunks: readonly ChunkRecord[]): void {
+  replaceFile(
+    file: FileRecord,
+    chunks: readonly ChunkRecord[],
+    decisions: readonly ExtractedDecision[] = [],
+  ): void {
     inTransaction(this.db, () => {
       // When the content last changed (the digest's "Notes changed", migration 009): a new hash
       // is a change now, the same hash keeps the earlier time, a file new to the index is a
@@ -132,8 +153,8 @@ export class IndexStore {
       const { lastInsertRowid } = this.db
         .prepare(
           `INSERT INTO index_files (path, kind, note_id, title, tags, aliases, mtime_ms, created_ms,
-             size, content_hash, indexed_at, error, warnings, content_changed_ms)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             size, content_hash, indexed_at, error, warnings, content_changed_ms, updated_ms)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           file.path,
@@ -150,6 +171,7 @@ export class IndexStore {
           file.error ?? null,
           JSON.stringify(file.warnings),
           contentChanged,
+          file.updatedMs === undefined ? null : Math.round(file.updatedMs),
         );
       const fileId = Number(lastInsertRowid);
       const insertTag = this.db.prepare(
@@ -182,6 +204,27 @@ export class IndexStore {
         const headings = chunk.headingPath.join('\n');
         insertFts.run(chunkId, title, aliases, spaceUnspacedWords(headings), ftsText(chunk.text));
       });
+      if (decisions.length > 0) {
+        const insertDecision = this.db.prepare(
+          `INSERT INTO index_decisions (file_id, ordinal, text, rejected, kind, status, date,
+             heading, start_line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        );
+        const noteDate = decisionDate(file);
+        decisions.forEach((decision, ordinal) => {
+          insertDecision.run(
+            fileId,
+            ordinal,
+            decision.text,
+            JSON.stringify(decision.rejected),
+            decision.kind,
+            decision.status ?? null,
+            decision.date ?? noteDate,
+            decision.heading ?? null,
+            decision.startLine,
+            decision.endLine,
+          );
+        });
+      }
     });
   }
 

@@ -20,3 +20,4 @@ export { answerQuestion } from './answer-service';
 export type { HybridSearch } from './hybrid-search';
 export { toIndexFilters } from './request-filters';
 export type { Summarizer } from './ollama-summarizer';
+export { decisionsOf } from './answer-routes';

@@ -16,6 +16,8 @@ export interface IndexedNoteMeta {
   readonly lang?: string;
   /** Front-matter `created`, as an instant, when it parses. */
   readonly createdMs?: number;
+  /** Front-matter `updated`, as an instant, when it parses. */
+  readonly updatedMs?: number;
   readonly body: string;
   /** 1-based file line of the body's first line. */
   readonly bodyStartLine: number;
@@ -43,6 +45,7 @@ export function readIndexedNoteMeta(path: string, text: string): IndexedNoteMeta
     warnings.push(`front matter "${warning.field}": ${warning.message}; skipped`);
   }
   const createdMs = meta.created === undefined ? undefined : Date.parse(meta.created);
+  const updatedMs = meta.updated === undefined ? undefined : Date.parse(meta.updated);
   return {
     title: meta.title,
     tags: meta.tags,
@@ -51,6 +54,7 @@ export function readIndexedNoteMeta(path: string, text: string): IndexedNoteMeta
     ...(meta.type === undefined ? {} : { type: meta.type }),
     ...(typeof data.lang === 'string' && data.lang.trim() !== '' ? { lang: data.lang.trim() } : {}),
     ...(createdMs === undefined || Number.isNaN(createdMs) ? {} : { createdMs }),
+    ...(updatedMs === undefined || Number.isNaN(updatedMs) ? {} : { updatedMs }),
     body: parsed.body,
     bodyStartLine: parsed.bodyStartLine,
     warnings,

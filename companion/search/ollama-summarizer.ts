@@ -1,3 +1,4 @@
+import type { UnsupportedClaimPolicy } from '../../shared/protocol/answer-audit';
 import type { Passage } from './extractive-answer';
 
 /*
@@ -9,6 +10,8 @@ import type { Passage } from './extractive-answer';
  * Environment (read by `summarizerConfigFromEnv`):
  *   CAIRN_OLLAMA_CHAT_MODEL  an Ollama chat model (e.g. llama3.2); unset = no summaries.
  *   CAIRN_OLLAMA_URL         the Ollama server, shared with the embedding provider.
+ *   CAIRN_UNSUPPORTED_CLAIMS `mark` (default) or `remove`: what becomes of a phrased claim its
+ *                            passages do not support (shared/search/claim-check.ts).
  */
 
 export const DEFAULT_SUMMARY_TIMEOUT_MS = 60_000;
@@ -16,6 +19,8 @@ export const DEFAULT_SUMMARY_TIMEOUT_MS = 60_000;
 export interface Summarizer {
   /** A short answer to `question` from `passages` only, citing them as `[1]`, `[2]`, … */
   summarize(question: string, passages: readonly Passage[]): Promise<string>;
+  /** What becomes of unsupported claims unless a request says; default `mark`. */
+  readonly unsupportedClaims?: UnsupportedClaimPolicy;
 }
 
 export class SummaryError extends Error {
@@ -26,6 +31,7 @@ export interface SummarizerConfig {
   baseUrl: string;
   model: string;
   timeoutMs?: number;
+  unsupportedClaims?: UnsupportedClaimPolicy;
 }
 
 /** The summarizer the environment asks for, or null when no chat model is configured. */
@@ -38,7 +44,11 @@ export function summarizerConfigFromEnv(
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
     throw new Error(`CAIRN_OLLAMA_URL must be an http(s) URL, got "${baseUrl}"`);
   }
-  return { baseUrl, model };
+  const policy = (env.CAIRN_UNSUPPORTED_CLAIMS ?? '').trim() || 'mark';
+  if (policy !== 'mark' && policy !== 'remove') {
+    throw new Error(`CAIRN_UNSUPPORTED_CLAIMS must be "mark" or "remove", got "${policy}"`);
+  }
+  return { baseUrl, model, unsupportedClaims: policy };
 }
 
 const SYSTEM_PROMPT = [
@@ -50,12 +60,14 @@ const SYSTEM_PROMPT = [
 
 export class OllamaSummarizer implements Summarizer {
   private readonly baseUrl: string;
+  readonly unsupportedClaims: UnsupportedClaimPolicy;
 
   constructor(
     private readonly config: SummarizerConfig,
     private readonly fetchImpl: typeof fetch = fetch,
   ) {
     this.baseUrl = config.baseUrl.replace(/\/+$/, '');
+    this.unsupportedClaims = config.unsupportedClaims ?? 'mark';
   }
 
   async summarize(question: string, passages: readonly Passage[]): Promise<string> {

@@ -8,6 +8,8 @@ import type { PdfTextReader } from '../pdf/pdf-reader';
 import { decodeNoteBytes } from './decode-text';
 import type { ChunkRecord, FileRecord } from './index-store';
 import { readIndexedNoteMeta } from './indexed-note-meta';
+import { extractDecisions } from '../../shared/search/decisions';
+import type { ExtractedDecision } from '../../shared/search/decisions';
 
 /**
  * Bumped whenever parsing or chunking changes what a file turns into: it is part of the
@@ -15,7 +17,8 @@ import { readIndexedNoteMeta } from './indexed-note-meta';
  * chunk texts are kept).
  */
 // v3: FTS text spaced between Chinese/Japanese/Thai words and carrying per-language stems.
-export const INDEX_FORMAT = 'v3';
+// v4: front-matter `updated` stored (citation dates) and decisions extracted.
+export const INDEX_FORMAT = 'v4';
 
 /** Notes above this are not indexed (a log file or a dump saved as `.md`). */
 export const MAX_NOTE_BYTES = 16 * 1024 * 1024;
@@ -35,6 +38,8 @@ export interface VaultFileInput {
 export interface IndexedFile {
   readonly file: FileRecord;
   readonly chunks: ChunkRecord[];
+  /** Decisions the note states (shared/search/decisions.ts); none for PDFs and failures. */
+  readonly decisions?: ExtractedDecision[];
 }
 
 export function indexedVersionOfBytes(bytes: Uint8Array): string {
@@ -130,6 +135,7 @@ export async function readVaultFile(
       tags: meta.tags,
       aliases: meta.aliases,
       ...('createdMs' in meta && meta.createdMs !== undefined ? { createdMs: meta.createdMs } : {}),
+      ...('updatedMs' in meta && meta.updatedMs !== undefined ? { updatedMs: meta.updatedMs } : {}),
       warnings: [...decoded.warnings, ...meta.warnings],
       ...languageOf('lang' in meta ? meta.lang : undefined, `${meta.title}\n${meta.body}`),
     },
@@ -141,6 +147,10 @@ export async function readVaultFile(
       text: chunk.text,
       textHash: chunk.textHash,
     })),
+    decisions:
+      input.kind === 'markdown' && kind === 'note'
+        ? extractDecisions(meta.body, meta.bodyStartLine)
+        : [],
   };
 }
 

@@ -1,3 +1,5 @@
+import type { KnowledgeHealth } from '../../shared/protocol/knowledge-health';
+import type { Decision } from '../../shared/protocol/decisions';
 import type { Citation } from '../../shared/protocol/citation';
 import type { EmbeddingModel } from '../../shared/ports';
 import type { DocumentType } from '../../shared/protocol/search';
@@ -44,6 +46,8 @@ export interface IndexedChunk {
   mtimeMs: number;
   /** Front-matter `created`, when the note has a valid one. */
   createdMs?: number;
+  /** Front-matter `updated`, when the note has a valid one. */
+  updatedMs?: number;
   /** Hash of the chunk's text (the embedding cache key); absent in indexes without vectors. */
   textHash?: string;
 }
@@ -59,6 +63,13 @@ export interface SearchIndex {
    * term weighs the same.
    */
   termStats?(terms: readonly string[]): { total: number; documentFrequencies: number[] };
+  /**
+   * Decisions found in notes (migration 012) matching the words of `query` (all, newest first,
+   * when it has none), best first. Optional: indexes without it have no decisions.
+   */
+  decisions?(query: string, limit: number): Decision[];
+  /** The knowledge health report at `now` (epoch ms); optional like `decisions`. */
+  knowledgeHealth?(now: number): KnowledgeHealth;
 }
 
 /** One ranked chunk as search answers it (hybrid-search.ts builds them, relevance.ts reads them). */

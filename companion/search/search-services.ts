@@ -38,7 +38,7 @@ export class SearchServices {
   constructor(
     readonly deps: SearchDeps,
     metrics: MetricsRegistry,
-    clock: Clock,
+    readonly clock: Clock,
   ) {
     this.snapshots = new ResultSnapshots<RankedResults>(() => clock.now());
     const histogram = metrics.histogram(

@@ -467,13 +467,14 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeSubscriber {
     const failed = new Set<string>();
     try {
       inTransaction(this.options.db, () => {
-        for (const entry of batch) this.store.replaceFile(entry.file, entry.chunks);
+        for (const entry of batch)
+          this.store.replaceFile(entry.file, entry.chunks, entry.decisions);
       });
     } catch {
       // One bad row must not cost the group: write them one by one and log the one that fails.
       for (const entry of batch) {
         try {
-          this.store.replaceFile(entry.file, entry.chunks);
+          this.store.replaceFile(entry.file, entry.chunks, entry.decisions);
         } catch (error) {
           failed.add(entry.file.path);
           this.rememberUnsaved(entry.file.path, error);

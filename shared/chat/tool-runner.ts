@@ -15,12 +15,16 @@
  */
 import { DateTime } from 'luxon';
 import type { Clock } from '../ports';
+import type { AnswerAudit, UnsupportedClaimPolicy } from '../protocol/answer-audit';
 import type { Citation } from '../protocol/citation';
 import type { MemoryItem } from '../protocol/memories';
 import type { ToolError } from '../protocol/errors';
 import type { Reminder } from '../protocol/reminders';
 import { isValidZone, parseLocalDateTime, wallToInstant } from '../reminders/local-time';
 import { validateRrule } from '../reminders/recurrence';
+import { ClaimStream, answerAudit, extractiveAudit } from '../search/claim-check';
+import { formatSourceNotes, sourceDateNotes } from '../search/source-dates';
+import type { ClaimSimilarity } from '../search/claim-check';
 import { CitationMarkerFilter } from './citation-markers';
 import {
   DEFAULT_TOOL_TIMEOUT_MS,
@@ -111,6 +115,11 @@ export interface SearchData {
 export interface AnswerData {
   answer: string;
   citations: Citation[];
+  /**
+   * What was retrieved, used and claimed (shared/search/claim-check.ts). For a phrased answer it
+   * is complete once the answer's stream has ended (the `tool` event comes after it).
+   */
+  audit?: AnswerAudit;
 }
 
 export interface ToolRunnerDeps {
@@ -126,6 +135,10 @@ export interface ToolRunnerDeps {
   phraser?: AnswerPhraser;
   /** Where the five-minute dedup of writes is kept; in memory when absent. */
   recentWrites?: RecentWritesStore;
+  /** What a phrased answer's unsupported claims become (a user setting); default `mark`. */
+  unsupportedClaims?: () => UnsupportedClaimPolicy;
+  /** Embedding similarity for the claim check, when a model is loaded. */
+  claimSimilarity?: ClaimSimilarity;
   /** `Cairn/Memory.md` (docs/clients.md); without it "remember that …" writes a note instead. */
   memories?: MemoryStore;
   /** Scheduled tasks (docs/tasks.md); without it `create_task` answers UNAVAILABLE. */
@@ -504,17 +517,36 @@ export class ToolRunner {
       this.deps.memories ? await memoriesForAnswer(this.deps.memories, args.question) : [],
       await this.deps.answerer.answer(args),
     );
-    const data: AnswerData = { answer: extractive.answer, citations: extractive.citations };
+    const data: AnswerData = {
+      answer: extractive.answer,
+      citations: extractive.citations,
+      audit: extractiveAudit(extractive),
+    };
     const result = toolSuccess(data);
     if (extractive.citations.length === 0) {
       // No claim without a citation: nothing retrieved means nothing to say.
       return { text: NOTHING_FOUND_TEXT, result, citations: [] };
     }
+    // The sources' age and disagreements (source-dates.ts), under the answer however phrased.
+    const notes = formatSourceNotes(sourceDateNotes(extractive.citations, this.deps.clock.now()));
     const phraser = this.deps.phraser;
     if (phraser === undefined || options.summarize === false) {
-      return { text: extractive.answer, result, citations: extractive.citations };
+      return { text: extractive.answer + notes, result, citations: extractive.citations };
     }
-    const stream = phraseWithFallback(phraser, args.question, extractive, options.signal);
+    const claims = new ClaimStream(
+      extractive.citations.map((citation) => ({ text: citation.excerpt, title: citation.title })),
+      this.deps.unsupportedClaims?.() ?? 'mark',
+      {
+        question: args.question,
+        ...(this.deps.claimSimilarity ? { similarity: this.deps.claimSimilarity } : {}),
+      },
+    );
+    const stream = withTail(
+      phraseWithFallback(phraser, args.question, extractive, options.signal, claims, (audit) => {
+        data.audit = audit;
+      }),
+      notes,
+    );
     return { text: '', result, citations: extractive.citations, stream };
   }
 
@@ -531,6 +563,12 @@ export class ToolRunner {
   }
 }
 
+/** A stream, then `tail` once it has ended. */
+async function* withTail(stream: AsyncIterable<string>, tail: string): AsyncGenerator<string> {
+  yield* stream;
+  if (tail !== '') yield tail;
+}
+
 /**
  * The LLM's phrasing with its citation markers checked. If the model fails before saying
  * anything, the extractive answer is shown instead; if it fails midway, the text says so. If
@@ -541,31 +579,43 @@ async function* phraseWithFallback(
   question: string,
   extractive: { answer: string; citations: Citation[] },
   signal: AbortSignalLike | undefined,
+  claims: ClaimStream,
+  onAudit: (audit: AnswerAudit) => void,
 ): AsyncGenerator<string> {
   const markers = new CitationMarkerFilter(extractive.citations.length);
   let said = false;
   try {
     const request = { question, passages: extractive.citations, ...(signal ? { signal } : {}) };
     for await (const piece of phraser.phrase(request)) {
-      const shown = markers.push(piece);
+      const shown = await claims.push(markers.push(piece));
       if (shown.trim() !== '') said = true;
       if (shown !== '') yield shown;
     }
-    const rest = markers.flush();
-    if (rest !== '') yield rest;
+    const rest = await claims.push(markers.flush());
+    const last = rest + (await claims.end());
+    if (last.trim() !== '') said = true;
+    if (last !== '') yield last;
   } catch (error) {
-    if (!said) {
+    const pending = await claims.end();
+    if (!said && pending.trim() === '') {
       yield `_(The model could not phrase an answer: ${describe(error)}. The passages:)_\n\n`;
       yield extractive.answer;
+      onAudit(extractiveAudit(extractive));
       return;
     }
-    yield `\n\n_(The model stopped: ${describe(error)}.)_`;
+    said = true;
+    yield `${pending}\n\n_(The model stopped: ${describe(error)}.)_`;
   }
-  if (said && markers.cited.size === 0) {
+  if (said && claims.claims.every((claim) => claim.citations.length === 0)) {
     const all = extractive.citations.map((_, index) => `[${index + 1}]`).join(' ');
     yield `\n\nSources: ${all}`;
   }
-  if (!said) yield extractive.answer;
+  if (!said) {
+    yield extractive.answer;
+    onAudit(extractiveAudit(extractive));
+    return;
+  }
+  onAudit(answerAudit(extractive.citations, claims.claims));
 }
 
 /**

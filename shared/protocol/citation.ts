@@ -16,6 +16,12 @@ const citationCommon = {
   excerpt: Type.String(),
   /** Relevance in [0, 1]; comparable within one response only. */
   score: Type.Number({ minimum: 0, maximum: 1 }),
+  /** The source's date (YYYY-MM-DD): front-matter `updated`, else `created`, else the file's time. */
+  date: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
+  /** Which of those `date` is. */
+  date_source: Type.Optional(
+    Type.Union([Type.Literal('updated'), Type.Literal('created'), Type.Literal('modified')]),
+  ),
 };
 
 export const NoteCitation = Type.Object(
@@ -44,3 +50,5 @@ export type PdfCitation = Static<typeof PdfCitation>;
 
 export const Citation = Type.Union([NoteCitation, PdfCitation]);
 export type Citation = Static<typeof Citation>;
+
+export type CitationDateSource = 'updated' | 'created' | 'modified';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
+import { AnswerAudit } from './answer-audit';
 import { Citation } from './citation';
 
 /*
@@ -42,11 +43,17 @@ export const ChatCompletionRequest = Type.Object({
   model: Type.String({ minLength: 1 }),
   messages: Type.Array(ChatCompletionMessage, { minItems: 1, maxItems: CHAT_MESSAGES_MAX }),
   stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  /** Cairn's extension: add the answer's audit (claims checked) to `cairn.audit`. */
+  audit: Type.Optional(Type.Boolean()),
 });
 export type ChatCompletionRequest = Static<typeof ChatCompletionRequest>;
 
 /** Cairn's extension on the final message (or chunk): the citations behind the reply. */
-export const CairnReplyExtension = Type.Object({ citations: Type.Array(Citation) });
+export const CairnReplyExtension = Type.Object({
+  citations: Type.Array(Citation),
+  /** With `audit: true` and an answer from the vault: what was retrieved, used and claimed. */
+  audit: Type.Optional(AnswerAudit),
+});
 export type CairnReplyExtension = Static<typeof CairnReplyExtension>;
 
 /** OpenAI's error object. */

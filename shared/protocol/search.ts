@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
+import { AnswerAudit, UnsupportedClaimPolicy } from './answer-audit';
 import { Citation } from './citation';
 import { Cursor, IsoDateOrDateTime, NonBlank, TagName } from './formats';
 
@@ -74,6 +75,10 @@ export const AnswerRequest = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ANSWER_LIMIT_MAX, default: 5 })),
     /** Ask the configured LLM to phrase a summary on top of the quoted passages. */
     summarize: Type.Optional(Type.Boolean({ default: false })),
+    /** Return `audit`: what was retrieved and used, and each claim checked. */
+    audit: Type.Optional(Type.Boolean({ default: false })),
+    /** What becomes of a phrased claim its passages do not support (the server's default). */
+    unsupported: Type.Optional(UnsupportedClaimPolicy),
     ...searchFilters,
   },
   { additionalProperties: false },
@@ -91,5 +96,12 @@ export const AnswerResponse = Type.Object({
   confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   /** True when an LLM phrased `answer`; false for the extractive answer. */
   summarized: Type.Boolean(),
+  /**
+   * About the sources' dates: the newest is over a year old, or two notes give different
+   * numbers for the same thing (both named, newest first). Also shown under `answer`.
+   */
+  notes: Type.Optional(Type.Array(Type.String())),
+  /** With `audit: true`: what was retrieved, what the answer used, each claim and its check. */
+  audit: Type.Optional(AnswerAudit),
 });
 export type AnswerResponse = Static<typeof AnswerResponse>;

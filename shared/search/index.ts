@@ -11,3 +11,6 @@ export * from './citation';
 export * from './exclude-rules';
 export * from './language';
 export * from './synonyms';
+export * from './claim-check';
+export * from './source-dates';
+export * from './decisions';

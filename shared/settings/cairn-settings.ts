@@ -5,11 +5,15 @@
  * (`loadSettings`, companion/vault/plugin-settings.ts). docs/plugin.md lists what a user can
  * configure. Rename a key only with a migration (migrations.ts).
  */
+import type { UnsupportedClaimPolicy } from '../protocol/answer-audit';
 
 /** Where the plugin keeps this file, relative to the vault (Obsidian's default config folder). */
 export const PLUGIN_DATA_PATH = '.obsidian/plugins/cairn/data.json';
 
 export const CURRENT_SETTINGS_VERSION = 1;
+
+/** The choices of `ollama.unsupportedClaims`. */
+export const UNSUPPORTED_CLAIM_POLICIES: readonly UnsupportedClaimPolicy[] = ['mark', 'remove'];
 
 export const EMBEDDING_PROVIDERS = ['companion', 'ollama', 'builtin', 'none'] as const;
 export type EmbeddingProvider = (typeof EMBEDDING_PROVIDERS)[number];
@@ -67,6 +71,11 @@ export interface CairnSettings {
     embedModel: string;
     /** Answers chat messages with images; empty = images are refused. */
     visionModel: string;
+    /**
+     * What becomes of a phrased claim its cited passages do not support
+     * (shared/search/claim-check.ts): marked with why, or removed with a note.
+     */
+    unsupportedClaims: UnsupportedClaimPolicy;
   };
   reminders: {
     syntaxes: ReminderSyntaxes;
@@ -105,6 +114,7 @@ export function defaultSettings(systemTimeZone: string): CairnSettings {
       chatModel: '',
       embedModel: 'nomic-embed-text',
       visionModel: '',
+      unsupportedClaims: 'mark',
     },
     reminders: { syntaxes: { cairn: true, reminderPlugin: true, tasks: true } },
     search: { excludeGlobs: [], delegateToCompanionOnMobile: true },

@@ -4,7 +4,12 @@
  * defaults), each field is type-checked on its own, and a bad field falls back to its
  * default with a problem naming it, so one typo never resets everything else.
  */
-import { CURRENT_SETTINGS_VERSION, defaultSettings, EMBEDDING_PROVIDERS } from './cairn-settings';
+import {
+  CURRENT_SETTINGS_VERSION,
+  defaultSettings,
+  EMBEDDING_PROVIDERS,
+  UNSUPPORTED_CLAIM_POLICIES,
+} from './cairn-settings';
 import type { CairnSettings } from './cairn-settings';
 import { isRecord } from '../protocol/json';
 import { migrateSettings } from './migrations';
@@ -157,6 +162,12 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
       chatModel: read.string(ollama, 'chatModel', defaults.ollama.chatModel, trimmed),
       embedModel: read.string(ollama, 'embedModel', defaults.ollama.embedModel, trimmed),
       visionModel: read.string(ollama, 'visionModel', defaults.ollama.visionModel, trimmed),
+      unsupportedClaims: read.oneOf(
+        ollama,
+        'unsupportedClaims',
+        defaults.ollama.unsupportedClaims,
+        UNSUPPORTED_CLAIM_POLICIES,
+      ),
     },
     reminders: {
       syntaxes: {

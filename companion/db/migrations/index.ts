@@ -11,6 +11,8 @@ import { digestFacts } from './009-digest-facts';
 import { syncTables } from './010-sync';
 import { taskTables } from './011-tasks';
 import { toolTables } from './012-tools';
+import { sourceDates } from './013-source-dates';
+import { decisionsTable } from './014-decisions';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -33,4 +35,6 @@ export const migrations: readonly Migration[] = [
   syncTables,
   taskTables,
   toolTables,
+  sourceDates,
+  decisionsTable,
 ];

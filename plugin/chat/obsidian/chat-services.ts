@@ -142,6 +142,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     answerer,
     router: settingsRouter(settings, options.transport),
     phraser: settingsPhraser(settings, streamingHttp),
+    unsupportedClaims: () => settings().ollama.unsupportedClaims,
     conversations,
     memories,
   });

@@ -385,6 +385,23 @@ export class CairnSettingTab extends PluginSettingTab {
       );
 
     new Setting(containerEl)
+      .setName('Unsupported statements')
+      .setDesc(
+        'When the model writes something its cited notes do not back (a number, name or date that is not there), mark it with the reason, or remove it and say so under the answer.',
+      )
+      .addDropdown((dropdown) =>
+        dropdown
+          .addOption('mark', 'Mark them')
+          .addOption('remove', 'Remove them')
+          .setValue(settings.ollama.unsupportedClaims)
+          .onChange(async (value) => {
+            await this.host.updateSettings((s) => {
+              s.ollama.unsupportedClaims = value === 'remove' ? 'remove' : 'mark';
+            });
+          }),
+      );
+
+    new Setting(containerEl)
       .setName('Excluded files')
       .setDesc(
         'Glob patterns, one per line, never indexed, e.g. Templates/**. Applies after the plugin is reloaded or Obsidian restarts.',

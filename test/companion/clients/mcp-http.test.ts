@@ -102,6 +102,14 @@ describe('MCP over HTTP', () => {
     })) as CallToolResult;
     expect(text(result)).toContain('€90');
     expect(text(result)).toContain('Travel/Visa rules.md');
+    // The answer's audit: its quotes, each backed by the passage it cites.
+    const audit = (
+      result.structuredContent as {
+        data: { audit: { claims: Array<{ supported: boolean; citations: number[] }> } };
+      }
+    ).data.audit;
+    expect(audit.claims.length).toBeGreaterThan(0);
+    expect(audit.claims.every((claim) => claim.supported && claim.citations.length > 0)).toBe(true);
   });
 
   it('read_note returns numbered lines and refuses paths outside the vault', async () => {

@@ -223,6 +223,39 @@ describe('/v1/chat/completions with Ollama', () => {
     });
   });
 
+  it('marks a phrased claim its passage does not back, and audits the answer when asked', async () => {
+    ollama.chatReply = { content: 'The standard fee is €90 [1]. Children pay €60 [1].' };
+    const request = {
+      model: 'cairn',
+      messages: [{ role: 'user' as const, content: 'How much is the visa fee?' }],
+    };
+    const plain = await openai(test!).chat.completions.create(request);
+    expect(plain.choices[0]!.message.content).toMatch(
+      /^The standard fee is €90 \[1\]\. Children pay €60 \[1\]\. ⚠ _\(unsupported: “60” is not in passage 1\)_/,
+    );
+    type Audited = { cairn: { audit?: { claims: Array<{ text: string; supported: boolean }> } } };
+    expect((plain.choices[0]!.message as unknown as Audited).cairn.audit).toBeUndefined();
+
+    const audited = await openai(test!).chat.completions.create({
+      ...request,
+      audit: true,
+    } as typeof request);
+    const claims = (audited.choices[0]!.message as unknown as Audited).cairn.audit?.claims;
+    expect(claims?.map((c) => [c.text, c.supported])).toEqual([
+      ['The standard fee is €90.', true],
+      ['Children pay €60.', false],
+    ]);
+
+    const stream = await openai(test!).chat.completions.create({
+      ...request,
+      audit: true,
+      stream: true,
+    } as typeof request & { stream: true });
+    let last: unknown;
+    for await (const chunk of stream) last = chunk;
+    expect((last as Audited).cairn.audit?.claims).toHaveLength(2);
+  });
+
   it('phrases the answer with the chat model, still citing', async () => {
     ollama.chatReply = { content: 'The standard fee is €90 [1].' };
     const completion = await openai(test!).chat.completions.create({

@@ -92,7 +92,16 @@ describe('summarizerConfigFromEnv', () => {
     expect(summarizerConfigFromEnv({ CAIRN_OLLAMA_CHAT_MODEL: 'llama3.2' })).toEqual({
       baseUrl: 'http://127.0.0.1:11434',
       model: 'llama3.2',
+      unsupportedClaims: 'mark',
     });
+  });
+
+  it('reads what becomes of unsupported claims, and refuses anything else', () => {
+    const env = { CAIRN_OLLAMA_CHAT_MODEL: 'llama3.2', CAIRN_UNSUPPORTED_CLAIMS: 'remove' };
+    expect(summarizerConfigFromEnv(env)?.unsupportedClaims).toBe('remove');
+    expect(() => summarizerConfigFromEnv({ ...env, CAIRN_UNSUPPORTED_CLAIMS: 'hide' })).toThrow(
+      /CAIRN_UNSUPPORTED_CLAIMS must be "mark" or "remove", got "hide"/,
+    );
   });
 
   it('names the variable when the URL is wrong', () => {

@@ -219,6 +219,40 @@ describe('POST /api/v1/answer', () => {
     expect(body.citations.length).toBeGreaterThan(0);
   });
 
+  it('checks each claim of the summary: marks, removes on request, and audits', async () => {
+    ollama.clearFailures();
+    ollama.chatReply = {
+      content: 'The standard visa fee is €90 [1]. Ana processes applications in 3 days [1].',
+    };
+    const marked = (
+      await answer({ question: 'visa fee?', summarize: true, audit: true })
+    ).json() as AnswerResponse;
+    expect(marked.answer).toBe(
+      'The standard visa fee is €90 [1]. Ana processes applications in 3 days [1]. ⚠ _(unsupported: “3” is not in passage 1)_',
+    );
+    expect(marked.audit?.claims.map((c) => [c.text, c.citations, c.supported])).toEqual([
+      ['The standard visa fee is €90.', [1], true],
+      ['Ana processes applications in 3 days.', [1], false],
+    ]);
+    expect(marked.audit?.used).toEqual([marked.citations[0]]);
+    expect(marked.audit?.retrieved).toEqual(marked.citations);
+
+    const removed = (
+      await answer({ question: 'visa fee?', summarize: true, unsupported: 'remove' })
+    ).json() as AnswerResponse;
+    expect(removed.answer).toBe(
+      'The standard visa fee is €90 [1].\n\n_(Removed one statement the cited notes do not support: “Ana processes applications in 3 days.”: “3” is not in passage 1.)_',
+    );
+    expect(removed.audit).toBeUndefined();
+  });
+
+  it('audits an extractive answer: each quote supported by its own passage', async () => {
+    const body = (await answer({ question: 'visa fee?', audit: true })).json() as AnswerResponse;
+    expect(body.summarized).toBe(false);
+    expect(body.audit?.claims.length).toBeGreaterThan(0);
+    expect(body.audit?.claims.every((c) => c.supported && c.citations.length === 1)).toBe(true);
+  });
+
   it.each([
     ['malformed JSON', () => ollama.failWith('/api/chat', { kind: 'malformed-json' })],
     ['a server error', () => ollama.failWith('/api/chat', { kind: 'status-500' })],

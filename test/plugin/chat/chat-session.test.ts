@@ -202,7 +202,9 @@ describe('ChatSession over the real engine', () => {
   });
 
   it('streams phrased tokens and Stop keeps the text so far, aborts the model and frees the composer', async () => {
-    const phraser = new GatedPhraser(['The fee ', 'is $50 [1]', ' and more']);
+    // Phrased text is released a claim at a time, once checked against its passages
+    // (shared/search/claim-check.ts): the first sentence shows when the second begins.
+    const phraser = new GatedPhraser(['The fee is $50 [1]. ', 'It is ', 'due now [1].']);
     const session = new ChatSession(engine({ phraser }), conversations);
     const states: string[] = [];
     session.subscribe((state) => states.push(state.messages[1]?.text ?? ''));
@@ -210,7 +212,10 @@ describe('ChatSession over the real engine', () => {
     await tick();
     phraser.next();
     await tick();
-    expect(session.current.messages[1]?.text).toBe('The fee ');
+    expect(session.current.messages[1]?.text).toBe('');
+    phraser.next();
+    await tick();
+    expect(session.current.messages[1]?.text).toBe('The fee is $50 [1]. ');
     expect(session.current.messages[1]?.streaming).toBe(true);
     expect(session.current.busy).toBe(true);
     session.stop();
@@ -219,8 +224,8 @@ describe('ChatSession over the real engine', () => {
     expect(phraser.aborted).toBe(true);
     phraser.next();
     await turn;
-    expect(session.current.messages[1]?.text).toBe('The fee ');
-    expect(states).toContain('The fee ');
+    expect(session.current.messages[1]?.text).toBe('The fee is $50 [1]. ');
+    expect(states).toContain('The fee is $50 [1]. ');
   });
 
   it('falls back to the rules and says so when the model router fails', async () => {

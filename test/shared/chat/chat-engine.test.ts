@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   ChatEngine,
+  type AnswerData,
   type ChatEngineDeps,
   type ChatTurn,
   type UndoAction,
@@ -323,18 +324,51 @@ describe('ChatEngine: search and answers', () => {
       },
     };
     const events = await collect(engine({ phraser }).send('what is the visa fee?'));
-    expect(text(events)).toBe('The fee is $50 [1] (not ). See [link].');
+    // "See [link]." is a sentence of its own that passage 1 does not back: marked, not dropped.
+    expect(text(events)).toMatch(
+      /^The fee is \$50 \[1\] \(not \)\. See \[link\]\. ⚠ _\(unsupported: cites no passage, and none supports it .*\)_$/,
+    );
     expect(events.filter((e) => e.type === 'token').length).toBeGreaterThan(1);
   });
 
-  it('lists the passages as sources when the phrasing cites none', async () => {
+  it('cites the passage that supports a phrasing without markers', async () => {
     const phraser: AnswerPhraser = {
       async *phrase() {
         yield 'It costs fifty dollars.';
       },
     };
     const events = await collect(engine({ phraser }).send('what is the visa fee?'));
-    expect(text(events)).toBe('It costs fifty dollars.\n\nSources: [1]');
+    expect(text(events)).toBe('It costs fifty dollars. [1]');
+  });
+
+  it('lists the passages as sources when the phrasing cites none and states nothing', async () => {
+    const phraser: AnswerPhraser = {
+      async *phrase() {
+        yield 'Here is what I found:';
+      },
+    };
+    const events = await collect(engine({ phraser }).send('what is the visa fee?'));
+    expect(text(events)).toBe('Here is what I found:\n\nSources: [1]');
+  });
+
+  it('marks a claim its passage does not support and audits every claim', async () => {
+    const phraser: AnswerPhraser = {
+      async *phrase() {
+        yield* ['The visa fee is $50 [1]. ', 'It is valid for 120 days [1].'];
+      },
+    };
+    const events = await collect(engine({ phraser }).send('what is the visa fee?'));
+    expect(text(events)).toBe(
+      'The visa fee is $50 [1]. It is valid for 120 days [1]. ⚠ _(unsupported: “120” is not in passage 1)_',
+    );
+    const tool = events.find((e) => e.type === 'tool');
+    const audit = (tool?.result as { data: AnswerData }).data.audit;
+    expect(audit?.claims.map((c) => [c.text, c.citations, c.supported])).toEqual([
+      ['The visa fee is $50.', [1], true],
+      ['It is valid for 120 days.', [1], false],
+    ]);
+    expect(audit?.retrieved).toHaveLength(1);
+    expect(audit?.used.map((c) => c.title)).toEqual(['Visa rules']);
   });
 
   it('falls back to the extractive answer when the LLM fails before saying anything', async () => {

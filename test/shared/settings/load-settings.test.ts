@@ -60,6 +60,7 @@ describe('loadSettings: defaults', () => {
         chatModel: 'qwen2.5',
         embedModel: 'bge-m3',
         visionModel: 'qwen2.5vl',
+        unsupportedClaims: 'remove',
       },
       reminders: { syntaxes: { cairn: true, reminderPlugin: false, tasks: false } },
       search: {

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { DecisionsQuery, DecisionsResponse } from '../../shared/protocol/decisions';
+import { KnowledgeHealth } from '../../shared/protocol/knowledge-health';
+import { ApiHttpError } from '../http/api-error';
+import type { SearchServices } from './search-services';
+
+/**
+ * `GET /api/v1/decisions?q=&limit=` (docs/search.md, "Decisions"): decisions found in notes
+ * when they were indexed, best match first, each with what it rejected, its date and where it
+ * is written.
+ */
+export function registerDecisionsRoute(app: FastifyInstance, services: SearchServices): void {
+  app.get<{ Querystring: DecisionsQuery }>(
+    '/api/v1/decisions',
+    {
+      config: { limited: 'search' },
+      schema: { querystring: DecisionsQuery, response: { 200: DecisionsResponse } },
+    },
+    (request): DecisionsResponse => {
+      const index = services.deps.index();
+      if (index?.decisions === undefined) {
+        throw new ApiHttpError(
+          'UNAVAILABLE',
+          'the vault index is not available yet; decisions are listed once the companion has indexed the vault',
+          undefined,
+          { 'retry-after': '5' },
+        );
+      }
+      return { decisions: index.decisions(request.query.q ?? '', request.query.limit ?? 20) };
+    },
+  );
+}
+
+/**
+ * `GET /api/v1/health/knowledge` (docs/search.md, "Knowledge health"): coverage, metadata
+ * hygiene and staleness of the indexed vault, each item naming its note.
+ */
+export function registerKnowledgeHealthRoute(app: FastifyInstance, services: SearchServices): void {
+  app.get(
+    '/api/v1/health/knowledge',
+    { config: { limited: 'search' }, schema: { response: { 200: KnowledgeHealth } } },
+    (): KnowledgeHealth => {
+      const index = services.deps.index();
+      if (index?.knowledgeHealth === undefined) {
+        throw new ApiHttpError(
+          'UNAVAILABLE',
+          'the vault index is not available yet; the report is ready once the companion has indexed the vault',
+          undefined,
+          { 'retry-after': '5' },
+        );
+      }
+      return index.knowledgeHealth(services.clock.now());
+    },
+  );
+}
