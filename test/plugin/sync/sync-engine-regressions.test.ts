@@ -308,4 +308,33 @@ describe('SyncEngine regressions found by the simulation', () => {
     expect(onDisk(onCompanion[0] as string)).toBe('# Plan\n- L1 linux\n~1\n');
     expect(phone.vault.paths()).toEqual(onCompanion);
   });
+
+  it('a note deleted here while it was being committed leaves no conflict copy behind', async () => {
+    // seed 5155: the companion answered the note's commit with a conflict copy of it after it
+    // was deleted here; the copy was written and synced everywhere, a deleted note come back.
+    // Other notes, so the two deletes that follow are no mass delete.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({ files: { 'Plan.md': '# Plan\n- L1 server\n~1\n', ...others } });
+    const inner = new InjectTransport(() => t.app);
+    let deleteDuringCommit = true;
+    const transport: HttpTransport = {
+      async request(request: HttpRequest): Promise<HttpResponse> {
+        const response = await inner.request(request);
+        if (deleteDuringCommit && request.url.endsWith('/commit')) {
+          deleteDuringCommit = false;
+          phone.vault.userDelete('Plan.md');
+        }
+        return response;
+      },
+    };
+    const phone = testDevice(t, 'Pixel 8', { transport });
+    phone.vault.userWrite('Plan.md', '# Mine\n- L2 phone\n~2\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
+    expect(phone.vault.paths().filter((path) => !/^n\d/.test(path))).toEqual(['Plan.md']);
+    expect(phone.vault.text('Plan.md')).toBe('# Plan\n- L1 server\n~1\n');
+  });
 });

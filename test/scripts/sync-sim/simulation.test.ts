@@ -44,9 +44,9 @@ describe('sync-sim', () => {
   );
 
   // Seeded runs against the real companion app. Skipped until the simulation reports 0 on
-  // these seeds: it still finds failures (conflict copies of conflict copies and lines lost
-  // around case-only renames between case-sensitive and case-insensitive devices); see the
-  // sync-sim section of plugin/sync/README.md. Run it with CAIRN_SYNC_SIM=1.
+  // any seeds: it still fails a few runs in a hundred (lines lost and notes resurrected around
+  // case-only renames on case-sensitive devices, some divergence); see the sync-sim section of
+  // plugin/sync/README.md. Run it with CAIRN_SYNC_SIM=1.
   it.skipIf(process.env.CAIRN_SYNC_SIM !== '1')(
     'a few seeded runs lose, diverge, resurrect and falsely conflict nothing',
     { timeout: 600_000 },
