@@ -59,13 +59,7 @@ describe('extractDecisions in meeting notes', () => {
         'Database',
         13,
       ],
-      [
-        'keep the old NAS as a second copy until the end of June 2025.',
-        [],
-        'line',
-        'Budget',
-        19,
-      ],
+      ['keep the old NAS as a second copy until the end of June 2025.', [], 'line', 'Budget', 19],
     ]);
   });
 
