@@ -22,6 +22,8 @@ import { indexExclusions } from './search/index-exclusions';
 import { CompanionVaultSearch } from './search/companion-search';
 import { INDEX_ON_DEVICE_KEY } from './settings/obsidian/settings-tab';
 import { SearchRunner } from './search/search-runner';
+import { deleteSearchStores, searchStoreName } from './search/search-store';
+import { deleteSyncStore, syncStoreName } from './sync/idb-state-store';
 import { describeIndexProgress } from './search/index-progress';
 import { createSearchStatus } from './search/search-status';
 import { setUpRelatedNotes } from './related/obsidian/related-notes-view';
@@ -71,6 +73,8 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private client!: CompanionClient;
   /** Cairn Sync (docs/sync.md), off unless enabled in settings. */
   private sync: SyncControl | null = null;
+  /** The excluded-files patterns the running search was built with. */
+  private searchExcludeKey = '';
 
   override async onload(): Promise<void> {
     await this.restoreSettings();
@@ -209,6 +213,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       chooseEmbedder: () =>
         selectEmbedder(this.settings, new ObsidianHttpTransport(), builtinModelHost(this)),
       createService: (choice) => {
+        this.searchExcludeKey = JSON.stringify(this.settings.search.excludeGlobs);
         const service: SearchService = new SearchService({
           vaultKey: this.vaultKey(),
           source: new ObsidianVaultSource(this.app.vault),
@@ -369,8 +374,67 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     return this.refreshConnection();
   }
 
+  applySearchSettings(): void {
+    void this.runSearch();
+  }
+
+  async rebuildIndex(): Promise<string> {
+    const runner = this.searchRunner;
+    if (!runner) return 'Search goes through the companion on this device: there is no index here.';
+    const vaultKey = this.vaultKey();
+    this.showIndexStatus('Cairn: rebuilding the index');
+    await runner.rebuild(() => deleteSearchStores(vaultKey));
+    return 'The index was cleared and is being built again (progress in the status bar).';
+  }
+
+  localDataItems(): string[] {
+    const vaultKey = this.vaultKey();
+    const items = [
+      `The search index of this vault (IndexedDB database ${searchStoreName(vaultKey)}).`,
+      `The built-in model's files (${this.builtinModel.dir}, about 25 MB).`,
+      'This device’s choice to index the vault itself.',
+    ];
+    items.push(
+      this.settings.sync.enabled
+        ? 'Not the sync state: sync is on. Turn sync off first to remove it too.'
+        : `The sync state of this vault (IndexedDB database ${syncStoreName(vaultKey)}).`,
+    );
+    return items;
+  }
+
+  async removeLocalData(): Promise<string> {
+    const vaultKey = this.vaultKey();
+    // Search stops first: IndexedDB deletes a database only once its connections are closed.
+    this.searchRunner?.stop();
+    this.vaultSearch = null;
+    this.showIndexStatus('');
+    this.searchStatus.update({
+      ready: false,
+      unavailable:
+        'Cairn’s data on this device was removed; search starts again when the plugin is reloaded',
+    });
+    const removed: string[] = [];
+    await deleteSearchStores(vaultKey);
+    removed.push('the search index');
+    if (await this.builtinModel.remove()) removed.push('the built-in model');
+    this.app.saveLocalStorage(INDEX_ON_DEVICE_KEY, null);
+    if (!this.settings.sync.enabled) {
+      await deleteSyncStore(vaultKey);
+      removed.push('the sync state');
+    }
+    return `Removed ${removed.join(', ')}. Search starts again, from nothing, when the plugin is reloaded.`;
+  }
+
   settingsClosed(): void {
     this.builtinModel.refreshCommandName();
+    // Excluded files changed: search restarts over the new patterns (no reload).
+    if (
+      this.searchRunner &&
+      !this.searchRunner.isClosed &&
+      this.vaultSearch !== null &&
+      JSON.stringify(this.settings.search.excludeGlobs) !== this.searchExcludeKey
+    )
+      void this.runSearch();
     this.sync?.refresh();
     if (this.endpointKey() !== this.connectionChecked) void this.refreshConnection();
   }

@@ -43,6 +43,10 @@ export interface BuiltinModelDownloads {
   download(route: ModelRoute): Promise<boolean>;
   /** Renames the URL command after its setting changed (the palette shows the host). */
   refreshCommandName(): void;
+  /** Where the model's files are (inside the plugin's folder). */
+  readonly dir: string;
+  /** Deletes the model's folder; true when there was one. */
+  remove(): Promise<boolean>;
 }
 
 export interface BuiltinModelOptions {
@@ -78,6 +82,14 @@ export function setUpBuiltinModel(
       const prefix = urlCommand.name.slice(0, urlCommand.name.length - urlCommandLabel.length);
       urlCommandLabel = downloads.urlLabel();
       urlCommand.name = `${prefix}${urlCommandLabel}`;
+    },
+    dir: builtinModelDir(pluginDir(plugin)),
+    remove: async () => {
+      const { adapter } = plugin.app.vault;
+      if (!(await adapter.exists(downloads.dir))) return false;
+      await adapter.rmdir(downloads.dir, true);
+      installed = false;
+      return true;
     },
   };
 

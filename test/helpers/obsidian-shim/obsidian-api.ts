@@ -417,7 +417,10 @@ export function createObsidianApi(context: ShimContext) {
   class DataAdapter {
     readonly files = new Map<string, string>();
     async exists(path: string): Promise<boolean> {
-      return this.files.has(path);
+      // A folder exists while something is inside it.
+      return (
+        this.files.has(path) || [...this.files.keys()].some((key) => key.startsWith(`${path}/`))
+      );
     }
     async read(path: string): Promise<string> {
       const text = this.files.get(path);
@@ -426,6 +429,11 @@ export function createObsidianApi(context: ShimContext) {
     }
     async write(path: string, data: string): Promise<void> {
       this.files.set(path, data);
+    }
+    async rmdir(path: string, recursive: boolean): Promise<void> {
+      const inside = [...this.files.keys()].filter((key) => key.startsWith(`${path}/`));
+      if (inside.length > 0 && !recursive) throw new Error(`ENOTEMPTY: ${path}`);
+      for (const key of inside) this.files.delete(key);
     }
   }
 
@@ -577,6 +585,10 @@ export function createObsidianApi(context: ShimContext) {
       this.titleEl = this.modalEl.createDiv({ cls: 'modal-title' });
       this.contentEl = this.modalEl.createDiv({ cls: 'modal-content' });
     }
+    setTitle(title: string): this {
+      this.titleEl.setText(title);
+      return this;
+    }
     open(): void {
       document.body.appendChild(this.containerEl);
       openModals.push(this);
@@ -647,6 +659,15 @@ export function createObsidianApi(context: ShimContext) {
     readonly commands = new Map<string, Command>();
     readonly settingTabs: PluginSettingTab[] = [];
     readonly pluginData = new Map<string, string>();
+    /** Obsidian's per-vault, per-device local storage (`app.loadLocalStorage`). */
+    readonly localStorage = new Map<string, unknown>();
+    loadLocalStorage(key: string): unknown {
+      return this.localStorage.get(key) ?? null;
+    }
+    saveLocalStorage(key: string, value: unknown): void {
+      if (value === null || value === undefined) this.localStorage.delete(key);
+      else this.localStorage.set(key, value);
+    }
     constructor() {
       this.rootEl = document.body.createDiv({ cls: 'app-container' });
       this.ribbonEl = this.rootEl.createDiv({ cls: 'side-dock-ribbon' });
@@ -831,6 +852,10 @@ export function createObsidianApi(context: ShimContext) {
     }
     setCta(): this {
       this.buttonEl.addClass('mod-cta');
+      return this;
+    }
+    setClass(cls: string): this {
+      this.buttonEl.addClass(cls);
       return this;
     }
     onClick(handler: (event: MouseEvent) => unknown): this {
