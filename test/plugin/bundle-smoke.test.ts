@@ -369,7 +369,7 @@ describe('the built main.js', () => {
       Setting: new (el: HTMLElement) => { settingEl: HTMLElement };
     };
     const offline = rows.find((row) => row.name === 'Offline mode')!;
-    const host = env.window.document.body.createDiv() as unknown as HTMLElement;
+    const host = env.window.document.createElement('div') as unknown as HTMLElement;
     const setting = new Setting(host);
     offline.render!(setting);
     setting.settingEl.querySelector<HTMLElement>('.checkbox-container')?.click();
