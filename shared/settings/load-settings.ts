@@ -4,7 +4,12 @@
  * defaults), each field is type-checked on its own, and a bad field falls back to its
  * default with a problem naming it, so one typo never resets everything else.
  */
-import { CURRENT_SETTINGS_VERSION, defaultSettings, EMBEDDING_PROVIDERS } from './cairn-settings';
+import {
+  CHAT_PROVIDERS,
+  CURRENT_SETTINGS_VERSION,
+  defaultSettings,
+  EMBEDDING_PROVIDERS,
+} from './cairn-settings';
 import type { CairnSettings } from './cairn-settings';
 import { isRecord } from '../protocol/json';
 import { migrateSettings } from './migrations';
@@ -118,6 +123,7 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
   const folders = read.object(root, 'folders');
   const embeddings = read.object(root, 'embeddings');
   const ollama = read.object(root, 'ollama');
+  const chat = read.object(root, 'chat');
   const reminders = read.object(root, 'reminders');
   const syntaxes = read.object(reminders, 'syntaxes');
   const search = read.object(root, 'search');
@@ -157,6 +163,12 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
       chatModel: read.string(ollama, 'chatModel', defaults.ollama.chatModel, trimmed),
       embedModel: read.string(ollama, 'embedModel', defaults.ollama.embedModel, trimmed),
       visionModel: read.string(ollama, 'visionModel', defaults.ollama.visionModel, trimmed),
+    },
+    chat: {
+      provider: read.oneOf(chat, 'provider', defaults.chat.provider, CHAT_PROVIDERS),
+      openAiUrl: read.string(chat, 'openAiUrl', defaults.chat.openAiUrl, requiredHttpUrl),
+      openAiModel: read.string(chat, 'openAiModel', defaults.chat.openAiModel, trimmed),
+      openAiKey: read.string(chat, 'openAiKey', defaults.chat.openAiKey, trimmed),
     },
     reminders: {
       syntaxes: {

@@ -12,7 +12,7 @@ import type {
 } from '../../embeddings/obsidian/builtin-model-commands';
 import { modelDownloadUrl } from '../../embeddings/model-download-source';
 import { releaseAssetsUrl } from '../../release-info';
-import { EMBEDDING_PROVIDERS } from '../../../shared/settings/cairn-settings';
+import { CHAT_PROVIDERS, EMBEDDING_PROVIDERS } from '../../../shared/settings/cairn-settings';
 import type {
   CairnSettings,
   EmbeddingProvider,
@@ -504,7 +504,84 @@ export class CairnSettingTab extends PluginSettingTab {
   /** Where answers come from: the model server that phrases them from the vault's passages. */
   private chatRows(): SettingRow[] {
     const settings = this.host.settings;
+    const provider = () => this.host.settings.chat.provider;
+    const usesOllama = () =>
+      provider() === 'ollama' || this.host.settings.embeddings.provider === 'ollama';
+    const text = (
+      value: string,
+      placeholder: string,
+      save: (s: CairnSettings, value: string) => void,
+      password = false,
+    ) => {
+      return (setting: Setting) => {
+        setting.addText((input) => {
+          if (password) {
+            input.inputEl.type = 'password';
+            input.inputEl.autocomplete = 'off';
+          }
+          input
+            .setPlaceholder(placeholder)
+            .setValue(value)
+            .onChange(async (changed) => {
+              await this.host.updateSettings((s) => save(s, changed.trim()));
+            });
+        });
+      };
+    };
     return [
+      {
+        name: 'Model server',
+        desc: 'What phrases answers from your notes’ passages, with citations. Without a chat model, answers are quotes with citations.',
+        aliases: ['LLM', 'LM Studio', 'llama.cpp', 'vLLM', 'LocalAI', 'Jan', 'OpenAI'],
+        render: (setting) => {
+          setting.addDropdown((dropdown) => {
+            dropdown
+              .addOption('ollama', 'Ollama')
+              .addOption('openai-compatible', 'OpenAI-compatible server')
+              .setValue(settings.chat.provider)
+              .onChange(async (value) => {
+                const chosen = CHAT_PROVIDERS.find((candidate) => candidate === value);
+                if (!chosen) return;
+                await this.host.updateSettings((s) => {
+                  s.chat.provider = chosen;
+                });
+                this.refreshRows();
+              });
+          });
+        },
+      },
+      this.urlRow({
+        name: 'Server URL',
+        desc: 'The server’s OpenAI-style address including /v1: LM Studio http://127.0.0.1:1234/v1, llama.cpp’s llama-server http://127.0.0.1:8080/v1, vLLM http://127.0.0.1:8000/v1, LocalAI http://127.0.0.1:8080/v1.',
+        placeholder: '127.0.0.1:1234/v1',
+        optional: false,
+        value: settings.chat.openAiUrl,
+        save: (settings, url) => {
+          settings.chat.openAiUrl = url;
+        },
+        visible: () => provider() === 'openai-compatible',
+      }),
+      {
+        name: 'Server model',
+        desc: 'The model name the server lists under /v1/models. Leave empty to keep answers extractive.',
+        visible: () => provider() === 'openai-compatible',
+        render: text(settings.chat.openAiModel, 'qwen2.5-7b-instruct', (s, value) => {
+          s.chat.openAiModel = value;
+        }),
+      },
+      {
+        name: 'Server API key',
+        desc: 'Only if your server asks for one; sent as a bearer token, to this server only.',
+        visible: () => provider() === 'openai-compatible',
+        render: text(
+          settings.chat.openAiKey,
+          'Optional',
+          (s, value) => {
+            s.chat.openAiKey = value;
+          },
+          true,
+        ),
+      },
       this.urlRow({
         name: 'Ollama URL',
         desc: 'Your Ollama server, used to phrase answers when a chat model is set and for embeddings when Ollama is the embedding provider. On a phone, 127.0.0.1 is the phone itself: use your computer’s address.',
@@ -514,10 +591,12 @@ export class CairnSettingTab extends PluginSettingTab {
         save: (settings, url) => {
           settings.ollama.url = url;
         },
+        visible: usesOllama,
       }),
       {
         name: 'Ollama chat model',
         desc: 'Leave empty to keep answers extractive (quotes with citations, no model).',
+        visible: () => provider() === 'ollama',
         render: (setting) => {
           setting.addText((text) =>
             text
