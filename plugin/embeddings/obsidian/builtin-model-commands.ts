@@ -29,7 +29,15 @@ function pluginDir(plugin: Plugin): string {
 }
 
 export function builtinModelHost(plugin: Plugin): BuiltinModelHost {
-  return { adapter: plugin.app.vault.adapter, dir: builtinModelDir(pluginDir(plugin)) };
+  return {
+    adapter: plugin.app.vault.adapter,
+    dir: builtinModelDir(pluginDir(plugin)),
+    // The worker stops when idle; its timer is released with the embedder (search's close).
+    timers: {
+      setTimeout: (callback, ms) => window.setTimeout(callback, ms),
+      clearTimeout: (handle) => window.clearTimeout(handle as number),
+    },
+  };
 }
 
 /** What the settings tab and main.ts use of the built-in model's downloads. */
