@@ -14,7 +14,11 @@ import { ObsidianHttpTransport } from './connection/obsidian/request-url-transpo
 import { SEARCH_HOVER_SOURCE, SearchModal } from './search/obsidian/search-modal';
 import { CairnSettingTab } from './settings/obsidian/settings-tab';
 import { builtinModelHost, setUpBuiltinModel } from './embeddings/obsidian/builtin-model-commands';
-import type { BuiltinModelDownloads } from './embeddings/obsidian/builtin-model-commands';
+import { COMPANION_COMMAND_NAME } from './embeddings/obsidian/builtin-model-commands';
+import type {
+  BuiltinModelDownloads,
+  ModelRoute,
+} from './embeddings/obsidian/builtin-model-commands';
 import { ObsidianVaultSource, watchVault } from './search/obsidian/vault-source';
 import { selectEmbedder } from './embeddings/select-embedder';
 import { browserTimeSlicer } from './search/time-slicer';
@@ -23,8 +27,12 @@ import { indexExclusions } from './search/index-exclusions';
 import { CompanionVaultSearch } from './search/companion-search';
 import { INDEX_ON_DEVICE_KEY } from './settings/obsidian/settings-tab';
 import { SearchRunner } from './search/search-runner';
+import { deleteSearchStores, searchStoreName } from './search/search-store';
+import { deleteSyncStore, syncStoreName } from './sync/idb-state-store';
 import { describeIndexProgress } from './search/index-progress';
 import { createSearchStatus } from './search/search-status';
+import { createFirstRunStore, firstRunCard } from './search/first-run';
+import type { FirstRunActions, FirstRunDownload } from './search/first-run';
 import { setUpRelatedNotes } from './related/obsidian/related-notes-view';
 import type { RelatedController } from './related/related-controller';
 import { textHash } from '../shared/search/hash';
@@ -36,6 +44,9 @@ import { systemTimeZone } from '../shared/settings/validation';
 import { registerAuditView } from './audit/obsidian/audit-setup';
 import { setUpSync } from './sync/obsidian/sync-setup';
 import type { SyncControl } from './sync/obsidian/sync-setup';
+
+/** Obsidian local-storage key (per device): the first-run card was dismissed. */
+const FIRST_RUN_DISMISSED_KEY = 'cairn-first-run-dismissed';
 
 /** How often the companion's status is re-checked while Obsidian is open. */
 const CONNECTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
@@ -72,6 +83,22 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   private client!: CompanionClient;
   /** Cairn Sync (docs/sync.md), off unless enabled in settings. */
   private sync: SyncControl | null = null;
+  /** The first-run card in search and related notes; null once there is nothing to ask. */
+  private readonly firstRun = createFirstRunStore();
+  private readonly firstRunActions: FirstRunActions = {
+    download: async (route) => {
+      const done = await this.builtinModel.download(route);
+      await this.refreshFirstRun();
+      return done;
+    },
+    dismiss: () => {
+      this.app.saveLocalStorage(FIRST_RUN_DISMISSED_KEY, true);
+      void this.refreshFirstRun();
+    },
+    openSettings: () => this.openSettings(),
+  };
+  /** The excluded-files patterns the running search was built with. */
+  private searchExcludeKey = '';
 
   override async onload(): Promise<void> {
     await this.restoreSettings();
@@ -139,6 +166,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
           : null,
       searchStatus: () => this.searchStatus.current,
       excluded: () => this.indexExcluded(),
+      firstRun: { card: this.firstRun, actions: this.firstRunActions },
     });
 
     this.app.workspace.onLayoutReady(() => this.onLayoutReady());
@@ -147,6 +175,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
   /** Work that may touch the network or the vault starts only once Obsidian has drawn itself. */
   private onLayoutReady(): void {
     void this.startSearch();
+    void this.refreshFirstRun();
     this.startChat();
     void this.refreshConnection();
     this.registerInterval(
@@ -216,6 +245,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       chooseEmbedder: () =>
         selectEmbedder(this.settings, new ObsidianHttpTransport(), builtinModelHost(this)),
       createService: (choice) => {
+        this.searchExcludeKey = JSON.stringify(this.settings.search.excludeGlobs);
         const service: SearchService = new SearchService({
           vaultKey: this.vaultKey(),
           source: new ObsidianVaultSource(this.app.vault),
@@ -294,6 +324,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
    * search yet; it will find the model when it starts.
    */
   private builtinModelInstalled(): void {
+    void this.refreshFirstRun();
     if (this.settings.embeddings.provider !== 'builtin') return;
     if (!this.searchRunner || this.vaultSearch?.mode === 'hybrid') return;
     void this.runSearch();
@@ -354,6 +385,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       // The plugin's own index holds notes and reminder notes; PDFs are the companion's.
       types: ['note', 'reminder'],
       onClosed: () => (this.searchModal = null),
+      firstRun: { card: this.firstRun, actions: this.firstRunActions },
     });
     this.searchModal.open();
   }
@@ -380,8 +412,95 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     this.sync?.openPairing();
   }
 
+  applySearchSettings(): void {
+    void this.runSearch();
+    void this.refreshFirstRun();
+  }
+
+  /**
+   * Shows the first-run card while the built-in model is the provider, is missing and the card
+   * was not dismissed on this device; its downloads come from the companion first when one is set.
+   */
+  private async refreshFirstRun(): Promise<void> {
+    const check = await this.builtinModel.check().catch(() => ({ complete: false }));
+    const routes: ModelRoute[] =
+      this.settings.companion.url.trim() !== '' ? ['companion', 'url'] : ['url'];
+    const downloads: FirstRunDownload[] = routes.map((route) => ({
+      route,
+      label: route === 'url' ? this.builtinModel.urlLabel() : COMPANION_COMMAND_NAME,
+      blocked: this.builtinModel.blocked(route),
+    }));
+    this.firstRun.set(
+      firstRunCard({
+        provider: this.settings.embeddings.provider,
+        modelInstalled: check.complete,
+        dismissed: this.app.loadLocalStorage(FIRST_RUN_DISMISSED_KEY) === true,
+        throughCompanion: this.searchesThroughCompanion(),
+        notes: this.app.vault.getMarkdownFiles().length,
+        downloads,
+      }),
+    );
+  }
+
+  async rebuildIndex(): Promise<string> {
+    const runner = this.searchRunner;
+    if (!runner) return 'Search goes through the companion on this device: there is no index here.';
+    const vaultKey = this.vaultKey();
+    this.showIndexStatus('Cairn: rebuilding the index');
+    await runner.rebuild(() => deleteSearchStores(vaultKey));
+    return 'The index was cleared and is being built again (progress in the status bar).';
+  }
+
+  localDataItems(): string[] {
+    const vaultKey = this.vaultKey();
+    const items = [
+      `The search index of this vault (IndexedDB database ${searchStoreName(vaultKey)}).`,
+      `The built-in model's files (${this.builtinModel.dir}, about 25 MB).`,
+      'This device’s choice to index the vault itself.',
+    ];
+    items.push(
+      this.settings.sync.enabled
+        ? 'Not the sync state: sync is on. Turn sync off first to remove it too.'
+        : `The sync state of this vault (IndexedDB database ${syncStoreName(vaultKey)}).`,
+    );
+    return items;
+  }
+
+  async removeLocalData(): Promise<string> {
+    const vaultKey = this.vaultKey();
+    // Search stops first: IndexedDB deletes a database only once its connections are closed.
+    this.searchRunner?.stop();
+    this.vaultSearch = null;
+    this.showIndexStatus('');
+    this.searchStatus.update({
+      ready: false,
+      unavailable:
+        'Cairn’s data on this device was removed; search starts again when the plugin is reloaded',
+    });
+    const removed: string[] = [];
+    await deleteSearchStores(vaultKey);
+    removed.push('the search index');
+    if (await this.builtinModel.remove()) removed.push('the built-in model');
+    this.app.saveLocalStorage(INDEX_ON_DEVICE_KEY, null);
+    if (!this.settings.sync.enabled) {
+      await deleteSyncStore(vaultKey);
+      removed.push('the sync state');
+    }
+    void this.refreshFirstRun();
+    return `Removed ${removed.join(', ')}. Search starts again, from nothing, when the plugin is reloaded.`;
+  }
+
   settingsClosed(): void {
     this.builtinModel.refreshCommandName();
+    void this.refreshFirstRun();
+    // Excluded files changed: search restarts over the new patterns (no reload).
+    if (
+      this.searchRunner &&
+      !this.searchRunner.isClosed &&
+      this.vaultSearch !== null &&
+      JSON.stringify(this.settings.search.excludeGlobs) !== this.searchExcludeKey
+    )
+      void this.runSearch();
     this.sync?.refresh();
     if (this.endpointKey() !== this.connectionChecked) void this.refreshConnection();
   }

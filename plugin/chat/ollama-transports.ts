@@ -43,7 +43,12 @@ export function transportOllamaHttp(transport: HttpTransport): OllamaHttp {
       });
       try {
         const response = await Promise.race([
-          transport.request({ url: request.url, method: 'POST', body: request.body }),
+          transport.request({
+            url: request.url,
+            method: 'POST',
+            body: request.body,
+            ...(request.headers ? { headers: request.headers } : {}),
+          }),
           stop,
         ]);
         return { status: response.status, body: once(response.text) };

@@ -1,9 +1,10 @@
-import type { Embedder, EmbeddingModel } from '../../shared/ports';
 import { USE_LITE_MODEL } from '../../shared/embeddings/use-lite-model';
 import type { EmbedderChoice } from './embedder-choice';
 import { checkModelFolder, readModelFolder, type ModelFolderAdapter } from './builtin-model-folder';
 import { BuiltinWorkerEmbedder } from './builtin-worker-embedder';
 import type { EmbeddingWorker } from './builtin-worker-protocol';
+import { IdleReleasingEmbedder } from './idle-releasing-embedder';
+import type { IdleTimers } from './idle-releasing-embedder';
 
 /** Where the built-in model is and how its worker starts; main.ts builds it from the app. */
 export interface BuiltinModelHost {
@@ -12,7 +13,14 @@ export interface BuiltinModelHost {
   readonly dir: string;
   /** Default: a Web Worker from the source embedded in main.js. Tests run the handler in-process. */
   readonly startWorker?: () => EmbeddingWorker;
+  /** The idle timer's source (the window's in Obsidian); without it the worker is kept. */
+  readonly timers?: IdleTimers;
+  /** Default BUILTIN_IDLE_MS. */
+  readonly idleMs?: number;
 }
+
+/** The worker stops after this long with nothing to embed, and starts again when needed. */
+export const BUILTIN_IDLE_MS = 5 * 60_000;
 
 /**
  * The built-in model when its folder is complete, else why not (keyword search, labelled).
@@ -27,27 +35,14 @@ export interface BuiltinModelHost {
 export async function startBuiltinEmbedder(host: BuiltinModelHost): Promise<EmbedderChoice> {
   const check = await checkModelFolder(host.adapter, host.dir);
   if (!check.complete) return { kind: 'none', reason: check.message };
-  let stopped = false;
-  const loading = loadWorkerEmbedder(host).then((embedder) => {
-    // Unloaded while the model was loading: stop the worker as soon as it exists.
-    if (stopped) embedder.close();
-    return embedder;
-  });
-  // Reported to whoever embeds next; not an unhandled rejection in the meantime.
-  loading.catch(() => undefined);
-  const embedder = new LoadingEmbedder(USE_LITE_MODEL, loading);
-  return {
-    kind: 'active',
-    embedder,
-    label: embedder.model.id,
-    close: () => {
-      stopped = true;
-      void loading.then(
-        (loaded) => loaded.close(),
-        () => undefined,
-      );
-    },
-  };
+  const embedder = new IdleReleasingEmbedder(
+    USE_LITE_MODEL,
+    () => loadWorkerEmbedder(host),
+    host.idleMs ?? BUILTIN_IDLE_MS,
+    host.timers ?? null,
+  );
+  embedder.warmUp();
+  return { kind: 'active', embedder, label: embedder.model.id, close: () => embedder.close() };
 }
 
 async function loadWorkerEmbedder(host: BuiltinModelHost): Promise<BuiltinWorkerEmbedder> {
@@ -60,29 +55,5 @@ async function loadWorkerEmbedder(host: BuiltinModelHost): Promise<BuiltinWorker
   } catch (error) {
     worker.terminate();
     throw error;
-  }
-}
-
-/** An Embedder whose model is known before it has loaded; calls wait for the load. */
-class LoadingEmbedder implements Embedder {
-  private loaded = false;
-
-  constructor(
-    readonly model: EmbeddingModel,
-    private readonly loading: Promise<Embedder>,
-  ) {
-    // A failed load counts as ready too: calls then fail at once with the reason.
-    const settle = () => {
-      this.loaded = true;
-    };
-    loading.then(settle, settle);
-  }
-
-  get ready(): boolean {
-    return this.loaded;
-  }
-
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
-    return (await this.loading).embed(texts);
   }
 }

@@ -29,7 +29,7 @@ export function builtinModelDir(pluginDir: string): string {
  * search modal, the chat's footer), so it names what to press, not a developer command.
  */
 export const INSTALL_HINT =
-  'download it under Settings → Cairn → Search and embeddings, or with "Download the built-in model" in the command palette';
+  'download it under Settings → Cairn → Search and related notes, or with "Download the built-in model" in the command palette';
 
 export interface FolderProblem {
   readonly name: string;

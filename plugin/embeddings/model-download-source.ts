@@ -42,10 +42,10 @@ export function urlDownloadLabel(
 /** The download URL as a source, or why it cannot be used (invalid, or blocked by offline mode). */
 export function urlSource(settings: SourceSettings, version: string): ModelSource | string {
   const checked = checkModelDownloadUrl(modelDownloadUrl(settings, version));
-  if (!checked.ok) return `${checked.message} (Settings → Cairn → Search and embeddings)`;
+  if (!checked.ok) return `${checked.message} (Settings → Cairn → Search and related notes)`;
   const blocked = offlineModeViolation(checked.url, settings.privacy.offlineMode);
   if (blocked) {
-    return `${blocked} It is under Settings → Cairn → Privacy. Or copy the model files to a server on your local network and set the model download URL to it.`;
+    return `${blocked} It is under Settings → Cairn → Privacy and data. Or copy the model files to a server on your local network and set the model download URL to it.`;
   }
   return { kind: 'url', baseUrl: checked.url };
 }

@@ -53,6 +53,24 @@ export class SearchRunner {
     await service.start();
   }
 
+  /**
+   * Stops the running service, lets `clear` delete what it kept (its store must be closed
+   * for that), then starts again over the provider chosen now: a rebuild from nothing.
+   */
+  async rebuild(clear: () => Promise<void>): Promise<void> {
+    ++this.generation;
+    this.stopCurrent();
+    await clear();
+    if (this.closed) return;
+    await this.start();
+  }
+
+  /** Stops the running service and releases its provider, but stays open for start(). */
+  stop(): void {
+    ++this.generation;
+    this.stopCurrent();
+  }
+
   fileChanged(path: string): void {
     this.service?.fileChanged(path);
   }

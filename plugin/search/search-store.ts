@@ -354,6 +354,15 @@ export class SearchStore {
   }
 }
 
+/**
+ * Deletes this vault's search index on this device, every schema version of it. Close any
+ * open store first: IndexedDB waits for open connections before it deletes.
+ */
+export async function deleteSearchStores(vaultKey: string): Promise<void> {
+  await deleteDB(searchStoreName(vaultKey));
+  await deleteOtherVersions(vaultKey, searchStoreName(vaultKey));
+}
+
 async function deleteOtherVersions(vaultKey: string, keep: string): Promise<void> {
   // indexedDB.databases() is missing in some older WebViews; then old versions stay until it exists.
   if (typeof indexedDB.databases !== 'function') return;

@@ -15,6 +15,14 @@ export interface SettingsHost {
   testConnection(): Promise<ConnectionState>;
   /** Opens "Pair this device" (Cairn Sync): the pairing link, the HTTPS check, the plan. */
   openSyncPairing(): void;
+  /** Restarts search over the settings as they are now (the embedding provider): no reload. */
+  applySearchSettings(): void;
+  /** Deletes this vault's search index on this device and builds it again; says what it did. */
+  rebuildIndex(): Promise<string>;
+  /** What removeLocalData() deletes, one item per line, for the confirmation. */
+  localDataItems(): string[];
+  /** Deletes Cairn's data on this device outside the vault; says what it removed. */
+  removeLocalData(): Promise<string>;
   /** Called when the tab closes, so connection-related edits take effect once, not per keystroke. */
   settingsClosed(): void;
 }

@@ -1,4 +1,4 @@
-import { openDB } from 'idb';
+import { deleteDB, openDB } from 'idb';
 import type { DBSchema, IDBPDatabase } from 'idb';
 import type { PendingCommit, SyncFileRecord, SyncStateStore } from './sync-ports';
 
@@ -21,6 +21,11 @@ const PENDING_KEY = 'pending';
 
 export function syncStoreName(vaultKey: string): string {
   return `${NAME_PREFIX}-${vaultKey}`;
+}
+
+/** Deletes this vault's sync state on this device (sync must be stopped: it holds it open). */
+export async function deleteSyncStore(vaultKey: string): Promise<void> {
+  await deleteDB(syncStoreName(vaultKey));
 }
 
 export class IdbSyncStateStore implements SyncStateStore {

@@ -75,3 +75,9 @@ export function weekAt(now: number, zone: string, offset: number): IsoWeek {
   const today = Math.floor(instantToWall(now, zone) / MS_PER_DAY);
   return isoWeekOfDay(today + offset * 7);
 }
+
+/** Why Done or Snooze would be refused on a reminder (absent: offered). */
+export interface ReadOnlyActions {
+  readonly done?: string;
+  readonly snooze?: string;
+}

@@ -46,7 +46,7 @@ export function fetchOllamaHttp(fetchFn: FetchLike, timers: TimerFunctions): Oll
       try {
         response = await fetchFn(request.url, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
+          headers: { ...request.headers, 'Content-Type': 'application/json' },
           body: request.body,
           signal: controller.signal,
         });

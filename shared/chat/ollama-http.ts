@@ -10,6 +10,8 @@ export interface OllamaHttpRequest {
   url: string;
   /** JSON text; sent with `Content-Type: application/json`. */
   body: string;
+  /** More headers, e.g. `Authorization` for an OpenAI-compatible server with a key. */
+  headers?: Record<string, string>;
   /** Give up (reject) when the whole exchange takes longer than this. */
   timeoutMs: number;
   signal?: AbortSignalLike;

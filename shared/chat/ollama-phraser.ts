@@ -21,7 +21,8 @@ export interface OllamaPhraserOptions {
   timeoutMs?: number;
 }
 
-const SYSTEM_PROMPT = [
+/** How any phrasing model is told to answer: from the numbered passages only, citing them. */
+export const PHRASING_SYSTEM_PROMPT = [
   "Answer the question using only the numbered passages from the user's notes.",
   'After each sentence, cite the passages it relies on as [1], [2].',
   'If the passages do not contain the answer, say that the notes do not say.',
@@ -56,7 +57,7 @@ export class OllamaPhraser implements AnswerPhraser {
         model: this.options.model,
         stream: true,
         messages: [
-          { role: 'system', content: vision ? VISION_PROMPT : SYSTEM_PROMPT },
+          { role: 'system', content: vision ? VISION_PROMPT : PHRASING_SYSTEM_PROMPT },
           vision ? { role: 'user', content, images } : { role: 'user', content },
         ],
         options: { temperature: 0.2 },

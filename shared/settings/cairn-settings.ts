@@ -19,6 +19,10 @@ export const EMBEDDING_PROVIDERS = ['companion', 'ollama', 'builtin', 'none'] as
 export type EmbeddingProvider = (typeof EMBEDDING_PROVIDERS)[number];
 
 /** Reminder syntaxes Cairn reads. Only `cairn` (`@remind(...)`) is ever written. */
+/** Who phrases chat answers: Ollama, or any server speaking OpenAI's /v1/chat/completions. */
+export const CHAT_PROVIDERS = ['ollama', 'openai-compatible'] as const;
+export type ChatProvider = (typeof CHAT_PROVIDERS)[number];
+
 export interface ReminderSyntaxes {
   /** `@remind(2026-11-23 17:00)`: Cairn's own inline syntax. */
   cairn: boolean;
@@ -77,6 +81,15 @@ export interface CairnSettings {
      */
     unsupportedClaims: UnsupportedClaimPolicy;
   };
+  /** The phrasing model; Ollama's own fields stay under `ollama`. */
+  chat: {
+    provider: ChatProvider;
+    /** OpenAI-compatible base URL including its prefix, e.g. http://127.0.0.1:1234/v1. */
+    openAiUrl: string;
+    openAiModel: string;
+    /** Optional: sent as a bearer token; most local servers need none. */
+    openAiKey: string;
+  };
   reminders: {
     syntaxes: ReminderSyntaxes;
   };
@@ -115,6 +128,12 @@ export function defaultSettings(systemTimeZone: string): CairnSettings {
       embedModel: 'nomic-embed-text',
       visionModel: '',
       unsupportedClaims: 'mark',
+    },
+    chat: {
+      provider: 'ollama',
+      openAiUrl: 'http://127.0.0.1:1234/v1',
+      openAiModel: '',
+      openAiKey: '',
     },
     reminders: { syntaxes: { cairn: true, reminderPlugin: true, tasks: true } },
     search: { excludeGlobs: [], delegateToCompanionOnMobile: true },

@@ -5,6 +5,7 @@
  * default with a problem naming it, so one typo never resets everything else.
  */
 import {
+  CHAT_PROVIDERS,
   CURRENT_SETTINGS_VERSION,
   defaultSettings,
   EMBEDDING_PROVIDERS,
@@ -123,6 +124,7 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
   const folders = read.object(root, 'folders');
   const embeddings = read.object(root, 'embeddings');
   const ollama = read.object(root, 'ollama');
+  const chat = read.object(root, 'chat');
   const reminders = read.object(root, 'reminders');
   const syntaxes = read.object(reminders, 'syntaxes');
   const search = read.object(root, 'search');
@@ -168,6 +170,12 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
         defaults.ollama.unsupportedClaims,
         UNSUPPORTED_CLAIM_POLICIES,
       ),
+    },
+    chat: {
+      provider: read.oneOf(chat, 'provider', defaults.chat.provider, CHAT_PROVIDERS),
+      openAiUrl: read.string(chat, 'openAiUrl', defaults.chat.openAiUrl, requiredHttpUrl),
+      openAiModel: read.string(chat, 'openAiModel', defaults.chat.openAiModel, trimmed),
+      openAiKey: read.string(chat, 'openAiKey', defaults.chat.openAiKey, trimmed),
     },
     reminders: {
       syntaxes: {

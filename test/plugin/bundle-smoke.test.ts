@@ -212,12 +212,13 @@ describe('the built main.js', () => {
       ...tab.containerEl.querySelectorAll('.setting-item-heading .setting-item-name'),
     ].map((el) => el.textContent);
     expect(headings).toEqual([
-      'Companion',
+      'Search and related notes',
+      'Chat answers',
       'Reminders',
-      'Search and embeddings',
+      'Companion (optional)',
       'Folders',
       'Sync',
-      'Privacy',
+      'Privacy and data',
     ]);
     const inputs = [...tab.containerEl.querySelectorAll('input')] as HTMLInputElement[];
     expect(inputs.find((input) => input.value === TOKEN)?.type).toBe('password');
@@ -345,6 +346,120 @@ describe('the built main.js', () => {
     await settle(() => server.seen.length >= 2);
     expect(server.seen.map((request) => request.path)).toEqual(['/health', '/api/v1/status']);
 
+    plugin.unload();
+  });
+
+  it('settings: Obsidian 1.13 renders the same rows, each with its control; rows follow the settings', async () => {
+    app.pluginData.set(manifest.id, JSON.stringify({ settingsVersion: 1 }));
+    const plugin = instantiatePlugin();
+    await plugin.load();
+    type Row = { name: string; render?: (setting: unknown) => void; visible?: () => boolean };
+    const tab = app.settingTabs[0] as unknown as {
+      getSettingDefinitions(): { type: string; heading: string; items: Row[] }[];
+      display(): void;
+      containerEl: HTMLElement;
+    };
+    const groups = tab.getSettingDefinitions();
+    expect(groups.map((group) => group.heading)).toEqual([
+      'Search and related notes',
+      'Chat answers',
+      'Reminders',
+      'Companion (optional)',
+      'Folders',
+      'Sync',
+      'Privacy and data',
+    ]);
+    // Every row draws its own control: a row with a name and no control cannot be used.
+    const rows = groups.flatMap((group) => group.items);
+    expect(rows.filter((row) => typeof row.render !== 'function')).toEqual([]);
+    expect(rows.map((row) => row.name)).toEqual(
+      expect.arrayContaining(['Embedding provider', 'Search index', 'Remove local data']),
+    );
+    // A declarative row renders into the Setting Obsidian gives it, and saves.
+    const { Setting } = env.api.module as unknown as {
+      Setting: new (el: HTMLElement) => { settingEl: HTMLElement };
+    };
+    const offline = rows.find((row) => row.name === 'Offline mode')!;
+    const host = env.window.document.createElement('div') as unknown as HTMLElement;
+    const setting = new Setting(host);
+    offline.render!(setting);
+    setting.settingEl.querySelector<HTMLElement>('.checkbox-container')?.click();
+    await settle(() => false, 5);
+    expect(
+      (JSON.parse(app.pluginData.get(manifest.id) ?? '{}') as CairnSettings).privacy.offlineMode,
+    ).toBe(false);
+    // Without a companion its token, pairing and test rows are hidden, in both paths.
+    const token = rows.find((row) => row.name === 'API token')!;
+    expect(token.visible?.()).toBe(false);
+
+    tab.display();
+    const item = (name: string) =>
+      [...tab.containerEl.querySelectorAll('.setting-item')].find(
+        (el) => el.querySelector('.setting-item-name')?.textContent === name,
+      ) as HTMLElement;
+    expect(item('API token').style.display).toBe('none');
+    expect(item('Ollama embedding model').style.display).toBe('none');
+    const url = item('Companion URL').querySelector('input') as HTMLInputElement;
+    url.value = 'http://192.168.1.20:8787';
+    url.dispatchEvent(new env.window.Event('input') as unknown as Event);
+    await settle(() => item('API token').style.display !== 'none');
+    expect(item('API token').style.display).not.toBe('none');
+    expect(token.visible?.()).toBe(true);
+    plugin.unload();
+  });
+
+  it('settings: rebuilds the index, and removes local data only after saying what goes', async () => {
+    app.pluginData.set(manifest.id, JSON.stringify({ settingsVersion: 1 }));
+    const exports = env.loadBundle(source, OUTFILE);
+    const PluginClass = (exports.default ?? exports) as new (
+      app: AppShimInstance,
+      manifest: unknown,
+    ) => LoadedPlugin;
+    const plugin = new PluginClass(app, { ...manifest, dir: '.obsidian/plugins/cairn' });
+    const adapter = (app.vault as unknown as { adapter: { files: Map<string, string> } }).adapter;
+    adapter.files.set('.obsidian/plugins/cairn/models/use-lite/model.json', '{}');
+    adapter.files.set('.obsidian/plugins/cairn/data-other.json', '{}');
+    const vault = app.vault as unknown as { writeFile(path: string, content: string): unknown };
+    vault.writeFile('Visa.md', '# Visa\n\nThe visa fee is 80 euros.\n');
+    await plugin.load();
+    app.workspace.triggerLayoutReady();
+    const databases = async () =>
+      (await indexedDB.databases()).map((info) => info.name ?? '').filter((name) => name !== '');
+    const searchDb = 'cairn-search-shimvault0001-v1';
+    const untilDatabases = async (holds: (names: string[]) => boolean) => {
+      for (let round = 0; round < 200 && !holds(await databases()); round++)
+        await settle(() => false, 5);
+    };
+    await untilDatabases((names) => names.includes(searchDb));
+    expect(await databases()).toContain(searchDb);
+
+    const tab = app.settingTabs[0] as unknown as { display(): void; containerEl: HTMLElement };
+    tab.display();
+    const button = (label: string, within: ParentNode = tab.containerEl) =>
+      [...within.querySelectorAll('button')].find(
+        (el) => el.textContent === label,
+      ) as unknown as HTMLElement;
+    button('Rebuild index').click();
+    await settle(() => tab.containerEl.textContent?.includes('is being built again') ?? false);
+    expect(tab.containerEl.textContent).toContain('The index was cleared and is being built again');
+    await untilDatabases((names) => names.includes(searchDb));
+
+    button('Remove data').click();
+    const modal = env.window.document.querySelector('.modal') as unknown as HTMLElement;
+    expect(modal.textContent).toContain(`IndexedDB database ${searchDb}`);
+    expect(modal.textContent).toContain('.obsidian/plugins/cairn/models/use-lite');
+    expect(modal.textContent).toContain('Your notes, saved chats, reminders and settings stay');
+    // Nothing is removed before the confirmation.
+    expect(await databases()).toContain(searchDb);
+    button('Remove', modal).click();
+    await settle(() => tab.containerEl.textContent?.includes('Removed the search index') ?? false);
+    expect(tab.containerEl.textContent).toContain(
+      'Removed the search index, the built-in model, the sync state.',
+    );
+    expect(await databases()).not.toContain(searchDb);
+    expect(adapter.files.has('.obsidian/plugins/cairn/models/use-lite/model.json')).toBe(false);
+    expect(adapter.files.has('.obsidian/plugins/cairn/data-other.json')).toBe(true);
+    expect(app.vault.getAbstractFileByPath('Visa.md')).not.toBeNull();
     plugin.unload();
   });
 

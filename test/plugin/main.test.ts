@@ -273,7 +273,7 @@ describe('downloading the built-in model from a URL', () => {
     expect(notices[0]).toContain(
       'Cairn: the built-in model was not downloaded: Offline mode only contacts this device and your local network; github.com looks like an internet host.',
     );
-    expect(notices[0]).toContain('Settings → Cairn → Privacy');
+    expect(notices[0]).toContain('Settings → Cairn → Privacy and data');
     expect(requestUrl).not.toHaveBeenCalled();
 
     // The palette shows the host of the URL set in the settings once the tab closes.

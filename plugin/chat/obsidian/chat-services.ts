@@ -39,6 +39,7 @@ import { ChatEngine } from '../../../shared/chat/chat-engine';
 import { ExtractiveAnswerer } from '../../../shared/chat/extractive-answerer';
 import { routeMessage } from '../../../shared/chat/intent-router';
 import { OllamaPhraser } from '../../../shared/chat/ollama-phraser';
+import { OpenAiCompatiblePhraser } from '../../../shared/chat/openai-compatible-phraser';
 import { OllamaRouter } from '../../../shared/chat/ollama-router';
 import {
   ChatPortError,
@@ -350,7 +351,9 @@ function settingsRouter(settings: () => CairnSettings, transport: HttpTransport)
   const http = transportOllamaHttp(transport);
   return {
     route: (message, context) => {
-      const target = ollamaTarget(settings());
+      // Routing uses Ollama's tool calls; with another provider the rules route.
+      const current = settings();
+      const target = current.chat.provider === 'ollama' ? ollamaTarget(current) : null;
       if (target === null)
         return Promise.resolve({ ...routeMessage(message, context), via: 'rules' });
       if ('refused' in target) {
@@ -365,11 +368,32 @@ function settingsRouter(settings: () => CairnSettings, transport: HttpTransport)
   };
 }
 
-/** With no chat model the phrasing says nothing, and the engine shows the extractive answer. */
+/** The OpenAI-compatible server's model, or why it is not used (offline mode), or null when none is set. */
+function openAiTarget(
+  settings: CairnSettings,
+): (OllamaTarget & { apiKey: string }) | { refused: string } | null {
+  const model = settings.chat.openAiModel.trim();
+  if (model === '') return null;
+  const violation = offlineModeViolation(settings.chat.openAiUrl, settings.privacy.offlineMode);
+  if (violation !== null) return { refused: violation };
+  return { baseUrl: settings.chat.openAiUrl, model, apiKey: settings.chat.openAiKey };
+}
+
+/**
+ * Phrases with the chosen provider's model. With none set (or refused by offline mode) the
+ * phrasing says nothing, and the engine shows the extractive answer.
+ */
 function settingsPhraser(settings: () => CairnSettings, http: OllamaHttp): AnswerPhraser {
   return {
     async *phrase(request) {
-      const target = ollamaTarget(settings());
+      const current = settings();
+      if (current.chat.provider === 'openai-compatible') {
+        const target = openAiTarget(current);
+        if (target === null || 'refused' in target) return;
+        yield* new OpenAiCompatiblePhraser({ http, ...target }).phrase(request);
+        return;
+      }
+      const target = ollamaTarget(current);
       if (target === null || 'refused' in target) return;
       yield* new OllamaPhraser({ http, ...target }).phrase(request);
     },

@@ -1,9 +1,9 @@
 /**
  * "Pair a phone" in the settings tab: a QR code of the pairing link for the phone's camera (the
- * link itself, to copy, below it), and "Send test notification". The QR code is drawn as SVG
+ * link itself, to copy, below it), and "Send test notification"; each a settings row. The QR code is drawn as SVG
  * elements from the `qrcode` package's module matrix, so no HTML string is injected.
  */
-import { Setting } from 'obsidian';
+import type { Setting } from 'obsidian';
 import { create as createQrCode } from 'qrcode';
 import { pairingLink } from './pairing-link';
 
@@ -15,13 +15,9 @@ export interface PairingSectionDeps {
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
-export function renderPairingSection(containerEl: HTMLElement, deps: PairingSectionDeps): void {
-  const setting = new Setting(containerEl)
-    .setName('Pair a phone')
-    .setDesc(
-      'Scan with the phone camera to open the companion page signed in. The token is in the link: show it only to your own phone.',
-    );
-  const body = containerEl.createDiv({ cls: 'cairn-pairing' });
+/** The "Pair a phone" row: its button shows the QR code under the description. */
+export function renderPairRow(setting: Setting, deps: PairingSectionDeps): void {
+  const body = setting.descEl.createDiv({ cls: 'cairn-pairing' });
   let shown = false;
   setting.addButton((button) =>
     button.setButtonText('Show QR code').onClick(() => {
@@ -31,12 +27,12 @@ export function renderPairingSection(containerEl: HTMLElement, deps: PairingSect
       if (shown) drawPairing(body, deps);
     }),
   );
+}
 
-  const test = new Setting(containerEl)
-    .setName('Send test notification')
-    .setDesc('Asks the companion to notify every paired phone.');
-  const result = test.descEl.createDiv({ cls: 'cairn-setting-message' });
-  test.addButton((button) =>
+/** The "Send test notification" row. */
+export function renderTestPushRow(setting: Setting, deps: PairingSectionDeps): void {
+  const result = setting.descEl.createDiv({ cls: 'cairn-setting-message' });
+  setting.addButton((button) =>
     button.setButtonText('Send test notification').onClick(async () => {
       button.setDisabled(true);
       result.setText('Sending…');

@@ -29,7 +29,15 @@ function pluginDir(plugin: Plugin): string {
 }
 
 export function builtinModelHost(plugin: Plugin): BuiltinModelHost {
-  return { adapter: plugin.app.vault.adapter, dir: builtinModelDir(pluginDir(plugin)) };
+  return {
+    adapter: plugin.app.vault.adapter,
+    dir: builtinModelDir(pluginDir(plugin)),
+    // The worker stops when idle; its timer is released with the embedder (search's close).
+    timers: {
+      setTimeout: (callback, ms) => window.setTimeout(callback, ms),
+      clearTimeout: (handle) => window.clearTimeout(handle as number),
+    },
+  };
 }
 
 /** What the settings tab and main.ts use of the built-in model's downloads. */
@@ -43,6 +51,10 @@ export interface BuiltinModelDownloads {
   download(route: ModelRoute): Promise<boolean>;
   /** Renames the URL command after its setting changed (the palette shows the host). */
   refreshCommandName(): void;
+  /** Where the model's files are (inside the plugin's folder). */
+  readonly dir: string;
+  /** Deletes the model's folder; true when there was one. */
+  remove(): Promise<boolean>;
 }
 
 export interface BuiltinModelOptions {
@@ -78,6 +90,14 @@ export function setUpBuiltinModel(
       const prefix = urlCommand.name.slice(0, urlCommand.name.length - urlCommandLabel.length);
       urlCommandLabel = downloads.urlLabel();
       urlCommand.name = `${prefix}${urlCommandLabel}`;
+    },
+    dir: builtinModelDir(pluginDir(plugin)),
+    remove: async () => {
+      const { adapter } = plugin.app.vault;
+      if (!(await adapter.exists(downloads.dir))) return false;
+      await adapter.rmdir(downloads.dir, true);
+      installed = false;
+      return true;
     },
   };
 

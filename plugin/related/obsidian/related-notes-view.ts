@@ -9,6 +9,8 @@ import { VaultGraph } from '../vault-graph';
 import { viewTypeOnScreen } from '../../workspace/obsidian/leaf-on-screen';
 import type { RelatedChunks } from '../../search/search-engine';
 import type { SearchStatus } from '../../search/search-status';
+import type { Readable } from 'svelte/store';
+import type { FirstRunActions, FirstRunCardState } from '../../search/first-run';
 
 export const RELATED_VIEW_TYPE = 'cairn-related';
 
@@ -18,6 +20,8 @@ export interface RelatedNotesDeps {
   searchStatus: () => SearchStatus;
   /** Notes never shown nor counted as links (saved chats, Obsidian's Excluded files). */
   excluded?: () => (path: string) => boolean;
+  /** The first-run card (what Cairn is, the model download), while it has something to ask. */
+  firstRun?: { card: Readable<FirstRunCardState | null>; actions: FirstRunActions };
 }
 
 /** Content candidates asked of the index per note shown (more than shown: links re-rank). */
@@ -76,7 +80,10 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
     display: 'Cairn related notes',
     defaultMod: true,
   });
-  plugin.registerView(RELATED_VIEW_TYPE, (leaf) => new RelatedNotesView(leaf, controller));
+  plugin.registerView(
+    RELATED_VIEW_TYPE,
+    (leaf) => new RelatedNotesView(leaf, controller, deps.firstRun),
+  );
   plugin.addCommand({
     id: 'open-related-notes',
     name: 'Open related notes',
@@ -120,6 +127,7 @@ class RelatedNotesView extends ItemView {
   constructor(
     leaf: WorkspaceLeaf,
     private readonly controller: RelatedController,
+    private readonly firstRun?: RelatedNotesDeps['firstRun'],
   ) {
     super(leaf);
   }
@@ -146,6 +154,7 @@ class RelatedNotesView extends ItemView {
         onOpen: (note: RelatedNote, newTab: boolean) => void this.openNote(note, newTab),
         onHover: (event: MouseEvent, note: RelatedNote) => this.preview(event, note),
         onDragStart: (event: DragEvent, note: RelatedNote) => this.drag(event, note),
+        ...(this.firstRun ? { firstRun: this.firstRun } : {}),
       },
     });
     this.controller.refresh();

@@ -5,6 +5,7 @@ import { mount, unmount } from 'svelte';
 import SearchPanel from '../ui/SearchPanel.svelte';
 import { firstMatch } from '../highlight';
 import type { SearchStatus } from '../search-status';
+import type { FirstRunActions, FirstRunCardState } from '../first-run';
 import type { SearchDocType, VaultSearchHit, VaultSearchOptions } from '../vault-search';
 
 /** What the modal needs: a search to run and the live state of the index. */
@@ -15,6 +16,8 @@ export interface SearchModalDeps {
   types: readonly SearchDocType[];
   /** Told when the modal closed, however it closed. */
   onClosed?: () => void;
+  /** The first-run card (what Cairn is, the model download), while it has something to ask. */
+  firstRun?: { card: Readable<FirstRunCardState | null>; actions: FirstRunActions };
 }
 
 export const SEARCH_HOVER_SOURCE = 'cairn-search';
@@ -48,6 +51,7 @@ export class SearchModal extends Modal {
         types: this.deps.types,
         modKey: Platform.isMacOS || Platform.isIosApp ? '⌘' : 'Ctrl',
         showKeys: !Platform.isMobile,
+        ...(this.deps.firstRun ? { firstRun: this.deps.firstRun } : {}),
       },
     });
     this.contentEl.querySelector<HTMLInputElement>('.cairn-search-input')?.focus();

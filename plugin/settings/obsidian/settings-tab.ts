@@ -1,18 +1,18 @@
-import { Platform, PluginSettingTab, Setting } from 'obsidian';
-import type { App, Plugin } from 'obsidian';
+import { Modal, Platform, PluginSettingTab, Setting } from 'obsidian';
+import type { App, Plugin, SettingDefinitionItem } from 'obsidian';
 import { CompanionClient } from '../../connection/client';
 import { describeConnection } from '../../connection/connection-state';
 import type { ConnectionTone } from '../../connection/connection-state';
 import type { SettingsHost } from '../settings-host';
 import { ObsidianHttpTransport } from '../../connection/obsidian/request-url-transport';
-import { renderPairingSection } from '../../connection/obsidian/pairing-section';
+import { renderPairRow, renderTestPushRow } from '../../connection/obsidian/pairing-section';
 import type {
   BuiltinModelDownloads,
   ModelRoute,
 } from '../../embeddings/obsidian/builtin-model-commands';
 import { modelDownloadUrl } from '../../embeddings/model-download-source';
 import { releaseAssetsUrl } from '../../release-info';
-import { EMBEDDING_PROVIDERS } from '../../../shared/settings/cairn-settings';
+import { CHAT_PROVIDERS, EMBEDDING_PROVIDERS } from '../../../shared/settings/cairn-settings';
 import type {
   CairnSettings,
   EmbeddingProvider,
@@ -80,16 +80,41 @@ class InlineMessage {
   }
 }
 
-/**
- * The settings tab, drawn with `display()`: the declarative getSettingDefinitions() API
- * needs Obsidian 1.13 and the manifest supports 1.8.7.
- */
 /** Obsidian local-storage key (per device) of "Index this vault on this device". */
 export const INDEX_ON_DEVICE_KEY = 'cairn-index-on-device';
 
+/**
+ * One settings row: its name and description (what Obsidian 1.13's settings search finds) and
+ * how its control is drawn into the row. `visible` is re-read whenever a setting it depends on
+ * changes.
+ */
+interface SettingRow {
+  readonly name: string;
+  readonly desc?: string;
+  readonly aliases?: string[];
+  readonly visible?: () => boolean;
+  render(setting: Setting): void;
+}
+
+interface SettingSection {
+  readonly heading: string;
+  readonly rows: readonly SettingRow[];
+}
+
+/**
+ * The settings tab. One list of sections and rows describes it: Obsidian 1.13+ renders them
+ * natively from `getSettingDefinitions()` (and finds them in its settings search); `display()`
+ * draws the same rows for older Obsidian (the manifest supports 1.8.7). Sections come in the
+ * order a newcomer needs them: search first (it works with no setup), the companion last
+ * among the features since it is optional. Every change applies at once, without a reload.
+ */
 export class CairnSettingTab extends PluginSettingTab {
   /** Re-checks of messages that depend on offline mode, run when it is toggled. */
   private offlineDependentChecks: (() => void)[] = [];
+  /** Rows drawn by `display()` that show only sometimes, re-checked by refreshRows(). */
+  private conditionalRows: { el: HTMLElement; visible: () => boolean }[] = [];
+  /** Relabels the download buttons after the download URL changed. */
+  private relabelDownloads: (() => void)[] = [];
 
   constructor(
     app: App,
@@ -100,18 +125,42 @@ export class CairnSettingTab extends PluginSettingTab {
     super(app, owner);
   }
 
+  /** Obsidian 1.13+: the rows, rendered and searched by Obsidian itself. */
+  override getSettingDefinitions(): SettingDefinitionItem[] {
+    this.offlineDependentChecks = [];
+    this.conditionalRows = [];
+    this.relabelDownloads = [];
+    return this.sections().map((section) => ({
+      type: 'group',
+      heading: section.heading,
+      items: section.rows.map((row) => ({
+        name: row.name,
+        ...(row.desc === undefined ? {} : { desc: row.desc }),
+        ...(row.aliases ? { aliases: row.aliases } : {}),
+        ...(row.visible ? { visible: row.visible } : {}),
+        render: (setting: Setting) => row.render(setting),
+      })),
+    }));
+  }
+
+  /** Obsidian before 1.13: the same rows, drawn here. */
   override display(): void {
     const { containerEl } = this;
     containerEl.empty();
     containerEl.addClass('cairn-settings');
     this.offlineDependentChecks = [];
-    this.problemsCallout(containerEl);
-    this.companionSection(containerEl);
-    this.remindersSection(containerEl);
-    this.searchSection(containerEl);
-    this.foldersSection(containerEl);
-    this.syncSection(containerEl);
-    this.privacySection(containerEl);
+    this.conditionalRows = [];
+    this.relabelDownloads = [];
+    for (const section of this.sections()) {
+      new Setting(containerEl).setName(section.heading).setHeading();
+      for (const row of section.rows) {
+        const setting = new Setting(containerEl).setName(row.name);
+        if (row.desc !== undefined) setting.setDesc(row.desc);
+        row.render(setting);
+        if (row.visible) this.conditionalRows.push({ el: setting.settingEl, visible: row.visible });
+      }
+    }
+    this.refreshRows();
   }
 
   override hide(): void {
@@ -119,121 +168,104 @@ export class CairnSettingTab extends PluginSettingTab {
     super.hide();
   }
 
+  /** Shows and hides the rows whose `visible` depends on a setting that just changed. */
+  private refreshRows(): void {
+    if (this.conditionalRows.length > 0) {
+      for (const row of this.conditionalRows) row.el.toggle(row.visible());
+      return;
+    }
+    // Obsidian 1.13+ re-evaluates `visible` itself; older versions have no such method.
+    const tab = this as { refreshDomState?: () => void };
+    if (typeof tab.refreshDomState === 'function') tab.refreshDomState();
+  }
+
+  private sections(): SettingSection[] {
+    const problems = this.problemsRows();
+    return [
+      ...(problems.length > 0 ? [{ heading: 'Problems', rows: problems }] : []),
+      { heading: 'Search and related notes', rows: this.searchRows() },
+      { heading: 'Chat answers', rows: this.chatRows() },
+      { heading: 'Reminders', rows: this.reminderRows() },
+      { heading: 'Companion (optional)', rows: this.companionRows() },
+      { heading: 'Folders', rows: this.folderRows() },
+      { heading: 'Sync', rows: this.syncRows() },
+      { heading: 'Privacy and data', rows: this.privacyRows() },
+    ];
+  }
+
   /**
-   * A URL field that saves only valid values, shows why a value is refused, and warns
+   * A URL row that saves only valid values, shows why a value is refused, and warns
    * (re-checked when offline mode is toggled) when offline mode would block the host.
    */
-  private addUrlSetting(containerEl: HTMLElement, field: UrlField): void {
-    const setting = new Setting(containerEl).setName(field.name).setDesc(field.desc);
-    const message = new InlineMessage(setting);
-    const check = field.check ?? checkHttpUrl;
-    let current = field.value;
-    const showState = () => {
-      if (current.trim() === '') {
-        if (!field.optional) message.show('Enter a URL.', 'error');
-        else if (field.whenEmpty) message.show(field.whenEmpty, 'muted');
-        else message.clear();
-        return;
-      }
-      const checked = check(current);
-      if (!checked.ok) return message.show(checked.message, 'error');
-      const blocked = offlineModeViolation(checked.url, this.host.settings.privacy.offlineMode);
-      if (blocked) return message.show(blocked, 'warning');
-      message.clear();
-    };
-    setting.addText((text) => {
-      text.setPlaceholder(field.placeholder).setValue(field.value);
-      text.onChange(async (value) => {
-        current = value;
-        showState();
-        if (value.trim() === '' && field.optional) {
-          await this.host.updateSettings((settings) => field.save(settings, ''));
-          field.saved?.();
-          return;
-        }
-        const checked = check(value);
-        if (!checked.ok) return;
-        await this.host.updateSettings((settings) => field.save(settings, checked.url));
-        field.saved?.();
-      });
-    });
-    showState();
-    this.offlineDependentChecks.push(showState);
-  }
-
-  /** Lists data.json fields that were invalid at load, until a save writes valid values back. */
-  private problemsCallout(containerEl: HTMLElement): void {
-    const problems = this.host.settingsProblems;
-    if (problems.length === 0) return;
-    const callout = containerEl.createDiv({ cls: 'cairn-settings-problems' });
-    callout.createEl('p', {
-      text: 'These values in data.json were invalid, so their defaults are in use. Changing any setting saves the values shown below.',
-    });
-    const list = callout.createEl('ul');
-    for (const problem of problems)
-      list.createEl('li', { text: `${problem.field}: ${problem.message}` });
-  }
-
-  private companionSection(containerEl: HTMLElement): void {
-    new Setting(containerEl).setName('Companion').setHeading();
-    const settings = this.host.settings;
-
-    this.addUrlSetting(containerEl, {
-      name: 'Companion URL',
-      desc: 'The address and port your companion server answers on. Leave empty to use this device only.',
-      placeholder: '192.168.1.20:8787',
-      optional: true,
-      value: settings.companion.url,
-      save: (settings, url) => {
-        settings.companion.url = url;
-      },
-      saved: () => showCompanionParts(),
-    });
-
-    // Token, test, pairing QR and test notification mean something only with a companion set.
-    const companionParts = containerEl.createDiv({ cls: 'cairn-settings-companion-parts' });
-    const showCompanionParts = () =>
-      companionParts.toggle(this.host.settings.companion.url.trim() !== '');
-    showCompanionParts();
-    containerEl = companionParts;
-
-    const tokenSetting = new Setting(containerEl)
-      .setName('API token')
-      .setDesc(
-        `Printed by the companion on its first start. Current: ${maskToken(settings.companion.token)}`,
-      );
-    tokenSetting.addText((text) => {
-      text.inputEl.type = 'password';
-      text.inputEl.autocomplete = 'off';
-      text.setPlaceholder('Paste the token').setValue(settings.companion.token);
-      text.onChange(async (value) => {
-        await this.host.updateSettings((s) => {
-          s.companion.token = value.trim();
+  private urlRow(field: UrlField & { visible?: () => boolean }): SettingRow {
+    return {
+      name: field.name,
+      desc: field.desc,
+      ...(field.visible ? { visible: field.visible } : {}),
+      render: (setting) => {
+        const message = new InlineMessage(setting);
+        const check = field.check ?? checkHttpUrl;
+        let current = field.value;
+        const showState = () => {
+          if (current.trim() === '') {
+            if (!field.optional) message.show('Enter a URL.', 'error');
+            else if (field.whenEmpty) message.show(field.whenEmpty, 'muted');
+            else message.clear();
+            return;
+          }
+          const checked = check(current);
+          if (!checked.ok) return message.show(checked.message, 'error');
+          const blocked = offlineModeViolation(checked.url, this.host.settings.privacy.offlineMode);
+          if (blocked) return message.show(blocked, 'warning');
+          message.clear();
+        };
+        setting.addText((text) => {
+          text.setPlaceholder(field.placeholder).setValue(field.value);
+          text.onChange(async (value) => {
+            current = value;
+            showState();
+            if (value.trim() === '' && field.optional) {
+              await this.host.updateSettings((settings) => field.save(settings, ''));
+              field.saved?.();
+              return;
+            }
+            const checked = check(value);
+            if (!checked.ok) return;
+            await this.host.updateSettings((settings) => field.save(settings, checked.url));
+            field.saved?.();
+          });
         });
-        tokenSetting.setDesc(
-          `Printed by the companion on its first start. Current: ${maskToken(value.trim())}`,
-        );
-      });
-    });
+        showState();
+        this.offlineDependentChecks.push(showState);
+      },
+    };
+  }
 
-    const testSetting = new Setting(containerEl)
-      .setName('Test connection')
-      .setDesc('Checks that the companion answers and accepts the token.');
-    const testMessage = new InlineMessage(testSetting);
-    testSetting.addButton((button) =>
-      button.setButtonText('Test connection').onClick(async () => {
-        button.setDisabled(true);
-        testMessage.show('Checking…', 'pending');
-        try {
-          const description = describeConnection(await this.host.testConnection());
-          testMessage.show(description.detail, description.tone);
-        } finally {
-          button.setDisabled(false);
-        }
-      }),
-    );
+  /** data.json fields that were invalid at load, until a save writes valid values back. */
+  private problemsRows(): SettingRow[] {
+    const problems = this.host.settingsProblems;
+    if (problems.length === 0) return [];
+    return [
+      {
+        name: 'Invalid values in data.json',
+        desc: 'Their defaults are in use. Changing any setting saves the values shown here.',
+        render: (setting) => {
+          setting.settingEl.addClass('cairn-settings-problems');
+          const list = setting.descEl.createEl('ul');
+          for (const problem of problems)
+            list.createEl('li', { text: `${problem.field}: ${problem.message}` });
+        },
+      },
+    ];
+  }
 
-    renderPairingSection(containerEl, {
+  private companionRows(): SettingRow[] {
+    const settings = this.host.settings;
+    // Token, test, pairing QR and test notification mean something only with a companion set.
+    const companionSet = () => this.host.settings.companion.url.trim() !== '';
+    const tokenDesc = (token: string) =>
+      `Printed by the companion on its first start. Current: ${maskToken(token)}`;
+    const pairing = {
       url: () => this.host.settings.companion.url,
       token: () => this.host.settings.companion.token,
       sendTestPush: () =>
@@ -242,37 +274,101 @@ export class CairnSettingTab extends PluginSettingTab {
           token: this.host.settings.companion.token,
           offlineMode: this.host.settings.privacy.offlineMode,
         })).sendTestPush(),
-    });
+    };
+    return [
+      this.urlRow({
+        name: 'Companion URL',
+        desc: 'Your own Cairn companion server, for reminders on your phone, PDFs and search from other devices. Leave empty to use this device only: everything else works without it.',
+        placeholder: '192.168.1.20:8787',
+        optional: true,
+        value: settings.companion.url,
+        save: (settings, url) => {
+          settings.companion.url = url;
+        },
+        saved: () => this.refreshRows(),
+      }),
+      {
+        name: 'API token',
+        desc: tokenDesc(settings.companion.token),
+        visible: companionSet,
+        render: (setting) => {
+          setting.addText((text) => {
+            text.inputEl.type = 'password';
+            text.inputEl.autocomplete = 'off';
+            text.setPlaceholder('Paste the token').setValue(settings.companion.token);
+            text.onChange(async (value) => {
+              await this.host.updateSettings((s) => {
+                s.companion.token = value.trim();
+              });
+              setting.setDesc(tokenDesc(value.trim()));
+            });
+          });
+        },
+      },
+      {
+        name: 'Test connection',
+        desc: 'Checks that the companion answers and accepts the token.',
+        visible: companionSet,
+        render: (setting) => {
+          const testMessage = new InlineMessage(setting);
+          setting.addButton((button) =>
+            button.setButtonText('Test connection').onClick(async () => {
+              button.setDisabled(true);
+              testMessage.show('Checking…', 'pending');
+              try {
+                const description = describeConnection(await this.host.testConnection());
+                testMessage.show(description.detail, description.tone);
+              } finally {
+                button.setDisabled(false);
+              }
+            }),
+          );
+        },
+      },
+      {
+        name: 'Pair a phone',
+        desc: 'Scan with the phone camera to open the companion page signed in. The token is in the link: show it only to your own phone.',
+        aliases: ['QR code', 'phone'],
+        visible: companionSet,
+        render: (setting) => renderPairRow(setting, pairing),
+      },
+      {
+        name: 'Send test notification',
+        desc: 'Asks the companion to notify every paired phone.',
+        visible: companionSet,
+        render: (setting) => renderTestPushRow(setting, pairing),
+      },
+    ];
   }
 
-  private remindersSection(containerEl: HTMLElement): void {
-    new Setting(containerEl).setName('Reminders').setHeading();
+  private reminderRows(): SettingRow[] {
     const settings = this.host.settings;
-
-    const zoneSetting = new Setting(containerEl)
-      .setName('Default time zone')
-      .setDesc('Used for reminders written without a zone of their own.');
-    const zoneMessage = new InlineMessage(zoneSetting);
-    zoneSetting.addText((text) => {
-      text.setPlaceholder(systemTimeZone()).setValue(settings.timezone);
-      const save = async (value: string) => {
-        if (!isValidTimeZone(value.trim())) {
-          zoneMessage.show(
-            `"${value}" is not a time zone name (IANA, e.g. America/New_York).`,
-            'error',
-          );
-          return;
-        }
-        zoneMessage.clear();
-        await this.host.updateSettings((s) => {
-          s.timezone = value.trim();
+    const zone: SettingRow = {
+      name: 'Default time zone',
+      desc: 'Used for reminders written without a zone of their own.',
+      render: (setting) => {
+        const zoneMessage = new InlineMessage(setting);
+        setting.addText((text) => {
+          text.setPlaceholder(systemTimeZone()).setValue(settings.timezone);
+          const save = async (value: string) => {
+            if (!isValidTimeZone(value.trim())) {
+              zoneMessage.show(
+                `"${value}" is not a time zone name (IANA, e.g. America/New_York).`,
+                'error',
+              );
+              return;
+            }
+            zoneMessage.clear();
+            await this.host.updateSettings((s) => {
+              s.timezone = value.trim();
+            });
+          };
+          text.onChange(save);
+          // A picker over the runtime's zone names: type a city ("tokyo", "new york").
+          new ValueSuggest(this.app, text.inputEl, timeZones(), (zone) => void save(zone));
         });
-      };
-      text.onChange(save);
-      // A picker over the runtime's zone names: type a city ("tokyo", "new york").
-      new ValueSuggest(this.app, text.inputEl, timeZones(), (zone) => void save(zone));
-    });
-
+      },
+    };
     const syntaxes: { key: keyof ReminderSyntaxes; name: string; desc: string }[] = [
       {
         key: 'cairn',
@@ -290,216 +386,332 @@ export class CairnSettingTab extends PluginSettingTab {
         desc: 'Lines like "- [ ] Call the bank ⏰ 2026-11-23 10:00". Read only, never rewritten.',
       },
     ];
-    for (const syntax of syntaxes) {
-      new Setting(containerEl)
-        .setName(syntax.name)
-        .setDesc(syntax.desc)
-        .addToggle((toggle) =>
-          toggle.setValue(settings.reminders.syntaxes[syntax.key]).onChange(async (value) => {
-            await this.host.updateSettings((s) => {
-              s.reminders.syntaxes[syntax.key] = value;
-            });
-          }),
-        );
-    }
+    return [
+      zone,
+      ...syntaxes.map((syntax): SettingRow => ({
+        name: syntax.name,
+        desc: syntax.desc,
+        render: (setting) => {
+          setting.addToggle((toggle) =>
+            toggle.setValue(settings.reminders.syntaxes[syntax.key]).onChange(async (value) => {
+              await this.host.updateSettings((s) => {
+                s.reminders.syntaxes[syntax.key] = value;
+              });
+            }),
+          );
+        },
+      })),
+    ];
   }
 
-  private searchSection(containerEl: HTMLElement): void {
-    new Setting(containerEl).setName('Search and embeddings').setHeading();
+  private searchRows(): SettingRow[] {
     const settings = this.host.settings;
-
-    new Setting(containerEl)
-      .setName('Embedding provider')
-      .setDesc(
-        'Computes the vectors behind semantic search. With none, search is keyword only. A change applies after the plugin is reloaded or Obsidian restarts; the built-in model’s download applies at once.',
-      )
-      .addDropdown((dropdown) => {
-        for (const provider of EMBEDDING_PROVIDERS)
-          dropdown.addOption(provider, PROVIDER_LABELS[provider]);
-        dropdown.setValue(settings.embeddings.provider).onChange(async (value) => {
-          const provider = EMBEDDING_PROVIDERS.find((candidate) => candidate === value);
-          if (!provider) return;
-          await this.host.updateSettings((s) => {
-            s.embeddings.provider = provider;
+    const provider = () => this.host.settings.embeddings.provider;
+    const rows: SettingRow[] = [
+      {
+        name: 'Embedding provider',
+        desc: 'What computes the vectors behind search by meaning and related notes. Keyword search works with any choice, from the start. A change applies at once.',
+        aliases: ['search by meaning', 'semantic search', 'model'],
+        render: (setting) => {
+          setting.addDropdown((dropdown) => {
+            for (const provider of EMBEDDING_PROVIDERS)
+              dropdown.addOption(provider, PROVIDER_LABELS[provider]);
+            dropdown.setValue(settings.embeddings.provider).onChange(async (value) => {
+              const provider = EMBEDDING_PROVIDERS.find((candidate) => candidate === value);
+              if (!provider) return;
+              await this.host.updateSettings((s) => {
+                s.embeddings.provider = provider;
+              });
+              this.refreshRows();
+              this.host.applySearchSettings();
+            });
           });
-          showProviderParts();
-        });
-      });
-
-    // The built-in model's download and the Ollama embedding model show for their provider only.
-    const builtinParts = containerEl.createDiv({ cls: 'cairn-settings-builtin-parts' });
-    this.builtinModelSetting(builtinParts);
-
-    this.addUrlSetting(containerEl, {
-      name: 'Ollama URL',
-      desc: 'Your model server, used for embeddings and, when a chat model is set, to phrase answers.',
-      placeholder: '127.0.0.1:11434',
-      optional: false,
-      value: settings.ollama.url,
-      save: (settings, url) => {
-        settings.ollama.url = url;
+        },
       },
-    });
-
-    new Setting(containerEl)
-      .setName('Ollama chat model')
-      .setDesc('Leave empty to keep answers extractive (quotes with citations, no model).')
-      .addText((text) =>
-        text
-          .setPlaceholder('llama3.2')
-          .setValue(settings.ollama.chatModel)
-          .onChange(async (value) => {
-            await this.host.updateSettings((s) => {
-              s.ollama.chatModel = value.trim();
-            });
-          }),
-      );
-
-    const ollamaEmbedParts = containerEl.createDiv({ cls: 'cairn-settings-ollama-embed-parts' });
-    new Setting(ollamaEmbedParts).setName('Ollama embedding model').addText((text) =>
-      text.setValue(settings.ollama.embedModel).onChange(async (value) => {
-        await this.host.updateSettings((s) => {
-          s.ollama.embedModel = value.trim();
-        });
-      }),
-    );
-    const showProviderParts = () => {
-      const provider = this.host.settings.embeddings.provider;
-      builtinParts.toggle(provider === 'builtin');
-      ollamaEmbedParts.toggle(provider === 'ollama');
-    };
-    showProviderParts();
-
-    new Setting(containerEl)
-      .setName('Ollama vision model')
-      .setDesc('Answers chat messages with pasted or dropped images. Leave empty to refuse images.')
-      .addText((text) =>
-        text
-          .setPlaceholder('qwen2.5vl')
-          .setValue(settings.ollama.visionModel)
-          .onChange(async (value) => {
-            await this.host.updateSettings((s) => {
-              s.ollama.visionModel = value.trim();
-            });
-          }),
-      );
-
-    new Setting(containerEl)
-      .setName('Unsupported statements')
-      .setDesc(
-        'When the model writes something its cited notes do not back (a number, name or date that is not there), mark it with the reason, or remove it and say so under the answer.',
-      )
-      .addDropdown((dropdown) =>
-        dropdown
-          .addOption('mark', 'Mark them')
-          .addOption('remove', 'Remove them')
-          .setValue(settings.ollama.unsupportedClaims)
-          .onChange(async (value) => {
-            await this.host.updateSettings((s) => {
-              s.ollama.unsupportedClaims = value === 'remove' ? 'remove' : 'mark';
-            });
-          }),
-      );
-
-    new Setting(containerEl)
-      .setName('Excluded files')
-      .setDesc(
-        'Glob patterns, one per line, never indexed, e.g. Templates/**. Applies after the plugin is reloaded or Obsidian restarts.',
-      )
-      .addTextArea((area) =>
-        area.setValue(settings.search.excludeGlobs.join('\n')).onChange(async (value) => {
-          await this.host.updateSettings((s) => {
-            s.search.excludeGlobs = value
-              .split('\n')
-              .map((line) => line.trim())
-              .filter((line) => line !== '');
-          });
-        }),
-      );
-
+      this.builtinModelRow(() => provider() === 'builtin'),
+      this.modelDownloadUrlRow(() => provider() === 'builtin'),
+      {
+        name: 'Ollama embedding model',
+        desc: 'The Ollama model that computes the vectors (Ollama URL under Chat answers).',
+        visible: () => provider() === 'ollama',
+        render: (setting) => {
+          setting.addText((text) =>
+            text.setValue(settings.ollama.embedModel).onChange(async (value) => {
+              await this.host.updateSettings((s) => {
+                s.ollama.embedModel = value.trim();
+              });
+            }),
+          );
+        },
+      },
+      {
+        name: 'Excluded files',
+        desc: 'Glob patterns, one per line, never indexed, e.g. Templates/**. Obsidian’s own Excluded files (Files and links) are left out too. Applies when this tab closes.',
+        render: (setting) => {
+          setting.addTextArea((area) =>
+            area.setValue(settings.search.excludeGlobs.join('\n')).onChange(async (value) => {
+              await this.host.updateSettings((s) => {
+                s.search.excludeGlobs = value
+                  .split('\n')
+                  .map((line) => line.trim())
+                  .filter((line) => line !== '');
+              });
+            }),
+          );
+        },
+      },
+    ];
     // Phones with a companion search through it (search.delegateToCompanionOnMobile); this
     // device may index on its own instead. Per device: local storage, not data.json (synced).
-    if (Platform.isMobile && settings.companion.url.trim() !== '') {
-      new Setting(containerEl)
-        .setName('Index this vault on this device')
-        .setDesc(
-          'Off: search and chat ask the companion, and this phone holds no index or model. On: this device indexes the vault itself (memory and battery). Applies after the plugin is reloaded.',
-        )
-        .addToggle((toggle) =>
-          toggle
-            .setValue(this.app.loadLocalStorage(INDEX_ON_DEVICE_KEY) === true)
-            .onChange((value) => this.app.saveLocalStorage(INDEX_ON_DEVICE_KEY, value)),
-        );
+    if (Platform.isMobile) {
+      rows.push({
+        name: 'Index this vault on this device',
+        desc: 'Off: search, related notes and chat ask the companion, and this phone holds no index or model. On: this device indexes the vault itself (memory and battery). Applies after the plugin is reloaded.',
+        visible: () => this.host.settings.companion.url.trim() !== '',
+        render: (setting) => {
+          setting.addToggle((toggle) =>
+            toggle
+              .setValue(this.app.loadLocalStorage(INDEX_ON_DEVICE_KEY) === true)
+              .onChange((value) => this.app.saveLocalStorage(INDEX_ON_DEVICE_KEY, value)),
+          );
+        },
+      });
     }
+    rows.push({
+      name: 'Search index',
+      desc: 'Cairn keeps its index of this vault in Obsidian’s storage on this device. Rebuilding reads every note again; keyword search answers meanwhile.',
+      aliases: ['rebuild', 'reindex', 'clear index'],
+      render: (setting) => {
+        const message = new InlineMessage(setting);
+        setting.addButton((button) =>
+          button.setButtonText('Rebuild index').onClick(async () => {
+            button.setDisabled(true);
+            message.show('Clearing the index…', 'pending');
+            try {
+              message.show(await this.host.rebuildIndex(), 'ok');
+            } catch (error) {
+              message.show(`Cannot rebuild the index: ${String(error)}`, 'error');
+            } finally {
+              button.setDisabled(false);
+            }
+          }),
+        );
+      },
+    });
+    return rows;
+  }
+
+  /** Where answers come from: the model server that phrases them from the vault's passages. */
+  private chatRows(): SettingRow[] {
+    const settings = this.host.settings;
+    const provider = () => this.host.settings.chat.provider;
+    const usesOllama = () =>
+      provider() === 'ollama' || this.host.settings.embeddings.provider === 'ollama';
+    const text = (
+      value: string,
+      placeholder: string,
+      save: (s: CairnSettings, value: string) => void,
+      password = false,
+    ) => {
+      return (setting: Setting) => {
+        setting.addText((input) => {
+          if (password) {
+            input.inputEl.type = 'password';
+            input.inputEl.autocomplete = 'off';
+          }
+          input
+            .setPlaceholder(placeholder)
+            .setValue(value)
+            .onChange(async (changed) => {
+              await this.host.updateSettings((s) => save(s, changed.trim()));
+            });
+        });
+      };
+    };
+    return [
+      {
+        name: 'Model server',
+        desc: 'What phrases answers from your notes’ passages, with citations. Without a chat model, answers are quotes with citations.',
+        aliases: ['LLM', 'LM Studio', 'llama.cpp', 'vLLM', 'LocalAI', 'Jan', 'OpenAI'],
+        render: (setting) => {
+          setting.addDropdown((dropdown) => {
+            dropdown
+              .addOption('ollama', 'Ollama')
+              .addOption('openai-compatible', 'OpenAI-compatible server')
+              .setValue(settings.chat.provider)
+              .onChange(async (value) => {
+                const chosen = CHAT_PROVIDERS.find((candidate) => candidate === value);
+                if (!chosen) return;
+                await this.host.updateSettings((s) => {
+                  s.chat.provider = chosen;
+                });
+                this.refreshRows();
+              });
+          });
+        },
+      },
+      this.urlRow({
+        name: 'Server URL',
+        desc: 'The server’s OpenAI-style address including /v1: LM Studio http://127.0.0.1:1234/v1, llama.cpp’s llama-server http://127.0.0.1:8080/v1, vLLM http://127.0.0.1:8000/v1, LocalAI http://127.0.0.1:8080/v1.',
+        placeholder: '127.0.0.1:1234/v1',
+        optional: false,
+        value: settings.chat.openAiUrl,
+        save: (settings, url) => {
+          settings.chat.openAiUrl = url;
+        },
+        visible: () => provider() === 'openai-compatible',
+      }),
+      {
+        name: 'Server model',
+        desc: 'The model name the server lists under /v1/models. Leave empty to keep answers extractive.',
+        visible: () => provider() === 'openai-compatible',
+        render: text(settings.chat.openAiModel, 'qwen2.5-7b-instruct', (s, value) => {
+          s.chat.openAiModel = value;
+        }),
+      },
+      {
+        name: 'Server API key',
+        desc: 'Only if your server asks for one; sent as a bearer token, to this server only.',
+        visible: () => provider() === 'openai-compatible',
+        render: text(
+          settings.chat.openAiKey,
+          'Optional',
+          (s, value) => {
+            s.chat.openAiKey = value;
+          },
+          true,
+        ),
+      },
+      this.urlRow({
+        name: 'Ollama URL',
+        desc: 'Your Ollama server, used to phrase answers when a chat model is set and for embeddings when Ollama is the embedding provider. On a phone, 127.0.0.1 is the phone itself: use your computer’s address.',
+        placeholder: '127.0.0.1:11434',
+        optional: false,
+        value: settings.ollama.url,
+        save: (settings, url) => {
+          settings.ollama.url = url;
+        },
+        visible: usesOllama,
+      }),
+      {
+        name: 'Ollama chat model',
+        desc: 'Leave empty to keep answers extractive (quotes with citations, no model).',
+        visible: () => provider() === 'ollama',
+        render: (setting) => {
+          setting.addText((text) =>
+            text
+              .setPlaceholder('llama3.2')
+              .setValue(settings.ollama.chatModel)
+              .onChange(async (value) => {
+                await this.host.updateSettings((s) => {
+                  s.ollama.chatModel = value.trim();
+                });
+              }),
+          );
+        },
+      },
+      {
+        name: 'Ollama vision model',
+        desc: 'Answers chat messages with pasted or dropped images. Leave empty to refuse images.',
+        render: (setting) => {
+          setting.addText((text) =>
+            text
+              .setPlaceholder('qwen2.5vl')
+              .setValue(settings.ollama.visionModel)
+              .onChange(async (value) => {
+                await this.host.updateSettings((s) => {
+                  s.ollama.visionModel = value.trim();
+                });
+              }),
+          );
+        },
+      },
+      {
+        name: 'Unsupported statements',
+        desc: 'When the model writes something its cited notes do not back (a number, name or date that is not there), mark it with the reason, or remove it and say so under the answer.',
+        render: (setting) => {
+          setting.addDropdown((dropdown) =>
+            dropdown
+              .addOption('mark', 'Mark them')
+              .addOption('remove', 'Remove them')
+              .setValue(settings.ollama.unsupportedClaims)
+              .onChange(async (value) => {
+                await this.host.updateSettings((s) => {
+                  s.ollama.unsupportedClaims = value === 'remove' ? 'remove' : 'mark';
+                });
+              }),
+          );
+        },
+      },
+    ];
   }
 
   /**
    * Whether the built-in model's files are in place, a button per download route (the model
-   * download URL, the paired companion) and the URL itself. Nothing downloads unless a button is
-   * pressed; a route offline mode (or a missing pairing) blocks says so instead of downloading.
+   * download URL, the paired companion). Nothing downloads unless a button is pressed; a route
+   * offline mode (or a missing pairing) blocks says so instead of downloading.
    */
-  private builtinModelSetting(containerEl: HTMLElement): void {
-    const setting = new Setting(containerEl)
-      .setName('Built-in model files')
-      .setDesc(
-        'The built-in model is kept in this plugin’s folder, never in your notes. It is downloaded only when you press a button here, and search uses it as soon as it is in place.',
-      );
-    const message = new InlineMessage(setting);
-    const showState = async () => {
-      message.show('Checking…', 'pending');
-      const check = await this.models.check();
-      // The tab may have been closed or redrawn while the folder was being checked.
-      if (!setting.settingEl.isConnected) return;
-      if (check.complete) message.show('Installed.', 'ok');
-      else message.show(check.message, 'warning');
+  private builtinModelRow(visible: () => boolean): SettingRow {
+    return {
+      name: 'Built-in model files',
+      desc: 'The built-in model is kept in this plugin’s folder, never in your notes. It is downloaded only when you press a button here, and search uses it as soon as it is in place.',
+      aliases: ['download model'],
+      visible,
+      render: (setting) => {
+        const message = new InlineMessage(setting);
+        const showState = async () => {
+          message.show('Checking…', 'pending');
+          const check = await this.models.check();
+          // The tab may have been closed or redrawn while the folder was being checked.
+          if (!setting.settingEl.isConnected) return;
+          if (check.complete) message.show('Installed.', 'ok');
+          else message.show(check.message, 'warning');
+        };
+        const routeMessage = new InlineMessage(setting);
+        const labels: Record<ModelRoute, () => string> = {
+          url: () => this.models.urlLabel(),
+          companion: () => 'Download from companion',
+        };
+        for (const route of ['url', 'companion'] as const) {
+          setting.addButton((button) => {
+            if (route === 'url') button.setCta();
+            this.relabelDownloads.push(() => {
+              button.setButtonText(labels[route]());
+              routeMessage.clear();
+            });
+            button.setButtonText(labels[route]()).onClick(async () => {
+              const blocked = this.models.blocked(route);
+              if (blocked) return routeMessage.show(blocked, 'warning');
+              routeMessage.clear();
+              button.setDisabled(true);
+              message.show('Downloading… (progress in the notice)', 'pending');
+              try {
+                await this.models.download(route);
+              } finally {
+                button.setDisabled(false);
+                await showState().catch(() => undefined);
+              }
+            });
+          });
+        }
+        // A message shown for a blocked route goes once the setting that blocked it changes.
+        this.offlineDependentChecks.push(() => routeMessage.clear());
+        showState().catch((error: unknown) =>
+          message.show(`Cannot check the model folder: ${String(error)}`, 'error'),
+        );
+      },
     };
-    const routeMessage = new InlineMessage(setting);
-    const labels: Record<ModelRoute, () => string> = {
-      url: () => this.models.urlLabel(),
-      companion: () => 'Download from companion',
-    };
-    const relabels: (() => void)[] = [];
-    for (const route of ['url', 'companion'] as const) {
-      setting.addButton((button) => {
-        if (route === 'url') button.setCta();
-        relabels.push(() => {
-          button.setButtonText(labels[route]());
-        });
-        button.setButtonText(labels[route]()).onClick(async () => {
-          const blocked = this.models.blocked(route);
-          if (blocked) return routeMessage.show(blocked, 'warning');
-          routeMessage.clear();
-          button.setDisabled(true);
-          message.show('Downloading… (progress in the notice)', 'pending');
-          try {
-            await this.models.download(route);
-          } finally {
-            button.setDisabled(false);
-            await showState().catch(() => undefined);
-          }
-        });
-      });
-    }
-    // A message shown for a blocked route goes once the setting that blocked it changes.
-    this.offlineDependentChecks.push(() => routeMessage.clear());
-    showState().catch((error: unknown) =>
-      message.show(`Cannot check the model folder: ${String(error)}`, 'error'),
-    );
-    this.modelDownloadUrlSetting(containerEl, () => {
-      routeMessage.clear();
-      for (const relabel of relabels) relabel();
-    });
   }
 
   /**
    * The URL the model's files are downloaded from. It shows the URL in use; the default
    * (this version's release) is stored as empty, so it follows the plugin through updates.
    */
-  private modelDownloadUrlSetting(containerEl: HTMLElement, changed: () => void): void {
+  private modelDownloadUrlRow(visible: () => boolean): SettingRow {
     const version = this.owner.manifest.version;
     const defaultUrl = releaseAssetsUrl(version);
     const normalisedDefault = checkModelDownloadUrl(defaultUrl);
-    this.addUrlSetting(containerEl, {
+    return this.urlRow({
       name: 'Model download URL',
       desc: 'Where the built-in model’s files are downloaded from, each under its own name. Empty: the release of this plugin version. Offline mode allows only addresses on your local network.',
       placeholder: defaultUrl,
@@ -511,91 +723,167 @@ export class CairnSettingTab extends PluginSettingTab {
         const isDefault = normalisedDefault.ok && url === normalisedDefault.url;
         settings.embeddings.modelDownloadUrl = isDefault ? '' : url;
       },
-      saved: changed,
+      saved: () => {
+        for (const relabel of this.relabelDownloads) relabel();
+      },
+      visible,
     });
   }
 
-  private foldersSection(containerEl: HTMLElement): void {
-    new Setting(containerEl).setName('Folders').setHeading();
+  private folderRows(): SettingRow[] {
     const folders: { key: FolderKey; name: string; desc: string }[] = [
       { key: 'notes', name: 'Notes folder', desc: 'Where notes created from chat go.' },
       { key: 'reminders', name: 'Reminders folder', desc: 'Where reminder notes go.' },
       { key: 'chats', name: 'Conversations folder', desc: 'Chats are kept as Markdown here.' },
       { key: 'attachments', name: 'Attachments folder', desc: 'Where uploaded PDFs and files go.' },
     ];
-    for (const folder of folders) {
-      const setting = new Setting(containerEl).setName(folder.name).setDesc(folder.desc);
-      const message = new InlineMessage(setting);
-      setting.addText((text) => {
-        const save = async (value: string) => {
-          const checked = checkVaultFolder(value);
-          if (!checked.ok) return message.show(checked.message, 'error');
-          message.clear();
-          await this.host.updateSettings((s) => {
-            s.folders[folder.key] = checked.folder;
-          });
-        };
-        text.setValue(this.host.settings.folders[folder.key]).onChange(save);
-        // The vault's folders as the user types.
-        new ValueSuggest(this.app, text.inputEl, vaultFolders(this.app), (path) => void save(path));
-      });
-    }
-  }
-
-  private syncSection(containerEl: HTMLElement): void {
-    new Setting(containerEl).setName('Sync').setHeading();
-    new Setting(containerEl)
-      .setName('Pair this device')
-      .setDesc(
-        'Paste the pairing link the companion printed (or scan its QR code with this device, which opens this step). Checks the address, then shows what the first sync would upload, download or keep as conflict copies, and waits for your yes.',
-      )
-      .addButton((button) =>
-        button.setButtonText('Pair this device').onClick(() => this.host.openSyncPairing()),
-      );
-    new Setting(containerEl)
-      .setName('Sync this vault with the companion')
-      .setDesc(
-        "Experimental: its simulation still finds lost edits, so keep a backup and do not use it on a vault you cannot restore. Keeps this vault and the companion's copy the same, on every device where it is on. Cairn refuses to start it beside another sync tool serving this vault (Obsidian Sync, a synced folder, a sync plugin). Takes effect when this tab closes.",
-      )
-      .addToggle((toggle) =>
-        toggle.setValue(this.host.settings.sync.enabled).onChange(async (value) => {
-          await this.host.updateSettings((s) => {
-            s.sync.enabled = value;
-          });
-        }),
-      );
-    const name = new Setting(containerEl)
-      .setName('Device name')
-      .setDesc(
-        'How history and conflict copies name this device. Empty: "Obsidian desktop" or "Obsidian mobile".',
-      );
-    const message = new InlineMessage(name);
-    name.addText((text) =>
-      text.setValue(this.host.settings.sync.deviceName).onChange(async (value) => {
-        const checked = checkDeviceName(value);
-        if (!checked.ok) return message.show(checked.message, 'error');
-        message.clear();
-        await this.host.updateSettings((s) => {
-          s.sync.deviceName = checked.name;
+    return folders.map((folder) => ({
+      name: folder.name,
+      desc: folder.desc,
+      render: (setting) => {
+        const message = new InlineMessage(setting);
+        setting.addText((text) => {
+          const save = async (value: string) => {
+            const checked = checkVaultFolder(value);
+            if (!checked.ok) return message.show(checked.message, 'error');
+            message.clear();
+            await this.host.updateSettings((s) => {
+              s.folders[folder.key] = checked.folder;
+            });
+          };
+          text.setValue(this.host.settings.folders[folder.key]).onChange(save);
+          // The vault's folders as the user types.
+          new ValueSuggest(
+            this.app,
+            text.inputEl,
+            vaultFolders(this.app),
+            (path) => void save(path),
+          );
         });
-      }),
-    );
+      },
+    }));
   }
 
-  private privacySection(containerEl: HTMLElement): void {
-    new Setting(containerEl).setName('Privacy').setHeading();
-    new Setting(containerEl)
-      .setName('Offline mode')
-      .setDesc(
-        'Only contact this device and your local network (the companion and the model server). Turn off to use a server on the internet; nothing is sent anywhere you did not configure.',
-      )
-      .addToggle((toggle) =>
-        toggle.setValue(this.host.settings.privacy.offlineMode).onChange(async (value) => {
-          await this.host.updateSettings((s) => {
-            s.privacy.offlineMode = value;
-          });
-          for (const check of this.offlineDependentChecks) check();
-        }),
+  private syncRows(): SettingRow[] {
+    return [
+      {
+        name: 'Pair this device',
+        desc: 'Paste the pairing link the companion printed (or scan its QR code with this device, which opens this step). Checks the address, then shows what the first sync would upload, download or keep as conflict copies, and waits for your yes.',
+        render: (setting) => {
+          setting.addButton((button) =>
+            button.setButtonText('Pair this device').onClick(() => this.host.openSyncPairing()),
+          );
+        },
+      },
+      {
+        name: 'Sync this vault with the companion',
+        desc: "Experimental: its simulation still finds lost edits, so keep a backup and do not use it on a vault you cannot restore. Keeps this vault and the companion's copy the same, on every device where it is on. Cairn refuses to start it beside another sync tool serving this vault (Obsidian Sync, a synced folder, a sync plugin). Takes effect when this tab closes.",
+        render: (setting) => {
+          setting.addToggle((toggle) =>
+            toggle.setValue(this.host.settings.sync.enabled).onChange(async (value) => {
+              await this.host.updateSettings((s) => {
+                s.sync.enabled = value;
+              });
+            }),
+          );
+        },
+      },
+      {
+        name: 'Device name',
+        desc: 'How history and conflict copies name this device. Empty: "Obsidian desktop" or "Obsidian mobile".',
+        render: (setting) => {
+          const message = new InlineMessage(setting);
+          setting.addText((text) =>
+            text.setValue(this.host.settings.sync.deviceName).onChange(async (value) => {
+              const checked = checkDeviceName(value);
+              if (!checked.ok) return message.show(checked.message, 'error');
+              message.clear();
+              await this.host.updateSettings((s) => {
+                s.sync.deviceName = checked.name;
+              });
+            }),
+          );
+        },
+      },
+    ];
+  }
+
+  private privacyRows(): SettingRow[] {
+    return [
+      {
+        name: 'Offline mode',
+        desc: 'Only contact this device and your local network (the companion and the model server). Turn off to use a server on the internet, such as the default model download; nothing is sent anywhere you did not configure.',
+        render: (setting) => {
+          setting.addToggle((toggle) =>
+            toggle.setValue(this.host.settings.privacy.offlineMode).onChange(async (value) => {
+              await this.host.updateSettings((s) => {
+                s.privacy.offlineMode = value;
+              });
+              for (const check of this.offlineDependentChecks) check();
+            }),
+          );
+        },
+      },
+      {
+        name: 'Remove local data',
+        desc: 'Deletes what Cairn keeps outside your notes on this device: the search index, the sync state and the built-in model. Your notes, chats and reminders in the vault stay. Asks first.',
+        aliases: ['delete data', 'uninstall', 'IndexedDB'],
+        render: (setting) => {
+          const message = new InlineMessage(setting);
+          setting.addButton((button) =>
+            button
+              .setButtonText('Remove data')
+              .setClass('mod-warning')
+              .onClick(() => {
+                new ConfirmRemovalModal(this.app, this.host, (outcome) =>
+                  message.show(outcome.message, outcome.ok ? 'ok' : 'error'),
+                ).open();
+              }),
+          );
+        },
+      },
+    ];
+  }
+}
+
+/** Says exactly what "Remove data" deletes before it does, and reports what it did. */
+export class ConfirmRemovalModal extends Modal {
+  constructor(
+    app: App,
+    private readonly host: SettingsHost,
+    private readonly done: (outcome: { ok: boolean; message: string }) => void,
+  ) {
+    super(app);
+  }
+
+  override onOpen(): void {
+    const { contentEl } = this;
+    this.setTitle('Remove local data from this device?');
+    contentEl.createEl('p', { text: 'This deletes, on this device only:' });
+    const list = contentEl.createEl('ul', { cls: 'cairn-removal-list' });
+    for (const item of this.host.localDataItems()) list.createEl('li', { text: item });
+    contentEl.createEl('p', {
+      text: 'Your notes, saved chats, reminders and settings stay. Search starts again from an empty index.',
+    });
+    new Setting(contentEl)
+      .addButton((button) => button.setButtonText('Cancel').onClick(() => this.close()))
+      .addButton((button) =>
+        button
+          .setButtonText('Remove')
+          .setClass('mod-warning')
+          .onClick(async () => {
+            button.setDisabled(true);
+            try {
+              this.done({ ok: true, message: await this.host.removeLocalData() });
+            } catch (error) {
+              this.done({ ok: false, message: `Not everything was removed: ${String(error)}` });
+            }
+            this.close();
+          }),
       );
+  }
+
+  override onClose(): void {
+    this.contentEl.empty();
   }
 }

@@ -24,6 +24,7 @@ import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 import { calendarReminder, localWeek, noteEvents, weekAt } from '../week-data';
 import { WEEK_VIEW_TYPE, WeekItemView } from './week-view';
 import type { WeekViewDeps } from './week-view';
+import type { ReadOnlyActions } from '../week-data';
 
 /** The week view's Snooze: the phone's "snooze 15 min". */
 const SNOOZE_MINUTES = 15;
@@ -55,9 +56,15 @@ export function setUpWeek(plugin: Plugin, deps: WeekSetupDeps): void {
         );
         if (typeof answer !== 'string') return { week: answer, source: 'From the companion' };
         // Fall through to the vault, saying why.
-        return { week: vaultWeek(offset), source: `From this vault (companion: ${answer})` };
+        const local = vaultWeek(offset);
+        return {
+          week: local,
+          source: `From this vault (companion: ${answer})`,
+          readOnly: await readOnlyReminders(local),
+        };
       }
-      return { week: vaultWeek(offset), source: 'From this vault' };
+      const local = vaultWeek(offset);
+      return { week: local, source: 'From this vault', readOnly: await readOnlyReminders(local) };
     },
     today: () => formatDay(Math.floor(instantToWall(clock.now(), zone()) / MS_PER_DAY)),
     open: (item) => {
@@ -71,6 +78,30 @@ export function setUpWeek(plugin: Plugin, deps: WeekSetupDeps): void {
     done: (item) => act(item, 'done'),
     snooze: (item) => act(item, 'snooze'),
   };
+
+  /**
+   * What Done and Snooze would refuse, per inline reminder of the week, so the view does not
+   * offer them: the same line functions decide, dry-run on the line as the file holds it now
+   * (another plugin's format, a recurring Tasks line, a line that is no task).
+   */
+  async function readOnlyReminders(week: CalendarWeek): Promise<Record<string, ReadOnlyActions>> {
+    const refused: Record<string, ReadOnlyActions> = {};
+    const items = week.days.flatMap((day) => day.items);
+    for (const item of items) {
+      if (item.kind !== 'reminder' || item.line === null || item.id in refused) continue;
+      const file = app.vault.getFileByPath(item.path);
+      if (!file) continue;
+      const line = (await app.vault.cachedRead(file)).split('\n')[item.line - 1] ?? '';
+      const done = completeLine(line, { today: '2000-01-01' });
+      const snooze = snoozeLine(line, clock.now() + SNOOZE_MINUTES * 60_000, zone());
+      const actions: ReadOnlyActions = {
+        ...(done.ok ? {} : { done: done.problem }),
+        ...(snooze.ok ? {} : { snooze: snooze.problem }),
+      };
+      if (actions.done !== undefined || actions.snooze !== undefined) refused[item.id] = actions;
+    }
+    return refused;
+  }
 
   function vaultWeek(offset: number) {
     const files = app.vault.getMarkdownFiles();

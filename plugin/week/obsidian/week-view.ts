@@ -6,13 +6,19 @@
 import { ItemView } from 'obsidian';
 import type { WorkspaceLeaf } from 'obsidian';
 import { mount, unmount } from 'svelte';
+import type { ReadOnlyActions } from '../week-data';
 import type { CalendarItem, CalendarWeek } from '../../../shared/protocol/calendar';
 import WeekView from '../ui/WeekView.svelte';
 
 export const WEEK_VIEW_TYPE = 'cairn-week';
 
 export interface WeekViewDeps {
-  load(offset: number): Promise<{ week: CalendarWeek; source: string } | { error: string }>;
+  load(
+    offset: number,
+  ): Promise<
+    | { week: CalendarWeek; source: string; readOnly?: Record<string, ReadOnlyActions> }
+    | { error: string }
+  >;
   today(): string;
   open(item: CalendarItem): void;
   done(item: CalendarItem): Promise<string | void>;

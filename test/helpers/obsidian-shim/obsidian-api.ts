@@ -425,7 +425,10 @@ export function createObsidianApi(context: ShimContext) {
   class DataAdapter {
     readonly files = new Map<string, string>();
     async exists(path: string): Promise<boolean> {
-      return this.files.has(path);
+      // A folder exists while something is inside it.
+      return (
+        this.files.has(path) || [...this.files.keys()].some((key) => key.startsWith(`${path}/`))
+      );
     }
     async read(path: string): Promise<string> {
       const text = this.files.get(path);
@@ -434,6 +437,11 @@ export function createObsidianApi(context: ShimContext) {
     }
     async write(path: string, data: string): Promise<void> {
       this.files.set(path, data);
+    }
+    async rmdir(path: string, recursive: boolean): Promise<void> {
+      const inside = [...this.files.keys()].filter((key) => key.startsWith(`${path}/`));
+      if (inside.length > 0 && !recursive) throw new Error(`ENOTEMPTY: ${path}`);
+      for (const key of inside) this.files.delete(key);
     }
   }
 
@@ -585,6 +593,10 @@ export function createObsidianApi(context: ShimContext) {
       this.titleEl = this.modalEl.createDiv({ cls: 'modal-title' });
       this.contentEl = this.modalEl.createDiv({ cls: 'modal-content' });
     }
+    setTitle(title: string): this {
+      this.titleEl.setText(title);
+      return this;
+    }
     open(): void {
       document.body.appendChild(this.containerEl);
       openModals.push(this);
@@ -594,10 +606,6 @@ export function createObsidianApi(context: ShimContext) {
       this.onClose();
       this.containerEl.remove();
       openModals.splice(openModals.indexOf(this), 1);
-    }
-    setTitle(title: string): this {
-      this.titleEl.setText(title);
-      return this;
     }
     onOpen(): void {}
     onClose(): void {}

@@ -298,7 +298,7 @@ describe('selectEmbedder with the built-in provider', () => {
     expect(choice).toEqual({
       kind: 'none',
       reason:
-        'the built-in model is not installed: download it under Settings → Cairn → Search and embeddings, or with "Download the built-in model" in the command palette',
+        'the built-in model is not installed: download it under Settings → Cairn → Search and related notes, or with "Download the built-in model" in the command palette',
     });
   });
 

@@ -46,7 +46,7 @@ describe('where the built-in model downloads from', () => {
     const blocked = urlSource(settings(), '0.1.0');
     expect(typeof blocked).toBe('string');
     expect(blocked).toContain('github.com looks like an internet host');
-    expect(blocked).toContain('Settings → Cairn → Privacy');
+    expect(blocked).toContain('Settings → Cairn → Privacy and data');
     expect(blocked).toContain('set the model download URL');
   });
 

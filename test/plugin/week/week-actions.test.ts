@@ -137,4 +137,26 @@ describe('week view Done and Snooze without a companion', () => {
       ].join('\n'),
     );
   });
+
+  it('does not offer what the line would refuse: Done on a recurring Tasks line, Snooze off @remind', async () => {
+    const week = weekOver({
+      'Chores.md': [
+        '- [ ] Submit the form ⏰ 2026-11-25 10:00 📅 2026-11-26 ^r-form',
+        '- [ ] Water plants ⏰ 2026-11-25 18:00 🔁 every week',
+        '- [ ] Call the bank @remind(2026-11-25 17:00)',
+        '',
+      ].join('\n'),
+    });
+    const items = await week.load();
+    const loaded = await week.deps.load(0);
+    if ('error' in loaded) throw new Error(loaded.error);
+    const readOnly = loaded.readOnly ?? {};
+    const of = (title: string) => readOnly[find(items, title).id] ?? {};
+    expect(of('Water plants 🔁 every week')).toEqual({
+      done: expect.stringContaining('complete it with Tasks'),
+      snooze: expect.any(String),
+    });
+    expect(of('Submit the form 📅 2026-11-26')).toEqual({ snooze: expect.any(String) });
+    expect(of('Call the bank')).toEqual({});
+  });
 });

@@ -123,6 +123,40 @@ describe('WeekView.svelte', () => {
     await screen.findByText('2026-W48');
   });
 
+  it('offers no Done or Snooze that the reminder’s line would refuse', async () => {
+    const load = vi.fn(async (offset: number) => ({
+      week: weekFor(offset),
+      source: 'From this vault',
+      readOnly: {
+        'r-x81c': { done: 'complete it with Tasks', snooze: 'Cairn only reads it' },
+        'r-m3n9': { snooze: 'a recurring reminder cannot be snoozed in the note' },
+      },
+    }));
+    const view = render(WeekView, {
+      props: {
+        load,
+        today: () => '2026-11-25',
+        onOpen: vi.fn(),
+        onDone: vi.fn(async () => undefined),
+        onSnooze: vi.fn(async () => undefined),
+        refreshMs: 0,
+      },
+    });
+    await screen.findByText('2026-W48');
+    const itemOf = (id: string) =>
+      [
+        ...view.container.querySelectorAll<HTMLElement>(
+          '.cairn-week-day:first-child .cairn-week-item',
+        ),
+      ][weekFor(0).days[0]!.items.findIndex((item) => item.id === id)]!;
+    const buttons = (id: string) =>
+      [...itemOf(id).querySelectorAll('.cairn-week-actions button')].map((el) => el.textContent);
+    expect(buttons('r-x81c')).toEqual([]);
+    expect(itemOf('r-x81c').querySelector('.cairn-week-read-only')?.textContent).toBe('read only');
+    expect(buttons('r-m3n9')).toEqual(['Done']);
+    expect(buttons('r-7k2p')).toEqual(['Done', 'Snooze']);
+  });
+
   it('says why a week could not be loaded', async () => {
     render(WeekView, {
       props: {

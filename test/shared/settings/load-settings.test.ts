@@ -39,6 +39,12 @@ describe('loadSettings: defaults', () => {
     expect(loaded.settings.ollama).toEqual({ ...defaults.ollama, chatModel: 'llama3.2' });
   });
 
+  it('names a chat provider it does not know and keeps Ollama', () => {
+    const loaded = loadSettings({ settingsVersion: 1, chat: { provider: 'openai' } }, ZONE);
+    expect(loaded.settings.chat.provider).toBe('ollama');
+    expect(loaded.problems.map((problem) => problem.field)).toEqual(['chat.provider']);
+  });
+
   it('never shares default objects between loads', () => {
     const first = loadSettings(null, ZONE).settings;
     first.search.excludeGlobs.push('Templates/**');
@@ -61,6 +67,12 @@ describe('loadSettings: defaults', () => {
         embedModel: 'bge-m3',
         visionModel: 'qwen2.5vl',
         unsupportedClaims: 'remove',
+      },
+      chat: {
+        provider: 'openai-compatible',
+        openAiUrl: 'http://10.0.0.5:1234/v1',
+        openAiModel: 'qwen2.5-7b-instruct',
+        openAiKey: 'sk-local',
       },
       reminders: { syntaxes: { cairn: true, reminderPlugin: false, tasks: false } },
       search: {
