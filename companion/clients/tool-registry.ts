@@ -141,7 +141,11 @@ export class ToolRegistry {
               value as { path: string; from_line?: number; to_line?: number },
             );
           }
-          return this.deps.tools.call(chatCall(name, value));
+          const { idempotency_key: key, ...rest } = value;
+          const call = () => this.deps.tools.call(chatCall(name, rest));
+          return typeof key === 'string'
+            ? this.once(caller.identity, key, digestOf(name, rest), call)
+            : call();
         },
         refused: (error) => failed(error),
       },

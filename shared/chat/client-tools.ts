@@ -113,7 +113,7 @@ export const CLIENT_TOOLS = {
   },
   create_task: {
     description: TOOLS.create_task.description,
-    args: CreateTaskArgs,
+    args: keyed(CreateTaskArgs),
     scope: TOOLS.create_task.scope,
     chatTool: 'create_task',
   },
