@@ -30,12 +30,36 @@ export type SyncPairingParse =
   | { readonly ok: false; readonly message: string };
 
 export function syncPairingLink(pairing: SyncPairing): string {
-  const query = new URLSearchParams({
-    url: pairing.url.replace(/\/+$/, ''),
-    device: pairing.device,
-    token: pairing.token,
-  });
-  return `obsidian://${SYNC_PAIR_ACTION}?${query.toString()}`;
+  const query = [
+    ['url', pairing.url.replace(/\/+$/, '')],
+    ['device', pairing.device],
+    ['token', pairing.token],
+  ]
+    .map(([name, value]) => `${name}=${encodeURIComponent(value ?? '')}`)
+    .join('&');
+  return `obsidian://${SYNC_PAIR_ACTION}?${query}`;
+}
+
+/**
+ * A link's query as name → value (the first of a repeated name wins). shared/ has no DOM or
+ * Node types, so no URLSearchParams; `+` is read as a space, as form encoding writes it.
+ */
+function queryParams(query: string): Map<string, string> {
+  const params = new Map<string, string>();
+  for (const part of query.split('&')) {
+    if (part === '') continue;
+    const equals = part.indexOf('=');
+    const decode = (text: string) => {
+      try {
+        return decodeURIComponent(text.replace(/\+/g, ' '));
+      } catch {
+        return text; // a stray % is kept as typed; the checks below name what is wrong
+      }
+    };
+    const name = decode(equals < 0 ? part : part.slice(0, equals));
+    if (!params.has(name)) params.set(name, decode(equals < 0 ? '' : part.slice(equals + 1)));
+  }
+  return params;
 }
 
 /**
@@ -59,7 +83,7 @@ export function parseSyncPairingLink(text: string): SyncPairingParse {
       message: `A pairing link starts with ${prefix}; make one with "cairn-companion pair --name DEVICE".`,
     };
   }
-  const query = new URLSearchParams(trimmed.slice(prefix.length));
+  const query = queryParams(trimmed.slice(prefix.length));
   return syncPairingFromParams({
     url: query.get('url') ?? undefined,
     token: query.get('token') ?? undefined,
