@@ -17,8 +17,8 @@ import type { UnsupportedClaimPolicy } from '../../shared/protocol/answer-audit'
 import { embedderSimilarity } from '../../shared/search/claim-check';
 import type { SearchServices } from '../search';
 import { fetchOllamaHttp } from './fetch-ollama-http';
-import { companionToolError } from './port-errors';
-import { CompanionAnswerer, CompanionSearcher } from './search-ports';
+import { companionToolError } from '../http/tool-error';
+import { CompanionAnswerer, CompanionSearcher } from '../search';
 import {
   unavailableNoteWriter,
   unavailableReminderReader,

@@ -3,7 +3,7 @@ import type { MemoryService } from '../memory';
 
 /**
  * Chat's memory tools over the same MemoryService as `/api/v1/memories`. The service's errors go
- * to the tool runner as they are; it maps them (port-errors.ts, `companionToolError`).
+ * to the tool runner as they are; it maps them (http/tool-error.ts, `companionToolError`).
  */
 export function memoryChatPort(service: MemoryService): MemoryStore {
   return {

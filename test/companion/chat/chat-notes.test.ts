@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { ChatEvent } from '../../../shared/protocol/chat';
 import { parseFrontMatter } from '../../../shared/markdown';
 import { VaultNoteWriter } from '../../../companion/chat/note-writer';
-import { companionToolError } from '../../../companion/chat/port-errors';
+import { companionToolError } from '../../../companion/http/tool-error';
 import { VaultWriteError } from '../../../companion/vault/atomic-write';
 import { ManualClock } from '../../fakes/clock';
 import { startIndexer } from '../search/helpers';

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { FastifyError } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { companionToolError } from '../../../companion/chat/port-errors';
+import { companionToolError } from '../../../companion/http/tool-error';
 import { mapError } from '../../../companion/http/error-handler';
 import { storageProblem } from '../../../companion/http/storage-error';
 

@@ -65,7 +65,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 
 const { createVaultFile, editVaultFile, VaultWriteError } =
   await import('../../../companion/vault/atomic-write');
-const { companionToolError } = await import('../../../companion/chat/port-errors');
+const { companionToolError } = await import('../../../companion/http/tool-error');
 
 let dir: { path: string; remove: () => void };
 let vault: string;

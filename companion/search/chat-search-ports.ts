@@ -1,9 +1,10 @@
 import { ChatPortError } from '../../shared/chat/ports';
 import type { Answerer, ExtractiveAnswer, Searcher, SearchHit } from '../../shared/chat/ports';
-import { answerQuestion, decisionsOf } from '../search';
-import type { HybridSearch } from '../search';
-import { toIndexFilters } from '../search';
-import type { SearchServices } from '../search';
+import { answerQuestion } from './answer-service';
+import { decisionsOf } from './answer-routes';
+import type { HybridSearch } from './hybrid-search';
+import { toIndexFilters } from './request-filters';
+import type { SearchServices } from './search-services';
 
 /*
  * The chat engine's read tools over the companion's own search: the same hybrid search and
@@ -23,7 +24,7 @@ export class CompanionSearcher implements Searcher {
 
   async search(request: Parameters<Searcher['search']>[0]): Promise<SearchHit[]> {
     const search = currentSearch(this.services);
-    // A bad date filter throws ApiHttpError VALIDATION_ERROR; the tool runner maps it (port-errors.ts).
+    // A bad date filter throws ApiHttpError VALIDATION_ERROR; the tool runner maps it (http/tool-error.ts).
     const filters = toIndexFilters(request, this.zone());
     const outcome = await search.search({
       query: request.query,

@@ -1,7 +1,7 @@
 import { TOOL_ERROR_CODES } from '../../shared/protocol/errors';
 import type { ToolError, ToolErrorCode } from '../../shared/protocol/errors';
-import { ApiHttpError } from '../http/api-error';
-import { storageProblem } from '../http/storage-error';
+import { ApiHttpError } from './api-error';
+import { storageProblem } from './storage-error';
 import { VaultWriteError } from '../vault/atomic-write';
 
 const TOOL_CODES = new Set<string>(TOOL_ERROR_CODES);
