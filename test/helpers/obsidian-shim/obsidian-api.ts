@@ -668,16 +668,29 @@ export function createObsidianApi(context: ShimContext) {
     readonly settingTabs: PluginSettingTab[] = [];
     readonly pluginData = new Map<string, string>();
     readonly protocolHandlers = new Map<string, (params: Record<string, string>) => unknown>();
-    /** `app.loadLocalStorage`: per-device values, kept in this page's localStorage. */
+    /**
+     * `app.loadLocalStorage`: per-device values, kept in this page's localStorage, or in memory
+     * once the test's DOM is gone (a plugin's late async work may still ask after teardown).
+     */
+    private readonly localValues = new Map<string, string>();
+    private localStore(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> {
+      if (typeof window !== 'undefined') return window.localStorage;
+      const values = this.localValues;
+      return {
+        getItem: (key) => values.get(key) ?? null,
+        setItem: (key, value) => void values.set(key, value),
+        removeItem: (key) => void values.delete(key),
+      };
+    }
     loadLocalStorage(key: string): unknown {
-      const text = window.localStorage.getItem(`shimvault0001-${key}`);
+      const text = this.localStore().getItem(`shimvault0001-${key}`);
       return text === null ? null : (JSON.parse(text) as unknown);
     }
     saveLocalStorage(key: string, value: unknown): void {
       if (value === null || value === undefined) {
-        window.localStorage.removeItem(`shimvault0001-${key}`);
+        this.localStore().removeItem(`shimvault0001-${key}`);
       } else {
-        window.localStorage.setItem(`shimvault0001-${key}`, JSON.stringify(value));
+        this.localStore().setItem(`shimvault0001-${key}`, JSON.stringify(value));
       }
     }
     constructor() {
