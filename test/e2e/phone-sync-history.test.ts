@@ -232,6 +232,8 @@ describe.skipIf(!availability.available)('history and deleted files on the phone
     await rows.nth(1).locator('button').click();
     await page.locator('#sync-version-text', { hasText: 'rain jacket' }).waitFor();
     expect(await page.textContent('#sync-version-text')).toBe(PACKING_V2);
+    expect(await rows.nth(1).getAttribute('aria-current')).toBe('true');
+    expect(await rows.nth(0).getAttribute('aria-current')).toBeNull();
     expect(await page.textContent('#sync-version-title')).toMatch(/on MacBook$/);
     expect(await page.isVisible('#sync-version-restore')).toBe(true);
     // The picture without the earlier restore's confirmation (it fades by itself).

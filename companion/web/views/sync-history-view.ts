@@ -191,6 +191,10 @@ export function syncHistoryView(context: PageContext): PageView {
     const api = context.api();
     if (!api) return;
     shownVersion = version;
+    for (const row of versionsList.querySelectorAll('li.sync-row')) {
+      if (row.getAttribute('data-hash') === version.hash) row.setAttribute('aria-current', 'true');
+      else row.removeAttribute('aria-current');
+    }
     versionTitle.textContent = `${formatWhen(version.time)} on ${deviceLabel(version.device)}`;
     versionText.textContent = 'Loading…';
     versionRestore.hidden = latest;
