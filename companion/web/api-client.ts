@@ -14,6 +14,8 @@ export class CompanionApiError extends Error {
 
 export interface CompanionApi {
   get<T>(path: string): Promise<T>;
+  /** A GET whose body is text (e.g. a synced version's bytes); never from the offline copy. */
+  getText(path: string): Promise<string>;
   /** `headers` adds request headers, e.g. `Idempotency-Key` so a retried action is applied once. */
   post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
@@ -102,6 +104,7 @@ export function companionApi(
   }
   return {
     get: (path) => cachedGet(path),
+    getText: async (path) => (await send('GET', path)).text(),
     post: (path, body, headers) =>
       call('POST', path, { body: body ?? {}, ...(headers ? { headers } : {}) }),
     patch: (path, body) => call('PATCH', path, { body }),

@@ -16,6 +16,7 @@ import { askView } from './views/ask-view';
 import { chatView } from './views/chat-view';
 import type { MessageAction, PageContext, PageView } from './views/page-context';
 import { remindersView } from './views/reminders-view';
+import { syncHistoryView } from './views/sync-history-view';
 import { weekView } from './views/week-view';
 
 /*
@@ -57,8 +58,8 @@ const shell = {
   testNotification: byId<HTMLButtonElement>('test-notification'),
 };
 
-type ViewName = 'reminders' | 'week' | 'ask' | 'chat';
-const VIEW_NAMES: readonly ViewName[] = ['reminders', 'week', 'ask', 'chat'];
+type ViewName = 'reminders' | 'week' | 'ask' | 'chat' | 'sync';
+const VIEW_NAMES: readonly ViewName[] = ['reminders', 'week', 'ask', 'chat', 'sync'];
 
 let api: CompanionApi | null = null;
 let vaultName = '';
@@ -79,6 +80,7 @@ const views: Record<ViewName, PageView> = {
   week: weekView(context),
   ask: askView(context),
   chat: chatView(context),
+  sync: syncHistoryView(context),
 };
 let current: ViewName = 'reminders';
 
