@@ -122,8 +122,8 @@ export class ToolsPanel {
     if (!message || !list) return;
     showMessage(message, 'Loading…', 'pending');
     const overview = await this.tools.load();
-    // The tab may have been closed or redrawn meanwhile.
-    if (!list.isConnected) return;
+    // The tab may have been redrawn meanwhile: the new rows load on their own.
+    if (list !== this.listEl) return;
     list.empty();
     if (!overview.ok) return showMessage(message, overview.message, 'error');
     this.loaded = true;
@@ -159,12 +159,10 @@ export class ToolsPanel {
       if (!saved.ok) return showMessage(message, saved.message, 'error');
       showMessage(message, 'Saved.', 'ok');
     };
-    row.addToggle((toggle) =>
-      toggle
-        .setTooltip('Enabled')
-        .setValue(tool.enabled)
-        .onChange((enabled) => save({ enabled })),
-    );
+    row.addToggle((toggle) => {
+      toggle.toggleEl.setAttribute('aria-label', 'Enabled');
+      toggle.setValue(tool.enabled).onChange((enabled) => save({ enabled }));
+    });
     row.addDropdown((dropdown) => {
       for (const permission of PERMISSIONS) {
         dropdown.addOption(permission, PERMISSION_WORDS[permission]);

@@ -1,13 +1,8 @@
 // @vitest-environment node
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type {
-  HttpRequest,
-  HttpResponse,
-  HttpTransport,
-} from '../../../plugin/connection/http-transport';
+import type { HttpTransport } from '../../../plugin/connection/http-transport';
 import { CompanionClient } from '../../../plugin/connection/client';
 import type { CompanionEndpoint } from '../../../plugin/connection/client';
 import {
@@ -20,6 +15,7 @@ import { TokenStore } from '../../../companion/auth/token-store';
 import { openDatabase } from '../../../companion/db/open';
 import { buildTestApp, TEST_TOKEN, authorized, tempDir } from '../../companion/helpers/app';
 import type { TestApp } from '../../companion/helpers/app';
+import { InjectTransport } from '../../helpers/inject-transport';
 
 /*
  * The settings tab's "Tools the chat may use" logic against the real companion routes
@@ -28,28 +24,6 @@ import type { TestApp } from '../../companion/helpers/app';
  */
 
 const SERVER_SCRIPT = fileURLToPath(new URL('../../fakes/mcp-tool-server.mjs', import.meta.url));
-
-/** HttpTransport over the companion's `app.inject`; counts what reached the companion. */
-class InjectTransport implements HttpTransport {
-  readonly seen: string[] = [];
-
-  constructor(private readonly app: FastifyInstance) {}
-
-  async request(request: HttpRequest): Promise<HttpResponse> {
-    const url = new URL(request.url);
-    this.seen.push(`${request.method} ${url.pathname}`);
-    const response = await this.app.inject({
-      method: request.method,
-      url: `${url.pathname}${url.search}`,
-      headers: {
-        ...request.headers,
-        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(request.body === undefined ? {} : { payload: request.body }),
-    });
-    return { status: response.statusCode, text: response.body };
-  }
-}
 
 const endpoint: CompanionEndpoint = {
   url: 'http://127.0.0.1:8787',
@@ -80,7 +54,7 @@ beforeAll(async () => {
   const db = openDatabase(':memory:');
   readWriteToken = new TokenStore(db).create('laptop', ['read', 'write'], 0).token;
   companion = await buildTestApp({ deps: { db, tools: { offline: () => true } } });
-  transport = new InjectTransport(companion.app);
+  transport = new InjectTransport(() => companion.app);
 });
 
 afterAll(async () => {
@@ -186,13 +160,13 @@ describe('CompanionTools against the real companion routes', () => {
       code: 'unauthorized',
     });
 
-    const before = transport.seen.length;
+    const before = transport.requests.length;
     const offline = await toolsOf({ ...endpoint, url: 'https://cairn.example.com' }).load();
     expect(offline).toMatchObject({ ok: false, code: 'not-sent' });
     if (!offline.ok) expect(offline.message).toContain('Offline mode only contacts');
     const noToken = await toolsOf({ ...endpoint, token: ' ' }).load();
     expect(noToken).toEqual({ ok: false, code: 'not-sent', message: 'Set the API token first.' });
-    expect(transport.seen.length).toBe(before);
+    expect(transport.requests.length).toBe(before);
 
     const refused: HttpTransport = {
       request: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:8787')),
