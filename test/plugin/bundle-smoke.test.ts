@@ -454,6 +454,17 @@ describe('the built main.js', () => {
       });
       const tools = (stored.json() as ToolListResponse).tools;
       expect(tools.find((tool) => tool.name === 'create_note')?.permission).toBe('ask');
+
+      // A change the companion refuses (here: a wrong token) says why and is put back.
+      const token = item('API token').querySelector('input') as HTMLInputElement;
+      token.value = 'wrong-token';
+      token.dispatchEvent(new env.window.Event('input') as unknown as Event);
+      await settle(() => false, 5);
+      select.value = 'deny';
+      select.dispatchEvent(new env.window.Event('change') as unknown as Event);
+      await settle(() => createNote.textContent?.includes('rejected the token') === true, 2_000);
+      expect(createNote.textContent).toContain('The companion rejected the token (401).');
+      expect(select.value).toBe('ask');
       plugin.unload();
     } finally {
       await companion.close();

@@ -5,6 +5,7 @@
  * server". Nothing is requested until the button is pressed.
  */
 import { Setting } from 'obsidian';
+import type { DropdownComponent, ToggleComponent } from 'obsidian';
 import type { ToolListing, ToolPermission, ToolServerStatus } from '../../../shared/protocol/tools';
 import { TOOL_DANGER_WORDS } from '../../../shared/protocol/tools';
 import { serverConfigFrom, toolSourceWords } from '../tool-settings';
@@ -153,21 +154,37 @@ export class ToolsPanel {
     row.settingEl.dataset.tool = tool.name;
     const message = row.descEl.createDiv({ cls: 'cairn-setting-message' });
     message.hide();
+    // What the companion last stored: a refused change puts the controls back to it.
+    let stored = tool;
+    let toggle: ToggleComponent | undefined;
+    let dropdown: DropdownComponent | undefined;
+    // Obsidian's toggle reports setValue as a change: a put-back is not saved again.
+    let puttingBack = false;
     const save = async (patch: { enabled?: boolean; permission?: ToolPermission }) => {
+      if (puttingBack) return;
       showMessage(message, 'Saving…', 'pending');
       const saved = await this.tools.update(tool.name, patch);
-      if (!saved.ok) return showMessage(message, saved.message, 'error');
+      if (!saved.ok) {
+        puttingBack = true;
+        toggle?.setValue(stored.enabled);
+        dropdown?.setValue(stored.permission);
+        puttingBack = false;
+        return showMessage(message, saved.message, 'error');
+      }
+      stored = saved.value;
       showMessage(message, 'Saved.', 'ok');
     };
-    row.addToggle((toggle) => {
-      toggle.toggleEl.setAttribute('aria-label', 'Enabled');
-      toggle.setValue(tool.enabled).onChange((enabled) => save({ enabled }));
+    row.addToggle((component) => {
+      toggle = component;
+      component.toggleEl.setAttribute('aria-label', 'Enabled');
+      component.setValue(tool.enabled).onChange((enabled) => save({ enabled }));
     });
-    row.addDropdown((dropdown) => {
+    row.addDropdown((component) => {
+      dropdown = component;
       for (const permission of PERMISSIONS) {
-        dropdown.addOption(permission, PERMISSION_WORDS[permission]);
+        component.addOption(permission, PERMISSION_WORDS[permission]);
       }
-      dropdown.setValue(tool.permission).onChange(async (value) => {
+      component.setValue(tool.permission).onChange(async (value) => {
         const permission = PERMISSIONS.find((candidate) => candidate === value);
         if (permission) await save({ permission });
       });
