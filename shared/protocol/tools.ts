@@ -165,3 +165,10 @@ export const ToolAskAnswer = Type.Object(
   { additionalProperties: false },
 );
 export type ToolAskAnswer = Static<typeof ToolAskAnswer>;
+
+/** What a tool's danger means, in the words the ask cards and the tool lists show. */
+export const TOOL_DANGER_WORDS: Record<ToolDanger, string> = {
+  low: 'Reads only',
+  medium: 'Changes notes (Undo can revert)',
+  high: 'Can change things Cairn cannot undo',
+};

@@ -15,6 +15,8 @@ import { FakeCompanionServer } from '../helpers/fake-companion-server';
 import { NodeHttpTransport } from '../helpers/node-http-transport';
 import { createObsidianEnvironment } from '../helpers/obsidian-shim';
 import type { AppShimInstance, ObsidianEnvironment } from '../helpers/obsidian-shim';
+import type { ToolListResponse } from '../../shared/protocol/tools';
+import { TEST_TOKEN, authorized, buildTestApp } from '../companion/helpers/app';
 
 const TOKEN = 'smoke-test-token-0123456789';
 const OUTFILE = resolve('test-output/bundle-smoke/main.js');
@@ -406,6 +408,67 @@ describe('the built main.js', () => {
     expect(item('API token').style.display).not.toBe('none');
     expect(token.visible?.()).toBe(true);
     plugin.unload();
+  });
+
+  it('settings: tools the chat may use load from the companion; a permission set there is stored', async () => {
+    const companion = await buildTestApp({ deps: { tools: { offline: () => true } } });
+    try {
+      const url = await companion.app.listen({ port: 0, host: '127.0.0.1' });
+      app.pluginData.set(
+        manifest.id,
+        JSON.stringify({ settingsVersion: 1, companion: { url, token: TEST_TOKEN } }),
+      );
+      const plugin = instantiatePlugin();
+      await plugin.load();
+      const tab = app.settingTabs[0] as unknown as { display(): void; containerEl: HTMLElement };
+      tab.display();
+      const item = (name: string) =>
+        [...tab.containerEl.querySelectorAll('.setting-item')].find(
+          (el) => el.querySelector('.setting-item-name')?.textContent === name,
+        ) as HTMLElement;
+      const section = item('Tools the chat may use');
+      expect(section.style.display).not.toBe('none');
+      expect(item('Add an MCP server').style.display).not.toBe('none');
+      expect(section.querySelector('.cairn-tools-list')?.children.length).toBe(0);
+
+      section.querySelector('button')!.click();
+      const toolRow = (name: string) =>
+        section.querySelector<HTMLElement>(`.cairn-tool[data-tool="${name}"]`);
+      await settle(() => toolRow('create_note') !== null, 2_000);
+      expect(toolRow('create_note'), section.textContent ?? '').not.toBeNull();
+      const createNote = toolRow('create_note')!;
+      expect(createNote.querySelector('.setting-item-description')?.textContent).toContain(
+        'Cairn · Changes notes (Undo can revert) · Stays on this device and network',
+      );
+      expect(section.textContent).toContain('No MCP servers yet: add one below.');
+
+      const select = createNote.querySelector('select') as HTMLSelectElement;
+      expect(select.value).toBe('allow');
+      select.value = 'ask';
+      select.dispatchEvent(new env.window.Event('change') as unknown as Event);
+      await settle(() => createNote.textContent?.includes('Saved.') === true, 2_000);
+      const stored = await companion.app.inject({
+        method: 'GET',
+        url: '/api/v1/tools',
+        headers: authorized,
+      });
+      const tools = (stored.json() as ToolListResponse).tools;
+      expect(tools.find((tool) => tool.name === 'create_note')?.permission).toBe('ask');
+
+      // A change the companion refuses (here: a wrong token) says why and is put back.
+      const token = item('API token').querySelector('input') as HTMLInputElement;
+      token.value = 'wrong-token';
+      token.dispatchEvent(new env.window.Event('input') as unknown as Event);
+      await settle(() => false, 5);
+      select.value = 'deny';
+      select.dispatchEvent(new env.window.Event('change') as unknown as Event);
+      await settle(() => createNote.textContent?.includes('rejected the token') === true, 2_000);
+      expect(createNote.textContent).toContain('The companion rejected the token (401).');
+      expect(select.value).toBe('ask');
+      plugin.unload();
+    } finally {
+      await companion.close();
+    }
   });
 
   it('settings: rebuilds the index, and removes local data only after saying what goes', async () => {

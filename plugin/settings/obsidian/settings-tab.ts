@@ -6,6 +6,8 @@ import type { ConnectionTone } from '../../connection/connection-state';
 import type { SettingsHost } from '../settings-host';
 import { ObsidianHttpTransport } from '../../connection/obsidian/request-url-transport';
 import { renderPairRow, renderTestPushRow } from '../../connection/obsidian/pairing-section';
+import { CompanionTools } from '../tool-settings';
+import { ToolsPanel } from './tools-section';
 import type {
   BuiltinModelDownloads,
   ModelRoute,
@@ -186,7 +188,7 @@ export class CairnSettingTab extends PluginSettingTab {
       { heading: 'Search and related notes', rows: this.searchRows() },
       { heading: 'Chat answers', rows: this.chatRows() },
       { heading: 'Reminders', rows: this.reminderRows() },
-      { heading: 'Companion (optional)', rows: this.companionRows() },
+      { heading: 'Companion (optional)', rows: [...this.companionRows(), ...this.toolRows()] },
       { heading: 'Folders', rows: this.folderRows() },
       { heading: 'Sync', rows: this.syncRows() },
       { heading: 'Privacy and data', rows: this.privacyRows() },
@@ -337,6 +339,39 @@ export class CairnSettingTab extends PluginSettingTab {
         desc: 'Asks the companion to notify every paired phone.',
         visible: companionSet,
         render: (setting) => renderTestPushRow(setting, pairing),
+      },
+    ];
+  }
+
+  /**
+   * The companion's tools and MCP servers (docs/tools.md), shown with a companion set. Both rows
+   * share one panel, so adding a server redraws the list above it.
+   */
+  private toolRows(): SettingRow[] {
+    const companionSet = () => this.host.settings.companion.url.trim() !== '';
+    const panel = new ToolsPanel(
+      new CompanionTools(
+        new CompanionClient(new ObsidianHttpTransport(), () => ({
+          url: this.host.settings.companion.url,
+          token: this.host.settings.companion.token,
+          offlineMode: this.host.settings.privacy.offlineMode,
+        })),
+      ),
+    );
+    return [
+      {
+        name: 'Tools the chat may use',
+        desc: 'Cairn’s own tools and those of your MCP servers: switch each on or off, and allow it, have the chat ask you first, or deny it. Needs an admin token.',
+        aliases: ['MCP', 'permissions', 'tool'],
+        visible: companionSet,
+        render: (setting) => panel.renderListRow(setting),
+      },
+      {
+        name: 'Add an MCP server',
+        desc: 'A command the companion starts (its arguments one per line), or the URL of a Streamable HTTP server. Its tools start at "Ask every time".',
+        aliases: ['MCP server'],
+        visible: companionSet,
+        render: (setting) => panel.renderAddServerRow(setting),
       },
     ];
   }
