@@ -10,6 +10,7 @@ import { registerMemoryImportCommand } from './chat/obsidian/memory-import-comma
 import { registerNoteCommands } from './notes/obsidian/note-commands';
 import { setUpReminders } from './reminders/obsidian/reminder-setup';
 import { setUpWeek } from './week/obsidian/week-setup';
+import { setUpKnowledgeHealth } from './health/obsidian/knowledge-health-view';
 import { ObsidianHttpTransport } from './connection/obsidian/request-url-transport';
 import { SEARCH_HOVER_SOURCE, SearchModal } from './search/obsidian/search-modal';
 import { CairnSettingTab } from './settings/obsidian/settings-tab';
@@ -159,6 +160,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       localEntries: () => reminders.entries(),
       readReminders: reminders.read,
     });
+    setUpKnowledgeHealth(this, { client, companionUrl: () => this.settings.companion.url });
     this.related = setUpRelatedNotes(this, {
       relatedChunks: (path, limit) =>
         this.vaultSearch instanceof SearchService

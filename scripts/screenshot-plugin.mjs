@@ -2,7 +2,7 @@
 // modal and the chat with a [[mention]] being typed, each with Obsidian's default light and
 // dark theme variables, rendered from the real Svelte components and styles/*.css in headless
 // Chromium (Debian's /usr/bin/chromium, or CHROMIUM_PATH). Data is a small made-up vault.
-//   node scripts/screenshot-plugin.mjs [docs/screenshots]
+//   node scripts/screenshot-plugin.mjs [docs/screenshots]   (SCENES=health,chat: only those)
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,6 +16,8 @@ const ENTRY = `
 import { mount } from 'svelte';
 import { writable } from 'svelte/store';
 import RelatedNotes from './plugin/related/ui/RelatedNotes.svelte';
+import KnowledgeHealth from './plugin/health/ui/KnowledgeHealth.svelte';
+import { describeHealth } from './plugin/health/knowledge-health';
 import SearchPanel from './plugin/search/ui/SearchPanel.svelte';
 import ChatPane from './plugin/chat/ui/ChatPane.svelte';
 import { ChatServicesSlot, ChatSession } from './plugin/chat/chat-session';
@@ -82,6 +84,21 @@ if (scene === 'chat') {
   const connection = { subscribe(listener) { listener({ kind: 'connected', status: { version: '0.1.0', files: 128, pending: 0, failed: 0, embedding: null } }); return () => {}; } };
   root.classList.add('cairn-view');
   mount(ChatPane, { target: root, props: { connection, chat, onRetry() {}, onOpenSettings() {} } });
+}
+if (scene === 'health') {
+  const item = (path, reason) => ({ path, title: path.split('/').pop().replace('.md', ''), reason });
+  const report = {
+    coverage: { indexed: 412, failed: [item('Scans/Receipt 2024.pdf', 'the PDF has no text layer')], partial: [item('Work/Standup.md', 'front matter is not valid YAML (line 3); the body is indexed')] },
+    hygiene: {
+      untagged: [item('Inbox/Loose thought.md', 'no tags, where 371 of 412 notes have some'), item('Inbox/Call plumber.md', 'no tags, where 371 of 412 notes have some')],
+      duplicate_titles: [item('Archive/Office move.md', 'same title as Projects/Office move.md'), item('Projects/Office move.md', 'same title as Archive/Office move.md')],
+      empty: [item('Inbox/Untitled.md', 'no text besides its front matter')],
+      broken_links: [item('Work/Standup.md', 'links to [[Vendor contract]], which no file is')],
+      orphaned_attachments: [],
+    },
+    staleness: { not_updated_in_a_year: [item('Projects/Office search 2024.md', 'last updated 2024-09-30'), item('Meetings/2025-03-04 Infra sync.md', 'last updated 2025-03-06')] },
+  };
+  mount(KnowledgeHealth, { target: root, props: { load: async () => describeHealth(report), onOpen() {} } });
 }
 `;
 
@@ -177,7 +194,8 @@ try {
       ['related', { width: 340, height: 560 }],
       ['search', { width: 620, height: 440 }],
       ['chat', { width: 400, height: 560 }],
-    ]) {
+      ['health', { width: 1280, height: 800 }],
+    ].filter(([name]) => !process.env.SCENES || process.env.SCENES.split(',').includes(name))) {
       const tab = await context.newPage();
       const errors = [];
       tab.on('pageerror', (error) => errors.push(error.message));
@@ -193,6 +211,9 @@ try {
         await tab.waitForSelector('.cairn-mention-suggestion');
       }
       if (scene === 'related') await tab.waitForSelector('.cairn-related-item');
+      if (scene === 'health') {
+        await tab.waitForSelector('.cairn-health-link');
+      }
       if (errors.length > 0) throw new Error(`${scene}: ${errors.join('; ')}`);
       const file = join(out, `plugin-${scene}-${themeName}.png`);
       await tab.screenshot({ path: file });

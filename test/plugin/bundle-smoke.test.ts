@@ -178,6 +178,7 @@ describe('the built main.js', () => {
       'cairn:open-audit-log',
       'cairn:open-week-view',
       'cairn:write-weekly-digest',
+      'cairn:open-knowledge-health',
       'cairn:open-related-notes',
     ]);
     expect([...app.viewRegistry.keys()]).toEqual([
@@ -186,6 +187,7 @@ describe('the built main.js', () => {
       'cairn-reminders',
       'cairn-audit',
       'cairn-week',
+      'cairn-knowledge-health',
       'cairn-related',
     ]);
     expect(app.settingTabs).toHaveLength(1);
