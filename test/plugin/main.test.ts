@@ -78,6 +78,7 @@ describe('CairnPlugin.onload', () => {
       REMINDERS_VIEW_TYPE,
       AUDIT_VIEW_TYPE,
       'cairn-week',
+      'cairn-knowledge-health',
       RELATED_VIEW_TYPE,
     ]);
     // Sync's commands are registered first (offered only while sync is on: checkCallback).
@@ -103,6 +104,7 @@ describe('CairnPlugin.onload', () => {
       'open-audit-log',
       'open-week-view',
       'write-weekly-digest',
+      'open-knowledge-health',
       'open-related-notes',
     ]);
     // The chat pane's and the week view's.
