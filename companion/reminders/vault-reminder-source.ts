@@ -12,6 +12,7 @@ import { compareCodeUnits } from '../../shared/protocol/json';
 import { isConflictCopy } from '../vault/conflict-copies';
 import { VaultExcludes } from '../vault/exclude-settings';
 import type { VaultChange, VaultChangeFeed } from '../vault/vault-change';
+import { replanOnVaultChange } from '../vault/replan-on-change';
 import { walkVault } from '../vault/vault-walk';
 import { createLogger } from '../logging';
 import type { Logger } from '../logging';
@@ -317,32 +318,7 @@ export function connectVaultReminders(
   /** Changes received before this settles wait for it (e.g. the scheduler's start). */
   ready: Promise<unknown> = Promise.resolve(),
 ): { close(): Promise<void> } {
-  let chain: Promise<void> = ready.then(
-    () => undefined,
-    () => undefined,
-  );
-  const unsubscribe = feed.subscribe({
-    name: 'reminders',
-    kinds: ['markdown'],
-    onChange: (change) => {
-      chain = chain.then(async () => {
-        try {
-          const ids = await source.applyChange(change);
-          if (ids.length > 0) await scheduler.replan(ids);
-        } catch (error) {
-          logger.error({ err: error }, 'could not re-plan reminders after a vault change');
-        }
-      });
-      return chain;
-    },
-  });
-  return {
-    /** Stops listening and waits for the changes already received (close before the scheduler). */
-    async close() {
-      unsubscribe();
-      await chain;
-    },
-  };
+  return replanOnVaultChange(feed, { name: 'reminders', source }, scheduler, logger, ready);
 }
 
 function toFireSchedule(schedule: SharedSchedule): FireSchedule | string {

@@ -10,6 +10,7 @@ import type { ReminderSource, ScheduledDefinition, UnresolvedReminder } from '..
 import { isConflictCopy } from '../vault/conflict-copies';
 import type { VaultExcludes } from '../vault/exclude-settings';
 import type { VaultChange, VaultChangeFeed } from '../vault/vault-change';
+import { replanOnVaultChange } from '../vault/replan-on-change';
 import { walkVault } from '../vault/vault-walk';
 
 /** A task file is a few hundred bytes; larger files are not read as tasks. */
@@ -208,31 +209,8 @@ export function connectVaultTasks(
   source: VaultTaskSource,
   scheduler: { replan(ids?: readonly string[]): Promise<void> },
   logger: Logger,
+  /** Changes received before this settles wait for it (e.g. the scheduler's start). */
   ready: Promise<unknown> = Promise.resolve(),
 ): { close(): Promise<void> } {
-  let chain: Promise<void> = ready.then(
-    () => undefined,
-    () => undefined,
-  );
-  const unsubscribe = feed.subscribe({
-    name: 'tasks',
-    kinds: ['markdown'],
-    onChange: (change) => {
-      chain = chain.then(async () => {
-        try {
-          const ids = await source.applyChange(change);
-          if (ids.length > 0) await scheduler.replan(ids);
-        } catch (error) {
-          logger.error({ err: error }, 'could not re-plan tasks after a vault change');
-        }
-      });
-      return chain;
-    },
-  });
-  return {
-    async close() {
-      unsubscribe();
-      await chain;
-    },
-  };
+  return replanOnVaultChange(feed, { name: 'tasks', source }, scheduler, logger, ready);
 }
