@@ -1,4 +1,5 @@
 import type { ReminderQuery, ReminderReader, ReminderWriter } from '../../shared/chat/ports';
+import { memoryLinkBody } from '../../shared/memory';
 import type { Reminder } from '../../shared/protocol/reminders';
 import type { ReminderService } from '../reminders';
 import { ApiHttpError } from '../http/api-error';
@@ -34,12 +35,16 @@ export function reminderChatPorts(service: ReminderService): {
   };
   const reminderWriter: ReminderWriter = {
     create: async (reminder) => {
-      const made = await service.create({
-        title: reminder.title,
-        due: reminder.due,
-        timezone: reminder.timezone,
-        ...(reminder.repeat === undefined ? {} : { repeat: reminder.repeat }),
-      });
+      const made = await service.create(
+        {
+          title: reminder.title,
+          due: reminder.due,
+          timezone: reminder.timezone,
+          ...(reminder.repeat === undefined ? {} : { repeat: reminder.repeat }),
+        },
+        // A reminder about a memory links its line, as POST /api/v1/memories/:id/reminder does.
+        reminder.memory === undefined ? {} : { noteBody: memoryLinkBody(reminder.memory) },
+      );
       return { ...made.reminder, deduplicated: made.deduplicated };
     },
     snooze: async (id, minutes) => service.snooze(id, minutes),

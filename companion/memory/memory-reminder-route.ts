@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { memoryLinkBody } from '../../shared/memory';
 import { TITLE_MAX_CHARS } from '../../shared/protocol/reminders';
 import {
   MemoryIdParams,
@@ -37,15 +38,9 @@ export function registerMemoryReminderRoute(
       const { title, ...when } = request.body;
       const made = await reminders.create(
         { ...when, title: title ?? memory.text.slice(0, TITLE_MAX_CHARS) },
-        { noteBody: memoryLinkBody(memories.path, memory.id, memory.text) },
+        { noteBody: memoryLinkBody(memory) },
       );
       return reply.code(made.deduplicated ? 200 : 201).send({ memory, ...made });
     },
   );
-}
-
-/** The reminder note's body: the memory's words and a link to its line. */
-export function memoryLinkBody(path: string, id: string, text: string): string {
-  const target = path.replace(/\.md$/, '');
-  return `From a memory: [[${target}#^${id}]]\n\n> ${text}\n`;
 }

@@ -182,10 +182,12 @@ export class ChatEngine {
     options: ChatTurnOptions,
     context: RouteContext,
   ): AsyncGenerator<ChatEvent, ToolOutcome> {
+    // "remind me about the dentist …" with nothing remembered about it is a plain reminder.
+    const runOptions = { ...options, plainReminderWithoutMemory: true };
     if (this.tools.policy === undefined && routed.kind === 'tool') {
       return options.canWrite === false && WRITE_TOOLS.has(routed.call.name)
         ? { text: '', result: toolFailure(writeScopeRefusal(routed.call.name)) }
-        : await this.tools.run(routed.call, options, context);
+        : await this.tools.run(routed.call, runOptions, context);
     }
     const caller: ToolCaller = options.caller ?? {
       tokenName: 'local',
@@ -196,7 +198,7 @@ export class ChatEngine {
     const args = routed.kind === 'tool' ? routed.call.args : routed.args;
     const steps =
       routed.kind === 'tool'
-        ? this.tools.cairnSteps(routed.call, options, context)
+        ? this.tools.cairnSteps(routed.call, runOptions, context)
         : this.tools.externalSteps(routed.name, routed.args);
     const gate = this.tools.gated(
       {

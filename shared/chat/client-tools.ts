@@ -11,6 +11,7 @@ import {
   CreateTaskArgs,
   ForgetArgs,
   ListRemindersArgs,
+  MemoryToReminderArgs,
   RecallArgs,
   RememberArgs,
   SearchArgs,
@@ -164,6 +165,12 @@ export const CLIENT_TOOLS = {
     args: keyed(ForgetArgs),
     scope: TOOLS.forget.scope,
     chatTool: 'forget',
+  },
+  memory_to_reminder: {
+    description: TOOLS.memory_to_reminder.description,
+    args: keyed(MemoryToReminderArgs),
+    scope: TOOLS.memory_to_reminder.scope,
+    chatTool: 'memory_to_reminder',
   },
 } as const satisfies Record<string, ClientToolDefinition>;
 

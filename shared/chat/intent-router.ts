@@ -19,6 +19,7 @@
  *     reply saying how, since there is no such tool;
  *  7. "remind me what/who/where/how/why/which/whether …" (a question, not a reminder) → `answer`;
  *  8. `reminder`: "remind me …", "set a reminder …", "reminder: …", "don't let me forget …";
+ *     "remind me about X …" → `memory_to_reminder` (linked to the memory about X, if any);
  *     needs a time: without one the reply asks for it;
  *  9. `append`: "add to my shopping list: milk", "add milk to my shopping list", "append X to Y";
  *     a target named "… list" gets one `- item` line per comma-separated item;
@@ -311,10 +312,17 @@ function createReminder(text: string, clock: ZoneNow): RouteDecision | undefined
       timezone: clock.zone,
     };
     if (phrase.repeat !== undefined) args.repeat = phrase.repeat;
+    // "remind me about the pizza place …": about something remembered, the reminder links it
+    // (docs/memory-digest-calendar.md); the runner writes a plain one when nothing matches.
+    if (ABOUT_SOMETHING.test(rest)) {
+      return tool('reminder', 'memory_to_reminder', { memory: phrase.title, ...args });
+    }
     return tool('reminder', 'create_reminder', args);
   }
   return undefined;
 }
+
+const ABOUT_SOMETHING = /^\s*(?:about|of)\s/i;
 
 /**
  * "every Friday at 5pm tell me what I wrote about the house", "every month on the 1st at 9:00

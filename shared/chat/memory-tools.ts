@@ -3,7 +3,7 @@
  * an answer leads with. Kept apart from chat-engine.ts so the engine only dispatches to them.
  */
 import { MEMORY_CATEGORY_LABELS } from '../memory/memory-category';
-import { normaliseFact, recallMemories } from '../memory/memory-file';
+import { normaliseFact, rankMemories, recallMemories } from '../memory/memory-file';
 import type { NoteCitation } from '../protocol/citation';
 import type { MemoryCreated, MemoryItem } from '../protocol/memories';
 import { ChatPortError, type MemoryStore } from './ports';
@@ -130,4 +130,40 @@ export function resolveMemory(memories: readonly MemoryItem[], words: string): M
     );
   }
   return matches[0]!;
+}
+
+/**
+ * The memory a "remind me about …" names: its id, the same words, or the one fact sharing the
+ * most words with them ("the pizza place" → "Great pizza at Mario's on Main St"). Unlike
+ * `resolveMemory`, a fact that shares strictly more words than any other wins; a tie at the top
+ * is a CONFLICT naming them, no shared word a NOT_FOUND.
+ */
+export function pickMemory(memories: readonly MemoryItem[], words: string): MemoryItem {
+  const id = /^\^?(m-[A-Za-z0-9-]+)$/i.exec(words.trim());
+  if (id) {
+    const wanted = id[1]!.toLowerCase();
+    const byId = memories.find((memory) => memory.id.toLowerCase() === wanted);
+    if (byId) return byId;
+    throw new ChatPortError('NOT_FOUND', `no memory ^${id[1]}`, 'memory');
+  }
+  const same = memories.find((memory) => normaliseFact(memory.text) === normaliseFact(words));
+  if (same) return same;
+  const ranked = rankMemories(memories, words);
+  const [best, second] = ranked;
+  if (best === undefined) {
+    throw new ChatPortError('NOT_FOUND', `I don't remember anything about "${words}"`, 'memory');
+  }
+  if (second !== undefined && second.hits === best.hits) {
+    const listed = ranked
+      .filter((entry) => entry.hits === best.hits)
+      .slice(0, 5)
+      .map((entry) => `"${entry.memory.text}" (${entry.memory.id})`)
+      .join(', ');
+    throw new ChatPortError(
+      'CONFLICT',
+      `"${words}" matches several memories: ${listed}; say which (by its id)`,
+      'memory',
+    );
+  }
+  return best.memory;
 }

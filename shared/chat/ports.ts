@@ -90,12 +90,16 @@ export interface WriteNotice {
 }
 
 export interface ReminderWriter {
-  /** Writes a reminder note (docs/vault-format.md). `due` without offset is wall time in `timezone`. */
+  /**
+   * Writes a reminder note (docs/vault-format.md). `due` without offset is wall time in `timezone`.
+   * With `memory`, the note's body links that memory's line (`memoryLinkBody`).
+   */
   create(reminder: {
     title: string;
     due: string;
     timezone: string;
     repeat?: string;
+    memory?: MemoryItem;
   }): Promise<Reminder & WriteNotice & { deduplicated?: boolean }>;
   snooze(id: string, minutes: number): Promise<Reminder & WriteNotice>;
   complete(id: string): Promise<Reminder & WriteNotice>;

@@ -19,6 +19,7 @@ import type { AnswerAudit, UnsupportedClaimPolicy } from '../protocol/answer-aud
 import type { Citation } from '../protocol/citation';
 import type { MemoryItem } from '../protocol/memories';
 import type { ToolError } from '../protocol/errors';
+import { TITLE_MAX_CHARS } from '../protocol/reminders';
 import type { Reminder } from '../protocol/reminders';
 import { isValidZone, parseLocalDateTime, wallToInstant } from '../reminders/local-time';
 import { validateRrule } from '../reminders/recurrence';
@@ -55,6 +56,7 @@ import {
   forgetFact,
   memoriesForAnswer,
   memoryCitation,
+  pickMemory,
   recallFacts,
   rememberFact,
 } from './memory-tools';
@@ -104,6 +106,10 @@ export interface ReminderWrittenData {
   undo: UndoAction;
   /** Where the write went when not the usual place (e.g. the vault, companion unreachable). */
   notice?: string;
+}
+/** A reminder made from a memory: the reminder (its note links the memory) and the memory. */
+export interface MemoryReminderData extends ReminderWrittenData {
+  memory: MemoryItem;
 }
 export interface ReminderListData {
   reminders: Reminder[];
@@ -159,6 +165,12 @@ export interface ToolRunnerDeps {
 export interface ToolRunOptions {
   /** Phrase answers with the LLM when one is configured; default true. */
   summarize?: boolean;
+  /**
+   * `memory_to_reminder` naming no memory writes a plain reminder titled with the words (chat's
+   * "remind me about the dentist on Friday at 9" when nothing about the dentist is remembered);
+   * without it (MCP) such a call is a NOT_FOUND.
+   */
+  plainReminderWithoutMemory?: boolean;
   signal?: AbortSignalLike;
 }
 
@@ -392,6 +404,8 @@ export class ToolRunner {
           const { text, data, citations } = await recallFacts(this.memoryStore(), call.args);
           return { text, result: toolSuccess(data), citations };
         }
+        case 'memory_to_reminder':
+          return await this.memoryToReminder(call.args, options, context);
       }
     } catch (error) {
       return { text: '', result: toolFailure(this.toolError(error, call.name)) };
@@ -446,9 +460,42 @@ export class ToolRunner {
     return { text: appendedText(appended.title), result: toolSuccess(data) };
   }
 
+  /**
+   * A reminder whose note links a memory's line (docs/memory-digest-calendar.md), titled with
+   * the memory's words unless a title is given. Chat's "remind me about X" names no memory more
+   * often than not: with `plainReminderWithoutMemory` that is a plain reminder titled X.
+   */
+  private async memoryToReminder(
+    args: Extract<ToolCall, { name: 'memory_to_reminder' }>['args'],
+    options: ToolRunOptions,
+    context: RouteContext,
+  ): Promise<ToolOutcome> {
+    const { memory: words, title, ...when } = args;
+    let memory: MemoryItem;
+    try {
+      memory = pickMemory(await this.memoryStore().list(), words);
+    } catch (error) {
+      const noMemory =
+        error instanceof ChatPortError &&
+        (error.code === 'NOT_FOUND' || error.code === 'UNAVAILABLE');
+      if (!noMemory || options.plainReminderWithoutMemory !== true) throw error;
+      return await this.createReminder({ ...when, title: title ?? words }, context);
+    }
+    const reminderTitle = title ?? memory.text.slice(0, TITLE_MAX_CHARS).trim();
+    const outcome = await this.createReminder({ ...when, title: reminderTitle }, context, memory);
+    if (!outcome.result.success) return outcome;
+    const data: MemoryReminderData = { ...(outcome.result.data as ReminderWrittenData), memory };
+    return {
+      text: `${outcome.text}\nIt links the memory "${memory.text}" (^${memory.id} in ${memory.path}).`,
+      result: toolSuccess(data, { deduplicated: outcome.result.deduplicated === true }),
+      citations: [memoryCitation(memory)],
+    };
+  }
+
   private async createReminder(
     args: Extract<ToolCall, { name: 'create_reminder' }>['args'],
     context: RouteContext,
+    memory?: MemoryItem,
   ): Promise<ToolOutcome> {
     const timezone = args.timezone ?? context.zone;
     if (!isValidZone(timezone)) {
@@ -470,7 +517,7 @@ export class ToolRunner {
       repeat = rule.rrule;
     }
 
-    const key = RecentWrites.reminderKey(args.title, due);
+    const key = RecentWrites.reminderKey(args.title, due) + (memory ? `|${memory.id}` : '');
     const recent = this.recentReminders.find(key);
     if (recent !== undefined) {
       return {
@@ -483,6 +530,7 @@ export class ToolRunner {
       due: args.due,
       timezone,
       ...(repeat === undefined ? {} : { repeat }),
+      ...(memory === undefined ? {} : { memory }),
     });
     const data: ReminderWrittenData = {
       reminder,

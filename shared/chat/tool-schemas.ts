@@ -179,6 +179,27 @@ export const RecallArgs = Type.Object(
 );
 export type RecallArgs = Static<typeof RecallArgs>;
 
+/** A reminder made from a memory (docs/memory-digest-calendar.md): its note links the memory. */
+export const MemoryToReminderArgs = Type.Object(
+  {
+    memory: NonBlank({
+      maxLength: MEMORY_TEXT_MAX,
+      description: "the memory's id (m-xxxx) or words of the remembered fact",
+    }),
+    due: IsoLocalOrInstant(),
+    timezone: Type.Optional(IanaZone()),
+    repeat: Type.Optional(RruleText()),
+    title: Type.Optional(
+      NonBlank({
+        maxLength: TITLE_MAX_CHARS,
+        description: "the reminder's title; the memory's words when absent",
+      }),
+    ),
+  },
+  strict,
+);
+export type MemoryToReminderArgs = Static<typeof MemoryToReminderArgs>;
+
 interface ToolDefinition<S extends TSchema> {
   readonly description: string;
   readonly args: S;
@@ -256,6 +277,12 @@ export const TOOLS = {
     description: 'List remembered facts about something.',
     args: RecallArgs,
     scope: 'read',
+  },
+  memory_to_reminder: {
+    description:
+      'Create a reminder about a remembered fact at a date and time (ISO 8601); the reminder links back to the memory.',
+    args: MemoryToReminderArgs,
+    scope: 'write',
   },
 } as const satisfies Record<string, ToolDefinition<TSchema>>;
 

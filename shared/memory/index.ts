@@ -9,6 +9,8 @@ export {
   emptyMemoryFile,
   normaliseFact,
   parseMemoryFile,
+  memoryLinkBody,
+  rankMemories,
   recallMemories,
   removeMemory,
   sameSubject,

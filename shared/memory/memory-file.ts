@@ -334,16 +334,33 @@ export function recallMemories<M extends Pick<Memory, 'text' | 'line'>>(
   memories: readonly M[],
   query: string,
 ): M[] {
+  if (words(query).length === 0) return [...memories];
+  return rankMemories(memories, query).map((entry) => entry.memory);
+}
+
+/** Memories sharing words with the query, with how many, best first (none for no words). */
+export function rankMemories<M extends Pick<Memory, 'text' | 'line'>>(
+  memories: readonly M[],
+  query: string,
+): Array<{ memory: M; hits: number }> {
   const wanted = new Set(words(query).map(stem));
-  if (wanted.size === 0) return [...memories];
+  if (wanted.size === 0) return [];
   return memories
     .map((memory) => ({
       memory,
       hits: words(memory.text).filter((word) => wanted.has(stem(word))).length,
     }))
     .filter((entry) => entry.hits > 0)
-    .sort((a, b) => b.hits - a.hits || a.memory.line - b.memory.line)
-    .map((entry) => entry.memory);
+    .sort((a, b) => b.hits - a.hits || a.memory.line - b.memory.line);
+}
+
+/**
+ * The body of a reminder made from a memory (docs/memory-digest-calendar.md): the memory's
+ * words and a link to its line (`[[Cairn/Memory#^m-7k2p]]`), so the reminder leads back to it.
+ */
+export function memoryLinkBody(memory: { path: string; id: string; text: string }): string {
+  const target = memory.path.replace(/\.md$/, '');
+  return `From a memory: [[${target}#^${memory.id}]]\n\n> ${memory.text}\n`;
 }
 
 /** Crude plural/verb folding, enough for "passports" ~ "passport", "expires" ~ "expire". */

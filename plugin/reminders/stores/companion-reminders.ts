@@ -24,6 +24,7 @@ import {
 } from '../../../shared/chat/ports';
 import type { Clock } from '../../../shared/ports';
 import type { ToolErrorCode } from '../../../shared/protocol/errors';
+import { MemoryReminderCreated, type MemoryItem } from '../../../shared/protocol/memories';
 import {
   Reminder,
   ReminderListResponse,
@@ -93,13 +94,25 @@ export class CompanionReminders implements ReminderReader, ReminderWriter {
     }
   }
 
-  create(input: { title: string; due: string; timezone: string; repeat?: string }) {
+  async create(input: {
+    title: string;
+    due: string;
+    timezone: string;
+    repeat?: string;
+    memory?: MemoryItem;
+  }) {
     const body: Record<string, string> = {
       title: input.title,
       due: input.due.replace(' ', 'T'),
       timezone: input.timezone,
     };
     if (input.repeat !== undefined) body.repeat = input.repeat;
+    if (input.memory !== undefined) {
+      // The companion writes the link to the memory's line (docs/memory-digest-calendar.md).
+      const path = `/api/v1/memories/${encodeURIComponent(input.memory.id)}/reminder`;
+      const made = await this.call({ method: 'POST', path, body }, MemoryReminderCreated);
+      return { ...made.reminder, deduplicated: made.deduplicated };
+    }
     return this.call({ method: 'POST', path: '/api/v1/reminders', body }, Reminder);
   }
 

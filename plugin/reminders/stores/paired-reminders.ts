@@ -45,7 +45,7 @@ export class PairedReminders implements ReminderReader, ReminderWriter {
     return this.either((store) => store.get(id)).then(({ value }) => value);
   }
 
-  async create(input: { title: string; due: string; timezone: string; repeat?: string }) {
+  async create(input: Parameters<ReminderWriter['create']>[0]) {
     const { value, away } = await this.either((store) => store.create(input));
     return withNotice(value, away, 'the reminder was written into this vault instead');
   }

@@ -21,6 +21,8 @@ import {
   type RandomBytes,
 } from '../../../shared/markdown';
 import type { Clock } from '../../../shared/ports';
+import { memoryLinkBody } from '../../../shared/memory';
+import type { MemoryItem } from '../../../shared/protocol/memories';
 import type { Reminder } from '../../../shared/protocol/reminders';
 import {
   buildReminderNoteFile,
@@ -69,6 +71,7 @@ export class VaultReminders implements ReminderReader, ReminderWriter {
     due: string;
     timezone: string;
     repeat?: string;
+    memory?: MemoryItem;
   }): Promise<Reminder> {
     const { files, clock, randomBytes } = this.options;
     const id = newNoteId(randomBytes);
@@ -93,7 +96,10 @@ export class VaultReminders implements ReminderReader, ReminderWriter {
       const [first] = read.problems;
       throw new ChatPortError('VALIDATION_ERROR', first?.message ?? 'not a reminder', first?.field);
     }
-    await files.create(path, buildReminderNoteFile(read.note, 'Created from the Cairn chat.\n'));
+    // A reminder about a memory links its line instead (docs/memory-digest-calendar.md).
+    const body =
+      input.memory === undefined ? 'Created from the Cairn chat.\n' : memoryLinkBody(input.memory);
+    await files.create(path, buildReminderNoteFile(read.note, body));
     return toReminder(read.note, clock.now());
   }
 

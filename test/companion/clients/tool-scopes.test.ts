@@ -37,6 +37,7 @@ const INTENTS: Record<ToolName, string> = {
   remember: 'remember that my passport expires 2031',
   forget: 'forget that my passport expires 2031',
   recall: 'what do you remember about my passport?',
+  memory_to_reminder: 'remind me about my passport tomorrow at 9',
 };
 
 /** Valid arguments for every client tool. */
@@ -54,6 +55,7 @@ const CLIENT_ARGS: Record<ClientToolName, Record<string, unknown>> = {
   remember: { fact: 'My bike is blue' },
   recall: { query: 'passport' },
   forget: { memory: 'my passport expires 2031' },
+  memory_to_reminder: { memory: 'my passport expires 2031', due: '2026-11-23T09:00' },
 };
 
 let index: IndexerFixture;

@@ -114,8 +114,13 @@ const REMINDERS: Row[] = [
   ],
   [
     'can you remind me about the dentist at 3pm?',
-    'create_reminder',
-    { title: 'The dentist', due: '2026-11-22T15:00', ...berlin },
+    'memory_to_reminder',
+    { memory: 'The dentist', title: 'The dentist', due: '2026-11-22T15:00', ...berlin },
+  ],
+  [
+    'remind me of the pizza place on Friday at 6pm',
+    'memory_to_reminder',
+    { memory: 'The pizza place', title: 'The pizza place', due: '2026-11-27T18:00', ...berlin },
   ],
   [
     'set a reminder for tomorrow 5pm: dentist',

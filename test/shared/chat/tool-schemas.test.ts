@@ -99,7 +99,7 @@ describe('result envelopes', () => {
 });
 
 describe('toolSpecs', () => {
-  it('lists the eight docs/chat.md tools, the three §8 memory tools and create_task (docs/tasks.md) in OpenAI/Ollama function format with plain JSON parameters', () => {
+  it('lists the eight docs/chat.md tools, the three §8 memory tools, create_task and memory_to_reminder (docs/tasks.md) in OpenAI/Ollama function format with plain JSON parameters', () => {
     const specs = toolSpecs();
     expect(TOOL_SCHEMA_VERSION).toBe('1.0');
     expect(specs.map((spec) => spec.function.name)).toEqual([
@@ -115,8 +115,9 @@ describe('toolSpecs', () => {
       'remember',
       'forget',
       'recall',
+      'memory_to_reminder',
     ]);
-    expect(TOOL_NAMES).toHaveLength(12);
+    expect(TOOL_NAMES).toHaveLength(13);
     for (const spec of specs) {
       expect(spec.type).toBe('function');
       expect(spec.function.description.length).toBeGreaterThan(10);
