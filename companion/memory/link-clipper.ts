@@ -5,12 +5,15 @@ import type { Clock } from '../../shared/ports';
 import {
   caseInsensitiveExists,
   newShortId,
+  parseFrontMatter,
   stringifyNoteFile,
   uniqueNotePath,
 } from '../../shared/markdown';
 import { formatInZone } from '../../shared/reminders';
 import { MEMORY_PATH } from '../../shared/memory';
+import { readFile } from 'node:fs/promises';
 import { createVaultFile, folderEntries, VaultWriteError } from '../vault/atomic-write';
+import { resolveVaultPath } from '../vault/paths';
 import { fetchLinkPage, LinkFetchError } from './link-fetcher';
 import type { LinkFetchPolicy } from './link-fetcher';
 
@@ -95,8 +98,51 @@ export interface ClippedLink {
   source: string;
 }
 
+/** A clipped note as its front matter says: which memory it was clipped for. */
+export interface ClippedNote {
+  path: string;
+  title: string;
+  fetched: string;
+}
+
+const MEMORY_LINK_IN_FRONT_MATTER = /#\^([A-Za-z0-9-]+)\]\]$/;
+
 export class LinkClipper {
   constructor(private readonly deps: LinkClipperDeps) {}
+
+  /**
+   * The clipped notes in `Cairn/Links/` by the memory id their `memory` key links (the newest
+   * one when a link was clipped twice). Read afresh: a note deleted by hand is gone at once.
+   */
+  async clippedNotes(): Promise<Map<string, ClippedNote>> {
+    const found = new Map<string, ClippedNote>();
+    for (const path of await folderEntries(this.deps.vault, LINKS_FOLDER)) {
+      if (!path.endsWith('.md')) continue;
+      const resolved = await resolveVaultPath(this.deps.vault, path);
+      if (!resolved.ok || !resolved.exists) continue;
+      let text: string;
+      try {
+        text = await readFile(resolved.absolute, 'utf8');
+      } catch {
+        continue;
+      }
+      const parsed = parseFrontMatter(text);
+      if (!parsed.ok || parsed.data.type !== 'link') continue;
+      const memory = MEMORY_LINK_IN_FRONT_MATTER.exec(String(parsed.data.memory ?? ''))?.[1];
+      if (memory === undefined) continue;
+      const note = {
+        path,
+        title: typeof parsed.data.title === 'string' ? parsed.data.title : path,
+        fetched:
+          parsed.data.fetched instanceof Date
+            ? parsed.data.fetched.toISOString()
+            : String(parsed.data.fetched ?? ''),
+      };
+      const earlier = found.get(memory);
+      if (earlier === undefined || earlier.fetched < note.fetched) found.set(memory, note);
+    }
+    return found;
+  }
 
   get policy(): LinkFetchPolicy {
     return this.deps.policy;

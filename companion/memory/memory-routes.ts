@@ -12,6 +12,7 @@ import {
   MemoryListQuery,
   MemoryImportResponse,
   MemoryLinkClipped,
+  MemoryLinksResponse,
   MemoryListResponse,
 } from '../../shared/protocol/memories';
 import type { MemoryService } from './memory-service';
@@ -37,6 +38,13 @@ export async function registerMemoryRoutes(
     '/api/v1/memories/categories',
     { schema: { response: { 200: MemoryCategoryCounts } } },
     async () => ({ categories: await memories.categories() }),
+  );
+
+  // Each saved link's state: clipped (its note), fetching, failed (why) or not fetched (why).
+  app.get(
+    '/api/v1/memories/links',
+    { schema: { response: { 200: MemoryLinksResponse } } },
+    async () => ({ links: await memories.linkStatuses() }),
   );
 
   // The memory's link fetched and clipped now: the first try, or a retry after a failure.

@@ -20,14 +20,14 @@ import type {
   MemoryCategory,
   MemoryFile,
 } from '../../shared/memory';
-import type { MemoryCreated, MemoryItem } from '../../shared/protocol/memories';
+import type { MemoryCreated, MemoryItem, MemoryLinkStatus } from '../../shared/protocol/memories';
 import { formatInZone } from '../../shared/reminders';
 import { ApiHttpError } from '../http/api-error';
 import { createVaultFile, editVaultFile, VaultWriteError } from '../vault/atomic-write';
 import { resolveVaultPath } from '../vault/paths';
 import { readFile } from 'node:fs/promises';
 import { firstUrl, LINKS_FOLDER } from './link-clipper';
-import type { ClippedLink, LinkClipper } from './link-clipper';
+import type { ClippedLink, ClippedNote, LinkClipper } from './link-clipper';
 import { LinkFetchError, linkProblem } from './link-fetcher';
 
 export interface MemoryServiceDeps {
@@ -60,6 +60,9 @@ export class MemoryService {
   readonly path = MEMORY_PATH;
   private readonly random: () => number;
   private readonly pending = new Set<Promise<void>>();
+  /** Memories whose link is being fetched now, and why the last fetch of others failed. */
+  private readonly fetching = new Set<string>();
+  private readonly linkFailures = new Map<string, string>();
   private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: MemoryServiceDeps) {
@@ -159,8 +162,11 @@ export class MemoryService {
       throw new ApiHttpError('UNAVAILABLE', 'saved links are not set up on this companion');
     }
     try {
-      return { memory: toMemoryItem(memory), ...(await clipper.clip(url, bare)) };
+      const clipped = await clipper.clip(url, bare);
+      this.linkFailures.delete(bare);
+      return { memory: toMemoryItem(memory), ...clipped };
     } catch (error) {
+      this.linkFailures.set(bare, error instanceof Error ? error.message : String(error));
       if (error instanceof LinkFetchError) throw linkApiError(error);
       if (error instanceof VaultWriteError)
         throw new ApiHttpError(error.code, error.message, error.field);
@@ -171,13 +177,55 @@ export class MemoryService {
   private clipLater(url: string, id: string): void {
     const clipper = this.deps.links;
     if (clipper === undefined) return;
+    this.fetching.add(id);
     const task = clipper.clip(url, id).then(
-      () => undefined,
-      (error: unknown) =>
-        this.deps.onLinkFailure?.(url, error instanceof Error ? error.message : String(error)),
+      () => {
+        this.linkFailures.delete(id);
+      },
+      (error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.linkFailures.set(id, reason);
+        this.deps.onLinkFailure?.(url, reason);
+      },
     );
     this.pending.add(task);
-    void task.finally(() => this.pending.delete(task));
+    void task.finally(() => {
+      this.fetching.delete(id);
+      this.pending.delete(task);
+    });
+  }
+
+  /**
+   * Every memory with a link and what became of it (docs/memory-digest-calendar.md, saved
+   * links): its clipped note, a fetch under way, the last failure (kept while the companion
+   * runs), or why it is not fetched.
+   */
+  async linkStatuses(): Promise<MemoryLinkStatus[]> {
+    const file = await this.read();
+    const withLinks = file.memories.flatMap((memory) => {
+      const url = firstUrl(memory.text);
+      return url === undefined ? [] : [{ memory, url }];
+    });
+    if (withLinks.length === 0) return [];
+    const clipped = (await this.deps.links?.clippedNotes()) ?? new Map<string, ClippedNote>();
+    const policy = this.deps.links?.policy ?? { hosts: [] };
+    return withLinks.map(({ memory, url }): MemoryLinkStatus => {
+      const base = { memory: memory.id, url };
+      const note = clipped.get(memory.id);
+      const problem = linkProblem(url, policy);
+      const retry = problem === null && this.deps.links !== undefined;
+      if (note !== undefined) {
+        return { ...base, status: 'clipped', message: `clipped into ${note.path}`, retry, note };
+      }
+      if (this.fetching.has(memory.id)) {
+        return { ...base, status: 'fetching', message: `fetching ${url}`, retry: false };
+      }
+      const failure = this.linkFailures.get(memory.id);
+      if (failure !== undefined) return { ...base, status: 'failed', message: failure, retry };
+      if (problem !== null)
+        return { ...base, status: 'not_fetched', message: problem.message, retry };
+      return { ...base, status: 'not_fetched', message: 'not fetched yet', retry };
+    });
   }
 
   private async write(text: string): Promise<MemoryCreated> {

@@ -14,6 +14,7 @@ import {
 } from './token-store';
 import { askView } from './views/ask-view';
 import { chatView } from './views/chat-view';
+import { memoriesView } from './views/memories-view';
 import type { MessageAction, PageContext, PageView } from './views/page-context';
 import { remindersView } from './views/reminders-view';
 import { syncHistoryView } from './views/sync-history-view';
@@ -58,8 +59,8 @@ const shell = {
   testNotification: byId<HTMLButtonElement>('test-notification'),
 };
 
-type ViewName = 'reminders' | 'week' | 'ask' | 'chat' | 'sync';
-const VIEW_NAMES: readonly ViewName[] = ['reminders', 'week', 'ask', 'chat', 'sync'];
+type ViewName = 'reminders' | 'week' | 'ask' | 'chat' | 'memories' | 'sync';
+const VIEW_NAMES: readonly ViewName[] = ['reminders', 'week', 'ask', 'chat', 'memories', 'sync'];
 
 let api: CompanionApi | null = null;
 let vaultName = '';
@@ -80,6 +81,7 @@ const views: Record<ViewName, PageView> = {
   week: weekView(context),
   ask: askView(context),
   chat: chatView(context),
+  memories: memoriesView(context),
   sync: syncHistoryView(context),
 };
 let current: ViewName = 'reminders';

@@ -134,3 +134,31 @@ export const MemoryLinkClipped = Type.Object({
   source: Type.String(),
 });
 export type MemoryLinkClipped = Static<typeof MemoryLinkClipped>;
+
+/** A memory's saved link and what became of it (`GET /api/v1/memories/links`). */
+export const MemoryLinkStatus = Type.Object({
+  /** The memory's id (`m-7k2p`). */
+  memory: Type.String(),
+  url: Type.String(),
+  /**
+   * `clipped`: its note is in `Cairn/Links/`; `fetching`: under way; `failed`: the last fetch
+   * failed (`message` says why; retry with `POST /api/v1/memories/:id/link`); `not_fetched`:
+   * offline mode or a URL that is never fetched, or not tried yet (`message` says which).
+   */
+  status: Type.Union([
+    Type.Literal('clipped'),
+    Type.Literal('fetching'),
+    Type.Literal('failed'),
+    Type.Literal('not_fetched'),
+  ]),
+  message: Type.String(),
+  /** Whether `POST /api/v1/memories/:id/link` may succeed now (false while offline mode forbids it). */
+  retry: Type.Boolean(),
+  note: Type.Optional(
+    Type.Object({ path: Type.String(), title: Type.String(), fetched: Type.String() }),
+  ),
+});
+export type MemoryLinkStatus = Static<typeof MemoryLinkStatus>;
+
+export const MemoryLinksResponse = Type.Object({ links: Type.Array(MemoryLinkStatus) });
+export type MemoryLinksResponse = Static<typeof MemoryLinksResponse>;
