@@ -7,6 +7,7 @@ import { CAIRN_VIEW_TYPE, CairnView } from './chat/obsidian/chat-view';
 import { ChatServicesSlot } from './chat/chat-session';
 import { CHAT_HOVER_SOURCE, createChatServices } from './chat/obsidian/chat-services';
 import { registerMemoryImportCommand } from './chat/obsidian/memory-import-command';
+import { registerMemoriesCommand } from './chat/obsidian/memories-modal';
 import { registerNoteCommands } from './notes/obsidian/note-commands';
 import { setUpReminders } from './reminders/obsidian/reminder-setup';
 import { setUpWeek } from './week/obsidian/week-setup';
@@ -207,6 +208,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       },
     });
     registerMemoryImportCommand(this, memories);
+    registerMemoriesCommand(this, memories);
     void services.session.refreshConversations();
     this.register(() => {
       this.chat.set(null);

@@ -10,7 +10,7 @@
  *     with Y", "jot down …": an explicit note command wins over whatever the note says
  *     ("note: remind me to …", "note: the report is done"); before it, `memory` (docs/clients.md):
  *     "remember that …" / "remember: …" → `remember`, "forget that …" → `forget`, "what do you
- *     remember/know about …" → `recall`;
+ *     remember/know about …" → `recall` (with a category for "… about movies", "my food memories");
  *  4. `list`: asks about reminders or what is due ("what's due this week?", "show my
  *     reminders", "remind me what's due tomorrow"); before 7 so "remind me what's due" lists;
  *  5. `complete`: "mark X as done", "complete the X reminder", "X is done";
@@ -36,6 +36,7 @@ import type { ToolError } from '../protocol/errors';
 import { CHAT_MESSAGE_MAX_CHARS } from '../protocol/chat';
 import { isValidZone } from '../reminders/local-time';
 import { parseReminderPhrase } from './reminder-phrase';
+import { categoryFromWords } from '../memory/memory-category';
 import { parseEveryPhrase } from '../reminders/every-phrase';
 import { minutesUntil, readDayRange, readTrailingDuration } from './time-words';
 import { validateToolCall, type ToolCall, type ToolName } from './tool-schemas';
@@ -369,14 +370,24 @@ const FORGET = /^forget(?:\s+that|\s+about|\s*:)?\s+([\s\S]+)$/i;
 const RECALL =
   /^what (?:else )?do you (?:remember|know)(?: about\s+([\s\S]*?))?[\s?!.]*$|^(?:what have you remembered|list (?:my |your )?memories|show (?:me )?(?:my |your )?memories)[\s?!.]*$/i;
 
+/** "show my movie memories", "list food memories", "my book memories". */
+const RECALL_CATEGORY =
+  /^(?:(?:show|list|give)(?: me)?\s+)?(?:(?:my|your|all(?: my)?)\s+)?([a-z]+)\s+memories[\s?!.]*$|^(?:show|list)(?: me)?\s+(?:my |your )?memories\s+(?:about|of|under|in)\s+([a-z]+)[\s?!.]*$/i;
+
 function memory(text: string): RouteDecision | undefined {
   const remember = REMEMBER.exec(text);
   if (remember) return tool('memory', 'remember', { text: stripEndPunctuation(remember[1]!) });
   const forget = FORGET.exec(text);
   if (forget) return tool('memory', 'forget', { memory: stripEndPunctuation(forget[1]!) });
+  const byCategory = RECALL_CATEGORY.exec(text);
+  const named = byCategory ? categoryFromWords(byCategory[1] ?? byCategory[2] ?? '') : undefined;
+  if (named !== undefined) return tool('memory', 'recall', { query: '', category: named });
   const recall = RECALL.exec(text);
   if (recall) {
     const about = stripEndPunctuation(recall[1] ?? '');
+    // "what do you remember about movies?": a category, not words to look for.
+    const category = categoryFromWords(about);
+    if (category !== undefined) return tool('memory', 'recall', { query: '', category });
     return tool('memory', 'recall', { query: /^(?:me|myself|us)$/i.test(about) ? '' : about });
   }
   return undefined;

@@ -29,6 +29,7 @@ export {
   MEMORY_CATEGORIES,
   MEMORY_CATEGORY_LABELS,
   MEMORY_TAG_PREFIX,
+  categoryFromWords,
   categoryTag,
   classifyMemoryByRules,
   isMemoryCategory,

@@ -54,6 +54,49 @@ export function parseMemoryCategory(value: string): MemoryCategory | undefined {
   return isMemoryCategory(slug) ? slug : undefined;
 }
 
+/** The words a person says for each category ("my movie memories", "what do you know about books"). */
+const CATEGORY_WORDS: Record<string, MemoryCategory> = {
+  website: 'websites',
+  websites: 'websites',
+  link: 'websites',
+  links: 'websites',
+  site: 'websites',
+  sites: 'websites',
+  food: 'food',
+  restaurant: 'food',
+  restaurants: 'food',
+  movie: 'movies',
+  movies: 'movies',
+  film: 'movies',
+  films: 'movies',
+  book: 'books',
+  books: 'books',
+  idea: 'ideas',
+  ideas: 'ideas',
+  place: 'places',
+  places: 'places',
+  product: 'products',
+  products: 'products',
+  person: 'people',
+  people: 'people',
+  learning: 'learnings',
+  learnings: 'learnings',
+  quote: 'quotes',
+  quotes: 'quotes',
+  uncategorized: 'uncategorized',
+  uncategorised: 'uncategorized',
+};
+
+/** "movies", "Movie", "links", "#memory/food" → the category they name; other words undefined. */
+export function categoryFromWords(words: string): MemoryCategory | undefined {
+  const word = words
+    .trim()
+    .replace(/^(?:my|the|your|all(?: my)?)\s+/i, '')
+    .replace(/^#?memory\//i, '')
+    .toLowerCase();
+  return CATEGORY_WORDS[word];
+}
+
 /** A trailing `#memory/<word>` tag (the last one wins; an unknown word is kept as text). */
 const TRAILING_TAG = /\s+#memory\/([A-Za-z-]+)\s*$/;
 

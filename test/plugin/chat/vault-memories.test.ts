@@ -71,3 +71,23 @@ describe('VaultMemories through the shared chat engine', () => {
     );
   });
 });
+
+describe('recall by category through the plugin chat engine', () => {
+  it('"my food memories" and "what do you remember about movies?" recall one category', async () => {
+    const { say } = setup();
+    await say('remember: Great pizza at Mario’s #memory/food');
+    await say('remember: Need to watch Inception #memory/movies');
+    await say('remember: Ramen at Ichiran #memory/food');
+    const food = await say('show my food memories');
+    expect(food).toContain('under Food');
+    expect(food).toContain('Great pizza at Mario');
+    expect(food).toContain('Ramen at Ichiran');
+    expect(food).not.toContain('Inception');
+    const movies = await say('what do you remember about movies?');
+    expect(movies).toContain('Need to watch Inception');
+    expect(movies).not.toContain('pizza');
+    expect(await say('what do you remember about books?')).toContain(
+      "I don't remember anything under Books yet.",
+    );
+  });
+});

@@ -351,6 +351,11 @@ const NOTES: Row[] = [
   ['what do you remember about my passport?', 'recall', { query: 'my passport' }],
   ['what do you know about me?', 'recall', { query: '' }],
   ['what do you remember', 'recall', { query: '' }],
+  ['what do you remember about movies?', 'recall', { query: '', category: 'movies' }],
+  ['show my food memories', 'recall', { query: '', category: 'food' }],
+  ['list memories about books', 'recall', { query: '', category: 'books' }],
+  ['my link memories', 'recall', { query: '', category: 'websites' }],
+  ['list my memories', 'recall', { query: '' }],
   [
     'new note: Ideas for the garden',
     'create_note',
