@@ -59,7 +59,8 @@ import { registerReminderRoutes } from './reminders/reminder-routes';
 import { registerNoteRoutes } from './notes/note-routes';
 import { registerIngestRoute } from './notes/ingest-routes';
 import { MemoryService } from './memory/memory-service';
-import { classifyMemoryWithModel } from '../shared/memory';
+import { classifyMemoryWithModel, summarizeLinkWithModel } from '../shared/memory';
+import type { MemoryModelOptions } from '../shared/memory';
 import { registerMemoryRoutes } from './memory/memory-routes';
 import { registerMemoryReminderRoute } from './memory/memory-reminder-route';
 import { LinkClipper } from './memory/link-clipper';
@@ -124,6 +125,12 @@ export interface AppDeps {
   readonly vision?: OllamaModel;
   /** Saved links' fetch limits other than the defaults (tests); the hosts come from config. */
   readonly linkFetch?: Omit<LinkFetchPolicy, 'hosts'>;
+  /**
+   * The LLM for memory categories and link summaries when it is not chat's Ollama model: an
+   * OpenAI-compatible server (`api: 'openai'`, base URL with `/v1`) or another Ollama model.
+   * Absent: chat's Ollama model if there is one, else the rules and no summaries.
+   */
+  readonly memoryModel?: Omit<MemoryModelOptions, 'http'>;
   /** Weekly digests (docs/clients.md); absent, `POST /api/v1/digests` is not served. */
   readonly digest?: DigestService;
   /** Cairn Sync (docs/sync.md); absent, `/api/v1/sync/*` is not served. Its owner closes it. */
@@ -294,7 +301,13 @@ export async function buildApp(
     memory: writeMemory,
     ...indexNow,
   });
-  const categoryModel = deps.chat?.ollama;
+  const chatModel = deps.chat?.ollama;
+  const modelHttp = deps.chat?.ollamaHttp ?? fetchOllamaHttp();
+  const memoryModel: MemoryModelOptions | undefined = deps.memoryModel
+    ? { http: modelHttp, ...deps.memoryModel }
+    : chatModel
+      ? { http: modelHttp, baseUrl: chatModel.baseUrl, model: chatModel.model }
+      : undefined;
   const memories = new MemoryService({
     vault: deps.config.vault,
     zone: deps.config.timezone,
@@ -305,20 +318,20 @@ export async function buildApp(
       clock: deps.clock,
       policy: { ...deps.linkFetch, hosts: deps.config.linkHosts ?? [] },
       ...(deps.indexAfterWrite ? { indexAfterWrite: deps.indexAfterWrite } : {}),
+      ...(memoryModel
+        ? {
+            summarize: (page: { title: string; text: string }) =>
+              summarizeLinkWithModel(memoryModel, page),
+            onSummaryFailure: (path: string, reason: string) =>
+              app.log.warn({ path, reason }, 'clipped link not summarised'),
+          }
+        : {}),
     }),
     onLinkFailure: (url: string, reason: string) =>
       app.log.warn({ host: hostOf(url), reason }, 'saved link not clipped'),
-    ...(categoryModel
+    ...(memoryModel
       ? {
-          categorize: (text: string) =>
-            classifyMemoryWithModel(
-              {
-                http: deps.chat?.ollamaHttp ?? fetchOllamaHttp(),
-                baseUrl: categoryModel.baseUrl,
-                model: categoryModel.model,
-              },
-              text,
-            ),
+          categorize: (text: string) => classifyMemoryWithModel(memoryModel, text),
           onCategoryFallback: (reason: string) =>
             app.log.warn({ reason }, 'memory category from the rules, not the LLM'),
         }

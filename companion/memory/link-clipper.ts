@@ -12,7 +12,12 @@ import {
 import { formatInZone } from '../../shared/reminders';
 import { MEMORY_PATH } from '../../shared/memory';
 import { readFile } from 'node:fs/promises';
-import { createVaultFile, folderEntries, VaultWriteError } from '../vault/atomic-write';
+import {
+  createVaultFile,
+  editVaultFile,
+  folderEntries,
+  VaultWriteError,
+} from '../vault/atomic-write';
 import { resolveVaultPath } from '../vault/paths';
 import { fetchLinkPage, LinkFetchError } from './link-fetcher';
 import type { LinkFetchPolicy } from './link-fetcher';
@@ -90,6 +95,13 @@ export interface LinkClipperDeps {
   readonly policy: LinkFetchPolicy;
   /** Indexes the clipped note at once (absent, the watcher does). */
   readonly indexAfterWrite?: (path: string) => Promise<unknown>;
+  /**
+   * The configured LLM's summary of a page (shared/memory/link-summary-llm.ts). With it a
+   * clipped note gets the summary on top once the model answers, after the note is written;
+   * a failure is written into the note instead (and told to `onSummaryFailure`).
+   */
+  readonly summarize?: (page: { title: string; text: string }) => Promise<string>;
+  readonly onSummaryFailure?: (path: string, reason: string) => void;
 }
 
 export interface ClippedLink {
@@ -108,7 +120,14 @@ export interface ClippedNote {
 const MEMORY_LINK_IN_FRONT_MATTER = /#\^([A-Za-z0-9-]+)\]\]$/;
 
 export class LinkClipper {
+  private readonly pending = new Set<Promise<void>>();
+
   constructor(private readonly deps: LinkClipperDeps) {}
+
+  /** Resolves when every summary asked for has been written (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
 
   /**
    * The clipped notes in `Cairn/Links/` by the memory id their `memory` key links (the newest
@@ -177,9 +196,52 @@ export class LinkClipper {
         throw error;
       }
       await this.deps.indexAfterWrite?.(path).catch(() => undefined);
+      this.summarizeLater(path, title, text);
       return { path, title, source: page.url };
     }
+  }
+
+  /**
+   * Asks the model for the page's summary off the write's path and puts it on top of the
+   * clipped note (under its heading). A failure leaves the note without one and says so there.
+   * An edit of the note meanwhile is kept (the edit helper merges); a note gone or without its
+   * heading is left alone.
+   */
+  private summarizeLater(path: string, title: string, text: string): void {
+    const summarize = this.deps.summarize;
+    if (summarize === undefined) return;
+    const task = (async () => {
+      let block: string;
+      try {
+        const summary = await summarize({ title, text });
+        block = `> [!summary] Summary\n> ${summary}\n`;
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.deps.onSummaryFailure?.(path, reason);
+        block = `> [!summary] No summary\n> The model did not summarise this page: ${reason.replace(/\s+/g, ' ')}\n`;
+      }
+      try {
+        await editVaultFile(this.deps.vault, path, (before) => withSummary(before, title, block));
+        await this.deps.indexAfterWrite?.(path).catch(() => undefined);
+      } catch (error) {
+        this.deps.onSummaryFailure?.(
+          path,
+          `the summary was not written: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    })();
+    this.pending.add(task);
+    void task.finally(() => this.pending.delete(task));
   }
 }
 
 export { LinkFetchError };
+
+/** The note with `block` after its `# title` line (unchanged when that line is gone). */
+export function withSummary(note: string, title: string, block: string): string {
+  const lines = note.split('\n');
+  const heading = lines.findIndex((line) => line === `# ${title}`);
+  if (heading === -1) return note;
+  lines.splice(heading + 1, 0, '', block.replace(/\n$/, ''));
+  return lines.join('\n');
+}

@@ -122,9 +122,11 @@ export class MemoryService {
     });
   }
 
-  /** Resolves when every category the LLM was asked for has been written (tests, shutdown). */
+  /** Resolves when every category and link summary asked of the LLM is written (tests, shutdown). */
   async settled(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
+    // A clipped link's summary follows its note.
+    await this.deps.links?.settled();
   }
 
   async remember(text: string): Promise<MemoryCreated> {

@@ -42,3 +42,6 @@ export type { CategoryAnswer, MemoryCategoryModelOptions } from './memory-catego
 export { MemoryImportError, memoryImportKind, parseMemoryImport } from './memory-import';
 export type { ImportedLine, MemoryImportKind } from './memory-import';
 export { summarizeMemoriesWithModel } from './memory-summary-llm';
+export { MemoryModelError, chatOnce } from './memory-model';
+export type { MemoryModelOptions } from './memory-model';
+export { summarizeLinkWithModel } from './link-summary-llm';

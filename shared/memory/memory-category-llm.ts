@@ -1,29 +1,20 @@
 /**
- * A memory's category from the configured Ollama model, by its native tool calling
- * (`/api/chat`, `tools`, non-streaming), as the chat's router asks for tools
+ * A memory's category from the configured model (Ollama, or an OpenAI-compatible server), by
+ * its native tool calling (`tools`, non-streaming; memory-model.ts), as the chat's router asks for tools
  * (shared/chat/ollama-router.ts). The model must call `set_memory_category` once with one of
  * the 11 slugs; anything else (server down, timeout, HTTP error, no call, an unknown category)
  * is a failure with its reason, and the caller falls back to the rules.
  */
-import {
-  OllamaTimeoutError,
-  ollamaErrorMessage,
-  ollamaUrl,
-  readAll,
-  type OllamaHttp,
-} from '../chat/ollama-http';
+import { chatOnce, MemoryModelError } from './memory-model';
+import type { MemoryModelOptions } from './memory-model';
 import { MEMORY_CATEGORIES, MEMORY_CATEGORY_LABELS, parseMemoryCategory } from './memory-category';
 import type { MemoryCategory } from './memory-category';
 
 export const DEFAULT_CATEGORY_TIMEOUT_MS = 20_000;
 export const CATEGORY_TOOL_NAME = 'set_memory_category';
 
-export interface MemoryCategoryModelOptions {
-  http: OllamaHttp;
-  baseUrl: string;
-  model: string;
-  timeoutMs?: number;
-}
+/** The model to ask: Ollama, or an OpenAI-compatible server (`api: 'openai'`). */
+export type MemoryCategoryModelOptions = MemoryModelOptions;
 
 export type CategoryAnswer = { ok: true; category: MemoryCategory } | { ok: false; reason: string };
 
@@ -64,47 +55,29 @@ export async function classifyMemoryWithModel(
   options: MemoryCategoryModelOptions,
   text: string,
 ): Promise<CategoryAnswer> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_CATEGORY_TIMEOUT_MS;
-  let status: number;
-  let body: string;
+  let reply;
   try {
-    const response = await options.http.post({
-      url: ollamaUrl(options.baseUrl, '/api/chat'),
-      body: JSON.stringify({
-        model: options.model,
-        stream: false,
-        messages: [
-          { role: 'system', content: SYSTEM_PROMPT },
-          { role: 'user', content: text },
-        ],
-        tools: [categoryToolSpec()],
-        options: { temperature: 0 },
-      }),
-      timeoutMs,
-    });
-    status = response.status;
-    body = await readAll(response.body);
+    reply = await chatOnce(
+      options,
+      [
+        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'user', content: text },
+      ],
+      { tools: [categoryToolSpec()], timeoutMs: DEFAULT_CATEGORY_TIMEOUT_MS },
+    );
   } catch (error) {
-    if (error instanceof OllamaTimeoutError) return { ok: false, reason: error.message };
-    const detail = error instanceof Error ? error.message : String(error);
-    return { ok: false, reason: `Ollama is not reachable (${detail})` };
+    if (error instanceof MemoryModelError) return { ok: false, reason: error.message };
+    throw error;
   }
-  if (status !== 200) return { ok: false, reason: ollamaErrorMessage(status, body) };
-  let reply: unknown;
-  try {
-    reply = JSON.parse(body);
-  } catch {
-    return { ok: false, reason: "Ollama's reply was not JSON" };
-  }
-  const calls = (reply as { message?: { tool_calls?: unknown } } | null)?.message?.tool_calls;
-  if (!Array.isArray(calls) || calls.length !== 1) {
+  const calls = reply.toolCalls;
+  if (calls.length !== 1) {
     return { ok: false, reason: 'the model did not call set_memory_category once' };
   }
-  const fn = (calls[0] as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
-  if (fn?.name !== CATEGORY_TOOL_NAME) {
-    return { ok: false, reason: `the model called ${String(fn?.name)}, not ${CATEGORY_TOOL_NAME}` };
+  const fn = calls[0]!;
+  if (fn.name !== CATEGORY_TOOL_NAME) {
+    return { ok: false, reason: `the model called ${String(fn.name)}, not ${CATEGORY_TOOL_NAME}` };
   }
-  // Ollama sends arguments as an object; some OpenAI-style servers send a JSON string.
+  // Ollama sends arguments as an object; OpenAI-compatible servers send a JSON string.
   let args: unknown = fn.arguments;
   if (typeof args === 'string') {
     try {

@@ -6,7 +6,8 @@
  * - `POST /v1/chat/completions` `{ model, messages, stream }` → with `stream: true`, server-sent
  *   events (`Content-Type: text/event-stream`): one `data: {chat.completion.chunk}` per piece of
  *   `reply` (the first carries `delta.role`), a last chunk with `finish_reason: 'stop'`, then
- *   `data: [DONE]`; otherwise one `chat.completion` object.
+ *   `data: [DONE]`; otherwise one `chat.completion` object (with `toolCalls` set and `tools`
+ *   offered, its `message.tool_calls`).
  * - With `apiKey` set, a request without `Authorization: Bearer <key>` gets OpenAI's 401
  *   envelope `{ error: { message, type, code } }`; an unknown model gets its 404.
  *
@@ -30,6 +31,11 @@ export class FakeOpenAiCompatibleServer {
   models = ['qwen2.5-7b-instruct'];
   apiKey: string | null = null;
   holdAfterFirstChunk = false;
+  /**
+   * Tool calls a non-streaming request that offers `tools` is answered with (OpenAI's shape:
+   * `message.tool_calls[].function.arguments` as a JSON string, `content: null`); null: text.
+   */
+  toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> | null = null;
   private releaseHeld: (() => void) | null = null;
 
   private constructor(private readonly server: Server) {}
@@ -97,6 +103,30 @@ export class FakeOpenAiCompatibleServer {
           `The model \`${request.model}\` does not exist.`,
           'model_not_found',
         );
+      }
+      const offered = Array.isArray((request as { tools?: unknown }).tools);
+      if (request.stream !== true && offered && this.toolCalls !== null) {
+        return this.json(res, 200, {
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          created: 1_764_000_000,
+          model: request.model,
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: null,
+                tool_calls: this.toolCalls.map((call, index) => ({
+                  id: `call_${index}`,
+                  type: 'function',
+                  function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+                })),
+              },
+              finish_reason: 'tool_calls',
+            },
+          ],
+        });
       }
       return request.stream === true
         ? this.stream(res, request.model)
