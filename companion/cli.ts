@@ -13,6 +13,7 @@ import { searchExclusionSettingsFromEnv } from './search/search-exclusions';
 import type { SearchExclusionSettings } from './search/search-exclusions';
 import type { EmbeddingsConfig } from './embeddings/provider';
 import { summarizerConfigFromEnv } from './search/ollama-summarizer';
+import { memoryModelConfigFromEnv } from './memory';
 import type { SummarizerConfig } from './search/ollama-summarizer';
 import { createLogger } from './logging';
 import type { Logger } from './logging';
@@ -170,12 +171,14 @@ async function main(argv: readonly string[]): Promise<number | null> {
   let embeddings: EmbeddingsConfig;
   let summarizer: SummarizerConfig | null;
   let vision: OllamaModel | null;
+  let memoryModel: ReturnType<typeof memoryModelConfigFromEnv>;
   let searchExclusions: SearchExclusionSettings;
   try {
     embeddings = embeddingsConfigFromEnv(process.env, flags);
     searchExclusions = searchExclusionSettingsFromEnv(process.env);
     summarizer = summarizerConfigFromEnv(process.env);
     vision = visionConfigFromEnv(process.env);
+    memoryModel = memoryModelConfigFromEnv(process.env);
   } catch (error) {
     process.stderr.write(
       `cairn-companion: ${(error as Error).message}\nRun with --help for usage.\n`,
@@ -197,6 +200,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
     searchExclusions,
     ...(summarizer ? { summarizer } : {}),
     ...(vision ? { vision } : {}),
+    ...(memoryModel ? { memoryModel } : {}),
     ...(config.pushSubject === undefined ? {} : { pushSubject: config.pushSubject }),
   };
   if (command === 'mcp') {

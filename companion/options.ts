@@ -196,6 +196,11 @@ export const ENV_ONLY = [
     env: 'CAIRN_OLLAMA_VISION_MODEL',
     description: 'Ollama vision model for images sent to /v1/chat/completions (e.g. llava)',
   },
+  {
+    env: 'CAIRN_MEMORY_MODEL',
+    description:
+      'OpenAI-compatible model for memory categories and link summaries (with CAIRN_MEMORY_MODEL_URL, …/v1; CAIRN_MEMORY_MODEL_API_KEY)',
+  },
 ] as const;
 
 export function usage(programName = 'cairn-companion'): string {

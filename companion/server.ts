@@ -10,6 +10,7 @@ import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../shared/ports';
 import { buildApp } from './app';
+import type { AppDeps } from './app';
 import { defaultWebRoot } from './http/phone-page-routes';
 import { loadOrCreateToken } from './auth/token';
 import type { ApiToken } from './auth/token';
@@ -80,6 +81,8 @@ export interface StartOptions {
   readonly summarizer?: SummarizerConfig | null;
   /** `CAIRN_OLLAMA_VISION_MODEL` (`visionConfigFromEnv`): images in `/v1/chat/completions`. */
   readonly vision?: OllamaModel | null;
+  /** `CAIRN_MEMORY_MODEL*` (`memoryModelConfigFromEnv`): memory categories and link summaries. */
+  readonly memoryModel?: AppDeps['memoryModel'];
   /** Folder of the built phone page; defaults to `web/` beside the running bundle. */
   readonly webRoot?: string;
   /** VAPID contact (`mailto:` or `https:`); absent, the key file's or a default (push/vapid-keys.ts). */
@@ -331,6 +334,7 @@ async function startOnLockedFolder(
         tasks,
         ...(options.summarizer ? { chat: { ollama: options.summarizer } } : {}),
         ...(options.vision ? { vision: options.vision } : {}),
+        ...(options.memoryModel ? { memoryModel: options.memoryModel } : {}),
         ...(embedder ? { embedder } : {}),
       },
       {
