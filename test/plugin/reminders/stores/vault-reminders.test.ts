@@ -129,3 +129,33 @@ describe('VaultReminders', () => {
     expect((await reminders.list({}))[0]).toMatchObject({ status: 'active' });
   });
 });
+
+describe('a reminder about a memory, unpaired (plugin chat → vault)', () => {
+  it('"remind me about the pizza place …" writes a note linking the memory’s line', async () => {
+    const { VaultMemories } = await import('../../../../plugin/chat/vault-memories');
+    const memories = new VaultMemories({ files, clock, zone: () => ZONE });
+    const pizza = await memories.remember('Great pizza at Mario’s on Main St');
+    const other = new FakeVault(clock);
+    const engine = new ChatEngine({
+      clock,
+      zone: () => ZONE,
+      notes: other,
+      reminderReader: reminders,
+      reminderWriter: reminders,
+      searcher: other,
+      answerer: other,
+      memories,
+    });
+    const events: ChatEvent[] = [];
+    for await (const event of engine.send('remind me about the pizza place on Friday at 6pm')) {
+      events.push(event);
+    }
+    const tool = events.find((event) => event.type === 'tool');
+    expect(tool).toMatchObject({ name: 'memory_to_reminder', result: { success: true } });
+    const note = files.files.get('Reminders/the-pizza-place.md')!;
+    expect(note).toContain('title: The pizza place');
+    expect(note).toContain(`From a memory: [[Cairn/Memory#^${pizza.id}]]`);
+    expect(note).toContain('> Great pizza at Mario’s on Main St');
+    expect(note).not.toContain('Created from the Cairn chat.');
+  });
+});
