@@ -21,8 +21,8 @@ import { syncHistoryView } from './views/sync-history-view';
 import { weekView } from './views/week-view';
 
 /*
- * The phone page: sign in with the companion's token (or a pairing link), then its views —
- * Reminders, Week, Search, Chat, Memories, History — each in its own module under views/. This file owns the
+ * The phone page: sign in with the companion's token (or a pairing link), then four views —
+ * Reminders, Week, Search, Chat — each in its own module under views/. This file owns the
  * session (token, push subscription), the tab bar and the status line. Plain DOM: it has to load
  * fast on a phone and be readable by anyone auditing what runs next to their vault.
  */
