@@ -7,8 +7,8 @@ import {
   keyTermWeights,
   relevanceOf,
   termCoverage,
-} from '../../../companion/search/relevance';
-import type { RelevanceQuery } from '../../../companion/search/relevance';
+} from '../../../shared/search/answer-gate';
+import type { RelevanceQuery } from '../../../shared/search/answer-gate';
 import { noteChunk } from './memory-index';
 
 describe('termCoverage', () => {
