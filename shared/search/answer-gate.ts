@@ -1,5 +1,5 @@
 import { USE_LITE_MODEL } from '../embeddings/use-lite-model';
-import { detectLanguage } from './language';
+import { detectLanguage, hasFunctionWordsOf } from './language';
 import { synonymsOf } from './synonyms';
 import { isUnspacedScript, tokenize } from './tokenize';
 
@@ -145,7 +145,8 @@ function isWrittenAsName(word: string, sentenceStart: boolean, capitalisedNouns:
  */
 export function questionNames(question: string, terms: readonly string[]): string[][] {
   const wanted = new Set(terms);
-  const capitalisedNouns = detectLanguage(question) === 'de';
+  // German capitalises every noun; a short question is told by its function words.
+  const capitalisedNouns = detectLanguage(question) === 'de' || hasFunctionWordsOf(question, 'de');
   const names: string[][] = [];
   let current: string[] = [];
   const close = () => {
