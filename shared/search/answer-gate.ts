@@ -55,6 +55,9 @@ export const RELEVANCE_THRESHOLDS: Readonly<RelevanceThresholds> = {
   minNamedWeight: 1,
 };
 
+/** Relevance (relevanceOf) from which a passage answers the question: the gate passes. */
+export const ANSWER_RELEVANCE = 0.5;
+
 /**
  * Cosine range that maps onto relevance 0..1 per model: the measured gate threshold is the
  * middle (0.5), a cosine as high as a near-duplicate's is 1.
@@ -268,7 +271,7 @@ export function relevanceOf(
   const raw = Math.max(coverage, semantic);
   const passes = isRelevant(passage, query, thresholds);
   // Passing passages land in [0.5, 1], failing ones in [0, 0.5).
-  return round3(passes ? 0.5 + raw / 2 : Math.min(0.499, raw / 2));
+  return round3(passes ? ANSWER_RELEVANCE + raw / 2 : Math.min(0.499, raw / 2));
 }
 
 function clamp01(value: number): number {
