@@ -43,7 +43,7 @@ describe('isRelevant', () => {
     expect(isRelevant(hit(), { terms: ['visa', 'mercury', 'boiling'] })).toBe(false);
   });
 
-  it('with USE-lite vectors: 60 % of the key terms, or a passing cosine with a third of them', () => {
+  it('with USE-lite vectors: 60 % of the key terms, or a passing cosine with a tenth of them', () => {
     const model = USE_LITE_MODEL.id;
     expect(isRelevant(hit(0.2), { terms: ['visa', 'mercury'], model })).toBe(false);
     expect(isRelevant(hit(0.2), { terms: ['visa', 'fee', 'mercury'], model })).toBe(true);
