@@ -32,6 +32,7 @@ import { VaultNoteWriter } from '../../notes/vault-note-writer';
 import { VaultReminders } from '../../reminders/stores/vault-reminders';
 import { VaultSearcher } from '../vault-searcher';
 import { VisionChat, type VisionModel } from '../vision-chat';
+import { LocalToolPolicy, localChatBackend } from '../local-tool-policy';
 import type { VaultSearch } from '../../search/vault-search';
 import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 import { offlineModeViolation } from '../../../shared/settings/validation';
@@ -72,6 +73,8 @@ export interface ChatParts {
   files: ObsidianChatFiles;
   /** `Cairn/Memory.md` for the chat, and for the import command. */
   memories: VaultMemories;
+  /** The chat's tool policy: the settings tab lists its tools; close it on unload. */
+  tools: LocalToolPolicy;
 }
 
 export function createChatServices(options: ChatServicesOptions): ChatParts {
@@ -133,6 +136,16 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     ? fetchOllamaHttp(window.fetch.bind(window))
     : transportOllamaHttp(options.transport);
   const memories = new VaultMemories({ files, clock, zone });
+  // Every tool call of this chat, routed by a model or by the rules, passes the one gate.
+  const tools = new LocalToolPolicy({
+    settings,
+    clock,
+    schedule: (ms, fn) => {
+      const timer = window.setTimeout(fn, ms);
+      return () => window.clearTimeout(timer);
+    },
+    randomBytes,
+  });
   const engine = new ChatEngine({
     clock,
     zone,
@@ -146,6 +159,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     unsupportedClaims: () => settings().ollama.unsupportedClaims,
     conversations,
     memories,
+    policy: tools,
   });
   const vision = new VisionChat({
     http: streamingHttp,
@@ -155,7 +169,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     clock,
   });
   const session = new ChatSession(
-    engine,
+    localChatBackend(engine, tools),
     conversations,
     () => options.vaultSearch()?.modeLabel,
     vision,
@@ -197,7 +211,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     answerActions: answerActions(app),
     scope: scopeControl(app, scope),
   };
-  return { services, notes, files, memories };
+  return { services, notes, files, memories, tools };
 }
 
 export const CHAT_HOVER_SOURCE = 'cairn-chat';
