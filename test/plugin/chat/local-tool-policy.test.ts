@@ -126,8 +126,6 @@ async function turn(
   return events;
 }
 
-const text = (events: ChatEvent[]) =>
-  events.map((event) => (event.type === 'token' ? event.text : '')).join('');
 const errorOf = (events: ChatEvent[]) => {
   const last = events.at(-1);
   return last?.type === 'error' ? last.error : undefined;
