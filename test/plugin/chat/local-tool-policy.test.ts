@@ -7,6 +7,7 @@ import {
   setLocalTool,
 } from '../../../plugin/chat/local-tool-policy';
 import { ChatSession } from '../../../plugin/chat/chat-session';
+import { describeLocalTool } from '../../../plugin/settings/tool-settings';
 import { VaultConversations } from '../../../plugin/chat/vault-conversations';
 import { VaultMemories } from '../../../plugin/chat/vault-memories';
 import { VaultNoteWriter } from '../../../plugin/notes/vault-note-writer';
@@ -356,6 +357,18 @@ describe('the local tool settings', () => {
       danger: 'medium',
       permission: 'allow',
     });
+    const search = listing.find((tool) => tool.name === 'search');
+    if (search === undefined) throw new Error('search not listed');
+    expect(describeLocalTool(search)).toBe('Reads only · Default');
+    setLocalTool(settings, 'search', { permission: 'ask' });
+    const changed = localToolListing(settings).find((tool) => tool.name === 'search');
+    if (changed === undefined) throw new Error('search not listed');
+    expect(describeLocalTool(changed)).toBe('Reads only');
+    expect(changed.permission).toBe('ask');
+    // A high tool asks even when allowed (none of Cairn's own is high today).
+    expect(
+      describeLocalTool({ ...changed, danger: 'high', alwaysAsks: true, isDefault: false }),
+    ).toBe('Can change things Cairn cannot undo · Asks every time, even when allowed');
   });
 
   it('a change survives data.json and a bad entry is named and dropped', () => {
