@@ -34,8 +34,9 @@ export interface ChatBackend {
   send(message: string, options?: ChatTurnOptions): AsyncIterable<ChatEvent>;
   undo(action: UndoAction): Promise<ToolResult>;
   /**
-   * Answers an `ask` the turn is waiting on (docs/tools.md): the companion's
-   * `POST /api/v1/tools/asks/:id`. Backends that never ask leave it out.
+   * Answers an `ask` the turn is waiting on (docs/tools.md): the plugin's own tool policy
+   * (local-tool-policy.ts), or the companion's `POST /api/v1/tools/asks/:id`. Backends that
+   * never ask leave it out.
    */
   answerAsk?(id: string, decision: AskDecision): Promise<void>;
 }
