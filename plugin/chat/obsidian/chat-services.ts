@@ -2,7 +2,9 @@
  * Builds the chat for the pane (docs/chat.md) over Obsidian: the ChatEngine with the vault-backed
  * writers (reminders through the companion's API while one is paired), the in-vault search, conversations in the chats folder and, when a chat model is set,
  * Ollama for routing and phrasing, and a vision model for messages with images; plus the pane's callbacks (Markdown through Obsidian's
- * renderer, citations opened at their line or page). Settings are read per message, so a
+ * renderer, citations opened at their line or page). Every tool call of the chat passes the
+ * tool gate with the plugin's own policy (local-tool-policy.ts, docs/tools.md), its asks
+ * answered from the pane's card. Settings are read per message, so a
  * change in the settings tab applies to the next message without rebuilding anything.
  */
 import {

@@ -175,6 +175,7 @@ describe('the plugin chat engine through the tool gate, routed by the fake Ollam
       reason: 'I will keep that as a note.',
       expires_at: '2026-11-22T09:32:00.000Z',
     });
+    expect(seen?.id).toMatch(/^ask-[A-Za-z0-9_-]{12}$/);
     expect(events.at(-1)?.type).toBe('done');
     expect(notes()).toHaveLength(1);
     expect(timers.size).toBe(0);
