@@ -6,7 +6,8 @@
  * - the switch and the permission for everything come from the plugin's settings
  *   (`chatTools`, edited under "Tools this device's chat may use"); a tool the user never
  *   changed has its default (`localDefaultPermission`);
- * - "Allow for this conversation" and session rules live in memory until Obsidian closes;
+ * - "Allow for this conversation" and session rules live in memory until Obsidian closes (in a
+ *   new chat's first turn, the rule waits for the chat's file and then belongs to it);
  * - asks wait in the shared `PendingAsks` and are answered from the pane's ask card;
  * - offline mode is the plugin's own setting;
  * - runs are kept in a short in-memory log (tool, source, outcome, reason, duration; never the
@@ -35,6 +36,8 @@ import type { ToolRefusalReason } from '../../shared/protocol/errors';
 import type { AskDecision, ToolAsk, ToolDanger, ToolPermission } from '../../shared/protocol/tools';
 import type { CairnSettings } from '../../shared/settings/cairn-settings';
 import type { ChatBackend } from './chat-session';
+import type { ChatTurnOptions } from '../../shared/chat/chat-engine';
+import type { ChatEvent } from '../../shared/protocol/chat';
 
 /** Where the user changes it, finishing "change that …" (the settings tab's row name). */
 export const LOCAL_TOOLS_SETTING = 'Tools this device’s chat may use';
@@ -95,6 +98,11 @@ export class LocalToolPolicy implements ToolPolicy {
   /** Key: the conversation's vault path, then the tool name. Until Obsidian closes. */
   private readonly conversationPermissions = new Map<string, Map<string, ToolPermission>>();
   private readonly runLog: LocalToolRun[] = [];
+  /**
+   * "Allow for this conversation" answered in a new chat's first turn, before it has a file:
+   * kept for the chat that turn saves (`conversationSaved`), not for the whole session.
+   */
+  private readonly newChatAllows = new Set<string>();
 
   constructor(private readonly options: LocalToolPolicyOptions) {
     this.asks = new PendingAsks(
@@ -114,6 +122,8 @@ export class LocalToolPolicy implements ToolPolicy {
     if (where.conversation !== undefined) {
       const forConversation = this.conversationPermissions.get(where.conversation)?.get(tool.name);
       if (forConversation !== undefined) return forConversation;
+    } else if (this.newChatAllows.has(tool.name)) {
+      return 'allow';
     }
     return this.sessionPermissions.get(tool.name) ?? this.globalPermission(tool);
   }
@@ -139,13 +149,24 @@ export class LocalToolPolicy implements ToolPolicy {
 
   allowForConversation(tool: string, conversation: string | undefined): void {
     if (conversation === undefined) {
-      this.sessionPermissions.set(tool, 'allow');
+      this.newChatAllows.add(tool);
       return;
     }
     const rules =
       this.conversationPermissions.get(conversation) ?? new Map<string, ToolPermission>();
     rules.set(tool, 'allow');
     this.conversationPermissions.set(conversation, rules);
+  }
+
+  /** A turn starts; one in a new chat forgets what an earlier unsaved chat allowed. */
+  beginTurn(conversation: string | undefined): void {
+    if (conversation === undefined) this.newChatAllows.clear();
+  }
+
+  /** A new chat got its file: what its first turn allowed now belongs to it. */
+  conversationSaved(conversation: string): void {
+    for (const tool of this.newChatAllows) this.allowForConversation(tool, conversation);
+    this.newChatAllows.clear();
   }
 
   offline(): boolean {
@@ -235,17 +256,35 @@ export function setLocalTool(
   }
 }
 
-/** The pane's backend over the plugin's engine: its asks are answered by this policy. */
+/**
+ * The pane's backend over the plugin's engine: its asks are answered by this policy, and a new
+ * chat's "Allow for this conversation" is handed to the chat once its turn has saved it.
+ */
 export function localChatBackend(
   engine: Pick<ChatBackend, 'send' | 'undo'>,
   policy: LocalToolPolicy,
 ): ChatBackend {
   return {
-    send: (message, options) => engine.send(message, options),
+    send: (message, options) => withSavedChat(engine.send(message, options), options, policy),
     undo: (action) => engine.undo(action),
     answerAsk: async (id, decision) => {
       await Promise.resolve();
       policy.answer(id, decision);
     },
   };
+}
+
+async function* withSavedChat(
+  events: AsyncIterable<ChatEvent>,
+  options: ChatTurnOptions | undefined,
+  policy: LocalToolPolicy,
+): AsyncGenerator<ChatEvent> {
+  const conversation = options?.conversation;
+  policy.beginTurn(conversation);
+  for await (const event of events) {
+    if (event.type === 'done' && conversation === undefined && event.conversation !== undefined) {
+      policy.conversationSaved(event.conversation);
+    }
+    yield event;
+  }
 }

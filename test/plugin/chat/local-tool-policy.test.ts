@@ -332,6 +332,31 @@ describe('the plugin chat without an LLM: the rules pick the tool, permissions a
     session.dispose();
   });
 
+  it('Allow for this conversation in a new chat’s first turn belongs to that chat, not the session', async () => {
+    setLocalTool(settings, 'create_note', { permission: 'ask' });
+    const backend = localChatBackend(engine(), policy);
+    const run = async (message: string, conversation?: string, decision?: 'allow_conversation') => {
+      const events: ChatEvent[] = [];
+      let asked = false;
+      const options = conversation === undefined ? {} : { conversation };
+      for await (const event of backend.send(message, options)) {
+        events.push(event);
+        if (event.type !== 'ask') continue;
+        asked = true;
+        await backend.answerAsk?.(event.ask.id, decision ?? 'allow_once');
+      }
+      const last = events.at(-1);
+      return { asked, conversation: last?.type === 'done' ? last.conversation : undefined };
+    };
+    const first = await run('note: buy rope', undefined, 'allow_conversation');
+    expect(first.asked).toBe(true);
+    expect(first.conversation).toMatch(/^Cairn\/Chats\//);
+    expect((await run('note: buy a tent', first.conversation)).asked).toBe(false);
+    // Another new chat asks again: the rule was not kept for the whole session.
+    expect((await run('note: buy a stove')).asked).toBe(true);
+    expect(notes()).toHaveLength(3);
+  });
+
   it('an ask left open when the session stops expires at close, and the turn is refused', async () => {
     setLocalTool(settings, 'create_note', { permission: 'ask' });
     const chat = engine();
