@@ -212,6 +212,10 @@ export class ToolService implements ToolPolicy {
     return this.scheduleFn(ms, fn);
   }
 
+  whereToChange(): string {
+    return 'in the Cairn plugin’s settings under “Tools the chat may use”, or in the phone page’s tool list';
+  }
+
   recordRun(run: ToolRunRecord): void {
     const audit = this.options.audit;
     if (audit === undefined) return;
