@@ -190,7 +190,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
 
   /** The chat runs over the vault and its search; built now so start-up stays quick. */
   private startChat(): void {
-    const { services, notes, files, memories } = createChatServices({
+    const { services, notes, files, memories, tools } = createChatServices({
       app: this.app,
       settings: () => this.settings,
       vaultSearch: () => this.vaultSearch,
@@ -211,6 +211,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     this.register(() => {
       this.chat.set(null);
       services.session.dispose();
+      tools.close();
     });
   }
 
