@@ -118,6 +118,7 @@ window.device = {
     if (file) await app.vault.modify(file, text); else await app.vault.create(path, text);
   },
   async attach(path, base64) { await app.vault.createBinary(path, fromBase64(base64)); },
+  openNote(path) { app.workspace.setActiveFile(app.vault.getFileByPath(path)); },
   async remove(path) { await app.vault.delete(app.vault.getFileByPath(path)); },
   files() {
     const out = {};
@@ -277,6 +278,7 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
       edit(path: string, text: string): Promise<void>;
       attach(path: string, base64: string): Promise<void>;
       remove(path: string): Promise<void>;
+      openNote(path: string): void;
       files(): Record<string, string>;
       text(path: string): string | null;
       command(id: string): unknown;
@@ -410,6 +412,11 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
     expect(await textOn(laptop, BREAD)).toBe(BREAD_V1);
     expect(await textOn(laptop, INBOX)).toBe(INBOX_HUB);
     await expect.poll(() => call(laptop, 'statusBar')).toBe('Sync: Synced');
+    // The sync state lives in this page's own IndexedDB.
+    const databases = await laptop.page.evaluate(async () =>
+      (await indexedDB.databases()).map((database) => database.name ?? ''),
+    );
+    expect(databases.some((name) => name.startsWith('cairn-sync-'))).toBe(true);
   });
 
   it('pairs the phone, which already has notes, through the pairing route: the first-sync plan', async () => {
@@ -537,6 +544,26 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
     // The laptop sees the same conflict copy.
     const copy = hubFiles().find((path) => path.startsWith('Trip to Lisbon.conflict-'))!;
     await expect.poll(() => textOn(laptop, copy), { timeout: 20_000 }).toContain('gate closes');
+  });
+
+  it('a note’s history on the laptop: a version against now, restored as a new version', async () => {
+    await call(laptop, 'openNote', TRIP);
+    await call(laptop, 'command', commandId('sync-note-history'));
+    await laptop.page.waitForSelector('.cairn-sync-list-item');
+    const versions = laptop.page.locator('.cairn-sync-list-item');
+    // The companion's first, the laptop's adapter line, the laptop's moved flight.
+    expect(await versions.count()).toBeGreaterThanOrEqual(3);
+    expect(await versions.first().textContent()).toContain('latest');
+    expect(await versions.last().textContent()).toContain('the companion');
+    await versions.last().click();
+    await laptop.page.waitForSelector('.cairn-sync-diff');
+    const diff = (await laptop.page.textContent('.cairn-sync-diff')) ?? '';
+    expect(diff).toContain('09:40');
+    expect(diff).toContain('10:15 (moved)');
+    await laptop.page.click('.modal button:has-text("Restore this version")');
+    await expect.poll(() => textOn(laptop, TRIP)).toBe(TRIP_V1);
+    await expect.poll(() => hubText(TRIP), { timeout: 20_000 }).toBe(TRIP_V1);
+    await expect.poll(() => textOn(phone, TRIP), { timeout: 20_000 }).toBe(TRIP_V1);
   });
 
   it('a note deleted on the laptop comes back from the phone’s deleted files', async () => {
