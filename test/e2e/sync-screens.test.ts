@@ -7,7 +7,7 @@
  * made the history, the deleted file and the conflict copy. Screenshots at desktop (1280x800)
  * and phone (390x844) size, light and dark, go to docs/images/sync/ when CAIRN_SCREENSHOTS=docs.
  *
- * Not here (yet): the two-device end-to-end run of the built main.js with IndexedDB.
+ * The two-device end-to-end run of the built main.js with IndexedDB: sync-two-devices.test.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
