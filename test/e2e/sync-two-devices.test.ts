@@ -118,6 +118,12 @@ window.device = {
     if (file) await app.vault.modify(file, text); else await app.vault.create(path, text);
   },
   async attach(path, base64) { await app.vault.createBinary(path, fromBase64(base64)); },
+  openSettings() {
+    const tab = app.settingTabs[0];
+    document.body.appendChild(tab.containerEl);
+    tab.display();
+  },
+  settings() { return JSON.parse(app.pluginData.get('cairn') ?? '{}'); },
   openNote(path) { app.workspace.setActiveFile(app.vault.getFileByPath(path)); },
   async remove(path) { await app.vault.delete(app.vault.getFileByPath(path)); },
   files() {
@@ -188,6 +194,7 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
   let setupScript = '';
   let laptop: Device;
   let phone: Device;
+  let phoneToken = '';
 
   async function owner<T>(path: string, init: RequestInit = {}): Promise<T> {
     const response = await fetch(`${origin}${path}`, {
@@ -279,6 +286,8 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
       attach(path: string, base64: string): Promise<void>;
       remove(path: string): Promise<void>;
       openNote(path: string): void;
+      openSettings(): void;
+      settings(): { companion?: { token?: string }; sync?: { enabled?: boolean } };
       files(): Record<string, string>;
       text(path: string): string | null;
       command(id: string): unknown;
@@ -425,11 +434,15 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
     await call(phone, 'write', BREAD, BREAD_V1);
     await call(phone, 'write', SOUP, SOUP_TEXT);
     await call(phone, 'write', INBOX, INBOX_PHONE);
-    const paired = await owner<{ link: string; token_name: string }>('/api/v1/sync/devices', {
-      method: 'POST',
-      body: JSON.stringify({ device: 'Pixel 8', url: origin }),
-    });
+    const paired = await owner<{ link: string; token: string; token_name: string }>(
+      '/api/v1/sync/devices',
+      {
+        method: 'POST',
+        body: JSON.stringify({ device: 'Pixel 8', url: origin }),
+      },
+    );
     expect(paired.token_name).toBe('sync-Pixel-8');
+    phoneToken = paired.token;
 
     await call(phone, 'openLink', paired.link);
     await phone.page.waitForSelector('.cairn-sync-plan');
@@ -592,6 +605,45 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
       expect(onPhone[path]?.equals(onHub(path)!), path).toBe(true);
     }
     expect(laptop.errors).toEqual([]);
+    expect(phone.errors).toEqual([]);
+  });
+
+  it('unpairs the phone from its settings: token revoked, sync state gone, notes kept', async () => {
+    const before = await filesOn(phone);
+    await call(phone, 'openSettings');
+    await phone.page.click('.setting-item:has-text("Unpair this device") button');
+    await phone.page.waitForSelector('.cairn-sync-unpair-stays');
+    const confirmation = await call(phone, 'modalText');
+    expect(confirmation).toContain('Every note and attachment in this vault');
+    expect(confirmation).toContain('IndexedDB database cairn-sync-');
+    await phone.page.click('.modal button:has-text("Unpair")');
+    await expect.poll(() => call(phone, 'settings').then((s) => s.sync?.enabled)).toBe(false);
+    expect((await call(phone, 'settings')).companion?.token).toBe('');
+
+    // The companion refuses the phone's token now; the owner's and the laptop's still work.
+    const refused = await fetch(`${origin}/api/v1/sync/changes?since=0`, {
+      headers: { authorization: `Bearer ${phoneToken}` },
+    });
+    expect(refused.status).toBe(401);
+    await expect
+      .poll(() =>
+        phone.page.evaluate(async () =>
+          (await indexedDB.databases()).some((d) => (d.name ?? '').startsWith('cairn-sync-')),
+        ),
+      )
+      .toBe(false);
+    // Every file stays on the phone, byte for byte.
+    const after = await filesOn(phone);
+    expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
+    for (const [path, bytes] of Object.entries(before)) {
+      expect(after[path]?.equals(bytes), path).toBe(true);
+    }
+    // The laptop syncs on; the phone no longer receives.
+    await call(laptop, 'write', 'After unpairing.md', 'only the laptop and the companion\n');
+    await expect
+      .poll(() => hubText('After unpairing.md'), { timeout: 20_000 })
+      .toBe('only the laptop and the companion\n');
+    expect(await textOn(phone, 'After unpairing.md')).toBeNull();
     expect(phone.errors).toEqual([]);
   });
 });
