@@ -195,6 +195,7 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
   let laptop: Device;
   let phone: Device;
   let phoneToken = '';
+  let laptopToken = '';
 
   async function owner<T>(path: string, init: RequestInit = {}): Promise<T> {
     const response = await fetch(`${origin}${path}`, {
@@ -405,6 +406,7 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
     expect(paired.stdout).toContain('Pairing "MacBook"');
     const link = /obsidian:\/\/cairn-sync-pair\?\S+/.exec(paired.stdout)?.[0] ?? '';
     expect(link).toContain('device=MacBook');
+    laptopToken = decodeURIComponent(/[?&]token=([^&]+)/.exec(link)?.[1] ?? '');
 
     // The camera opens the link: the pair screen, the plan, "Start syncing".
     await call(laptop, 'openLink', link);
@@ -645,5 +647,34 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
       .toBe('only the laptop and the companion\n');
     expect(await textOn(phone, 'After unpairing.md')).toBeNull();
     expect(phone.errors).toEqual([]);
+  });
+
+  it('unpairs the laptop on this device only while the companion is out of reach', async () => {
+    setOnline(laptop, false);
+    await call(laptop, 'command', commandId('sync-unpair'));
+    await laptop.page.click('.modal button:has-text("Unpair")');
+    await laptop.page.waitForSelector('.cairn-sync-unpair-local');
+    const said = await call(laptop, 'modalText');
+    expect(said).toContain('The companion cannot be reached');
+    expect(said).toContain('cairn-companion token revoke sync-MacBook');
+    // Nothing changed yet.
+    expect((await call(laptop, 'settings')).sync?.enabled).toBe(true);
+    await laptop.page.click('.cairn-sync-unpair-local button');
+    await expect.poll(() => call(laptop, 'settings').then((s) => s.sync?.enabled)).toBe(false);
+    expect((await call(laptop, 'settings')).companion?.token).toBe('');
+    await expect
+      .poll(() =>
+        laptop.page.evaluate(async () =>
+          (await indexedDB.databases()).some((d) => (d.name ?? '').startsWith('cairn-sync-')),
+        ),
+      )
+      .toBe(false);
+    expect(await textOn(laptop, 'After unpairing.md')).toBe('only the laptop and the companion\n');
+    // The companion was not told: the token works until it is revoked there.
+    const still = await fetch(`${origin}/api/v1/sync/changes?since=0`, {
+      headers: { authorization: `Bearer ${laptopToken}` },
+    });
+    expect(still.status).toBe(200);
+    expect(laptop.errors).toEqual([]);
   });
 });
