@@ -415,6 +415,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     this.sync?.openPairing();
   }
 
+  openSyncUnpairing(): void {
+    this.sync?.openUnpairing();
+  }
+
   applySearchSettings(): void {
     void this.runSearch();
     void this.refreshFirstRun();

@@ -160,6 +160,7 @@ describe('the built main.js', () => {
       'cairn:sync-now',
       'cairn:sync-confirm-deletes',
       'cairn:sync-pair',
+      'cairn:sync-unpair',
       'cairn:sync-open-view',
       'cairn:sync-pause',
       'cairn:sync-resume',

@@ -855,6 +855,19 @@ export class CairnSettingTab extends PluginSettingTab {
           );
         },
       },
+      {
+        name: 'Unpair this device',
+        desc: 'Stops syncing this vault here: revokes this device’s token on the companion and removes the sync state on this device. Your notes stay. Asks first, listing what stays.',
+        render: (setting) => {
+          setting.addButton((button) =>
+            button
+              .setButtonText('Unpair this device')
+              .setClass('mod-warning')
+              .setDisabled(!this.host.settings.sync.enabled)
+              .onClick(() => this.host.openSyncUnpairing()),
+          );
+        },
+      },
     ];
   }
 
