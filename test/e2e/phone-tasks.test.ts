@@ -205,13 +205,16 @@ describe.skipIf(!availability.available)('scheduled tasks on the phone page', ()
     expect(await visa.innerText()).toMatch(/^Once on \d+ \w+ \d{4} at \d\d:\d\d/m);
     expect(await visa.locator('.when').innerText()).toBe('No next run');
     expect(await visa.locator('.task-status').innerText()).toMatch(/^Done Today, /);
-    expect(await visa.locator('.task-said').innerText()).toMatch(/passport/i);
+    // The run's first line (an ask whose answer is the matching notes, listed in the note).
+    expect(await visa.locator('.task-said').innerText()).toMatch(
+      /What do I need for the visa appointment\?/,
+    );
     const link = visa.locator('a.task-output');
     expect(await link.innerText()).toBe('Visa (runs)');
     expect(await link.getAttribute('href')).toBe(
-      'obsidian://open?vault=Sample%20Vault&file=Cairn%2FTasks%2FVisa%20(runs).md',
+      'obsidian://open?vault=Sample%20Vault&file=Cairn%2FTasks%2FVisa%20%28runs%29.md',
     );
-    expect(onDisk('Cairn/Tasks/Visa (runs).md')).toMatch(/passport/i);
+    expect(onDisk('Cairn/Tasks/Visa (runs).md')).toContain('[[Travel/Visa rules|');
 
     // The hand-edited file that cannot run: its field and line.
     const broken = await page.locator('#tasks-invalid li').innerText();
