@@ -230,7 +230,9 @@ describe.skipIf(!availability.available)('scheduled tasks on the phone page', ()
     const path = 'Cairn/Tasks/House.md';
     expect(onDisk(path)).toContain('enabled: true');
     await house.locator('input.switch').click();
-    await expect.poll(() => row('House').locator('.when').innerText()).toBe('Off');
+    await expect
+      .poll(() => row('House').locator('.when').innerText(), { timeout: 20_000 })
+      .toBe('Off');
     expect(await row('House').locator('input.switch').isChecked()).toBe(false);
     expect(onDisk(path)).toContain('enabled: false');
     expect(await page.locator('#message').innerText()).toContain('House is off.');
@@ -242,7 +244,9 @@ describe.skipIf(!availability.available)('scheduled tasks on the phone page', ()
     await shoot('phone-tasks-off');
 
     await row('House').locator('input.switch').click();
-    await expect.poll(() => row('House').locator('.when').innerText()).toMatch(/^Next: /);
+    await expect
+      .poll(() => row('House').locator('.when').innerText(), { timeout: 20_000 })
+      .toMatch(/^Next: /);
     expect(onDisk(path)).toContain('enabled: true');
     expect(await page.locator('#message').innerText()).toMatch(/House is on; next /);
   });
