@@ -158,7 +158,9 @@ export class TaskFeature {
     const schedule = this.options.builtinDigest;
     if (schedule === undefined || this.options.digest === undefined) return;
     try {
-      const seeded = await seedBuiltinDigest({
+      // No `afterWrite` for the new note: it waits for the change feed to go idle, and the feed
+      // waits for this start (connectVaultTasks' `ready`), a deadlock. The feed's watcher reads it.
+      await seedBuiltinDigest({
         vault: this.options.vault,
         db: this.options.db,
         source: this.source,
@@ -167,8 +169,6 @@ export class TaskFeature {
         clock: this.options.clock,
         ...(this.options.logger ? { logger: this.options.logger } : {}),
       });
-      // The index (and sync's journal) learn of the new note now, not at the watcher's pace.
-      if (seeded.kind === 'created') await this.options.afterWrite?.([seeded.path]);
     } catch (error) {
       // A read-only vault: tasks still run; the next start tries again (nothing was recorded).
       this.options.logger?.error(
