@@ -11,6 +11,7 @@ import { registerNoteCommands } from './notes/obsidian/note-commands';
 import { setUpReminders } from './reminders/obsidian/reminder-setup';
 import { setUpWeek } from './week/obsidian/week-setup';
 import { setUpKnowledgeHealth } from './health/obsidian/knowledge-health-view';
+import { setUpScheduledTasks } from './tasks/obsidian/scheduled-tasks-view';
 import { ObsidianHttpTransport } from './connection/obsidian/request-url-transport';
 import { SEARCH_HOVER_SOURCE, SearchModal } from './search/obsidian/search-modal';
 import { CairnSettingTab } from './settings/obsidian/settings-tab';
@@ -161,6 +162,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       readReminders: reminders.read,
     });
     setUpKnowledgeHealth(this, { client, companionUrl: () => this.settings.companion.url });
+    setUpScheduledTasks(this, { client, companionUrl: () => this.settings.companion.url });
     this.related = setUpRelatedNotes(this, {
       relatedChunks: (path, limit) =>
         this.vaultSearch instanceof SearchService

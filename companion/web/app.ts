@@ -17,6 +17,7 @@ import { chatView } from './views/chat-view';
 import type { MessageAction, PageContext, PageView } from './views/page-context';
 import { remindersView } from './views/reminders-view';
 import { syncHistoryView } from './views/sync-history-view';
+import { tasksView } from './views/tasks-view';
 import { weekView } from './views/week-view';
 
 /*
@@ -58,8 +59,8 @@ const shell = {
   testNotification: byId<HTMLButtonElement>('test-notification'),
 };
 
-type ViewName = 'reminders' | 'week' | 'ask' | 'chat' | 'sync';
-const VIEW_NAMES: readonly ViewName[] = ['reminders', 'week', 'ask', 'chat', 'sync'];
+type ViewName = 'reminders' | 'week' | 'ask' | 'chat' | 'sync' | 'tasks';
+const VIEW_NAMES: readonly ViewName[] = ['reminders', 'week', 'ask', 'chat', 'sync', 'tasks'];
 
 let api: CompanionApi | null = null;
 let vaultName = '';
@@ -81,6 +82,7 @@ const views: Record<ViewName, PageView> = {
   ask: askView(context),
   chat: chatView(context),
   sync: syncHistoryView(context),
+  tasks: tasksView(context),
 };
 let current: ViewName = 'reminders';
 
