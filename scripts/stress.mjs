@@ -25,6 +25,9 @@
 //           --load-seconds s, plus GET /health every 100 ms: p50/p99 and how many got 429.
 //   pdf     --bombs PDF decompression bombs (each inflating to --bomb-mb MB) uploaded at once
 //           through ingest: the companion's RSS before, at its peak, and 10 s after.
+//   uploads --uploads PDFs of --upload-mb MB each uploaded at once through ingest: peak RSS of
+//           the companion alone and of its process tree (PDF readers included), and how each
+//           upload was answered.
 // Everything runs on 127.0.0.1 in a temporary folder that is removed at the end; the server is
 // stopped (SIGTERM, then SIGKILL after 5 s) whatever happens.
 import { spawn, spawnSync } from 'node:child_process';
@@ -48,7 +51,7 @@ import { parseArgs } from 'node:util';
 import { deflateSync } from 'node:zlib';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../..');
-const PARTS = ['edits', 'kill', 'load', 'pdf'];
+const PARTS = ['edits', 'kill', 'load', 'pdf', 'uploads'];
 const WRITERS = ['append', 'rename', 'inplace'];
 const { values } = parseArgs({
   options: {
@@ -63,6 +66,8 @@ const { values } = parseArgs({
     'load-seconds': { type: 'string', default: '30' },
     bombs: { type: 'string', default: '4' },
     'bomb-mb': { type: 'string', default: '300' },
+    uploads: { type: 'string', default: '12' },
+    'upload-mb': { type: 'string', default: '45' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -92,6 +97,12 @@ if (!(Number.isInteger(bombCount) && bombCount >= 1 && bombCount <= 16))
   throw new Error('--bombs must be an integer in [1, 16]');
 if (!(Number.isInteger(bombMegabytes) && bombMegabytes >= 1 && bombMegabytes <= 1000))
   throw new Error('--bomb-mb must be an integer in [1, 1000]');
+const uploadCount = Number(values.uploads);
+const uploadMegabytes = Number(values['upload-mb']);
+if (!(Number.isInteger(uploadCount) && uploadCount >= 1 && uploadCount <= 32))
+  throw new Error('--uploads must be an integer in [1, 32]');
+if (!(Number.isInteger(uploadMegabytes) && uploadMegabytes >= 1 && uploadMegabytes <= 49))
+  throw new Error('--upload-mb must be an integer in [1, 49] (ingest takes up to 50 MB)');
 const writers = values.writers ?? WRITERS;
 for (const writer of writers) {
   if (!WRITERS.includes(writer)) throw new Error(`--writers must be one of ${WRITERS.join(', ')}`);
@@ -724,6 +735,138 @@ async function pdfBombs() {
   }
 }
 
+/** Resident memory of `pid` and every process below it, in MB (Linux /proc). */
+async function treeRssMb(pid) {
+  const parents = new Map();
+  for (const entry of await readdir('/proc').catch(() => [])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Field 4 (ppid) follows the command name, which is in parentheses and may hold spaces.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (Number.isInteger(ppid)) parents.set(Number(entry), ppid);
+  }
+  const tree = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [child, parent] of parents) {
+      if (tree.has(parent) && !tree.has(child)) {
+        tree.add(child);
+        grew = true;
+      }
+    }
+  }
+  let total = 0;
+  for (const member of tree) total += (await rssMb(member)) || 0;
+  return total;
+}
+
+/**
+ * A valid PDF of about `megabytes` MB: one page of searchable text, plus an unreferenced
+ * stream of random bytes (an embedded image's worth) that makes up the size.
+ */
+function largePdf(n, megabytes) {
+  const text = `BT /F1 12 Tf 72 720 Td (Upload ${n} carries the word zeppelin${n}) Tj ET`;
+  const filler = randomBytes(megabytes * 1024 * 1024);
+  const objects = [
+    Buffer.from('<</Type/Catalog/Pages 2 0 R>>'),
+    Buffer.from('<</Type/Pages/Kids[3 0 R]/Count 1>>'),
+    Buffer.from(
+      '<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R' +
+        '/Resources<</Font<</F1 6 0 R>>>>>>',
+    ),
+    Buffer.from(`<</Length ${text.length}>> stream\n${text}\nendstream`),
+    Buffer.concat([
+      Buffer.from(`<</Length ${filler.length}>> stream\n`),
+      filler,
+      Buffer.from('\nendstream'),
+    ]),
+    Buffer.from('<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>'),
+  ];
+  const pieces = [Buffer.from('%PDF-1.4\n')];
+  let offset = pieces[0].length;
+  const offsets = [];
+  for (const [i, body] of objects.entries()) {
+    offsets.push(offset);
+    const piece = Buffer.concat([Buffer.from(`${i + 1} 0 obj `), body, Buffer.from(' endobj\n')]);
+    pieces.push(piece);
+    offset += piece.length;
+  }
+  const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`];
+  for (const at of offsets) xref.push(`${String(at).padStart(10, '0')} 00000 n \n`);
+  xref.push(`trailer <</Size ${objects.length + 1}/Root 1 0 R>>\nstartxref\n${offset}\n%%EOF\n`);
+  pieces.push(Buffer.from(xref.join('')));
+  return Buffer.concat(pieces);
+}
+
+async function parallelUploads() {
+  const root = await mkdtemp(join(tmpdir(), 'cairn-stress-uploads-'));
+  const vault = join(root, 'vault');
+  let server;
+  try {
+    await mkdir(vault, { recursive: true });
+    server = await startCompanion(vault, join(root, 'data'));
+    const pid = server.child.pid;
+    await sleep(3000);
+    const before = { own: await rssMb(pid), tree: await treeRssMb(pid) };
+    const files = Array.from({ length: uploadCount }, (_, i) => largePdf(i, uploadMegabytes));
+    const peak = { ...before };
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak.own = Math.max(peak.own, await rssMb(pid));
+        peak.tree = Math.max(peak.tree, await treeRssMb(pid));
+        await sleep(100);
+      }
+    })();
+    const started = Date.now();
+    const answers = await Promise.all(
+      files.map(async (file, i) => {
+        const form = new FormData();
+        form.append('file', new Blob([file], { type: 'application/pdf' }), `upload-${i}.pdf`);
+        const response = await fetch(`${server.url}/api/v1/ingest`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}` },
+          body: form,
+        });
+        const body = await response.json();
+        return { status: response.status, seconds: (Date.now() - started) / 1000, body };
+      }),
+    );
+    await sleep(5_000);
+    sampling = false;
+    await sampler;
+    const after = { own: await rssMb(pid), tree: await treeRssMb(pid) };
+    const saved = (await readdir(vault, { recursive: true })).filter((name) =>
+      name.endsWith('.pdf'),
+    ).length;
+    const indexed = answers.filter((answer) => answer.body.indexed === true).length;
+    console.log(
+      `\n## ${uploadCount} concurrent uploads of ${(files[0].length / 1024 / 1024).toFixed(1)} MB PDFs via ingest\n`,
+    );
+    console.log('| measure | companion | process tree |');
+    console.log('|---|---|---|');
+    console.log(`| RSS before | ${before.own} MB | ${before.tree} MB |`);
+    console.log(`| RSS peak | ${peak.own} MB | ${peak.tree} MB |`);
+    console.log(`| RSS 5 s after | ${after.own} MB | ${after.tree} MB |`);
+    console.log(`\n| outcome | value |`);
+    console.log('|---|---|');
+    const statuses = new Map();
+    for (const answer of answers)
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+    console.log(`| answers | ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(', ')} |`);
+    console.log(`| files saved | ${saved} |`);
+    console.log(`| indexed | ${indexed} |`);
+    console.log(`| slowest answer | ${Math.max(...answers.map((a) => a.seconds)).toFixed(1)} s |`);
+    if (values.verbose) {
+      for (const answer of answers) console.log(JSON.stringify(answer.body).slice(0, 300));
+    }
+    return answers.filter((answer) => answer.status !== 201).length;
+  } finally {
+    await server?.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
 build();
 let failures = 0;
 if (parts.includes('edits')) {
@@ -747,5 +890,6 @@ if (parts.includes('edits')) {
 if (parts.includes('kill')) failures += await killAroundDueReminders();
 if (parts.includes('load')) failures += await loadOnSearch();
 if (parts.includes('pdf')) failures += await pdfBombs();
+if (parts.includes('uploads')) failures += await parallelUploads();
 
 process.exitCode = failures === 0 ? 0 : 1;
