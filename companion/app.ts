@@ -1,7 +1,7 @@
 import helmet from '@fastify/helmet';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { Clock, Embedder } from '../shared/ports';
 import { ownerThenStored, registerTokenAuth } from './auth/require-token';
 import { TokenStore } from './auth/token-store';
@@ -343,6 +343,7 @@ export async function buildApp(
   await registerIngestRoute(app, {
     vault: deps.config.vault,
     folder: deps.config.folders.attachments,
+    uploadFolder: join(deps.config.dataDir, 'uploads'),
     memory: writeMemory,
     ...indexNow,
   });
