@@ -15,10 +15,11 @@
 //           `inplace` (read, then rewrite the note's own file: editors). Then every outside
 //           line, and every chat append and memory answered as written, is looked for in the
 //           note or a conflict copy beside it (`*.conflict-*.md`). Lost must be 0.
-//   kill    SIGKILL around due reminders. --reminders reminder notes fall due at two whole minutes while
+//   kill    SIGKILL in due bursts. --reminders reminder notes fall due at two whole minutes while
 //           two devices are subscribed at a local HTTPS push service (test/fakes/push-service.ts,
 //           its own throwaway certificate, trusted through NODE_EXTRA_CA_CERTS); the companion
-//           is killed with SIGKILL --kills times at random moments and restarted each time.
+//           is killed with SIGKILL --kills times, half in each due burst (while its sends are in
+//           flight), and restarted each time.
 //           Then every (reminder, device) must have been delivered exactly once: lost and
 //           duplicated are counted.
 //   load    --load-clients clients (one token, one address) on search and answer for
@@ -176,7 +177,8 @@ async function startCompanion(vault, data, extraEnv = {}, port = undefined) {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the companion exited: ${stderr}`);
     try {
-      if ((await fetch(`${url}/health`)).ok) break;
+      // Bounded: a connection the companion accepted but never answers must not hang the run.
+      if ((await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) })).ok) break;
     } catch {
       // not listening yet
     }
@@ -206,6 +208,7 @@ async function api(url, method, path, body) {
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(120_000),
   });
   const text = await response.text();
   return { status: response.status, text };
@@ -518,20 +521,34 @@ async function killAroundDueReminders() {
     }
     for (const note of notes) await writeFile(join(vault, note.path), note.text);
     const lastDue = start + 60_000;
-    // The kills: random moments from 5 s before the first due to 10 s after the last.
-    const moments = Array.from({ length: killCount }, () => start - 5_000 + Math.random() * 75_000);
-    moments.sort((a, b) => a - b);
-    let kills = 0;
-    for (const moment of moments) {
-      await sleep(Math.max(0, moment - Date.now()));
-      await server.kill();
-      kills++;
-      server = await startCompanion(vault, data, env, port);
-    }
-    await sleep(Math.max(0, lastDue + 10_000 - Date.now()));
     const expected = reminderCount * devices.length;
     const delivered = () =>
       service.messages.filter((m) => m.answered === 201 && m.payload !== null).length;
+    const progress = (text) => {
+      if (values.verbose) console.error(`[kill ${new Date().toISOString().slice(11, 23)}] ${text}`);
+    };
+    // The kills land in the due bursts, where sends are in flight: half in each burst, the
+    // first 0-1 s after the due instant, each next one 0.3-1.5 s after the restart (the
+    // restart resends what the kill left claimed: a burst again). A kill is counted as in a
+    // burst when deliveries of that burst were still outstanding at the moment it landed.
+    let kills = 0;
+    let killsInBurst = 0;
+    for (const [burst, due] of [start, lastDue].entries()) {
+      const inThisBurst = burst === 0 ? Math.ceil(killCount / 2) : Math.floor(killCount / 2);
+      const burstTarget = (expected / 2) * (burst + 1);
+      await sleep(Math.max(0, due + Math.random() * 1000 - Date.now()));
+      for (let k = 0; k < inThisBurst; k++) {
+        const outstanding = burstTarget - delivered();
+        await server.kill();
+        kills++;
+        if (outstanding > 0) killsInBurst++;
+        progress(`kill ${kills}: ${outstanding} of this burst outstanding`);
+        server = await startCompanion(vault, data, env, port);
+        progress(`restarted; ${delivered()} delivered`);
+        await sleep(300 + Math.random() * 1200);
+      }
+    }
+    await sleep(Math.max(0, lastDue + 10_000 - Date.now()));
     const deadline = Date.now() + 60_000;
     while (delivered() < expected && Date.now() < deadline) await sleep(500);
 
@@ -559,6 +576,7 @@ async function killAroundDueReminders() {
     );
     console.log('| measure | value |');
     console.log('|---|---|');
+    console.log(`| kills with deliveries of the burst outstanding | ${killsInBurst} |`);
     console.log(`| deliveries expected | ${expected} |`);
     console.log(`| delivered (201) | ${delivered()} |`);
     console.log(`| lost (reminder, device) | ${lost} |`);
