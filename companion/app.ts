@@ -324,7 +324,7 @@ export async function buildApp(
         }
       : {}),
   });
-  await registerMemoryRoutes(app, memories);
+  await registerMemoryRoutes(app, memories, join(deps.config.dataDir, 'uploads'));
   if (reminderService) registerMemoryReminderRoute(app, memories, reminderService);
   // An LLM category still on its way is written before the vault is let go.
   app.addHook('preClose', async () => {
