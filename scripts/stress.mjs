@@ -139,8 +139,17 @@ async function freePort() {
   });
 }
 
-/** Starts dist/companion/cli.mjs on `vault`; resolves once /health answers. */
-async function startCompanion(vault, data, extraEnv = {}, port = undefined) {
+/**
+ * Starts dist/companion/cli.mjs on `vault`; resolves once /health answers (within `startMs`),
+ * or at once with `wait: false` (call `ready()` later). A start that fails kills its process.
+ */
+async function startCompanion(
+  vault,
+  data,
+  extraEnv = {},
+  port = undefined,
+  { wait = true, startMs = 60_000 } = {},
+) {
   port ??= await freePort();
   const child = spawn(
     process.execPath,
@@ -173,18 +182,25 @@ async function startCompanion(vault, data, extraEnv = {}, port = undefined) {
     stderr = (stderr + chunk).slice(-4000);
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the companion exited: ${stderr}`);
-    try {
-      // Bounded: a connection the companion accepted but never answers must not hang the run.
-      if ((await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) })).ok) break;
-    } catch {
-      // not listening yet
+  const ready = async (withinMs = startMs) => {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the companion exited: ${stderr}`);
+      try {
+        // Bounded: a connection the companion accepted but never answers must not hang the run.
+        if ((await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) })).ok) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        // Never leave it running: its open pipe (and its pushes) would keep this run alive.
+        child.kill('SIGKILL');
+        throw new Error(`the companion did not start within ${withinMs / 1000} s: ${stderr}`);
+      }
+      await sleep(100);
     }
-    if (Date.now() > deadline) throw new Error(`the companion did not start: ${stderr}`);
-    await sleep(100);
-  }
+  };
+  if (wait) await ready();
   const stop = async () => {
     if (child.exitCode !== null) return;
     child.kill('SIGTERM');
@@ -197,7 +213,7 @@ async function startCompanion(vault, data, extraEnv = {}, port = undefined) {
     child.kill('SIGKILL');
     await new Promise((done) => child.once('exit', done));
   };
-  return { url, port, child, stop, kill };
+  return { url, port, child, stop, kill, ready };
 }
 
 async function api(url, method, path, body) {
@@ -528,9 +544,9 @@ async function killAroundDueReminders() {
       if (values.verbose) console.error(`[kill ${new Date().toISOString().slice(11, 23)}] ${text}`);
     };
     // The kills land in the due bursts, where sends are in flight: half in each burst, the
-    // first 0-1 s after the due instant, each next one 0.3-1.5 s after the restart (the
-    // restart resends what the kill left claimed: a burst again). A kill is counted as in a
-    // burst when deliveries of that burst were still outstanding at the moment it landed.
+    // first 0-1 s after the due instant, each next one 0-0.3 s after the restarted process
+    // sent its first message (a start resends what the kill left claimed: a burst again). A
+    // kill counts as in a burst when deliveries of that burst were outstanding as it landed.
     let kills = 0;
     let killsInBurst = 0;
     for (const [burst, due] of [start, lastDue].entries()) {
@@ -543,11 +559,25 @@ async function killAroundDueReminders() {
         kills++;
         if (outstanding > 0) killsInBurst++;
         progress(`kill ${kills}: ${outstanding} of this burst outstanding`);
-        server = await startCompanion(vault, data, env, port);
+        // Not waited for: a start sends what is due (and what the kill left claimed) before it
+        // listens, and the next kill is meant to land in that burst.
+        server = await startCompanion(vault, data, env, port, { wait: false });
         progress(`restarted; ${delivered()} delivered`);
-        await sleep(300 + Math.random() * 1200);
+        // The next kill lands once the new process is sending again (or nothing is left).
+        const seen = service.messages.length;
+        const waitUntil = Date.now() + 20_000;
+        while (
+          service.messages.length === seen &&
+          delivered() < burstTarget &&
+          Date.now() < waitUntil
+        ) {
+          await sleep(20);
+        }
+        await sleep(Math.random() * 300);
       }
     }
+    await server.ready(120_000);
+    progress(`last start listening; ${delivered()} delivered`);
     await sleep(Math.max(0, lastDue + 10_000 - Date.now()));
     const deadline = Date.now() + 60_000;
     while (delivered() < expected && Date.now() < deadline) await sleep(500);
@@ -592,6 +622,9 @@ async function killAroundDueReminders() {
       console.log('missed:', missed.text.slice(0, 400));
     }
     return lost + duplicated;
+  } catch (error) {
+    console.error(`kill run failed: ${error.stack ?? error}`);
+    throw error;
   } finally {
     await server?.stop();
     await service.close();
