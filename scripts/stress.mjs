@@ -25,7 +25,8 @@
 //   load    --load-clients clients (one token, one address) on search and answer for
 //           --load-seconds s, plus GET /health every 100 ms: p50/p99 and how many got 429.
 //   pdf     --bombs PDF decompression bombs (each inflating to --bomb-mb MB) uploaded at once
-//           through ingest: the companion's RSS before, at its peak, and 10 s after.
+//           through ingest: the companion's RSS before, at its peak, and 10 s after, and the
+//           peak of its process tree (the PDF readers are child processes).
 //   uploads --uploads PDFs of --upload-mb MB each uploaded at once through ingest: peak RSS of
 //           the companion alone and of its process tree (PDF readers included), and how each
 //           upload was answered.
@@ -739,11 +740,14 @@ async function pdfBombs() {
     const before = await rssMb(pid);
     const bomb = pdfBomb(bombMegabytes);
     let peak = before;
+    // The PDF readers are child processes: the whole tree is what the machine pays.
+    let treePeak = before;
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         peak = Math.max(peak, await rssMb(pid));
-        await sleep(200);
+        treePeak = Math.max(treePeak, await treeRssMb(pid));
+        await sleep(100);
       }
     })();
     const started = Date.now();
@@ -771,6 +775,7 @@ async function pdfBombs() {
     console.log('|---|---|');
     console.log(`| companion RSS before | ${before} MB |`);
     console.log(`| companion RSS peak | ${peak} MB |`);
+    console.log(`| process tree RSS peak (companion + PDF readers) | ${treePeak} MB |`);
     console.log(`| companion RSS 10 s after | ${after} MB |`);
     for (const [i, answer] of answers.entries()) {
       const outcome =
