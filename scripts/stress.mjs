@@ -550,6 +550,7 @@ async function killAroundDueReminders() {
     // kill counts as in a burst when deliveries of that burst were outstanding as it landed.
     let kills = 0;
     let killsInBurst = 0;
+    const killTimes = [];
     for (const [burst, due] of [start, lastDue].entries()) {
       const inThisBurst = burst === 0 ? Math.ceil(killCount / 2) : Math.floor(killCount / 2);
       const burstTarget = (expected / 2) * (burst + 1);
@@ -557,6 +558,7 @@ async function killAroundDueReminders() {
       for (let k = 0; k < inThisBurst; k++) {
         const outstanding = burstTarget - delivered();
         await server.kill();
+        killTimes.push(Date.now());
         kills++;
         if (outstanding > 0) killsInBurst++;
         progress(`kill ${kills}: ${outstanding} of this burst outstanding`);
@@ -584,11 +586,16 @@ async function killAroundDueReminders() {
     while (delivered() < expected && Date.now() < deadline) await sleep(500);
 
     const counts = new Map();
+    // Each second copy is put down to the last kill before it arrived.
+    const duplicatesAfterKill = new Array(killTimes.length + 1).fill(0);
     for (const message of service.messages) {
       if (message.answered !== 201 || message.payload === null) continue;
       const { reminder_id: id } = JSON.parse(message.payload);
       const key = `${id}|${message.subscription}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
+      if (counts.get(key) > 1) {
+        duplicatesAfterKill[killTimes.filter((at) => at <= message.at).length]++;
+      }
     }
     let lost = 0;
     let duplicated = 0;
@@ -612,6 +619,8 @@ async function killAroundDueReminders() {
     console.log(`| delivered (201) | ${delivered()} |`);
     console.log(`| lost (reminder, device) | ${lost} |`);
     console.log(`| duplicated deliveries | ${duplicated} |`);
+    console.log(`| most duplicates after one kill | ${Math.max(...duplicatesAfterKill)} |`);
+    console.log(`| duplicates with no kill before them | ${duplicatesAfterKill[0]} |`);
     console.log(`| listed missed | ${missedCount} |`);
     if (values.verbose) {
       const statuses = new Map();
