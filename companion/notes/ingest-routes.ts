@@ -126,7 +126,13 @@ async function ingest(
   // the file's name and content.
   const content = { file: upload.filename, sha256: upload.sha256 };
   return answerOnce(deps.memory, request, reply, content, async () => {
-    const path = await saveUnique(deps, stem, extension, upload.file);
+    let path: string;
+    try {
+      path = await saveUnique(deps, stem, extension, upload.file);
+    } finally {
+      // Gone before the answer is sent (answerOnce sends it itself), not only after.
+      await upload.remove();
+    }
     const undo = async (): Promise<void> => {
       // Only while the file still holds exactly the upload: nothing written meanwhile is lost.
       const removed = await removeVaultFile(deps.vault, path, upload.sha256).then(
