@@ -1,7 +1,7 @@
 import helmet from '@fastify/helmet';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { Clock, Embedder } from '../shared/ports';
 import { ownerThenStored, registerTokenAuth } from './auth/require-token';
 import { TokenStore } from './auth/token-store';
@@ -323,7 +323,7 @@ export async function buildApp(
         }
       : {}),
   });
-  await registerMemoryRoutes(app, memories);
+  await registerMemoryRoutes(app, memories, join(deps.config.dataDir, 'uploads'));
   if (reminderService) registerMemoryReminderRoute(app, memories, reminderService);
   // An LLM category still on its way is written before the vault is let go.
   app.addHook('preClose', async () => {
@@ -342,6 +342,7 @@ export async function buildApp(
   await registerIngestRoute(app, {
     vault: deps.config.vault,
     folder: deps.config.folders.attachments,
+    uploadFolder: join(deps.config.dataDir, 'uploads'),
     memory: writeMemory,
     ...indexNow,
   });
