@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
-import { configDefaults, defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
  * The tests that load the real embedding model (USE-lite weights on TF.js or ONNX, in process
@@ -21,6 +21,42 @@ const REAL_MODEL_TESTS = [
   'test/companion/search/answer-service.test.ts',
   'test/companion/search/use-lite-index.test.ts',
 ];
+
+/**
+ * The files that replace a module with `vi.mock` (node:fs, node:fs/promises, obsidian): a mock
+ * is per module graph, so they run isolated while the rest of their tree shares one graph per
+ * worker (importing Fastify, SQLite and the Svelte views once instead of once a file roughly
+ * halves the CPU the companion and plugin projects use).
+ */
+const MODULE_MOCK_TESTS = [
+  'test/companion/search/restart.test.ts',
+  'test/companion/vault/folder-watcher.test.ts',
+  'test/companion/vault/atomic-write-storage.test.ts',
+  'test/plugin/main.test.ts',
+  'test/plugin/connection/obsidian/request-url-transport.test.ts',
+];
+
+/** The plugin's tests: a DOM with the Obsidian API mocked, Svelte compiled as it ships. */
+function pluginProject(name: string, isolated: boolean): TestProjectInlineConfiguration {
+  const mocking = MODULE_MOCK_TESTS.filter((file) => file.startsWith('test/plugin/'));
+  return {
+    plugins: [svelte({ compilerOptions: { dev: false } })],
+    resolve: {
+      alias: { obsidian: 'obsidian-test-mocks/obsidian' },
+      conditions: ['browser'],
+    },
+    test: {
+      name,
+      include: isolated ? mocking : ['test/plugin/**/*.test.ts'],
+      exclude: isolated ? configDefaults.exclude : [...configDefaults.exclude, ...mocking],
+      environment: 'happy-dom',
+      isolate: isolated,
+      // The bundle tests share one main.js build per run (test/helpers/plugin-bundle.ts).
+      globalSetup: ['test/helpers/once-per-run-setup.ts'],
+      testTimeout: 30_000,
+    },
+  };
+}
 
 // One project per source tree so each runs in the environment it ships to:
 // shared and companion in Node, the plugin in a DOM with the Obsidian API mocked.
@@ -52,7 +88,17 @@ export default defineConfig({
         test: {
           name: 'companion',
           include: ['test/companion/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...REAL_MODEL_TESTS],
+          exclude: [...configDefaults.exclude, ...REAL_MODEL_TESTS, ...MODULE_MOCK_TESTS],
+          environment: 'node',
+          isolate: false,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'companion-isolated',
+          include: MODULE_MOCK_TESTS.filter((file) => file.startsWith('test/companion/')),
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -67,21 +113,8 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
-      {
-        plugins: [svelte({ compilerOptions: { dev: false } })],
-        resolve: {
-          alias: { obsidian: 'obsidian-test-mocks/obsidian' },
-          conditions: ['browser'],
-        },
-        test: {
-          name: 'plugin',
-          include: ['test/plugin/**/*.test.ts'],
-          environment: 'happy-dom',
-          // The bundle tests share one main.js build per run (test/helpers/plugin-bundle.ts).
-          globalSetup: ['test/helpers/once-per-run-setup.ts'],
-          testTimeout: 30_000,
-        },
-      },
+      pluginProject('plugin', false),
+      pluginProject('plugin-isolated', true),
       {
         test: {
           name: 'e2e',

@@ -1,14 +1,13 @@
 import helmet from '@fastify/helmet';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { Clock, Embedder } from '../shared/ports';
 import { ownerThenStored, registerTokenAuth } from './auth/require-token';
 import { TokenStore } from './auth/token-store';
 import { AuditLog } from './audit/audit-log';
 import { registerWriteAudit } from './audit/audit-hooks';
 import { registerAuditRoutes } from './audit/audit-routes';
-import { ToolRegistry } from './clients/tool-registry';
 import { cairnClientErrorHandler, cairnFrameworkErrors, refuseLongUrls } from './http/client-error';
 import { registerMcpRoute } from './clients/mcp-routes';
 import { registerChatCompletionsRoute } from './clients/chat-completions-routes';
@@ -30,7 +29,7 @@ import { MetricsRegistry } from './metrics/registry';
 import { registerAnswerRoute } from './search/answer-routes';
 import { registerDecisionsRoute, registerKnowledgeHealthRoute } from './search/decision-routes';
 import { registerChat } from './chat/register-chat';
-import { ToolService, registerToolRoutes } from './tools';
+import { ToolRegistry, ToolService, registerToolRoutes } from './tools';
 import type { ToolServiceOptions } from './tools';
 import { readPluginDataFile } from './vault/plugin-settings';
 import type { ChatAppOptions } from './chat/register-chat';
@@ -337,7 +336,7 @@ export async function buildApp(
         }
       : {}),
   });
-  await registerMemoryRoutes(app, memories);
+  await registerMemoryRoutes(app, memories, join(deps.config.dataDir, 'uploads'));
   if (reminderService) registerMemoryReminderRoute(app, memories, reminderService);
   // An LLM category still on its way is written before the vault is let go.
   app.addHook('preClose', async () => {
@@ -356,6 +355,7 @@ export async function buildApp(
   await registerIngestRoute(app, {
     vault: deps.config.vault,
     folder: deps.config.folders.attachments,
+    uploadFolder: join(deps.config.dataDir, 'uploads'),
     memory: writeMemory,
     ...indexNow,
   });

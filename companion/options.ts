@@ -116,7 +116,8 @@ export const OPTIONS = [
     env: 'CAIRN_DIGEST',
     kind: 'string',
     value: '<"mon 08:00"|off>',
-    description: 'When the weekly digest is written (weekday and time in the time zone), or off',
+    description:
+      'Slot the weekly digest task is created with on first start (weekday and time), or off',
     defaultText: 'mon 08:00',
   },
   {

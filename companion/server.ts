@@ -1,9 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { DEFAULT_DIGEST_FOLDER, DEFAULT_DIGEST_SCHEDULE } from '../shared/digest';
-import { DigestScheduler } from './digest/digest-scheduler';
 import { DigestService } from './digest/digest-service';
 import { DigestStore } from './digest/digest-store';
-import { nodeTimer } from './reminders/timer';
 import type { Agent } from 'node:https';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
@@ -308,6 +306,10 @@ async function startOnLockedFolder(
       logger: options.logger,
       afterWrite: (paths) => feed.refresh(paths),
       ...(summarizer ? { summarizer } : {}),
+      // The weekly digest is a task (docs/tasks.md), created on the first start unless off.
+      ...(config.digest === null
+        ? {}
+        : { builtinDigest: config.digest ?? DEFAULT_DIGEST_SCHEDULE }),
     });
     app = await buildApp(
       {
@@ -422,31 +424,8 @@ async function startOnLockedFolder(
   app.addHook('onClose', () => reminderLink.close());
   // Written once listening (below); removed when this server stops, if it still names it.
   app.addHook('onClose', () => removeServerFile(config.dataDir, process.pid));
-  // Weekly digest (docs/clients.md): once the first scan is through (its lists come from the index),
-  // write a digest that came due while down, then sleep until the next slot.
-  if (config.digest !== null) {
-    const digests = new DigestScheduler({
-      service: digest,
-      schedule: config.digest ?? DEFAULT_DIGEST_SCHEDULE,
-      zone: config.timezone,
-      clock: options.clock,
-      timer: nodeTimer,
-      logger: options.logger,
-    });
-    const digestsStarted = indexer.whenIdle().then(() => digests.start());
-    digestsStarted.catch((error: unknown) => {
-      options.logger.error(
-        { err: { message: (error as Error).message } },
-        'the digest schedule did not start',
-      );
-    });
-    app.addHook('onClose', async () => {
-      await digestsStarted.catch(() => undefined);
-      await digests.stop();
-    });
-  }
-
-  // Tasks search the index: they start once the first scan is in (a slot due meanwhile runs then).
+  // Tasks search the index: they start once the first scan is in (a slot due meanwhile runs
+  // then). The weekly digest is one of them, written from the index's lists.
   const tasksStarted = indexer.whenIdle().then(() => tasks.start(feed));
   tasksStarted.catch((error: unknown) => {
     options.logger.error(

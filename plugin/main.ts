@@ -12,6 +12,7 @@ import { registerNoteCommands } from './notes/obsidian/note-commands';
 import { setUpReminders } from './reminders/obsidian/reminder-setup';
 import { setUpWeek } from './week/obsidian/week-setup';
 import { setUpKnowledgeHealth } from './health/obsidian/knowledge-health-view';
+import { setUpScheduledTasks } from './tasks/obsidian/scheduled-tasks-view';
 import { ObsidianHttpTransport } from './connection/obsidian/request-url-transport';
 import { SEARCH_HOVER_SOURCE, SearchModal } from './search/obsidian/search-modal';
 import { CairnSettingTab } from './settings/obsidian/settings-tab';
@@ -162,6 +163,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
       readReminders: reminders.read,
     });
     setUpKnowledgeHealth(this, { client, companionUrl: () => this.settings.companion.url });
+    setUpScheduledTasks(this, { client, companionUrl: () => this.settings.companion.url });
     this.related = setUpRelatedNotes(this, {
       relatedChunks: (path, limit) =>
         this.vaultSearch instanceof SearchService
@@ -191,7 +193,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
 
   /** The chat runs over the vault and its search; built now so start-up stays quick. */
   private startChat(): void {
-    const { services, notes, files, memories } = createChatServices({
+    const { services, notes, files, memories, tools } = createChatServices({
       app: this.app,
       settings: () => this.settings,
       vaultSearch: () => this.vaultSearch,
@@ -213,6 +215,7 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     this.register(() => {
       this.chat.set(null);
       services.session.dispose();
+      tools.close();
     });
   }
 
@@ -414,6 +417,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
 
   openSyncPairing(): void {
     this.sync?.openPairing();
+  }
+
+  openSyncUnpairing(): void {
+    this.sync?.openUnpairing();
   }
 
   applySearchSettings(): void {

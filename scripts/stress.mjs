@@ -15,16 +15,21 @@
 //           `inplace` (read, then rewrite the note's own file: editors). Then every outside
 //           line, and every chat append and memory answered as written, is looked for in the
 //           note or a conflict copy beside it (`*.conflict-*.md`). Lost must be 0.
-//   kill    SIGKILL around due reminders. --reminders reminder notes fall due at two whole minutes while
+//   kill    SIGKILL in due bursts. --reminders reminder notes fall due at two whole minutes while
 //           two devices are subscribed at a local HTTPS push service (test/fakes/push-service.ts,
 //           its own throwaway certificate, trusted through NODE_EXTRA_CA_CERTS); the companion
-//           is killed with SIGKILL --kills times at random moments and restarted each time.
+//           is killed with SIGKILL --kills times, half in each due burst (while its sends are in
+//           flight), and restarted each time.
 //           Then every (reminder, device) must have been delivered exactly once: lost and
 //           duplicated are counted.
 //   load    --load-clients clients (one token, one address) on search and answer for
 //           --load-seconds s, plus GET /health every 100 ms: p50/p99 and how many got 429.
 //   pdf     --bombs PDF decompression bombs (each inflating to --bomb-mb MB) uploaded at once
-//           through ingest: the companion's RSS before, at its peak, and 10 s after.
+//           through ingest: the companion's RSS before, at its peak, and 10 s after, and the
+//           peak of its process tree (the PDF readers are child processes).
+//   uploads --uploads PDFs of --upload-mb MB each uploaded at once through ingest: peak RSS of
+//           the companion alone and of its process tree (PDF readers included), and how each
+//           upload was answered.
 // Everything runs on 127.0.0.1 in a temporary folder that is removed at the end; the server is
 // stopped (SIGTERM, then SIGKILL after 5 s) whatever happens.
 import { spawn, spawnSync } from 'node:child_process';
@@ -48,7 +53,7 @@ import { parseArgs } from 'node:util';
 import { deflateSync } from 'node:zlib';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../..');
-const PARTS = ['edits', 'kill', 'load', 'pdf'];
+const PARTS = ['edits', 'kill', 'load', 'pdf', 'uploads'];
 const WRITERS = ['append', 'rename', 'inplace'];
 const { values } = parseArgs({
   options: {
@@ -63,6 +68,8 @@ const { values } = parseArgs({
     'load-seconds': { type: 'string', default: '30' },
     bombs: { type: 'string', default: '4' },
     'bomb-mb': { type: 'string', default: '300' },
+    uploads: { type: 'string', default: '12' },
+    'upload-mb': { type: 'string', default: '45' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -92,6 +99,12 @@ if (!(Number.isInteger(bombCount) && bombCount >= 1 && bombCount <= 16))
   throw new Error('--bombs must be an integer in [1, 16]');
 if (!(Number.isInteger(bombMegabytes) && bombMegabytes >= 1 && bombMegabytes <= 1000))
   throw new Error('--bomb-mb must be an integer in [1, 1000]');
+const uploadCount = Number(values.uploads);
+const uploadMegabytes = Number(values['upload-mb']);
+if (!(Number.isInteger(uploadCount) && uploadCount >= 1 && uploadCount <= 32))
+  throw new Error('--uploads must be an integer in [1, 32]');
+if (!(Number.isInteger(uploadMegabytes) && uploadMegabytes >= 1 && uploadMegabytes <= 49))
+  throw new Error('--upload-mb must be an integer in [1, 49] (ingest takes up to 50 MB)');
 const writers = values.writers ?? WRITERS;
 for (const writer of writers) {
   if (!WRITERS.includes(writer)) throw new Error(`--writers must be one of ${WRITERS.join(', ')}`);
@@ -127,8 +140,17 @@ async function freePort() {
   });
 }
 
-/** Starts dist/companion/cli.mjs on `vault`; resolves once /health answers. */
-async function startCompanion(vault, data, extraEnv = {}, port = undefined) {
+/**
+ * Starts dist/companion/cli.mjs on `vault`; resolves once /health answers (within `startMs`),
+ * or at once with `wait: false` (call `ready()` later). A start that fails kills its process.
+ */
+async function startCompanion(
+  vault,
+  data,
+  extraEnv = {},
+  port = undefined,
+  { wait = true, startMs = 60_000 } = {},
+) {
   port ??= await freePort();
   const child = spawn(
     process.execPath,
@@ -161,17 +183,25 @@ async function startCompanion(vault, data, extraEnv = {}, port = undefined) {
     stderr = (stderr + chunk).slice(-4000);
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the companion exited: ${stderr}`);
-    try {
-      if ((await fetch(`${url}/health`)).ok) break;
-    } catch {
-      // not listening yet
+  const ready = async (withinMs = startMs) => {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the companion exited: ${stderr}`);
+      try {
+        // Bounded: a connection the companion accepted but never answers must not hang the run.
+        if ((await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) })).ok) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        // Never leave it running: its open pipe (and its pushes) would keep this run alive.
+        child.kill('SIGKILL');
+        throw new Error(`the companion did not start within ${withinMs / 1000} s: ${stderr}`);
+      }
+      await sleep(100);
     }
-    if (Date.now() > deadline) throw new Error(`the companion did not start: ${stderr}`);
-    await sleep(100);
-  }
+  };
+  if (wait) await ready();
   const stop = async () => {
     if (child.exitCode !== null) return;
     child.kill('SIGTERM');
@@ -184,7 +214,7 @@ async function startCompanion(vault, data, extraEnv = {}, port = undefined) {
     child.kill('SIGKILL');
     await new Promise((done) => child.once('exit', done));
   };
-  return { url, port, child, stop, kill };
+  return { url, port, child, stop, kill, ready };
 }
 
 async function api(url, method, path, body) {
@@ -195,6 +225,7 @@ async function api(url, method, path, body) {
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(120_000),
   });
   const text = await response.text();
   return { status: response.status, text };
@@ -507,29 +538,64 @@ async function killAroundDueReminders() {
     }
     for (const note of notes) await writeFile(join(vault, note.path), note.text);
     const lastDue = start + 60_000;
-    // The kills: random moments from 5 s before the first due to 10 s after the last.
-    const moments = Array.from({ length: killCount }, () => start - 5_000 + Math.random() * 75_000);
-    moments.sort((a, b) => a - b);
-    let kills = 0;
-    for (const moment of moments) {
-      await sleep(Math.max(0, moment - Date.now()));
-      await server.kill();
-      kills++;
-      server = await startCompanion(vault, data, env, port);
-    }
-    await sleep(Math.max(0, lastDue + 10_000 - Date.now()));
     const expected = reminderCount * devices.length;
     const delivered = () =>
       service.messages.filter((m) => m.answered === 201 && m.payload !== null).length;
+    const progress = (text) => {
+      if (values.verbose) console.error(`[kill ${new Date().toISOString().slice(11, 23)}] ${text}`);
+    };
+    // The kills land in the due bursts, where sends are in flight: half in each burst, the
+    // first 0-1 s after the due instant, each next one 0-0.3 s after the restarted process
+    // sent its first message (a start resends what the kill left claimed: a burst again). A
+    // kill counts as in a burst when deliveries of that burst were outstanding as it landed.
+    let kills = 0;
+    let killsInBurst = 0;
+    const killTimes = [];
+    for (const [burst, due] of [start, lastDue].entries()) {
+      const inThisBurst = burst === 0 ? Math.ceil(killCount / 2) : Math.floor(killCount / 2);
+      const burstTarget = (expected / 2) * (burst + 1);
+      await sleep(Math.max(0, due + Math.random() * 1000 - Date.now()));
+      for (let k = 0; k < inThisBurst; k++) {
+        const outstanding = burstTarget - delivered();
+        await server.kill();
+        killTimes.push(Date.now());
+        kills++;
+        if (outstanding > 0) killsInBurst++;
+        progress(`kill ${kills}: ${outstanding} of this burst outstanding`);
+        // Not waited for: a start sends what is due (and what the kill left claimed) before it
+        // listens, and the next kill is meant to land in that burst.
+        server = await startCompanion(vault, data, env, port, { wait: false });
+        progress(`restarted; ${delivered()} delivered`);
+        // The next kill lands once the new process is sending again (or nothing is left).
+        const seen = service.messages.length;
+        const waitUntil = Date.now() + 20_000;
+        while (
+          service.messages.length === seen &&
+          delivered() < burstTarget &&
+          Date.now() < waitUntil
+        ) {
+          await sleep(20);
+        }
+        await sleep(Math.random() * 300);
+      }
+    }
+    await server.ready(120_000);
+    progress(`last start listening; ${delivered()} delivered`);
+    await sleep(Math.max(0, lastDue + 10_000 - Date.now()));
     const deadline = Date.now() + 60_000;
     while (delivered() < expected && Date.now() < deadline) await sleep(500);
 
     const counts = new Map();
+    // Each second copy is put down to the last kill before it arrived.
+    const duplicatesAfterKill = new Array(killTimes.length + 1).fill(0);
     for (const message of service.messages) {
       if (message.answered !== 201 || message.payload === null) continue;
       const { reminder_id: id } = JSON.parse(message.payload);
       const key = `${id}|${message.subscription}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
+      if (counts.get(key) > 1) {
+        duplicatesAfterKill[killTimes.filter((at) => at <= message.at).length]++;
+      }
     }
     let lost = 0;
     let duplicated = 0;
@@ -548,10 +614,13 @@ async function killAroundDueReminders() {
     );
     console.log('| measure | value |');
     console.log('|---|---|');
+    console.log(`| kills with deliveries of the burst outstanding | ${killsInBurst} |`);
     console.log(`| deliveries expected | ${expected} |`);
     console.log(`| delivered (201) | ${delivered()} |`);
     console.log(`| lost (reminder, device) | ${lost} |`);
     console.log(`| duplicated deliveries | ${duplicated} |`);
+    console.log(`| most duplicates after one kill | ${Math.max(...duplicatesAfterKill)} |`);
+    console.log(`| duplicates with no kill before them | ${duplicatesAfterKill[0]} |`);
     console.log(`| listed missed | ${missedCount} |`);
     if (values.verbose) {
       const statuses = new Map();
@@ -563,6 +632,9 @@ async function killAroundDueReminders() {
       console.log('missed:', missed.text.slice(0, 400));
     }
     return lost + duplicated;
+  } catch (error) {
+    console.error(`kill run failed: ${error.stack ?? error}`);
+    throw error;
   } finally {
     await server?.stop();
     await service.close();
@@ -677,11 +749,14 @@ async function pdfBombs() {
     const before = await rssMb(pid);
     const bomb = pdfBomb(bombMegabytes);
     let peak = before;
+    // The PDF readers are child processes: the whole tree is what the machine pays.
+    let treePeak = before;
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         peak = Math.max(peak, await rssMb(pid));
-        await sleep(200);
+        treePeak = Math.max(treePeak, await treeRssMb(pid));
+        await sleep(100);
       }
     })();
     const started = Date.now();
@@ -709,6 +784,7 @@ async function pdfBombs() {
     console.log('|---|---|');
     console.log(`| companion RSS before | ${before} MB |`);
     console.log(`| companion RSS peak | ${peak} MB |`);
+    console.log(`| process tree RSS peak (companion + PDF readers) | ${treePeak} MB |`);
     console.log(`| companion RSS 10 s after | ${after} MB |`);
     for (const [i, answer] of answers.entries()) {
       const outcome =
@@ -718,6 +794,138 @@ async function pdfBombs() {
       );
     }
     return 0;
+  } finally {
+    await server?.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** Resident memory of `pid` and every process below it, in MB (Linux /proc). */
+async function treeRssMb(pid) {
+  const parents = new Map();
+  for (const entry of await readdir('/proc').catch(() => [])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Field 4 (ppid) follows the command name, which is in parentheses and may hold spaces.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (Number.isInteger(ppid)) parents.set(Number(entry), ppid);
+  }
+  const tree = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [child, parent] of parents) {
+      if (tree.has(parent) && !tree.has(child)) {
+        tree.add(child);
+        grew = true;
+      }
+    }
+  }
+  let total = 0;
+  for (const member of tree) total += (await rssMb(member)) || 0;
+  return total;
+}
+
+/**
+ * A valid PDF of about `megabytes` MB: one page of searchable text, plus an unreferenced
+ * stream of random bytes (an embedded image's worth) that makes up the size.
+ */
+function largePdf(n, megabytes) {
+  const text = `BT /F1 12 Tf 72 720 Td (Upload ${n} carries the word zeppelin${n}) Tj ET`;
+  const filler = randomBytes(megabytes * 1024 * 1024);
+  const objects = [
+    Buffer.from('<</Type/Catalog/Pages 2 0 R>>'),
+    Buffer.from('<</Type/Pages/Kids[3 0 R]/Count 1>>'),
+    Buffer.from(
+      '<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R' +
+        '/Resources<</Font<</F1 6 0 R>>>>>>',
+    ),
+    Buffer.from(`<</Length ${text.length}>> stream\n${text}\nendstream`),
+    Buffer.concat([
+      Buffer.from(`<</Length ${filler.length}>> stream\n`),
+      filler,
+      Buffer.from('\nendstream'),
+    ]),
+    Buffer.from('<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>'),
+  ];
+  const pieces = [Buffer.from('%PDF-1.4\n')];
+  let offset = pieces[0].length;
+  const offsets = [];
+  for (const [i, body] of objects.entries()) {
+    offsets.push(offset);
+    const piece = Buffer.concat([Buffer.from(`${i + 1} 0 obj `), body, Buffer.from(' endobj\n')]);
+    pieces.push(piece);
+    offset += piece.length;
+  }
+  const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`];
+  for (const at of offsets) xref.push(`${String(at).padStart(10, '0')} 00000 n \n`);
+  xref.push(`trailer <</Size ${objects.length + 1}/Root 1 0 R>>\nstartxref\n${offset}\n%%EOF\n`);
+  pieces.push(Buffer.from(xref.join('')));
+  return Buffer.concat(pieces);
+}
+
+async function parallelUploads() {
+  const root = await mkdtemp(join(tmpdir(), 'cairn-stress-uploads-'));
+  const vault = join(root, 'vault');
+  let server;
+  try {
+    await mkdir(vault, { recursive: true });
+    server = await startCompanion(vault, join(root, 'data'));
+    const pid = server.child.pid;
+    await sleep(3000);
+    const before = { own: await rssMb(pid), tree: await treeRssMb(pid) };
+    const files = Array.from({ length: uploadCount }, (_, i) => largePdf(i, uploadMegabytes));
+    const peak = { ...before };
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak.own = Math.max(peak.own, await rssMb(pid));
+        peak.tree = Math.max(peak.tree, await treeRssMb(pid));
+        await sleep(100);
+      }
+    })();
+    const started = Date.now();
+    const answers = await Promise.all(
+      files.map(async (file, i) => {
+        const form = new FormData();
+        form.append('file', new Blob([file], { type: 'application/pdf' }), `upload-${i}.pdf`);
+        const response = await fetch(`${server.url}/api/v1/ingest`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}` },
+          body: form,
+        });
+        const body = await response.json();
+        return { status: response.status, seconds: (Date.now() - started) / 1000, body };
+      }),
+    );
+    await sleep(5_000);
+    sampling = false;
+    await sampler;
+    const after = { own: await rssMb(pid), tree: await treeRssMb(pid) };
+    const saved = (await readdir(vault, { recursive: true })).filter((name) =>
+      name.endsWith('.pdf'),
+    ).length;
+    const indexed = answers.filter((answer) => answer.body.indexed === true).length;
+    console.log(
+      `\n## ${uploadCount} concurrent uploads of ${(files[0].length / 1024 / 1024).toFixed(1)} MB PDFs via ingest\n`,
+    );
+    console.log('| measure | companion | process tree |');
+    console.log('|---|---|---|');
+    console.log(`| RSS before | ${before.own} MB | ${before.tree} MB |`);
+    console.log(`| RSS peak | ${peak.own} MB | ${peak.tree} MB |`);
+    console.log(`| RSS 5 s after | ${after.own} MB | ${after.tree} MB |`);
+    console.log(`\n| outcome | value |`);
+    console.log('|---|---|');
+    const statuses = new Map();
+    for (const answer of answers)
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+    console.log(`| answers | ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(', ')} |`);
+    console.log(`| files saved | ${saved} |`);
+    console.log(`| indexed | ${indexed} |`);
+    console.log(`| slowest answer | ${Math.max(...answers.map((a) => a.seconds)).toFixed(1)} s |`);
+    if (values.verbose) {
+      for (const answer of answers) console.log(JSON.stringify(answer.body).slice(0, 300));
+    }
+    return answers.filter((answer) => answer.status !== 201).length;
   } finally {
     await server?.stop();
     await rm(root, { recursive: true, force: true });
@@ -747,5 +955,6 @@ if (parts.includes('edits')) {
 if (parts.includes('kill')) failures += await killAroundDueReminders();
 if (parts.includes('load')) failures += await loadOnSearch();
 if (parts.includes('pdf')) failures += await pdfBombs();
+if (parts.includes('uploads')) failures += await parallelUploads();
 
 process.exitCode = failures === 0 ? 0 : 1;

@@ -26,6 +26,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'POST /api/v1/sync/commit': 'sync.commit',
   'POST /api/v1/sync/confirm': 'sync.confirm',
   'PUT /api/v1/sync/blobs/:hash': 'sync.blob',
+  'POST /api/v1/sync/unpair': 'sync.unpair',
 };
 
 /** Routes that run tools log each tool call themselves (chat, MCP, OpenAI). */

@@ -4,7 +4,7 @@ import { ApiHttpError } from '../http/api-error';
 import { TOOL_LIMITS } from '../http/rate-limits';
 import type { RateLimitCheck } from '../http/rate-limits';
 import { createMcpServer } from './mcp-server';
-import type { ToolRegistry } from './tool-registry';
+import type { ToolRegistry } from '../tools';
 
 /**
  * The Model Context Protocol over Streamable HTTP at `/mcp` (docs/clients.md), behind the same bearer

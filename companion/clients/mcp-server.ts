@@ -5,7 +5,7 @@ import { formatSourceList } from '../../shared/chat/client-tools';
 import type { AuditClient } from '../../shared/protocol/audit';
 import type { TokenIdentity } from '../auth/scopes';
 import { COMPANION_VERSION } from '../version';
-import type { ToolCallOutcome, ToolRegistry } from './tool-registry';
+import type { ToolCallOutcome, ToolRegistry } from '../tools';
 
 /**
  * An MCP server (official SDK, low-level `Server`) over the tool registry, for one caller. Tool

@@ -69,7 +69,10 @@ const DIGEST_TTL_SECONDS = 24 * 3600;
 export class DigestService {
   constructor(private readonly deps: DigestServiceDeps) {}
 
-  /** The schedule's write: once per week, whatever happened to the file since. */
+  /**
+   * The schedule's write (the built-in weekly digest task, companion/tasks): once per week,
+   * whatever happened to the file since.
+   */
   async writeScheduled(week: IsoWeek): Promise<DigestOutcome> {
     const text = formatIsoWeek(week);
     const recorded = this.deps.store.get(text);
@@ -81,17 +84,12 @@ export class DigestService {
   }
 
   /**
-   * The first start with digests on: the week already due is recorded as a baseline and not
-   * written (like reminders, the first start fires nothing from before it). True when it did.
+   * The week a digest at `slot` covers: the one holding the day before it in the user's zone
+   * (a Monday 08:00 digest covers the week that just ended, a Sunday 20:00 one the week ending).
    */
-  recordBaselineIfFirst(week: IsoWeek): boolean {
-    if (!this.deps.store.isEmpty()) return false;
-    this.deps.store.recordBaseline(
-      formatIsoWeek(week),
-      digestPath(week, this.deps.folder),
-      this.deps.clock.now(),
-    );
-    return true;
+  weekDueAt(slot: number): IsoWeek {
+    const day = Math.floor(instantToWall(slot, this.deps.zone) / MS_PER_DAY);
+    return isoWeekOfDay(day - 1);
   }
 
   /** `POST /api/v1/digests` and the plugin command: writes the week unless its file exists. */

@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MemoryImportError, memoryImportKind, parseMemoryImport } from '../../shared/memory';
 import { ApiHttpError } from '../http/api-error';
+import { receiveUpload } from '../http/receive-upload';
 import {
   MemoryCreate,
   MemoryCreated,
@@ -27,6 +29,8 @@ export const MEMORY_IMPORT_MAX_BYTES = 1024 * 1024;
 export async function registerMemoryRoutes(
   app: FastifyInstance,
   memories: MemoryService,
+  /** Absolute folder (in the data folder) an import file is received into. */
+  uploadFolder: string,
 ): Promise<void> {
   app.get<{ Querystring: MemoryListQuery }>(
     '/api/v1/memories',
@@ -96,7 +100,7 @@ export async function registerMemoryRoutes(
         schema: { response: { 200: MemoryImportResponse, 201: MemoryImportResponse } },
       },
       async (request, reply) => {
-        const upload = await readTextUpload(request);
+        const upload = await readTextUpload(request, uploadFolder);
         let lines;
         try {
           lines = parseMemoryImport(upload.text, upload.kind, upload.filename);
@@ -118,58 +122,42 @@ export async function registerMemoryRoutes(
   });
 }
 
-/** The upload's name, kind and UTF-8 text; anything else is a clear 4xx naming `file`. */
+/**
+ * The upload's name, kind and UTF-8 text; anything else is a clear 4xx naming `file`. Received
+ * like every upload (companion/http/receive-upload.ts): through a temp file in `uploadFolder`,
+ * removed once read.
+ */
 async function readTextUpload(
   request: FastifyRequest,
+  uploadFolder: string,
 ): Promise<{ filename: string; kind: 'text' | 'markdown'; text: string }> {
-  if (!request.isMultipart()) {
-    throw new ApiHttpError(
-      'VALIDATION_ERROR',
-      'send the file as multipart/form-data (field "file")',
-      'file',
-    );
-  }
-  const tooLarge = () =>
-    new ApiHttpError(
-      'PAYLOAD_TOO_LARGE',
-      `the file is larger than ${MEMORY_IMPORT_MAX_BYTES / 1024 / 1024} MB; nothing was imported`,
-      'file',
-    );
-  let part;
-  let bytes: Buffer;
+  const upload = await receiveUpload(request, {
+    folder: uploadFolder,
+    maxBytes: MEMORY_IMPORT_MAX_BYTES,
+    nothingDone: 'nothing was imported',
+  });
   try {
-    part = await request.file();
-    if (!part) throw new ApiHttpError('VALIDATION_ERROR', 'no file in the upload', 'file');
-    bytes = await part.toBuffer();
-    if (part.file.truncated || bytes.length > MEMORY_IMPORT_MAX_BYTES) throw tooLarge();
-  } catch (error) {
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-    if (error instanceof ApiHttpError) throw error;
-    throw new ApiHttpError(
-      'VALIDATION_ERROR',
-      `the upload could not be read: ${(error as Error).message}`,
-      'file',
-    );
+    const name = JSON.stringify(upload.filename);
+    const kind = memoryImportKind(upload.filename);
+    if (kind === undefined) {
+      throw new ApiHttpError(
+        'UNPROCESSABLE',
+        `${name}: memories are imported from text (.txt) and Markdown (.md) files only`,
+        'file',
+      );
+    }
+    if (upload.size === 0)
+      throw new ApiHttpError('UNPROCESSABLE', `${name}: the file is empty`, 'file');
+    if (upload.hasNul) {
+      throw new ApiHttpError(
+        'UNPROCESSABLE',
+        `${name}: contains NUL bytes: not a text file`,
+        'file',
+      );
+    }
+    if (!upload.utf8) throw new ApiHttpError('UNPROCESSABLE', `${name}: is not UTF-8 text`, 'file');
+    return { filename: upload.filename, kind, text: await readFile(upload.file, 'utf8') };
+  } finally {
+    await upload.remove();
   }
-  const name = JSON.stringify(part.filename);
-  const kind = memoryImportKind(part.filename);
-  if (kind === undefined) {
-    throw new ApiHttpError(
-      'UNPROCESSABLE',
-      `${name}: memories are imported from text (.txt) and Markdown (.md) files only`,
-      'file',
-    );
-  }
-  if (bytes.length === 0)
-    throw new ApiHttpError('UNPROCESSABLE', `${name}: the file is empty`, 'file');
-  if (bytes.includes(0)) {
-    throw new ApiHttpError('UNPROCESSABLE', `${name}: contains NUL bytes: not a text file`, 'file');
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new ApiHttpError('UNPROCESSABLE', `${name}: is not UTF-8 text`, 'file');
-  }
-  return { filename: part.filename, kind, text };
 }

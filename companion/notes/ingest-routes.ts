@@ -1,11 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiHttpError } from '../http/api-error';
+import { receiveUpload, removeStaleUploads } from '../http/receive-upload';
+import type { ReceivedUpload } from '../http/receive-upload';
 import { answerOnce } from '../idempotency/idempotency-key';
 import type { WriteMemory } from '../idempotency/write-memory';
-import { createVaultFile, removeCreatedFile, VaultWriteError } from '../vault/atomic-write';
+import { removeVaultFile, VaultWriteError, writeVaultFileFrom } from '../vault/atomic-write';
 import type { IndexAfterWrite } from '../search';
 import { resolveVaultPath } from '../vault/paths';
 
@@ -41,6 +43,11 @@ export interface IngestRouteDeps {
   readonly vault: string;
   /** Vault-relative attachments folder (settings). */
   readonly folder: string;
+  /**
+   * Absolute folder (in the companion's data folder) an upload is received into before it is
+   * checked and copied into the vault: uploads are never held in memory.
+   */
+  readonly uploadFolder: string;
   readonly indexAfterWrite?: IndexAfterWrite;
   /** Idempotency-Key replays (companion/idempotency). */
   readonly memory: WriteMemory;
@@ -53,7 +60,9 @@ export interface IngestRouteDeps {
  * under a safe, unique name in the attachments folder (never over an existing file), then
  * indexed at once. What the file is, is checked from its bytes, not only its name: a PDF must
  * start with `%PDF-`, text must be UTF-8 without NUL bytes. Anything else is a 422 and nothing
- * is written; over the limit is a 413.
+ * is written; over the limit is a 413. The file is streamed to a temp file in
+ * `uploadFolder` (the size cap enforced as it arrives), then copied into the vault; the temp
+ * file is removed whatever the outcome.
  */
 export async function registerIngestRoute(
   app: FastifyInstance,
@@ -72,86 +81,80 @@ export async function registerIngestRoute(
         schema: { response: { 201: IngestResponse } },
       },
       async (request, reply) => {
-        if (!request.isMultipart()) {
-          throw new ApiHttpError(
-            'VALIDATION_ERROR',
-            'send the file as multipart/form-data (field "file")',
-            'file',
-          );
-        }
-        let part;
-        let bytes: Buffer;
-        const tooLarge = () =>
-          new ApiHttpError(
-            'PAYLOAD_TOO_LARGE',
-            `the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB; nothing was saved`,
-            'file',
-          );
-        try {
-          part = await request.file();
-          if (!part) throw new ApiHttpError('VALIDATION_ERROR', 'no file in the upload', 'file');
-          bytes = await part.toBuffer();
-          // toBuffer only looks at busboy's flag after each chunk it receives; when the limit
-          // falls exactly at a chunk's end, busboy drops the next chunk and sets the flag with
-          // no chunk left to look after, and toBuffer returns the cut file. Look once more.
-          if (part.file.truncated || bytes.length > maxBytes) throw tooLarge();
-        } catch (error) {
-          if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-          if (error instanceof ApiHttpError) throw error;
-          throw new ApiHttpError(
-            'VALIDATION_ERROR',
-            `the upload could not be read: ${(error as Error).message}`,
-            'file',
-          );
-        }
-        const { stem, extension } = safeName(part.filename);
-        const kind = KINDS[extension];
-        if (kind === undefined) {
-          throw new ApiHttpError(
-            'UNPROCESSABLE',
-            `${JSON.stringify(part.filename)}: only PDF (.pdf), Markdown (.md) and text (.txt) files can be ingested`,
-            'file',
-          );
-        }
-        const problem = contentProblem(kind, bytes);
-        if (problem) {
-          throw new ApiHttpError(
-            'UNPROCESSABLE',
-            `${JSON.stringify(part.filename)}: ${problem}`,
-            'file',
-          );
-        }
-
-        // A retry sends the same file under a new multipart boundary: the key's request is
-        // the file's name and content.
-        const content = {
-          file: part.filename,
-          sha256: createHash('sha256').update(bytes).digest('hex'),
-        };
-        return answerOnce(deps.memory, request, reply, content, async () => {
-          const path = await saveUnique(deps, stem, extension, bytes);
-          const undo = async (): Promise<void> => {
-            if (await removeCreatedFile(deps.vault, path, bytes)) {
-              await deps.indexAfterWrite?.(path).catch(() => undefined);
-            }
-          };
-          const outcome = deps.indexAfterWrite
-            ? await deps.indexAfterWrite(path, { waitMs: INDEX_WAIT_MS })
-            : { indexed: false, error: 'no index is running' };
-          return {
-            status: 201,
-            body: {
-              path,
-              kind,
-              bytes: bytes.length,
-              indexed: outcome.indexed,
-              ...(outcome.error === undefined ? {} : { index_error: outcome.error }),
-            },
-            undo,
-          };
+        const upload = await receiveUpload(request, {
+          folder: deps.uploadFolder,
+          maxBytes,
+          nothingDone: 'nothing was saved',
         });
+        try {
+          return await ingest(deps, upload, request, reply);
+        } finally {
+          await upload.remove();
+        }
       },
     );
+  });
+  // Temp files of uploads a crash cut short.
+  await removeStaleUploads(deps.uploadFolder);
+}
+
+async function ingest(
+  deps: IngestRouteDeps,
+  upload: ReceivedUpload,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
+  const { stem, extension } = safeName(upload.filename);
+  const kind = KINDS[extension];
+  if (kind === undefined) {
+    throw new ApiHttpError(
+      'UNPROCESSABLE',
+      `${JSON.stringify(upload.filename)}: only PDF (.pdf), Markdown (.md) and text (.txt) files can be ingested`,
+      'file',
+    );
+  }
+  const problem = contentProblem(kind, upload);
+  if (problem) {
+    throw new ApiHttpError(
+      'UNPROCESSABLE',
+      `${JSON.stringify(upload.filename)}: ${problem}`,
+      'file',
+    );
+  }
+
+  // A retry sends the same file under a new multipart boundary: the key's request is
+  // the file's name and content.
+  const content = { file: upload.filename, sha256: upload.sha256 };
+  return answerOnce(deps.memory, request, reply, content, async () => {
+    let path: string;
+    try {
+      path = await saveUnique(deps, stem, extension, upload.file);
+    } finally {
+      // Gone before the answer is sent (answerOnce sends it itself), not only after.
+      await upload.remove();
+    }
+    const undo = async (): Promise<void> => {
+      // Only while the file still holds exactly the upload: nothing written meanwhile is lost.
+      const removed = await removeVaultFile(deps.vault, path, upload.sha256).then(
+        () => true,
+        () => false,
+      );
+      if (removed) await deps.indexAfterWrite?.(path).catch(() => undefined);
+    };
+    const outcome = deps.indexAfterWrite
+      ? await deps.indexAfterWrite(path, { waitMs: INDEX_WAIT_MS })
+      : { indexed: false, error: 'no index is running' };
+    return {
+      status: 201,
+      body: {
+        path,
+        kind,
+        bytes: upload.size,
+        indexed: outcome.indexed,
+        ...(outcome.error === undefined ? {} : { index_error: outcome.error }),
+      },
+      undo,
+    };
   });
 }
 
@@ -159,7 +162,7 @@ async function saveUnique(
   deps: IngestRouteDeps,
   stem: string,
   extension: string,
-  bytes: Buffer,
+  source: string,
 ): Promise<string> {
   const folder = deps.folder.replace(/\/+$/, '');
   for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
@@ -172,7 +175,7 @@ async function saveUnique(
     }
     if (resolved.exists) continue;
     try {
-      return (await createVaultFile(deps.vault, candidate, bytes)).path;
+      return (await writeVaultFileFrom(deps.vault, candidate, source, null)).path;
     } catch (error) {
       if (error instanceof VaultWriteError && error.code === 'CONFLICT') continue;
       if (error instanceof VaultWriteError) {
@@ -208,16 +211,15 @@ export function safeName(filename: string): { stem: string; extension: string } 
   return { stem: stem === '' ? 'upload' : stem, extension };
 }
 
-function contentProblem(kind: 'pdf' | 'markdown' | 'text', bytes: Buffer): string | undefined {
-  if (bytes.length === 0) return 'the file is empty';
+function contentProblem(
+  kind: 'pdf' | 'markdown' | 'text',
+  upload: ReceivedUpload,
+): string | undefined {
+  if (upload.size === 0) return 'the file is empty';
   if (kind === 'pdf') {
-    return bytes.subarray(0, 1024).includes('%PDF-') ? undefined : 'is not a PDF (no %PDF- header)';
+    return upload.head.includes('%PDF-') ? undefined : 'is not a PDF (no %PDF- header)';
   }
-  if (bytes.includes(0)) return 'contains NUL bytes: not a text file';
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return 'is not UTF-8 text';
-  }
+  if (upload.hasNul) return 'contains NUL bytes: not a text file';
+  if (!upload.utf8) return 'is not UTF-8 text';
   return undefined;
 }

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -48,10 +49,24 @@ function standardFontDataUrl(): string {
  * as ending (`hasEOL`) become newlines so paragraphs and sentences survive for the chunker.
  * Encrypted, malformed and empty files throw a `PdfExtractionError` with a plain reason.
  */
+/**
+ * A PDF to read: its bytes, or the absolute path of its file, read only by whoever parses it
+ * (the reader's child process), so a large PDF is never held by the companion (issue #25).
+ */
+export type PdfSource = Uint8Array | { readonly file: string };
+
 export async function extractPdfText(
-  bytes: Uint8Array,
+  source: PdfSource,
   limits: PdfLimits = DEFAULT_PDF_LIMITS,
 ): Promise<PdfText> {
+  let bytes: Uint8Array;
+  try {
+    bytes = source instanceof Uint8Array ? source : await readFile(source.file);
+  } catch (error) {
+    throw new PdfExtractionError(
+      `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+  }
   if (bytes.length === 0) throw new PdfExtractionError('empty file (0 bytes)');
   if (!startsWithPdfMagic(bytes)) {
     throw new PdfExtractionError('not a PDF (the file does not start with %PDF-)');

@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fork } from 'node:child_process';
 import { DEFAULT_PDF_LIMITS, extractPdfText, PdfExtractionError } from './extract-text';
-import type { PdfLimits, PdfText } from './extract-text';
+import type { PdfLimits, PdfSource, PdfText } from './extract-text';
 
 /** Reads a PDF's text; throws `PdfExtractionError` with a reason a user can act on. */
-export type PdfTextReader = (bytes: Uint8Array, signal?: AbortSignal) => Promise<PdfText>;
+export type PdfTextReader = (source: PdfSource, signal?: AbortSignal) => Promise<PdfText>;
 
 export type PdfWorkerReply =
   { type: 'text'; text: PdfText } | { type: 'error'; message: string; known: boolean };
@@ -84,13 +84,13 @@ export function createPdfReader(options: PdfReaderOptions = {}): PdfTextReader {
     maxConcurrent: options.maxConcurrent ?? DEFAULT_PDF_MAX_CONCURRENT,
     maxQueued: options.maxQueued ?? DEFAULT_PDF_MAX_QUEUED,
   };
-  if (!existsSync(path)) return inTurn((bytes) => extractPdfText(bytes, limits), gate);
+  if (!existsSync(path)) return inTurn((source) => extractPdfText(source, limits), gate);
   const timeoutMs = options.timeoutMs ?? DEFAULT_PDF_TIMEOUT_MS;
   const maxHeapMb = options.maxHeapMb ?? DEFAULT_PDF_MAX_HEAP_MB;
   const maxRssMb = options.maxRssMb ?? DEFAULT_PDF_MAX_RSS_MB;
   return inTurn(
-    (bytes, signal) =>
-      readInWorker(workerFile, bytes, limits, timeoutMs, { maxHeapMb, maxRssMb }, signal),
+    (source, signal) =>
+      readInWorker(workerFile, source, limits, timeoutMs, { maxHeapMb, maxRssMb }, signal),
     gate,
   );
 }
@@ -106,7 +106,7 @@ export function inTurn(
 ): PdfTextReader {
   let running = 0;
   const waiting: Array<() => void> = [];
-  return async (bytes, signal) => {
+  return async (source, signal) => {
     if (running >= gate.maxConcurrent) {
       if (waiting.length >= gate.maxQueued) throw new PdfBusyError(30);
       await new Promise<void>((resume) => waiting.push(resume));
@@ -114,7 +114,7 @@ export function inTurn(
       running++;
     }
     try {
-      return await read(bytes, signal);
+      return await read(source, signal);
     } finally {
       // Hand the slot straight to the next in line, or free it.
       const next = waiting.shift();
@@ -126,7 +126,7 @@ export function inTurn(
 
 function readInWorker(
   workerFile: URL | string,
-  bytes: Uint8Array,
+  source: PdfSource,
   limits: PdfLimits,
   timeoutMs: number,
   memory: { maxHeapMb: number; maxRssMb: number },
@@ -206,7 +206,8 @@ function readInWorker(
         ),
       );
     });
-    child.send({ bytes, limits }, (error) => {
+    // A file is named, not sent: the child reads it, so its bytes never pass through here.
+    child.send({ source, limits }, (error) => {
       if (error) finish(() => reject(new PdfExtractionError(`cannot read PDF (${error.message})`)));
     });
   });

@@ -5,19 +5,19 @@
  * memory it took goes back to the system when it exits (a worker thread's freed memory stays
  * in the companion's allocator: 4 PDF bombs left 1 GB behind).
  *
- * Protocol: the parent sends one `{ bytes, limits }` message; the child answers one
- * PdfWorkerReply and exits.
+ * Protocol: the parent sends one `{ source, limits }` message (the PDF's bytes, or the path of
+ * its file, which the child reads itself); the child answers one PdfWorkerReply and exits.
  */
 import { extractPdfText, PdfExtractionError } from './extract-text';
-import type { PdfLimits } from './extract-text';
+import type { PdfLimits, PdfSource } from './extract-text';
 import type { PdfWorkerReply } from './pdf-reader';
 
 const send = process.send?.bind(process);
 if (!send) throw new Error('pdf-text.worker must run as a child process with an IPC channel');
 
-async function read(bytes: Uint8Array, limits: PdfLimits): Promise<PdfWorkerReply> {
+async function read(source: PdfSource, limits: PdfLimits): Promise<PdfWorkerReply> {
   try {
-    return { type: 'text', text: await extractPdfText(bytes, limits) };
+    return { type: 'text', text: await extractPdfText(source, limits) };
   } catch (error) {
     return {
       type: 'error',
@@ -27,8 +27,8 @@ async function read(bytes: Uint8Array, limits: PdfLimits): Promise<PdfWorkerRepl
   }
 }
 
-process.once('message', (message: { bytes: Uint8Array; limits: PdfLimits }) => {
-  void read(message.bytes, message.limits).then((reply) => {
+process.once('message', (message: { source: PdfSource; limits: PdfLimits }) => {
+  void read(message.source, message.limits).then((reply) => {
     send(reply, undefined, undefined, () => process.exit(0));
   });
 });

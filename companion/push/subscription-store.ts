@@ -43,6 +43,14 @@ const MAX_FAILURE_REASON = 300;
 
 /** The `push_subscriptions` table (migration 003). */
 export class PushSubscriptionStore {
+  /**
+   * Successes not written yet, by id: written together a turn later, in one transaction. A
+   * write (and its fsync) per accepted message sat between the push service's 201 and the
+   * scheduler's `sent` commit, and a kill in that window sends the message again (issue #25).
+   */
+  private readonly unwrittenSuccesses = new Map<string, number>();
+  private successWrite: NodeJS.Immediate | undefined;
+
   constructor(
     private readonly db: SqliteDatabase,
     private readonly clock: Clock,
@@ -84,7 +92,7 @@ export class PushSubscriptionStore {
   get(id: string): StoredSubscription | undefined {
     const row = this.db.prepare('SELECT * FROM push_subscriptions WHERE id = ?').get(id) as
       Row | undefined;
-    return row ? fromRow(row) : undefined;
+    return row ? this.withUnwritten(fromRow(row)) : undefined;
   }
 
   hasEndpoint(endpoint: string): boolean {
@@ -99,7 +107,7 @@ export class PushSubscriptionStore {
     const rows = this.db
       .prepare('SELECT * FROM push_subscriptions ORDER BY created_at, id')
       .all() as Row[];
-    return rows.map(fromRow);
+    return rows.map((row) => this.withUnwritten(fromRow(row)));
   }
 
   count(): number {
@@ -109,13 +117,40 @@ export class PushSubscriptionStore {
 
   /** True when a row was deleted. */
   delete(id: string): boolean {
+    this.unwrittenSuccesses.delete(id);
     return this.db.prepare('DELETE FROM push_subscriptions WHERE id = ?').run(id).changes > 0;
   }
 
+  /** Noted at once (reads see it), written with the others of this turn. */
   recordSuccess(id: string): void {
-    this.db
-      .prepare('UPDATE push_subscriptions SET last_success_at = ? WHERE id = ?')
-      .run(this.clock.now(), id);
+    this.unwrittenSuccesses.set(id, this.clock.now());
+    this.successWrite ??= setImmediate(() => this.writeSuccesses());
+  }
+
+  /** Writes the successes noted so far (also before the database is closed). */
+  writeSuccesses(): void {
+    if (this.successWrite !== undefined) clearImmediate(this.successWrite);
+    this.successWrite = undefined;
+    if (this.unwrittenSuccesses.size === 0) return;
+    const entries = [...this.unwrittenSuccesses];
+    this.unwrittenSuccesses.clear();
+    try {
+      const update = this.db.prepare(
+        'UPDATE push_subscriptions SET last_success_at = max(coalesce(last_success_at, 0), ?) WHERE id = ?',
+      );
+      this.db.transaction(() => {
+        for (const [id, at] of entries) update.run(at, id);
+      })();
+    } catch {
+      // A closed or full database: the time of a device's last success is informational only.
+    }
+  }
+
+  private withUnwritten(subscription: StoredSubscription): StoredSubscription {
+    const at = this.unwrittenSuccesses.get(subscription.id);
+    return at === undefined || (subscription.lastSuccessAt ?? 0) >= at
+      ? subscription
+      : { ...subscription, lastSuccessAt: at };
   }
 
   recordFailure(id: string, reason: string): void {

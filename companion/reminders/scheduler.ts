@@ -102,8 +102,10 @@ interface Send {
  *   killed mid-send) is sent again on the next start. The one duplicate this allows: the push
  *   service accepted the message and the process died before the `sent` commit. Per send the
  *   window is one event-loop turn plus one small transaction (outcomes are group-committed per
- *   turn, see `commitOutcome`), but a kill lands on every send in flight at once: up to
- *   SEND_CONCURRENCY duplicates per kill during a due burst (docs/delivery.md). No protocol
+ *   turn, see `commitOutcome`), but a kill lands on every accepted send not yet marked at
+ *   once: the sender's requests in flight (8 at most; more workers wait for a slot before
+ *   anything is sent) plus the answers awaiting the turn's commit, so about 16 duplicates per
+ *   kill at most during a due burst (docs/delivery.md has the measured numbers). No protocol
  *   can close that window from this side; the message's `Topic` is
  *   the reminder id, so if the first copy is still queued at the push service the second
  *   replaces it, and the phone shows one notification.

@@ -1,14 +1,19 @@
 import type { Citation } from '../../shared/protocol/citation';
 import { bestExcerpt } from '../../shared/search';
 import type { RankedChunk } from './hybrid-search';
-import { isRelevant, relevanceOf, termCoverage } from './relevance';
-import type { RelevanceQuery, RelevanceThresholds } from './relevance';
+import {
+  isRelevant,
+  questionNames,
+  relevanceOf,
+  termCoverage,
+} from '../../shared/search/answer-gate';
+import type { RelevanceQuery, RelevanceThresholds } from '../../shared/search/answer-gate';
 
 /*
  * The default answer (docs/search.md): no generation, only the sentences of the retrieved chunks that
  * best match the question, quoted, each followed by the marker of its own citation, whose
  * excerpt is that sentence and whose lines are the sentence's lines. When no retrieved chunk is
- * relevant (see relevance.ts) the answer says so instead of quoting the least bad match.
+ * relevant (see shared/search/answer-gate.ts) the answer says so instead of quoting the least bad match.
  */
 
 export interface Passage {
@@ -24,7 +29,7 @@ export interface ExtractiveAnswer {
   /** False when nothing relevant was found. */
   found: boolean;
   /**
-   * How sure the answer is, 0..1 on the relevance scale of relevance.ts: the best quoted
+   * How sure the answer is, 0..1 on the relevance scale of shared/search/answer-gate.ts: the best quoted
    * chunk's relevance (≥ 0.5 when found); below 0.5 when declined (the best chunk's).
    */
   confidence: number;
@@ -36,9 +41,9 @@ export interface ExtractiveOptions {
   /** Passages per chunk at most (default 2). */
   maxPerChunk?: number;
   thresholds?: RelevanceThresholds;
-  /** The embedding model behind the hits' vector scores (see relevance.ts). */
+  /** The embedding model behind the hits' vector scores (see shared/search/answer-gate.ts). */
   model?: string;
-  /** Key-term weights of `terms` (relevance.ts keyTermWeights); default equal. */
+  /** Key-term weights of `terms` (answer-gate.ts keyTermWeights); default equal. */
   weights?: readonly number[];
 }
 
@@ -70,6 +75,7 @@ export function extractiveAnswer(
   const maxPerChunk = options.maxPerChunk ?? 2;
   const query: RelevanceQuery = {
     terms,
+    names: questionNames(question, terms),
     ...(options.weights === undefined ? {} : { weights: options.weights }),
     ...(options.model === undefined ? {} : { model: options.model }),
   };

@@ -11,8 +11,13 @@ import {
 } from '../../shared/search';
 import type { FusionConfig, FusionMethod, Scored } from '../../shared/search';
 import { citeChunk } from './chunk-citation';
-import { hasCosineScale, keyTermWeights, relevanceOf } from './relevance';
-import type { RelevanceQuery } from './relevance';
+import {
+  hasCosineScale,
+  keyTermWeights,
+  questionNames,
+  relevanceOf,
+} from '../../shared/search/answer-gate';
+import type { RelevanceQuery } from '../../shared/search/answer-gate';
 import type { IndexFilters, SearchIndex } from './search-index';
 
 /*
@@ -98,7 +103,7 @@ export interface SearchOutcome {
   keywordOnlyReason?: string;
   /** The embedding model of `vectorScore`s, in hybrid mode. */
   vectorModel?: string;
-  /** Key-term weights of `terms` (relevance.ts), when the index gives term statistics. */
+  /** Key-term weights of `terms` (shared/search/answer-gate.ts), when the index gives term statistics. */
   termWeights?: number[];
 }
 
@@ -208,6 +213,7 @@ export class HybridSearch {
     const vectorModel = mode === 'hybrid' ? this.options.embedder?.()?.model.id : undefined;
     const relevanceQuery: RelevanceQuery = {
       terms,
+      names: questionNames(request.query, terms),
       ...(termWeights === undefined ? {} : { weights: termWeights }),
       ...(vectorModel === undefined ? {} : { model: vectorModel }),
     };

@@ -25,15 +25,27 @@ export const MAX_NOTE_BYTES = 16 * 1024 * 1024;
 /** PDFs above this are not opened; the ingest route accepts 50 MB. */
 export const MAX_PDF_BYTES = 64 * 1024 * 1024;
 
-export interface VaultFileInput {
+interface VaultFileBase {
   /** Vault-relative, `/`-separated. */
   readonly path: string;
   readonly kind: 'markdown' | 'text' | 'pdf';
-  readonly bytes: Uint8Array;
   readonly mtimeMs: number;
   /** The bytes' SHA-256, when the caller has it already (the vault change feed). */
   readonly hash?: string;
 }
+
+/**
+ * A file to read: its bytes, or (a PDF) the absolute path of its file, which only the PDF
+ * reader's child process reads, so a large PDF is never held by the companion.
+ */
+export type VaultFileInput =
+  | (VaultFileBase & { readonly bytes: Uint8Array })
+  | (VaultFileBase & {
+      readonly kind: 'pdf';
+      readonly file: string;
+      readonly size: number;
+      readonly hash: string;
+    });
 
 export interface IndexedFile {
   readonly file: FileRecord;
@@ -83,17 +95,17 @@ export function tooLargeToIndex(file: {
  */
 export async function readVaultFile(
   input: VaultFileInput,
-  readPdfText: PdfTextReader = (bytes) => extractPdfText(bytes),
+  readPdfText: PdfTextReader = (source) => extractPdfText(source),
   signal?: AbortSignal,
 ): Promise<IndexedFile> {
   const base = {
     path: input.path,
     mtimeMs: input.mtimeMs,
-    size: input.bytes.length,
+    size: 'bytes' in input ? input.bytes.length : input.size,
     indexedVersion:
-      input.hash === undefined
+      'bytes' in input && input.hash === undefined
         ? indexedVersionOfBytes(input.bytes)
-        : indexedVersionOfHash(input.hash),
+        : indexedVersionOfHash(input.hash ?? ''),
   };
   const fallbackTitle = basename(input.path).replace(/\.(md|txt|pdf)$/i, '');
   if (input.kind === 'pdf') return readPdf(input, base, fallbackTitle, readPdfText, signal);
@@ -161,12 +173,12 @@ async function readPdf(
   readPdfText: PdfTextReader,
   signal: AbortSignal | undefined,
 ): Promise<IndexedFile> {
-  if (input.bytes.length > MAX_PDF_BYTES) {
-    return failed(base, 'pdf', title, tooLarge(input.bytes.length, MAX_PDF_BYTES));
+  if (base.size > MAX_PDF_BYTES) {
+    return failed(base, 'pdf', title, tooLarge(base.size, MAX_PDF_BYTES));
   }
   let extracted;
   try {
-    extracted = await readPdfText(input.bytes, signal);
+    extracted = await readPdfText('bytes' in input ? input.bytes : { file: input.file }, signal);
   } catch (error) {
     // Busy is not the file's fault: the indexer tries it again later (VaultIndexer.indexPath).
     if (error instanceof PdfBusyError) throw error;

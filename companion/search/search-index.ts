@@ -72,14 +72,14 @@ export interface SearchIndex {
   knowledgeHealth?(now: number): KnowledgeHealth;
 }
 
-/** One ranked chunk as search answers it (hybrid-search.ts builds them, relevance.ts reads them). */
+/** One ranked chunk as search answers it (hybrid-search.ts builds them, shared/search/answer-gate.ts reads them). */
 export interface RankedChunk {
   chunk: IndexedChunk;
   /** Fused score in [0, 1], comparable within one response only. */
   score: number;
   citation: Citation;
   /**
-   * Relevance in [0, 1] with the same meaning for every query (relevance.ts relevanceOf):
+   * Relevance in [0, 1] with the same meaning for every query (shared/search/answer-gate.ts relevanceOf):
    * 0.5 and above passes the answer gate.
    */
   relevance: number;

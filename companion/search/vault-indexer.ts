@@ -256,20 +256,32 @@ export class VaultIndexer implements IndexStatusSource, VaultChangeSubscriber {
     }
     let entry: IndexedFile;
     try {
+      const file = {
+        path: change.path,
+        kind: change.kind,
+        mtimeMs: change.mtimeMs,
+        hash: change.hash,
+      };
       entry =
-        change.bytes === null
-          ? tooLargeToIndex(change)
-          : await readVaultFile(
-              {
-                path: change.path,
-                kind: change.kind,
-                bytes: change.bytes,
-                mtimeMs: change.mtimeMs,
-                hash: change.hash,
-              },
+        change.bytes !== null
+          ? await readVaultFile(
+              { ...file, bytes: change.bytes },
               this.readPdfText,
               this.stopping.signal,
-            );
+            )
+          : file.kind === 'pdf'
+            ? // PDFs come without their bytes: the reader's child process reads the file.
+              await readVaultFile(
+                {
+                  ...file,
+                  kind: 'pdf',
+                  file: this.feed.absolutePath(change.path),
+                  size: change.size,
+                },
+                this.readPdfText,
+                this.stopping.signal,
+              )
+            : tooLargeToIndex(change);
     } catch (error) {
       if (!(error instanceof PdfBusyError)) throw error;
       this.rememberUnsaved(change.path, error); // every PDF slot taken: try again later

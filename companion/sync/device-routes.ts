@@ -5,12 +5,15 @@ import {
   SyncPairRequest,
   SyncPairResponse,
   SyncRestoreRequest,
+  SyncUnpairRequest,
+  SyncUnpairResponse,
   checkSyncAddress,
   syncPairingLink,
   syncTokenName,
 } from '../../shared/protocol/sync-pairing';
 import type { Clock } from '../../shared/ports';
 import { requestClient } from '../audit/audit-hooks';
+import { OWNER_TOKEN_NAME } from '../auth/scopes';
 import { TokenStoreError } from '../auth/token-store';
 import type { TokenStore } from '../auth/token-store';
 import { ApiHttpError } from '../http/api-error';
@@ -94,6 +97,29 @@ export function registerSyncDeviceRoutes(
         qr_svg: paired.qrSvg,
         ...(paired.warning !== undefined ? { warning: paired.warning } : {}),
       });
+    },
+  );
+
+  app.post(
+    '/api/v1/sync/unpair',
+    {
+      config: { scope: 'sync' as const },
+      schema: { body: SyncUnpairRequest, response: { 200: SyncUnpairResponse } },
+    },
+    async (request) => {
+      const body = request.body as SyncUnpairRequest;
+      const tokenName = request.cairnAuth?.tokenName ?? OWNER_TOKEN_NAME;
+      deps.sync.store.forgetDevice(body.device);
+      const revoke = tokenName !== OWNER_TOKEN_NAME;
+      if (revoke) {
+        try {
+          deps.tokens.revoke(tokenName);
+        } catch (error) {
+          // Revoked meanwhile (a retry, or `token revoke` on the server): the same outcome.
+          if (!(error instanceof TokenStoreError && error.code === 'NOT_FOUND')) throw error;
+        }
+      }
+      return { device: body.device, token_name: tokenName, token_revoked: revoke };
     },
   );
 

@@ -11,3 +11,4 @@ export { VaultTaskSource } from './vault-task-source';
 export type { InvalidTaskFile } from './vault-task-source';
 export { RUNNER_ID } from './task-runner';
 export { taskChatPort } from './task-chat-port';
+export { BUILTIN_DIGEST_PATH, digestCron, seedBuiltinDigest } from './builtin-digest';

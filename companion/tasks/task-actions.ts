@@ -54,7 +54,7 @@ export class VaultTaskActions implements TaskActions {
       case 'search':
         return this.search(task, slot);
       case 'digest':
-        return this.digest();
+        return this.digest(task, slot);
     }
   }
 
@@ -139,10 +139,16 @@ export class VaultTaskActions implements TaskActions {
     };
   }
 
-  private async digest(): Promise<TaskRunResult> {
+  private async digest(task: TaskDefinition, slot: number): Promise<TaskRunResult> {
     const digest = this.deps.digest;
     if (digest === undefined) throw new TaskActionError('weekly digests are not available here');
-    const outcome = await digest.writeOnDemand();
+    // The built-in task is the digest schedule: the week its slot closes, once per week (a
+    // digest the user deleted is not written again). A task of the user's writes the week
+    // before unless its file exists.
+    const outcome =
+      task.builtin === 'digest'
+        ? await digest.writeScheduled(digest.weekDueAt(slot))
+        : await digest.writeOnDemand();
     const link = noteLink(outcome.path, `Digest ${outcome.week}`);
     const text =
       outcome.status === 'written'

@@ -1,4 +1,6 @@
+import type { DigestSchedule } from '../../shared/digest';
 import type { Clock } from '../../shared/ports';
+import { formatInZone } from '../../shared/reminders/local-time';
 import type { SqliteDatabase } from '../db/open';
 import type { DigestService } from '../digest';
 import { createLogger } from '../logging';
@@ -8,6 +10,7 @@ import type { DeliveryTables, ReminderDeliverer, TimerPort } from '../reminders'
 import type { HybridSearch, Summarizer } from '../search';
 import type { VaultExcludes } from '../vault/exclude-settings';
 import type { VaultChangeFeed } from '../vault/vault-change';
+import { seedBuiltinDigest } from './builtin-digest';
 import { TaskRunStore } from './run-store';
 import { VaultTaskActions } from './task-actions';
 import type { TaskActions } from './task-actions';
@@ -43,6 +46,11 @@ export interface TaskFeatureOptions {
   readonly actions?: TaskActions;
   /** The index reads written files right away. */
   readonly afterWrite?: (paths: readonly string[]) => Promise<void>;
+  /**
+   * The slot the built-in weekly digest task is created with on the first start (`--digest`);
+   * absent (digests off), it is not created. Once created the file is the truth.
+   */
+  readonly builtinDigest?: DigestSchedule;
 }
 
 /**
@@ -123,7 +131,8 @@ export class TaskFeature {
 
   /** Reads the vault's tasks, starts the scheduler (running what is due), follows the feed. */
   async start(feed?: VaultChangeFeed): Promise<void> {
-    const started = this.source.load().then(() => {
+    const started = this.source.load().then(async () => {
+      await this.seedDigest();
       const first = this.scheduler.start();
       this.running = true;
       return first;
@@ -142,6 +151,50 @@ export class TaskFeature {
       { tasks: this.source.tasks().length, invalid: this.source.invalid().length },
       'task scheduler started',
     );
+    this.logDigest();
+  }
+
+  private async seedDigest(): Promise<void> {
+    const schedule = this.options.builtinDigest;
+    if (schedule === undefined || this.options.digest === undefined) return;
+    try {
+      // No `afterWrite` for the new note: it waits for the change feed to go idle, and the feed
+      // waits for this start (connectVaultTasks' `ready`), a deadlock. The feed's watcher reads it.
+      await seedBuiltinDigest({
+        vault: this.options.vault,
+        db: this.options.db,
+        source: this.source,
+        schedule,
+        zone: this.options.defaultZone,
+        clock: this.options.clock,
+        ...(this.options.logger ? { logger: this.options.logger } : {}),
+      });
+    } catch (error) {
+      // A read-only vault: tasks still run; the next start tries again (nothing was recorded).
+      this.options.logger?.error(
+        { err: { message: (error as Error).message } },
+        'the weekly digest task could not be created',
+      );
+    }
+  }
+
+  /** Where the weekly digest stands, once the first pass is through (said on every start). */
+  private logDigest(): void {
+    const logger = this.options.logger;
+    if (logger === undefined || this.options.digest === undefined) return;
+    const task = this.source.tasks().find((entry) => entry.builtin === 'digest');
+    const next = task === undefined ? undefined : this.scheduler.nextFire(task.id);
+    if (task !== undefined && task.enabled && next !== undefined) {
+      logger.info(
+        { path: task.path, next: formatInZone(next, task.timezone) },
+        'digest schedule started',
+      );
+    } else {
+      logger.info(
+        { path: task?.path ?? null },
+        'no weekly digest is scheduled (its task is off, deleted or never created)',
+      );
+    }
   }
 
   async stop(): Promise<void> {

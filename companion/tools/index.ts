@@ -9,3 +9,5 @@ export {
   serverNeedsNetwork,
 } from './mcp-servers';
 export { PendingAsks, DEFAULT_ASK_TIMEOUT_MS } from './pending-asks';
+export { ToolRegistry } from './tool-registry';
+export type { ToolCallOutcome, ListedTool } from './tool-registry';

@@ -7,24 +7,20 @@ import type {
 } from '../../shared/chat/tool-policy';
 import {
   CAIRN_SOURCE,
+  cairnToolDescriptor,
   DEFAULT_TOOL_OUTPUT_CAP_CHARS,
   DEFAULT_TOOL_TIMEOUT_MS,
   effectivePermission,
 } from '../../shared/chat/tool-policy';
-import {
-  TOOLS,
-  TOOL_NAMES,
-  cairnToolDanger,
-  cairnToolNeedsNetwork,
-  isToolName,
-} from '../../shared/chat/tool-schemas';
+import { TOOL_NAMES, isToolName } from '../../shared/chat/tool-schemas';
 import type { Clock } from '../../shared/ports';
 import type { AuditClient } from '../../shared/protocol/audit';
 import type { ToolAsk, ToolListing, ToolPermission } from '../../shared/protocol/tools';
 import type { AuditLog } from '../audit/audit-log';
 import { pathOfToolCall } from '../audit/tool-audit';
 import { McpServerPool } from './mcp-servers';
-import { PendingAsks, scheduleTimer } from './pending-asks';
+import { companionAsks, scheduleTimer } from './pending-asks';
+import type { PendingAsks } from './pending-asks';
 import { ToolStore } from './tool-store';
 import type { SqliteDatabase } from '../db/open';
 
@@ -68,7 +64,7 @@ export class ToolService implements ToolPolicy {
   constructor(private readonly options: ToolServiceOptions) {
     this.scheduleFn = options.schedule ?? scheduleTimer;
     this.store = new ToolStore(options.db, options.clock);
-    this.asks = new PendingAsks(options.clock, options.askTimeoutMs, this.scheduleFn);
+    this.asks = companionAsks(options.clock, options.askTimeoutMs, this.scheduleFn);
     this.servers = new McpServerPool({
       schedule: this.scheduleFn,
       ...(options.connectTimeoutMs === undefined
@@ -129,18 +125,7 @@ export class ToolService implements ToolPolicy {
 
   descriptor(name: string): ToolDescriptor | undefined {
     const enabled = this.store.setting(name)?.enabled ?? true;
-    if (isToolName(name)) {
-      return {
-        name,
-        source: CAIRN_SOURCE,
-        description: TOOLS[name].description,
-        input_schema: JSON.parse(JSON.stringify(TOOLS[name].args)) as Record<string, unknown>,
-        danger: cairnToolDanger(name),
-        requires_network: cairnToolNeedsNetwork(name),
-        enabled,
-        scope: TOOLS[name].scope,
-      };
-    }
+    if (isToolName(name)) return cairnToolDescriptor(name, enabled);
     if (name === 'read_note') {
       return {
         name,
@@ -225,6 +210,10 @@ export class ToolService implements ToolPolicy {
 
   schedule(ms: number, fn: () => void): () => void {
     return this.scheduleFn(ms, fn);
+  }
+
+  whereToChange(): string {
+    return 'in the Cairn plugin’s settings under “Tools the chat may use”, or in the phone page’s tool list';
   }
 
   recordRun(run: ToolRunRecord): void {

@@ -876,18 +876,21 @@ export async function writeVaultFileFrom(
   const { absolute, relative } = resolved;
   if (expectedHash === null) {
     if (resolved.exists) throw new VaultFileExistsError(relative);
-    await mkdir(dirname(absolute), { recursive: true });
-    const temp = await copyToTemp(absolute, source);
-    try {
-      await link(temp, absolute).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'EEXIST') throw new VaultFileExistsError(relative);
-        throw error;
-      });
-      await syncFolder(dirname(absolute));
-    } finally {
-      await unlink(temp).catch(() => undefined);
-    }
-    return { path: relative };
+    // A full or read-only vault is said as such (507), never as the raw errno with a path.
+    return storageSaid(relative, async () => {
+      await mkdir(dirname(absolute), { recursive: true });
+      const temp = await copyToTemp(absolute, source);
+      try {
+        await link(temp, absolute).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'EEXIST') throw new VaultFileExistsError(relative);
+          throw error;
+        });
+        await syncFolder(dirname(absolute));
+      } finally {
+        await unlink(temp).catch(() => undefined);
+      }
+      return { path: relative };
+    });
   }
   if (!resolved.exists) throw new VaultWriteError('NOT_FOUND', `${relative} does not exist`);
   return oneAtATime(absolute, async () => {
@@ -1032,7 +1035,14 @@ export async function moveVaultFile(
 /** A copy of `source` beside `target`, named like a temp file and synced. */
 async function copyToTemp(target: string, source: string): Promise<string> {
   const temp = tempName(target);
-  await copyFile(source, temp, constants.COPYFILE_EXCL);
+  try {
+    await copyFile(source, temp, constants.COPYFILE_EXCL);
+  } catch (error) {
+    // A copy cut short by a full disk must not leave its part behind.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+      await unlink(temp).catch(() => undefined);
+    throw error;
+  }
   try {
     const handle = await open(temp, 'r+');
     try {

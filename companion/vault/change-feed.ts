@@ -196,6 +196,11 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
     return this.scanning !== null;
   }
 
+  /** The absolute path of a vault-relative path, for a subscriber reading a file itself. */
+  absolutePath(path: string): string {
+    return join(this.root, path);
+  }
+
   /** Resolves when no scan runs, no path waits and every subscriber has handled its changes. */
   async whenIdle(): Promise<void> {
     for (;;) {
@@ -472,7 +477,8 @@ export class VaultChangeFeed implements VaultChangeFeedPort {
     if (only === undefined && sameTimeAndSize(known, before)) return;
     let read: { hash: string; bytes: Buffer | null };
     try {
-      read = await readAndHash(absolute, before.size, vaultFileKind(path) !== 'other');
+      const kind = vaultFileKind(path);
+      read = await readAndHash(absolute, before.size, kind !== 'other' && kind !== 'pdf');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') {

@@ -22,9 +22,10 @@ export interface VaultFileState {
  * hash). `delete`: the file is gone (or excluded now). `refused`: the file may not be read (a
  * symlink leading out of the vault, an unreadable file), with why.
  *
- * Only notes, text files and PDFs come with their bytes (what the indexer and reminders read);
- * attachments are hashed as a stream and come without (`bytes: null`): a subscriber that needs
- * them (the sync journal) copies the file and checks the hash.
+ * Only notes and text files come with their bytes (what the indexer and reminders read);
+ * PDFs and attachments are hashed as a stream and come without (`bytes: null`): a subscriber
+ * that needs them reads the file itself (the PDF reader's child process, so a large PDF is
+ * never held by the companion) or copies it and checks the hash (the sync journal).
  */
 export type VaultChange =
   | ({

@@ -18,6 +18,7 @@ import { memoriesView } from './views/memories-view';
 import type { MessageAction, PageContext, PageView } from './views/page-context';
 import { remindersView } from './views/reminders-view';
 import { syncHistoryView } from './views/sync-history-view';
+import { tasksView } from './views/tasks-view';
 import { weekView } from './views/week-view';
 
 /*
@@ -59,8 +60,16 @@ const shell = {
   testNotification: byId<HTMLButtonElement>('test-notification'),
 };
 
-type ViewName = 'reminders' | 'week' | 'ask' | 'chat' | 'memories' | 'sync';
-const VIEW_NAMES: readonly ViewName[] = ['reminders', 'week', 'ask', 'chat', 'memories', 'sync'];
+type ViewName = 'reminders' | 'week' | 'ask' | 'chat' | 'memories' | 'sync' | 'tasks';
+const VIEW_NAMES: readonly ViewName[] = [
+  'reminders',
+  'week',
+  'ask',
+  'chat',
+  'memories',
+  'sync',
+  'tasks',
+];
 
 let api: CompanionApi | null = null;
 let vaultName = '';
@@ -83,6 +92,7 @@ const views: Record<ViewName, PageView> = {
   chat: chatView(context),
   memories: memoriesView(context),
   sync: syncHistoryView(context),
+  tasks: tasksView(context),
 };
 let current: ViewName = 'reminders';
 

@@ -34,8 +34,9 @@ export interface ChatBackend {
   send(message: string, options?: ChatTurnOptions): AsyncIterable<ChatEvent>;
   undo(action: UndoAction): Promise<ToolResult>;
   /**
-   * Answers an `ask` the turn is waiting on (docs/tools.md): the companion's
-   * `POST /api/v1/tools/asks/:id`. Backends that never ask leave it out.
+   * Answers an `ask` the turn is waiting on (docs/tools.md): the plugin's own tool policy
+   * (local-tool-policy.ts), or the companion's `POST /api/v1/tools/asks/:id`. Backends that
+   * never ask leave it out.
    */
   answerAsk?(id: string, decision: AskDecision): Promise<void>;
 }
@@ -43,7 +44,8 @@ export interface ChatBackend {
 /** A tool call waiting for the user's yes, as the pane shows it. */
 export interface AskCardView {
   ask: ToolAsk;
-  state: 'pending' | 'sending' | 'answered' | 'failed';
+  /** `expired`: nobody answered in time (or the turn was stopped), so the call did not run. */
+  state: 'pending' | 'sending' | 'answered' | 'failed' | 'expired';
   decision?: AskDecision;
   error?: string;
 }
@@ -311,6 +313,15 @@ export class ChatSession {
             // A write that happened is shown even after Stop: the file exists.
             const card = isToolName(event.name) ? writeCard(event.name, event.result) : undefined;
             if (card !== undefined) update({ card });
+            const pending = view().ask;
+            const refusedBy = event.result.success ? undefined : event.result.error.reason;
+            if (pending !== undefined && pending.state !== 'answered') {
+              // Settled without this pane's answer: it expired, or was denied elsewhere.
+              if (refusedBy === 'ask_expired') update({ ask: { ...pending, state: 'expired' } });
+              if (refusedBy === 'ask_denied') {
+                update({ ask: { ...pending, state: 'answered', decision: 'deny' } });
+              }
+            }
             break;
           }
           case 'citations':
@@ -360,6 +371,10 @@ export class ChatSession {
     if (controller === null) return;
     controller.abort();
     this.controller = null;
+    // A call still waiting for a yes must not run after Stop: the stopped turn declines it.
+    for (const m of this.state.messages) {
+      if (m.streaming && m.ask?.state === 'pending') void this.answerAsk(m.key, 'deny');
+    }
     this.set({
       busy: false,
       messages: this.state.messages.map((m) =>

@@ -37,6 +37,10 @@ export class VaultSearcher implements Searcher {
       ...(request.tag === undefined ? {} : { tag: request.tag }),
       ...(request.type === undefined ? {} : { type: request.type }),
     });
-    return hits.map((hit) => ({ citation: hit.citation, score: hit.citation.score }));
+    return hits.map((hit) => ({
+      citation: hit.citation,
+      score: hit.citation.score,
+      ...(hit.relevance === undefined ? {} : { relevance: hit.relevance }),
+    }));
   }
 }

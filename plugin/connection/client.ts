@@ -40,6 +40,20 @@ export interface CompanionRequest {
   readonly body?: unknown;
 }
 
+/** What `callForFields` resolves with: the checked body, or why not (with the companion's field). */
+export type CompanionAnswer<T> =
+  | { readonly ok: true; readonly value: T }
+  | {
+      readonly ok: false;
+      /** A sentence naming the request and status. */
+      readonly message: string;
+      readonly status?: number;
+      /** The companion's own message, for showing next to `field`. */
+      readonly detail?: string;
+      /** The request field the companion named (`schedule`, `timezone`, …). */
+      readonly field?: string;
+    };
+
 export class CompanionClient {
   constructor(
     private readonly transport: HttpTransport,
@@ -186,20 +200,50 @@ export class CompanionClient {
     schema: T,
     body?: unknown,
   ): Promise<Static<T> | string> {
+    const answer = await this.callForFields(method, path, schema, body);
+    return answer.ok ? answer.value : answer.message;
+  }
+
+  /**
+   * `call` for forms: a refusal keeps the companion's error `field` (`{ error: { code, message,
+   * field } }`), so a 400 is shown next to the field it names. Never throws.
+   */
+  async callForFields<T extends TSchema>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    schema: T,
+    body?: unknown,
+  ): Promise<CompanionAnswer<Static<T>>> {
     const sent = await this.send({ method, path, ...(body === undefined ? {} : { body }) });
     if (sent.kind === 'not-sent') {
-      return sent.reason === 'bad-url' ? 'no companion URL is set' : sent.message;
+      return {
+        ok: false,
+        message: sent.reason === 'bad-url' ? 'no companion URL is set' : sent.message,
+      };
     }
     if (sent.kind === 'unreachable') {
-      return `${sent.url} is unreachable (${errorMessage(sent.error)})`;
+      return { ok: false, message: `${sent.url} is unreachable (${errorMessage(sent.error)})` };
     }
     const response = sent.response;
     if (response.status < 200 || response.status > 299) {
-      return `${method} ${path.split('?')[0]} answered ${response.status}${apiErrorSuffix(response.text)}`;
+      const parsed = parseJsonOrUndefined(response.text);
+      const error = isRecord(parsed) && isRecord(parsed.error) ? parsed.error : undefined;
+      return {
+        ok: false,
+        status: response.status,
+        message: `${method} ${path.split('?')[0]} answered ${response.status}${apiErrorSuffix(response.text)}`,
+        ...(typeof error?.message === 'string' ? { detail: error.message } : {}),
+        ...(typeof error?.field === 'string' ? { field: error.field } : {}),
+      };
     }
     const checkedBody = checkSchema(schema, parseJsonOrUndefined(response.text));
-    if (!checkedBody.ok) return `${method} ${path.split('?')[0]}: ${checkedBody.violation.message}`;
-    return checkedBody.value;
+    if (!checkedBody.ok) {
+      return {
+        ok: false,
+        message: `${method} ${path.split('?')[0]}: ${checkedBody.violation.message}`,
+      };
+    }
+    return { ok: true, value: checkedBody.value };
   }
 
   /**

@@ -50,6 +50,7 @@ export class CompanionVaultSearch implements VaultSearch {
         chunkId: chunkIdOf(result.citation),
         terms,
         mode: answer.mode,
+        ...(result.relevance === undefined ? {} : { relevance: result.relevance }),
       }));
   }
 }

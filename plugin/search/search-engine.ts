@@ -1,3 +1,4 @@
+import { keyTermWeights, questionNames, relevanceOf } from '../../shared/search/answer-gate';
 import { toCitation } from '../../shared/search/citation';
 import type { Citation } from '../../shared/protocol/citation';
 import type { NoteChunk } from '../../shared/search/chunk';
@@ -594,9 +595,32 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
               unconfirmedFound,
             )
           : [];
-        return { keyword, vector };
+        return { keyword, vector, groups };
       };
-      const answer = (keyword: Scored[], vector: Scored[]): VaultSearchHit[] => {
+      /**
+       * The answer gate's reading of the query (shared/search/answer-gate.ts): each term weighted
+       * by its chunk frequency here (the most chunks one of its forms is in, in any field), the
+       * names it writes, and the model whose cosines rank the vector hits.
+       */
+      const gateQuery = (groups: number[][], hybrid: boolean) => {
+        const frequencies = groups.map((ids) =>
+          Math.max(
+            0,
+            ...ids.flatMap((id) => FIELDS.map((_, field) => index.postingCount(id, field))),
+          ),
+        );
+        return {
+          terms,
+          weights: keyTermWeights(frequencies, index.size),
+          names: questionNames(query, terms),
+          ...(hybrid && embedder ? { model: embedder.model.id } : {}),
+        };
+      };
+      const answer = (
+        keyword: Scored[],
+        vector: Scored[],
+        groups: number[][],
+      ): VaultSearchHit[] => {
         const fused =
           vector.length === 0
             ? scaleByBest(keyword)
@@ -608,14 +632,23 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           return chunk ? [{ chunk, score: item.score }] : [];
         });
         const mode: SearchMode = vector.length > 0 ? 'hybrid' : 'keyword';
+        const cosine = new Map(vector.map((item) => [item.key, item.score]));
+        const gate = gateQuery(groups, mode === 'hybrid');
         return dedupePerNote(ranked, { noteOf: (hit) => hit.chunk.path })
           .slice(0, limit)
-          .map(({ chunk, score }) => ({
-            citation: toCitation(chunk, score, terms),
-            chunkId: chunk.chunkId,
-            terms,
-            mode,
-          }));
+          .map(({ chunk, score }) => {
+            const vectorScore = cosine.get(chunk.chunkId);
+            return {
+              citation: toCitation(chunk, score, terms),
+              chunkId: chunk.chunkId,
+              terms,
+              mode,
+              relevance: relevanceOf(
+                { chunk, ...(vectorScore === undefined ? {} : { vectorScore }) },
+                gate,
+              ),
+            };
+          });
       };
       // After a restart the snapshot's notes answer before the restore has read their chunks:
       // the ones among the candidates are confirmed (read and adopted), then the ranking runs
@@ -623,16 +656,16 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       for (let round = 0; ; round++) {
         const confirm = round < CONFIRM_ROUNDS && unconfirmed.size > 0 ? confirmUnconfirmed : null;
         const found = confirm ? new Set<string>() : undefined;
-        const { keyword, vector } = rank(found);
+        const { keyword, vector, groups } = rank(found);
         const paths = found ? [...found] : [];
-        if (paths.length === 0) return answer(keyword, vector);
+        if (paths.length === 0) return answer(keyword, vector, groups);
         try {
           await confirm!(paths);
         } catch {
           // The restore reads the same records and reports what fails; this search answers
           // from the notes confirmed so far.
           const strict = rank();
-          return answer(strict.keyword, strict.vector);
+          return answer(strict.keyword, strict.vector, strict.groups);
         }
       }
     },

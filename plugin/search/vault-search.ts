@@ -26,6 +26,12 @@ export interface VaultSearchHit {
   /** Content terms of the query, for highlighting the excerpt. */
   terms: readonly string[];
   mode: SearchMode;
+  /**
+   * 0..1 on the answer gate's scale (shared/search/answer-gate.ts relevanceOf): 0.5 and above
+   * means the passage answers the query. Absent when the source cannot judge (an older
+   * companion).
+   */
+  relevance?: number;
 }
 
 /**

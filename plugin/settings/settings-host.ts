@@ -15,6 +15,8 @@ export interface SettingsHost {
   testConnection(): Promise<ConnectionState>;
   /** Opens "Pair this device" (Cairn Sync): the pairing link, the HTTPS check, the plan. */
   openSyncPairing(): void;
+  /** Opens "Unpair this device": what stays on disk, then the token revoked and the state gone. */
+  openSyncUnpairing(): void;
   /** Restarts search over the settings as they are now (the embedding provider): no reload. */
   applySearchSettings(): void;
   /** Deletes this vault's search index on this device and builds it again; says what it did. */

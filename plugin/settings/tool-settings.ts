@@ -16,6 +16,8 @@ import type { ToolPatch, ToolServerConfig } from '../../shared/protocol/tools';
 import { errorBodyMessage, parseJsonOrUndefined } from '../../shared/protocol/json';
 import { checkSchema } from '../../shared/protocol/validate';
 import type { CompanionClient, CompanionRequest } from '../connection/client';
+import type { LocalToolListing } from '../chat/local-tool-policy';
+import { TOOL_DANGER_WORDS } from '../../shared/protocol/tools';
 
 /** Why a tools request failed: the tab shows the message, tests check the code. */
 export type ToolsFailureCode =
@@ -173,4 +175,12 @@ export function serverConfigFrom(fields: {
 /** A tool's source in words: Cairn's own, or the MCP server it comes from. */
 export function toolSourceWords(source: string): string {
   return source === 'cairn' ? 'Cairn' : `MCP: ${source}`;
+}
+
+/** One tool of this device's chat in words: what it may do, and whether it is the default. */
+export function describeLocalTool(tool: LocalToolListing): string {
+  const parts = [TOOL_DANGER_WORDS[tool.danger]];
+  if (tool.alwaysAsks) parts.push('Asks every time, even when allowed');
+  if (tool.isDefault) parts.push('Default');
+  return parts.join(' · ');
 }

@@ -8,6 +8,7 @@ import {
   SyncHistoryResponse,
   SyncTrashResponse,
 } from '../../shared/protocol/sync';
+import { SyncUnpairResponse } from '../../shared/protocol/sync-pairing';
 import { CompanionSyncClient } from './sync-client';
 
 export class SyncArchiveClient extends CompanionSyncClient {
@@ -39,5 +40,15 @@ export class SyncArchiveClient extends CompanionSyncClient {
       body: JSON.stringify(body),
     });
     return this.expect(response, [200], SyncCommitResponse, 'POST restore');
+  }
+
+  /** This device leaves: the companion revokes the token this request carries (not the owner's). */
+  async unpair(device: string): Promise<SyncUnpairResponse> {
+    const response = await this.send({
+      method: 'POST',
+      path: '/unpair',
+      body: JSON.stringify({ device }),
+    });
+    return this.expect(response, [200], SyncUnpairResponse, 'POST unpair');
   }
 }

@@ -1,10 +1,11 @@
-import { hitCoverage } from '../../companion/search/relevance';
+import { writeFileSync } from 'node:fs';
+import { hitCoverage } from '../../shared/search/answer-gate';
 import { extractiveAnswer } from '../../companion/search/extractive-answer';
 import type { CompanionEngine } from './companion-engine';
 import type { Dataset } from './datasets';
 
 /*
- * Measures the answer gate (companion/search/relevance.ts): for answerable questions (judged
+ * Measures the answer gate (shared/search/answer-gate.ts): for answerable questions (judged
  * ones), off-topic questions and near misses (sharing words with the vault, not answered by
  * it), the strongest evidence among the top hits: best key-term coverage (IDF-weighted), best
  * plain coverage and best cosine. The first table is the gate as shipped; the grid shows
@@ -24,16 +25,38 @@ interface Evidence {
   answered: boolean;
   /** The top hit is a judged-relevant note (answerable questions only). */
   topRelevant: boolean;
+  question: string;
 }
 
 export async function answerability(
   dataset: Dataset,
   engine: CompanionEngine,
   hits = 5,
+  /** A JSON file for every question's retrieved hits and signals (`--dump-gate`). */
+  dumpFile?: string,
 ): Promise<string> {
   await engine.index(dataset.documents);
+  const dump: unknown[] = [];
   const evidence = async (question: string, judged?: ReadonlyMap<string, number>) => {
     const outcome = await engine.searchOutcome(question, hits);
+    dump.push({
+      question,
+      answerable: judged !== undefined,
+      terms: outcome.terms,
+      weights: outcome.termWeights,
+      model: outcome.vectorModel,
+      hits: outcome.hits.map((hit) => ({
+        path: hit.chunk.path,
+        judged: judged?.get(hit.chunk.path) ?? 0,
+        title: hit.chunk.title,
+        aliases: hit.chunk.aliases,
+        headingPath: hit.chunk.headingPath,
+        text: hit.chunk.text,
+        score: hit.score,
+        keywordScore: hit.keywordScore,
+        vectorScore: hit.vectorScore,
+      })),
+    });
     const query = {
       terms: outcome.terms,
       ...(outcome.termWeights ? { weights: outcome.termWeights } : {}),
@@ -57,6 +80,7 @@ export async function answerability(
         Math.max(-1, ...scored.filter((s) => s.cosine >= minCosine).map((s) => s.key)),
       answered: answer.found,
       topRelevant: top !== undefined && (judged?.get(top) ?? 0) > 0,
+      question,
     } satisfies Evidence;
   };
   const answerable: Evidence[] = [];
@@ -77,7 +101,7 @@ export async function answerability(
   ];
   const rows = [
     header,
-    row('shipped gate (relevance.ts)', (e) => e.answered),
+    row('shipped gate (answer-gate.ts)', (e) => e.answered),
     row('before: plain coverage ≥ 0.67 or cos ≥ 0.45', (e) => e.plain >= 0.67 || e.cosine >= 0.45),
   ];
   for (const minKey of [0.5, 0.6, 0.67, 0.75]) {
@@ -92,8 +116,17 @@ export async function answerability(
       }
     }
   }
+  if (dumpFile !== undefined) writeFileSync(dumpFile, JSON.stringify(dump, null, 1));
+  const failures = (label: string, list: Evidence[], want: boolean) => {
+    const failed = list.filter((e) => e.answered !== want).map((e) => `    ${e.question}`);
+    return failed.length === 0 ? [] : [`  ${label}:`, ...failed];
+  };
   return [
     `${engine.name}, top ${hits} hits; top hit judged relevant for ${answerable.filter((e) => e.topRelevant).length}/${answerable.length} answerable questions`,
     ...rows.map((cells) => cells.map((cell, i) => cell.padEnd(i === 0 ? 44 : 24)).join(' ')),
+    'Where the shipped gate fails:',
+    ...failures('answerable, declined', answerable, true),
+    ...failures('off-topic, answered', offTopic, false),
+    ...failures('near miss, answered', nearMiss, false),
   ].join('\n');
 }

@@ -20,7 +20,8 @@ export interface CliOptions {
 
 const USAGE = `npm run eval -- [options]   retrieval quality: nDCG@10, Recall@10, MRR@10
 
-  --dataset cranfield|obsidian-help|obsidian-help-it   one dataset (default: all)
+  --dataset cranfield|obsidian-help|obsidian-help-it   one dataset (default: all but the
+            |obsidian-help-heldout|sample-vault     held-out answer-gate sets)
   --engine <substring>                engines whose name contains it (bm25, minisearch,
                                       companion, plugin, keyword, hybrid, vector, ...)
   --json                              the scores as JSON instead of a table
@@ -31,7 +32,8 @@ const USAGE = `npm run eval -- [options]   retrieval quality: nDCG@10, Recall@10
   --tune-plugin                       the plugin's keyword settings side by side
   --tune-plugin-hybrid                the plugin's fusion settings side by side (USE-lite)
 
-Corpora are read from ../shared/corpora, or from $CAIRN_CORPORA.`;
+Corpora are read from ../shared/corpora, or from $CAIRN_CORPORA. With --answerable,
+$CAIRN_EVAL_GATE_DUMP names a folder for each question's hits and gate signals (JSON).`;
 
 /** Entry point bundled by scripts/eval.mjs. */
 export async function main(argv: readonly string[], options: CliOptions): Promise<void> {
@@ -79,7 +81,13 @@ export async function main(argv: readonly string[], options: CliOptions): Promis
           embedder: useLite,
         });
         try {
-          return await answerability(dataset, engine);
+          // $CAIRN_EVAL_GATE_DUMP: a folder for each question's hits and signals, as JSON.
+          const dumpFolder = process.env.CAIRN_EVAL_GATE_DUMP;
+          const dumpFile =
+            dumpFolder === undefined
+              ? undefined
+              : join(dumpFolder, `${dataset.name.replace(/[^\w-]+/g, '-')}.json`);
+          return await answerability(dataset, engine, 5, dumpFile);
         } finally {
           await engine.close();
         }

@@ -49,7 +49,7 @@ export async function runEval(argv: readonly string[], options: EvalOptions): Pr
       tune: { type: 'boolean', default: false },
     },
   });
-  const datasets: Array<{ key: string; load: () => Dataset }> = [
+  const datasets: Array<{ key: string; heldOut?: boolean; load: () => Dataset }> = [
     { key: 'cranfield', load: () => loadCranfield(resolve(options.corpora, 'cranfield')) },
     {
       key: 'obsidian-help',
@@ -58,6 +58,27 @@ export async function runEval(argv: readonly string[], options: EvalOptions): Pr
           'obsidian-help-en',
           resolve(options.corpora, 'obsidian-help-en'),
           resolve(options.repo, 'test/fixtures/eval/obsidian-help-questions.json'),
+        ),
+    },
+    {
+      // Held out from tuning the answer gate (issue #26): only `--answerable` reads them.
+      key: 'obsidian-help-heldout',
+      heldOut: true,
+      load: () =>
+        loadVaultQuestions(
+          'obsidian-help-en (held out)',
+          resolve(options.corpora, 'obsidian-help-en'),
+          resolve(options.repo, 'test/fixtures/eval/obsidian-help-heldout-questions.json'),
+        ),
+    },
+    {
+      key: 'sample-vault',
+      heldOut: true,
+      load: () =>
+        loadVaultQuestions(
+          'sample-vault (held out)',
+          resolve(options.repo, 'companion/sample-vault'),
+          resolve(options.repo, 'test/fixtures/eval/sample-vault-questions.json'),
         ),
     },
     {
@@ -71,8 +92,9 @@ export async function runEval(argv: readonly string[], options: EvalOptions): Pr
         ),
     },
   ];
-  const chosenDatasets = datasets.filter(
-    (dataset) => values.dataset === undefined || dataset.key === values.dataset,
+  // Held-out sets measure the answer gate only; ranking runs them when asked by name.
+  const chosenDatasets = datasets.filter((dataset) =>
+    values.dataset === undefined ? dataset.heldOut !== true : dataset.key === values.dataset,
   );
   if (chosenDatasets.length === 0) {
     throw new Error(

@@ -1,9 +1,12 @@
 /**
  * The default, LLM-free answer (docs/search.md): the best passages for the question, quoted, each
  * with its citation marker. Passages scoring far below the best one are left out, so a weak
- * keyword match does not dilute a strong one. Works over any Searcher (the plugin's on-device
- * BM25F and vector index, the companion's SQLite search).
+ * keyword match does not dilute a strong one, and passages the answer gate declines
+ * (shared/search/answer-gate.ts, the searcher's `relevance`) are not quoted at all: nothing
+ * relevant means no citations, and the chat says it found nothing. Works over any Searcher
+ * (the plugin's on-device BM25F and vector index, the companion's SQLite search).
  */
+import { ANSWER_RELEVANCE } from '../search/answer-gate';
 import type { Answerer, ExtractiveAnswer, Searcher } from './ports';
 
 export interface ExtractiveAnswererOptions {
@@ -24,7 +27,10 @@ export class ExtractiveAnswerer implements Answerer {
 
   async answer(request: { question: string; limit?: number }): Promise<ExtractiveAnswer> {
     const limit = request.limit ?? this.options.limit ?? DEFAULT_LIMIT;
-    const hits = await this.searcher.search({ query: request.question, limit });
+    // Passages the answer gate declines are not quoted (a searcher that judged them says so).
+    const hits = (await this.searcher.search({ query: request.question, limit })).filter(
+      (hit) => hit.relevance === undefined || hit.relevance >= ANSWER_RELEVANCE,
+    );
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
     const share = this.options.minShareOfBest ?? DEFAULT_MIN_SHARE;
     const kept = hits

@@ -118,6 +118,11 @@ export interface ReminderWriter {
 export interface SearchHit {
   citation: Citation;
   score: number;
+  /**
+   * 0..1 on the answer gate's scale (shared/search/answer-gate.ts): below ANSWER_RELEVANCE the
+   * passage does not answer the query. Absent when the searcher cannot judge.
+   */
+  relevance?: number;
 }
 
 export interface Searcher {

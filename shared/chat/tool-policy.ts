@@ -20,8 +20,8 @@
 import type { ToolError, ToolErrorCode, ToolRefusalReason } from '../protocol/errors';
 import type { AskDecision, ToolAsk, ToolDanger, ToolPermission } from '../protocol/tools';
 import type { AbortSignalLike } from './ports';
-import type { FunctionToolSpec, ToolResult } from './tool-schemas';
-import { writeScopeRefusal } from './tool-schemas';
+import type { FunctionToolSpec, ToolName, ToolResult } from './tool-schemas';
+import { TOOLS, cairnToolDanger, cairnToolNeedsNetwork, writeScopeRefusal } from './tool-schemas';
 
 /** The source of Cairn's own tools; an MCP server's tools carry the server's name. */
 export const CAIRN_SOURCE = 'cairn';
@@ -110,6 +110,25 @@ export interface ToolPolicy {
   recordRun(run: ToolRunRecord): void;
   /** The MCP servers' tools, when the host has any. */
   external?: ExternalTools;
+  /**
+   * Where the user changes a tool's switch or permission, in words that finish a sentence
+   * ("in Cairn's settings, under …"): added to a refusal for a tool switched off or denied.
+   */
+  whereToChange?(tool: ToolDescriptor): string;
+}
+
+/** One of Cairn's own tools as the registry knows it (the companion's and the plugin's). */
+export function cairnToolDescriptor(name: ToolName, enabled: boolean): ToolDescriptor {
+  return {
+    name,
+    source: CAIRN_SOURCE,
+    description: TOOLS[name].description,
+    input_schema: JSON.parse(JSON.stringify(TOOLS[name].args)) as Record<string, unknown>,
+    danger: cairnToolDanger(name),
+    requires_network: cairnToolNeedsNetwork(name),
+    enabled,
+    scope: TOOLS[name].scope,
+  };
 }
 
 /** The effective permission: a `high` tool asks even where the user allowed it. */
@@ -192,20 +211,30 @@ export async function* runGated<T extends { result: ToolResult }>(
       refusal('VALIDATION_ERROR', 'unknown_tool', `unknown tool "${request.name}"`, 'name'),
     );
   }
+  const where = policy.whereToChange?.(tool);
   if (!tool.enabled) {
     return refuse(
       refusal(
         'FORBIDDEN',
         'tool_disabled',
-        `${tool.name} is switched off in Cairn's tool settings`,
+        where === undefined
+          ? `${tool.name} is switched off in Cairn's tool settings`
+          : `${tool.name} is switched off; switch it on ${where}`,
       ),
     );
   }
-  const where = request.conversation === undefined ? {} : { conversation: request.conversation };
-  const permission = effectivePermission(tool.danger, policy.permission(tool, where));
+  const inConversation =
+    request.conversation === undefined ? {} : { conversation: request.conversation };
+  const permission = effectivePermission(tool.danger, policy.permission(tool, inConversation));
   if (permission === 'deny') {
     return refuse(
-      refusal('FORBIDDEN', 'permission_denied', `${tool.name} is not permitted (permission: deny)`),
+      refusal(
+        'FORBIDDEN',
+        'permission_denied',
+        where === undefined
+          ? `${tool.name} is not permitted (permission: deny)`
+          : `${tool.name} is not permitted (permission: deny); change that ${where}`,
+      ),
     );
   }
   if (permission === 'ask') {
@@ -215,7 +244,7 @@ export async function* runGated<T extends { result: ToolResult }>(
       danger: tool.danger,
       args: request.args,
       reason: request.reason,
-      ...where,
+      ...inConversation,
     });
     yield { type: 'ask', ask: pending.ask };
     const decision = await pending.decision;

@@ -183,3 +183,23 @@ export const SyncRestoreRequest = Type.Object(
   { additionalProperties: false },
 );
 export type SyncRestoreRequest = Static<typeof SyncRestoreRequest>;
+
+/**
+ * `POST /api/v1/sync/unpair` (sync scope): the device leaves. The companion forgets its synced
+ * bases (history it kept for that device may be pruned as usual) and revokes the token the
+ * request came with, unless that is the owner token, which the companion itself stands on.
+ */
+export const SyncUnpairRequest = Type.Object(
+  { device: SyncDeviceName() },
+  { additionalProperties: false },
+);
+export type SyncUnpairRequest = Static<typeof SyncUnpairRequest>;
+
+export const SyncUnpairResponse = Type.Object({
+  device: Type.String(),
+  /** The token the request came with. */
+  token_name: Type.String(),
+  /** False for the owner token: it stays; revoke device tokens only. */
+  token_revoked: Type.Boolean(),
+});
+export type SyncUnpairResponse = Static<typeof SyncUnpairResponse>;

@@ -14,3 +14,4 @@ export * from './synonyms';
 export * from './claim-check';
 export * from './source-dates';
 export * from './decisions';
+export * from './answer-gate';

@@ -134,6 +134,17 @@ export function detectLanguage(text: string): Language | undefined {
   return bestHits >= 2 && bestHits >= second * 1.5 && bestHits > second ? best : undefined;
 }
 
+/**
+ * Whether `text` uses a function word of `language` that is not also an English one: enough to
+ * tell a question too short for detectLanguage ("Wo speichert Obsidian die Einstellungen?").
+ */
+export function hasFunctionWordsOf(text: string, language: Language): boolean {
+  const own = FUNCTION_WORDS.find(([each]) => each === language)?.[1];
+  const english = FUNCTION_WORDS.find(([each]) => each === 'en')![1];
+  if (own === undefined) return false;
+  return foldedWords(text).some((word) => own.has(word) && !english.has(word));
+}
+
 function foldedWords(text: string): string[] {
   return text
     .normalize('NFD')

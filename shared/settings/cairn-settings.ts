@@ -6,6 +6,7 @@
  * configure. Rename a key only with a migration (migrations.ts).
  */
 import type { UnsupportedClaimPolicy } from '../protocol/answer-audit';
+import type { ToolPermission } from '../protocol/tools';
 
 /** Where the plugin keeps this file, relative to the vault (Obsidian's default config folder). */
 export const PLUGIN_DATA_PATH = '.obsidian/plugins/cairn/data.json';
@@ -103,6 +104,16 @@ export interface CairnSettings {
     /** Only loopback and LAN hosts are contacted while this is on (docs/plugin.md). */
     offlineMode: boolean;
   };
+  /**
+   * The tools of the plugin's own chat (docs/tools.md), the one in Obsidian's pane: what the user
+   * changed from the defaults (plugin/chat/local-tool-policy.ts). The companion keeps its own.
+   */
+  chatTools: {
+    /** Allow, ask or deny per tool name, for everything; a tool not listed has its default. */
+    permissions: Record<string, ToolPermission>;
+    /** Tools switched off: never run, refused with a sentence. */
+    disabled: string[];
+  };
   /** Cairn Sync (docs/sync.md): this vault synced with the companion. Off by default. */
   sync: {
     enabled: boolean;
@@ -138,6 +149,7 @@ export function defaultSettings(systemTimeZone: string): CairnSettings {
     reminders: { syntaxes: { cairn: true, reminderPlugin: true, tasks: true } },
     search: { excludeGlobs: [], delegateToCompanionOnMobile: true },
     privacy: { offlineMode: true },
+    chatTools: { permissions: {}, disabled: [] },
     sync: { enabled: false, deviceName: '' },
   };
 }

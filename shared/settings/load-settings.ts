@@ -12,6 +12,7 @@ import {
   UNSUPPORTED_CLAIM_POLICIES,
 } from './cairn-settings';
 import type { CairnSettings } from './cairn-settings';
+import type { ToolPermission } from '../protocol/tools';
 import { isRecord } from '../protocol/json';
 import { migrateSettings } from './migrations';
 import type { RawSettings } from './migrations';
@@ -130,6 +131,7 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
   const search = read.object(root, 'search');
   const privacy = read.object(root, 'privacy');
   const sync = read.object(root, 'sync');
+  const chatTools = read.object(root, 'chatTools');
 
   const settings: CairnSettings = {
     // A newer file keeps its version so saving it back does not claim an older layout.
@@ -199,6 +201,10 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
     privacy: {
       offlineMode: read.boolean(privacy, 'offlineMode', defaults.privacy.offlineMode),
     },
+    chatTools: {
+      permissions: read.choiceMap(chatTools, 'permissions', TOOL_PERMISSIONS),
+      disabled: read.stringList(chatTools, 'disabled', defaults.chatTools.disabled),
+    },
     sync: {
       enabled: read.boolean(sync, 'enabled', defaults.sync.enabled),
       deviceName: read.string(sync, 'deviceName', defaults.sync.deviceName, deviceName),
@@ -246,6 +252,8 @@ function readVersion(raw: RawSettings, problems: SettingsProblem[]): number {
   });
   return 0;
 }
+
+const TOOL_PERMISSIONS: readonly ToolPermission[] = ['allow', 'ask', 'deny'];
 
 /** A field check: the value to keep, or a message saying why the default is used instead. */
 type Check = (value: string) => { ok: true; value: string } | { ok: false; message: string };
@@ -347,6 +355,29 @@ class FieldReader {
       `expected one of ${allowed.map((option) => JSON.stringify(option)).join(', ')}, found ${describe(value)}; using the default ${JSON.stringify(fallback)}`,
     );
     return fallback;
+  }
+
+  /** An object of name → one of `allowed`; a bad entry is dropped (its default applies). */
+  choiceMap<T extends string>(
+    parent: Located,
+    key: string,
+    allowed: readonly T[],
+  ): Record<string, T> {
+    const map = this.object(parent, key);
+    const kept: Record<string, T> = {};
+    for (const [name, value] of Object.entries(map.value)) {
+      if (name === '__proto__') continue;
+      if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) {
+        kept[name] = value as T;
+      } else {
+        this.report(
+          join(map.path, name),
+          `expected one of ${allowed.map((option) => JSON.stringify(option)).join(', ')}, found ${describe(value)}; using the default`,
+        );
+      }
+    }
+    if (Object.keys(kept).length > 0) this.fromFile.add(map.path);
+    return kept;
   }
 
   stringList(parent: Located, key: string, fallback: string[]): string[] {

@@ -44,3 +44,4 @@ export {
   slotHeading,
 } from './runs-note';
 export type { TaskRunResult } from './runs-note';
+export { describeTaskSchedule } from './schedule-words';

@@ -455,7 +455,12 @@ export function buildTaskFile(task: NewTaskFile): string {
   const link = runs.replace(/\.md$/i, '');
   const body =
     `Cairn runs this task on its schedule and writes each result into [[${link}]].\n` +
-    'Edit the front matter to change it; set `enabled: false` to pause it.\n';
+    'Edit the front matter to change it; set `enabled: false` to pause it.\n' +
+    (task.builtin === 'digest'
+      ? 'This is the weekly digest Cairn made for you (it writes `Cairn/Digests/<week>.md`). ' +
+        'Move it, change its `schedule`, or delete this note to stop digests: Cairn does not ' +
+        'create it again.\n'
+      : '');
   return stringifyNoteFile(
     [
       ['id', task.id],

@@ -228,6 +228,7 @@ describe.skipIf(!availability.available)('history and deleted files on the phone
     await rows.nth(0).locator('button').click();
     await page.locator('#sync-version-text', { hasText: 'cleared by mistake' }).waitFor();
     expect(await page.isVisible('#sync-version-restore')).toBe(false);
+    expect(await page.isVisible('#sync-version-diff-group')).toBe(false);
 
     await rows.nth(1).locator('button').click();
     await page.locator('#sync-version-text', { hasText: 'rain jacket' }).waitFor();
@@ -236,6 +237,16 @@ describe.skipIf(!availability.available)('history and deleted files on the phone
     expect(await rows.nth(0).getAttribute('aria-current')).toBeNull();
     expect(await page.textContent('#sync-version-title')).toMatch(/on MacBook$/);
     expect(await page.isVisible('#sync-version-restore')).toBe(true);
+    // That version against now: its lines that went, the line that came.
+    const removed = await page.$$eval('#sync-version-diff li.is-removed', (items) =>
+      items.map((item) => item.textContent),
+    );
+    const added = await page.$$eval('#sync-version-diff li.is-added', (items) =>
+      items.map((item) => item.textContent),
+    );
+    expect(removed).toEqual(['- passport', '- charger', '- rain jacket']);
+    expect(added).toEqual(['- (cleared by mistake)']);
+    expect(await page.textContent('#sync-version-diff')).toContain('# Packing list');
     // The picture without the earlier restore's confirmation (it fades by itself).
     await page.waitForSelector('#message', { state: 'hidden', timeout: 10_000 });
     await shoot('web-history');
@@ -261,6 +272,36 @@ describe.skipIf(!availability.available)('history and deleted files on the phone
     expect(await page.inputValue('#sync-history-path')).toBe(IDEA);
     await page.locator('#sync-versions li.sync-row').first().waitFor();
     expect(await page.locator('#sync-versions').innerText()).toContain('MacBook');
+  });
+
+  it('restores a folder as it was at a time, with the deleted note back', async () => {
+    // Between the idea's undelete (first test) and its delete (the test above).
+    const history = await api<{ versions: { time: string }[] }>(
+      `/api/v1/sync/history?path=${encodeURIComponent(IDEA)}`,
+    );
+    const trash = await api<{ files: { path: string; deleted: string }[] }>('/api/v1/sync/trash');
+    const deleted = Date.parse(trash.files.find((file) => file.path === IDEA)!.deleted);
+    const at = Math.ceil(Date.parse(history.versions[0]!.time) / 1000) * 1000;
+    expect(at, 'the undelete and the delete were in the same second').toBeLessThan(deleted);
+    expect(onDisk(IDEA)).toBeNull();
+
+    await page.fill('#sync-folder-path', 'Ideas');
+    // The phone's own clock and zone write the field, as a person picking the time would.
+    const local = await page.evaluate((ms) => {
+      const d = new Date(ms);
+      const two = (n: number) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+    }, at);
+    await page.fill('#sync-folder-at', local);
+    await page.waitForSelector('#message', { state: 'hidden', timeout: 10_000 });
+    await page.click('#sync-folder-restore');
+    await page.locator('#message', { hasText: `Restored ${IDEA}.` }).waitFor();
+    expect(dialogs.at(-1)).toContain('Restore “Ideas” as it was');
+    expect(onDisk(IDEA)).toBe(IDEA_TEXT);
+    // The rest of the vault is as it was.
+    expect(onDisk(PACKING)).toBe(PACKING_V2);
+    await page.locator('#sync-folder-form').scrollIntoViewIfNeeded();
+    await shoot('web-folder-restore');
   });
 
   it('says what to do when the token lacks the sync scope', async () => {

@@ -7,7 +7,7 @@
  * made the history, the deleted file and the conflict copy. Screenshots at desktop (1280x800)
  * and phone (390x844) size, light and dark, go to docs/images/sync/ when CAIRN_SCREENSHOTS=docs.
  *
- * Not here (yet): the two-device end-to-end run of the built main.js with IndexedDB.
+ * The two-device end-to-end run of the built main.js with IndexedDB: sync-two-devices.test.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +53,7 @@ import { SyncView } from './plugin/sync/obsidian/sync-ui';
 import { PairModal } from './plugin/sync/obsidian/pair-modal';
 import { ConflictsModal } from './plugin/sync/obsidian/conflicts-modal';
 import { NoteHistoryModal, DeletedFilesModal } from './plugin/sync/obsidian/history-modals';
+import { UnpairModal } from './plugin/sync/obsidian/unpair-modal';
 import { parseSyncPairingLink } from './shared/protocol/sync-pairing';
 
 const transport = {
@@ -88,6 +89,8 @@ const control = {
   deviceName: () => 'MacBook',
   refresh: () => {},
   otherSyncTool: async () => null,
+  stateStoreName: () => 'cairn-sync-shimvault0001',
+  unpair: async () => 'unpaired',
 };
 window.cairn = {
   app, status, settings,
@@ -121,6 +124,7 @@ window.cairn = {
     new NoteHistoryModal(app, control, file).open();
   },
   openDeleted() { new DeletedFilesModal(app, control).open(); },
+  openUnpair() { new UnpairModal(app, control).open(); },
   closeAll() { document.querySelectorAll('.modal-container').forEach((el) => el.remove()); document.body.classList.remove('cairn-shot-view'); },
 };
 `;
@@ -440,6 +444,16 @@ describe.skipIf(!availability.available)('Cairn Sync screens in Chromium', () =>
         expect(await page.textContent('.cairn-sync-check')).toContain('Inbox.md');
         await page.click('.cairn-sync-check input');
         await shot(page, `deleted-${size}-${theme}`);
+        await call(page, 'cairn.closeAll()');
+
+        // Unpairing: what stays on disk, what goes, before anything happens.
+        await call(page, 'cairn.openUnpair()');
+        await page.waitForSelector('.cairn-sync-unpair-stays');
+        expect(await page.textContent('.modal')).toContain('nothing here is deleted');
+        expect(await page.textContent('.cairn-sync-unpair-goes')).toContain(
+          'cairn-sync-shimvault0001',
+        );
+        await shot(page, `unpair-${size}-${theme}`);
         await page.close();
       }, 60_000);
     }

@@ -149,10 +149,14 @@ export class FakePushService {
     const agent = new Agent({ ca: certificate.cert, keepAlive: false });
     const service = new FakePushService(server, `https://127.0.0.1:${port}`, agent, certificate);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => service.handle(req, res));
-    server.on('secureConnection', (socket: Socket) => {
-      service.sockets.add(socket);
-      socket.on('close', () => service.sockets.delete(socket));
-    });
+    // Every TCP connection, also one still in its TLS handshake (a sender killed mid-handshake):
+    // close() must not wait for any of them.
+    for (const event of ['connection', 'secureConnection'] as const) {
+      server.on(event, (socket: Socket) => {
+        service.sockets.add(socket);
+        socket.on('close', () => service.sockets.delete(socket));
+      });
+    }
     return service;
   }
 

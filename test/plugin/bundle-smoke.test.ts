@@ -160,6 +160,7 @@ describe('the built main.js', () => {
       'cairn:sync-now',
       'cairn:sync-confirm-deletes',
       'cairn:sync-pair',
+      'cairn:sync-unpair',
       'cairn:sync-open-view',
       'cairn:sync-pause',
       'cairn:sync-resume',
@@ -409,6 +410,24 @@ describe('the built main.js', () => {
     await settle(() => item('API token').style.display !== 'none');
     expect(item('API token').style.display).not.toBe('none');
     expect(token.visible?.()).toBe(true);
+
+    // The pane's own chat lists its tools without a request; a permission set there is saved.
+    const localTools = item('Tools this device’s chat may use');
+    const localNote = localTools.querySelector<HTMLElement>('.cairn-tool[data-tool="create_note"]');
+    expect(localNote?.textContent).toContain('Changes notes (Undo can revert) · Default');
+    const localSelect = localNote?.querySelector('select') as HTMLSelectElement;
+    expect(localSelect.value).toBe('allow');
+    localSelect.value = 'ask';
+    localSelect.dispatchEvent(new env.window.Event('change') as unknown as Event);
+    await settle(
+      () =>
+        (JSON.parse(app.pluginData.get(manifest.id) ?? '{}') as CairnSettings).chatTools
+          ?.permissions.create_note === 'ask',
+      2_000,
+    );
+    expect(
+      (JSON.parse(app.pluginData.get(manifest.id) ?? '{}') as CairnSettings).chatTools,
+    ).toEqual({ permissions: { create_note: 'ask' }, disabled: [] });
     plugin.unload();
   });
 

@@ -79,6 +79,7 @@ describe('CairnPlugin.onload', () => {
       AUDIT_VIEW_TYPE,
       'cairn-week',
       'cairn-knowledge-health',
+      'cairn-scheduled-tasks',
       RELATED_VIEW_TYPE,
     ]);
     // Sync's commands are registered first (offered only while sync is on: checkCallback).
@@ -105,6 +106,8 @@ describe('CairnPlugin.onload', () => {
       'open-week-view',
       'write-weekly-digest',
       'open-knowledge-health',
+      'open-scheduled-tasks',
+      'new-scheduled-task',
       'open-related-notes',
     ]);
     // The chat pane's and the week view's.

@@ -5,6 +5,7 @@ import type {
   SyncTrashResponse,
   SyncVersion,
 } from '../../../shared/protocol/sync';
+import { sideBySideDiff } from '../../../shared/markdown/line-diff';
 import { CompanionApiError } from '../api-client';
 import { byId, describeError, el, formatWhen, noticeItem } from '../dom';
 import type { PageContext, PageView } from './page-context';
@@ -13,7 +14,9 @@ import type { PageContext, PageView } from './page-context';
  * Deleted files and a note's history (docs/sync.md "History and undelete"), from Cairn Sync's
  * routes: `GET /api/v1/sync/trash`, `GET /api/v1/sync/history`, a version's bytes from
  * `GET /api/v1/sync/blobs/:hash`, `POST /api/v1/sync/restore` for deleted files and a commit
- * for "Restore this version". Every restore is a new version; nothing in history is rewritten.
+ * for "Restore this version", and `POST /api/v1/sync/restore` with a folder and a time for
+ * "Restore a folder as it was at…". Every restore is a new version; nothing in history is
+ * rewritten. An older version is shown against the latest as a one-column line diff.
  * All of these need the token's `sync` scope; without it the view says how to get one.
  */
 
@@ -34,6 +37,12 @@ export function syncHistoryView(context: PageContext): PageView {
   const versionTitle = byId<HTMLHeadingElement>('sync-version-title');
   const versionText = byId<HTMLPreElement>('sync-version-text');
   const versionRestore = byId<HTMLButtonElement>('sync-version-restore');
+  const diffGroup = byId<HTMLElement>('sync-version-diff-group');
+  const diffList = byId<HTMLOListElement>('sync-version-diff');
+  const folderForm = byId<HTMLFormElement>('sync-folder-form');
+  const folderPath = byId<HTMLInputElement>('sync-folder-path');
+  const folderAt = byId<HTMLInputElement>('sync-folder-at');
+  const folderRestore = byId<HTMLButtonElement>('sync-folder-restore');
 
   let trash: SyncTrashResponse['files'] = [];
   let history: { path: string; fileId: string; versions: SyncVersion[] } | null = null;
@@ -199,10 +208,18 @@ export function syncHistoryView(context: PageContext): PageView {
     versionText.textContent = 'Loading…';
     versionRestore.hidden = latest;
     versionCard.hidden = false;
+    diffGroup.hidden = true;
+    diffList.replaceChildren();
+    const newest = history?.versions[0];
     try {
-      const text = await api.getText(`/api/v1/sync/blobs/${encodeURIComponent(version.hash)}`);
+      const blob = (hash: string) => api.getText(`/api/v1/sync/blobs/${encodeURIComponent(hash)}`);
+      const [text, now] = await Promise.all([
+        blob(version.hash),
+        !latest && newest !== undefined ? blob(newest.hash) : Promise.resolve(null),
+      ]);
       if (shownVersion !== version) return;
       versionText.textContent = text;
+      if (now !== null) showDiff(text, now);
     } catch (error) {
       if (shownVersion !== version) return;
       versionText.textContent = lacksScope(error)
@@ -213,7 +230,76 @@ export function syncHistoryView(context: PageContext): PageView {
     versionCard.scrollIntoView({ block: 'start' });
   }
 
+  /** This version against the latest: − lines only in this version, + lines only now. */
+  function showDiff(then: string, now: string): void {
+    const diff = sideBySideDiff(then, now);
+    const line = (kind: 'same' | 'removed' | 'added', text: string) =>
+      el('li', { class: `is-${kind}` }, text);
+    if (!diff.ok) {
+      diffList.replaceChildren(line('same', `Not compared: ${diff.reason}.`));
+    } else if (diff.rows.every((row) => row.kind === 'same')) {
+      diffList.replaceChildren(line('same', 'The same lines as now.'));
+    } else {
+      diffList.replaceChildren(
+        ...diff.rows.flatMap((row) => {
+          switch (row.kind) {
+            case 'same':
+              return [line('same', row.left)];
+            case 'left':
+              return [line('removed', row.left)];
+            case 'right':
+              return [line('added', row.right)];
+            case 'changed':
+              return [line('removed', row.left), line('added', row.right)];
+          }
+        }),
+      );
+    }
+    diffGroup.hidden = false;
+  }
+
   versionRestore.addEventListener('click', () => void restoreVersion());
+
+  folderForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void restoreFolder();
+  });
+
+  /** Every file of the folder back to its version at that time, as new versions. */
+  async function restoreFolder(): Promise<void> {
+    const api = context.api();
+    const time = Date.parse(folderAt.value);
+    if (!api || Number.isNaN(time)) return;
+    const folder = folderPath.value.trim().replace(/^\/+|\/+$/g, '');
+    const what = folder === '' ? 'the whole vault' : `“${folder}”`;
+    if (
+      !window.confirm(
+        `Restore ${what} as it was ${formatWhen(new Date(time).toISOString())}? Each file gets that version back as a new version, on every device; files made since stay.`,
+      )
+    ) {
+      return;
+    }
+    folderRestore.disabled = true;
+    try {
+      const body = await api.post<SyncCommitResponse>('/api/v1/sync/restore', {
+        device: PHONE_SYNC_DEVICE,
+        folder,
+        at: new Date(time).toISOString(),
+      });
+      if (body.results.length === 0) {
+        context.say(`Nothing to restore: ${what} is as it was then.`, 'info');
+      } else {
+        const outcome = describeResults(body.results);
+        context.say(outcome.text, outcome.failed ? 'error' : 'info');
+      }
+    } catch (error) {
+      if (lacksScope(error)) context.say(NO_SCOPE, 'error');
+      else context.say(`Restore failed: ${describeError(error)}`, 'error');
+    } finally {
+      folderRestore.disabled = false;
+    }
+    await loadTrash();
+  }
 
   /** A new version with the old bytes, on top of the latest (which stays in history). */
   async function restoreVersion(): Promise<void> {
@@ -264,7 +350,11 @@ export function syncHistoryView(context: PageContext): PageView {
       versionsList.replaceChildren();
       versionCard.hidden = true;
       versionText.textContent = '';
+      diffGroup.hidden = true;
+      diffList.replaceChildren();
       historyPath.value = '';
+      folderPath.value = '';
+      folderAt.value = '';
     },
   };
 }

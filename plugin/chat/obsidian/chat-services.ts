@@ -2,7 +2,9 @@
  * Builds the chat for the pane (docs/chat.md) over Obsidian: the ChatEngine with the vault-backed
  * writers (reminders through the companion's API while one is paired), the in-vault search, conversations in the chats folder and, when a chat model is set,
  * Ollama for routing and phrasing, and a vision model for messages with images; plus the pane's callbacks (Markdown through Obsidian's
- * renderer, citations opened at their line or page). Settings are read per message, so a
+ * renderer, citations opened at their line or page). Every tool call of the chat passes the
+ * tool gate with the plugin's own policy (local-tool-policy.ts, docs/tools.md), its asks
+ * answered from the pane's card. Settings are read per message, so a
  * change in the settings tab applies to the next message without rebuilding anything.
  */
 import {
@@ -32,6 +34,7 @@ import { VaultNoteWriter } from '../../notes/vault-note-writer';
 import { VaultReminders } from '../../reminders/stores/vault-reminders';
 import { VaultSearcher } from '../vault-searcher';
 import { VisionChat, type VisionModel } from '../vision-chat';
+import { LocalToolPolicy, localChatBackend } from '../local-tool-policy';
 import type { VaultSearch } from '../../search/vault-search';
 import type { CairnSettings } from '../../../shared/settings/cairn-settings';
 import { offlineModeViolation } from '../../../shared/settings/validation';
@@ -72,6 +75,8 @@ export interface ChatParts {
   files: ObsidianChatFiles;
   /** `Cairn/Memory.md` for the chat, and for the import command. */
   memories: VaultMemories;
+  /** The chat's tool policy: the settings tab lists its tools; close it on unload. */
+  tools: LocalToolPolicy;
 }
 
 export function createChatServices(options: ChatServicesOptions): ChatParts {
@@ -133,6 +138,16 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     ? fetchOllamaHttp(window.fetch.bind(window))
     : transportOllamaHttp(options.transport);
   const memories = new VaultMemories({ files, clock, zone });
+  // Every tool call of this chat, routed by a model or by the rules, passes the one gate.
+  const tools = new LocalToolPolicy({
+    settings,
+    clock,
+    schedule: (ms, fn) => {
+      const timer = window.setTimeout(fn, ms);
+      return () => window.clearTimeout(timer);
+    },
+    randomBytes,
+  });
   const engine = new ChatEngine({
     clock,
     zone,
@@ -146,6 +161,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     unsupportedClaims: () => settings().ollama.unsupportedClaims,
     conversations,
     memories,
+    policy: tools,
   });
   const vision = new VisionChat({
     http: streamingHttp,
@@ -155,7 +171,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     clock,
   });
   const session = new ChatSession(
-    engine,
+    localChatBackend(engine, tools),
     conversations,
     () => options.vaultSearch()?.modeLabel,
     vision,
@@ -197,7 +213,7 @@ export function createChatServices(options: ChatServicesOptions): ChatParts {
     answerActions: answerActions(app),
     scope: scopeControl(app, scope),
   };
-  return { services, notes, files, memories };
+  return { services, notes, files, memories, tools };
 }
 
 export const CHAT_HOVER_SOURCE = 'cairn-chat';

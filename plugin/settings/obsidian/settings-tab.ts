@@ -7,7 +7,8 @@ import type { SettingsHost } from '../settings-host';
 import { ObsidianHttpTransport } from '../../connection/obsidian/request-url-transport';
 import { renderPairRow, renderTestPushRow } from '../../connection/obsidian/pairing-section';
 import { CompanionTools } from '../tool-settings';
-import { ToolsPanel } from './tools-section';
+import { ToolsPanel, renderLocalToolsRow } from './tools-section';
+import { LOCAL_TOOLS_SETTING } from '../../chat/local-tool-policy';
 import type {
   BuiltinModelDownloads,
   ModelRoute,
@@ -186,7 +187,7 @@ export class CairnSettingTab extends PluginSettingTab {
     return [
       ...(problems.length > 0 ? [{ heading: 'Problems', rows: problems }] : []),
       { heading: 'Search and related notes', rows: this.searchRows() },
-      { heading: 'Chat answers', rows: this.chatRows() },
+      { heading: 'Chat answers', rows: [...this.chatRows(), this.localToolsRow()] },
       { heading: 'Reminders', rows: this.reminderRows() },
       { heading: 'Companion (optional)', rows: [...this.companionRows(), ...this.toolRows()] },
       { heading: 'Folders', rows: this.folderRows() },
@@ -344,6 +345,20 @@ export class CairnSettingTab extends PluginSettingTab {
   }
 
   /**
+   * The tools of the chat in this pane (docs/tools.md): the plugin's own engine, which runs on
+   * this device whether or not a companion is set, so always shown. The companion's chat
+   * (phone page, MCP, API) has its own list under Companion.
+   */
+  private localToolsRow(): SettingRow {
+    return {
+      name: LOCAL_TOOLS_SETTING,
+      desc: 'The chat in this pane, on this device: switch each of Cairn’s tools on or off, and allow it, have the chat ask you first (a card in the chat with Allow and Deny), or deny it. Saved at once.',
+      aliases: ['permissions', 'tool', 'ask'],
+      render: (setting) => renderLocalToolsRow(setting, this.host),
+    };
+  }
+
+  /**
    * The companion's tools and MCP servers (docs/tools.md), shown with a companion set. Both rows
    * share one panel, so adding a server redraws the list above it.
    */
@@ -361,7 +376,7 @@ export class CairnSettingTab extends PluginSettingTab {
     return [
       {
         name: 'Tools the chat may use',
-        desc: 'Cairn’s own tools and those of your MCP servers: switch each on or off, and allow it, have the chat ask you first, or deny it. Needs an admin token.',
+        desc: 'On the companion, for its chat (the phone page, MCP clients, the API): Cairn’s own tools and those of your MCP servers. Switch each on or off, and allow it, have the chat ask you first, or deny it. Needs an admin token.',
         aliases: ['MCP', 'permissions', 'tool'],
         visible: companionSet,
         render: (setting) => panel.renderListRow(setting),
@@ -837,6 +852,19 @@ export class CairnSettingTab extends PluginSettingTab {
                 s.sync.deviceName = checked.name;
               });
             }),
+          );
+        },
+      },
+      {
+        name: 'Unpair this device',
+        desc: 'Stops syncing this vault here: revokes this device’s token on the companion and removes the sync state on this device. Your notes stay. Asks first, listing what stays.',
+        render: (setting) => {
+          setting.addButton((button) =>
+            button
+              .setButtonText('Unpair this device')
+              .setClass('mod-warning')
+              .setDisabled(!this.host.settings.sync.enabled)
+              .onClick(() => this.host.openSyncUnpairing()),
           );
         },
       },

@@ -8,7 +8,10 @@ import { Setting } from 'obsidian';
 import type { DropdownComponent, ToggleComponent } from 'obsidian';
 import type { ToolListing, ToolPermission, ToolServerStatus } from '../../../shared/protocol/tools';
 import { TOOL_DANGER_WORDS } from '../../../shared/protocol/tools';
-import { serverConfigFrom, toolSourceWords } from '../tool-settings';
+import { describeLocalTool, serverConfigFrom, toolSourceWords } from '../tool-settings';
+import { localToolListing, setLocalTool } from '../../chat/local-tool-policy';
+import type { LocalToolListing } from '../../chat/local-tool-policy';
+import type { SettingsHost } from '../settings-host';
 import type { CompanionTools, ToolsOverview } from '../tool-settings';
 
 const PERMISSIONS: readonly ToolPermission[] = ['allow', 'ask', 'deny'];
@@ -212,4 +215,46 @@ export class ToolsPanel {
         }),
     );
   }
+}
+
+/**
+ * "Tools this device's chat may use": Cairn's tools as the chat in this pane runs them (the
+ * plugin's own engine, plugin/chat/local-tool-policy.ts), each with its switch and permission,
+ * saved in data.json at once. Drawn from the settings: nothing is requested.
+ */
+export function renderLocalToolsRow(
+  setting: Setting,
+  host: Pick<SettingsHost, 'settings' | 'updateSettings'>,
+): void {
+  setting.settingEl.addClass('cairn-tools-row');
+  const list = setting.settingEl.createDiv({ cls: 'cairn-tools-list cairn-local-tools' });
+  for (const tool of localToolListing(host.settings)) drawLocalTool(list, tool, host);
+}
+
+function drawLocalTool(
+  list: HTMLElement,
+  tool: LocalToolListing,
+  host: Pick<SettingsHost, 'settings' | 'updateSettings'>,
+): void {
+  const row = new Setting(list).setName(tool.name).setDesc(describeLocalTool(tool));
+  row.settingEl.addClass('cairn-tool');
+  row.settingEl.dataset.tool = tool.name;
+  const save = async (change: { enabled?: boolean; permission?: ToolPermission }) => {
+    await host.updateSettings((settings) => setLocalTool(settings, tool.name, change));
+    const now = localToolListing(host.settings).find((listed) => listed.name === tool.name);
+    if (now) row.setDesc(describeLocalTool(now));
+  };
+  row.addToggle((component) => {
+    component.toggleEl.setAttribute('aria-label', 'Enabled');
+    component.setValue(tool.enabled).onChange((enabled) => save({ enabled }));
+  });
+  row.addDropdown((component) => {
+    for (const permission of PERMISSIONS) {
+      component.addOption(permission, PERMISSION_WORDS[permission]);
+    }
+    component.setValue(tool.permission).onChange(async (value) => {
+      const permission = PERMISSIONS.find((candidate) => candidate === value);
+      if (permission) await save({ permission });
+    });
+  });
 }

@@ -24,4 +24,12 @@ export interface SyncSessionControl {
   /** Starts or stops sync to match the settings (after pairing). */
   refresh(): void;
   otherSyncTool(): Promise<string | null>;
+  /** The IndexedDB database holding this vault's sync state on this device. */
+  stateStoreName(): string;
+  /**
+   * Unpairs this device: revokes its token on the companion (unless `localOnly`, when the
+   * companion cannot be reached), stops sync and deletes the sync state here. Notes stay.
+   * Resolves to what was done, in words.
+   */
+  unpair(options: { localOnly: boolean }): Promise<string>;
 }

@@ -2,9 +2,9 @@ import { Notice, Platform, TFile } from 'obsidian';
 import type { App, Plugin } from 'obsidian';
 import { ObsidianHttpTransport } from '../../connection/obsidian/request-url-transport';
 import type { CairnSettings } from '../../../shared/settings/cairn-settings';
-import { IdbSyncStateStore } from '../idb-state-store';
+import { IdbSyncStateStore, deleteSyncStore, syncStoreName } from '../idb-state-store';
 import { otherSyncTool } from '../other-sync-tools';
-import { CompanionSyncClient } from '../sync-client';
+import { CompanionSyncClient, SyncRequestError } from '../sync-client';
 import { SyncEngine } from '../sync-engine';
 import type { SyncEvent } from '../sync-engine';
 import { SyncRunner } from '../sync-runner';
@@ -38,6 +38,8 @@ export interface SyncControl {
   refresh(): void;
   /** "Pair this device" (settings tab button, command, `obsidian://cairn-sync-pair` link). */
   openPairing(): void;
+  /** "Unpair this device" (settings tab button, command): the confirmation, then the unpairing. */
+  openUnpairing(): void;
 }
 
 /** Per device (local storage, not data.json): sync paused on this device. */
@@ -152,6 +154,37 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
     if (deps.settings().sync.enabled && !isPaused()) void start();
     else stop();
   };
+  const unpair = async (options: { localOnly: boolean }): Promise<string> => {
+    let revoked = false;
+    let ownerToken = false;
+    if (!options.localOnly) {
+      try {
+        const answer = await archiveClient(deps).unpair(deviceName(deps.settings()));
+        revoked = answer.token_revoked;
+        ownerToken = !answer.token_revoked;
+      } catch (error) {
+        // A token the companion already refuses was revoked there: unpairing goes on.
+        if (!(error instanceof SyncRequestError && error.code === 'UNAUTHORIZED')) throw error;
+        revoked = true;
+      }
+    }
+    stop();
+    await deleteSyncStore(deps.vaultKey());
+    app.saveLocalStorage(PAUSED_KEY, null);
+    await deps.updateSettings((settings) => {
+      settings.sync.enabled = false;
+      // The owner token is the companion's own and stays; a device token is of no use now.
+      if (!ownerToken) settings.companion.token = '';
+    });
+    deps.settingsApplied();
+    status.stopped('off');
+    if (ownerToken) {
+      return 'This device is unpaired and its sync state is removed. It used the owner token, which stays valid.';
+    }
+    return revoked
+      ? 'This device is unpaired: its token is revoked on the companion and its sync state removed. Your notes stay.'
+      : 'This device is unpaired here and its sync state removed. Revoke its token on the companion’s machine (cairn-companion token list, then token revoke NAME).';
+  };
   const running = (): SyncSession => {
     if (!session) throw new Error('Cairn Sync is not running on this device');
     return session;
@@ -185,9 +218,11 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
       deps.settingsApplied();
     },
     otherSyncTool: async () => otherSyncTool(await gatherSyncToolFacts(app)),
+    stateStoreName: () => syncStoreName(deps.vaultKey()),
+    unpair,
   });
 
-  return { refresh, openPairing: ui.openPairing };
+  return { refresh, openPairing: ui.openPairing, openUnpairing: ui.openUnpairing };
 }
 
 function heldBatch(batch: { hold: string; paths: string[] }) {

@@ -12,6 +12,7 @@ import { whenText } from './diff-table';
 import { DeletedFilesModal, NoteHistoryModal, RestoreFolderModal } from './history-modals';
 import { PairModal, pairingFromUri } from './pair-modal';
 import type { SyncSessionControl } from './sync-session-control';
+import { UnpairModal } from './unpair-modal';
 
 export const SYNC_VIEW_TYPE = 'cairn-sync';
 
@@ -21,9 +22,10 @@ const HELD_LISTED = 50;
 export function registerSyncUi(
   plugin: Plugin,
   control: SyncSessionControl,
-): { openPairing: () => void } {
+): { openPairing: () => void; openUnpairing: () => void } {
   const { app } = control;
   const openPairing = () => new PairModal(app, control).open();
+  const openUnpairing = () => new UnpairModal(app, control).open();
   const openView = async () => {
     const existing = app.workspace.getLeavesOfType(SYNC_VIEW_TYPE)[0];
     const leaf = existing ?? app.workspace.getRightLeaf(false);
@@ -54,6 +56,15 @@ export function registerSyncUi(
     id: 'sync-pair',
     name: 'Pair this device with the companion',
     callback: openPairing,
+  });
+  plugin.addCommand({
+    id: 'sync-unpair',
+    name: 'Unpair this device from the companion',
+    checkCallback: (checking) => {
+      if (!control.settings().sync.enabled) return false;
+      if (!checking) openUnpairing();
+      return true;
+    },
   });
   plugin.addCommand({
     id: 'sync-open-view',
@@ -126,7 +137,7 @@ export function registerSyncUi(
       );
     }),
   );
-  return { openPairing };
+  return { openPairing, openUnpairing };
 }
 
 /** The sync view: the status in words, what to do, Sync now, pause, held deletes, conflicts. */

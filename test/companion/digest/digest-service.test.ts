@@ -5,7 +5,6 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
-import { DigestScheduler } from '../../../companion/digest/digest-scheduler';
 import { DigestService } from '../../../companion/digest/digest-service';
 import { DigestStore } from '../../../companion/digest/digest-store';
 import type {
@@ -14,7 +13,9 @@ import type {
   ReminderDeliverer,
 } from '../../../companion/push/delivery-port';
 import { VaultReminderSource } from '../../../companion/reminders/vault-reminder-source';
+import { TaskFeature } from '../../../companion/tasks';
 import { DEFAULT_DIGEST_SCHEDULE, parseDigestSchedule } from '../../../shared/digest';
+import type { DigestSchedule } from '../../../shared/digest';
 import { startIndexer } from '../search/helpers';
 import type { IndexerFixture } from '../search/helpers';
 import { SAMPLE_VAULT, TEST_TOKEN, authorized, testConfig } from '../helpers/app';
@@ -58,16 +59,29 @@ function service(store = new DigestStore(index.db)): DigestService {
   });
 }
 
-function scheduler(timer: ManualTimer, schedule = DEFAULT_DIGEST_SCHEDULE): DigestScheduler {
-  return new DigestScheduler({
-    service: service(),
-    schedule,
-    zone: BERLIN,
+const DIGEST_TASK = 'Cairn/Tasks/Weekly digest.md';
+
+/** The weekly digest as the companion runs it: the built-in task on the task scheduler. */
+async function digestTask(
+  timer: ManualTimer,
+  /** null: digests off (`--digest off`). */
+  schedule: DigestSchedule | null = DEFAULT_DIGEST_SCHEDULE,
+): Promise<TaskFeature> {
+  const feature = new TaskFeature({
+    vault: index.vault,
+    db: index.db,
     clock: index.clock,
+    defaultZone: BERLIN,
+    graceMs: 24 * 3_600_000,
+    digest: service(),
     timer,
+    ...(schedule === null ? {} : { builtinDigest: schedule }),
   });
+  await feature.start();
+  return feature;
 }
 
+const vaultFile = (path: string) => join(index.vault, path);
 const digestFile = (week: string) => join(index.vault, `Cairn/Digests/${week}.md`);
 
 beforeEach(async () => {
@@ -82,25 +96,35 @@ afterEach(async () => {
   await index.close();
 });
 
-describe('DigestScheduler', () => {
-  it('the first start writes nothing from before it', async () => {
-    const digests = scheduler(new ManualTimer(index.clock));
-    await digests.start();
+describe('the weekly digest task', () => {
+  it('is created on the first start, and that start writes nothing from before it', async () => {
+    const digests = await digestTask(new ManualTimer(index.clock));
     expect(existsSync(digestFile('2026-W48'))).toBe(false);
-    expect(new DigestStore(index.db).get('2026-W48')).toMatchObject({ status: 'baseline' });
+    const text = readFileSync(vaultFile(DIGEST_TASK), 'utf8');
+    expect(text).toMatch(
+      /^---\nid: [^\n]+\ntype: task\nschedule: 0 8 \* \* MON\ntimezone: Europe\/Berlin\nenabled: true\naction: digest\nperiod: week\ndeliver:/,
+    );
+    expect(text).toContain('builtin: digest');
+    const [task] = digests.service.list().tasks;
+    expect(task).toMatchObject({
+      name: 'Weekly digest',
+      builtin: 'digest',
+      enabled: true,
+      next_run: '2026-12-07T08:00:00+01:00',
+      last_run: null,
+    });
+    expect(new DigestStore(index.db).get('2026-W48')).toBeUndefined();
     await digests.stop();
   });
 
   it('writes a digest that came due while down on start, once, and not again after a restart', async () => {
-    // Running on Sunday: W47 is the baseline. Down over Monday 08:00; back at 08:30.
+    // Running on Sunday: W47 is before the first start. Down over Monday 08:00; back at 08:30.
     index.clock.set('2026-11-29T12:00:00Z');
     const timer = new ManualTimer(index.clock);
-    const before = scheduler(timer);
-    await before.start();
+    const before = await digestTask(timer);
     await before.stop();
     index.clock.set('2026-11-30T07:30:00Z');
-    const first = scheduler(timer);
-    await first.start();
+    const first = await digestTask(timer);
     const text = readFileSync(digestFile('2026-W48'), 'utf8');
     expect(text).toMatch(/^---\ntype: digest\nweek: 2026-W48\n/);
     expect(text).toContain('## Due next week (2026-W49)');
@@ -111,39 +135,47 @@ describe('DigestScheduler', () => {
     expect(push.sent[0]!.payload.deep_link).toBe(
       'obsidian://open?vault=vault&file=Cairn%2FDigests%2F2026-W48.md',
     );
+    const runs = readFileSync(vaultFile('Cairn/Tasks/Weekly digest (runs).md'), 'utf8');
+    expect(runs).toContain('## 2026-11-30 08:00 (Europe/Berlin)');
+    expect(runs).toContain('Your digest of 2026-W48 is ready: [[Cairn/Digests/2026-W48|');
+    expect(first.service.list().tasks[0]!.last_run).toMatchObject({
+      slot: '2026-11-30T08:00:00+01:00',
+      status: 'succeeded',
+    });
     await first.stop();
 
     // The user deletes it; a restart does not bring it back, nor announce it again.
     rmSync(digestFile('2026-W48'));
-    const second = scheduler(timer);
-    await second.start();
+    const second = await digestTask(timer);
     expect(existsSync(digestFile('2026-W48'))).toBe(false);
     expect(push.sent).toHaveLength(1);
     await second.stop();
   });
 
   it('sleeps until the next slot and writes that week then, in steps of at most 10 minutes', async () => {
-    new DigestStore(index.db).recordBaseline('2026-W47', 'Cairn/Digests/2026-W47.md', 0);
     const timer = new ManualTimer(index.clock);
-    const digests = scheduler(timer);
-    await digests.start();
+    const digests = await digestTask(timer);
     expect(timer.armed).toBe(1);
     expect(Math.max(...timer.delays)).toBeLessThanOrEqual(10 * 60_000);
-    await timer.advanceTo(Date.parse('2026-12-07T06:59:00Z'), () => Promise.resolve());
+    const idle = () => digests.scheduler.whenIdle();
+    await timer.advanceTo(Date.parse('2026-12-07T06:59:00Z'), idle);
     expect(existsSync(digestFile('2026-W49'))).toBe(false);
-    await timer.advanceTo(Date.parse('2026-12-07T07:10:00Z'), () => Promise.resolve());
+    await timer.advanceTo(Date.parse('2026-12-07T07:10:00Z'), idle);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(existsSync(digestFile('2026-W49'))).toBe(true);
+    expect(Math.max(...timer.delays)).toBeLessThanOrEqual(10 * 60_000);
     await digests.stop();
     expect(timer.armed).toBe(0);
   });
 
   it('a digest file already there (the plugin wrote it) is kept as it is and recorded', async () => {
+    index.clock.set('2026-11-29T12:00:00Z');
+    const timer = new ManualTimer(index.clock);
+    await (await digestTask(timer)).stop();
     mkdirSync(join(index.vault, 'Cairn/Digests'), { recursive: true });
     writeFileSync(digestFile('2026-W48'), 'my own words\n');
-    new DigestStore(index.db).recordBaseline('2026-W47', 'Cairn/Digests/2026-W47.md', 0);
-    const digests = scheduler(new ManualTimer(index.clock));
-    await digests.start();
+    index.clock.set('2026-11-30T07:30:00Z');
+    const digests = await digestTask(timer);
     expect(readFileSync(digestFile('2026-W48'), 'utf8')).toBe('my own words\n');
     expect(new DigestStore(index.db).get('2026-W48')).toMatchObject({
       path: 'Cairn/Digests/2026-W48.md',
@@ -152,11 +184,63 @@ describe('DigestScheduler', () => {
   });
 
   it('"off" and other slots parse; a Sunday 20:00 digest covers the week ending', async () => {
-    index.clock.set('2026-11-29T19:30:00Z');
-    new DigestStore(index.db).recordBaseline('2026-W47', 'Cairn/Digests/2026-W47.md', 0);
-    const digests = scheduler(new ManualTimer(index.clock), parseDigestSchedule('sun 20:00')!);
-    await digests.start();
+    expect(parseDigestSchedule('off')).toBeNull();
+    index.clock.set('2026-11-29T18:30:00Z');
+    const timer = new ManualTimer(index.clock);
+    const digests = await digestTask(timer, parseDigestSchedule('sun 20:00')!);
+    expect(readFileSync(vaultFile(DIGEST_TASK), 'utf8')).toContain('schedule: 0 20 * * SUN');
+    await timer.advanceTo(Date.parse('2026-11-29T19:30:00Z'), () => digests.scheduler.whenIdle());
     expect(existsSync(digestFile('2026-W48'))).toBe(true);
+    await digests.stop();
+  });
+
+  it('is not created with digests off', async () => {
+    const digests = await digestTask(new ManualTimer(index.clock), null);
+    expect(existsSync(vaultFile(DIGEST_TASK))).toBe(false);
+    expect(digests.service.list().tasks).toEqual([]);
+    await digests.stop();
+  });
+
+  it('stays off with enabled: false, is never brought back once deleted, and runs where it was moved', async () => {
+    index.clock.set('2026-11-29T12:00:00Z');
+    const timer = new ManualTimer(index.clock);
+    await (await digestTask(timer)).stop();
+    const original = readFileSync(vaultFile(DIGEST_TASK), 'utf8');
+
+    // Turned off in the note: the Monday slot passes with nothing written.
+    writeFileSync(vaultFile(DIGEST_TASK), original.replace('enabled: true', 'enabled: false'));
+    let digests = await digestTask(timer);
+    expect(digests.service.list().tasks[0]).toMatchObject({ enabled: false, next_run: null });
+    await timer.advanceTo(Date.parse('2026-11-30T07:30:00Z'), () => digests.scheduler.whenIdle());
+    expect(existsSync(digestFile('2026-W48'))).toBe(false);
+    // The user's edit is kept over restarts (never overwritten by the seed).
+    await digests.stop();
+    digests = await digestTask(timer);
+    expect(readFileSync(vaultFile(DIGEST_TASK), 'utf8')).toContain('enabled: false');
+    await digests.stop();
+
+    // Moved (and on again): it runs from its new place.
+    rmSync(vaultFile(DIGEST_TASK));
+    mkdirSync(vaultFile('Routines'), { recursive: true });
+    writeFileSync(vaultFile('Routines/My week.md'), original);
+    digests = await digestTask(timer);
+    expect(existsSync(vaultFile(DIGEST_TASK))).toBe(false);
+    expect(digests.service.list().tasks[0]).toMatchObject({
+      path: 'Routines/My week.md',
+      next_run: '2026-12-07T08:00:00+01:00',
+    });
+    await timer.advanceTo(Date.parse('2026-12-07T07:10:00Z'), () => digests.scheduler.whenIdle());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(digestFile('2026-W49'))).toBe(true);
+    await digests.stop();
+
+    // Deleted: no digest task after a restart, and none the week after.
+    rmSync(vaultFile('Routines/My week.md'));
+    digests = await digestTask(timer);
+    expect(existsSync(vaultFile(DIGEST_TASK))).toBe(false);
+    expect(digests.service.list().tasks).toEqual([]);
+    await timer.advanceTo(Date.parse('2026-12-14T07:10:00Z'), () => digests.scheduler.whenIdle());
+    expect(existsSync(digestFile('2026-W50'))).toBe(false);
     await digests.stop();
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../helpers/corpora';
@@ -130,6 +130,15 @@ describe('POST /api/v1/memories/import', () => {
   it('refuses a file over 1 MB with 413 and a body that is not an upload with 400', async () => {
     const big = await upload('big.txt', 'a memory\n'.repeat(130_000));
     expect(big.statusCode).toBe(413);
+    expect(big.json()).toEqual({
+      error: {
+        code: 'PAYLOAD_TOO_LARGE',
+        field: 'file',
+        message: 'the file is larger than 1 MB; nothing was imported',
+      },
+    });
+    // Received through a temp file in the data folder, which is gone again.
+    expect(readdirSync(join(testApp.dir, 'data/uploads'))).toEqual([]);
     const notUpload = await testApp.app.inject({
       method: 'POST',
       url: '/api/v1/memories/import',

@@ -59,6 +59,10 @@ function inTwoChunks(body: Buffer, cut: number): Readable {
   );
 }
 
+/** The app's upload temp folder (in its data folder). */
+const uploads = () => join(testApp.dir, 'data', 'uploads');
+const uploadTemps = () => (existsSync(uploads()) ? readdirSync(uploads()) : []);
+
 const attachments = () => {
   const folder = join(vault, 'Cairn/Attachments');
   return existsSync(folder) ? readdirSync(folder) : [];
@@ -127,6 +131,7 @@ describe('POST /api/v1/ingest', () => {
       await registerIngestRoute(limited, {
         vault,
         folder: 'Cairn/Attachments',
+        uploadFolder: uploads(),
         memory: new WriteMemory(limitedDb, ManualClock.at('2026-11-22T09:30:00Z')),
         maxBytes: 1024,
       });
@@ -198,6 +203,7 @@ describe('POST /api/v1/ingest over the limit', () => {
     await registerIngestRoute(limited, {
       vault,
       folder: 'Cairn/Attachments',
+      uploadFolder: uploads(),
       memory: new WriteMemory(limitedDb, ManualClock.at('2026-11-22T09:30:00Z')),
       maxBytes: 1024,
     });
@@ -214,10 +220,17 @@ describe('POST /api/v1/ingest over the limit', () => {
             payload: inTwoChunks(body, cut),
           });
           expect(response.statusCode, `${size} bytes cut at ${cut}: ${response.body}`).toBe(413);
-          expect(response.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+          expect(response.json()).toMatchObject({
+            error: {
+              code: 'PAYLOAD_TOO_LARGE',
+              field: 'file',
+              message: 'the file is larger than 1024 bytes; nothing was saved',
+            },
+          });
         }
       }
       expect(attachments()).toEqual([]);
+      expect(uploadTemps()).toEqual([]);
       const exact = await limited.inject({
         method: 'POST',
         url: '/api/v1/ingest',
@@ -229,5 +242,70 @@ describe('POST /api/v1/ingest over the limit', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('POST /api/v1/ingest streams the upload to a temp file', () => {
+  it('indexes a normal upload and keeps no temp file after it', async () => {
+    const pdf = Buffer.from(buildPdf([{ lines: ['Streamed zeppelin text'] }]));
+    const response = await upload(app, 'streamed.pdf', pdf);
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json()).toMatchObject({
+      path: 'Cairn/Attachments/streamed.pdf',
+      bytes: pdf.length,
+      indexed: true,
+    });
+    expect(readFileSync(join(vault, 'Cairn/Attachments/streamed.pdf')).equals(pdf)).toBe(true);
+    expect(existsSync(uploads()), 'the upload went through the data folder').toBe(true);
+    expect(uploadTemps()).toEqual([]);
+  });
+
+  it('answers 413 naming the limit for a file over 50 MB, keeping nothing', async () => {
+    const big = Buffer.alloc(50 * 1024 * 1024 + 1, 0x61);
+    const response = await upload(app, 'huge.txt', big);
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toEqual({
+      error: {
+        code: 'PAYLOAD_TOO_LARGE',
+        field: 'file',
+        message: 'the file is larger than 50 MB; nothing was saved',
+      },
+    });
+    expect(uploadTemps()).toEqual([]);
+    expect(attachments()).toEqual([]);
+  });
+
+  it('removes the temp file when the content is refused or the upload is cut short', async () => {
+    const fake = await upload(app, 'fake.pdf', 'not a pdf at all');
+    expect(fake.statusCode).toBe(422);
+    const latin1 = await upload(app, 'latin1.md', Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+    expect(latin1.statusCode).toBe(422);
+    // A body that ends inside the file: the client went away mid-upload.
+    const whole = multipart('cut.txt', 'x'.repeat(100_000));
+    const cut = await app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest',
+      headers: { ...authorized, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      payload: whole.subarray(0, 50_000),
+    });
+    expect(cut.statusCode).toBeGreaterThanOrEqual(400);
+    expect(cut.statusCode).toBeLessThan(500);
+    expect(cut.json()).toMatchObject({ error: { field: 'file' } });
+    expect(uploadTemps()).toEqual([]);
+    expect(attachments()).toEqual([]);
+  });
+
+  it('removes temp files a crash left behind once they are an hour old', async () => {
+    const { mkdirSync, writeFileSync, utimesSync } = await import('node:fs');
+    const { removeStaleUploads } = await import('../../../companion/http/receive-upload');
+    mkdirSync(uploads(), { recursive: true });
+    writeFileSync(join(uploads(), 'old.upload'), 'left by a crash');
+    writeFileSync(join(uploads(), 'new.upload'), 'arriving now');
+    writeFileSync(join(uploads(), 'other.txt'), 'not ours');
+    const hourAgo = Date.now() / 1000 - 3601;
+    utimesSync(join(uploads(), 'old.upload'), hourAgo, hourAgo);
+    utimesSync(join(uploads(), 'other.txt'), hourAgo, hourAgo);
+    expect(await removeStaleUploads(uploads())).toBe(1);
+    expect(readdirSync(uploads()).sort()).toEqual(['new.upload', 'other.txt']);
   });
 });

@@ -27,6 +27,22 @@ describe('createPdfReader (a reader process per PDF)', () => {
     expect(text.pages[0]).toContain('Rotated text');
   });
 
+  it('reads a PDF by its file path in the worker, so its bytes never pass through the companion', async () => {
+    const dir = tempDir('pdf-path');
+    try {
+      const file = join(dir.path, 'rotated.pdf');
+      writeFileSync(file, rotated());
+      const read = createPdfReader({ workerFile });
+      const text = await read({ file });
+      expect(text.pages[0]).toContain('Rotated text');
+      await expect(read({ file: join(dir.path, 'gone.pdf') })).rejects.toThrow(
+        new PdfExtractionError('cannot read the file (ENOENT)'),
+      );
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('passes the plain reasons of encrypted and broken PDFs through', async () => {
     const read = createPdfReader({ workerFile });
     await expect(read(encrypted())).rejects.toThrow(

@@ -66,6 +66,30 @@ describe('PushSubscriptionStore', () => {
     expect(store.list()).toEqual([]);
   });
 
+  it('writes successes once per turn in one transaction, visible to reads at once', async () => {
+    const a = store.upsert({ endpoint: 'https://push.example.net/a', ...keys() }).subscription;
+    const b = store.upsert({ endpoint: 'https://push.example.net/b', ...keys() }).subscription;
+    const row = db.prepare('SELECT last_success_at FROM push_subscriptions WHERE id = ?').pluck();
+    store.recordSuccess(a.id);
+    clock.advance(1_000);
+    store.recordSuccess(b.id);
+    store.recordSuccess(a.id);
+    // Nothing written yet: no write (and no fsync) between a 201 and the scheduler's commit.
+    expect(row.get(a.id)).toBeNull();
+    expect(store.get(a.id)?.lastSuccessAt).toBe(clock.now());
+    expect(store.list().map((entry) => entry.lastSuccessAt)).toEqual([clock.now(), clock.now()]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(row.get(a.id)).toBe(clock.now());
+    expect(row.get(b.id)).toBe(clock.now());
+    // Written on demand too (before the database closes); a deleted device's is dropped.
+    clock.advance(1_000);
+    store.recordSuccess(a.id);
+    store.recordSuccess(b.id);
+    expect(store.delete(b.id)).toBe(true);
+    store.writeSuccesses();
+    expect(row.get(a.id)).toBe(clock.now());
+  });
+
   it('gives every device its own unguessable id', () => {
     const ids = new Set(
       Array.from(

@@ -74,6 +74,25 @@ describe('sentencesOf', () => {
 });
 
 describe('extractiveAnswer', () => {
+  it('declines a question about a name the chunk does not hold, even close in meaning', () => {
+    const model = USE_LITE_MODEL.id;
+    const asked = extractiveAnswer(
+      'What is the Canadian visa fee?',
+      [hit(visa, 0.9, ['canadian', 'visa', 'fee'], 0.6)],
+      ['canadian', 'visa', 'fee'],
+      { model },
+    );
+    expect(asked.found).toBe(false);
+    expect(asked.citations).toEqual([]);
+    const plain = extractiveAnswer(
+      'What is the visa fee?',
+      [hit(visa, 0.9, ['visa', 'fee'], 0.6)],
+      ['visa', 'fee'],
+      { model },
+    );
+    expect(plain.found).toBe(true);
+  });
+
   it('quotes the best sentence with a citation whose excerpt and lines are that sentence', () => {
     const terms = ['visa', 'fee'];
     const answer = extractiveAnswer('What is the visa fee?', [hit(visa, 0.9, terms)], terms);

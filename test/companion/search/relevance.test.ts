@@ -7,8 +7,8 @@ import {
   keyTermWeights,
   relevanceOf,
   termCoverage,
-} from '../../../companion/search/relevance';
-import type { RelevanceQuery } from '../../../companion/search/relevance';
+} from '../../../shared/search/answer-gate';
+import type { RelevanceQuery } from '../../../shared/search/answer-gate';
 import { noteChunk } from './memory-index';
 
 describe('termCoverage', () => {
@@ -43,7 +43,7 @@ describe('isRelevant', () => {
     expect(isRelevant(hit(), { terms: ['visa', 'mercury', 'boiling'] })).toBe(false);
   });
 
-  it('with USE-lite vectors: 60 % of the key terms, or a passing cosine with a third of them', () => {
+  it('with USE-lite vectors: 60 % of the key terms, or a passing cosine with a tenth of them', () => {
     const model = USE_LITE_MODEL.id;
     expect(isRelevant(hit(0.2), { terms: ['visa', 'mercury'], model })).toBe(false);
     expect(isRelevant(hit(0.2), { terms: ['visa', 'fee', 'mercury'], model })).toBe(true);

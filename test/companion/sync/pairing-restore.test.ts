@@ -153,3 +153,84 @@ describe('POST /api/v1/sync/restore', () => {
     expect(missingAt.json()).toMatchObject({ error: { field: 'at' } });
   });
 });
+
+describe('POST /api/v1/sync/unpair', () => {
+  it('revokes the device’s own token and forgets its bases; the token then stops working', async () => {
+    t = await buildSyncTestApp({ files: { 'Note.md': 'hello\n' } });
+    const paired = (await pair(t, { device: 'Pixel 8' })).json() as SyncPairResponse;
+    const device = { authorization: `Bearer ${paired.token}` };
+    // The device syncs, so the companion keeps what it holds as merge bases.
+    await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/sync/changes?since=0&device=Pixel%208',
+      headers: device,
+    });
+    t.sync.store.touchDevice('Pixel 8');
+    const devices = () =>
+      t!.db.prepare('SELECT name FROM sync_devices ORDER BY name').all() as { name: string }[];
+    expect(devices()).toEqual([{ name: 'Pixel 8' }]);
+
+    const unpair = () =>
+      t!.app.inject({
+        method: 'POST',
+        url: '/api/v1/sync/unpair',
+        headers: device,
+        payload: { device: 'Pixel 8' },
+      });
+    const first = await unpair();
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toEqual({
+      device: 'Pixel 8',
+      token_name: 'sync-Pixel-8',
+      token_revoked: true,
+    });
+    expect(new TokenStore(t.db).list()).toEqual([]);
+    expect(devices()).toEqual([]);
+    // The token no longer works, so its retry is refused like any revoked token.
+    expect((await unpair()).statusCode).toBe(401);
+    const audit = t.db
+      .prepare(`SELECT action, token_name, outcome FROM audit_log WHERE action = 'sync.unpair'`)
+      .all();
+    expect(audit).toEqual([{ action: 'sync.unpair', token_name: 'sync-Pixel-8', outcome: 'ok' }]);
+  });
+
+  it('keeps the owner token: the companion stands on it', async () => {
+    t = await buildSyncTestApp();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sync/unpair',
+      headers: authorized,
+      payload: { device: 'MacBook' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({
+      device: 'MacBook',
+      token_name: 'owner',
+      token_revoked: false,
+    });
+    const still = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/sync/changes?since=0',
+      headers: authorized,
+    });
+    expect(still.statusCode).toBe(200);
+  });
+
+  it('needs the sync scope and a device name', async () => {
+    t = await buildSyncTestApp();
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sync/unpair',
+      headers: authorized,
+      payload: {},
+    });
+    expect(missing.statusCode).toBe(400);
+    expect((missing.json() as { error: { field?: string } }).error.field).toBe('device');
+    const anonymous = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sync/unpair',
+      payload: { device: 'MacBook' },
+    });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});

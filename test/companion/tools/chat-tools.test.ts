@@ -404,6 +404,12 @@ describe('the chat with an MCP server (stdio)', () => {
       source: 'cairn',
       result: { success: false, error: { code: 'FORBIDDEN', reason: 'permission_denied' } },
     });
+    expect(toolEvent(refused)?.result).toMatchObject({
+      error: {
+        message:
+          'create_note is not permitted (permission: deny); change that in the Cairn plugin’s settings under “Tools the chat may use”, or in the phone page’s tool list',
+      },
+    });
     await api(rulesOnly, 'PATCH', '/api/v1/tools/create_note', {
       permission: 'allow',
       enabled: false,

@@ -111,6 +111,7 @@ describe('the vault change feed', () => {
       'A.md': 'alpha',
       'Sub/B.txt': 'bravo',
       'Files/pic.png': 'PNG',
+      'Files/paper.pdf': '%PDF-1.4 paper',
       'Private/secret.md': 'hidden',
       '.obsidian/app.json': '{}',
     });
@@ -119,13 +120,27 @@ describe('the vault change feed', () => {
     await f.open([all, notes]);
     expect(all.lines().sort()).toEqual([
       'upsert A.md alpha',
+      // A PDF is read by the PDF reader's child process, never held here (issue #25).
+      'upsert Files/paper.pdf (no bytes)',
       'upsert Files/pic.png (no bytes)',
       'upsert Sub/B.txt bravo',
     ]);
+    expect(all.seen.find((change) => change.path === 'Files/paper.pdf')).toMatchObject({
+      kind: 'pdf',
+      hash: sha('%PDF-1.4 paper'),
+    });
+    expect(f.feed.absolutePath('Files/paper.pdf')).toBe(
+      join(realpathSync(f.vault), 'Files/paper.pdf'),
+    );
     expect(notes.lines()).toEqual(['upsert A.md alpha']);
     const a = all.seen.find((change) => change.path === 'A.md');
     expect(a).toMatchObject({ type: 'upsert', kind: 'markdown', hash: sha('alpha'), size: 5 });
-    expect([...f.feed.files().keys()].sort()).toEqual(['A.md', 'Files/pic.png', 'Sub/B.txt']);
+    expect([...f.feed.files().keys()].sort()).toEqual([
+      'A.md',
+      'Files/paper.pdf',
+      'Files/pic.png',
+      'Sub/B.txt',
+    ]);
   });
 
   it('after a restart reports only what changed while it was down, and reads nothing else', async () => {

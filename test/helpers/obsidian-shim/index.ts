@@ -9,10 +9,15 @@ import * as fakeIndexedDb from 'fake-indexeddb';
 import { Window } from 'happy-dom';
 import { installDomHelpers } from './dom-helpers';
 import { createObsidianApi } from './obsidian-api';
-import type { ObsidianApi, RequestUrlParam, ShimContext } from './obsidian-api';
+import type { ObsidianApi, RequestUrlParam, ShimContext, ShimFetchAnswer } from './obsidian-api';
 import { ResourceTracker } from './resource-tracker';
 
-export type { AppShimInstance, ObsidianApi, RequestUrlParam } from './obsidian-api';
+export type {
+  AppShimInstance,
+  ObsidianApi,
+  RequestUrlParam,
+  ShimFetchAnswer,
+} from './obsidian-api';
 export { ResourceTracker } from './resource-tracker';
 
 /** Browser globals (besides element classes) that Svelte's runtime and the plugin read. */
@@ -49,7 +54,7 @@ export interface ObsidianEnvironment {
 }
 
 export function createObsidianEnvironment(
-  fetch: (request: RequestUrlParam) => Promise<{ status: number; text: string }>,
+  fetch: (request: RequestUrlParam) => Promise<ShimFetchAnswer>,
 ): ObsidianEnvironment {
   const window = new Window({ url: 'app://obsidian.md/index.html' });
   const globalScope = globalThis as Record<string, unknown>;

@@ -11,7 +11,8 @@ export interface RequestUrlParam {
   url: string;
   method?: string;
   contentType?: string;
-  body?: string;
+  /** Text, or raw bytes (Obsidian sends an ArrayBuffer as it is). */
+  body?: string | ArrayBuffer;
   headers?: Record<string, string>;
   throw?: boolean;
 }
@@ -19,15 +20,24 @@ export interface RequestUrlParam {
 export interface RequestUrlResponse {
   status: number;
   text: string;
+  /** The body's bytes, as Obsidian's `requestUrl` gives them. */
+  readonly arrayBuffer: ArrayBuffer;
   headers: Record<string, string>;
   readonly json: unknown;
+}
+
+/** What a shim `fetch` answers: the text, and the raw bytes when the body is not text. */
+export interface ShimFetchAnswer {
+  status: number;
+  text: string;
+  bytes?: ArrayBuffer;
 }
 
 export interface ShimContext {
   document: Document;
   tracker: ResourceTracker;
   /** Performs the HTTP request for requestUrl; rejects like Obsidian when nothing answers. */
-  fetch(request: RequestUrlParam): Promise<{ status: number; text: string }>;
+  fetch(request: RequestUrlParam): Promise<ShimFetchAnswer>;
 }
 
 export interface PluginManifest {
@@ -345,10 +355,24 @@ export function createObsidianApi(context: ShimContext) {
     }
   }
 
+  /** A file's content: text, or bytes for what was written as binary (an image, a PDF). */
+  type FileContent = string | ArrayBuffer;
+  const textOf = (content: FileContent): string =>
+    typeof content === 'string' ? content : new TextDecoder().decode(content);
+  const bytesOf = (content: FileContent): ArrayBuffer => {
+    if (typeof content !== 'string') return content.slice(0);
+    const bytes = new TextEncoder().encode(content);
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  };
+  const sizeOf = (content: FileContent): number =>
+    typeof content === 'string' ? new TextEncoder().encode(content).byteLength : content.byteLength;
+
   /** Files in memory; `create`/`modify`/`delete`/`rename` events as Obsidian fires them. */
   class Vault extends Events {
-    private readonly files = new Map<string, { file: TFile; content: string }>();
+    private readonly files = new Map<string, { file: TFile; content: FileContent }>();
     private clock = 1_700_000_000_000;
+    /** Obsidian's config folder (`.obsidian` unless the user chose another). */
+    readonly configDir = '.obsidian';
     getName(): string {
       return 'Shim vault';
     }
@@ -374,22 +398,58 @@ export function createObsidianApi(context: ShimContext) {
     async process(file: TFile, update: (data: string) => string): Promise<string> {
       const entry = this.files.get(file.path);
       if (!entry) throw new Error(`ENOENT: ${file.path}`);
-      const next = update(entry.content);
+      const next = update(textOf(entry.content));
       this.writeFile(file.path, next);
       return next;
     }
     getFileByPath(path: string): TFile | null {
       return this.files.get(path)?.file ?? null;
     }
-    /** The text's UTF-8 bytes (this vault holds text only). */
+    /** The file's bytes: as written when binary, else the text's UTF-8. */
     async readBinary(file: TFile): Promise<ArrayBuffer> {
-      const bytes = new TextEncoder().encode(await this.cachedRead(file));
-      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+      const entry = this.files.get(file.path);
+      if (!entry) throw new Error(`ENOENT: ${file.path}`);
+      return bytesOf(entry.content);
     }
     async cachedRead(file: TFile): Promise<string> {
       const entry = this.files.get(file.path);
       if (!entry) throw new Error(`ENOENT: ${file.path}`);
-      return entry.content;
+      return textOf(entry.content);
+    }
+    /** The content as stored, for the adapter (which reads the file as it is "on disk"). */
+    contentAt(path: string): FileContent | undefined {
+      return this.files.get(path)?.content;
+    }
+    async createBinary(path: string, data: ArrayBuffer): Promise<TFile> {
+      if (this.files.has(path)) throw new Error('File already exists.');
+      return this.writeFile(path, data.slice(0));
+    }
+    async modify(file: TFile, data: string): Promise<void> {
+      if (!this.files.has(file.path)) throw new Error(`ENOENT: ${file.path}`);
+      this.writeFile(file.path, data);
+    }
+    async modifyBinary(file: TFile, data: ArrayBuffer): Promise<void> {
+      if (!this.files.has(file.path)) throw new Error(`ENOENT: ${file.path}`);
+      this.writeFile(file.path, data.slice(0));
+    }
+    /** Removes the file and fires 'delete' (what the user's delete or a trash move does). */
+    async delete(file: TFile): Promise<void> {
+      if (!this.files.delete(file.path)) throw new Error(`ENOENT: ${file.path}`);
+      this.trigger('delete', file);
+    }
+    async trash(file: TFile, _system: boolean): Promise<void> {
+      await this.delete(file);
+    }
+    /** Moves the file (same TFile object, new path) and fires 'rename' with the old path. */
+    async rename(file: TFile, newPath: string): Promise<void> {
+      const entry = this.files.get(file.path);
+      if (!entry) throw new Error(`ENOENT: ${file.path}`);
+      if (this.files.has(newPath)) throw new Error('Destination file already exists!');
+      const oldPath = file.path;
+      this.files.delete(oldPath);
+      file.path = newPath;
+      this.files.set(newPath, entry);
+      this.trigger('rename', file, oldPath);
     }
     read(file: TFile): Promise<string> {
       return this.cachedRead(file);
@@ -402,38 +462,69 @@ export function createObsidianApi(context: ShimContext) {
     /** Folders are implicit in this in-memory vault; creating one is accepted. */
     async createFolder(_path: string): Promise<void> {}
     /** Test hook: writes a file (create or modify) and fires the event Obsidian would. */
-    writeFile(path: string, content: string): TFile {
+    writeFile(path: string, content: FileContent): TFile {
       const existing = this.files.get(path);
       const file = existing?.file ?? new TFile(path);
       file.stat = {
         ctime: file.stat.ctime || ++this.clock,
         mtime: ++this.clock,
-        size: content.length,
+        size: sizeOf(content),
       };
       this.files.set(path, { file, content });
       this.trigger(existing ? 'modify' : 'create', file);
-      this.metadataCache?.fileWritten(file, content);
+      this.metadataCache?.fileWritten(file, textOf(content));
       return file;
+    }
+    /** Test hook: the file's bytes, or null when there is no such file. */
+    bytes(path: string): Uint8Array | null {
+      const content = this.files.get(path)?.content;
+      return content === undefined ? null : new Uint8Array(bytesOf(content));
     }
     /** Set by the app: Obsidian's metadata cache re-parses every file the vault writes. */
     metadataCache: MetadataCache | null = null;
     /** Files outside the vault's notes (the plugin's folder), as `vault.adapter` reaches them. */
-    readonly adapter = new DataAdapter();
+    readonly adapter: DataAdapter = new DataAdapter(this);
   }
 
-  /** `vault.adapter`: raw paths such as `.obsidian/plugins/cairn/fired-reminders.json`. */
+  /**
+   * `vault.adapter`: raw paths, both the vault's files (as they are "on disk") and files
+   * outside its notes such as `.obsidian/plugins/cairn/fired-reminders.json` (`files`).
+   */
   class DataAdapter {
     readonly files = new Map<string, string>();
+    constructor(private readonly vault: Vault) {}
+    private allPaths(): string[] {
+      return [...this.files.keys(), ...this.vault.getFiles().map((file) => file.path)];
+    }
     async exists(path: string): Promise<boolean> {
       // A folder exists while something is inside it.
-      return (
-        this.files.has(path) || [...this.files.keys()].some((key) => key.startsWith(`${path}/`))
-      );
+      return this.allPaths().some((key) => key === path || key.startsWith(`${path}/`));
     }
     async read(path: string): Promise<string> {
+      const content = this.vault.contentAt(path);
+      if (content !== undefined) return textOf(content);
       const text = this.files.get(path);
       if (text === undefined) throw new Error(`ENOENT: ${path}`);
       return text;
+    }
+    async readBinary(path: string): Promise<ArrayBuffer> {
+      const content = this.vault.contentAt(path) ?? this.files.get(path);
+      if (content === undefined) throw new Error(`ENOENT: ${path}`);
+      return bytesOf(content);
+    }
+    /** The files and folders directly inside `path` ('/' or '' for the vault's root). */
+    async list(path: string): Promise<{ files: string[]; folders: string[] }> {
+      const prefix = path === '/' || path === '' ? '' : `${path}/`;
+      const files = new Set<string>();
+      const folders = new Set<string>();
+      for (const key of this.allPaths()) {
+        if (!key.startsWith(prefix)) continue;
+        const rest = key.slice(prefix.length);
+        const slash = rest.indexOf('/');
+        if (slash < 0) files.add(key);
+        else folders.add(prefix + rest.slice(0, slash));
+      }
+      return { files: [...files], folders: [...folders] };
     }
     async write(path: string, data: string): Promise<void> {
       this.files.set(path, data);
@@ -503,8 +594,17 @@ export function createObsidianApi(context: ShimContext) {
 
   /** Link text the way Obsidian writes it with wikilinks on: [[basename]]. */
   class FileManager {
+    constructor(private readonly vault: Vault) {}
     generateMarkdownLink(file: TFile, _sourcePath: string): string {
       return `[[${file.basename}]]`;
+    }
+    /** To the trash the user chose; here the file is gone from the vault ('delete' fires). */
+    async trashFile(file: TFile): Promise<void> {
+      await this.vault.delete(file);
+    }
+    /** Obsidian also edits links to the file; this shim's notes keep theirs. */
+    async renameFile(file: TFile, newPath: string): Promise<void> {
+      await this.vault.rename(file, newPath);
     }
   }
 
@@ -658,7 +758,7 @@ export function createObsidianApi(context: ShimContext) {
     readonly workspace: Workspace;
     readonly vault = new Vault();
     readonly metadataCache = new MetadataCache();
-    readonly fileManager = new FileManager();
+    readonly fileManager = new FileManager(this.vault);
     /** Hover-link sources plugins registered (Obsidian lists them in Page preview's settings). */
     readonly hoverLinkSources = new Map<string, { display: string; defaultMod: boolean }>();
     /** Obsidian's per-vault id (not in the public typings; plugins read it for storage keys). */
@@ -972,7 +1072,7 @@ export function createObsidianApi(context: ShimContext) {
 
   function requestUrl(request: RequestUrlParam | string): Promise<RequestUrlResponse> {
     const param = typeof request === 'string' ? { url: request } : request;
-    return context.fetch(param).then(({ status, text }) => {
+    return context.fetch(param).then(({ status, text, bytes }) => {
       if (status >= 400 && param.throw !== false) {
         throw new Error(`Request failed, status ${status}`);
       }
@@ -980,6 +1080,9 @@ export function createObsidianApi(context: ShimContext) {
         status,
         text,
         headers: {},
+        get arrayBuffer(): ArrayBuffer {
+          return bytes !== undefined ? bytes.slice(0) : bytesOf(text);
+        },
         get json(): unknown {
           return JSON.parse(text) as unknown;
         },

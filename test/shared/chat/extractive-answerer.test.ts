@@ -55,4 +55,23 @@ describe('ExtractiveAnswerer', () => {
     const strict = new ExtractiveAnswerer(searcherOf(hits));
     expect((await strict.answer({ question: 'q' })).citations.map((c) => c.title)).toEqual(['A']);
   });
+
+  it('leaves out passages the searcher judged below the answer line', async () => {
+    const judged = (h: SearchHit, relevance: number): SearchHit => ({ ...h, relevance });
+    const answerer = new ExtractiveAnswerer(
+      searcherOf([
+        judged(hit('Visa rules', 'The visa fee is $50.', 0.9), 0.4),
+        judged(hit('Trip', 'Paid the visa fee online.', 0.8), 0.62),
+      ]),
+    );
+    const answer = await answerer.answer({ question: 'visa fee?' });
+    expect(answer.citations.map((c) => c.title)).toEqual(['Trip']);
+    const none = new ExtractiveAnswerer(
+      searcherOf([judged(hit('Visa rules', 'The visa fee is $50.', 0.9), 0.499)]),
+    );
+    expect(await none.answer({ question: 'Canadian visa fee?' })).toEqual({
+      answer: '',
+      citations: [],
+    });
+  });
 });

@@ -80,6 +80,7 @@ describe('loadSettings: defaults', () => {
         delegateToCompanionOnMobile: false,
       },
       privacy: { offlineMode: false },
+      chatTools: { permissions: { create_note: 'ask', forget: 'deny' }, disabled: ['recall'] },
       sync: { enabled: true, deviceName: 'Pixel 8' },
     };
     const loaded = loadSettings(stored, ZONE);
