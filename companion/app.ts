@@ -20,6 +20,7 @@ import type { CompanionConfig } from './config';
 import type { SqliteDatabase } from './db/open';
 import { registerCors } from './http/cors';
 import { registerErrorHandling } from './http/error-handler';
+import { registerDryRuns } from './http/dry-run-routes';
 import { registerRateLimits } from './http/rate-limits';
 import type { RateLimitOverrides } from './http/rate-limits';
 import { partAwareValidator } from './http/part-aware-validator';
@@ -200,6 +201,7 @@ export async function buildApp(
   registerCors(app);
   const tokens = new TokenStore(deps.db);
   await registerTokenAuth(app, ownerThenStored(deps.tokenSha256, tokens), deps.failedAuthLimit);
+  registerDryRuns(app);
   const checkRateLimit = registerRateLimits(app, deps.rateLimits);
 
   const audit = new AuditLog(deps.db, deps.clock);

@@ -3,6 +3,7 @@ import { DecisionsQuery, DecisionsResponse } from '../../shared/protocol/decisio
 import { KnowledgeHealth } from '../../shared/protocol/knowledge-health';
 import { ApiHttpError } from '../http/api-error';
 import type { SearchServices } from './search-services';
+import { visibleDecisions } from './answer-routes';
 
 /**
  * `GET /api/v1/decisions?q=&limit=` (docs/search.md, "Decisions"): decisions found in notes
@@ -26,7 +27,9 @@ export function registerDecisionsRoute(app: FastifyInstance, services: SearchSer
           { 'retry-after': '5' },
         );
       }
-      return { decisions: index.decisions(request.query.q ?? '', request.query.limit ?? 20) };
+      return {
+        decisions: visibleDecisions(index, request.query.q ?? '', request.query.limit ?? 20),
+      };
     },
   );
 }

@@ -14,6 +14,7 @@ import { citeChunk } from './chunk-citation';
 import { hasCosineScale, keyTermWeights, relevanceOf } from './relevance';
 import type { RelevanceQuery } from './relevance';
 import type { IndexFilters, SearchIndex } from './search-index';
+import { currentPathRules } from '../auth/path-rules';
 
 /*
  * Hybrid retrieval (docs/search.md): FTS5 keyword candidates and vector candidates, fused into one
@@ -141,7 +142,9 @@ export class HybridSearch {
   async search(request: SearchRequest): Promise<SearchOutcome> {
     const started = this.now();
     const offset = request.offset ?? 0;
-    const filters = withExclusions(request.filters ?? {}, this.options.excludeFolders ?? []);
+    const filters = withPathRules(
+      withExclusions(request.filters ?? {}, this.options.excludeFolders ?? []),
+    );
     const { terms, text } = normaliseQuery(request.query);
     // The depth never depends on the page asked for: min-max fusion normalises by each list's
     // lowest score, so a deeper list for a later page would re-rank the earlier ones (pages
@@ -248,6 +251,15 @@ export class HybridSearch {
       ...(termWeights === undefined ? {} : { termWeights }),
     };
   }
+}
+
+/**
+ * `filters` limited to the calling token's folders (auth/path-rules.ts): the one read filter of
+ * path rules, so search, answers and every tool that searches see nothing outside them.
+ */
+function withPathRules(filters: IndexFilters): IndexFilters {
+  const rules = currentPathRules();
+  return rules === undefined ? filters : { ...filters, onlyFolders: rules };
 }
 
 /** `filters` plus the excluded folders the request did not explicitly ask to search in. */

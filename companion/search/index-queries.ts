@@ -615,6 +615,11 @@ function filterSql(filters: IndexFilters): FilterSql {
     parts.push('coalesce(f.created_ms, f.mtime_ms) <= ?');
     params.push(filters.to);
   }
+  if (filters.onlyFolders !== undefined) {
+    const inside = filters.onlyFolders.map(() => '(f.path >= ? AND f.path < ?)');
+    parts.push(inside.length === 0 ? '0' : `(${inside.join(' OR ')})`);
+    for (const folder of filters.onlyFolders) params.push(...folderRange(folder));
+  }
   for (const excluded of filters.excludeFolders ?? []) {
     const [low, high] = folderRange(excluded);
     parts.push('NOT (f.path >= ? AND f.path < ?)');

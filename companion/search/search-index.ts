@@ -21,6 +21,8 @@ export interface IndexFilters {
   to?: number;
   /** Vault-relative folders whose files are left out, at any depth (Cairn's own output). */
   excludeFolders?: readonly string[];
+  /** When set, only files inside one of these folders (the calling token's path rules). */
+  onlyFolders?: readonly string[];
 }
 
 /** Ranked best first; score: negated BM25 (higher better) or cosine similarity. */
