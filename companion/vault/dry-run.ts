@@ -51,7 +51,9 @@ export function stopForDryRun(
     ...change,
     diff:
       change.diff ??
-      (change.action === 'move' ? '' : unifiedDiff(change.path, change.before, change.after)),
+      (change.action === 'move' || change.action === 'schedule'
+        ? ''
+        : unifiedDiff(change.path, change.before, change.after)),
   };
   dryRuns.getStore()?.changes.push(planned);
   throw new DryRunStop(planned);

@@ -764,7 +764,9 @@ function dryRunText(changes: readonly PlannedChange[]): string {
     const what =
       change.action === 'move'
         ? `move ${change.path} to ${change.to ?? ''}`
-        : `${change.action} ${change.path}`;
+        : change.action === 'schedule'
+          ? `change the schedule of a reminder in ${change.path}`
+          : `${change.action} ${change.path}`;
     return `Dry run, nothing written. Would ${what}:\n${change.diff}`;
   });
   return parts.join('\n');

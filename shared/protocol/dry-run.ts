@@ -13,6 +13,8 @@ export const PlannedChange = Type.Object({
     Type.Literal('edit'),
     Type.Literal('remove'),
     Type.Literal('move'),
+    // A change kept in the companion's database only (a reminder's snooze): the file is as it was.
+    Type.Literal('schedule'),
   ]),
   /** The new path of a move. */
   to: Type.Optional(Type.String()),

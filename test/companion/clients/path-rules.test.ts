@@ -156,16 +156,34 @@ describe('a token limited to Travel/', () => {
 
   it('MCP search, read_note and append_to_note stay inside Travel/', async () => {
     const client = await mcp(travel);
+    let searched = 0;
     for (const q of QUERIES) {
       const found = (await client.callTool({
         name: 'search',
         arguments: { query: q, limit: 20 },
       })) as CallToolResult;
       const results = (
-        found.structuredContent as { results?: Array<{ citation: { path: string } }> }
-      )?.results;
-      for (const hit of results ?? []) expect(hit.citation.path.startsWith('Travel/')).toBe(true);
+        found.structuredContent as { data: { results: Array<{ citation: { path: string } }> } }
+      ).data.results;
+      searched += results.length;
+      for (const hit of results) expect(hit.citation.path.startsWith('Travel/')).toBe(true);
     }
+    expect(searched).toBeGreaterThan(0);
+
+    const listed = (await client.callTool({
+      name: 'list_reminders',
+      arguments: {},
+    })) as CallToolResult;
+    const reminders = (listed.structuredContent as { data: { reminders: Array<{ path: string }> } })
+      .data.reminders;
+    expect(reminders.length).toBeGreaterThan(0);
+    expect(reminders.every((r) => r.path.startsWith('Travel/'))).toBe(true);
+    const bank = (await client.callTool({
+      name: 'complete_reminder',
+      arguments: { id: '5b0e2c1a-8d3f-4e62-9a71-2f4b6c8d0e13' },
+    })) as CallToolResult;
+    expect(bank.isError).toBe(true);
+    expect(textOf(bank)).toMatch(/^NOT_FOUND/);
 
     const readInside = (await client.callTool({
       name: 'read_note',
