@@ -369,7 +369,18 @@ export async function buildApp(
     registerTaskRoutes(app, deps.tasks.service);
   }
   registerDecisionsRoute(app, search);
-  registerKnowledgeHealthRoute(app, search);
+  const overdueReminders = reminderService;
+  registerKnowledgeHealthRoute(
+    app,
+    search,
+    overdueReminders &&
+      (() =>
+        overdueReminders.overdue().map((reminder) => ({
+          path: reminder.path,
+          title: reminder.title,
+          reason: `due ${reminder.overdue_since ?? reminder.due}, not done`,
+        }))),
+  );
   const chatEngine = registerChat(
     app,
     {

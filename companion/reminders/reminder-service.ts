@@ -157,6 +157,20 @@ export class ReminderService {
     };
   }
 
+  /**
+   * Reminders not done whose time has passed (`overdue_since` set), oldest first: the knowledge
+   * health report's "overdue reminders".
+   */
+  overdue(): Reminder[] {
+    const rules = currentPathRules();
+    return this.deps.source
+      .all()
+      .reminders.filter((definition) => pathAllowed(rules, definition.path))
+      .map((definition) => reminderView(definition, this.deps.scheduler))
+      .filter((view) => view.status === 'active' && typeof view.overdue_since === 'string')
+      .sort((a, b) => compareCodeUnits(a.overdue_since ?? '', b.overdue_since ?? ''));
+  }
+
   get(id: string): Reminder {
     return reminderView(this.definition(id), this.deps.scheduler);
   }

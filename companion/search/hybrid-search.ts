@@ -119,6 +119,11 @@ export class HybridSearch {
     }
   }
 
+  /** Counts the notes an answer served cites (knowledge health's "often cited"). */
+  recordCitations(paths: readonly string[]): void {
+    this.options.index.recordCitations?.(paths);
+  }
+
   /** Whether a search now would use vectors, and if not, why. */
   mode(): { mode: SearchMode; reason?: string } {
     const embedder = this.options.embedder?.();

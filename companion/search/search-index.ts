@@ -72,6 +72,8 @@ export interface SearchIndex {
   decisions?(query: string, limit: number): Decision[];
   /** The knowledge health report at `now` (epoch ms); optional like `decisions`. */
   knowledgeHealth?(now: number): KnowledgeHealth;
+  /** Counts one citation of each path in an answer served (knowledge health's "often cited"). */
+  recordCitations?(paths: readonly string[]): void;
 }
 
 /** One ranked chunk as search answers it (hybrid-search.ts builds them, relevance.ts reads them). */

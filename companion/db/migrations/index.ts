@@ -14,6 +14,7 @@ import { toolTables } from './012-tools';
 import { sourceDates } from './013-source-dates';
 import { decisionsTable } from './014-decisions';
 import { tokenPaths } from './015-token-paths';
+import { citationCounts } from './016-citation-counts';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -39,4 +40,5 @@ export const migrations: readonly Migration[] = [
   sourceDates,
   decisionsTable,
   tokenPaths,
+  citationCounts,
 ];
