@@ -21,6 +21,7 @@ import type { SqliteDatabase } from './db/open';
 import { registerCors } from './http/cors';
 import { registerErrorHandling } from './http/error-handler';
 import { registerDryRuns } from './http/dry-run-routes';
+import { registerImportRoutes } from './notes/import-routes';
 import { registerRateLimits } from './http/rate-limits';
 import type { RateLimitOverrides } from './http/rate-limits';
 import { partAwareValidator } from './http/part-aware-validator';
@@ -294,6 +295,12 @@ export async function buildApp(
     zone: deps.config.timezone,
     clock: deps.clock,
     memory: writeMemory,
+    ...indexNow,
+  });
+  registerImportRoutes(app, {
+    vault: deps.config.vault,
+    zone: deps.config.timezone,
+    clock: deps.clock,
     ...indexNow,
   });
   const categoryModel = deps.chat?.ollama;
