@@ -122,6 +122,25 @@ describe('a token limited to Travel/', () => {
     expect(ownerCited.some((c) => c.path === 'Garden.md')).toBe(true);
   });
 
+  it('POST /api/v1/tokens takes paths; bad ones are 400 naming paths', async () => {
+    const made = await test.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      payload: { name: 'work', scopes: ['read'], paths: ['Work/'] },
+    });
+    expect(made.statusCode).toBe(201);
+    expect(made.json()).toMatchObject({ name: 'work', scopes: ['read'], paths: ['Work'] });
+    const bad = await test.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      payload: { name: 'bad', scopes: ['read'], paths: ['../Private'] },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: { code: 'VALIDATION_ERROR', field: 'paths' } });
+  });
+
   it('GET /api/v1/tokens/self says which folders', async () => {
     const self = await test.app.inject({
       method: 'GET',
