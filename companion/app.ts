@@ -19,6 +19,8 @@ import type { CompanionConfig } from './config';
 import type { SqliteDatabase } from './db/open';
 import { registerCors } from './http/cors';
 import { registerErrorHandling } from './http/error-handler';
+import { registerDryRuns } from './http/dry-run-routes';
+import { registerImportRoutes } from './notes/import-routes';
 import { registerRateLimits } from './http/rate-limits';
 import type { RateLimitOverrides } from './http/rate-limits';
 import { partAwareValidator } from './http/part-aware-validator';
@@ -206,6 +208,7 @@ export async function buildApp(
   registerCors(app);
   const tokens = new TokenStore(deps.db);
   await registerTokenAuth(app, ownerThenStored(deps.tokenSha256, tokens), deps.failedAuthLimit);
+  registerDryRuns(app);
   const checkRateLimit = registerRateLimits(app, deps.rateLimits);
 
   const audit = new AuditLog(deps.db, deps.clock);
@@ -300,6 +303,12 @@ export async function buildApp(
     memory: writeMemory,
     ...indexNow,
   });
+  registerImportRoutes(app, {
+    vault: deps.config.vault,
+    zone: deps.config.timezone,
+    clock: deps.clock,
+    ...indexNow,
+  });
   const chatModel = deps.chat?.ollama;
   const modelHttp = deps.chat?.ollamaHttp ?? fetchOllamaHttp();
   const memoryModel: MemoryModelOptions | undefined = deps.memoryModel
@@ -380,7 +389,18 @@ export async function buildApp(
     registerTaskRoutes(app, deps.tasks.service);
   }
   registerDecisionsRoute(app, search);
-  registerKnowledgeHealthRoute(app, search);
+  const overdueReminders = reminderService;
+  registerKnowledgeHealthRoute(
+    app,
+    search,
+    overdueReminders &&
+      (() =>
+        overdueReminders.overdue().map((reminder) => ({
+          path: reminder.path,
+          title: reminder.title,
+          reason: `due ${reminder.overdue_since ?? reminder.due}, not done`,
+        }))),
+  );
   const chatEngine = registerChat(
     app,
     {

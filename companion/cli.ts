@@ -85,7 +85,11 @@ async function main(argv: readonly string[]): Promise<number | null> {
         ...Object.fromEntries(OPTIONS.map((spec) => [spec.name, { type: spec.kind }])),
         // `token create --name NAME --scope read,write`
         ...(command === 'token'
-          ? { name: { type: 'string' as const }, scope: { type: 'string' as const } }
+          ? {
+              name: { type: 'string' as const },
+              scope: { type: 'string' as const },
+              paths: { type: 'string' as const },
+            }
           : {}),
         // `pair --name "Pixel 8" --url https://…`
         ...(command === 'pair'
@@ -137,6 +141,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
       {
         ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
         ...(typeof flags.scope === 'string' ? { scope: flags.scope } : {}),
+        ...(typeof flags.paths === 'string' ? { paths: flags.paths } : {}),
       },
       config.dataDir,
       {

@@ -1,7 +1,10 @@
 // Screenshots of the plugin's panes for docs/plugin.md: the related-notes view, the search
 // modal and the chat with a [[mention]] being typed, each with Obsidian's default light and
 // dark theme variables, rendered from the real Svelte components and styles/*.css in headless
-// Chromium (Debian's /usr/bin/chromium, or CHROMIUM_PATH). Data is a small made-up vault.
+// Chromium (Debian's /usr/bin/chromium, or CHROMIUM_PATH). Data is a small made-up vault, but
+// for the knowledge health view: the real report of HEALTH_VAULT (default the sample vault),
+// indexed by the real indexer (scripts/eval/health-report.ts) as of today; HEALTH_NAME adds a
+// name to its files (plugin-health-<name>-light.png).
 //   node scripts/screenshot-plugin.mjs [docs/screenshots]   (SCENES=health,chat: only those)
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +12,21 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import sveltePlugin from 'esbuild-svelte';
 import { chromium } from 'playwright-core';
+import { bundleForNode } from './bundle-for-node.mjs';
 
 const out = resolve(process.argv[2] ?? 'docs/screenshots');
+const wanted = (name) => !process.env.SCENES || process.env.SCENES.split(',').includes(name);
+const healthName = process.env.HEALTH_NAME ? `-${process.env.HEALTH_NAME}` : '';
+let healthReport = null;
+if (wanted('health')) {
+  const bundle = await bundleForNode('cairn-health-report', ['scripts/eval/health-report.ts'], {
+    withRequire: true,
+  });
+  const { knowledgeHealthOf } = await bundle.load('health-report');
+  const vault = resolve(process.env.HEALTH_VAULT ?? 'companion/sample-vault');
+  healthReport = await knowledgeHealthOf(vault, Date.now());
+  console.log(`knowledge health of ${vault}: ${JSON.stringify(healthReport)}`);
+}
 
 const ENTRY = `
 import { mount } from 'svelte';
@@ -86,18 +102,8 @@ if (scene === 'chat') {
   mount(ChatPane, { target: root, props: { connection, chat, onRetry() {}, onOpenSettings() {} } });
 }
 if (scene === 'health') {
-  const item = (path, reason) => ({ path, title: path.split('/').pop().replace('.md', ''), reason });
-  const report = {
-    coverage: { indexed: 412, failed: [item('Scans/Receipt 2024.pdf', 'the PDF has no text layer')], partial: [item('Work/Standup.md', 'front matter is not valid YAML (line 3); the body is indexed')] },
-    hygiene: {
-      untagged: [item('Inbox/Loose thought.md', 'no tags, where 371 of 412 notes have some'), item('Inbox/Call plumber.md', 'no tags, where 371 of 412 notes have some')],
-      duplicate_titles: [item('Archive/Office move.md', 'same title as Projects/Office move.md'), item('Projects/Office move.md', 'same title as Archive/Office move.md')],
-      empty: [item('Inbox/Untitled.md', 'no text besides its front matter')],
-      broken_links: [item('Work/Standup.md', 'links to [[Vendor contract]], which no file is')],
-      orphaned_attachments: [],
-    },
-    staleness: { not_updated_in_a_year: [item('Projects/Office search 2024.md', 'last updated 2024-09-30'), item('Meetings/2025-03-04 Infra sync.md', 'last updated 2025-03-06')] },
-  };
+  // The real report of HEALTH_VAULT (default: the sample vault), computed before the page is built.
+  const report = __HEALTH_REPORT__;
   mount(KnowledgeHealth, { target: root, props: { load: async () => describeHealth(report), onOpen() {} } });
 }
 `;
@@ -147,7 +153,7 @@ mark { background: rgba(138, 92, 245, 0.25); color: inherit; }
 `;
 
 const bundled = await build({
-  stdin: { contents: ENTRY, resolveDir: resolve('.'), loader: 'ts', sourcefile: 'entry.ts' },
+  stdin: { contents: ENTRY.replace('__HEALTH_REPORT__', JSON.stringify(healthReport)), resolveDir: resolve('.'), loader: 'ts', sourcefile: 'entry.ts' },
   bundle: true,
   write: false,
   format: 'iife',
@@ -195,7 +201,7 @@ try {
       ['search', { width: 620, height: 440 }],
       ['chat', { width: 400, height: 560 }],
       ['health', { width: 1280, height: 800 }],
-    ].filter(([name]) => !process.env.SCENES || process.env.SCENES.split(',').includes(name))) {
+    ].filter(([name]) => wanted(name))) {
       const tab = await context.newPage();
       const errors = [];
       tab.on('pageerror', (error) => errors.push(error.message));
@@ -215,7 +221,8 @@ try {
         await tab.waitForSelector('.cairn-health-link');
       }
       if (errors.length > 0) throw new Error(`${scene}: ${errors.join('; ')}`);
-      const file = join(out, `plugin-${scene}-${themeName}.png`);
+      const name = scene === 'health' ? `health${healthName}` : scene;
+      const file = join(out, `plugin-${name}-${themeName}.png`);
       await tab.screenshot({ path: file });
       console.log(`wrote ${file}`);
       await tab.close();

@@ -50,11 +50,12 @@ export function registerAuditRoutes(
     },
     async (request, reply) => {
       const created = storeErrors(() =>
-        tokens.create(request.body.name, request.body.scopes, deps.clock.now()),
+        tokens.create(request.body.name, request.body.scopes, deps.clock.now(), request.body.paths),
       );
       return reply.code(201).send({
         name: created.stored.name,
         scopes: created.stored.scopes,
+        ...(created.stored.paths === undefined ? {} : { paths: created.stored.paths }),
         token: created.token,
       });
     },
@@ -75,7 +76,11 @@ export function registerAuditRoutes(
     async (request) => {
       const auth = request.cairnAuth;
       if (auth === null) throw new ApiHttpError('UNAUTHORIZED', 'no token');
-      return { name: auth.tokenName, scopes: [...auth.scopes] };
+      return {
+        name: auth.tokenName,
+        scopes: [...auth.scopes],
+        ...(auth.paths === undefined ? {} : { paths: [...auth.paths] }),
+      };
     },
   );
 }
@@ -88,7 +93,7 @@ function storeErrors<T>(work: () => T): T {
       throw new ApiHttpError(
         error.code,
         error.message,
-        error.code === 'NOT_FOUND' ? undefined : 'name',
+        error.code === 'NOT_FOUND' ? undefined : (error.field ?? 'name'),
       );
     }
     throw error;

@@ -5,6 +5,7 @@ import { tokenFingerprint } from '../http/rate-limits';
 import { pathOnly } from '../http/url';
 import { bearerFailureMessages, presentedToken, sameTokenHash } from './bearer';
 import { OWNER_IDENTITY, hasScope, missingScopeMessage } from './scopes';
+import { withPathRules } from './path-rules';
 import type { Scope, TokenIdentity } from './scopes';
 
 /** Route option that opts a route out of authentication (`/health`, the phone page's files). */
@@ -109,6 +110,19 @@ export async function registerTokenAuth(
     max: limit.maxPerAddress,
     timeWindow: limit.windowMs,
     keyGenerator: (request) => `auth:${request.ip}`,
+  });
+
+  // The token's path rules hold for everything the route does (search filters and the vault's
+  // path check read them, auth/path-rules.ts). Bound here, after the body is read: the handler
+  // runs inside `done`, in this context (a binding made in onRequest is lost once the body's
+  // stream events run, nodejs/node#34430).
+  app.addHook('preValidation', (request, _reply, done) => {
+    const paths = request.cairnAuth?.paths;
+    if (paths === undefined || paths.length === 0) {
+      done();
+      return;
+    }
+    withPathRules(paths, done);
   });
 
   app.addHook('onRequest', async (request) => {

@@ -11,6 +11,11 @@ export interface TokenIdentity {
   /** `owner` for the data folder's token file or `CAIRN_TOKEN`; else the name it was created with. */
   readonly tokenName: string;
   readonly scopes: readonly Scope[];
+  /**
+   * The folders the token is limited to (auth/path-rules.ts), without slashes at the ends;
+   * absent = the whole vault.
+   */
+  readonly paths?: readonly string[];
 }
 
 /** Name shown for the token file / `CAIRN_TOKEN`, which has every scope. */

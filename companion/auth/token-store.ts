@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from '../db/open';
 import { OWNER_TOKEN_NAME, parseScopes } from './scopes';
+import { PathRuleError, parsePathRules } from './path-rules';
 import type { Scope, TokenIdentity } from './scopes';
 import { generateToken, sha256 } from './token';
 
@@ -11,6 +12,8 @@ export class TokenStoreError extends Error {
   constructor(
     readonly code: 'VALIDATION_ERROR' | 'CONFLICT' | 'NOT_FOUND',
     message: string,
+    /** The request field at fault when it is not the name (`paths`). */
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -19,6 +22,8 @@ export class TokenStoreError extends Error {
 export interface StoredToken {
   readonly name: string;
   readonly scopes: Scope[];
+  /** Folders the token is limited to (path rules, migration 015); absent = the whole vault. */
+  readonly paths?: string[];
   /** Epoch ms. */
   readonly createdAt: number;
 }
@@ -26,6 +31,8 @@ export interface StoredToken {
 interface TokenRow {
   name: string;
   scopes: string;
+  /** JSON array of folders, or null for the whole vault. */
+  paths: string | null;
   created_at: number;
 }
 
@@ -43,6 +50,7 @@ export class TokenStore {
     name: string,
     scopes: readonly Scope[],
     now: number,
+    paths?: readonly string[],
   ): { token: string; stored: StoredToken } {
     if (!NAME_PATTERN.test(name)) {
       throw new TokenStoreError(
@@ -58,25 +66,56 @@ export class TokenStore {
     }
     if (scopes.length === 0)
       throw new TokenStoreError('VALIDATION_ERROR', 'a token needs at least one scope');
+    let folders: string[] | undefined;
+    try {
+      folders = paths === undefined ? undefined : parsePathRules(paths);
+    } catch (error) {
+      if (error instanceof PathRuleError)
+        throw new TokenStoreError('VALIDATION_ERROR', error.message, 'paths');
+      throw error;
+    }
+    if (folders !== undefined && scopes.includes('sync')) {
+      // Cairn Sync moves a device's whole vault; a sync token limited to folders would delete
+      // the rest on the device.
+      throw new TokenStoreError(
+        'VALIDATION_ERROR',
+        'a token limited to folders cannot have the sync scope (sync reads and writes the whole vault)',
+        'paths',
+      );
+    }
     const token = generateToken();
     const scopeText = parseScopes(scopes.join(',')).join(',');
     const inserted = this.db
       .prepare(
-        'INSERT INTO api_tokens (name, sha256, scopes, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
+        'INSERT INTO api_tokens (name, sha256, scopes, paths, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
       )
-      .run(name, sha256(token), scopeText, now);
+      .run(
+        name,
+        sha256(token),
+        scopeText,
+        folders === undefined ? null : JSON.stringify(folders),
+        now,
+      );
     if (inserted.changes === 0) {
       throw new TokenStoreError(
         'CONFLICT',
         `a token named "${name}" exists; revoke it first or pick another name`,
       );
     }
-    return { token, stored: { name, scopes: parseScopes(scopeText), createdAt: now } };
+    return {
+      token,
+      stored: {
+        name,
+        scopes: parseScopes(scopeText),
+        ...(folders === undefined ? {} : { paths: folders }),
+        createdAt: now,
+      },
+    };
   }
 
   list(): StoredToken[] {
     const rows = this.db
-      .prepare('SELECT name, scopes, created_at FROM api_tokens ORDER BY name')
+      .prepare('SELECT name, scopes, paths, created_at FROM api_tokens ORDER BY name')
       .all() as TokenRow[];
     return rows.map(toStored);
   }
@@ -90,14 +129,23 @@ export class TokenStore {
   /** The identity of a presented token's sha256, or undefined when no stored token matches. */
   identify(presentedSha256: Buffer): TokenIdentity | undefined {
     const row = this.db
-      .prepare('SELECT name, scopes, created_at FROM api_tokens WHERE sha256 = ?')
+      .prepare('SELECT name, scopes, paths, created_at FROM api_tokens WHERE sha256 = ?')
       .get(presentedSha256) as TokenRow | undefined;
     if (row === undefined) return undefined;
     const stored = toStored(row);
-    return { tokenName: stored.name, scopes: stored.scopes };
+    return {
+      tokenName: stored.name,
+      scopes: stored.scopes,
+      ...(stored.paths === undefined ? {} : { paths: stored.paths }),
+    };
   }
 }
 
 function toStored(row: TokenRow): StoredToken {
-  return { name: row.name, scopes: parseScopes(row.scopes), createdAt: row.created_at };
+  return {
+    name: row.name,
+    scopes: parseScopes(row.scopes),
+    ...(row.paths === null ? {} : { paths: JSON.parse(row.paths) as string[] }),
+    createdAt: row.created_at,
+  };
 }

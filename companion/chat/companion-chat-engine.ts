@@ -18,6 +18,7 @@ import { embedderSimilarity } from '../../shared/search/claim-check';
 import type { SearchServices } from '../search';
 import { fetchOllamaHttp } from './fetch-ollama-http';
 import { companionToolError } from '../http/tool-error';
+import { dryRun } from '../vault/dry-run';
 import { CompanionAnswerer, CompanionSearcher } from '../search';
 import {
   unavailableNoteWriter,
@@ -100,6 +101,7 @@ export function createCompanionChatEngine(deps: CompanionChatDeps): ChatEngine {
     searcher: new CompanionSearcher(deps.search, deps.zone),
     answerer: new CompanionAnswerer(deps.search),
     toolError: companionToolError,
+    dryRun,
     unsupportedClaims: () => ollama?.unsupportedClaims ?? 'mark',
     claimSimilarity: embedderSimilarity(() => deps.search.deps.embedder?.()),
     ...(phraser === undefined ? {} : { phraser }),

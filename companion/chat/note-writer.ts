@@ -106,7 +106,10 @@ export class VaultNoteWriter implements NoteWriter {
 
   async deleteCreated(note: { id: string; path: string }): Promise<void> {
     const resolved = await resolveVaultPath(this.deps.vault, note.path, 'write');
-    if (!resolved.ok) throw new ChatPortError('VALIDATION_ERROR', resolved.reason, 'path');
+    if (!resolved.ok) {
+      const code = resolved.forbidden === true ? 'FORBIDDEN' : 'VALIDATION_ERROR';
+      throw new ChatPortError(code, resolved.reason, 'path');
+    }
     if (!resolved.exists) throw new ChatPortError('NOT_FOUND', `${note.path} no longer exists`);
     const parsed = parseFrontMatter(await readFile(resolved.absolute, 'utf8'));
     if (!parsed.ok || parsed.data.id !== note.id) {

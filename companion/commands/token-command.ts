@@ -1,16 +1,18 @@
 import { join } from 'node:path';
 import { ScopeError, parseScopes } from '../auth/scopes';
+import { PathRuleError, describePathRules, parsePathRules } from '../auth/path-rules';
 import { TokenStore, TokenStoreError } from '../auth/token-store';
 import { openDatabase } from '../db/open';
 import { DATABASE_FILE } from '../server';
 
 export const TOKEN_USAGE = `Usage:
-  cairn-companion token create --name NAME --scope read[,write][,admin] --vault <path> [--data <path>]
+  cairn-companion token create --name NAME --scope read[,write][,admin] [--paths Work/[,Other/]] --vault <path> [--data <path>]
   cairn-companion token list --vault <path> [--data <path>]
   cairn-companion token revoke NAME --vault <path> [--data <path>]
 
 Tokens live in the companion's database; a running companion sees a new or revoked token on
-its next request (no restart). The token itself is printed once, by create.
+its next request (no restart). The token itself is printed once, by create. --paths limits the
+token to those vault folders: it finds, reads and writes nothing outside them.
 `;
 
 export interface TokenCommandIo {
@@ -25,7 +27,7 @@ export interface TokenCommandIo {
  */
 export function runTokenCommand(
   positionals: readonly string[],
-  flags: { name?: string; scope?: string },
+  flags: { name?: string; scope?: string; paths?: string },
   dataDir: string,
   io: TokenCommandIo,
 ): number {
@@ -49,6 +51,16 @@ export function runTokenCommand(
       throw error;
     }
   }
+  let paths: string[] | undefined;
+  if (flags.paths !== undefined) {
+    if (action !== 'create') return usage('--paths is for create');
+    try {
+      paths = parsePathRules(flags.paths);
+    } catch (error) {
+      if (error instanceof PathRuleError) return usage(`--paths: ${error.message}`);
+      throw error;
+    }
+  }
   const revokeName = rest[0] ?? flags.name;
   if (action === 'revoke' && revokeName === undefined) return usage('revoke needs the token NAME');
 
@@ -57,9 +69,11 @@ export function runTokenCommand(
     const store = new TokenStore(db);
     switch (action) {
       case 'create': {
-        const { token, stored } = store.create(flags.name as string, scopes, io.now());
+        const { token, stored } = store.create(flags.name as string, scopes, io.now(), paths);
+        const limited =
+          stored.paths === undefined ? '' : `, only ${describePathRules(stored.paths)}`;
         io.out(
-          `Token "${stored.name}" (${stored.scopes.join(', ')}); shown only now, store it safely:\n${token}\n`,
+          `Token "${stored.name}" (${stored.scopes.join(', ')}${limited}); shown only now, store it safely:\n${token}\n`,
         );
         return 0;
       }
@@ -69,7 +83,7 @@ export function runTokenCommand(
           'owner\tread, write, admin, sync\t(the token file in the data folder, or CAIRN_TOKEN)',
           ...tokens.map(
             (t) =>
-              `${t.name}\t${t.scopes.join(', ')}\tcreated ${new Date(t.createdAt).toISOString()}`,
+              `${t.name}\t${t.scopes.join(', ')}${t.paths === undefined ? '' : `\tonly ${describePathRules(t.paths)}`}\tcreated ${new Date(t.createdAt).toISOString()}`,
           ),
         ];
         io.out(`${lines.join('\n')}\n`);

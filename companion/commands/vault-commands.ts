@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { parseReminderPhrase, REMINDER_OPENER } from '../../shared/chat/reminder-phrase';
@@ -23,7 +25,7 @@ import { ConnectionError } from './companion-connection';
 export const EXIT = { found: 0, nothing: 1, usage: 2, unavailable: 3 } as const;
 
 export type VaultCommandName =
-  'search' | 'ask' | 'remind' | 'note' | 'reminders' | 'remember' | 'status';
+  'search' | 'ask' | 'remind' | 'note' | 'reminders' | 'remember' | 'status' | 'import';
 
 interface FlagSpec {
   readonly name: string;
@@ -168,6 +170,33 @@ export const VAULT_COMMANDS: Readonly<Record<VaultCommandName, CommandSpec>> = {
     flags: [JSON_FLAG],
     example: 'cairn-companion status',
   },
+  import: {
+    argument: 'FILE',
+    summary:
+      'Import a browser bookmark export (.html) or Kindle "My Clippings.txt" as notes, whole or nothing.',
+    flags: [
+      {
+        name: 'kind',
+        kind: 'string',
+        value: 'K',
+        choices: ['bookmarks', 'kindle'],
+        description: 'bookmarks or kindle (default: from the file name, .html or .txt)',
+      },
+      {
+        name: 'folder',
+        kind: 'string',
+        value: 'F',
+        description: 'vault folder (default Imports/Bookmarks or Imports/Kindle)',
+      },
+      {
+        name: 'dry-run',
+        kind: 'boolean',
+        description: 'show the first note that would be written; write nothing',
+      },
+      JSON_FLAG,
+    ],
+    example: 'cairn-companion import "~/Documents/My Clippings.txt"',
+  },
 };
 
 export function isVaultCommand(name: string | undefined): name is VaultCommandName {
@@ -298,6 +327,8 @@ export async function runVaultCommand(
         return await reminders(parsed, context, await open(false), out);
       case 'remember':
         return await remember(parsed, await open(false), out);
+      case 'import':
+        return await importFile(parsed, context, open, out);
       case 'status':
         return await status(parsed, await open(false), out);
       default:
@@ -533,6 +564,52 @@ async function remember(
       `${created.deduplicated ? 'Already remembered' : 'Remembered'} (${created.id}): ` +
         out.path(`${created.path}:${created.line}`),
     );
+  }
+  return EXIT.found;
+}
+
+async function importFile(
+  parsed: ParsedVaultCommand,
+  context: VaultCommandContext,
+  open: (queries: boolean) => Promise<CompanionConnection>,
+  out: Output,
+): Promise<number> {
+  const file = parsed.text;
+  const named = typeof parsed.flags.kind === 'string' ? parsed.flags.kind : undefined;
+  const kind =
+    named ?? (/\.html?$/i.test(file) ? 'bookmarks' : /\.txt$/i.test(file) ? 'kindle' : undefined);
+  if (kind === undefined) {
+    context.io.stderr(
+      `cairn-companion import: say --kind bookmarks or --kind kindle for ${file}\n`,
+    );
+    return EXIT.usage;
+  }
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    context.io.stderr(`cairn-companion import: ${file}: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  const connection = await open(false);
+  const body = {
+    kind,
+    file: basename(file),
+    text,
+    ...(typeof parsed.flags.folder === 'string' ? { folder: parsed.flags.folder } : {}),
+  };
+  const dryRun = parsed.flags['dry-run'] === true;
+  const answer = expect<{
+    notes?: Array<{ path: string }>;
+    changes?: Array<{ path: string; diff: string }>;
+  }>(await connection.request('POST', `/api/v1/import${dryRun ? '?dry_run=true' : ''}`, body));
+  if (parsed.flags.json === true) out.json(answer);
+  else if (dryRun) {
+    for (const change of answer.changes ?? [])
+      out.line(`Would create ${out.path(change.path)}:\n${change.diff}`);
+  } else {
+    for (const note of answer.notes ?? []) out.line(out.path(note.path));
+    out.line(`Imported ${answer.notes?.length ?? 0} notes from ${basename(file)}.`);
   }
   return EXIT.found;
 }

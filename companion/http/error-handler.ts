@@ -6,6 +6,7 @@ import { ApiHttpError } from './api-error';
 import { storageProblem } from './storage-error';
 import type { StoragePlaces } from './storage-error';
 import { pathOnly } from './url';
+import { DryRunStop } from '../vault/dry-run';
 
 interface AjvError {
   instancePath?: string;
@@ -32,7 +33,10 @@ interface MappedError {
 export function registerErrorHandling(app: FastifyInstance, places?: StoragePlaces): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const mapped = mapError(error, places);
-    if (mapped.status >= 500) {
+    if (error instanceof DryRunStop) {
+      // Not a failure: a dry run stopped at its vault write (dry-run-routes.ts answers it).
+      request.log.info({ path: error.change.path }, 'dry run');
+    } else if (mapped.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else {
       request.log.info({ code: mapped.code, status: mapped.status }, mapped.message);

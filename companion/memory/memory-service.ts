@@ -397,7 +397,11 @@ export class MemoryService {
 
   private async readText(): Promise<string | undefined> {
     const resolved = await resolveVaultPath(this.deps.vault, MEMORY_PATH);
-    if (!resolved.ok) throw new ApiHttpError('INTERNAL_ERROR', resolved.reason);
+    if (!resolved.ok)
+      throw new ApiHttpError(
+        resolved.forbidden === true ? 'FORBIDDEN' : 'INTERNAL_ERROR',
+        resolved.reason,
+      );
     if (!resolved.exists) return undefined;
     try {
       return await readFile(resolved.absolute, 'utf8');

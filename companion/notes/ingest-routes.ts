@@ -171,7 +171,8 @@ async function saveUnique(
     const resolved = await resolveVaultPath(deps.vault, candidate, 'write');
     if (!resolved.ok) {
       if (/different letter case/.test(resolved.reason)) continue;
-      throw new ApiHttpError('VALIDATION_ERROR', resolved.reason, 'file');
+      const code = resolved.forbidden === true ? 'FORBIDDEN' : 'VALIDATION_ERROR';
+      throw new ApiHttpError(code, resolved.reason, 'file');
     }
     if (resolved.exists) continue;
     try {

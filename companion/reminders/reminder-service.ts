@@ -43,6 +43,8 @@ import {
   VaultWriteError,
 } from '../vault/atomic-write';
 import { resolveVaultPath } from '../vault/paths';
+import { inDryRun, stopForDryRun } from '../vault/dry-run';
+import { currentPathRules, pathAllowed } from '../auth/path-rules';
 import {
   checkTaskEdit,
   NotATaskLineError,
@@ -130,7 +132,9 @@ export class ReminderService {
     const offset = query.cursor === undefined ? 0 : decodeCursor(query.cursor, fingerprint);
 
     const rows: Array<{ view: Reminder; next: number | undefined }> = [];
+    const rules = currentPathRules();
     for (const definition of this.deps.source.all().reminders) {
+      if (!pathAllowed(rules, definition.path)) continue;
       const view = reminderView(definition, this.deps.scheduler);
       if (query.status !== undefined && view.status !== query.status) continue;
       const next = view.next_fire === null ? undefined : Date.parse(view.next_fire ?? '');
@@ -151,6 +155,20 @@ export class ReminderService {
       next_cursor:
         page.length > 0 && nextOffset < rows.length ? encodeCursor(nextOffset, fingerprint) : null,
     };
+  }
+
+  /**
+   * Reminders not done whose time has passed (`overdue_since` set), oldest first: the knowledge
+   * health report's "overdue reminders".
+   */
+  overdue(): Reminder[] {
+    const rules = currentPathRules();
+    return this.deps.source
+      .all()
+      .reminders.filter((definition) => pathAllowed(rules, definition.path))
+      .map((definition) => reminderView(definition, this.deps.scheduler))
+      .filter((view) => view.status === 'active' && typeof view.overdue_since === 'string')
+      .sort((a, b) => compareCodeUnits(a.overdue_since ?? '', b.overdue_since ?? ''));
   }
 
   get(id: string): Reminder {
@@ -309,6 +327,7 @@ export class ReminderService {
       }));
       return this.get(id);
     }
+    scheduleOnly(definition, `snooze ${id} until ${formatInZone(until, schedule.zone)}`);
     this.deps.scheduler.snoozeOccurrence(id, target, until);
     return this.get(id);
   }
@@ -318,6 +337,7 @@ export class ReminderService {
     const { schedule } = definition;
     if (schedule.kind === 'recurring') {
       this.assertActive(definition);
+      scheduleOnly(definition, `complete one occurrence of ${id}`);
       this.deps.scheduler.completeOccurrence(id, this.targetOccurrence(definition, occurrence));
       return this.get(id);
     }
@@ -329,6 +349,7 @@ export class ReminderService {
       return this.get(id);
     }
     if (definition.taskChecked) {
+      scheduleOnly(definition, `take ${id} off the missed list`);
       dismiss();
       return this.get(id);
     }
@@ -344,6 +365,7 @@ export class ReminderService {
       occurrence === undefined
         ? schedule.at
         : readRequestTime(occurrence, schedule.zone, 'occurrence');
+    scheduleOnly(definition, `mark ${id} done`);
     this.deps.scheduler.completeOccurrence(id, target);
     return this.get(id);
   }
@@ -352,6 +374,10 @@ export class ReminderService {
 
   private definition(id: string): ReminderDefinition {
     const [definition] = this.deps.source.get([id]);
+    // A token limited to folders (auth/path-rules.ts) sees no reminder written outside them.
+    if (definition && !pathAllowed(currentPathRules(), definition.path)) {
+      throw new ApiHttpError('NOT_FOUND', `no reminder with id ${id}`);
+    }
     if (definition) return definition;
     // On the missed list as unresolved: there, but nothing can be computed from it (a time
     // without an offset cannot be read in a zone that does not exist). Say so, not "no reminder".
@@ -605,4 +631,19 @@ export class ReminderService {
     }
     return note;
   }
+}
+
+/**
+ * Before a change kept only in the companion's schedule (no file changes): a dry run
+ * (vault/dry-run.ts) says it and stops here, as a file write would.
+ */
+function scheduleOnly(definition: ReminderDefinition, what: string): void {
+  if (!inDryRun()) return;
+  stopForDryRun({
+    path: definition.path,
+    action: 'schedule',
+    before: null,
+    after: null,
+    diff: `${what} (in the companion's schedule; ${definition.path} is unchanged)\n`,
+  });
 }

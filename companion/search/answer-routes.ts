@@ -1,3 +1,4 @@
+import { currentPathRules, pathAllowed } from '../auth/path-rules';
 import type { Decision } from '../../shared/protocol/decisions';
 import type { FastifyInstance } from 'fastify';
 import { AnswerRequest, AnswerResponse } from '../../shared/protocol/search';
@@ -63,5 +64,21 @@ export function decisionsOf(services: SearchServices): {
 } {
   const index = services.deps.index();
   if (index?.decisions === undefined) return {};
-  return { decisions: (query, limit) => index.decisions?.(query, limit) ?? [] };
+  return { decisions: (query, limit) => visibleDecisions(index, query, limit) };
+}
+
+/**
+ * Decisions the calling token may see (auth/path-rules.ts): with path rules, more are asked for
+ * and those written outside its folders left out.
+ */
+export function visibleDecisions(
+  index: { decisions?: (query: string, limit: number) => Decision[] },
+  query: string,
+  limit: number,
+): Decision[] {
+  const rules = currentPathRules();
+  if (rules === undefined) return index.decisions?.(query, limit) ?? [];
+  return (index.decisions?.(query, limit * 10) ?? [])
+    .filter((decision) => pathAllowed(rules, decision.citation.path))
+    .slice(0, limit);
 }

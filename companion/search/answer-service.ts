@@ -77,6 +77,21 @@ export async function answerQuestion(
   summarizer: Summarizer | undefined,
   request: AnswerRequestOptions,
 ): Promise<AnswerOutcome> {
+  const outcome = await answerUncounted(search, summarizer, request);
+  try {
+    // Every answer served passes here (the route, chat, MCP `ask`, /v1/chat/completions, tasks).
+    search.recordCitations(outcome.citations.map((citation) => citation.path));
+  } catch {
+    // A count that cannot be kept (a full disk) must not cost the user the answer.
+  }
+  return outcome;
+}
+
+async function answerUncounted(
+  search: HybridSearch,
+  summarizer: Summarizer | undefined,
+  request: AnswerRequestOptions,
+): Promise<AnswerOutcome> {
   const decided = decisionAnswer(request);
   if (decided !== undefined) return decided;
   const outcome = await search.search({

@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { DecisionsQuery, DecisionsResponse } from '../../shared/protocol/decisions';
 import { KnowledgeHealth } from '../../shared/protocol/knowledge-health';
+import type { HealthItem } from '../../shared/protocol/knowledge-health';
 import { ApiHttpError } from '../http/api-error';
+import { currentPathRules, pathAllowed } from '../auth/path-rules';
 import type { SearchServices } from './search-services';
+import { visibleDecisions } from './answer-routes';
 
 /**
  * `GET /api/v1/decisions?q=&limit=` (docs/search.md, "Decisions"): decisions found in notes
@@ -26,7 +29,9 @@ export function registerDecisionsRoute(app: FastifyInstance, services: SearchSer
           { 'retry-after': '5' },
         );
       }
-      return { decisions: index.decisions(request.query.q ?? '', request.query.limit ?? 20) };
+      return {
+        decisions: visibleDecisions(index, request.query.q ?? '', request.query.limit ?? 20),
+      };
     },
   );
 }
@@ -35,7 +40,12 @@ export function registerDecisionsRoute(app: FastifyInstance, services: SearchSer
  * `GET /api/v1/health/knowledge` (docs/search.md, "Knowledge health"): coverage, metadata
  * hygiene and staleness of the indexed vault, each item naming its note.
  */
-export function registerKnowledgeHealthRoute(app: FastifyInstance, services: SearchServices): void {
+export function registerKnowledgeHealthRoute(
+  app: FastifyInstance,
+  services: SearchServices,
+  /** Overdue reminders as report items, when the companion schedules reminders. */
+  overdueReminders?: () => HealthItem[],
+): void {
   app.get(
     '/api/v1/health/knowledge',
     { config: { limited: 'search' }, schema: { response: { 200: KnowledgeHealth } } },
@@ -49,7 +59,35 @@ export function registerKnowledgeHealthRoute(app: FastifyInstance, services: Sea
           { 'retry-after': '5' },
         );
       }
-      return index.knowledgeHealth(services.clock.now());
+      const report = index.knowledgeHealth(services.clock.now());
+      const full =
+        overdueReminders === undefined
+          ? report
+          : {
+              ...report,
+              staleness: { ...report.staleness, overdue_reminders: overdueReminders() },
+            };
+      return withinPathRules(full);
     },
   );
+}
+
+/** The report's items inside the calling token's folders (auth/path-rules.ts), all without rules. */
+function withinPathRules(report: KnowledgeHealth): KnowledgeHealth {
+  const rules = currentPathRules();
+  if (rules === undefined) return report;
+  const keep = (items: HealthItem[]) => items.filter((item) => pathAllowed(rules, item.path));
+  const each = <T extends Record<string, HealthItem[] | undefined>>(group: T): T =>
+    Object.fromEntries(
+      Object.entries(group).map(([key, items]) => [key, items && keep(items)]),
+    ) as T;
+  return {
+    coverage: {
+      ...report.coverage,
+      failed: keep(report.coverage.failed),
+      partial: keep(report.coverage.partial),
+    },
+    hygiene: each(report.hygiene),
+    staleness: each(report.staleness),
+  };
 }

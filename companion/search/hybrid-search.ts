@@ -19,6 +19,7 @@ import {
 } from '../../shared/search/answer-gate';
 import type { RelevanceQuery } from '../../shared/search/answer-gate';
 import type { IndexFilters, SearchIndex } from './search-index';
+import { currentPathRules } from '../auth/path-rules';
 
 /*
  * Hybrid retrieval (docs/search.md): FTS5 keyword candidates and vector candidates, fused into one
@@ -123,6 +124,11 @@ export class HybridSearch {
     }
   }
 
+  /** Counts the notes an answer served cites (knowledge health's "often cited"). */
+  recordCitations(paths: readonly string[]): void {
+    this.options.index.recordCitations?.(paths);
+  }
+
   /** Whether a search now would use vectors, and if not, why. */
   mode(): { mode: SearchMode; reason?: string } {
     const embedder = this.options.embedder?.();
@@ -146,7 +152,9 @@ export class HybridSearch {
   async search(request: SearchRequest): Promise<SearchOutcome> {
     const started = this.now();
     const offset = request.offset ?? 0;
-    const filters = withExclusions(request.filters ?? {}, this.options.excludeFolders ?? []);
+    const filters = withPathRules(
+      withExclusions(request.filters ?? {}, this.options.excludeFolders ?? []),
+    );
     const { terms, text } = normaliseQuery(request.query);
     // The depth never depends on the page asked for: min-max fusion normalises by each list's
     // lowest score, so a deeper list for a later page would re-rank the earlier ones (pages
@@ -254,6 +262,15 @@ export class HybridSearch {
       ...(termWeights === undefined ? {} : { termWeights }),
     };
   }
+}
+
+/**
+ * `filters` limited to the calling token's folders (auth/path-rules.ts): the one read filter of
+ * path rules, so search, answers and every tool that searches see nothing outside them.
+ */
+function withPathRules(filters: IndexFilters): IndexFilters {
+  const rules = currentPathRules();
+  return rules === undefined ? filters : { ...filters, onlyFolders: rules };
 }
 
 /** `filters` plus the excluded folders the request did not explicitly ask to search in. */

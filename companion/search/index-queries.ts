@@ -118,6 +118,9 @@ interface ChunkRow {
 }
 
 /** The read side of the vault index over SQLite FTS5 and sqlite-vec; see IndexQueries. */
+/** Citations in answers from which a note counts as often cited (knowledge health). */
+export const OFTEN_CITED = 3;
+
 export class SqliteIndexQueries implements IndexQueries {
   private readonly weights: ColumnWeights;
   private readonly statements = new Map<string, Statement<unknown[], unknown>>();
@@ -344,6 +347,16 @@ export class SqliteIndexQueries implements IndexQueries {
       }));
   }
 
+  recordCitations(paths: readonly string[]): void {
+    const add = this.statement(
+      `INSERT INTO citation_counts (path, cited) VALUES (?, 1)
+       ON CONFLICT (path) DO UPDATE SET cited = cited + 1`,
+    );
+    this.db.transaction(() => {
+      for (const path of new Set(paths)) add.run(path);
+    })();
+  }
+
   knowledgeHealth(now: number): KnowledgeHealth {
     const files = this.statement(
       `SELECT f.path AS path, f.title AS title, f.kind AS kind, f.tags AS tags, f.error AS error,
@@ -449,8 +462,32 @@ export class SqliteIndexQueries implements IndexQueries {
           .map((file) =>
             item(file, `last updated ${new Date(file.dated).toISOString().slice(0, 10)}`),
           ),
+        often_cited: this.oftenCitedStale(notes, yearAgo).map(({ file, cited }) =>
+          item(
+            file,
+            `cited in ${cited} answers, last updated ${new Date(file.dated).toISOString().slice(0, 10)}`,
+          ),
+        ),
       },
     };
+  }
+
+  /** Notes cited at least OFTEN_CITED times and not updated since `before`, most cited first. */
+  private oftenCitedStale<T extends { path: string; dated: number }>(
+    notes: readonly T[],
+    before: number,
+  ): Array<{ file: T; cited: number }> {
+    const counts = new Map(
+      (
+        this.statement('SELECT path, cited FROM citation_counts WHERE cited >= ?').all(
+          OFTEN_CITED,
+        ) as Array<{ path: string; cited: number }>
+      ).map((row) => [row.path, row.cited]),
+    );
+    return notes
+      .filter((file) => file.dated > 0 && file.dated < before && counts.has(file.path))
+      .map((file) => ({ file, cited: counts.get(file.path) ?? 0 }))
+      .sort((a, b) => b.cited - a.cited || a.file.path.localeCompare(b.file.path));
   }
 
   /** Every `[[target]]` / `![[target]]` in the indexed notes' text, with the linking note. */
@@ -614,6 +651,11 @@ function filterSql(filters: IndexFilters): FilterSql {
   if (filters.to !== undefined) {
     parts.push('coalesce(f.created_ms, f.mtime_ms) <= ?');
     params.push(filters.to);
+  }
+  if (filters.onlyFolders !== undefined) {
+    const inside = filters.onlyFolders.map(() => '(f.path >= ? AND f.path < ?)');
+    parts.push(inside.length === 0 ? '0' : `(${inside.join(' OR ')})`);
+    for (const folder of filters.onlyFolders) params.push(...folderRange(folder));
   }
   for (const excluded of filters.excludeFolders ?? []) {
     const [low, high] = folderRange(excluded);

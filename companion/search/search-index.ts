@@ -21,6 +21,8 @@ export interface IndexFilters {
   to?: number;
   /** Vault-relative folders whose files are left out, at any depth (Cairn's own output). */
   excludeFolders?: readonly string[];
+  /** When set, only files inside one of these folders (the calling token's path rules). */
+  onlyFolders?: readonly string[];
 }
 
 /** Ranked best first; score: negated BM25 (higher better) or cosine similarity. */
@@ -70,6 +72,8 @@ export interface SearchIndex {
   decisions?(query: string, limit: number): Decision[];
   /** The knowledge health report at `now` (epoch ms); optional like `decisions`. */
   knowledgeHealth?(now: number): KnowledgeHealth;
+  /** Counts one citation of each path in an answer served (knowledge health's "often cited"). */
+  recordCitations?(paths: readonly string[]): void;
 }
 
 /** One ranked chunk as search answers it (hybrid-search.ts builds them, shared/search/answer-gate.ts reads them). */

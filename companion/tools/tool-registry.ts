@@ -143,7 +143,8 @@ export class ToolRegistry {
           }
           const { idempotency_key: key, ...rest } = value;
           const call = () => this.deps.tools.call(chatCall(name, rest));
-          return typeof key === 'string'
+          // A dry run writes nothing, so it neither uses nor keeps an idempotency key.
+          return typeof key === 'string' && rest.dry_run !== true
             ? this.once(caller.identity, key, digestOf(name, rest), call)
             : call();
         },
@@ -197,7 +198,7 @@ export class ToolRegistry {
     const { idempotency_key: key, ...rest } = valid;
     // The runner never throws: its failures come back as the envelope.
     const run = () => this.deps.tools.call(chatCall(name, rest));
-    if (typeof key !== 'string') return run();
+    if (typeof key !== 'string' || rest.dry_run === true) return run();
     return this.once(identity, key, digestOf(name, rest), run);
   }
 
@@ -289,8 +290,10 @@ export class ToolRegistry {
     to_line?: number;
   }): Promise<ToolCallOutcome> {
     const resolved = await resolveVaultPath(this.deps.vault, args.path, 'read');
-    if (!resolved.ok)
-      return failed({ code: 'VALIDATION_ERROR', message: resolved.reason, field: 'path' });
+    if (!resolved.ok) {
+      const code = resolved.forbidden === true ? 'FORBIDDEN' : 'VALIDATION_ERROR';
+      return failed({ code, message: resolved.reason, field: 'path' });
+    }
     if (!resolved.exists) {
       return failed({
         code: 'NOT_FOUND',
@@ -361,7 +364,10 @@ function chatCall(
   args: Record<string, unknown>,
 ): ToolCall {
   const tool = CLIENT_TOOLS[name].chatTool;
-  if (name === 'remember') return { name: tool, args: { text: args.fact } } as ToolCall;
+  if (name === 'remember') {
+    const dryRun = args.dry_run === undefined ? {} : { dry_run: args.dry_run };
+    return { name: tool, args: { text: args.fact, ...dryRun } } as ToolCall;
+  }
   if (name === 'append_to_note') {
     const { path, ...rest } = args;
     return { name: tool, args: { note: path, ...rest } } as ToolCall;

@@ -17,6 +17,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Clock } from '../../shared/ports';
 import { mergeLines } from '../../shared/markdown/merge-lines';
 import { conflictCopyName, conflictStamp } from './conflict-copies';
+import { inDryRun, stopForDryRun } from './dry-run';
 import { resolveVaultPath } from './paths';
 import { portableNameProblem } from '../../shared/markdown/portable-name';
 
@@ -34,6 +35,7 @@ export class VaultWriteError extends Error {
   constructor(
     readonly code:
       | 'VALIDATION_ERROR'
+      | 'FORBIDDEN'
       | 'NOT_FOUND'
       | 'CONFLICT'
       | 'UNPROCESSABLE'
@@ -45,6 +47,18 @@ export class VaultWriteError extends Error {
   ) {
     super(message);
   }
+}
+
+/** A path `resolveVaultPath` refused, as the error: FORBIDDEN when the token's path rules say no. */
+export function pathRefusal(
+  resolved: { readonly reason: string; readonly forbidden?: true },
+  field: string,
+): VaultWriteError {
+  return new VaultWriteError(
+    resolved.forbidden === true ? 'FORBIDDEN' : 'VALIDATION_ERROR',
+    resolved.reason,
+    field,
+  );
 }
 
 /**
@@ -160,7 +174,7 @@ export async function editVaultFile(
   hooks: EditHooks = {},
 ): Promise<EditedFile> {
   const resolved = await resolveVaultPath(vault, path, 'write');
-  if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
+  if (!resolved.ok) throw pathRefusal(resolved, 'path');
   if (!resolved.exists) throw new VaultWriteError('NOT_FOUND', `${path} does not exist`);
   return oneAtATime(resolved.absolute, () =>
     storageSaid(resolved.relative, () =>
@@ -200,6 +214,15 @@ async function editResolved(
   hooks: EditHooks,
   lateMerges: number,
 ): Promise<EditedFile> {
+  if (inDryRun()) {
+    // A dry run (dry-run.ts): the edit applied to the file as it is, recorded, nothing written.
+    const current = await readCurrent(absolute, relative);
+    const planned = edit(current.text);
+    if (planned === current.text) {
+      return { path: relative, before: current.text, after: planned, changed: false };
+    }
+    stopForDryRun({ path: relative, action: 'edit', before: current.text, after: planned });
+  }
   if (lateMerges === 0 && recentWrites(absolute).length > 0) {
     // Cairn's recent writes of this file are still watched: make sure they are in what this
     // edit starts from (a stale version renamed over them would otherwise become the base).
@@ -654,8 +677,22 @@ export async function createVaultFile(
   content: string | Uint8Array,
 ): Promise<{ path: string; absolute: string }> {
   const resolved = await resolveVaultPath(vault, path, 'write');
-  if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
+  if (!resolved.ok) throw pathRefusal(resolved, 'path');
   if (resolved.exists) throw new VaultFileExistsError(resolved.relative);
+  if (inDryRun()) {
+    const text = typeof content === 'string' ? content : null;
+    stopForDryRun({
+      path: resolved.relative,
+      action: 'create',
+      before: null,
+      after: text,
+      ...(text === null
+        ? {
+            diff: `Binary file b/${resolved.relative} (${content.length} bytes) would be created\n`,
+          }
+        : {}),
+    });
+  }
   const absolute = resolved.absolute;
   return storageSaid(resolved.relative, async () => {
     await mkdir(dirname(absolute), { recursive: true });
@@ -704,7 +741,7 @@ export async function removeCreatedFile(
 /** Names of the folder's entries, for collision checks; none when the folder does not exist. */
 export async function folderEntries(vault: string, folder: string): Promise<string[]> {
   const resolved = await resolveVaultPath(vault, folder, 'write');
-  if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'folder');
+  if (!resolved.ok) throw pathRefusal(resolved, 'folder');
   if (!resolved.exists) return [];
   try {
     return (await readdir(resolved.absolute)).map((name) => `${resolved.relative}/${name}`);
@@ -872,7 +909,7 @@ export async function writeVaultFileFrom(
   hooks: Pick<EditHooks, 'clock' | 'beforeRename' | 'lateWriteGraceMs'> = {},
 ): Promise<{ path: string; conflictCopy?: string }> {
   const resolved = await resolveVaultPath(vault, path, 'write');
-  if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
+  if (!resolved.ok) throw pathRefusal(resolved, 'path');
   const { absolute, relative } = resolved;
   if (expectedHash === null) {
     if (resolved.exists) throw new VaultFileExistsError(relative);
@@ -941,9 +978,13 @@ export async function removeVaultFile(
   clock?: Clock,
 ): Promise<void> {
   const resolved = await resolveVaultPath(vault, path, 'read');
-  if (!resolved.ok) throw new VaultWriteError('VALIDATION_ERROR', resolved.reason, 'path');
+  if (!resolved.ok) throw pathRefusal(resolved, 'path');
   if (!resolved.exists) return;
   const { absolute, relative } = resolved;
+  if (inDryRun()) {
+    const text = await readFile(absolute, 'utf8').catch(() => null);
+    stopForDryRun({ path: relative, action: 'remove', before: text, after: null });
+  }
   await oneAtATime(absolute, async () => {
     const aside = tempName(absolute);
     try {
@@ -980,13 +1021,13 @@ export async function moveVaultFile(
   expectedHash: string,
 ): Promise<{ path: string }> {
   const source = await resolveVaultPath(vault, from, 'read');
-  if (!source.ok) throw new VaultWriteError('VALIDATION_ERROR', source.reason, 'path');
+  if (!source.ok) throw pathRefusal(source, 'path');
   if (!source.exists) throw new VaultWriteError('NOT_FOUND', `${from} does not exist`);
   const caseOnly =
     from.normalize('NFC').toLocaleLowerCase('en-US') ===
     to.normalize('NFC').toLocaleLowerCase('en-US');
   const target = await resolveVaultPath(vault, to, caseOnly ? 'read' : 'write');
-  if (!target.ok) throw new VaultWriteError('VALIDATION_ERROR', target.reason, 'rename_to');
+  if (!target.ok) throw pathRefusal(target, 'rename_to');
   if (caseOnly) {
     const name = to.slice(to.lastIndexOf('/') + 1);
     const problem = portableNameProblem(name);
@@ -994,6 +1035,16 @@ export async function moveVaultFile(
       throw new VaultWriteError('VALIDATION_ERROR', `${to}: ${problem}`, 'rename_to');
   } else if (target.exists) {
     throw new VaultFileExistsError(target.relative);
+  }
+  if (inDryRun()) {
+    stopForDryRun({
+      path: source.relative,
+      action: 'move',
+      to: target.relative,
+      before: null,
+      after: null,
+      diff: `rename from ${source.relative}\nrename to ${target.relative}\n`,
+    });
   }
   const now = await hashFile(source.absolute);
   if (now.hash !== expectedHash) {

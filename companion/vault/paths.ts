@@ -1,6 +1,7 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { portableNameProblem } from '../../shared/markdown/portable-name';
+import { currentPathRules, describePathRules, pathAllowed } from '../auth/path-rules';
 
 export type VaultAccess = 'read' | 'write';
 
@@ -13,7 +14,12 @@ export type VaultPathResult =
       readonly absolute: string;
       readonly exists: boolean;
     }
-  | { readonly ok: false; readonly reason: string };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      /** Set when the path is fine but outside the calling token's path rules (a 403, not a 400). */
+      readonly forbidden?: true;
+    };
 
 const MAX_PATH_LENGTH = 1024;
 
@@ -101,9 +107,19 @@ export async function resolveVaultPath(
       };
     }
   }
+  const relative = [...onDisk, ...missing].join('/');
+  const rules = currentPathRules();
+  if (rules !== undefined && !pathAllowed(rules, relative)) {
+    // The one check of the token's path rules for reads of a note and every write.
+    return {
+      ok: false,
+      forbidden: true,
+      reason: `path ${JSON.stringify(userPath)}: outside the folders this token may use (${describePathRules(rules)})`,
+    };
+  }
   return {
     ok: true,
-    relative: [...onDisk, ...missing].join('/'),
+    relative,
     absolute: join(current, ...missing),
     exists: missing.length === 0,
   };

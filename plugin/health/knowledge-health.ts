@@ -78,6 +78,16 @@ export function describeHealth(report: KnowledgeHealth): LoadedHealth {
           heading: 'Not updated in a year',
           items: report.staleness.not_updated_in_a_year,
         },
+        {
+          id: 'often_cited',
+          heading: 'Often cited, not updated in a year',
+          items: report.staleness.often_cited ?? [],
+        },
+        {
+          id: 'overdue_reminders',
+          heading: 'Overdue reminders',
+          items: report.staleness.overdue_reminders ?? [],
+        },
       ],
     },
   ];

@@ -9,6 +9,7 @@ import {
   CreateNoteArgs,
   CreateReminderArgs,
   CreateTaskArgs,
+  DryRunArg,
   ForgetArgs,
   ListRemindersArgs,
   MemoryToReminderArgs,
@@ -46,12 +47,16 @@ export const ClientAppendArgs = Type.Object(
     path: AppendToNoteArgs.properties.note,
     text: AppendToNoteArgs.properties.text,
     heading: AppendToNoteArgs.properties.heading,
+    dry_run: DryRunArg,
   },
   strict,
 );
 
 /** docs/clients.md names the fact `fact`; the chat tool calls it `text`. */
-export const ClientRememberArgs = Type.Object({ fact: RememberArgs.properties.text }, strict);
+export const ClientRememberArgs = Type.Object(
+  { fact: RememberArgs.properties.text, dry_run: DryRunArg },
+  strict,
+);
 
 /** Longest `idempotency_key` (as the REST `Idempotency-Key` header). */
 export const IDEMPOTENCY_KEY_MAX_CHARS = 255;

@@ -19,6 +19,7 @@ import type { AnswerAudit, UnsupportedClaimPolicy } from '../protocol/answer-aud
 import type { Citation } from '../protocol/citation';
 import type { MemoryItem } from '../protocol/memories';
 import type { ToolError } from '../protocol/errors';
+import type { DryRunOutcome, DryRunResponse, PlannedChange } from '../protocol/dry-run';
 import { TITLE_MAX_CHARS } from '../protocol/reminders';
 import type { Reminder } from '../protocol/reminders';
 import { isValidZone, parseLocalDateTime, wallToInstant } from '../reminders/local-time';
@@ -160,6 +161,11 @@ export interface ToolRunnerDeps {
    * through the gate (tool-policy.ts); without it (older hosts, unit tests) calls run as before.
    */
   policy?: ToolPolicy;
+  /**
+   * Runs a write as a dry run (docs/clients.md "Dry run"): the host's vault write path records
+   * the change instead of making it. Without it, `dry_run: true` is refused.
+   */
+  dryRun?: <T>(work: () => Promise<T>) => Promise<DryRunOutcome<T>>;
 }
 
 export interface ToolRunOptions {
@@ -325,8 +331,41 @@ export class ToolRunner {
     }
   }
 
-  /** Runs a checked call; never throws. */
+  /**
+   * Runs a checked call; never throws. A write with `dry_run: true` runs as a dry run (the host's
+   * `dryRun`): its answer is the change it would make, and nothing is written.
+   */
   async run(call: ToolCall, options: ToolRunOptions, context: RouteContext): Promise<ToolOutcome> {
+    const { dry_run: asked, ...args } = call.args as { dry_run?: boolean };
+    if (asked === undefined) return this.runChecked(call, options, context);
+    const plain = { name: call.name, args } as ToolCall;
+    if (asked !== true) return this.runChecked(plain, options, context);
+    if (this.deps.dryRun === undefined) {
+      return {
+        text: '',
+        result: toolFailure({
+          code: 'VALIDATION_ERROR',
+          message: `${call.name}: dry_run needs the Cairn companion; nothing was written`,
+          field: 'dry_run',
+        }),
+      };
+    }
+    let outcome: DryRunOutcome<ToolOutcome>;
+    try {
+      outcome = await this.deps.dryRun(() => this.runChecked(plain, options, context));
+    } catch (error) {
+      return { text: '', result: toolFailure(this.toolError(error, call.name)) };
+    }
+    if (!outcome.stopped) return outcome.value;
+    const data: DryRunResponse = { dry_run: true, changes: [...outcome.changes] };
+    return { text: dryRunText(outcome.changes), result: toolSuccess(data) };
+  }
+
+  private async runChecked(
+    call: ToolCall,
+    options: ToolRunOptions,
+    context: RouteContext,
+  ): Promise<ToolOutcome> {
     try {
       switch (call.name) {
         case 'create_note':
@@ -765,4 +804,18 @@ function taskCreatedText(task: ScheduledTaskView): string {
       ? 'It has no run left in its schedule.'
       : `It runs next on ${task.next_run.slice(0, 16).replace('T', ' ')} (${task.timezone}); each result goes to "${task.name} (runs)".`;
   return `Task "${task.name}" is set: ${task.path}. ${next}`;
+}
+
+/** What the chat says for a dry run: each file's change as its diff. */
+function dryRunText(changes: readonly PlannedChange[]): string {
+  const parts = changes.map((change) => {
+    const what =
+      change.action === 'move'
+        ? `move ${change.path} to ${change.to ?? ''}`
+        : change.action === 'schedule'
+          ? `change the schedule of a reminder in ${change.path}`
+          : `${change.action} ${change.path}`;
+    return `Dry run, nothing written. Would ${what}:\n${change.diff}`;
+  });
+  return parts.join('\n');
 }

@@ -28,6 +28,17 @@ export const TOOL_SCHEMA_VERSION = '1.0';
 
 const strict = { additionalProperties: false } as const;
 
+/**
+ * `dry_run` on every write tool (docs/clients.md "Dry run"): answer the change the call would
+ * make (a unified diff per file) and write nothing. Only the companion can; elsewhere it is
+ * refused, never ignored.
+ */
+export const DryRunArg = Type.Optional(
+  Type.Boolean({
+    description: 'optional: true to get the diff this call would make, without writing anything',
+  }),
+);
+
 export const SearchArgs = Type.Object(
   {
     query: NonBlank({ maxLength: QUERY_MAX_CHARS, description: 'words to look for in the vault' }),
@@ -57,6 +68,7 @@ export const CreateNoteArgs = Type.Object(
     body: Type.String({ maxLength: NOTE_BODY_MAX_CHARS, description: 'the note text, Markdown' }),
     tags: Type.Optional(Type.Array(TagName(), { maxItems: 50 })),
     folder: Type.Optional(VaultPath()),
+    dry_run: DryRunArg,
   },
   strict,
 );
@@ -71,6 +83,7 @@ export const AppendToNoteArgs = Type.Object(
     text: NonBlank({ maxLength: NOTE_BODY_MAX_CHARS, description: 'Markdown to append' }),
     /** Append at the end of this heading's section instead of the end of the note. */
     heading: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    dry_run: DryRunArg,
   },
   strict,
 );
@@ -82,6 +95,7 @@ export const CreateReminderArgs = Type.Object(
     due: IsoLocalOrInstant(),
     timezone: Type.Optional(IanaZone()),
     repeat: Type.Optional(RruleText()),
+    dry_run: DryRunArg,
   },
   strict,
 );
@@ -114,6 +128,7 @@ export const CreateTaskArgs = Type.Object(
         maxItems: 2,
       }),
     ),
+    dry_run: DryRunArg,
   },
   strict,
 );
@@ -133,17 +148,22 @@ export type ListRemindersArgs = Static<typeof ListRemindersArgs>;
 const ReminderId = NonBlank({ maxLength: 200, description: 'the reminder id' });
 
 export const SnoozeReminderArgs = Type.Object(
-  { id: ReminderId, minutes: Type.Integer({ minimum: 1, maximum: SNOOZE_MINUTES_MAX }) },
+  {
+    id: ReminderId,
+    minutes: Type.Integer({ minimum: 1, maximum: SNOOZE_MINUTES_MAX }),
+    dry_run: DryRunArg,
+  },
   strict,
 );
 export type SnoozeReminderArgs = Static<typeof SnoozeReminderArgs>;
 
-export const CompleteReminderArgs = Type.Object({ id: ReminderId }, strict);
+export const CompleteReminderArgs = Type.Object({ id: ReminderId, dry_run: DryRunArg }, strict);
 export type CompleteReminderArgs = Static<typeof CompleteReminderArgs>;
 
 export const RememberArgs = Type.Object(
   {
     text: NonBlank({ maxLength: MEMORY_TEXT_MAX, description: 'the fact about the user to keep' }),
+    dry_run: DryRunArg,
   },
   strict,
 );
@@ -155,6 +175,7 @@ export const ForgetArgs = Type.Object(
       maxLength: MEMORY_TEXT_MAX,
       description: "the memory's id (m-xxxx) or words of the fact to forget",
     }),
+    dry_run: DryRunArg,
   },
   strict,
 );
@@ -195,6 +216,7 @@ export const MemoryToReminderArgs = Type.Object(
         description: "the reminder's title; the memory's words when absent",
       }),
     ),
+    dry_run: DryRunArg,
   },
   strict,
 );

@@ -18,6 +18,7 @@ export type TokenScope = Static<typeof TokenScope>;
 export const TokenSelfResponse = Type.Object({
   name: Type.String(),
   scopes: Type.Array(TokenScope),
+  paths: Type.Optional(Type.Array(Type.String())),
 });
 export type TokenSelfResponse = Static<typeof TokenSelfResponse>;
 
@@ -26,6 +27,10 @@ export const TokenCreateRequest = Type.Object(
   {
     name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }),
     scopes: Type.Array(TokenScope, { minItems: 1, maxItems: 4, uniqueItems: true }),
+    /** Vault folders the token is limited to (`["Work/"]`); absent = the whole vault. */
+    paths: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { minItems: 1, maxItems: 32 }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -35,6 +40,8 @@ export type TokenCreateRequest = Static<typeof TokenCreateRequest>;
 export const TokenCreateResponse = Type.Object({
   name: Type.String(),
   scopes: Type.Array(TokenScope),
+  /** The folders it is limited to, as stored (`Work`), when it is. */
+  paths: Type.Optional(Type.Array(Type.String())),
   token: Type.String(),
 });
 export type TokenCreateResponse = Static<typeof TokenCreateResponse>;

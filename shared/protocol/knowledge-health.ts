@@ -38,6 +38,13 @@ export const KnowledgeHealth = Type.Object({
   staleness: Type.Object({
     /** Notes not updated in a year (front-matter `updated`, else `created`, else file time). */
     not_updated_in_a_year: Type.Array(HealthItem),
+    /**
+     * Notes cited in answers at least a few times (OFTEN_CITED) and not updated in a year: the
+     * answers lean on them, so they are the first to check. Absent from older companions.
+     */
+    often_cited: Type.Optional(Type.Array(HealthItem)),
+    /** Reminders not done whose time has passed, under their note. Absent from older companions. */
+    overdue_reminders: Type.Optional(Type.Array(HealthItem)),
   }),
 });
 export type KnowledgeHealth = Static<typeof KnowledgeHealth>;

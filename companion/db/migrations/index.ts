@@ -13,6 +13,8 @@ import { taskTables } from './011-tasks';
 import { toolTables } from './012-tools';
 import { sourceDates } from './013-source-dates';
 import { decisionsTable } from './014-decisions';
+import { tokenPaths } from './015-token-paths';
+import { citationCounts } from './016-citation-counts';
 
 /**
  * Every schema step of the companion database, oldest first.
@@ -37,4 +39,6 @@ export const migrations: readonly Migration[] = [
   toolTables,
   sourceDates,
   decisionsTable,
+  tokenPaths,
+  citationCounts,
 ];

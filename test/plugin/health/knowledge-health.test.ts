@@ -75,6 +75,10 @@ describe('the knowledge health view against the real companion route', () => {
     ]);
     expect(section(loaded, 'failed').items).toEqual([]);
     expect(section(loaded, 'empty').items).toEqual([]);
+    // Nothing was asked and no reminder is due here: the staleness sections are there, empty.
+    expect(section(loaded, 'often_cited').heading).toBe('Often cited, not updated in a year');
+    expect(section(loaded, 'often_cited').items).toEqual([]);
+    expect(section(loaded, 'overdue_reminders').items).toEqual([]);
     const total = loaded.groups
       .flatMap((group) => group.sections)
       .reduce((sum, s) => sum + s.items.length, 0);
