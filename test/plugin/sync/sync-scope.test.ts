@@ -143,6 +143,20 @@ describe('SyncEngine with folders this device does not sync', () => {
     expect(await trashed()).toEqual(['Archive/b.md']);
   });
 
+  it('leaves a file moved into a left-out folder where it was on the companion', async () => {
+    t = await companion({ 'Trip.md': NOTE, 'Done/old.md': NOTE });
+    const phone = testDevice(t, 'Pixel 8');
+    await phone.engine.sync();
+    await excluding(phone, ['Archive']);
+    expect(phone.vault.userRename('Done/old.md', 'Archive/old.md')).toBe(true);
+    await phone.engine.sync();
+    expect(onDisk('Done/old.md')).toBe(NOTE);
+    expect(onDisk('Archive/old.md')).toBeUndefined();
+    expect(await trashed()).toEqual([]);
+    expect(phone.vault.text('Archive/old.md')).toBe(NOTE);
+    expect(phone.vault.has('Done/old.md')).toBe(false);
+  });
+
   it('brings a folder back when it is synced again, deleting nothing', async () => {
     const files = { 'Trip.md': NOTE, 'Archive/a.md': NOTE, 'Archive/b.md': NOTE };
     t = await companion({ ...files, 'Archive/c.md': NOTE });
