@@ -9,6 +9,8 @@
 import type { SyncChangesResponse } from '../../shared/protocol/sync';
 import { sha256Hex } from './sync-hash';
 import type { SyncVault } from './sync-ports';
+import { WHOLE_VAULT } from './sync-scope';
+import type { SyncScope } from './sync-scope';
 
 export interface PlanGroup {
   readonly count: number;
@@ -35,6 +37,8 @@ export async function firstSyncPlan(
   vault: SyncVault,
   api: PlanSource,
   onProgress?: (done: number, total: number) => void,
+  /** The folders this device leaves out are neither uploaded nor downloaded: not in the plan. */
+  scope: SyncScope = WHOLE_VAULT,
 ): Promise<FirstSyncPlan> {
   const remote = new Map<string, { path: string; hash: string; size: number }>();
   const key = (path: string) => (vault.caseInsensitive ? path.toLowerCase() : path);
@@ -42,6 +46,7 @@ export async function firstSyncPlan(
   for (;;) {
     const page = await api.changes(since, { limit: 5000 });
     for (const change of page.changes) {
+      if (!scope.includes(change.path)) continue;
       if (change.op === 'delete') remote.delete(key(change.path));
       else
         remote.set(key(change.path), { path: change.path, hash: change.hash, size: change.size });
@@ -55,7 +60,7 @@ export async function firstSyncPlan(
     identical: newGroup(),
     conflict: newGroup(),
   };
-  const local = await vault.list();
+  const local = (await vault.list()).filter((stat) => scope.includes(stat.path));
   let done = 0;
   for (const stat of local) {
     const there = remote.get(key(stat.path));

@@ -17,6 +17,8 @@ import type { SyncChange, SyncOp, SyncOpResult } from '../../shared/protocol/syn
 import type { SyncApi } from './sync-client';
 import { SyncRequestError } from './sync-client';
 import { sha256Hex } from './sync-hash';
+import { WHOLE_VAULT } from './sync-scope';
+import type { SyncScope } from './sync-scope';
 import type {
   PendingCommitItem,
   SyncFileRecord,
@@ -61,6 +63,11 @@ export interface SyncEngineOptions {
   readonly pageSize?: number;
   /** Random ids for commits; injected so a simulation is reproducible. */
   readonly randomId?: () => string;
+  /**
+   * The paths this device syncs (default: all). Files outside are neither uploaded nor
+   * downloaded, and are never deleted here nor committed as deleted because they are outside.
+   */
+  readonly scope?: SyncScope;
 }
 
 /** Commit rounds per pass: a rename and an edit of one file take two. */
@@ -89,6 +96,7 @@ export class SyncEngine {
   private readonly opsPerCommit: number;
   private readonly pageSize: number;
   private readonly randomId: () => string;
+  private scope: SyncScope;
   /** Paths a vault event touched since the last pass: hashed whatever their size and mtime say. */
   private readonly touched = new Set<string>();
   /** Renames seen as vault events, applied to the state at the start of the next pass. */
@@ -126,6 +134,7 @@ export class SyncEngine {
     this.opsPerCommit = options.opsPerCommit ?? 500;
     this.pageSize = options.pageSize ?? 500;
     this.randomId = options.randomId ?? randomCommitId;
+    this.scope = options.scope ?? WHOLE_VAULT;
     this.firstPullDone = new Promise((resolve) => (this.resolveFirstPull = resolve));
   }
 
@@ -225,6 +234,32 @@ export class SyncEngine {
     return run;
   }
 
+  /**
+   * Changes the paths this device syncs, between passes (a pass sees one scope throughout: a
+   * file listed under one scope and recorded under another would look deleted). `widened`: a
+   * folder is synced again, so the next pull lists the whole vault (`since=0`) and the files
+   * skipped while it was left out arrive (identical ones linked by hash, never deleted).
+   */
+  setScope(scope: SyncScope, options: { widened: boolean }): Promise<void> {
+    const run = this.running.then(async () => {
+      const before = this.scope;
+      this.scope = scope;
+      if (!options.widened) return;
+      // A file gone from a folder while it was left out was not deleted by this device (what
+      // happens there is not synced): its record goes, so the listing brings it back instead
+      // of the next commit deleting it everywhere.
+      const gone: string[] = [];
+      for (const record of await this.store.allFiles()) {
+        if (before.includes(record.path) || !scope.includes(record.path)) continue;
+        if ((await this.vault.stat(record.path)) === null) gone.push(record.path);
+      }
+      if (gone.length > 0) await this.store.update([], gone);
+      await this.store.setSeq(0);
+    });
+    this.running = run.catch(() => undefined);
+    return run;
+  }
+
   /** The journal position this device has applied up to. */
   seq(): Promise<number> {
     return this.store.getSeq();
@@ -281,6 +316,9 @@ export class SyncEngine {
 
   private async applyChange(change: SyncChange): Promise<void> {
     const record = await this.store.findByFileId(change.file_id);
+    // Outside this device's scope: not downloaded, and a file here stays as it is (a remote
+    // delete or edit of it is not applied). A file here moved there remotely follows the move.
+    if (record ? !this.scope.includes(record.path) : !this.scope.includes(change.path)) return;
     // Listed again (a pull resumed or rewound after a crash, a resent commit or a blocked
     // path): an entry this file's state already includes. Applied again, an older version
     // would look like a remote edit, and bring back a file deleted here since.
@@ -433,6 +471,7 @@ export class SyncEngine {
   private async applyUnlisted(listed: ReadonlySet<string>): Promise<void> {
     for (const record of await this.store.allFiles()) {
       if (record.fileId === null || record.base === null || listed.has(record.fileId)) continue;
+      if (!this.scope.includes(record.path)) continue;
       await this.applyRemoteDelete(record, { hash: record.base });
     }
   }
@@ -504,7 +543,8 @@ export class SyncEngine {
    * so its bytes are released before the next file is read).
    */
   private async collectOps(): Promise<PendingOp[]> {
-    const listed = await this.vault.list();
+    // Outside the scope: neither listed (never uploaded) nor missing (never committed deleted).
+    const listed = (await this.vault.list()).filter((stat) => this.scope.includes(stat.path));
     const byKey = new Map<string, VaultFileStat>();
     for (const stat of listed) byKey.set(this.key(stat.path), stat);
     this.caseClashes = caseClashes(listed);
@@ -514,6 +554,7 @@ export class SyncEngine {
     const ops: PendingOp[] = [];
 
     for (const record of records) {
+      if (!this.scope.includes(record.path)) continue;
       const key = this.key(record.path);
       const stat = byKey.get(key);
       if (stat === undefined || seen.has(key)) {

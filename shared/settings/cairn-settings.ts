@@ -119,6 +119,11 @@ export interface CairnSettings {
     enabled: boolean;
     /** How the companion names this device in history and conflict copies; empty = a default. */
     deviceName: string;
+    /**
+     * Vault folders this device does not sync (a phone skipping `Archive`): neither uploaded
+     * nor downloaded, and never deleted anywhere for being left out.
+     */
+    excludedFolders: string[];
   };
 }
 
@@ -150,6 +155,6 @@ export function defaultSettings(systemTimeZone: string): CairnSettings {
     search: { excludeGlobs: [], delegateToCompanionOnMobile: true },
     privacy: { offlineMode: true },
     chatTools: { permissions: {}, disabled: [] },
-    sync: { enabled: false, deviceName: '' },
+    sync: { enabled: false, deviceName: '', excludedFolders: [] },
   };
 }

@@ -208,6 +208,7 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
     sync: {
       enabled: read.boolean(sync, 'enabled', defaults.sync.enabled),
       deviceName: read.string(sync, 'deviceName', defaults.sync.deviceName, deviceName),
+      excludedFolders: read.stringList(sync, 'excludedFolders', defaults.sync.excludedFolders),
     },
   };
 

@@ -22,6 +22,7 @@ import type {
   ReminderSyntaxes,
 } from '../../../shared/settings/cairn-settings';
 import { ValueSuggest, timeZones, vaultFolders } from './value-suggest';
+import { normalizeFolders } from '../../sync/sync-scope';
 import {
   checkHttpUrl,
   checkModelDownloadUrl,
@@ -852,6 +853,22 @@ export class CairnSettingTab extends PluginSettingTab {
                 s.sync.deviceName = checked.name;
               });
             }),
+          );
+        },
+      },
+      {
+        name: 'Folders this device does not sync',
+        desc: 'One folder per line, e.g. Archive. Files there are neither uploaded nor downloaded on this device; those already here stay, and nothing is deleted anywhere because a folder is left out. A file moved into one here stays where it was on the companion. Removing a folder from the list brings its files (identical ones linked, differing ones kept twice). Applies when this tab closes.',
+        aliases: ['exclude', 'excluded folders', 'selective sync'],
+        render: (setting) => {
+          setting.addTextArea((area) =>
+            area
+              .setValue(this.host.settings.sync.excludedFolders.join('\n'))
+              .onChange(async (value) => {
+                await this.host.updateSettings((s) => {
+                  s.sync.excludedFolders = normalizeFolders(value.split('\n'));
+                });
+              }),
           );
         },
       },

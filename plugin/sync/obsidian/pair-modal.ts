@@ -14,6 +14,7 @@ import {
 } from '../../../shared/protocol/sync-pairing';
 import type { SyncPairing, SyncPairingParse } from '../../../shared/protocol/sync-pairing';
 import { firstSyncPlan, formatBytes } from '../first-sync-plan';
+import { scopeExcluding } from '../sync-scope';
 import type { FirstSyncPlan, PlanGroup } from '../first-sync-plan';
 import { CompanionSyncClient, SyncRequestError } from '../sync-client';
 import { describeFailure } from '../sync-status';
@@ -134,6 +135,7 @@ export class PairModal extends Modal {
         api,
         (done, total) =>
           progress.setText(`Comparing this vault with the companion: ${done} of ${total} files…`),
+        scopeExcluding(this.control.settings().sync.excludedFolders),
       );
     } catch (error) {
       progress.remove();

@@ -8,6 +8,7 @@ import { CompanionSyncClient, SyncRequestError } from '../sync-client';
 import { SyncEngine } from '../sync-engine';
 import type { SyncEvent } from '../sync-engine';
 import { SyncRunner } from '../sync-runner';
+import { normalizeFolders, scopeExcluding, scopeWidened } from '../sync-scope';
 import { SyncArchiveClient } from '../sync-archive-client';
 import { ObservedSyncApi, SyncStatus } from '../sync-status';
 import { holdNoteCreation } from './hold-creations';
@@ -44,6 +45,8 @@ export interface SyncControl {
 
 /** Per device (local storage, not data.json): sync paused on this device. */
 const PAUSED_KEY = 'cairn-sync-paused';
+/** Per device: the excluded folders the engine last synced with (to notice one synced again). */
+const EXCLUDED_KEY = 'cairn-sync-excluded-folders';
 
 /**
  * Cairn Sync in Obsidian (docs/sync.md): off unless `sync.enabled`. Called from onload, so note
@@ -90,6 +93,7 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
         return;
       }
       session = await openSession(app, deps, timers, status);
+      await followExcludedFolders(app, deps, session.engine);
       status.started();
       void session.engine.firstPullDone.then(firstPullLanded);
       session.runner.start();
@@ -151,8 +155,16 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
   plugin.register(stop);
 
   const refresh = () => {
-    if (deps.settings().sync.enabled && !isPaused()) void start();
-    else stop();
+    if (deps.settings().sync.enabled && !isPaused()) {
+      const running = session;
+      if (!running) {
+        void start();
+        return;
+      }
+      void followExcludedFolders(app, deps, running.engine).then((changed) => {
+        if (changed) void running.engine.sync().catch((error: unknown) => reportFailure(error));
+      });
+    } else stop();
   };
   const unpair = async (options: { localOnly: boolean }): Promise<string> => {
     let revoked = false;
@@ -297,6 +309,26 @@ async function openSession(
       store.close();
     },
   };
+}
+
+/**
+ * The engine syncs what the settings' excluded folders leave in, from its next pass on; when a
+ * folder is synced again, from a whole listing. True when the folders changed.
+ */
+async function followExcludedFolders(
+  app: App,
+  deps: SyncSetupDeps,
+  engine: SyncEngine,
+): Promise<boolean> {
+  const folders = normalizeFolders(deps.settings().sync.excludedFolders);
+  const saved: unknown = app.loadLocalStorage(EXCLUDED_KEY);
+  const before = Array.isArray(saved)
+    ? saved.filter((folder): folder is string => typeof folder === 'string')
+    : [];
+  const widened = scopeWidened(before, folders);
+  await engine.setScope(scopeExcluding(folders), { widened });
+  app.saveLocalStorage(EXCLUDED_KEY, folders);
+  return widened || scopeWidened(folders, before);
 }
 
 /** The device's name for the companion: the one set, else one saying what kind of device. */

@@ -81,7 +81,7 @@ describe('loadSettings: defaults', () => {
       },
       privacy: { offlineMode: false },
       chatTools: { permissions: { create_note: 'ask', forget: 'deny' }, disabled: ['recall'] },
-      sync: { enabled: true, deviceName: 'Pixel 8' },
+      sync: { enabled: true, deviceName: 'Pixel 8', excludedFolders: ['Archive', 'Media/Big'] },
     };
     const loaded = loadSettings(stored, ZONE);
     expect(loaded.problems).toEqual([]);
