@@ -72,7 +72,8 @@ html, body { margin: 0; height: 100%; background: var(--background-primary); col
   font-family: var(--font-interface); font-size: 14px; overflow: hidden; }
 * { box-sizing: border-box; }
 button { font: inherit; font-size: var(--font-ui-small); padding: 4px 12px; min-height: 30px; border-radius: 6px; border: 0;
-  color: var(--text-normal); background: var(--background-secondary); box-shadow: 0 0 0 1px var(--background-modifier-border); cursor: pointer; }
+  color: var(--text-normal); background: var(--background-secondary); box-shadow: 0 0 0 1px var(--background-modifier-border); cursor: pointer;
+  white-space: nowrap; }
 button.mod-cta { background: var(--interactive-accent); color: var(--text-on-accent); box-shadow: none; }
 button.mod-warning { background: var(--color-red); color: #fff; box-shadow: none; }
 button:disabled { opacity: 0.5; }
