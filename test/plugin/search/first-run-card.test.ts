@@ -91,4 +91,17 @@ describe('FirstRunCard', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Settings' }));
     expect(actions.openSettings).toHaveBeenCalled();
   });
+
+  it('does not dress a blocked download as the call to action', () => {
+    const card = createFirstRunStore();
+    card.set(
+      firstRunCard(inputs({ downloads: [{ route: 'url', label: URL_LABEL, blocked: OFFLINE }] })),
+    );
+    render(FirstRunCard, {
+      props: { card, actions: { download: vi.fn(), dismiss: vi.fn(), openSettings: vi.fn() } },
+    });
+    const button = screen.getByRole('button', { name: URL_LABEL }) as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    expect(button.classList.contains('mod-cta')).toBe(false);
+  });
 });
