@@ -226,6 +226,12 @@ describe.skipIf(!availability.available)('the plugin’s screens in Chromium', (
         (window as unknown as PageWindow).cairn.app.commands.get('cairn:search-vault')!.callback(),
       );
       await page.waitForSelector('.modal input');
+      // The index loads in slices after layout-ready: the pictures show it loaded.
+      await page.waitForFunction(
+        () => !document.querySelector('.cairn-search-index')?.textContent?.startsWith('Loading'),
+        undefined,
+        { timeout: 15_000 },
+      );
       if (scene === 'first-run')
         await page.waitForSelector('.cairn-first-run', { timeout: 15_000 });
       if (scene === 'search') {
