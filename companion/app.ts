@@ -42,6 +42,7 @@ import { registerModelFileRoutes } from './embeddings/model-files-routes';
 import { registerPhoneConfigRoute, registerPhonePage } from './http/phone-page-routes';
 import { registerPushRoutes } from './push/push-routes';
 import { registerSearchRoute } from './search/search-routes';
+import { registerRelatedRoute } from './search/related-routes';
 import { registerStatusRoute } from './status/status-routes';
 import { SearchServices } from './search/search-services';
 import {
@@ -383,6 +384,7 @@ export async function buildApp(
     deps.clock,
   );
   registerSearchRoute(app, search, deps.config.timezone);
+  registerRelatedRoute(app, search);
   registerAnswerRoute(app, search, deps.config.timezone);
   if (deps.tasks) {
     deps.tasks.useSearch(() => search.hybridSearch());

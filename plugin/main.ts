@@ -165,8 +165,10 @@ export default class CairnPlugin extends Plugin implements SettingsHost {
     setUpKnowledgeHealth(this, { client, companionUrl: () => this.settings.companion.url });
     setUpScheduledTasks(this, { client, companionUrl: () => this.settings.companion.url });
     this.related = setUpRelatedNotes(this, {
+      // A phone without its own index asks the companion (searchesThroughCompanion).
       relatedChunks: (path, limit) =>
-        this.vaultSearch instanceof SearchService
+        this.vaultSearch instanceof SearchService ||
+        this.vaultSearch instanceof CompanionVaultSearch
           ? this.vaultSearch.relatedChunks(path, limit)
           : null,
       searchStatus: () => this.searchStatus.current,

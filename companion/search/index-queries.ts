@@ -18,7 +18,7 @@ import { RERANK_FACTOR, RERANK_MIN } from '../../shared/search/vector-matrix';
 import type { VectorNeighbour } from '../../shared/search/vector-matrix';
 import { VectorMemory } from './vector-memory';
 import type { DocumentType } from '../../shared/protocol/search';
-import type { ChunkHit, IndexFilters, IndexedChunk } from './search-index';
+import type { ChunkHit, IndexFilters, IndexedChunk, RelatedSeed } from './search-index';
 
 /* The filter, hit and chunk shapes are search's port (companion/search/search-index.ts). */
 export type { ChunkHit, IndexFilters, IndexedChunk };
@@ -275,6 +275,36 @@ export class SqliteIndexQueries implements IndexQueries {
       const found = hits(neighbours, chunksOfTexts(neighbours));
       if (found.length >= count || texts >= matrix.size) return found;
     }
+  }
+
+  relatedSeed(path: string): RelatedSeed | undefined {
+    const file = this.statement(`SELECT id, title FROM index_files WHERE path = ?`).get(path) as
+      { id: number; title: string } | undefined;
+    if (file === undefined) return undefined;
+    const model = this.queryableModel();
+    if (model === null) return { title: file.title, meanVector: null };
+    const matrix = VectorMemory.of(this.db).matrix(
+      model.rowId,
+      model.dims,
+      vectorTable(model.rowId),
+    );
+    const ids = this.statement(
+      `SELECT v.id FROM index_chunks c
+       JOIN index_vectors v ON v.model_id = ? AND v.text_hash = c.text_hash
+       WHERE c.file_id = ?`,
+    )
+      .pluck()
+      .all(model.rowId, file.id) as number[];
+    // The mean of the note's unit vectors, as the plugin's own index ranks related notes.
+    const mean = new Float32Array(model.dims);
+    let count = 0;
+    for (const id of ids) {
+      const own = matrix.get(id);
+      if (own === undefined) continue;
+      for (let i = 0; i < mean.length; i++) mean[i] = mean[i]! + own[i]!;
+      count++;
+    }
+    return { title: file.title, meanVector: count === 0 ? null : mean };
   }
 
   /**

@@ -70,6 +70,12 @@ export interface SearchIndex {
    * when it has none), best first. Optional: indexes without it have no decisions.
    */
   decisions?(query: string, limit: number): Decision[];
+  /**
+   * What the related-notes route starts from for the note at `path`: its title and the mean of
+   * its chunks' stored unit vectors of the queryable model (null when keyword only or none of
+   * its chunks has one yet); undefined when the note is not indexed. Optional like `decisions`.
+   */
+  relatedSeed?(path: string): RelatedSeed | undefined;
   /** The knowledge health report at `now` (epoch ms); optional like `decisions`. */
   knowledgeHealth?(now: number): KnowledgeHealth;
   /** Counts one citation of each path in an answer served (knowledge health's "often cited"). */
@@ -90,4 +96,10 @@ export interface RankedChunk {
   /** The engines' own scores, for callers that need an absolute signal (answers). */
   keywordScore?: number;
   vectorScore?: number;
+}
+
+/** See `SearchIndex.relatedSeed`. */
+export interface RelatedSeed {
+  title: string;
+  meanVector: Float32Array | null;
 }

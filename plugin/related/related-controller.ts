@@ -4,8 +4,11 @@ import type { RelatedResult } from './related-notes';
 import type { RelatedViewState } from './related-view-state';
 
 export interface RelatedControllerDeps {
-  /** The ranking for `path`, or null while the index cannot answer yet. */
-  compute: (path: string) => RelatedResult | null;
+  /**
+   * The ranking for `path`, or null while the index cannot answer yet; a promise when it comes
+   * from the companion (phones without an index of their own).
+   */
+  compute: (path: string) => RelatedResult | null | Promise<RelatedResult | null>;
   titleOf: (path: string) => string;
   /** Words about the index to show beside the list ('' when it is current and hybrid). */
   status: (result: RelatedResult | null) => string;
@@ -36,6 +39,8 @@ export class RelatedController {
   private cancel: (() => void) | null = null;
   /** A ranking was skipped while hidden: the next `shown()` does it. */
   private stale = false;
+  /** Counts rankings started; an answer that arrives after a newer one started is dropped. */
+  private generation = 0;
 
   constructor(private readonly deps: RelatedControllerDeps) {}
 
@@ -61,6 +66,7 @@ export class RelatedController {
   }
 
   dispose(): void {
+    this.generation++;
     this.cancel?.();
     this.cancel = null;
   }
@@ -85,7 +91,20 @@ export class RelatedController {
       return;
     }
     const title = this.deps.titleOf(path);
-    const result = this.deps.compute(path);
+    const ticket = ++this.generation;
+    const computed = this.deps.compute(path);
+    if (!(computed instanceof Promise)) {
+      this.publish(path, title, computed);
+      return;
+    }
+    // The list shown stays until the answer comes; a failed answer is shown as waiting.
+    const settled = (result: RelatedResult | null) => {
+      if (ticket === this.generation && this.path === path) this.publish(path, title, result);
+    };
+    computed.then(settled, () => settled(null));
+  }
+
+  private publish(path: string, title: string, result: RelatedResult | null): void {
     const status = this.deps.status(result);
     if (result === null) {
       this.store.set({ kind: 'waiting', path, title, status });

@@ -4,9 +4,17 @@
  * default when a companion is set (settings `search.delegateToCompanionOnMobile`): the device
  * then holds no index, no vectors and no model worker.
  */
-import { SearchResponse, SEARCH_LIMIT_MAX } from '../../shared/protocol/search';
+import {
+  RelatedResponse,
+  RELATED_LIMIT_MAX,
+  SearchResponse,
+  SEARCH_LIMIT_MAX,
+} from '../../shared/protocol/search';
+import type { SearchResult } from '../../shared/protocol/search';
+import type { Citation } from '../../shared/protocol/citation';
 import type { CompanionClient } from '../connection/client';
 import { createAnalyzer } from './analyzer';
+import type { RelatedChunk, RelatedChunks } from './search-engine';
 import type { VaultSearchHit, SearchMode, VaultSearch, VaultSearchOptions } from './vault-search';
 
 /** Raised with the companion's answer when the search could not run there. */
@@ -52,6 +60,33 @@ export class CompanionVaultSearch implements VaultSearch {
         mode: answer.mode,
         ...(result.relevance === undefined ? {} : { relevance: result.relevance }),
       }));
+  }
+
+  /**
+   * The related-notes view's content candidates from the companion's index
+   * (`GET /api/v1/related`): its stored vectors of the note and its title's words. A note the
+   * companion has not indexed, or a companion that cannot answer, gives empty lists: the view
+   * then ranks by links and tags alone, and the reason is logged.
+   */
+  async relatedChunks(path: string, limit: number): Promise<RelatedChunks> {
+    const params = new URLSearchParams({ path, limit: String(Math.min(limit, RELATED_LIMIT_MAX)) });
+    const answer = await this.client.call('GET', `/api/v1/related?${params}`, RelatedResponse);
+    if (typeof answer === 'string') {
+      console.warn(`Cairn related notes: the companion: ${answer}`);
+      return { vector: [], keyword: [], cite: () => undefined };
+    }
+    const citations = new Map<string, Citation>();
+    const toChunks = (results: readonly SearchResult[]): RelatedChunk[] =>
+      results.map((result) => {
+        const chunkId = chunkIdOf(result.citation);
+        citations.set(chunkId, result.citation);
+        return { chunkId, path: result.citation.path, score: result.score };
+      });
+    return {
+      vector: toChunks(answer.vector),
+      keyword: toChunks(answer.keyword),
+      cite: (chunkId) => citations.get(chunkId),
+    };
   }
 }
 

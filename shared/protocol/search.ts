@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { AnswerAudit, UnsupportedClaimPolicy } from './answer-audit';
 import { Citation } from './citation';
-import { Cursor, IsoDateOrDateTime, NonBlank, TagName } from './formats';
+import { Cursor, IsoDateOrDateTime, NonBlank, TagName, VaultPath } from './formats';
 
 export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_LIMIT_DEFAULT = 10;
@@ -56,6 +56,32 @@ export const SearchResult = Type.Object({
   relevance: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 });
 export type SearchResult = Static<typeof SearchResult>;
+
+/** Chunks a related-notes request may ask for per list. */
+export const RELATED_LIMIT_MAX = 100;
+export const RELATED_LIMIT_DEFAULT = 20;
+
+/** `GET /api/v1/related?path=&limit=`: other notes' chunks most like the note at `path`. */
+export const RelatedQuery = Type.Object({
+  path: VaultPath(),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: RELATED_LIMIT_MAX, default: RELATED_LIMIT_DEFAULT }),
+  ),
+});
+export type RelatedQuery = Static<typeof RelatedQuery>;
+
+/**
+ * The content candidates the plugin's related-notes view ranks with its own link graph and tags
+ * (plugin/related/related-notes.ts), as the device's own index gives them: `vector` by the note's
+ * mean stored vector (empty when the index is keyword only), `keyword` by its title's words.
+ * Scores in [0, 1], best first in each list; never a chunk of the note itself.
+ */
+export const RelatedResponse = Type.Object({
+  mode: SearchMode,
+  vector: Type.Array(SearchResult),
+  keyword: Type.Array(SearchResult),
+});
+export type RelatedResponse = Static<typeof RelatedResponse>;
 
 export const SearchResponse = Type.Object({
   results: Type.Array(SearchResult),

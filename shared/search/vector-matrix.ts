@@ -67,6 +67,14 @@ export class VectorMatrix {
     return this.slotOf.has(id);
   }
 
+  /** A copy of the (normalised) vector stored under `id`, or undefined. */
+  get(id: number): Float32Array | undefined {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return undefined;
+    const base = (slot & BLOCK_MASK) * this.dims;
+    return this.blocks[slot >>> BLOCK_SHIFT]!.slice(base, base + this.dims);
+  }
+
   /** Bytes held by the vectors and codes (capacity included). */
   get bytes(): number {
     let bytes = this.codes.byteLength + this.ids.byteLength;

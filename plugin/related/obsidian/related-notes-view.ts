@@ -15,8 +15,14 @@ import type { FirstRunActions, FirstRunCardState } from '../../search/first-run'
 export const RELATED_VIEW_TYPE = 'cairn-related';
 
 export interface RelatedNotesDeps {
-  /** Content candidates from the index, or null while it is not loaded. */
-  relatedChunks: (path: string, limit: number) => RelatedChunks | null;
+  /**
+   * Content candidates from the index, or null while it is not loaded; a promise when they come
+   * from the companion (a phone that keeps no index).
+   */
+  relatedChunks: (
+    path: string,
+    limit: number,
+  ) => RelatedChunks | null | Promise<RelatedChunks | null>;
   searchStatus: () => SearchStatus;
   /** Notes never shown nor counted as links (saved chats, Obsidian's Excluded files). */
   excluded?: () => (path: string) => boolean;
@@ -48,20 +54,25 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
   };
   plugin.registerEvent(app.metadataCache.on('resolved', dropGraph));
   plugin.registerEvent(app.metadataCache.on('changed', dropGraph));
+  const rank = (path: string, chunks: RelatedChunks | null): RelatedResult | null => {
+    if (chunks === null) return null;
+    const links = vaultGraph();
+    return rankRelated({
+      path,
+      chunks,
+      links: links.neighbourhood(path),
+      tagsOf: (other) => links.tagsOf(other),
+      sharingTags: links.notesSharingTags(path),
+      titleOf: (other) => basename(other),
+      limit: SHOWN,
+    });
+  };
   const controller = new RelatedController({
     compute: (path) => {
       const chunks = deps.relatedChunks(path, CHUNK_POOL);
-      if (chunks === null) return null;
-      const links = vaultGraph();
-      return rankRelated({
-        path,
-        chunks,
-        links: links.neighbourhood(path),
-        tagsOf: (other) => links.tagsOf(other),
-        sharingTags: links.notesSharingTags(path),
-        titleOf: (other) => basename(other),
-        limit: SHOWN,
-      });
+      return chunks instanceof Promise
+        ? chunks.then((answered) => rank(path, answered))
+        : rank(path, chunks);
     },
     titleOf: basename,
     status: (result) => describeRelatedStatus(deps.searchStatus(), result),

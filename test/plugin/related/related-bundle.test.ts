@@ -134,4 +134,60 @@ describe('related notes in the built main.js', () => {
     await settle(() => env.tracker.held().timeouts === 0);
     expect(env.tracker.held()).toEqual({ intervals: 0, timeouts: 0, eventRefs: 0, listeners: [] });
   });
+
+  it('on a paired phone without its own index, ranks with the companion’s candidates', async () => {
+    const asked: string[] = [];
+    const visa = {
+      type: 'note',
+      path: 'Travel/Visa rules.md',
+      title: 'Visa rules',
+      lines: [3, 5],
+      heading: 'Key points',
+      excerpt: 'Schengen: 90 days in any 180.',
+      score: 0.9,
+    };
+    env = createObsidianEnvironment(async (request) => {
+      const url = new URL(request.url);
+      if (url.pathname !== '/api/v1/related') return { status: 404, text: '' };
+      asked.push(url.search);
+      const body = { mode: 'hybrid', vector: [{ citation: visa, score: 0.9 }], keyword: [] };
+      return { status: 200, text: JSON.stringify(body) };
+    });
+    const platform = env.api.module.Platform as { isMobile: boolean; isDesktop: boolean };
+    platform.isMobile = true;
+    platform.isDesktop = false;
+    app = env.api.createApp();
+    app.pluginData.set(
+      String(manifest.id),
+      JSON.stringify({
+        settingsVersion: 1,
+        companion: { url: 'http://192.168.1.20:8787', token: 't' },
+      }),
+    );
+    const vault = app.vault as unknown as {
+      writeFile(path: string, content: string): unknown;
+      getAbstractFileByPath(path: string): unknown;
+    };
+    vault.writeFile('Travel/Lisbon trip.md', '# Lisbon trip\n\nFlights booked.\n');
+    vault.writeFile('Travel/Visa rules.md', '# Visa rules\n\nSchengen: 90 days in any 180.\n');
+    const exports = env.loadBundle(source, OUTFILE);
+    const PluginClass = (exports.default ?? exports) as new (
+      a: unknown,
+      m: unknown,
+    ) => { load(): unknown; unload(): void };
+    const plugin = new PluginClass(app, manifest);
+    await plugin.load();
+    app.workspace.triggerLayoutReady();
+    app.commands.get('cairn:open-related-notes')?.callback?.();
+    app.workspace.setActiveFile(vault.getAbstractFileByPath('Travel/Lisbon trip.md') as never);
+    await settle(() => $$('.cairn-related-item').length > 0);
+    expect(asked).toEqual([
+      `?${new URLSearchParams({ path: 'Travel/Lisbon trip.md', limit: '60' })}`,
+    ]);
+    expect($$('.cairn-related-title').map((e) => e.textContent)).toEqual(['Visa rules']);
+    expect($$('.cairn-related-item')[0]?.textContent).toContain('Schengen');
+    plugin.unload();
+    platform.isMobile = false;
+    platform.isDesktop = true;
+  });
 });

@@ -220,4 +220,26 @@ describe('RelatedController', () => {
     timers.run();
     expect(computed).toHaveLength(1);
   });
+
+  it('shows a companion answer for the note still active, never a late one for another', async () => {
+    const timers = manualDefer();
+    const engine = engineOf(null);
+    const answers = new Map<string, (result: ReturnType<typeof rank>) => void>();
+    const controller = new RelatedController({
+      compute: (path) => new Promise((resolve) => answers.set(path, resolve)),
+      titleOf: (path) => path,
+      status: () => '',
+      defer: timers.defer,
+    });
+    controller.show('Work/Budget.md');
+    timers.run();
+    controller.show('Garden/Tomatoes.md');
+    timers.run();
+    // The answer for the note left behind arrives last: it is dropped.
+    answers.get('Garden/Tomatoes.md')!(rank(engine, 'Garden/Tomatoes.md'));
+    answers.get('Work/Budget.md')!(rank(engine, 'Work/Budget.md'));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(get(controller.state)).toMatchObject({ kind: 'ready', path: 'Garden/Tomatoes.md' });
+  });
 });

@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFirstRunStore, firstRunCard } from '../../../plugin/search/first-run';
 import type { FirstRunInputs } from '../../../plugin/search/first-run';
 import FirstRunCard from '../../../plugin/search/ui/FirstRunCard.svelte';
+import SearchPanel from '../../../plugin/search/ui/SearchPanel.svelte';
+import { createSearchStatus } from '../../../plugin/search/search-status';
 
 afterEach(() => cleanup());
 
@@ -90,5 +92,37 @@ describe('FirstRunCard', () => {
     expect(actions.dismiss).toHaveBeenCalled();
     await fireEvent.click(screen.getByRole('button', { name: 'Settings' }));
     expect(actions.openSettings).toHaveBeenCalled();
+  });
+
+  it('does not dress a blocked download as the call to action', () => {
+    const card = createFirstRunStore();
+    card.set(
+      firstRunCard(inputs({ downloads: [{ route: 'url', label: URL_LABEL, blocked: OFFLINE }] })),
+    );
+    render(FirstRunCard, {
+      props: { card, actions: { download: vi.fn(), dismiss: vi.fn(), openSettings: vi.fn() } },
+    });
+    const button = screen.getByRole('button', { name: URL_LABEL }) as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    expect(button.classList.contains('mod-cta')).toBe(false);
+  });
+
+  it('leaves the model to the card: the search mode line says only "keyword only"', () => {
+    const card = createFirstRunStore();
+    card.set(firstRunCard(inputs()));
+    const status = createSearchStatus();
+    const reason = 'keyword only (the built-in model is not installed: download it under Settings)';
+    status.update({ ready: true, mode: 'keyword', modeLabel: reason });
+    const firstRun = {
+      card,
+      actions: { download: vi.fn(), dismiss: vi.fn(), openSettings: vi.fn() },
+    };
+    const view = render(SearchPanel, {
+      props: { search: async () => [], onOpen: vi.fn(), status, firstRun },
+    });
+    const mode = () => view.container.querySelector('.cairn-search-mode')?.textContent;
+    expect(mode()).toBe('keyword only');
+    card.set(null);
+    return vi.waitFor(() => expect(mode()).toBe(reason));
   });
 });
