@@ -87,6 +87,7 @@ describe('CairnPlugin.onload', () => {
       'sync-now',
       'sync-confirm-deletes',
       'sync-pair',
+      'sync-unpair',
       'sync-open-view',
       'sync-pause',
       'sync-resume',

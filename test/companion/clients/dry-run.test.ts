@@ -28,6 +28,7 @@ const WRITE_ARGS: Partial<Record<ClientToolName, Record<string, unknown>>> = {
   snooze_reminder: { id: 'r-q0d4', minutes: 30 },
   remember: { fact: 'My bike is blue' },
   forget: { memory: 'my passport expires 2031' },
+  memory_to_reminder: { memory: 'my passport', due: '2026-12-01T09:00' },
 };
 
 let index: IndexerFixture;
@@ -148,6 +149,10 @@ describe('dry_run on every write tool (MCP)', () => {
     expect(done?.path).toBe('Travel/Visa rules.md');
     expect(done?.diff).toContain('-- [ ] Renew passport');
     expect(done?.diff).toContain('+- [x] Renew passport');
+
+    const linked = planned.get('memory_to_reminder')?.changes[0];
+    expect(linked?.action).toBe('create');
+    expect(linked?.after).toContain('My passport expires 2031');
 
     const remembered = planned.get('remember')?.changes[0];
     expect(remembered?.path).toBe('Cairn/Memory.md');
