@@ -153,7 +153,12 @@ mark { background: rgba(138, 92, 245, 0.25); color: inherit; }
 `;
 
 const bundled = await build({
-  stdin: { contents: ENTRY.replace('__HEALTH_REPORT__', JSON.stringify(healthReport)), resolveDir: resolve('.'), loader: 'ts', sourcefile: 'entry.ts' },
+  stdin: {
+    contents: ENTRY.replace('__HEALTH_REPORT__', JSON.stringify(healthReport)),
+    resolveDir: resolve('.'),
+    loader: 'ts',
+    sourcefile: 'entry.ts',
+  },
   bundle: true,
   write: false,
   format: 'iife',
