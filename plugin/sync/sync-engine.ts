@@ -308,18 +308,25 @@ export class SyncEngine {
 
   /** A file this device has no record of (new on the companion, or never linked here). */
   private async applyRemoteNew(change: SyncChange): Promise<void> {
-    const stat = await this.vault.stat(change.path);
+    let stat = await this.vault.stat(change.path);
     if (stat === null) {
       const stale = await this.store.getFile(change.path);
       const bytes = await this.api.getBlob(change.hash);
       const written = await this.vault.write(change.path, bytes, { absent: true });
-      // Someone made a file there meanwhile: it is theirs; the next commit sorts it out.
-      if (written === 'changed') return;
-      await this.store.update(
-        [linked(written, change.file_id, change.hash, change.path, change.seq)],
-        stale && stale.path !== written.path ? [stale.path] : [],
-      );
-      return;
+      if (written !== 'changed') {
+        await this.store.update(
+          [linked(written, change.file_id, change.hash, change.path, change.seq)],
+          stale && stale.path !== written.path ? [stale.path] : [],
+        );
+        return;
+      }
+      // Someone made a file there meanwhile: it is theirs, and it keeps this one out like any
+      // local file found at the path (below), so this one is pulled again if that one goes.
+      stat = await this.vault.stat(change.path);
+      if (stat === null) {
+        this.blocked(change.seq);
+        return;
+      }
     }
     const existing = await this.store.getFile(stat.path);
     if (existing?.fileId && existing.fileId !== change.file_id) {

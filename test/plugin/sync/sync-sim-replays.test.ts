@@ -1,0 +1,64 @@
+// @vitest-environment node
+// More failures the sync simulation (npm run sync-sim) found, each replayed as a plain test
+// (the earlier ones: sync-engine-regressions.test.ts).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type {
+  HttpRequest,
+  HttpResponse,
+  HttpTransport,
+} from '../../../plugin/connection/http-transport';
+import { buildSyncTestApp } from '../../companion/sync/sync-app';
+import type { SyncTestApp } from '../../companion/sync/sync-app';
+import { InjectTransport } from '../../helpers/inject-transport';
+import { testDevice } from './sync-device';
+
+let t: SyncTestApp;
+afterEach(async () => {
+  await t.close();
+});
+
+function onDisk(path: string): string | undefined {
+  const absolute = join(t.vault, path);
+  return existsSync(absolute) ? readFileSync(absolute, 'utf8') : undefined;
+}
+
+/** A transport that runs `before` once, just before the first request whose url matches. */
+function racing(match: (url: string) => boolean, before: () => void): HttpTransport {
+  const inner = new InjectTransport(() => t.app);
+  let done = false;
+  return {
+    request(request: HttpRequest): Promise<HttpResponse> {
+      if (!done && match(request.url)) {
+        done = true;
+        before();
+      }
+      return inner.request(request);
+    },
+  };
+}
+
+describe('SyncEngine replays of simulation failures', () => {
+  it('a companion file whose path a local file took mid-download arrives when that one moves', async () => {
+    // seed 688606610 (19 ops): while the device downloaded the companion's Notes/Meeting.md,
+    // the user made a note there; the write found it and gave up without remembering the
+    // companion's file, so when the user's note was renamed away it never came.
+    const MEETING = '# Meeting\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Notes/Meeting.md': MEETING } });
+    const linux = testDevice(t, 'Linux laptop', {
+      transport: racing(
+        (url) => url.includes('/blobs/'),
+        () => linux.vault.userWrite('Notes/Meeting.md', '# Mine\n- L2 linux\n~2\n'),
+      ),
+    });
+    await linux.engine.pull();
+    expect(linux.vault.text('Notes/Meeting.md')).toBe('# Mine\n- L2 linux\n~2\n');
+    linux.vault.userRename('Notes/Meeting.md', 'Trip.md');
+    await linux.engine.sync();
+    expect(linux.vault.text('Notes/Meeting.md')).toBe(MEETING);
+    expect(linux.vault.text('Trip.md')).toBe('# Mine\n- L2 linux\n~2\n');
+    expect(onDisk('Trip.md')).toBe('# Mine\n- L2 linux\n~2\n');
+    expect(onDisk('Notes/Meeting.md')).toBe(MEETING);
+  });
+});
