@@ -280,6 +280,9 @@ export class SyncEngine {
   }
 
   private async applyChange(change: SyncChange): Promise<void> {
+    // A file the user moved while this pull ran: its record follows it first, else the change
+    // would find the old path empty and write the file back there beside the moved one.
+    await this.applyLocalRenames();
     const record = await this.store.findByFileId(change.file_id);
     // Listed again (a pull resumed or rewound after a crash, a resent commit or a blocked
     // path): an entry this file's state already includes. Applied again, an older version
@@ -493,6 +496,13 @@ export class SyncEngine {
       // after the state moved on: the record is at `to` already, and `from` may hold another
       // file since (a remote new file written there after the move). Not a move of that file.
       if (from !== to && (await this.store.getFile(to))) continue;
+      // The record is of a file the engine wrote at `from` after the move (the move happened
+      // while the write was in progress): it stays; the moved file is a new one to it.
+      const left = from === to ? null : await this.vault.stat(from);
+      if (left?.path === from && left.size === record.size && left.mtime === record.mtime) {
+        this.touched.add(to);
+        continue;
+      }
       // A new file moved off a path where it kept the companion's file out: that one is pulled
       // again.
       if (record.shadowedSeq !== undefined) this.blocked(record.shadowedSeq);

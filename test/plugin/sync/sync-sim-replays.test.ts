@@ -61,4 +61,28 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Trip.md')).toBe('# Mine\n- L2 linux\n~2\n');
     expect(onDisk('Notes/Meeting.md')).toBe(MEETING);
   });
+
+  it('a note moved here while a pull brings its new version keeps the companion’s lines', async () => {
+    // seed 7007 (19 ops): the user renamed Inbox.md to Log.md while a pull was bringing a line
+    // the companion's own disk added; the pull found Inbox.md gone and wrote it back, the
+    // rename event then moved that record (base: the new version) onto Log.md (the old bytes),
+    // and Log.md was committed as an edit that removed the line.
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    const laptop = testDevice(t, 'Linux laptop', {
+      transport: racing(
+        (url) => url.includes('/changes?since=1'),
+        () => laptop.vault.userRename('Inbox.md', 'Log.md'),
+      ),
+    });
+    await laptop.engine.sync();
+    t.write('Inbox.md', `${INBOX}- L2 server\n~2\n`);
+    await t.sync.journal.rescan();
+    await laptop.engine.sync();
+    await laptop.engine.sync();
+    expect(onDisk('Log.md')).toBe(`${INBOX}- L2 server\n~2\n`);
+    expect(onDisk('Inbox.md')).toBeUndefined();
+    expect(laptop.vault.paths()).toEqual(['Log.md']);
+    expect(laptop.vault.text('Log.md')).toBe(`${INBOX}- L2 server\n~2\n`);
+  });
 });
