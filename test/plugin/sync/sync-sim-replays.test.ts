@@ -85,4 +85,17 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(laptop.vault.paths()).toEqual(['Log.md']);
     expect(laptop.vault.text('Log.md')).toBe(`${INBOX}- L2 server\n~2\n`);
   });
+
+  it('a new note in a folder named in other case lands in the companion’s folder everywhere', async () => {
+    // seed 7009 (50 ops): refused for good before (INVALID_PATH), its lines never left the device.
+    t = await buildSyncTestApp({ files: { 'Projects/Old.md': '# Old\n' } });
+    const linux = testDevice(t, 'Linux laptop');
+    await linux.engine.sync();
+    linux.vault.userWrite('projects/plan.md', '# Plan\n- L1 linux\n~1\n');
+    await linux.engine.sync();
+    await linux.engine.sync();
+    expect(onDisk('Projects/plan.md')).toBe('# Plan\n- L1 linux\n~1\n');
+    expect(linux.vault.paths()).toEqual(['Projects/Old.md', 'Projects/plan.md']);
+    expect(linux.events.filter((event) => event.kind === 'problem')).toEqual([]);
+  });
 });
