@@ -233,8 +233,11 @@ export class SyncEngine {
   private async pass(): Promise<void> {
     // Renames seen here first: a remote delete or move must find the file where it is now.
     await this.applyLocalRenames();
-    await this.pullAll();
+    // A commit whose answer was lost is settled first: the pull would take the conflict copies
+    // it made of this device's versions for files from elsewhere, and write back one of a file
+    // deleted here since.
     await this.resendPending();
+    await this.pullAll();
     // A file renamed and edited is committed as a rename, then (next round) as an edit.
     for (let round = 0; round < MAX_COMMIT_ROUNDS; round++) {
       const committed = await this.commitLocal();

@@ -1,7 +1,7 @@
 // @vitest-environment node
 // More failures the sync simulation (npm run sync-sim) found, each replayed as a plain test
 // (the earlier ones: sync-engine-regressions.test.ts).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
@@ -97,5 +97,38 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Projects/plan.md')).toBe('# Plan\n- L1 linux\n~1\n');
     expect(linux.vault.paths()).toEqual(['Projects/Old.md', 'Projects/plan.md']);
     expect(linux.events.filter((event) => event.kind === 'problem')).toEqual([]);
+  });
+
+  it('a conflict copy of a note deleted here while its commit went unanswered is not written back', async () => {
+    // seed 688607508 (9 ops): the commit made a conflict copy of the device's new note; its
+    // answer was lost, the note deleted and the app killed. On reopening, the pull wrote the
+    // copy (a new file from elsewhere, it seemed) before the commit's answer said it was ours.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({ files: { 'Plan.md': '# Plan\n- L1 server\n~1\n', ...others } });
+    let lose = false;
+    const inner = new InjectTransport(() => t.app);
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          const response = await inner.request(request);
+          if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
+          return response;
+        },
+      },
+    });
+    phone.vault.userWrite('Plan.md', '# Mine\n- L2 phone\n~2\n');
+    lose = true;
+    await expect(phone.engine.sync()).rejects.toThrow();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toHaveLength(1);
+    phone.vault.userDelete('Plan.md');
+    phone.restart();
+    lose = false;
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
+    expect(phone.vault.paths().filter((path) => !/^n\d/.test(path))).toEqual(['Plan.md']);
+    expect(phone.vault.text('Plan.md')).toBe('# Plan\n- L1 server\n~1\n');
   });
 });
