@@ -528,7 +528,13 @@ export class SyncEngine {
     const byKey = new Map<string, VaultFileStat>();
     for (const stat of listed) byKey.set(this.key(stat.path), stat);
     this.caseClashes = caseClashes(listed);
-    const records = await this.store.allFiles();
+    // Records of files at their very path first: a record matched by letter case only (its file
+    // gone, another moved onto a case variant of its path) must not take that file from its own
+    // record.
+    const exact = new Set(listed.map((stat) => stat.path));
+    const records = (await this.store.allFiles()).sort(
+      (a, b) => Number(!exact.has(a.path)) - Number(!exact.has(b.path)),
+    );
     const seen = new Set<string>();
     const missing: SyncFileRecord[] = [];
     const ops: PendingOp[] = [];

@@ -131,4 +131,29 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.vault.paths().filter((path) => !/^n\d/.test(path))).toEqual(['Plan.md']);
     expect(phone.vault.text('Plan.md')).toBe('# Plan\n- L1 server\n~1\n');
   });
+
+  it('a file moved onto the case variant of a deleted one keeps its own record', async () => {
+    // seed 940032 (27 ops), on a case-insensitive device: Inbox.md deleted, the daily note
+    // renamed to inbox.md. The scan matched the deleted note's record to inbox.md first (same
+    // name but for case) and wrote it over the daily note's record; the daily note's delete went
+    // up instead, was held, and the note never came back here.
+    const DAILY = '# Daily\n- L1 server\n~1\n';
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({
+      files: { 'Inbox.md': '# Inbox\n- L2 server\n~2\n', 'Daily.md': DAILY, ...others },
+    });
+    const phone = testDevice(t, 'iPhone', { caseInsensitive: true });
+    await phone.engine.sync();
+    phone.vault.userDelete('Inbox.md');
+    phone.vault.userRename('Daily.md', 'inbox.md');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const mine = phone.vault.paths().filter((path) => !/^n\d/.test(path));
+    expect(mine.map((path) => phone.vault.text(path))).toEqual([DAILY]);
+    expect(mine.map((path) => onDisk(path))).toEqual([DAILY]);
+    expect(onDisk('Daily.md')).toBeUndefined();
+    expect(phone.events.filter((event) => event.kind === 'held')).toEqual([]);
+  });
 });
