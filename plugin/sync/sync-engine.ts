@@ -479,15 +479,39 @@ export class SyncEngine {
     const ops = await this.collectOps();
     if (ops.length === 0) return 0;
     // Deletes go in batches of their own, so a mass-delete hold keeps nothing else waiting.
-    const writes = ops.filter((item) => !('delete' in item.op));
     const deletes = ops.filter((item) => 'delete' in item.op);
-    for (const group of [writes, deletes]) {
+    // A new file at the path of a file deleted here goes after that delete (sent before it, it
+    // would meet the old file there and become a conflict copy); while the delete is held, it
+    // waits too.
+    const isNewAt = (item: PendingOp, paths: ReadonlySet<string>): boolean =>
+      'hash' in item.op && item.op.base === null && paths.has(item.op.path.toLowerCase());
+    const vacated = new Set(deletes.map((item) => this.syncedKey(item.record)));
+    const writes = ops.filter((item) => !('delete' in item.op) && !isNewAt(item, vacated));
+    let sent = 0;
+    const commitAll = async (group: PendingOp[]): Promise<void> => {
       for (let start = 0; start < group.length; start += this.opsPerCommit) {
         await this.commitBatch(group.slice(start, start + this.opsPerCommit));
       }
-    }
-    this.onEvent({ kind: 'committed', ops: ops.length });
-    return ops.length;
+      sent += group.length;
+    };
+    await commitAll(writes.filter((item) => !isNewAt(item, this.heldPaths())));
+    await commitAll(deletes);
+    const held = this.heldPaths();
+    await commitAll(ops.filter((item) => isNewAt(item, vacated) && !isNewAt(item, held)));
+    if (sent > 0) this.onEvent({ kind: 'committed', ops: sent });
+    return sent;
+  }
+
+  /** The companion's paths (case-folded) of the files in held batches. */
+  private heldPaths(): Set<string> {
+    return new Set(
+      [...this.holds.values()].flatMap((items) => items.map((item) => this.syncedKey(item.record))),
+    );
+  }
+
+  /** The companion's path of a record's file, case-folded (the companion's paths are). */
+  private syncedKey(record: SyncFileRecord): string {
+    return (record.syncedPath ?? record.path).toLowerCase();
   }
 
   private async applyLocalRenames(): Promise<void> {

@@ -156,4 +156,46 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Daily.md')).toBeUndefined();
     expect(phone.events.filter((event) => event.kind === 'held')).toEqual([]);
   });
+
+  it('a note deleted and made again at its path is no conflict', async () => {
+    // seed 940006 (30 ops): the new note was committed before the delete of the old one (moved
+    // away, then deleted), met it at the path and became a conflict copy of a note nobody else
+    // wrote. While the delete was held (a mass delete), the same.
+    t = await buildSyncTestApp({ files: { 'Shopping.md': '# Old\n- L1 server\n~1\n' } });
+    const phone = testDevice(t, 'Pixel 8');
+    await phone.engine.sync();
+    // Moved first (else a delete and a new file at one path are one edited file).
+    phone.vault.userRename('Shopping.md', 'Old.md');
+    phone.vault.userDelete('Old.md');
+    phone.vault.userWrite('Shopping.md', '# New\n- L2 phone\n~2\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(readdirSync(t.vault)).toEqual(['Shopping.md']);
+    expect(onDisk('Shopping.md')).toBe('# New\n- L2 phone\n~2\n');
+    expect(phone.vault.paths()).toEqual(['Shopping.md']);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
+  it('a note made at the path of a held delete waits for the user’s answer', async () => {
+    const others = Object.fromEntries(
+      Array.from({ length: 3 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({
+      files: { 'Shopping.md': '# Old\n- L1 server\n~1\n', 'Trip.md': '# Trip\n', ...others },
+    });
+    const phone = testDevice(t, 'Pixel 8');
+    await phone.engine.sync();
+    phone.vault.userRename('Shopping.md', 'Old.md');
+    phone.vault.userDelete('Old.md');
+    phone.vault.userDelete('Trip.md');
+    phone.vault.userWrite('Shopping.md', '# New\n- L2 phone\n~2\n');
+    await phone.engine.sync();
+    expect(phone.engine.pendingHolds).toHaveLength(1);
+    expect(onDisk('Shopping.md')).toBe('# Old\n- L1 server\n~1\n');
+    await phone.engine.confirmHold(phone.engine.pendingHolds[0] as string);
+    await phone.engine.sync();
+    expect(readdirSync(t.vault).sort()).toEqual(['Shopping.md', 'n0.md', 'n1.md', 'n2.md']);
+    expect(onDisk('Shopping.md')).toBe('# New\n- L2 phone\n~2\n');
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
 });
