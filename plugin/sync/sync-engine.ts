@@ -93,6 +93,8 @@ export class SyncEngine {
   private readonly touched = new Set<string>();
   /** Renames seen as vault events, applied to the state at the start of the next pass. */
   private readonly renames: [string, string][] = [];
+  /** Records moved by local renames (old path → new), so a commit's answer finds new files. */
+  private readonly movedRecords = new Map<string, string>();
   /** path → hash the companion refused for good (too large, not portable): not retried. */
   private readonly refused = new Map<string, string>();
   /**
@@ -538,8 +540,18 @@ export class SyncEngine {
         [{ ...record, path: to, shadowedSeq: undefined }],
         from === to ? [] : [from],
       );
+      if (from !== to) this.movedRecords.set(from, to);
       this.touched.add(to);
     }
+  }
+
+  /** Where the record once at `path` is now, after the local renames applied since. */
+  private followMoves(path: string): string {
+    let current = path;
+    for (let hops = 0; hops < 100 && this.movedRecords.has(current); hops++) {
+      current = this.movedRecords.get(current) as string;
+    }
+    return current;
   }
 
   /**
@@ -686,6 +698,7 @@ export class SyncEngine {
   }
 
   private async commitBatch(batch: PendingOp[]): Promise<void> {
+    this.movedRecords.clear();
     const pending = {
       commitId: this.randomId(),
       sinceSeq: await this.store.getSeq(),
@@ -707,6 +720,7 @@ export class SyncEngine {
   private async resendPending(): Promise<void> {
     const pending = await this.store.getPendingCommit();
     if (!pending) return;
+    this.movedRecords.clear();
     const answer = await this.send(pending.items, pending.commitId);
     await this.settleAll(pending.items, answer.results);
     if ((await this.store.getSeq()) > pending.sinceSeq) await this.store.setSeq(pending.sinceSeq);
@@ -745,10 +759,13 @@ export class SyncEngine {
   /** Records what the companion did with one op, downloading what it made of it. */
   private async settle(item: PendingOp, result: SyncOpResult): Promise<void> {
     const { op, sent } = item;
+    // A move made here while the commit was on its way: the record follows the file first, else
+    // the file looks deleted here (and its conflict copy, holding its lines, would be deleted).
+    await this.applyLocalRenames();
     // The record may have moved since the op was built (a rename applied meanwhile).
     const record =
       (item.record.fileId ? await this.store.findByFileId(item.record.fileId) : undefined) ??
-      (await this.store.getFile(item.record.path)) ??
+      (await this.store.getFile(this.followMoves(item.record.path))) ??
       item.record;
     switch (result.status) {
       case 'held':

@@ -198,4 +198,25 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Shopping.md')).toBe('# New\n- L2 phone\n~2\n');
     expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
   });
+
+  it('a note moved here while its commit made a conflict copy keeps the copy', async () => {
+    // seed 950016 (30 ops): the answer (a conflict copy holding the device's lines) was settled
+    // before the move's event was; the note seemed deleted here, so was its copy, everywhere.
+    t = await buildSyncTestApp({ files: { 'Inbox.md': '# Inbox\n- L1 server\n~1\n' } });
+    const phone = testDevice(t, 'iPhone', {
+      caseInsensitive: true,
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userRename('Inbox.md', 'Trip.md'),
+      ),
+    });
+    phone.vault.userWrite('Inbox.md', '# Mine\n- L2 phone\n~2\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk(copies[0] as string)).toContain('- L2 phone');
+    expect(phone.vault.text(copies[0] as string)).toBe(onDisk(copies[0] as string));
+  });
 });
