@@ -272,7 +272,10 @@ export class SyncEngine {
         applied++;
       }
       // Saved only after the whole page: a crash re-applies it, which changes nothing twice.
-      if (page.next !== since) await this.store.setSeq(page.next);
+      // Never past a change that found its path taken here: it is pulled again once the path
+      // is free, after a crash too (the engine's memory of it is gone then).
+      const saved = Math.min(page.next, this.blockedSince ?? Infinity);
+      if (saved !== since && saved !== (await this.store.getSeq())) await this.store.setSeq(saved);
       since = page.next;
       if (!page.more) break;
     }

@@ -219,4 +219,25 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk(copies[0] as string)).toContain('- L2 phone');
     expect(phone.vault.text(copies[0] as string)).toBe(onDisk(copies[0] as string));
   });
+
+  it('a companion file that found its path taken arrives after the app was killed', async () => {
+    // seed 950162 (28 ops): Log.md was renamed to Trip.md here as the companion got a Trip.md
+    // of its own; the pull could not place it (PATH_TAKEN) and meant to pull it again, but the
+    // position was saved past it and the app killed, so it never came.
+    t = await buildSyncTestApp({ files: { 'Log.md': '# Log\n- L1 server\n~1\n' } });
+    const phone = testDevice(t, 'iPhone', { caseInsensitive: true });
+    await phone.engine.sync();
+    phone.vault.userRename('Log.md', 'Trip.md');
+    t.write('Trip.md', '# Trip\n- L2 server\n~2\n');
+    await t.sync.journal.rescan();
+    await phone.engine.pull();
+    expect(phone.events.some((event) => event.kind === 'problem')).toBe(true);
+    phone.restart();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const files = readdirSync(t.vault).sort();
+    expect(files).toHaveLength(2);
+    for (const name of files) expect(phone.vault.text(name)).toBe(onDisk(name));
+    expect(onDisk('Trip.md')).toBe('# Trip\n- L2 server\n~2\n');
+  });
 });
