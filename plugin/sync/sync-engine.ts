@@ -824,6 +824,7 @@ export class SyncEngine {
           { fileId: result.file_id, hash: result.hash, path: result.path, seq: result.seq },
           sent,
           op,
+          { path: result.copy_path, fileId: result.copy_file_id, hash: result.copy_hash },
         );
         return;
       }
@@ -892,6 +893,7 @@ export class SyncEngine {
     server: { fileId: string; hash: string; path: string; seq: number },
     sent: string,
     op?: SyncOp,
+    copy?: { path: string; fileId: string; hash: string },
   ): Promise<void> {
     let current = record;
     const twin = await this.store.findByFileId(server.fileId);
@@ -953,6 +955,43 @@ export class SyncEngine {
     if (local.hash === server.hash) {
       await this.store.update([{ ...known, base: server.hash }]);
       return;
+    }
+    if (local.hash !== sent && copy !== undefined) {
+      // Edited here after a version that became a conflict copy: those edits continue that
+      // version, so they go to the copy (committed against `sent`, the companion merges them
+      // with the copy's front matter), and the path takes the companion's version. Kept here
+      // as the path's, they would meet the companion's version again: a copy of nothing new.
+      const copyRecord = await this.store.findByFileId(copy.fileId);
+      const mine = await this.vault.read(current.path);
+      if (copyRecord && (await sha256Hex(mine)) === local.hash) {
+        const moved = await this.vault.write(copyRecord.path, mine, { hash: copy.hash });
+        if (moved !== 'changed') {
+          await this.store.update([
+            {
+              ...copyRecord,
+              base: sent,
+              localHash: local.hash,
+              size: moved.size,
+              mtime: moved.mtime,
+            },
+          ]);
+          this.touched.add(copyRecord.path);
+          const bytes = await this.api.getBlob(server.hash);
+          const written = await this.vault.write(current.path, bytes, { hash: local.hash });
+          if (written !== 'changed') {
+            await this.store.update([
+              {
+                ...known,
+                base: server.hash,
+                localHash: server.hash,
+                size: written.size,
+                mtime: written.mtime,
+              },
+            ]);
+            return;
+          }
+        }
+      }
     }
     if (local.hash !== sent) {
       await this.store.update([{ ...known, base: sent }]);

@@ -240,4 +240,35 @@ describe('SyncEngine replays of simulation failures', () => {
     for (const name of files) expect(phone.vault.text(name)).toBe(onDisk(name));
     expect(onDisk('Trip.md')).toBe('# Trip\n- L2 server\n~2\n');
   });
+
+  it('lines typed while a version became a conflict copy go to the copy, not a second one', async () => {
+    // seed 970293 (30 ops): the device kept editing the note while its version went up and came
+    // back a conflict; its later lines were committed against the path's note again, and every
+    // further edit made another copy (copies of copies) where nothing overlapped.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Plan.md', '# Plan\n- L1 phone\n~1\n- L3 phone\n~3\n'),
+      ),
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userWrite('Plan.md', '# Plan\n- L1 laptop\n~1\n');
+    await laptop.engine.sync();
+    phone.vault.userWrite('Plan.md', '# Plan\n- L1 phone\n~1\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    const copy = onDisk(copies[0] as string) ?? '';
+    expect(copy).toContain('- L1 phone\n~1\n- L3 phone\n~3\n');
+    expect(copy).toContain('conflict_device: Pixel 8');
+    expect(onDisk('Plan.md')).toBe('# Plan\n- L1 laptop\n~1\n');
+    expect(phone.vault.text('Plan.md')).toBe('# Plan\n- L1 laptop\n~1\n');
+    expect(phone.vault.text(copies[0] as string)).toBe(copy);
+  });
 });
