@@ -921,7 +921,12 @@ export class SyncEngine {
       if (moved) current = moved;
     }
     const stat = await this.vault.stat(current.path);
-    if (stat === null && op !== undefined && !('delete' in op)) {
+    if (stat === null && copy !== undefined) {
+      // Deleted here after its version went up and came back a conflict copy: what was
+      // deleted is that version, the copy; the path's note (the companion's, never seen here)
+      // comes back below. The copy's delete is committed by the next scan.
+      await this.deleteCopy(copy);
+    } else if (stat === null && op !== undefined && !('delete' in op)) {
       // Deleted here after the op was sent: that delete is committed next, against what this
       // device saw (`sent`), so lines merged in meanwhile win over it.
       await this.store.update([
@@ -1000,6 +1005,17 @@ export class SyncEngine {
     const bytes = await this.api.getBlob(server.hash);
     const written = await this.vault.write(current.path, bytes, { hash: sent });
     if (written === 'changed') {
+      if (copy !== undefined && (await this.vault.stat(current.path)) === null) {
+        // Deleted here just now: as above (the stat found it), the delete was of the copy.
+        await this.deleteCopy(copy);
+        const back = await this.vault.write(current.path, bytes, { absent: true });
+        if (back !== 'changed') {
+          await this.store.update([
+            linked(back, server.fileId, server.hash, server.path, server.seq),
+          ]);
+          return;
+        }
+      }
       await this.store.update([{ ...known, base: sent }]);
       return;
     }
@@ -1012,6 +1028,15 @@ export class SyncEngine {
         mtime: written.mtime,
       },
     ]);
+  }
+
+  /** Deletes the conflict copy here if it still has the companion's bytes (the scan commits it). */
+  private async deleteCopy(copy: { fileId: string; hash: string }): Promise<void> {
+    const copyRecord = await this.store.findByFileId(copy.fileId);
+    const copyStat = copyRecord ? await this.vault.stat(copyRecord.path) : null;
+    if (!copyRecord || !copyStat) return;
+    const there = await this.localState(copyRecord, copyStat);
+    if (there.hash === copy.hash) await this.vault.delete(copyRecord.path, copy.hash);
   }
 
   /** Writes the conflict copy the companion made of this device's version. */

@@ -9,7 +9,7 @@ import type {
   HttpResponse,
   HttpTransport,
 } from '../../../plugin/connection/http-transport';
-import { buildSyncTestApp } from '../../companion/sync/sync-app';
+import { buildSyncTestApp, hashOf } from '../../companion/sync/sync-app';
 import type { SyncTestApp } from '../../companion/sync/sync-app';
 import { InjectTransport } from '../../helpers/inject-transport';
 import { testDevice } from './sync-device';
@@ -270,5 +270,30 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Plan.md')).toBe('# Plan\n- L1 laptop\n~1\n');
     expect(phone.vault.text('Plan.md')).toBe('# Plan\n- L1 laptop\n~1\n');
     expect(phone.vault.text(copies[0] as string)).toBe(copy);
+  });
+
+  it('a note deleted here as its conflict answer is applied takes its copy with it', async () => {
+    // seed 980040 (26 ops): the device's new note came back a conflict; its copy was written
+    // here, then the user deleted the note (their version, now the copy) before the companion's
+    // version was written at the path. The copy stayed everywhere: a deleted note come back.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN, ...others } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith(`/blobs/${hashOf(PLAN)}`),
+        () => phone.vault.userDelete('Plan.md'),
+      ),
+    });
+    phone.vault.userWrite('Plan.md', '# Mine\n- L2 phone\n~2\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
+    expect(phone.vault.paths().filter((path) => !/^n\d/.test(path))).toEqual(['Plan.md']);
+    expect(phone.vault.text('Plan.md')).toBe(PLAN);
+    expect(onDisk('Plan.md')).toBe(PLAN);
   });
 });
