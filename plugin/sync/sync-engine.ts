@@ -967,34 +967,32 @@ export class SyncEngine {
       // with the copy's front matter), and the path takes the companion's version. Kept here
       // as the path's, they would meet the companion's version again: a copy of nothing new.
       const copyRecord = await this.store.findByFileId(copy.fileId);
-      const mine = await this.vault.read(current.path);
-      if (copyRecord && (await sha256Hex(mine)) === local.hash) {
-        const moved = await this.vault.write(copyRecord.path, mine, { hash: copy.hash });
-        if (moved !== 'changed') {
+      // The copy holds `copyHash`; edits typed meanwhile move too (a few rounds at most).
+      let copyHash = copy.hash;
+      for (let round = 0; copyRecord && round < 3; round++) {
+        if ((await this.vault.stat(current.path)) === null) break;
+        const mine = await this.vault.read(current.path);
+        const mineHash = await sha256Hex(mine);
+        const moved = await this.vault.write(copyRecord.path, mine, { hash: copyHash });
+        if (moved === 'changed') break;
+        copyHash = mineHash;
+        await this.store.update([
+          { ...copyRecord, base: sent, localHash: mineHash, size: moved.size, mtime: moved.mtime },
+        ]);
+        this.touched.add(copyRecord.path);
+        const bytes = await this.api.getBlob(server.hash);
+        const written = await this.vault.write(current.path, bytes, { hash: mineHash });
+        if (written !== 'changed') {
           await this.store.update([
             {
-              ...copyRecord,
-              base: sent,
-              localHash: local.hash,
-              size: moved.size,
-              mtime: moved.mtime,
+              ...known,
+              base: server.hash,
+              localHash: server.hash,
+              size: written.size,
+              mtime: written.mtime,
             },
           ]);
-          this.touched.add(copyRecord.path);
-          const bytes = await this.api.getBlob(server.hash);
-          const written = await this.vault.write(current.path, bytes, { hash: local.hash });
-          if (written !== 'changed') {
-            await this.store.update([
-              {
-                ...known,
-                base: server.hash,
-                localHash: server.hash,
-                size: written.size,
-                mtime: written.mtime,
-              },
-            ]);
-            return;
-          }
+          return;
         }
       }
     }

@@ -296,4 +296,41 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.vault.text('Plan.md')).toBe(PLAN);
     expect(onDisk('Plan.md')).toBe(PLAN);
   });
+
+  it('lines typed while the earlier ones move to the conflict copy move too', async () => {
+    // seed 990126 (68 ops): a line typed while the device moved its edits to the copy made the
+    // companion's version not be written; the note kept both and conflicted again later.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    const LAPTOP = '# Plan\n- L1 laptop\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const laptop = testDevice(t, 'MacBook');
+    const inner = new InjectTransport(() => t.app);
+    const typed = ['- L3 phone\n~3\n', '- L4 phone\n~4\n'];
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          const trigger =
+            request.url.endsWith('/commit') || request.url.endsWith(`/blobs/${hashOf(LAPTOP)}`);
+          const line = trigger ? typed.shift() : undefined;
+          if (line !== undefined) {
+            phone.vault.userWrite('Plan.md', `${phone.vault.text('Plan.md') ?? ''}${line}`);
+          }
+          return inner.request(request);
+        },
+      },
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userWrite('Plan.md', LAPTOP);
+    await laptop.engine.sync();
+    phone.vault.userWrite('Plan.md', '# Plan\n- L1 phone\n~1\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk(copies[0] as string)).toContain('- L3 phone\n~3\n- L4 phone\n~4\n');
+    expect(onDisk('Plan.md')).toBe(LAPTOP);
+    expect(phone.vault.text('Plan.md')).toBe(LAPTOP);
+  });
 });
