@@ -961,6 +961,12 @@ export class SyncEngine {
       await this.store.update([{ ...known, base: server.hash }]);
       return;
     }
+    if (local.hash !== sent && current.base === server.hash && current.fileId === server.fileId) {
+      // This answer was applied here already (a resent commit answered again): the edits made
+      // since continue the companion's version, which stays the base.
+      await this.store.update([{ ...known, base: server.hash }]);
+      return;
+    }
     if (local.hash !== sent && copy !== undefined) {
       // Edited here after a version that became a conflict copy: those edits continue that
       // version, so they go to the copy (committed against `sent`, the companion merges them

@@ -333,4 +333,34 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Plan.md')).toBe(LAPTOP);
     expect(phone.vault.text('Plan.md')).toBe(LAPTOP);
   });
+
+  it('a conflict answer applied twice (its commit resent) leaves the copy as it was', async () => {
+    // seed 1000087 (68 ops): the answer was applied, the app killed before it was marked
+    // done; a line was then added to the note (now the companion's version). The resent
+    // commit's answer took that edit for one made to the device's version and moved the
+    // note's text into the copy, over the device's lines.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const phone = testDevice(t, 'Pixel 8');
+    const clearPending = phone.store.setPendingCommit.bind(phone.store);
+    let killOnDone = true;
+    phone.store.setPendingCommit = (pending) => {
+      if (pending === null && killOnDone) {
+        killOnDone = false;
+        return Promise.reject(new Error('killed'));
+      }
+      return clearPending(pending);
+    };
+    phone.vault.userWrite('Plan.md', '# Mine\n- L2 phone\n~2\n');
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Plan.md')).toBe(PLAN);
+    phone.vault.userWrite('Plan.md', `${PLAN}- L3 phone\n~3\n`);
+    phone.restart();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk(copies[0] as string)).toContain('# Mine\n- L2 phone\n~2\n');
+    expect(onDisk('Plan.md')).toBe(`${PLAN}- L3 phone\n~3\n`);
+  });
 });
