@@ -263,9 +263,27 @@ export class SyncEngine {
     // `since=0` lists the live files only, no deletes: the files listed, to find records of
     // files deleted on the companion since this device recorded them (a first pull that
     // crashed before its position was saved, then is listed again).
-    const listed = since === 0 ? new Set<string>() : null;
+    let listed = since === 0 ? new Set<string>() : null;
     for (;;) {
-      const page = await this.api.changes(since, { limit: this.pageSize });
+      let page;
+      try {
+        page = await this.api.changes(since, { limit: this.pageSize });
+      } catch (error) {
+        if (
+          !(error instanceof SyncRequestError) ||
+          error.apiCode !== 'CURSOR_EXPIRED' ||
+          since === 0
+        )
+          throw error;
+        // The companion's journal is not the one this device synced with (its database was
+        // replaced): every record forgets the companion's ids, bases and positions, and the
+        // whole vault is listed again; files with the same bytes are linked again by hash, the
+        // others are new files (the companion keeps both, never overwrites).
+        await this.forgetCompanion();
+        since = 0;
+        listed = new Set<string>();
+        continue;
+      }
       for (const change of page.changes) {
         listed?.add(change.file_id);
         await this.applyChange(change);
@@ -1032,6 +1050,24 @@ export class SyncEngine {
         mtime: written.mtime,
       },
     ]);
+  }
+
+  /** After `410 CURSOR_EXPIRED`: the records keep only what this device knows of its files. */
+  private async forgetCompanion(): Promise<void> {
+    await this.store.setPendingCommit(null);
+    const records = await this.store.allFiles();
+    await this.store.update(
+      records.map(({ path, localHash, size, mtime }) => ({
+        path,
+        fileId: null,
+        base: null,
+        syncedPath: null,
+        localHash,
+        size,
+        mtime,
+      })),
+    );
+    await this.store.setSeq(0);
   }
 
   /** Deletes the conflict copy here if it still has the companion's bytes (the scan commits it). */

@@ -363,4 +363,31 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk(copies[0] as string)).toContain('# Mine\n- L2 phone\n~2\n');
     expect(onDisk('Plan.md')).toBe(`${PLAN}- L3 phone\n~3\n`);
   });
+
+  it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
+    // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
+    // position is ahead of it. It lists everything again and relinks its files by hash.
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const PLAN = '# Plan\n- L2 server\n~2\n';
+    const first = await buildSyncTestApp({ files: { 'Trip.md': TRIP, 'Plan.md': PLAN } });
+    t = first;
+    let app = first.app;
+    const inner = new InjectTransport(() => app);
+    const phone = testDevice(t, 'Pixel 8', { transport: inner });
+    await phone.engine.sync();
+    phone.vault.userWrite('Trip.md', `${TRIP}- L3 phone\n~3\n`);
+    await phone.engine.sync();
+    expect(await phone.store.getSeq()).toBe(3);
+    await first.close();
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP, 'Plan.md': PLAN } });
+    app = t.app;
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(onDisk('Trip.md')).toBe(`${TRIP}- L3 phone\n~3\n`);
+    expect(onDisk('Plan.md')).toBe(PLAN);
+    expect(readdirSync(t.vault).sort()).toEqual(['Plan.md', 'Trip.md']);
+    expect(phone.vault.text('Trip.md')).toBe(`${TRIP}- L3 phone\n~3\n`);
+    expect(await phone.store.getSeq()).toBeLessThanOrEqual(3);
+    expect(phone.events.filter((event) => event.kind === 'problem')).toEqual([]);
+  });
 });
