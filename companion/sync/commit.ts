@@ -29,7 +29,7 @@ import {
   writeVaultFileFrom,
 } from '../vault/atomic-write';
 import { conflictCopyName, conflictStamp } from '../vault/conflict-copies';
-import { resolveVaultPath } from '../vault/paths';
+import { folderSpelledOnDisk, resolveVaultPath } from '../vault/paths';
 import type { BlobStore } from './blob-store';
 import { newFileId } from './journal';
 import type { SyncJournal } from './journal';
@@ -444,7 +444,10 @@ export class SyncCommitter {
     fileId: string = newFileId(),
   ): Promise<SyncOpResult> {
     const source = this.options.blobs.pathOf(op.hash);
-    const written = await this.writeNew(op.path, source);
+    const written = await this.writeNew(
+      await folderSpelledOnDisk(this.options.vault, op.path),
+      source,
+    );
     const [seq] = this.options.journal.append([
       {
         fileId,
@@ -607,9 +610,11 @@ export class SyncCommitter {
     if (file.path === op.rename_to) return state(status, file);
     const caseOnly = pathKey(file.path) === pathKey(op.rename_to);
     const occupant = caseOnly ? undefined : await this.options.journal.catchUp(op.rename_to);
-    let target = op.rename_to;
+    let target = caseOnly
+      ? op.rename_to
+      : await folderSpelledOnDisk(this.options.vault, op.rename_to);
     if (occupant !== undefined && occupant.file_id !== file.file_id) {
-      target = await this.freeConflictName(op.rename_to);
+      target = await this.freeConflictName(target);
     }
     let moved: { path: string };
     try {

@@ -158,6 +158,25 @@ async function findEntry(dir: string, wanted: string): Promise<string | null> {
   return names.find((name) => name.normalize('NFC') === wanted) ?? null;
 }
 
+/**
+ * `userPath` with each folder that exists on disk in other letter case spelled as on disk
+ * (`projects/plan.md` → `Projects/plan.md` when `Projects/` exists): a device on a case-sensitive
+ * file system may name a folder otherwise than the companion's, and its file belongs in the one
+ * folder every case-insensitive device has. Only text is returned; nothing is checked or made.
+ */
+export async function folderSpelledOnDisk(vaultRoot: string, userPath: string): Promise<string> {
+  const segments = userPath.split('/');
+  let current = vaultRoot;
+  for (let index = 0; index < segments.length - 1; index++) {
+    const wanted = segments[index] as string;
+    const entry = (await findEntry(current, wanted)) ?? (await caseVariant(current, wanted));
+    if (entry === null || !(await isDirectory(join(current, entry)))) break;
+    segments[index] = entry;
+    current = join(current, entry);
+  }
+  return segments.join('/');
+}
+
 async function caseVariant(dir: string, wanted: string): Promise<string | null> {
   let names: string[];
   try {

@@ -101,6 +101,8 @@ export class SyncEngine {
   private readonly touched = new Set<string>();
   /** Renames seen as vault events, applied to the state at the start of the next pass. */
   private readonly renames: [string, string][] = [];
+  /** Records moved by local renames (old path → new), so a commit's answer finds new files. */
+  private readonly movedRecords = new Map<string, string>();
   /** path → hash the companion refused for good (too large, not portable): not retried. */
   private readonly refused = new Map<string, string>();
   /**
@@ -268,8 +270,11 @@ export class SyncEngine {
   private async pass(): Promise<void> {
     // Renames seen here first: a remote delete or move must find the file where it is now.
     await this.applyLocalRenames();
-    await this.pullAll();
+    // A commit whose answer was lost is settled first: the pull would take the conflict copies
+    // it made of this device's versions for files from elsewhere, and write back one of a file
+    // deleted here since.
     await this.resendPending();
+    await this.pullAll();
     // A file renamed and edited is committed as a rename, then (next round) as an edit.
     for (let round = 0; round < MAX_COMMIT_ROUNDS; round++) {
       const committed = await this.commitLocal();
@@ -293,16 +298,37 @@ export class SyncEngine {
     // `since=0` lists the live files only, no deletes: the files listed, to find records of
     // files deleted on the companion since this device recorded them (a first pull that
     // crashed before its position was saved, then is listed again).
-    const listed = since === 0 ? new Set<string>() : null;
+    let listed = since === 0 ? new Set<string>() : null;
     for (;;) {
-      const page = await this.api.changes(since, { limit: this.pageSize });
+      let page;
+      try {
+        page = await this.api.changes(since, { limit: this.pageSize });
+      } catch (error) {
+        if (
+          !(error instanceof SyncRequestError) ||
+          error.apiCode !== 'CURSOR_EXPIRED' ||
+          since === 0
+        )
+          throw error;
+        // The companion's journal is not the one this device synced with (its database was
+        // replaced): every record forgets the companion's ids, bases and positions, and the
+        // whole vault is listed again; files with the same bytes are linked again by hash, the
+        // others are new files (the companion keeps both, never overwrites).
+        await this.forgetCompanion();
+        since = 0;
+        listed = new Set<string>();
+        continue;
+      }
       for (const change of page.changes) {
         listed?.add(change.file_id);
         await this.applyChange(change);
         applied++;
       }
       // Saved only after the whole page: a crash re-applies it, which changes nothing twice.
-      if (page.next !== since) await this.store.setSeq(page.next);
+      // Never past a change that found its path taken here: it is pulled again once the path
+      // is free, after a crash too (the engine's memory of it is gone then).
+      const saved = Math.min(page.next, this.blockedSince ?? Infinity);
+      if (saved !== since && saved !== (await this.store.getSeq())) await this.store.setSeq(saved);
       since = page.next;
       if (!page.more) break;
     }
@@ -315,6 +341,9 @@ export class SyncEngine {
   }
 
   private async applyChange(change: SyncChange): Promise<void> {
+    // A file the user moved while this pull ran: its record follows it first, else the change
+    // would find the old path empty and write the file back there beside the moved one.
+    await this.applyLocalRenames();
     const record = await this.store.findByFileId(change.file_id);
     // Outside this device's scope: not downloaded, and a file here stays as it is (a remote
     // delete or edit of it is not applied). A file here moved there remotely follows the move.
@@ -346,18 +375,25 @@ export class SyncEngine {
 
   /** A file this device has no record of (new on the companion, or never linked here). */
   private async applyRemoteNew(change: SyncChange): Promise<void> {
-    const stat = await this.vault.stat(change.path);
+    let stat = await this.vault.stat(change.path);
     if (stat === null) {
       const stale = await this.store.getFile(change.path);
       const bytes = await this.api.getBlob(change.hash);
       const written = await this.vault.write(change.path, bytes, { absent: true });
-      // Someone made a file there meanwhile: it is theirs; the next commit sorts it out.
-      if (written === 'changed') return;
-      await this.store.update(
-        [linked(written, change.file_id, change.hash, change.path, change.seq)],
-        stale && stale.path !== written.path ? [stale.path] : [],
-      );
-      return;
+      if (written !== 'changed') {
+        await this.store.update(
+          [linked(written, change.file_id, change.hash, change.path, change.seq)],
+          stale && stale.path !== written.path ? [stale.path] : [],
+        );
+        return;
+      }
+      // Someone made a file there meanwhile: it is theirs, and it keeps this one out like any
+      // local file found at the path (below), so this one is pulled again if that one goes.
+      stat = await this.vault.stat(change.path);
+      if (stat === null) {
+        this.blocked(change.seq);
+        return;
+      }
     }
     const existing = await this.store.getFile(stat.path);
     if (existing?.fileId && existing.fileId !== change.file_id) {
@@ -505,15 +541,39 @@ export class SyncEngine {
     const ops = await this.collectOps();
     if (ops.length === 0) return 0;
     // Deletes go in batches of their own, so a mass-delete hold keeps nothing else waiting.
-    const writes = ops.filter((item) => !('delete' in item.op));
     const deletes = ops.filter((item) => 'delete' in item.op);
-    for (const group of [writes, deletes]) {
+    // A new file at the path of a file deleted here goes after that delete (sent before it, it
+    // would meet the old file there and become a conflict copy); while the delete is held, it
+    // waits too.
+    const isNewAt = (item: PendingOp, paths: ReadonlySet<string>): boolean =>
+      'hash' in item.op && item.op.base === null && paths.has(item.op.path.toLowerCase());
+    const vacated = new Set(deletes.map((item) => this.syncedKey(item.record)));
+    const writes = ops.filter((item) => !('delete' in item.op) && !isNewAt(item, vacated));
+    let sent = 0;
+    const commitAll = async (group: PendingOp[]): Promise<void> => {
       for (let start = 0; start < group.length; start += this.opsPerCommit) {
         await this.commitBatch(group.slice(start, start + this.opsPerCommit));
       }
-    }
-    this.onEvent({ kind: 'committed', ops: ops.length });
-    return ops.length;
+      sent += group.length;
+    };
+    await commitAll(writes.filter((item) => !isNewAt(item, this.heldPaths())));
+    await commitAll(deletes);
+    const held = this.heldPaths();
+    await commitAll(ops.filter((item) => isNewAt(item, vacated) && !isNewAt(item, held)));
+    if (sent > 0) this.onEvent({ kind: 'committed', ops: sent });
+    return sent;
+  }
+
+  /** The companion's paths (case-folded) of the files in held batches. */
+  private heldPaths(): Set<string> {
+    return new Set(
+      [...this.holds.values()].flatMap((items) => items.map((item) => this.syncedKey(item.record))),
+    );
+  }
+
+  /** The companion's path of a record's file, case-folded (the companion's paths are). */
+  private syncedKey(record: SyncFileRecord): string {
+    return (record.syncedPath ?? record.path).toLowerCase();
   }
 
   private async applyLocalRenames(): Promise<void> {
@@ -525,6 +585,13 @@ export class SyncEngine {
       // after the state moved on: the record is at `to` already, and `from` may hold another
       // file since (a remote new file written there after the move). Not a move of that file.
       if (from !== to && (await this.store.getFile(to))) continue;
+      // The record is of a file the engine wrote at `from` after the move (the move happened
+      // while the write was in progress): it stays; the moved file is a new one to it.
+      const left = from === to ? null : await this.vault.stat(from);
+      if (left?.path === from && left.size === record.size && left.mtime === record.mtime) {
+        this.touched.add(to);
+        continue;
+      }
       // A new file moved off a path where it kept the companion's file out: that one is pulled
       // again.
       if (record.shadowedSeq !== undefined) this.blocked(record.shadowedSeq);
@@ -533,8 +600,18 @@ export class SyncEngine {
         [{ ...record, path: to, shadowedSeq: undefined }],
         from === to ? [] : [from],
       );
+      if (from !== to) this.movedRecords.set(from, to);
       this.touched.add(to);
     }
+  }
+
+  /** Where the record once at `path` is now, after the local renames applied since. */
+  private followMoves(path: string): string {
+    let current = path;
+    for (let hops = 0; hops < 100 && this.movedRecords.has(current); hops++) {
+      current = this.movedRecords.get(current) as string;
+    }
+    return current;
   }
 
   /**
@@ -548,7 +625,13 @@ export class SyncEngine {
     const byKey = new Map<string, VaultFileStat>();
     for (const stat of listed) byKey.set(this.key(stat.path), stat);
     this.caseClashes = caseClashes(listed);
-    const records = await this.store.allFiles();
+    // Records of files at their very path first: a record matched by letter case only (its file
+    // gone, another moved onto a case variant of its path) must not take that file from its own
+    // record.
+    const exact = new Set(listed.map((stat) => stat.path));
+    const records = (await this.store.allFiles()).sort(
+      (a, b) => Number(!exact.has(a.path)) - Number(!exact.has(b.path)),
+    );
     const seen = new Set<string>();
     const missing: SyncFileRecord[] = [];
     const ops: PendingOp[] = [];
@@ -677,6 +760,7 @@ export class SyncEngine {
   }
 
   private async commitBatch(batch: PendingOp[]): Promise<void> {
+    this.movedRecords.clear();
     const pending = {
       commitId: this.randomId(),
       sinceSeq: await this.store.getSeq(),
@@ -698,6 +782,7 @@ export class SyncEngine {
   private async resendPending(): Promise<void> {
     const pending = await this.store.getPendingCommit();
     if (!pending) return;
+    this.movedRecords.clear();
     const answer = await this.send(pending.items, pending.commitId);
     await this.settleAll(pending.items, answer.results);
     if ((await this.store.getSeq()) > pending.sinceSeq) await this.store.setSeq(pending.sinceSeq);
@@ -736,10 +821,13 @@ export class SyncEngine {
   /** Records what the companion did with one op, downloading what it made of it. */
   private async settle(item: PendingOp, result: SyncOpResult): Promise<void> {
     const { op, sent } = item;
+    // A move made here while the commit was on its way: the record follows the file first, else
+    // the file looks deleted here (and its conflict copy, holding its lines, would be deleted).
+    await this.applyLocalRenames();
     // The record may have moved since the op was built (a rename applied meanwhile).
     const record =
       (item.record.fileId ? await this.store.findByFileId(item.record.fileId) : undefined) ??
-      (await this.store.getFile(item.record.path)) ??
+      (await this.store.getFile(this.followMoves(item.record.path))) ??
       item.record;
     switch (result.status) {
       case 'held':
@@ -795,6 +883,7 @@ export class SyncEngine {
           { fileId: result.file_id, hash: result.hash, path: result.path, seq: result.seq },
           sent,
           op,
+          { path: result.copy_path, fileId: result.copy_file_id, hash: result.copy_hash },
         );
         return;
       }
@@ -863,6 +952,7 @@ export class SyncEngine {
     server: { fileId: string; hash: string; path: string; seq: number },
     sent: string,
     op?: SyncOp,
+    copy?: { path: string; fileId: string; hash: string },
   ): Promise<void> {
     let current = record;
     const twin = await this.store.findByFileId(server.fileId);
@@ -890,7 +980,12 @@ export class SyncEngine {
       if (moved) current = moved;
     }
     const stat = await this.vault.stat(current.path);
-    if (stat === null && op !== undefined && !('delete' in op)) {
+    if (stat === null && copy !== undefined) {
+      // Deleted here after its version went up and came back a conflict copy: what was
+      // deleted is that version, the copy; the path's note (the companion's, never seen here)
+      // comes back below. The copy's delete is committed by the next scan.
+      await this.deleteCopy(copy);
+    } else if (stat === null && op !== undefined && !('delete' in op)) {
       // Deleted here after the op was sent: that delete is committed next, against what this
       // device saw (`sent`), so lines merged in meanwhile win over it.
       await this.store.update([
@@ -925,6 +1020,47 @@ export class SyncEngine {
       await this.store.update([{ ...known, base: server.hash }]);
       return;
     }
+    if (local.hash !== sent && current.base === server.hash && current.fileId === server.fileId) {
+      // This answer was applied here already (a resent commit answered again): the edits made
+      // since continue the companion's version, which stays the base.
+      await this.store.update([{ ...known, base: server.hash }]);
+      return;
+    }
+    if (local.hash !== sent && copy !== undefined) {
+      // Edited here after a version that became a conflict copy: those edits continue that
+      // version, so they go to the copy (committed against `sent`, the companion merges them
+      // with the copy's front matter), and the path takes the companion's version. Kept here
+      // as the path's, they would meet the companion's version again: a copy of nothing new.
+      const copyRecord = await this.store.findByFileId(copy.fileId);
+      // The copy holds `copyHash`; edits typed meanwhile move too (a few rounds at most).
+      let copyHash = copy.hash;
+      for (let round = 0; copyRecord && round < 3; round++) {
+        if ((await this.vault.stat(current.path)) === null) break;
+        const mine = await this.vault.read(current.path);
+        const mineHash = await sha256Hex(mine);
+        const moved = await this.vault.write(copyRecord.path, mine, { hash: copyHash });
+        if (moved === 'changed') break;
+        copyHash = mineHash;
+        await this.store.update([
+          { ...copyRecord, base: sent, localHash: mineHash, size: moved.size, mtime: moved.mtime },
+        ]);
+        this.touched.add(copyRecord.path);
+        const bytes = await this.api.getBlob(server.hash);
+        const written = await this.vault.write(current.path, bytes, { hash: mineHash });
+        if (written !== 'changed') {
+          await this.store.update([
+            {
+              ...known,
+              base: server.hash,
+              localHash: server.hash,
+              size: written.size,
+              mtime: written.mtime,
+            },
+          ]);
+          return;
+        }
+      }
+    }
     if (local.hash !== sent) {
       await this.store.update([{ ...known, base: sent }]);
       return;
@@ -932,6 +1068,17 @@ export class SyncEngine {
     const bytes = await this.api.getBlob(server.hash);
     const written = await this.vault.write(current.path, bytes, { hash: sent });
     if (written === 'changed') {
+      if (copy !== undefined && (await this.vault.stat(current.path)) === null) {
+        // Deleted here just now: as above (the stat found it), the delete was of the copy.
+        await this.deleteCopy(copy);
+        const back = await this.vault.write(current.path, bytes, { absent: true });
+        if (back !== 'changed') {
+          await this.store.update([
+            linked(back, server.fileId, server.hash, server.path, server.seq),
+          ]);
+          return;
+        }
+      }
       await this.store.update([{ ...known, base: sent }]);
       return;
     }
@@ -944,6 +1091,33 @@ export class SyncEngine {
         mtime: written.mtime,
       },
     ]);
+  }
+
+  /** After `410 CURSOR_EXPIRED`: the records keep only what this device knows of its files. */
+  private async forgetCompanion(): Promise<void> {
+    await this.store.setPendingCommit(null);
+    const records = await this.store.allFiles();
+    await this.store.update(
+      records.map(({ path, localHash, size, mtime }) => ({
+        path,
+        fileId: null,
+        base: null,
+        syncedPath: null,
+        localHash,
+        size,
+        mtime,
+      })),
+    );
+    await this.store.setSeq(0);
+  }
+
+  /** Deletes the conflict copy here if it still has the companion's bytes (the scan commits it). */
+  private async deleteCopy(copy: { fileId: string; hash: string }): Promise<void> {
+    const copyRecord = await this.store.findByFileId(copy.fileId);
+    const copyStat = copyRecord ? await this.vault.stat(copyRecord.path) : null;
+    if (!copyRecord || !copyStat) return;
+    const there = await this.localState(copyRecord, copyStat);
+    if (there.hash === copy.hash) await this.vault.delete(copyRecord.path, copy.hash);
   }
 
   /** Writes the conflict copy the companion made of this device's version. */

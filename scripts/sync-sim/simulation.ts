@@ -10,6 +10,9 @@
  * go offline; the companion restarts; another program edits its vault folder. Everything random
  * comes from one seeded generator and each step runs to quiescence, so a seed replays the run.
  *
+ * `--trace` prints the run; with SIM_TRACE_ALL=1 also every request, vault write and state update
+ * of every device (what finding a failure's cause takes).
+ *
  * Then the network heals, every device syncs until nothing changes, and the run is checked:
  * lost (a line someone wrote that is nowhere, though nobody who had seen it removed it),
  * diverged (a device's files differ from the companion's), resurrected (a deleted note back
@@ -205,6 +208,13 @@ class World {
     const startedAt = performance.now();
     try {
       const response = await this.serveNow(request);
+      // SIM_TRACE_ALL=1 with --trace: every request too, changes pages in short.
+      if (process.env.SIM_TRACE_ALL === '1' && !request.url.endsWith('/commit')) {
+        const devName = /device=([^&]+)/.exec(request.url)?.[1] ?? '';
+        this.trace(
+          `  ${devName} ${request.method} ${request.url.split('/sync/').pop() ?? ''} → ${response.status} ${request.url.includes('/changes') ? response.text.replace(/"hash":"(\w{6})\w+"/g, '"hash":"$1"') : ''}`,
+        );
+      }
       if (request.url.endsWith('/commit') || request.url.endsWith('/confirm')) {
         this.trace(
           `  ${request.method} ${request.url.split('/').pop() ?? ''} ${String(request.body)} → ${response.text}`,
@@ -299,18 +309,34 @@ class SimDevice {
       list: () => guard(() => vault.list()),
       stat: (path) => guard(() => vault.stat(path)),
       read: (path) => guard(() => vault.read(path)),
-      write: (path, bytes, expect) => guard(() => vault.write(path, bytes, expect)),
-      rename: (from, to) => guard(() => vault.rename(from, to)),
-      delete: (path, hash) => guard(() => vault.delete(path, hash)),
+      write: (path, bytes, expect) =>
+        guard(() => vault.write(path, bytes, expect)).then(
+          (r) => (
+            this.dbg(
+              `write ${path} ${JSON.stringify(expect).slice(0, 20)} → ${typeof r === 'string' ? r : r.path}`,
+            ),
+            r
+          ),
+        ),
+      rename: (from, to) =>
+        guard(() => vault.rename(from, to)).then(
+          (r) => (this.dbg(`rename ${from} → ${to}: ${r}`), r),
+        ),
+      delete: (path, hash) =>
+        guard(() => vault.delete(path, hash)).then((r) => (this.dbg(`delete ${path}: ${r}`), r)),
     };
     const guardedStore: SyncStateStore = {
       getFile: (path) => guard(() => store.getFile(path)),
       findByFileId: (id) => guard(() => store.findByFileId(id)),
       allFiles: () => guard(() => store.allFiles()),
       update: (put: readonly SyncFileRecord[], remove?: readonly string[]) =>
-        guard(() => store.update(put, remove)),
+        guard(() => store.update(put, remove)).then(() =>
+          this.dbg(
+            `store put ${put.map((r) => `${r.path}[${r.fileId?.slice(0, 4)} base ${r.base?.slice(0, 6)} synced ${r.syncedPath} seq ${r.seq} sh ${r.shadowedSeq}]`).join(', ')} remove ${(remove ?? []).join(',')}`,
+          ),
+        ),
+      setSeq: (seq) => guard(() => store.setSeq(seq)).then(() => this.dbg(`setSeq ${seq}`)),
       getSeq: () => guard(() => store.getSeq()),
-      setSeq: (seq) => guard(() => store.setSeq(seq)),
       getPendingCommit: () => guard(() => store.getPendingCommit()),
       setPendingCommit: (pending) => guard(() => store.setPendingCommit(pending)),
       close: () => undefined,
@@ -328,6 +354,11 @@ class SimDevice {
       onEvent: (event) => this.events.push(event),
       randomId: () => `${this.name}x${this.world.rng.int(1e9)}x${++this.ids}`,
     });
+  }
+
+  /** With `--trace` and SIM_TRACE_ALL=1: every vault write/move/delete and state update. */
+  dbg(line: string): void {
+    if (process.env.SIM_TRACE_ALL === '1') this.world.trace(`    ${this.name}: ${line}`);
   }
 
   /** The app is killed: the engine's memory is gone, its calls in progress never return. */

@@ -1,0 +1,393 @@
+// @vitest-environment node
+// More failures the sync simulation (npm run sync-sim) found, each replayed as a plain test
+// (the earlier ones: sync-engine-regressions.test.ts).
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type {
+  HttpRequest,
+  HttpResponse,
+  HttpTransport,
+} from '../../../plugin/connection/http-transport';
+import { buildSyncTestApp, hashOf } from '../../companion/sync/sync-app';
+import type { SyncTestApp } from '../../companion/sync/sync-app';
+import { InjectTransport } from '../../helpers/inject-transport';
+import { testDevice } from './sync-device';
+
+let t: SyncTestApp;
+afterEach(async () => {
+  await t.close();
+});
+
+function onDisk(path: string): string | undefined {
+  const absolute = join(t.vault, path);
+  return existsSync(absolute) ? readFileSync(absolute, 'utf8') : undefined;
+}
+
+/** A transport that runs `before` once, just before the first request whose url matches. */
+function racing(match: (url: string) => boolean, before: () => void): HttpTransport {
+  const inner = new InjectTransport(() => t.app);
+  let done = false;
+  return {
+    request(request: HttpRequest): Promise<HttpResponse> {
+      if (!done && match(request.url)) {
+        done = true;
+        before();
+      }
+      return inner.request(request);
+    },
+  };
+}
+
+describe('SyncEngine replays of simulation failures', () => {
+  it('a companion file whose path a local file took mid-download arrives when that one moves', async () => {
+    // seed 688606610 (19 ops): while the device downloaded the companion's Notes/Meeting.md,
+    // the user made a note there; the write found it and gave up without remembering the
+    // companion's file, so when the user's note was renamed away it never came.
+    const MEETING = '# Meeting\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Notes/Meeting.md': MEETING } });
+    const linux = testDevice(t, 'Linux laptop', {
+      transport: racing(
+        (url) => url.includes('/blobs/'),
+        () => linux.vault.userWrite('Notes/Meeting.md', '# Mine\n- L2 linux\n~2\n'),
+      ),
+    });
+    await linux.engine.pull();
+    expect(linux.vault.text('Notes/Meeting.md')).toBe('# Mine\n- L2 linux\n~2\n');
+    linux.vault.userRename('Notes/Meeting.md', 'Trip.md');
+    await linux.engine.sync();
+    expect(linux.vault.text('Notes/Meeting.md')).toBe(MEETING);
+    expect(linux.vault.text('Trip.md')).toBe('# Mine\n- L2 linux\n~2\n');
+    expect(onDisk('Trip.md')).toBe('# Mine\n- L2 linux\n~2\n');
+    expect(onDisk('Notes/Meeting.md')).toBe(MEETING);
+  });
+
+  it('a note moved here while a pull brings its new version keeps the companion’s lines', async () => {
+    // seed 7007 (19 ops): the user renamed Inbox.md to Log.md while a pull was bringing a line
+    // the companion's own disk added; the pull found Inbox.md gone and wrote it back, the
+    // rename event then moved that record (base: the new version) onto Log.md (the old bytes),
+    // and Log.md was committed as an edit that removed the line.
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    const laptop = testDevice(t, 'Linux laptop', {
+      transport: racing(
+        (url) => url.includes('/changes?since=1'),
+        () => laptop.vault.userRename('Inbox.md', 'Log.md'),
+      ),
+    });
+    await laptop.engine.sync();
+    t.write('Inbox.md', `${INBOX}- L2 server\n~2\n`);
+    await t.sync.journal.rescan();
+    await laptop.engine.sync();
+    await laptop.engine.sync();
+    expect(onDisk('Log.md')).toBe(`${INBOX}- L2 server\n~2\n`);
+    expect(onDisk('Inbox.md')).toBeUndefined();
+    expect(laptop.vault.paths()).toEqual(['Log.md']);
+    expect(laptop.vault.text('Log.md')).toBe(`${INBOX}- L2 server\n~2\n`);
+  });
+
+  it('a new note in a folder named in other case lands in the companion’s folder everywhere', async () => {
+    // seed 7009 (50 ops): refused for good before (INVALID_PATH), its lines never left the device.
+    t = await buildSyncTestApp({ files: { 'Projects/Old.md': '# Old\n' } });
+    const linux = testDevice(t, 'Linux laptop');
+    await linux.engine.sync();
+    linux.vault.userWrite('projects/plan.md', '# Plan\n- L1 linux\n~1\n');
+    await linux.engine.sync();
+    await linux.engine.sync();
+    expect(onDisk('Projects/plan.md')).toBe('# Plan\n- L1 linux\n~1\n');
+    expect(linux.vault.paths()).toEqual(['Projects/Old.md', 'Projects/plan.md']);
+    expect(linux.events.filter((event) => event.kind === 'problem')).toEqual([]);
+  });
+
+  it('a conflict copy of a note deleted here while its commit went unanswered is not written back', async () => {
+    // seed 688607508 (9 ops): the commit made a conflict copy of the device's new note; its
+    // answer was lost, the note deleted and the app killed. On reopening, the pull wrote the
+    // copy (a new file from elsewhere, it seemed) before the commit's answer said it was ours.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({ files: { 'Plan.md': '# Plan\n- L1 server\n~1\n', ...others } });
+    let lose = false;
+    const inner = new InjectTransport(() => t.app);
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          const response = await inner.request(request);
+          if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
+          return response;
+        },
+      },
+    });
+    phone.vault.userWrite('Plan.md', '# Mine\n- L2 phone\n~2\n');
+    lose = true;
+    await expect(phone.engine.sync()).rejects.toThrow();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toHaveLength(1);
+    phone.vault.userDelete('Plan.md');
+    phone.restart();
+    lose = false;
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
+    expect(phone.vault.paths().filter((path) => !/^n\d/.test(path))).toEqual(['Plan.md']);
+    expect(phone.vault.text('Plan.md')).toBe('# Plan\n- L1 server\n~1\n');
+  });
+
+  it('a file moved onto the case variant of a deleted one keeps its own record', async () => {
+    // seed 940032 (27 ops), on a case-insensitive device: Inbox.md deleted, the daily note
+    // renamed to inbox.md. The scan matched the deleted note's record to inbox.md first (same
+    // name but for case) and wrote it over the daily note's record; the daily note's delete went
+    // up instead, was held, and the note never came back here.
+    const DAILY = '# Daily\n- L1 server\n~1\n';
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({
+      files: { 'Inbox.md': '# Inbox\n- L2 server\n~2\n', 'Daily.md': DAILY, ...others },
+    });
+    const phone = testDevice(t, 'iPhone', { caseInsensitive: true });
+    await phone.engine.sync();
+    phone.vault.userDelete('Inbox.md');
+    phone.vault.userRename('Daily.md', 'inbox.md');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const mine = phone.vault.paths().filter((path) => !/^n\d/.test(path));
+    expect(mine.map((path) => phone.vault.text(path))).toEqual([DAILY]);
+    expect(mine.map((path) => onDisk(path))).toEqual([DAILY]);
+    expect(onDisk('Daily.md')).toBeUndefined();
+    expect(phone.events.filter((event) => event.kind === 'held')).toEqual([]);
+  });
+
+  it('a note deleted and made again at its path is no conflict', async () => {
+    // seed 940006 (30 ops): the new note was committed before the delete of the old one (moved
+    // away, then deleted), met it at the path and became a conflict copy of a note nobody else
+    // wrote. While the delete was held (a mass delete), the same.
+    t = await buildSyncTestApp({ files: { 'Shopping.md': '# Old\n- L1 server\n~1\n' } });
+    const phone = testDevice(t, 'Pixel 8');
+    await phone.engine.sync();
+    // Moved first (else a delete and a new file at one path are one edited file).
+    phone.vault.userRename('Shopping.md', 'Old.md');
+    phone.vault.userDelete('Old.md');
+    phone.vault.userWrite('Shopping.md', '# New\n- L2 phone\n~2\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(readdirSync(t.vault)).toEqual(['Shopping.md']);
+    expect(onDisk('Shopping.md')).toBe('# New\n- L2 phone\n~2\n');
+    expect(phone.vault.paths()).toEqual(['Shopping.md']);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
+  it('a note made at the path of a held delete waits for the user’s answer', async () => {
+    const others = Object.fromEntries(
+      Array.from({ length: 3 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({
+      files: { 'Shopping.md': '# Old\n- L1 server\n~1\n', 'Trip.md': '# Trip\n', ...others },
+    });
+    const phone = testDevice(t, 'Pixel 8');
+    await phone.engine.sync();
+    phone.vault.userRename('Shopping.md', 'Old.md');
+    phone.vault.userDelete('Old.md');
+    phone.vault.userDelete('Trip.md');
+    phone.vault.userWrite('Shopping.md', '# New\n- L2 phone\n~2\n');
+    await phone.engine.sync();
+    expect(phone.engine.pendingHolds).toHaveLength(1);
+    expect(onDisk('Shopping.md')).toBe('# Old\n- L1 server\n~1\n');
+    await phone.engine.confirmHold(phone.engine.pendingHolds[0] as string);
+    await phone.engine.sync();
+    expect(readdirSync(t.vault).sort()).toEqual(['Shopping.md', 'n0.md', 'n1.md', 'n2.md']);
+    expect(onDisk('Shopping.md')).toBe('# New\n- L2 phone\n~2\n');
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
+  it('a note moved here while its commit made a conflict copy keeps the copy', async () => {
+    // seed 950016 (30 ops): the answer (a conflict copy holding the device's lines) was settled
+    // before the move's event was; the note seemed deleted here, so was its copy, everywhere.
+    t = await buildSyncTestApp({ files: { 'Inbox.md': '# Inbox\n- L1 server\n~1\n' } });
+    const phone = testDevice(t, 'iPhone', {
+      caseInsensitive: true,
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userRename('Inbox.md', 'Trip.md'),
+      ),
+    });
+    phone.vault.userWrite('Inbox.md', '# Mine\n- L2 phone\n~2\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk(copies[0] as string)).toContain('- L2 phone');
+    expect(phone.vault.text(copies[0] as string)).toBe(onDisk(copies[0] as string));
+  });
+
+  it('a companion file that found its path taken arrives after the app was killed', async () => {
+    // seed 950162 (28 ops): Log.md was renamed to Trip.md here as the companion got a Trip.md
+    // of its own; the pull could not place it (PATH_TAKEN) and meant to pull it again, but the
+    // position was saved past it and the app killed, so it never came.
+    t = await buildSyncTestApp({ files: { 'Log.md': '# Log\n- L1 server\n~1\n' } });
+    const phone = testDevice(t, 'iPhone', { caseInsensitive: true });
+    await phone.engine.sync();
+    phone.vault.userRename('Log.md', 'Trip.md');
+    t.write('Trip.md', '# Trip\n- L2 server\n~2\n');
+    await t.sync.journal.rescan();
+    await phone.engine.pull();
+    expect(phone.events.some((event) => event.kind === 'problem')).toBe(true);
+    phone.restart();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const files = readdirSync(t.vault).sort();
+    expect(files).toHaveLength(2);
+    for (const name of files) expect(phone.vault.text(name)).toBe(onDisk(name));
+    expect(onDisk('Trip.md')).toBe('# Trip\n- L2 server\n~2\n');
+  });
+
+  it('lines typed while a version became a conflict copy go to the copy, not a second one', async () => {
+    // seed 970293 (30 ops): the device kept editing the note while its version went up and came
+    // back a conflict; its later lines were committed against the path's note again, and every
+    // further edit made another copy (copies of copies) where nothing overlapped.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Plan.md', '# Plan\n- L1 phone\n~1\n- L3 phone\n~3\n'),
+      ),
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userWrite('Plan.md', '# Plan\n- L1 laptop\n~1\n');
+    await laptop.engine.sync();
+    phone.vault.userWrite('Plan.md', '# Plan\n- L1 phone\n~1\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    const copy = onDisk(copies[0] as string) ?? '';
+    expect(copy).toContain('- L1 phone\n~1\n- L3 phone\n~3\n');
+    expect(copy).toContain('conflict_device: Pixel 8');
+    expect(onDisk('Plan.md')).toBe('# Plan\n- L1 laptop\n~1\n');
+    expect(phone.vault.text('Plan.md')).toBe('# Plan\n- L1 laptop\n~1\n');
+    expect(phone.vault.text(copies[0] as string)).toBe(copy);
+  });
+
+  it('a note deleted here as its conflict answer is applied takes its copy with it', async () => {
+    // seed 980040 (26 ops): the device's new note came back a conflict; its copy was written
+    // here, then the user deleted the note (their version, now the copy) before the companion's
+    // version was written at the path. The copy stayed everywhere: a deleted note come back.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN, ...others } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith(`/blobs/${hashOf(PLAN)}`),
+        () => phone.vault.userDelete('Plan.md'),
+      ),
+    });
+    phone.vault.userWrite('Plan.md', '# Mine\n- L2 phone\n~2\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
+    expect(phone.vault.paths().filter((path) => !/^n\d/.test(path))).toEqual(['Plan.md']);
+    expect(phone.vault.text('Plan.md')).toBe(PLAN);
+    expect(onDisk('Plan.md')).toBe(PLAN);
+  });
+
+  it('lines typed while the earlier ones move to the conflict copy move too', async () => {
+    // seed 990126 (68 ops): a line typed while the device moved its edits to the copy made the
+    // companion's version not be written; the note kept both and conflicted again later.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    const LAPTOP = '# Plan\n- L1 laptop\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const laptop = testDevice(t, 'MacBook');
+    const inner = new InjectTransport(() => t.app);
+    const typed = ['- L3 phone\n~3\n', '- L4 phone\n~4\n'];
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          const trigger =
+            request.url.endsWith('/commit') || request.url.endsWith(`/blobs/${hashOf(LAPTOP)}`);
+          const line = trigger ? typed.shift() : undefined;
+          if (line !== undefined) {
+            phone.vault.userWrite('Plan.md', `${phone.vault.text('Plan.md') ?? ''}${line}`);
+          }
+          return inner.request(request);
+        },
+      },
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userWrite('Plan.md', LAPTOP);
+    await laptop.engine.sync();
+    phone.vault.userWrite('Plan.md', '# Plan\n- L1 phone\n~1\n');
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk(copies[0] as string)).toContain('- L3 phone\n~3\n- L4 phone\n~4\n');
+    expect(onDisk('Plan.md')).toBe(LAPTOP);
+    expect(phone.vault.text('Plan.md')).toBe(LAPTOP);
+  });
+
+  it('a conflict answer applied twice (its commit resent) leaves the copy as it was', async () => {
+    // seed 1000087 (68 ops): the answer was applied, the app killed before it was marked
+    // done; a line was then added to the note (now the companion's version). The resent
+    // commit's answer took that edit for one made to the device's version and moved the
+    // note's text into the copy, over the device's lines.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const phone = testDevice(t, 'Pixel 8');
+    const clearPending = phone.store.setPendingCommit.bind(phone.store);
+    let killOnDone = true;
+    phone.store.setPendingCommit = (pending) => {
+      if (pending === null && killOnDone) {
+        killOnDone = false;
+        return Promise.reject(new Error('killed'));
+      }
+      return clearPending(pending);
+    };
+    phone.vault.userWrite('Plan.md', '# Mine\n- L2 phone\n~2\n');
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Plan.md')).toBe(PLAN);
+    phone.vault.userWrite('Plan.md', `${PLAN}- L3 phone\n~3\n`);
+    phone.restart();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk(copies[0] as string)).toContain('# Mine\n- L2 phone\n~2\n');
+    expect(onDisk('Plan.md')).toBe(`${PLAN}- L3 phone\n~3\n`);
+  });
+
+  it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
+    // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
+    // position is ahead of it. It lists everything again and relinks its files by hash.
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const PLAN = '# Plan\n- L2 server\n~2\n';
+    const first = await buildSyncTestApp({ files: { 'Trip.md': TRIP, 'Plan.md': PLAN } });
+    t = first;
+    let app = first.app;
+    const inner = new InjectTransport(() => app);
+    const phone = testDevice(t, 'Pixel 8', { transport: inner });
+    await phone.engine.sync();
+    phone.vault.userWrite('Trip.md', `${TRIP}- L3 phone\n~3\n`);
+    await phone.engine.sync();
+    expect(await phone.store.getSeq()).toBe(3);
+    await first.close();
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP, 'Plan.md': PLAN } });
+    app = t.app;
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(onDisk('Trip.md')).toBe(`${TRIP}- L3 phone\n~3\n`);
+    expect(onDisk('Plan.md')).toBe(PLAN);
+    expect(readdirSync(t.vault).sort()).toEqual(['Plan.md', 'Trip.md']);
+    expect(phone.vault.text('Trip.md')).toBe(`${TRIP}- L3 phone\n~3\n`);
+    expect(await phone.store.getSeq()).toBeLessThanOrEqual(3);
+    expect(phone.events.filter((event) => event.kind === 'problem')).toEqual([]);
+  });
+});
