@@ -7,6 +7,7 @@ import type { CompanionEndpoint } from '../../connection/client';
 import type { HttpTransport } from '../../connection/http-transport';
 import { AuditClient } from '../audit-client';
 import { AUDIT_VIEW_TYPE, AuditView } from './audit-view';
+import { revealView } from '../../workspace/obsidian/reveal-view';
 
 export function registerAuditView(
   plugin: Plugin,
@@ -31,14 +32,7 @@ export function registerAuditView(
 }
 
 async function showAuditView(plugin: Plugin): Promise<void> {
-  const { workspace } = plugin.app;
-  let leaf = workspace.getLeavesOfType(AUDIT_VIEW_TYPE)[0] ?? null;
-  if (leaf) {
+  await revealView(plugin.app, AUDIT_VIEW_TYPE, 'sidebar', async (leaf) => {
     if (leaf.view instanceof AuditView) await leaf.view.reload();
-  } else {
-    leaf = workspace.getRightLeaf(false);
-    if (!leaf) return;
-    await leaf.setViewState({ type: AUDIT_VIEW_TYPE, active: true });
-  }
-  await workspace.revealLeaf(leaf);
+  });
 }

@@ -9,6 +9,7 @@ import { mount, unmount } from 'svelte';
 import { loadKnowledgeHealth } from '../knowledge-health';
 import type { HealthSource } from '../knowledge-health';
 import KnowledgeHealth from '../ui/KnowledgeHealth.svelte';
+import { revealView } from '../../workspace/obsidian/reveal-view';
 
 export const KNOWLEDGE_HEALTH_VIEW_TYPE = 'cairn-knowledge-health';
 
@@ -22,16 +23,9 @@ export function setUpKnowledgeHealth(plugin: Plugin, source: HealthSource): void
 }
 
 async function openKnowledgeHealth(plugin: Plugin): Promise<void> {
-  const { workspace } = plugin.app;
-  let leaf = workspace.getLeavesOfType(KNOWLEDGE_HEALTH_VIEW_TYPE)[0] ?? null;
-  if (!leaf) {
-    leaf = workspace.getLeaf('tab');
-    await leaf.setViewState({ type: KNOWLEDGE_HEALTH_VIEW_TYPE, active: true });
-  } else {
-    const view = leaf.view;
-    if (view instanceof KnowledgeHealthView) view.refresh();
-  }
-  await workspace.revealLeaf(leaf);
+  await revealView(plugin.app, KNOWLEDGE_HEALTH_VIEW_TYPE, 'tab', (leaf) => {
+    if (leaf.view instanceof KnowledgeHealthView) leaf.view.refresh();
+  });
 }
 
 class KnowledgeHealthView extends ItemView {

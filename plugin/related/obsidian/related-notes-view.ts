@@ -11,6 +11,7 @@ import type { RelatedChunks } from '../../search/search-engine';
 import type { SearchStatus } from '../../search/search-status';
 import type { Readable } from 'svelte/store';
 import type { FirstRunActions, FirstRunCardState } from '../../search/first-run';
+import { revealView } from '../../workspace/obsidian/reveal-view';
 
 export const RELATED_VIEW_TYPE = 'cairn-related';
 
@@ -110,14 +111,7 @@ export function setUpRelatedNotes(plugin: Plugin, deps: RelatedNotesDeps): Relat
 }
 
 async function openRelatedView(app: App): Promise<void> {
-  const { workspace } = app;
-  let leaf = workspace.getLeavesOfType(RELATED_VIEW_TYPE)[0] ?? null;
-  if (!leaf) {
-    leaf = workspace.getRightLeaf(false);
-    if (!leaf) return;
-    await leaf.setViewState({ type: RELATED_VIEW_TYPE, active: true });
-  }
-  await workspace.revealLeaf(leaf);
+  await revealView(app, RELATED_VIEW_TYPE, 'sidebar');
 }
 
 /** The line under the note's title: why the list may be thin, in the user's words. */

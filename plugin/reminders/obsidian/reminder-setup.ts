@@ -17,6 +17,7 @@ import type { CompanionReminders } from './reminder-upcoming-view';
 import { readFileReminders } from '../vault-reminder-entries';
 import type { VaultReminderEntry } from '../vault-reminder-entries';
 import type { ReadReminders } from './reminder-notice-actions';
+import { revealView } from '../../workspace/obsidian/reveal-view';
 
 export interface ReminderSetupDeps {
   settings: () => CairnSettings;
@@ -100,12 +101,5 @@ export function setUpReminders(
 }
 
 async function showUpcoming(plugin: Plugin): Promise<void> {
-  const { workspace } = plugin.app;
-  let leaf = workspace.getLeavesOfType(REMINDERS_VIEW_TYPE)[0] ?? null;
-  if (!leaf) {
-    leaf = workspace.getRightLeaf(false);
-    if (!leaf) return;
-    await leaf.setViewState({ type: REMINDERS_VIEW_TYPE, active: true });
-  }
-  await workspace.revealLeaf(leaf);
+  await revealView(plugin.app, REMINDERS_VIEW_TYPE, 'sidebar');
 }

@@ -17,6 +17,7 @@ import {
 } from '../scheduled-tasks';
 import type { TaskDraft, TasksSource } from '../scheduled-tasks';
 import ScheduledTasks from '../ui/ScheduledTasks.svelte';
+import { revealView } from '../../workspace/obsidian/reveal-view';
 
 export const SCHEDULED_TASKS_VIEW_TYPE = 'cairn-scheduled-tasks';
 
@@ -45,16 +46,10 @@ async function openScheduledTasks(
   withForm: boolean,
 ): Promise<void> {
   if (source.companionUrl().trim() === '') new Notice(NEEDS_COMPANION);
-  const { workspace } = plugin.app;
-  let leaf = workspace.getLeavesOfType(SCHEDULED_TASKS_VIEW_TYPE)[0] ?? null;
-  if (!leaf) {
-    leaf = workspace.getLeaf('tab');
-    await leaf.setViewState({ type: SCHEDULED_TASKS_VIEW_TYPE, active: true });
-  } else if (leaf.view instanceof ScheduledTasksView) {
-    leaf.view.refresh();
-  }
-  await workspace.revealLeaf(leaf);
-  if (withForm && source.companionUrl().trim() !== '' && leaf.view instanceof ScheduledTasksView) {
+  const leaf = await revealView(plugin.app, SCHEDULED_TASKS_VIEW_TYPE, 'tab', (open) => {
+    if (open.view instanceof ScheduledTasksView) open.view.refresh();
+  });
+  if (withForm && source.companionUrl().trim() !== '' && leaf?.view instanceof ScheduledTasksView) {
     leaf.view.openForm();
   }
 }

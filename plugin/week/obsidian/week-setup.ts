@@ -25,6 +25,7 @@ import { calendarReminder, localWeek, noteEvents, weekAt } from '../week-data';
 import { WEEK_VIEW_TYPE, WeekItemView } from './week-view';
 import type { WeekViewDeps } from './week-view';
 import type { ReadOnlyActions } from '../week-data';
+import { revealView } from '../../workspace/obsidian/reveal-view';
 
 /** The week view's Snooze: the phone's "snooze 15 min". */
 const SNOOZE_MINUTES = 15;
@@ -214,12 +215,5 @@ export function setUpWeek(plugin: Plugin, deps: WeekSetupDeps): void {
 }
 
 async function openWeek(plugin: Plugin): Promise<void> {
-  const { workspace } = plugin.app;
-  let leaf = workspace.getLeavesOfType(WEEK_VIEW_TYPE)[0] ?? null;
-  if (!leaf) {
-    leaf = workspace.getRightLeaf(false);
-    if (!leaf) return;
-    await leaf.setViewState({ type: WEEK_VIEW_TYPE, active: true });
-  }
-  await workspace.revealLeaf(leaf);
+  await revealView(plugin.app, WEEK_VIEW_TYPE, 'sidebar');
 }
