@@ -51,6 +51,9 @@ export function inlineWorkerPlugin() {
           conditions: ['browser'],
           minify,
           plugins: [noWasmThreads],
+          // tfjs's wasm binaries are imported as bytes (base64 in the worker's text), so the
+          // code that runs ships inside main.js instead of being downloaded beside the weights.
+          loader: { '.wasm': 'binary' },
           metafile: true,
           logLevel: 'silent',
           define: { 'process.env.NODE_ENV': '"production"' },

@@ -1,8 +1,12 @@
-import { USE_LITE_FILES, USE_LITE_TOTAL_BYTES } from '../../shared/embeddings/use-lite-files';
+import {
+  USE_LITE_WEIGHT_BYTES,
+  USE_LITE_WEIGHT_FILES,
+} from '../../shared/embeddings/use-lite-files';
 import type { ModelFolderAdapter } from './builtin-model-folder';
 
 /*
- * Fills the model folder from a source: the paired companion's
+ * Fills the model folder with the model's weights (data only: the wasm binaries are in main.js)
+ * from a source: the paired companion's
  * `GET /api/v1/models/use-lite/files/:name` (with its token), or a base URL holding each file
  * under its own name (`<base>/<name>`, e.g. a release's assets). Each file is checked (size and SHA-256) and written under a temporary name, then renamed into
  * place; a file is never half-written under its real name, so an interrupted download leaves a
@@ -53,13 +57,13 @@ export async function downloadBuiltinModel(options: DownloadOptions): Promise<vo
   const { adapter, dir } = options;
   if (!(await adapter.exists(dir))) await adapter.mkdir(dir);
   let doneBytes = 0;
-  for (const [position, file] of USE_LITE_FILES.entries()) {
+  for (const [position, file] of USE_LITE_WEIGHT_FILES.entries()) {
     options.onProgress?.({
       file: file.name,
       index: position + 1,
-      count: USE_LITE_FILES.length,
+      count: USE_LITE_WEIGHT_FILES.length,
       doneBytes,
-      totalBytes: USE_LITE_TOTAL_BYTES,
+      totalBytes: USE_LITE_WEIGHT_BYTES,
     });
     const target = `${dir}/${file.name}`;
     if (!(await isIntact(adapter, target, file.bytes, file.sha256))) {

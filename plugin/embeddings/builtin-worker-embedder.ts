@@ -61,13 +61,11 @@ export class BuiltinWorkerEmbedder implements Embedder {
           if (!ready) reject(failure);
         },
       );
-      const { modelJson, vocab, shards, wasm } = payload;
-      worker.send({ type: 'init', modelJson, vocab, shards, wasm }, [
+      const { modelJson, vocab, shards } = payload;
+      worker.send({ type: 'init', modelJson, vocab, shards }, [
         modelJson,
         vocab,
         ...shards.map(([, bytes]) => bytes),
-        wasm.plain,
-        wasm.simd,
       ]);
     });
   }

@@ -8,13 +8,14 @@ import {
 
 /*
  * What the built-in model worker does with each message, apart from how it reaches the wasm
- * binary (a Web Worker uses blob URLs; tests in Node use a folder): so the same handler runs in
+ * binary (the Web Worker uses blob URLs of the bytes embedded in its script; tests in Node use
+ * a folder): so the same handler runs in
  * the shipped worker and, in-process, in tests.
  */
 
 export interface WorkerHandlerDeps {
-  /** Sets up TensorFlow.js's wasm backend from the binaries' bytes. */
-  startBackend(wasm: InitMessage['wasm']): Promise<void>;
+  /** Sets up TensorFlow.js's wasm backend. */
+  startBackend(): Promise<void>;
   post(message: FromWorkerMessage, transfer: Transferable[]): void;
 }
 
@@ -24,7 +25,7 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (message: ToWorker
   let queue: Promise<void> = Promise.resolve();
 
   const init = async (message: InitMessage): Promise<UseLiteCore> => {
-    await deps.startBackend(message.wasm);
+    await deps.startBackend();
     return UseLiteCore.fromBytes({
       modelJson: message.modelJson,
       vocab: message.vocab,

@@ -2,7 +2,7 @@ import type { EmbeddingModel } from '../../shared/ports';
 
 /*
  * Messages between the plugin and its built-in model worker. The worker gets the model's bytes
- * once (`init`, buffers transferred), answers `ready` or `fatal`, then one `embed` at a time.
+ * (its weights; the wasm binaries are embedded in the worker's script) once (`init`, buffers transferred), answers `ready` or `fatal`, then one `embed` at a time.
  */
 
 export interface InitMessage {
@@ -10,7 +10,6 @@ export interface InitMessage {
   readonly modelJson: ArrayBuffer;
   readonly vocab: ArrayBuffer;
   readonly shards: [string, ArrayBuffer][];
-  readonly wasm: { readonly plain: ArrayBuffer; readonly simd: ArrayBuffer };
 }
 
 export interface EmbedMessage {

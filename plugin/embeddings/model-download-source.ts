@@ -1,4 +1,4 @@
-import { USE_LITE_TOTAL_BYTES } from '../../shared/embeddings/use-lite-files';
+import { USE_LITE_WEIGHT_BYTES } from '../../shared/embeddings/use-lite-files';
 import { releaseAssetsUrl } from '../release-info';
 import type { CairnSettings } from '../../shared/settings/cairn-settings';
 import {
@@ -26,8 +26,8 @@ export function modelDownloadUrl(
   return url === '' ? releaseAssetsUrl(version) : url;
 }
 
-/** "29 MB": the model's size as the button and the docs say it. */
-export const MODEL_SIZE_TEXT = `${Math.round(USE_LITE_TOTAL_BYTES / 1_000_000)} MB`;
+/** "28 MB": the download's size (the weights) as the button and the docs say it. */
+export const MODEL_SIZE_TEXT = `${Math.round(USE_LITE_WEIGHT_BYTES / 1_000_000)} MB`;
 
 /** The URL route's button and command text, naming the size and the host it contacts. */
 export function urlDownloadLabel(

@@ -12,7 +12,7 @@ export type FirstRunRoute = 'url' | 'companion';
 
 export interface FirstRunDownload {
   readonly route: FirstRunRoute;
-  /** "Download the built-in model (29 MB) from github.com". */
+  /** "Download the built-in model (28 MB) from github.com". */
   readonly label: string;
   /** Why this route cannot download now (offline mode, no pairing), or null. */
   readonly blocked: string | null;

@@ -4,7 +4,10 @@
  * engine, the browser time slicer) and the real related-notes adapter, over an in-memory vault
  * that the Node side generated and serves. `?phase=index` indexes from scratch; `?phase=restart`
  * (a fresh page load, same profile) restores from the store and then measures search and
- * related notes; any other phase does nothing (a page of the origin to set throttling on).
+ * related notes; `?phase=phone` indexes from scratch with no embedder (on-device keyword search,
+ * the phone profile's memory row) and keeps the index alive for the Node side to weigh the heap,
+ * then searches when asked (`window.benchPhoneSearch`); any other phase does nothing (a page of
+ * the origin to set throttling on).
  * Each phase leaves its numbers in `window.benchResult`.
  *
  * Built with esbuild for the browser; `obsidian` and `.svelte` imports resolve to stubs (the
@@ -95,10 +98,21 @@ export interface IndexProgressReport {
   total: number;
 }
 
+/** The phone profile's keyword-only first index (the heap is weighed by the Node side). */
+export interface PhoneIndexResult {
+  phase: 'phone';
+  indexMs: number;
+  notes: number;
+  chunks: number;
+  problems: number;
+}
+
 declare global {
   interface Window {
-    benchResult?: Promise<IndexResult | RestartResult>;
+    benchResult?: Promise<IndexResult | RestartResult | PhoneIndexResult>;
     benchProgress?: () => IndexProgressReport;
+    /** Runs every query on the phone phase's index (kept alive until the page goes). */
+    benchPhoneSearch?: () => Promise<Latency>;
   }
 }
 
@@ -166,6 +180,11 @@ class MemoryVault implements VaultSource {
 
   stat(path: string): VaultFileStat | null {
     return this.stats.get(path) ?? null;
+  }
+
+  /** Drops the texts held in memory (a later read fetches them again). */
+  forgetTexts(): void {
+    this.texts = undefined;
   }
 
   async read(path: string): Promise<string> {
@@ -503,6 +522,30 @@ async function restartPhase(): Promise<RestartResult> {
   };
 }
 
+/**
+ * A first index with no embedder, as a phone with on-device keyword search has: the vault's
+ * texts are dropped once indexed (Obsidian holds them on disk, not in the heap), the index stays
+ * referenced so the heap the Node side weighs is what the plugin keeps.
+ */
+async function phonePhase(): Promise<PhoneIndexResult> {
+  const listing = await fetchJson<VaultListing>('/list.json');
+  const vault = new MemoryVault(listing, await fetchJson<Record<string, string>>('/texts.json'));
+  const started = performance.now();
+  const index = await openIndex(vault, null);
+  await index.started;
+  const indexMs = performance.now() - started;
+  window.benchPhoneSearch = () => searchLatency(index.engine, listing.queries);
+  vault.forgetTexts();
+  return {
+    phase: 'phone',
+    indexMs,
+    notes: index.engine.noteCount,
+    chunks: index.engine.size,
+    problems: index.problems.count,
+  };
+}
+
 const phase = new URLSearchParams(location.search).get('phase');
 if (phase === 'index') window.benchResult = indexPhase();
 else if (phase === 'restart') window.benchResult = restartPhase();
+else if (phase === 'phone') window.benchResult = phonePhase();

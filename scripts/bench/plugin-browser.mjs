@@ -21,9 +21,13 @@
 //                (keyword: the same store restored without an embedder);
 //   related:     a 'file-open' → the related-notes ranking ready, p50/p95 over --switches notes.
 // Targets (issue #16) are a column of the table; missing one is reported, not a failure.
+// Phone profile (issue #27), a third fresh profile throttled --rate×: a first index with no
+// model (on-device keyword search), then the JS heap (DevTools HeapProfiler.collectGarbage,
+// then Runtime.getHeapUsage: used / allocated) after indexing and after --queries searches,
+// against a 250 MB budget. `--phone-only` runs just that table.
 //
 //   node scripts/bench/plugin-browser.mjs [--notes 10000] [--queries 200] [--switches 100] [--rate 4]
-//                                         [--throttled-index-s 40]
+//                                         [--throttled-index-s 40] [--phone-only]
 import esbuild from 'esbuild';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -39,6 +43,7 @@ const { values: args } = parseArgs({
     switches: { type: 'string', default: '100' },
     rate: { type: 'string', default: '4' },
     'throttled-index-s': { type: 'string', default: '40' },
+    'phone-only': { type: 'boolean', default: false },
   },
 });
 const positive = (name) => {
@@ -54,6 +59,8 @@ const rate = positive('rate');
 const throttledIndexCapMs = positive('throttled-index-s') * 1000;
 /** A phase that takes longer than this is stuck: the bench stops with an error. */
 const PHASE_TIMEOUT_MS = 300_000;
+/** The phone profile's JS heap budget (issue #27), with on-device keyword search. */
+const PHONE_HEAP_BUDGET_MB = 250;
 
 const { load } = await bundleForNode('cairn-bench-plugin-browser', [
   'test/helpers/browser.ts',
@@ -185,7 +192,50 @@ async function openProfile(base) {
   await page.goto(`${base}/?phase=none`);
   const cdp = await browser.context.newCDPSession(page);
   const throttle = (cpuRate) => cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuRate });
-  return { browser, page, throttle };
+  /** The page's JS heap in MB after a full garbage collection: used and allocated. */
+  const heap = async () => {
+    await cdp.send('HeapProfiler.collectGarbage');
+    const { usedSize, totalSize } = await cdp.send('Runtime.getHeapUsage');
+    return { usedMb: usedSize / 1024 / 1024, totalMb: totalSize / 1024 / 1024 };
+  };
+  return { browser, page, throttle, heap };
+}
+
+/**
+ * The phone profile: a fresh profile throttled --rate×, a first index with no embedder, the heap
+ * weighed once indexed and again after every query was searched.
+ */
+async function runPhone(base) {
+  const phone = await openProfile(base);
+  try {
+    await phone.throttle(rate);
+    const index = await runPhase(phone.page, base, 'phone', `phone (${rate}× CPU)`);
+    const afterIndex = await phone.heap();
+    const search = await withTimeout(
+      phone.page.evaluate(() => globalThis.benchPhoneSearch()),
+      'phone searches',
+    );
+    const afterSearch = await phone.heap();
+    return { index, afterIndex, search, afterSearch };
+  } finally {
+    await phone.browser.close();
+  }
+}
+
+function phoneTable({ index, afterIndex, search, afterSearch }) {
+  const mb = ({ usedMb, totalMb }) =>
+    `${usedMb.toFixed(1)} MB used / ${totalMb.toFixed(1)} MB allocated ${usedMb <= PHONE_HEAP_BUDGET_MB ? '✓' : '✗'}`;
+  return [
+    `| phone profile: ${noteCount.toLocaleString('en')} notes, ${index.chunks.toLocaleString('en')} chunks, ${rate}× CPU, keyword only | target | measured |`,
+    '| --- | --- | --- |',
+    `| first index (no model) | — | ${(index.indexMs / 1000).toFixed(2)} s |`,
+    `| JS heap after indexing | ≤ ${PHONE_HEAP_BUDGET_MB} MB | ${mb(afterIndex)} |`,
+    `| JS heap after ${queryCount} keyword searches (p50 / p95 ${search.p50.toFixed(1)} / ${search.p95.toFixed(1)} ms) | ≤ ${PHONE_HEAP_BUDGET_MB} MB | ${mb(afterSearch)} |`,
+    '',
+    'Heap: DevTools HeapProfiler.collectGarbage, then Runtime.getHeapUsage of the page (the ' +
+      "vault's texts dropped once indexed: Obsidian keeps them on disk). A desktop Chromium's " +
+      'heap stands in for a phone WebView with the same engine; throttling slows the CPU only.',
+  ].join('\n');
 }
 
 /**
@@ -227,11 +277,18 @@ const server = await serve({
   '/texts.json': { type: 'application/json', body: vault.texts },
 });
 let runs;
+let phone;
 try {
   const base = `http://127.0.0.1:${server.address().port}`;
-  runs = await runAll(base);
+  if (!args['phone-only']) runs = await runAll(base);
+  phone = await runPhone(base);
 } finally {
   server.close();
+}
+if (args['phone-only']) {
+  console.log(phoneTable(phone));
+  console.log(`Total run ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+  process.exit(0);
 }
 
 const ms = (value) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
@@ -375,5 +432,7 @@ console.log(
       'asking the index for candidates to the view state being ready (after its 120 ms switch delay).',
     ...runs.map((run, i) => `${i === 0 ? '1×' : `${rate}×`}: ${detail(run)}`),
     `Total run ${((performance.now() - started) / 1000).toFixed(0)} s.`,
+    '',
+    phoneTable(phone),
   ].join('\n'),
 );

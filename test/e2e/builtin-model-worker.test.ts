@@ -1,8 +1,9 @@
 /**
  * The built-in model's Web Worker as the plugin ships it (bundled by the same esbuild plugin,
- * minified, started from a blob URL of its text) in Chromium: the page reads the model files
+ * minified, started from a blob URL of its text) in Chromium: the page reads the model's weights
  * over HTTP, posts them to the worker and embeds one sentence. The vector must match the
- * companion's for the same text.
+ * companion's for the same text, and the wasm binaries must come from the worker's own script
+ * (embedded at build time), never from the network.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -32,7 +33,6 @@ window.embedSentence = async (text) => {
     modelJson: await get('model.json'),
     vocab: await get('vocab.json'),
     shards,
-    wasm: { plain: await get('tfjs-backend-wasm.wasm'), simd: await get('tfjs-backend-wasm-simd.wasm') },
   };
   const embedder = await BuiltinWorkerEmbedder.start(startBuiltinWorker(), payload);
   try {
@@ -48,6 +48,8 @@ describe.skipIf(!availability.available)('the built-in model worker in Chromium'
   let server: Server;
   let browser: LaunchedBrowser;
   let baseUrl = '';
+  /** Every URL the server was asked for. */
+  const requested: string[] = [];
 
   beforeAll(async () => {
     const { build } = await import('esbuild');
@@ -67,6 +69,7 @@ describe.skipIf(!availability.available)('the built-in model worker in Chromium'
     const pageScript = bundle.outputFiles[0]?.text ?? '';
     server = createServer((request, response) => {
       const url = request.url ?? '/';
+      requested.push(url);
       if (url === '/') {
         response.writeHead(200, { 'Content-Type': 'text/html' });
         return response.end('<!doctype html><script src="/page.js"></script>');
@@ -104,6 +107,7 @@ describe.skipIf(!availability.available)('the built-in model worker in Chromium'
       SENTENCE,
     )) as { model: { id: string; dims: number }; vector: number[] };
     expect(errors).toEqual([]);
+    expect(requested.filter((url) => url.endsWith('.wasm'))).toEqual([]);
     expect(result.model).toEqual({ id: 'use-lite-512@energetic-ai-0.2.0', dims: 512 });
     expect(result.vector).toHaveLength(512);
 

@@ -270,7 +270,7 @@ describe('downloading the built-in model from a URL', () => {
     });
     const { plugin, mock } = await loadPlugin();
     const command = mock.commands__.get('download-builtin-model-from-url');
-    expect(command?.name).toContain('Download the built-in model (29 MB) from github.com');
+    expect(command?.name).toContain('Download the built-in model (28 MB) from github.com');
     // Offered (the model is not installed); the companion's download is not: none is set.
     expect(command?.checkCallback?.(true)).toBe(true);
     expect(mock.commands__.get('download-builtin-model')?.checkCallback?.(true)).toBe(false);
@@ -287,7 +287,7 @@ describe('downloading the built-in model from a URL', () => {
       settings.embeddings.modelDownloadUrl = 'http://192.168.1.20:8080/cairn';
     });
     plugin.settingsClosed();
-    expect(command?.name).toContain('Download the built-in model (29 MB) from 192.168.1.20');
+    expect(command?.name).toContain('Download the built-in model (28 MB) from 192.168.1.20');
     expect(command?.name).not.toContain('github.com');
     create.mockRestore();
     plugin.unload();

@@ -43,7 +43,7 @@ export function builtinModelHost(plugin: Plugin): BuiltinModelHost {
 /** What the settings tab and main.ts use of the built-in model's downloads. */
 export interface BuiltinModelDownloads {
   check(): Promise<FolderCheck>;
-  /** "Download the built-in model (29 MB) from github.com", for the current settings. */
+  /** "Download the built-in model (28 MB) from github.com", for the current settings. */
   urlLabel(): string;
   /** Why `route` cannot download with the current settings (offline mode, no pairing…), or null. */
   blocked(route: ModelRoute): string | null;

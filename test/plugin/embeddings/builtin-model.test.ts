@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { USE_LITE_FILES } from '../../../shared/embeddings/use-lite-files';
+import { USE_LITE_WEIGHT_FILES } from '../../../shared/embeddings/use-lite-files';
 import {
   checkModelFolder,
   builtinModelDir,
@@ -70,16 +70,24 @@ describe('the model folder check', () => {
     });
   });
 
-  it('is complete with every file, and names a missing shard and a short wasm file', async () => {
+  it('is complete with every weight file, and names a missing shard and a short vocabulary', async () => {
     copyModel(dir);
     expect(await checkModelFolder(adapter, dir)).toEqual({ complete: true });
     unlinkSync(`${dir}/group1-shard3of7`);
-    truncateSync(`${dir}/tfjs-backend-wasm.wasm`, 100);
+    truncateSync(`${dir}/vocab.json`, 100);
     const check = await checkModelFolder(adapter, dir);
     expect(check.complete).toBe(false);
     expect(!check.complete && check.message).toBe(
-      `the built-in model in ${dir} is incomplete (missing group1-shard3of7; tfjs-backend-wasm.wasm is 100 bytes, expected 311123): ${INSTALL_HINT}`,
+      `the built-in model in ${dir} is incomplete (missing group1-shard3of7; vocab.json is 100 bytes, expected 218327): ${INSTALL_HINT}`,
     );
+  });
+
+  it('needs no wasm binary in the folder: they ride in main.js', async () => {
+    copyModel(dir);
+    unlinkSync(`${dir}/tfjs-backend-wasm.wasm`);
+    unlinkSync(`${dir}/tfjs-backend-wasm-simd.wasm`);
+    expect(await checkModelFolder(adapter, dir)).toEqual({ complete: true });
+    expect(USE_LITE_WEIGHT_FILES.map((f) => f.name)).not.toContain('tfjs-backend-wasm.wasm');
   });
 });
 
@@ -106,14 +114,14 @@ describe('downloading the model from the companion', () => {
       onProgress: (p) => progress.push(`${p.index}/${p.count} ${p.file}`),
     });
     expect(await checkModelFolder(adapter, dir)).toEqual({ complete: true });
-    expect(progress).toHaveLength(USE_LITE_FILES.length);
-    expect(progress[0]).toBe(`1/${USE_LITE_FILES.length} model.json`);
-    for (const file of USE_LITE_FILES) {
+    expect(progress).toHaveLength(USE_LITE_WEIGHT_FILES.length);
+    expect(progress[0]).toBe(`1/${USE_LITE_WEIGHT_FILES.length} model.json`);
+    for (const file of USE_LITE_WEIGHT_FILES) {
       expect(
         readFileSync(`${dir}/${file.name}`).equals(readFileSync(installedFile(file.name))),
       ).toBe(true);
     }
-    expect(readdirSync(dir).sort()).toEqual(USE_LITE_FILES.map((f) => f.name).sort());
+    expect(readdirSync(dir).sort()).toEqual(USE_LITE_WEIGHT_FILES.map((f) => f.name).sort());
 
     const writes = adapter.written.length;
     await downloadBuiltinModel({
@@ -171,7 +179,9 @@ describe('an interrupted download', () => {
     const check = await checkModelFolder(adapter, dir);
     expect(check.complete).toBe(false);
     expect(!check.complete && check.problems.map((p) => p.name)).toEqual(
-      USE_LITE_FILES.map((f) => f.name).slice(USE_LITE_FILES.findIndex((f) => f.name === CUT)),
+      USE_LITE_WEIGHT_FILES.map((f) => f.name).slice(
+        USE_LITE_WEIGHT_FILES.findIndex((f) => f.name === CUT),
+      ),
     );
     expect(readdirSync(dir).filter((name) => name.endsWith('.download'))).toEqual([]);
     expect(existsSync(`${dir}/${CUT}`)).toBe(false);
@@ -235,9 +245,9 @@ describe('downloading the model from a URL (a release’s assets)', () => {
     });
     expect(await checkModelFolder(adapter, dir)).toEqual({ complete: true });
     expect(requests).toEqual(
-      USE_LITE_FILES.map((f) => ({ name: f.name, authorization: undefined })),
+      USE_LITE_WEIGHT_FILES.map((f) => ({ name: f.name, authorization: undefined })),
     );
-    for (const file of USE_LITE_FILES) {
+    for (const file of USE_LITE_WEIGHT_FILES) {
       expect(
         readFileSync(`${dir}/${file.name}`).equals(readFileSync(installedFile(file.name))),
       ).toBe(true);
@@ -267,7 +277,7 @@ describe('downloading the model from a URL (a release’s assets)', () => {
     requests = [];
     await download();
     expect(await checkModelFolder(adapter, dir)).toEqual({ complete: true });
-    const names = USE_LITE_FILES.map((f) => f.name);
+    const names = USE_LITE_WEIGHT_FILES.map((f) => f.name);
     expect(requests.map((r) => r.name)).toEqual(names.slice(names.indexOf(cut)));
   });
 

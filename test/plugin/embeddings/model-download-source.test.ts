@@ -30,16 +30,16 @@ describe('where the built-in model downloads from', () => {
   });
 
   it('names the size and the host in the button’s text', () => {
-    expect(MODEL_SIZE_TEXT).toBe('29 MB');
+    expect(MODEL_SIZE_TEXT).toBe('28 MB');
     expect(urlDownloadLabel(settings(), '0.1.0')).toBe(
-      'Download the built-in model (29 MB) from github.com',
+      'Download the built-in model (28 MB) from github.com',
     );
     expect(
       urlDownloadLabel(
         settings((s) => (s.embeddings.modelDownloadUrl = 'http://192.168.1.20:8080/m')),
         '0.1.0',
       ),
-    ).toBe('Download the built-in model (29 MB) from 192.168.1.20');
+    ).toBe('Download the built-in model (28 MB) from 192.168.1.20');
   });
 
   it('is blocked by offline mode (the default) for the public default host, saying what to do', () => {

@@ -8,7 +8,7 @@ import { createSearchStatus } from '../../../plugin/search/search-status';
 
 afterEach(() => cleanup());
 
-const URL_LABEL = 'Download the built-in model (29 MB) from github.com';
+const URL_LABEL = 'Download the built-in model (28 MB) from github.com';
 const OFFLINE =
   'Offline mode allows only this device and your local network; github.com is on the internet.';
 
