@@ -135,7 +135,7 @@ export async function extractPdfText(
         text = content.items
           .map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : ''))
           .join('');
-        const items = content.items.filter((item): item is PlacedText => 'str' in item);
+        const items = content.items.filter((item) => 'str' in item);
         for (const annotation of readAnnotations(
           number,
           (await page.getAnnotations()) as RawAnnotation[],
