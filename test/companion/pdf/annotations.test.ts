@@ -7,6 +7,9 @@ import {
   courierMark,
   INVOICE_HIGHLIGHTED,
 } from '../../helpers/pdf-builder';
+import { buildWorkerForTest } from '../embeddings/worker-build';
+
+const WORKER = 'companion/pdf/pdf-text.worker.ts';
 
 const INVOICE_ANNOTATIONS = [
   { page: 2, kind: 'highlight', marked: INVOICE_HIGHLIGHTED, comment: 'check the fee' },
@@ -59,8 +62,10 @@ describe('extractPdfText: annotations (pdf.js annotation layer)', () => {
     expect(await extractPdfText(pdf)).toEqual({ pages: ['words'], numPages: 1 });
   });
 
-  it('the reader hands annotations through (in-process here; the worker sends the same object)', async () => {
-    const read = createPdfReader({ workerFile: '/nonexistent/pdf-text.worker.mjs' });
-    expect((await read(annotatedInvoice())).annotations).toEqual(INVOICE_ANNOTATIONS);
-  });
+  it('the reader process sends them back with the text', async () => {
+    const read = createPdfReader({ workerFile: await buildWorkerForTest(WORKER) });
+    const text = await read(annotatedInvoice());
+    expect(text.annotations).toEqual(INVOICE_ANNOTATIONS);
+    expect(text.pages[1]).toContain('Payment due within thirty days.');
+  }, 30_000);
 });
