@@ -195,7 +195,7 @@ async function readPdf(
   if (!hasText) {
     // A scan or an empty document: nothing to search but its name, which is still worth finding.
     warnings.push(
-      `no text layer on any of its ${extracted.numPages} page(s) (a scan?); only ${extracted.annotations ? 'its annotations and ' : ''}the file name is searchable`,
+      `no text layer on any of its ${extracted.numPages} page(s) (a scan?); only ${extracted.annotations ? 'its annotations and the file name are' : 'the file name is'} searchable`,
     );
   }
   const chunks = chunkPdfPages({

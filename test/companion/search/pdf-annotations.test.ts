@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
 import { SearchResponse } from '../../../shared/protocol/search';
-import { annotatedInvoice } from '../../helpers/pdf-builder';
+import { annotatedInvoice, buildPdf } from '../../helpers/pdf-builder';
 import { startIndexer } from './helpers';
 import type { IndexerFixture } from './helpers';
 import { authorized, buildTestApp } from '../helpers/app';
@@ -13,6 +13,7 @@ import type { TestApp } from '../helpers/app';
  */
 
 const PDF = 'Bills/Harbor invoice.pdf';
+const SCAN = 'Bills/Scanned receipt.pdf';
 let index: IndexerFixture;
 let app: TestApp;
 
@@ -20,6 +21,15 @@ beforeAll(async () => {
   index = await startIndexer({
     files: {
       [PDF]: annotatedInvoice(),
+      // A scan: no text layer, only a sticky note someone added.
+      [SCAN]: buildPdf([
+        {},
+        {
+          annotations: [
+            { subtype: 'Text', rect: [40, 40, 60, 60], contents: 'Pelican feeder receipt' },
+          ],
+        },
+      ]),
       'Notes/Storage.md': '# Storage\n\nThe storage unit is on the second floor.\n',
     },
   });
@@ -73,8 +83,8 @@ describe('PDF annotations in search', () => {
   });
 
   it('a link annotation adds nothing, and the file indexes without warnings', () => {
-    const status = index.indexer.indexStatus();
-    expect(status.failed).toEqual([]);
+    const failed = index.indexer.indexStatus().failed.map((file) => file.path);
+    expect(failed).not.toContain(PDF);
     const chunks = index.db
       .prepare(
         `SELECT c.text FROM index_chunks c JOIN index_files f ON f.id = c.file_id WHERE f.path = ?`,
@@ -87,5 +97,17 @@ describe('PDF annotations in search', () => {
       'Text box (p. 2): Paid by transfer on 3 March',
       'Underline (p. 2): "Payment due"',
     ]);
+  });
+
+  it('a scan without a text layer is found by its note, and its warning says so', async () => {
+    expect((await search('pelican feeder')).results[0]!.citation).toMatchObject({
+      type: 'pdf',
+      path: SCAN,
+      page: 2,
+    });
+    const scan = index.indexer.indexStatus().failed.find((file) => file.path === SCAN);
+    expect(scan?.error).toBe(
+      'indexed partly: no text layer on any of its 2 page(s) (a scan?); only its annotations and the file name are searchable',
+    );
   });
 });
