@@ -18,8 +18,33 @@ export interface PdfText {
   /** Text of each page read, page 1 first; a page with no text layer is ''. */
   readonly pages: string[];
   readonly numPages: number;
+  /** Highlights, notes and text boxes on the pages read, page order; absent when there are none. */
+  readonly annotations?: PdfAnnotation[];
   /** Why not every page was read, when that happened. */
   readonly truncated?: string;
+}
+
+/** The annotation subtypes read (pdf.js `subtype`), by what Cairn calls them. */
+const ANNOTATION_KINDS = {
+  Highlight: 'highlight',
+  Underline: 'underline',
+  StrikeOut: 'strikeout',
+  Squiggly: 'squiggly',
+  Text: 'note',
+  FreeText: 'text-box',
+} as const;
+
+export type PdfAnnotationKind = (typeof ANNOTATION_KINDS)[keyof typeof ANNOTATION_KINDS];
+
+/** One annotation someone made in a PDF reader, read from pdf.js's annotation layer. */
+export interface PdfAnnotation {
+  /** 1-based page it is on. */
+  readonly page: number;
+  readonly kind: PdfAnnotationKind;
+  /** Text-markup kinds: the page's words under its QuadPoints (or Rect); absent when none. */
+  readonly marked?: string;
+  /** Its own words: a highlight's comment, a sticky note's or a text box's contents. */
+  readonly comment?: string;
 }
 
 /** A PDF that cannot be read at all; `message` says why in words a user can act on. */
@@ -91,6 +116,7 @@ export async function extractPdfText(
   }
   try {
     const pages: string[] = [];
+    const annotations: PdfAnnotation[] = [];
     let chars = 0;
     let truncated: string | undefined;
     for (let number = 1; number <= document.numPages; number++) {
@@ -109,6 +135,15 @@ export async function extractPdfText(
         text = content.items
           .map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : ''))
           .join('');
+        const items = content.items.filter((item) => 'str' in item);
+        for (const annotation of readAnnotations(
+          number,
+          (await page.getAnnotations()) as RawAnnotation[],
+          items,
+        )) {
+          annotations.push(annotation);
+          chars += (annotation.marked?.length ?? 0) + (annotation.comment?.length ?? 0);
+        }
         page.cleanup();
       } catch (error) {
         throw new PdfExtractionError(
@@ -119,12 +154,118 @@ export async function extractPdfText(
       pages.push(text);
       chars += text.length;
     }
-    return truncated === undefined
-      ? { pages, numPages: document.numPages }
-      : { pages, numPages: document.numPages, truncated };
+    return {
+      pages,
+      numPages: document.numPages,
+      ...(annotations.length === 0 ? {} : { annotations }),
+      ...(truncated === undefined ? {} : { truncated }),
+    };
   } finally {
     await document.destroy().catch(() => undefined);
   }
+}
+
+/** A text item of `getTextContent()`: its string, where it starts and how far it runs. */
+interface PlacedText {
+  readonly str: string;
+  readonly transform: number[];
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The fields of a pdf.js annotation (`page.getAnnotations()`) read here. */
+interface RawAnnotation {
+  readonly subtype?: string;
+  readonly contentsObj?: { readonly str?: string };
+  readonly rect?: ArrayLike<number>;
+  /** pdf.js normalises each quad to [minX, maxY, maxX, maxY, minX, minY, maxX, minY]. */
+  readonly quadPoints?: ArrayLike<number> | null;
+}
+
+interface Box {
+  readonly minX: number;
+  readonly minY: number;
+  readonly maxX: number;
+  readonly maxY: number;
+}
+
+function readAnnotations(
+  page: number,
+  raw: readonly RawAnnotation[],
+  items: readonly PlacedText[],
+): PdfAnnotation[] {
+  const read: PdfAnnotation[] = [];
+  for (const annotation of raw) {
+    const kind = ANNOTATION_KINDS[annotation.subtype as keyof typeof ANNOTATION_KINDS];
+    if (kind === undefined) continue; // links, widgets, popups (their parent holds the words)
+    const comment = annotation.contentsObj?.str?.trim() ?? '';
+    const marked =
+      kind === 'note' || kind === 'text-box' ? '' : wordsUnder(markedBoxes(annotation), items);
+    if (comment === '' && marked === '') continue;
+    read.push({
+      page,
+      kind,
+      ...(marked === '' ? {} : { marked }),
+      ...(comment === '' ? {} : { comment }),
+    });
+  }
+  return read;
+}
+
+function markedBoxes(annotation: RawAnnotation): Box[] {
+  const quads = annotation.quadPoints;
+  if (quads && quads.length >= 8) {
+    const boxes: Box[] = [];
+    for (let i = 0; i + 8 <= quads.length; i += 8) {
+      const xs = [quads[i]!, quads[i + 2]!, quads[i + 4]!, quads[i + 6]!];
+      const ys = [quads[i + 1]!, quads[i + 3]!, quads[i + 5]!, quads[i + 7]!];
+      boxes.push({
+        minX: Math.min(...xs),
+        maxX: Math.max(...xs),
+        minY: Math.min(...ys),
+        maxY: Math.max(...ys),
+      });
+    }
+    return boxes;
+  }
+  const rect = annotation.rect;
+  if (!rect || rect.length < 4) return [];
+  return [
+    {
+      minX: Math.min(rect[0]!, rect[2]!),
+      maxX: Math.max(rect[0]!, rect[2]!),
+      minY: Math.min(rect[1]!, rect[3]!),
+      maxY: Math.max(rect[1]!, rect[3]!),
+    },
+  ];
+}
+
+/**
+ * The words of the page whose middle lies in one of `boxes`, in reading order. A text item is
+ * a run of text with one start point and width, so a word's place is estimated along the run
+ * in proportion to its characters; taking whole words by their middle absorbs that estimate's
+ * error (a highlight is drawn over whole words in practice).
+ */
+function wordsUnder(boxes: readonly Box[], items: readonly PlacedText[]): string {
+  if (boxes.length === 0) return '';
+  const words: string[] = [];
+  for (const item of items) {
+    if (item.str.length === 0) continue;
+    const [a = 1, b = 0, c = 0, d = 1, x = 0, y = 0] = item.transform;
+    const along = Math.hypot(a, b) || 1;
+    const up = Math.hypot(c, d) || 1;
+    for (const match of item.str.matchAll(/\S+/g)) {
+      const t = (match.index + match[0].length / 2) / item.str.length;
+      const px = x + (a / along) * item.width * t + (c / up) * (item.height / 2);
+      const py = y + (b / along) * item.width * t + (d / up) * (item.height / 2);
+      if (
+        boxes.some((box) => px >= box.minX && px <= box.maxX && py >= box.minY && py <= box.maxY)
+      ) {
+        words.push(match[0]);
+      }
+    }
+  }
+  return words.join(' ');
 }
 
 function startsWithPdfMagic(bytes: Uint8Array): boolean {

@@ -5,6 +5,7 @@ import type { Language } from '../../shared/search';
 import { extractPdfText, PdfExtractionError } from '../pdf/extract-text';
 import { PdfBusyError } from '../pdf/pdf-reader';
 import type { PdfTextReader } from '../pdf/pdf-reader';
+import type { PdfAnnotation, PdfAnnotationKind } from '../pdf/extract-text';
 import { decodeNoteBytes } from './decode-text';
 import type { ChunkRecord, FileRecord } from './index-store';
 import { readIndexedNoteMeta } from './indexed-note-meta';
@@ -194,10 +195,14 @@ async function readPdf(
   if (!hasText) {
     // A scan or an empty document: nothing to search but its name, which is still worth finding.
     warnings.push(
-      `no text layer on any of its ${extracted.numPages} page(s) (a scan?); only the file name is searchable`,
+      `no text layer on any of its ${extracted.numPages} page(s) (a scan?); only ${extracted.annotations ? 'its annotations and the file name are' : 'the file name is'} searchable`,
     );
   }
-  const chunks = chunkPdfPages({ path: input.path, title, pages: extracted.pages });
+  const chunks = chunkPdfPages({
+    path: input.path,
+    title,
+    pages: withAnnotations(extracted.pages, extracted.annotations ?? []),
+  });
   return {
     file: {
       ...base,
@@ -216,6 +221,41 @@ async function readPdf(
       textHash: chunk.textHash,
     })),
   };
+}
+
+const ANNOTATION_LABELS: Record<PdfAnnotationKind, string> = {
+  highlight: 'Highlight',
+  underline: 'Underline',
+  strikeout: 'Strikeout',
+  squiggly: 'Squiggly',
+  note: 'Note',
+  'text-box': 'Text box',
+};
+
+/**
+ * Each page's text followed by its annotations, one paragraph each, marked as such
+ * (`Highlight (p. 3): "the fee is $50" — check the fee`, `Note (p. 3): …`). They join the page
+ * they are on, so the chunker keeps them on it and a citation of one names that page, exactly
+ * as for the page's own text.
+ */
+function withAnnotations(
+  pages: readonly string[],
+  annotations: readonly PdfAnnotation[],
+): string[] {
+  if (annotations.length === 0) return [...pages];
+  const byPage = new Map<number, string[]>();
+  for (const annotation of annotations) {
+    const parts = [
+      annotation.marked === undefined ? undefined : `"${annotation.marked}"`,
+      annotation.comment,
+    ].filter((part): part is string => part !== undefined);
+    const line = `${ANNOTATION_LABELS[annotation.kind]} (p. ${annotation.page}): ${parts.join(' — ')}`;
+    byPage.set(annotation.page, [...(byPage.get(annotation.page) ?? []), line]);
+  }
+  return pages.map((text, index) => {
+    const lines = byPage.get(index + 1);
+    return lines === undefined ? text : [text.trimEnd(), ...lines].join('\n\n');
+  });
 }
 
 function failed(

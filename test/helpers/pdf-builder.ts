@@ -10,6 +10,48 @@ export interface PdfPage {
   /** Lines of ASCII text, top to bottom; none for a blank page. */
   readonly lines?: readonly string[];
   readonly rotate?: 0 | 90 | 180 | 270;
+  /** Courier puts every character 6.6 pt apart, so a test can place a highlight exactly. */
+  readonly font?: 'Helvetica' | 'Courier';
+  /** Annotations as a PDF reader writes them into the page's /Annots. */
+  readonly annotations?: readonly PdfAnnotationSpec[];
+}
+
+/** A markup annotation over text, a sticky note or a text box (ISO 32000-1 §12.5.6). */
+export interface PdfAnnotationSpec {
+  readonly subtype:
+    'Highlight' | 'Underline' | 'StrikeOut' | 'Squiggly' | 'Text' | 'FreeText' | 'Link';
+  /** [x1 y1 x2 y2] in page space. */
+  readonly rect: readonly [number, number, number, number];
+  /** Text-markup annotations: 8 numbers per marked box. */
+  readonly quadPoints?: readonly number[];
+  readonly contents?: string;
+}
+
+/** Where `contentStream` puts lines: 56 pt from the left, the first baseline at 760, 14 pt apart. */
+const LEFT = 56;
+const TOP_BASELINE = 760;
+const LEADING = 14;
+const FONT_SIZE = 11;
+const COURIER_ADVANCE = (600 / 1000) * FONT_SIZE;
+
+/**
+ * The QuadPoints and Rect of a highlight over characters [from, to) of line `line` (0-based) of a
+ * Courier page, in the order Acrobat writes them (upper left, upper right, lower left, lower right).
+ */
+export function courierMark(
+  line: number,
+  from: number,
+  to: number,
+): Pick<PdfAnnotationSpec, 'rect' | 'quadPoints'> {
+  const left = LEFT + from * COURIER_ADVANCE;
+  const right = LEFT + to * COURIER_ADVANCE;
+  const baseline = TOP_BASELINE - line * LEADING;
+  const bottom = baseline - 3;
+  const top = baseline + FONT_SIZE;
+  return {
+    rect: [left, bottom, right, top],
+    quadPoints: [left, top, right, top, left, bottom, right, bottom],
+  };
 }
 
 export interface PdfOptions {
@@ -74,17 +116,43 @@ function objectKey(encryption: Encryption, objectNumber: number): Buffer {
 
 const escapeText = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
 
-function contentStream(lines: readonly string[]): Buffer {
+function contentStream(lines: readonly string[], font: 'F1' | 'F2'): Buffer {
   if (lines.length === 0) return Buffer.alloc(0);
   const body = lines.map((line, i) => `${i === 0 ? '' : 'T* '}(${escapeText(line)}) Tj`);
-  return Buffer.from(`BT /F1 11 Tf 14 TL 56 760 Td\n${body.join('\n')}\nET\n`, 'latin1');
+  return Buffer.from(
+    `BT /${font} ${FONT_SIZE} Tf ${LEADING} TL ${LEFT} ${TOP_BASELINE} Td\n${body.join('\n')}\nET\n`,
+    'latin1',
+  );
+}
+
+function annotationObject(spec: PdfAnnotationSpec): Buffer {
+  const numbers = (values: readonly number[]) => values.map((n) => +n.toFixed(2)).join(' ');
+  const quads = spec.quadPoints ? ` /QuadPoints [${numbers(spec.quadPoints)}]` : '';
+  const contents = spec.contents === undefined ? '' : ` /Contents (${escapeText(spec.contents)})`;
+  const extra =
+    spec.subtype === 'FreeText'
+      ? ' /DA (/Helv 10 Tf 0 g)'
+      : spec.subtype === 'Text'
+        ? ' /Open false'
+        : ' /C [1 1 0]';
+  return Buffer.from(
+    `<< /Type /Annot /Subtype /${spec.subtype} /Rect [${numbers(spec.rect)}]${quads}${contents}${extra} >>`,
+    'latin1',
+  );
 }
 
 export function buildPdf(pages: readonly PdfPage[], options: PdfOptions = {}): Uint8Array {
   const encryption =
     options.userPassword === undefined ? undefined : standardSecurity(options.userPassword);
-  // 1 catalog, 2 page tree, 3 font, then a page object and its content stream per page.
+  if (encryption && pages.some((page) => page.annotations?.length)) {
+    throw new Error('buildPdf: annotations in an encrypted PDF are not supported');
+  }
+  // 1 catalog, 2 page tree, 3 Helvetica, then a page object and its content stream per page,
+  // then the annotations, then Courier.
   const pageIds = pages.map((_, i) => 4 + i * 2);
+  let nextId = 4 + pages.length * 2;
+  const annotationIds = pages.map((page) => (page.annotations ?? []).map(() => nextId++));
+  const courierId = nextId;
   const objects: Buffer[] = [
     Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
     Buffer.from(
@@ -97,13 +165,16 @@ export function buildPdf(pages: readonly PdfPage[], options: PdfOptions = {}): U
   pages.forEach((page, i) => {
     const contentId = pageIds[i]! + 1;
     const rotate = page.rotate ? ` /Rotate ${page.rotate}` : '';
+    const annots = annotationIds[i]!.length
+      ? ` /Annots [${annotationIds[i]!.map((id) => `${id} 0 R`).join(' ')}]`
+      : '';
     objects.push(
       Buffer.from(
         `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792]${rotate} ` +
-          `/Resources << /Font << /F1 3 0 R >> >> /Contents ${contentId} 0 R >>`,
+          `/Resources << /Font << /F1 3 0 R /F2 ${courierId} 0 R >> >> /Contents ${contentId} 0 R${annots} >>`,
       ),
     );
-    let stream = contentStream(page.lines ?? []);
+    let stream = contentStream(page.lines ?? [], page.font === 'Courier' ? 'F2' : 'F1');
     if (encryption) stream = rc4(objectKey(encryption, contentId), stream);
     objects.push(
       Buffer.concat([
@@ -113,6 +184,12 @@ export function buildPdf(pages: readonly PdfPage[], options: PdfOptions = {}): U
       ]),
     );
   });
+  for (const page of pages) {
+    for (const annotation of page.annotations ?? []) objects.push(annotationObject(annotation));
+  }
+  objects.push(
+    Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>'),
+  );
   let encryptId: number | undefined;
   if (encryption) {
     objects.push(
@@ -170,4 +247,47 @@ export function paperPages(pageCount: number, linesPerPage = 48): PdfPage[] {
       ),
     ].filter(Boolean),
   }));
+}
+
+/** The marked line of `annotatedInvoice()` and the words its highlight covers. */
+export const INVOICE_FEE_LINE = 'The monthly storage fee is 50 dollars per unit.';
+export const INVOICE_HIGHLIGHTED = 'storage fee is 50';
+
+/**
+ * A two-page invoice annotated as a reader would: page 2 has a highlight over
+ * `INVOICE_HIGHLIGHTED` with the comment "check the fee", a sticky note, a text box, an
+ * underline with no comment and a link (not an annotation anyone wrote, so never read).
+ */
+export function annotatedInvoice(): Uint8Array {
+  const from = INVOICE_FEE_LINE.indexOf(INVOICE_HIGHLIGHTED);
+  return buildPdf([
+    { lines: ['Harbor Storage invoice 2291', 'Terms and conditions apply.'] },
+    {
+      font: 'Courier',
+      lines: [
+        'Invoice 2291 from Harbor Storage',
+        INVOICE_FEE_LINE,
+        'Payment due within thirty days.',
+      ],
+      annotations: [
+        {
+          subtype: 'Highlight',
+          ...courierMark(1, from, from + INVOICE_HIGHLIGHTED.length),
+          contents: 'check the fee',
+        },
+        {
+          subtype: 'Text',
+          rect: [520, 700, 540, 720],
+          contents: 'Ask Marguerite about the quokka discount',
+        },
+        {
+          subtype: 'FreeText',
+          rect: [300, 600, 500, 640],
+          contents: 'Paid by transfer on 3 March',
+        },
+        { subtype: 'Underline', ...courierMark(2, 0, 'Payment due'.length) },
+        { subtype: 'Link', rect: [56, 500, 200, 520] },
+      ],
+    },
+  ]);
 }
