@@ -180,6 +180,8 @@ describe('the built main.js', () => {
       'cairn:open-week-view',
       'cairn:write-weekly-digest',
       'cairn:open-knowledge-health',
+      'cairn:open-scheduled-tasks',
+      'cairn:new-scheduled-task',
       'cairn:open-related-notes',
     ]);
     expect([...app.viewRegistry.keys()]).toEqual([
@@ -189,6 +191,7 @@ describe('the built main.js', () => {
       'cairn-audit',
       'cairn-week',
       'cairn-knowledge-health',
+      'cairn-scheduled-tasks',
       'cairn-related',
     ]);
     expect(app.settingTabs).toHaveLength(1);
