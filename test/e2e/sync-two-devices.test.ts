@@ -416,7 +416,8 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
     const counts = await laptop.page.$$eval('.cairn-sync-plan-count', (els) =>
       els.map((el) => el.textContent),
     );
-    expect(counts).toEqual(['0', '3', '0', '0']);
+    // The three notes, and the weekly digest's task note the companion wrote on its first start.
+    expect(counts).toEqual(['0', '4', '0', '0']);
     await laptop.page.click('button:has-text("Start syncing")');
 
     await expect.poll(() => textOn(laptop, TRIP), { timeout: 20_000 }).toBe(TRIP_V1);
@@ -451,8 +452,8 @@ describe.skipIf(!availability.available)('two devices syncing through the compan
     const counts = await phone.page.$$eval('.cairn-sync-plan-count', (els) =>
       els.map((el) => el.textContent),
     );
-    // Upload Soup, download Trip, Bread the same, Inbox different on both sides.
-    expect(counts).toEqual(['1', '1', '1', '1']);
+    // Upload Soup, download Trip (and the digest's task note), Bread the same, Inbox different.
+    expect(counts).toEqual(['1', '2', '1', '1']);
     const rows = await phone.page.$$eval('.cairn-sync-plan-row', (els) =>
       els.map((el) => el.textContent ?? ''),
     );
