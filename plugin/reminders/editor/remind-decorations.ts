@@ -29,6 +29,7 @@ class RemindLabelWidget extends WidgetType {
   constructor(
     readonly label: string,
     readonly natural: boolean,
+    private readonly createLabel: () => HTMLElement,
   ) {
     super();
   }
@@ -37,9 +38,8 @@ class RemindLabelWidget extends WidgetType {
     return other.label === this.label && other.natural === this.natural;
   }
 
-  toDOM(view: EditorView): HTMLElement {
-    // Plain DOM, not Obsidian's createSpan global: this file runs outside Obsidian in tests.
-    const span = view.dom.ownerDocument.createElement('span');
+  toDOM(): HTMLElement {
+    const span = this.createLabel();
     span.className = this.natural ? `${WIDGET_CLASS} ${NATURAL_CLASS}` : WIDGET_CLASS;
     span.textContent = this.label;
     span.setAttribute('aria-label', `Reminder: ${this.label}`);
@@ -113,7 +113,11 @@ export function buildRemindDecorations(view: EditorView): DecorationSet {
             line.from + token.to,
             line.from + token.to,
             Decoration.widget({
-              widget: new RemindLabelWidget(token.label, token.kind === 'natural'),
+              widget: new RemindLabelWidget(
+                token.label,
+                token.kind === 'natural',
+                config.createLabel,
+              ),
               side: 1,
             }),
           );

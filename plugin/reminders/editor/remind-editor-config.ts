@@ -20,6 +20,11 @@ export interface RemindEditorConfig {
    * `@remind` is for the notes made from it and is never normalised (decorations stay).
    */
   isTemplate?(state: EditorState): boolean;
+  /**
+   * An empty element for a label widget. Obsidian's `createSpan` in the app (the guidelines'
+   * way to make elements); a plain DOM span in tests, which run the editor without Obsidian.
+   */
+  readonly createLabel: () => HTMLElement;
 }
 
 /** The configuration of the extension; the last provider wins, none means the extension idles. */

@@ -46,6 +46,7 @@ export function setUpReminders(
       zone: () => deps.settings().timezone,
       newBlockId: (taken) => newBlockId(Math.random, taken),
       isTemplate: editorIsTemplate(app),
+      createLabel: () => createSpan(),
     }),
   );
 

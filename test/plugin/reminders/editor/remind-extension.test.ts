@@ -46,6 +46,7 @@ function configFor(
       while (taken.has(id));
       return `^${id}`;
     },
+    createLabel: () => document.createElement('span'),
   };
   return config;
 }

@@ -47,6 +47,7 @@ function editorOn(path: string, app: App, doc: string): EditorView {
           zone: () => 'Europe/Berlin',
           newBlockId: () => '^r-new1',
           isTemplate: editorIsTemplate(app),
+          createLabel: () => document.createElement('span'),
         }),
       ],
     }),
