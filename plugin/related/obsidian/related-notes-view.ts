@@ -121,7 +121,7 @@ export function describeRelatedStatus(status: SearchStatus, result: RelatedResul
   if (result?.mode === 'keyword') {
     return status.mode === 'hybrid'
       ? 'By words and links: this note has no vectors yet'
-      : `By words and links only (${status.modeLabel})`;
+      : `By words and links only: ${status.modeLabel}`;
   }
   return status.progress;
 }

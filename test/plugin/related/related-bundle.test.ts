@@ -85,7 +85,7 @@ describe('related notes in the built main.js', () => {
     expect(titles).not.toContain('Tomatoes');
     expect($$('.cairn-related-for')[0]?.textContent).toBe('Tomatoes');
     expect($$('.cairn-related-status')[0]?.textContent).toBe(
-      'By words and links only (keyword only (embeddings are off in settings))',
+      'By words and links only: keyword only (embeddings are off in settings)',
     );
 
     // With the sidebar collapsed a switch ranks nothing; expanding it ranks the note shown.

@@ -52,7 +52,7 @@ describe('RelatedNotes', () => {
       path: 'Garden/Tomatoes.md',
       title: 'Tomatoes',
       notes: [PESTS, HIRING],
-      status: 'By words and links only (keyword only (embeddings are off in settings))',
+      status: 'By words and links only: keyword only (embeddings are off in settings)',
     });
     await Promise.resolve();
     const items = view.container.querySelectorAll('.cairn-related-item');
