@@ -351,6 +351,8 @@ async function startOnLockedFolder(
     throw error;
   }
   if (embedder) app.addHook('onClose', () => embedder.close());
+  // Devices' last-success times noted this turn reach the database before it closes.
+  app.addHook('onClose', () => push.store.writeSuccesses());
   // onClose hooks run last-added first: the feed stops, then the indexer, before the embedder
   // and the database.
   app.addHook('onClose', () => indexer.close());
