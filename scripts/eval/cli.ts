@@ -22,6 +22,7 @@ const USAGE = `npm run eval -- [options]   retrieval quality: nDCG@10, Recall@10
 
   --dataset cranfield|obsidian-help|obsidian-help-it   one dataset (default: all but the
             |obsidian-help-heldout|sample-vault     held-out answer-gate sets)
+            |obsidian-help-gate-heldout
   --engine <substring>                engines whose name contains it (bm25, minisearch,
                                       companion, plugin, keyword, hybrid, vector, ...)
   --json                              the scores as JSON instead of a table

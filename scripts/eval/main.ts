@@ -72,6 +72,17 @@ export async function runEval(argv: readonly string[], options: EvalOptions): Pr
         ),
     },
     {
+      // A second held-out set (issue #26), committed before the names rule was revised.
+      key: 'obsidian-help-gate-heldout',
+      heldOut: true,
+      load: () =>
+        loadVaultQuestions(
+          'obsidian-help-en (gate held out)',
+          resolve(options.corpora, 'obsidian-help-en'),
+          resolve(options.repo, 'test/fixtures/eval/obsidian-help-gate-heldout-questions.json'),
+        ),
+    },
+    {
       key: 'sample-vault',
       heldOut: true,
       load: () =>
