@@ -1,5 +1,5 @@
 import { USE_LITE_MODEL } from '../embeddings/use-lite-model';
-import { detectLanguage, hasFunctionWordsOf } from './language';
+import { detectLanguage, functionWordsOf, hasFunctionWordsOf } from './language';
 import { synonymsOf } from './synonyms';
 import { isUnspacedScript, tokenize } from './tokenize';
 
@@ -28,6 +28,14 @@ import { isUnspacedScript, tokenize } from './tokenize';
  * a word (iPhone, BIOS), or digits; not in German, whose nouns are all capitalised. A name
  * typed in lower case is not seen, and the gate falls back on coverage and cosine.
  *
+ * Names in passing: a passage that names the thing only in its body mentions it; one whose
+ * title, aliases or headings name it is about it. "How do I bookmark a page in Firefox?" is not
+ * answered by the web viewer's note, whose only Firefox is "Mozilla's Readability library
+ * developed for Firefox". So when a passage's title, aliases and headings do not hold every
+ * rare name the question writes, it must also cover half of the weight of the question's other
+ * terms (what is asked about the thing: bookmark, page); the usual coverage and cosine rule
+ * still applies on top.
+ *
  * Cosine scales differ by model (a bag-of-words model gives unrelated texts 0.5 for shared
  * function words), so the cosine only counts for models whose scale was measured.
  *
@@ -45,6 +53,11 @@ export interface RelevanceThresholds {
   minCosine: Readonly<Record<string, number>>;
   /** Key-term weight from which a named term of the question must be in the passage. */
   minNamedWeight: number;
+  /**
+   * Coverage of the question's terms other than its rare names that a passage needs when it
+   * names them only in its body, not in its title, aliases or headings (names in passing).
+   */
+  minOtherTermCoverage: number;
 }
 
 export const RELEVANCE_THRESHOLDS: Readonly<RelevanceThresholds> = {
@@ -53,6 +66,7 @@ export const RELEVANCE_THRESHOLDS: Readonly<RelevanceThresholds> = {
   minTermCoverageWithCosine: 0.1,
   minCosine: { [USE_LITE_MODEL.id]: 0.45 },
   minNamedWeight: 1,
+  minOtherTermCoverage: 0.5,
 };
 
 /** Relevance (relevanceOf) from which a passage answers the question: the gate passes. */
@@ -203,9 +217,32 @@ function haystack(passage: GatedPassage): string {
   return [chunk.title, ...chunk.aliases, ...chunk.headingPath, chunk.text].join('\n');
 }
 
-/** The passage's key-term coverage. */
+/**
+ * The query's key-term weights with its function words weighing nothing. English ones are
+ * stop words and never terms; in another language ("Come si cucina la pasta alla carbonara?")
+ * they are, and a passage that shares only "come", "si" and "la" shares nothing. The language
+ * is told from the terms themselves (detectLanguage: too few or too mixed, none).
+ */
+export function contentWeights(query: RelevanceQuery): number[] {
+  const functionWords = functionWordsOf(detectLanguage(query.terms.join(' ')));
+  return query.terms.map((term, i) => (functionWords.has(term) ? 0 : (query.weights?.[i] ?? 1)));
+}
+
+/** The passage's key-term coverage (function words weigh nothing: contentWeights). */
 export function hitCoverage(passage: GatedPassage, query: RelevanceQuery): number {
-  return termCoverage(query.terms, haystack(passage), query.weights);
+  return termCoverage(query.terms, haystack(passage), contentWeights(query));
+}
+
+/** The question's names rare in the vault (every word of weight ≥ minNamedWeight). */
+function rareNames(query: RelevanceQuery, thresholds: RelevanceThresholds): string[][] {
+  if (query.names === undefined || query.names.length === 0) return [];
+  const weightOf = (term: string) => {
+    const i = query.terms.indexOf(term);
+    return i < 0 ? Infinity : (query.weights?.[i] ?? Infinity);
+  };
+  return query.names
+    .filter((name) => name.every((term) => weightOf(term) >= thresholds.minNamedWeight))
+    .map((name) => [...name]);
 }
 
 /**
@@ -217,16 +254,54 @@ export function missingNames(
   query: RelevanceQuery,
   thresholds: RelevanceThresholds = RELEVANCE_THRESHOLDS,
 ): string[][] {
-  if (query.names === undefined || query.names.length === 0) return [];
+  const names = rareNames(query, thresholds);
+  if (names.length === 0) return [];
   const words = tokenize(haystack(passage).replace(ADDRESSES, ' '));
-  const weightOf = (term: string) => {
-    const i = query.terms.indexOf(term);
-    return i < 0 ? Infinity : (query.weights?.[i] ?? Infinity);
-  };
-  return query.names
-    .filter((name) => name.every((term) => weightOf(term) >= thresholds.minNamedWeight))
-    .filter((name) => !containsName(words, name))
-    .map((name) => [...name]);
+  return names.filter((name) => !containsName(words, name));
+}
+
+/** A passage's title, aliases and headings (its heading path and the headings in its text). */
+function headlines(passage: GatedPassage): string {
+  const chunk = passage.chunk;
+  const inText = chunk.text.split('\n').filter((line) => /^\s{0,3}#{1,6}\s/.test(line));
+  return [chunk.title, ...chunk.aliases, ...chunk.headingPath, ...inText].join('\n');
+}
+
+/**
+ * The question's rare names that the passage names only in passing: in its body, not in its
+ * title, aliases or headings. (Names it lacks altogether are missingNames'.)
+ */
+export function namesInPassing(
+  passage: GatedPassage,
+  query: RelevanceQuery,
+  thresholds: RelevanceThresholds = RELEVANCE_THRESHOLDS,
+): string[][] {
+  const names = rareNames(query, thresholds);
+  if (names.length === 0) return [];
+  const words = tokenize(headlines(passage).replace(ADDRESSES, ' '));
+  return names.filter((name) => !containsName(words, name));
+}
+
+/**
+ * Weighted share of the question's terms other than its rare names that the passage covers:
+ * what the question asks about the things it names. 1 when it asks nothing else.
+ */
+export function otherTermCoverage(
+  passage: GatedPassage,
+  query: RelevanceQuery,
+  thresholds: RelevanceThresholds = RELEVANCE_THRESHOLDS,
+): number {
+  const named = new Set(rareNames(query, thresholds).flat());
+  const weights = contentWeights(query);
+  const others = query.terms.flatMap((term, i) =>
+    named.has(term) || weights[i] === 0 ? [] : [{ term, weight: weights[i]! }],
+  );
+  if (others.length === 0) return 1;
+  return termCoverage(
+    others.map((other) => other.term),
+    haystack(passage),
+    others.map((other) => other.weight),
+  );
 }
 
 export function isRelevant(
@@ -235,6 +310,12 @@ export function isRelevant(
   thresholds: RelevanceThresholds = RELEVANCE_THRESHOLDS,
 ): boolean {
   if (missingNames(passage, query, thresholds).length > 0) return false;
+  if (
+    namesInPassing(passage, query, thresholds).length > 0 &&
+    otherTermCoverage(passage, query, thresholds) < thresholds.minOtherTermCoverage
+  ) {
+    return false;
+  }
   const minCosine = query.model === undefined ? undefined : thresholds.minCosine[query.model];
   const coverage = hitCoverage(passage, query);
   if (minCosine === undefined) return coverage >= thresholds.minTermCoverage;

@@ -145,6 +145,16 @@ export function hasFunctionWordsOf(text: string, language: Language): boolean {
   return foldedWords(text).some((word) => own.has(word) && !english.has(word));
 }
 
+/**
+ * The frequent function words of `language` (folded), empty for languages without a list:
+ * words that say nothing of what a text is about ("come", "si", "la").
+ */
+export function functionWordsOf(language: Language | undefined): ReadonlySet<string> {
+  return FUNCTION_WORDS.find(([each]) => each === language)?.[1] ?? NO_WORDS;
+}
+
+const NO_WORDS: ReadonlySet<string> = new Set();
+
 function foldedWords(text: string): string[] {
   return text
     .normalize('NFD')

@@ -3,9 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { USE_LITE_MODEL } from '../../../shared/embeddings/use-lite-model';
 import {
+  contentWeights,
+  hitCoverage,
   isRelevant,
   keyTermWeights,
   missingNames,
+  namesInPassing,
+  otherTermCoverage,
   questionNames,
   relevanceOf,
 } from '../../../shared/search/answer-gate';
@@ -86,8 +90,9 @@ describe('the answer gate on real notes', () => {
     const asked = query('How do I change my Apple ID password?', { model });
     expect(missingNames(hit, asked)).toEqual([['apple', 'id']]);
     expect(isRelevant(hit, asked)).toBe(false);
-    // Named in its text, it answers.
-    expect(isRelevant(hit, query('How do I set up Google Authenticator?', { model }))).toBe(true);
+    // Named in its text (a link's words), it answers what the passage says about it.
+    const scan = query('How do I scan the code with Google Authenticator?', { model });
+    expect(isRelevant(hit, scan)).toBe(true);
   });
 
   it('matches a name of several words as a phrase, and a name as a whole word', () => {
@@ -128,5 +133,110 @@ describe('the answer gate on real notes', () => {
     expect(isRelevant({ ...hit, vectorScore: 0.44 }, query('visa permit', { model }))).toBe(false);
     // Close in meaning but sharing no word: not an answer.
     expect(isRelevant({ ...hit, vectorScore: 0.6 }, query('entry permit', { model }))).toBe(false);
+  });
+
+  describe('names in passing', () => {
+    const viewer = 'test/fixtures/answer-gate/Web viewer.md';
+    /** The note's "Reader view" section, as the chunker cuts it: Firefox only in its body. */
+    const readerView = (vectorScore?: number): GatedPassage => {
+      const whole = passage(viewer, [], vectorScore);
+      const text = whole.chunk.text;
+      const start = text.indexOf('Select the glasses');
+      return {
+        ...whole,
+        chunk: {
+          ...whole.chunk,
+          headingPath: ['Reader view'],
+          text: text.slice(start, text.indexOf('## Firefox')),
+        },
+      };
+    };
+    /** Weights as the help vault's index gives them: bookmark and Firefox rare, page common. */
+    const bookmark = query('How do I bookmark a page in Firefox?', {
+      model,
+      weights: [4.34, 2.07, 5.3],
+    });
+
+    it('declines a passage that mentions the name but not what is asked about it', () => {
+      const hit = readerView(0.68);
+      expect(bookmark.terms).toEqual(['bookmark', 'page', 'firefox']);
+      expect(missingNames(hit, bookmark)).toEqual([]);
+      expect(namesInPassing(hit, bookmark)).toEqual([['firefox']]);
+      // page, not bookmark: a third of the weight besides the name.
+      expect(otherTermCoverage(hit, bookmark)).toBeCloseTo(2.07 / 6.41, 3);
+      // Coverage 0.63 and a cosine of 0.68 passed before; naming Firefox in passing does not.
+      expect(isRelevant(hit, bookmark)).toBe(false);
+      expect(relevanceOf(hit, bookmark)).toBeLessThan(0.5);
+    });
+
+    it('answers when the passage also covers what is asked about the name', () => {
+      const asked = query('Which library does the reader view of a page use from Firefox?', {
+        model,
+      });
+      expect(namesInPassing(readerView(0.5), asked)).toEqual([['firefox']]);
+      expect(otherTermCoverage(readerView(0.5), asked)).toBeGreaterThanOrEqual(0.5);
+      expect(isRelevant(readerView(0.5), asked)).toBe(true);
+    });
+
+    it('does not ask for the other terms when a heading or the title names it', () => {
+      // The "Firefox" section: the name is its heading, so the passage is about it.
+      const whole = passage(viewer, [], 0.68);
+      const text = whole.chunk.text;
+      const firefox: GatedPassage = {
+        ...whole,
+        chunk: {
+          ...whole.chunk,
+          headingPath: ['Firefox'],
+          text: text.slice(text.indexOf('Links')),
+        },
+      };
+      expect(namesInPassing(firefox, bookmark)).toEqual([]);
+      expect(isRelevant(firefox, bookmark)).toBe(true);
+      // A heading inside the chunk's text counts as well (the whole note as one passage).
+      expect(namesInPassing(whole, bookmark)).toEqual([]);
+      // So does an alias.
+      expect(
+        namesInPassing(
+          { ...readerView(0.68), chunk: { ...readerView().chunk, aliases: ['Firefox reader'] } },
+          bookmark,
+        ),
+      ).toEqual([]);
+    });
+
+    it('asks nothing more of a question that is only a name', () => {
+      const asked = query('Firefox', { model });
+      expect(otherTermCoverage(readerView(0.5), asked)).toBe(1);
+    });
+  });
+
+  describe('function words of another language', () => {
+    const shortcuts = 'test/fixtures/answer-gate/Tasti di scelta rapida.md';
+
+    it('weigh nothing: sharing only them is sharing nothing', () => {
+      const hit = passage(shortcuts, [], 0.667);
+      // Weights as the Italian help vault's index gives them: function words are in most chunks.
+      const asked = query('Come si cucina la pasta alla carbonara?', {
+        model,
+        weights: [1.07, 1.77, 7.74, 0.56, 7.74, 1.82, 7.74],
+      });
+      expect(asked.terms).toEqual(['come', 'si', 'cucina', 'la', 'pasta', 'alla', 'carbonara']);
+      expect(contentWeights(asked)).toEqual([0, 0, 7.74, 0, 7.74, 1.82, 7.74]);
+      // "alla" is all it shares: under the tenth a passing cosine needs (USE-lite is an
+      // English model, and its cosines for Italian run high).
+      expect(hitCoverage(hit, asked)).toBeCloseTo(1.82 / 25.04, 3);
+      expect(isRelevant(hit, asked)).toBe(false);
+    });
+
+    it('leave the content words of an answerable question to count', () => {
+      const hit = passage(shortcuts, [], 0.6);
+      const asked = query('Come si cambia un tasto di scelta rapida per un comando?', { model });
+      expect(hitCoverage(hit, asked)).toBe(1);
+      expect(isRelevant(hit, asked)).toBe(true);
+    });
+
+    it('change nothing for English questions, whose function words are stop words', () => {
+      const asked = query('How do I bookmark a page in Firefox?', { weights: [4.34, 2.07, 5.3] });
+      expect(contentWeights(asked)).toEqual([4.34, 2.07, 5.3]);
+    });
   });
 });
