@@ -98,6 +98,24 @@ describe('loadVaultQuestions', () => {
       expect(dataset.unanswerable?.length).toBeGreaterThan(0);
     },
   );
+
+  it.skipIf(!optionalCorpus('obsidian-help-en'))(
+    'accepts both held-out answer-gate sets against the corpus (every judged note exists)',
+    () => {
+      for (const [file, answerable, nearMisses] of [
+        ['obsidian-help-heldout-questions.json', 15, 15],
+        ['obsidian-help-gate-heldout-questions.json', 10, 10],
+      ] as const) {
+        const dataset = loadVaultQuestions(
+          'obsidian-help-en',
+          corpusPath('obsidian-help-en'),
+          join(repoRoot, 'test/fixtures/eval', file),
+        );
+        expect(dataset.queries).toHaveLength(answerable);
+        expect(dataset.nearMiss).toHaveLength(nearMisses);
+      }
+    },
+  );
 });
 
 describe.skipIf(!optionalCorpus('cranfield'))('loadCranfield', () => {
