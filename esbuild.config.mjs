@@ -65,6 +65,11 @@ const companionBuild = {
   packages: 'external',
   outdir: 'dist/companion',
   outExtension: { '.js': '.mjs' },
+  // The CLI imports each command's modules when it runs (companion/cli.ts): split chunks, kept
+  // beside cli.mjs so that `new URL('./web/', import.meta.url)` and the workers' URLs resolve
+  // the same from every chunk.
+  splitting: true,
+  chunkNames: 'chunk-[name]-[hash]',
   sourcemap: true,
   logLevel: 'info',
   banner: {

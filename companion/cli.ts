@@ -1,34 +1,20 @@
-#!/usr/bin/env node
+import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { TokenError } from './auth/token';
-import { runCalendarUrl } from './commands/calendar-url-command';
-import { runCompletion } from './commands/completion-command';
-import { runVaultCli } from './commands/vault-cli';
-import { isVaultCommand } from './commands/vault-commands';
-import { ConfigError, resolveConfig } from './config';
-import { embeddingsConfigFromEnv } from './embeddings/provider';
-import { searchExclusionSettingsFromEnv } from './search/search-exclusions';
-import type { SearchExclusionSettings } from './search/search-exclusions';
-import type { EmbeddingsConfig } from './embeddings/provider';
-import { summarizerConfigFromEnv } from './search/ollama-summarizer';
-import { memoryModelConfigFromEnv } from './memory';
-import type { SummarizerConfig } from './search/ollama-summarizer';
-import { createLogger } from './logging';
-import type { Logger } from './logging';
+import { isVaultCommand } from './commands/vault-command-names';
 import { OPTIONS, usage } from './options';
-import { SHUTDOWN_DEADLINE_MS, startServer } from './server';
-import type { RunningServer, StartOptions } from './server';
-import { mkdirSync } from 'node:fs';
-import { runMcpCommand } from './commands/mcp-command';
-import { TOKEN_USAGE, runTokenCommand } from './commands/token-command';
-import { PAIR_USAGE, runPairCommand } from './commands/pair-command';
-import type { OllamaModel } from './clients/openai-turn';
-import { visionConfigFromEnv } from './clients/vision-config';
 import { COMPANION_VERSION } from './version';
-import { startStorageMessage } from './http/storage-error';
-import { registryFile } from './data-folders';
+import type { EmbeddingsConfig } from './embeddings/provider';
+import type { Logger } from './logging';
+import type { SearchExclusionSettings } from './search/search-exclusions';
+import type { SummarizerConfig } from './search/ollama-summarizer';
+import type { OllamaModel } from './clients/openai-turn';
+import type { RunningServer, StartOptions } from './server';
+
+// Only what every command needs is imported above. The server, the MCP SDK, the parsers and the
+// database are imported when a command needs them: `--help`, `--version`, `completion` and a
+// usage error answer without loading Fastify, SQLite or the MCP SDK (about a second of CPU that
+// each shell completion and each script call would otherwise pay).
 
 /** Exit codes (also in --help). */
 const EXIT_OK = 0;
@@ -59,8 +45,12 @@ async function main(argv: readonly string[]): Promise<number | null> {
     argv[0] === 'token' || argv[0] === 'mcp' || argv[0] === 'pair' ? argv[0] : 'serve';
   const args = command === 'serve' ? argv : argv.slice(1);
   // search, ask, remind, note, reminders, remember, status (docs/cli.md).
-  if (isVaultCommand(argv[0])) return runVaultCli(argv[0], argv.slice(1));
+  if (isVaultCommand(argv[0])) {
+    const { runVaultCli } = await import('./commands/vault-cli');
+    return runVaultCli(argv[0], argv.slice(1));
+  }
   if (argv[0] === 'completion') {
+    const { runCompletion } = await import('./commands/completion-command');
     return runCompletion(
       argv.slice(1),
       (text) => process.stdout.write(text),
@@ -68,6 +58,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
     );
   }
   if (argv[0] === 'calendar-url') {
+    const { runCalendarUrl } = await import('./commands/calendar-url-command');
     return runCalendarUrl(argv.slice(1), {
       env: process.env,
       homeDir: homedir(),
@@ -109,7 +100,11 @@ async function main(argv: readonly string[]): Promise<number | null> {
   }
   if (flags.help) {
     process.stdout.write(
-      command === 'token' ? TOKEN_USAGE : command === 'pair' ? PAIR_USAGE : usage(),
+      command === 'token'
+        ? (await import('./commands/token-command')).TOKEN_USAGE
+        : command === 'pair'
+          ? (await import('./commands/pair-command')).PAIR_USAGE
+          : usage(),
     );
     return EXIT_OK;
   }
@@ -118,6 +113,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
     return EXIT_OK;
   }
 
+  const { ConfigError, resolveConfig } = await import('./config');
   let resolved;
   try {
     resolved = resolveConfig({
@@ -136,6 +132,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
   const envToken = emptyToUndefined(process.env.CAIRN_TOKEN);
   if (command === 'token') {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    const { runTokenCommand } = await import('./commands/token-command');
     return runTokenCommand(
       positionals,
       {
@@ -153,6 +150,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
   }
   if (command === 'pair') {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    const { runPairCommand } = await import('./commands/pair-command');
     return runPairCommand(
       {
         ...(typeof flags.name === 'string' ? { name: flags.name } : {}),
@@ -173,6 +171,19 @@ async function main(argv: readonly string[]): Promise<number | null> {
     );
     return EXIT_USAGE;
   }
+  const [
+    { embeddingsConfigFromEnv },
+    { searchExclusionSettingsFromEnv },
+    { summarizerConfigFromEnv },
+    { visionConfigFromEnv },
+    { memoryModelConfigFromEnv },
+  ] = await Promise.all([
+    import('./embeddings/provider'),
+    import('./search/search-exclusions'),
+    import('./search/ollama-summarizer'),
+    import('./clients/vision-config'),
+    import('./memory'),
+  ]);
   let embeddings: EmbeddingsConfig;
   let summarizer: SummarizerConfig | null;
   let vision: OllamaModel | null;
@@ -191,6 +202,9 @@ async function main(argv: readonly string[]): Promise<number | null> {
     return EXIT_USAGE;
   }
 
+  const [{ default: pino }, { createLogger }, { SHUTDOWN_DEADLINE_MS, startServer }] =
+    await Promise.all([import('pino'), import('./logging'), import('./server')]);
+  const { registryFile } = await import('./data-folders');
   // Logs go to stderr as JSON lines; stdout carries only the start-up summary below.
   const logger = createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }));
   for (const warning of warnings) logger.warn(warning);
@@ -209,6 +223,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
     ...(config.pushSubject === undefined ? {} : { pushSubject: config.pushSubject }),
   };
   if (command === 'mcp') {
+    const { runMcpCommand } = await import('./commands/mcp-command');
     try {
       await runMcpCommand({
         dataDir: config.dataDir,
@@ -229,6 +244,8 @@ async function main(argv: readonly string[]): Promise<number | null> {
   try {
     server = await startServer(config, startOptions);
   } catch (error) {
+    const { TokenError } = await import('./auth/token');
+    const { startStorageMessage } = await import('./http/storage-error');
     if (error instanceof TokenError) {
       process.stderr.write(`cairn-companion: ${error.message}\n`);
       return error.source === 'usage' ? EXIT_USAGE : EXIT_FAILURE;
@@ -240,7 +257,7 @@ async function main(argv: readonly string[]): Promise<number | null> {
   }
 
   printSummary(server, config.vault, config.dataDir, config.timezone);
-  stopOnSignals(server, logger);
+  stopOnSignals(server, logger, SHUTDOWN_DEADLINE_MS);
   return null;
 }
 
@@ -270,7 +287,7 @@ function allInterfacesHint(url: string): string {
     : '';
 }
 
-function stopOnSignals(server: RunningServer, logger: Logger): void {
+function stopOnSignals(server: RunningServer, logger: Logger, deadlineMs: number): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -280,9 +297,9 @@ function stopOnSignals(server: RunningServer, logger: Logger): void {
     stopping = true;
     logger.info(`${signal}: stopping`);
     const deadline = setTimeout(() => {
-      logger.error(`still busy after ${SHUTDOWN_DEADLINE_MS} ms; exiting`);
+      logger.error(`still busy after ${deadlineMs} ms; exiting`);
       process.exit(EXIT_FAILURE);
-    }, SHUTDOWN_DEADLINE_MS);
+    }, deadlineMs);
     deadline.unref();
     server.stop().then(
       () => {

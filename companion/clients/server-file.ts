@@ -37,3 +37,20 @@ export function readServerFile(dataDir: string): ServerFile | undefined {
   }
   return undefined;
 }
+
+/** How long `/health` may take before the announced server counts as gone. */
+const HEALTH_TIMEOUT_MS = 1_500;
+
+/** The URL of the companion announced in the data folder, if it answers `/health`. */
+export async function runningServer(dataDir: string): Promise<string | undefined> {
+  const announced = readServerFile(dataDir);
+  if (announced === undefined) return undefined;
+  try {
+    const response = await fetch(new URL('/health', announced.url), {
+      signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
+    });
+    return response.ok ? announced.url : undefined;
+  } catch {
+    return undefined; // stale file from a crash, or another process on that port
+  }
+}

@@ -6,12 +6,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { TOKEN_FILE } from '../auth/token';
-import { readServerFile } from '../clients/server-file';
+import { runningServer } from '../clients/server-file';
 import type { Logger } from '../logging';
 import type { RunningServer } from '../server';
 import { COMPANION_VERSION } from '../version';
-
-const HEALTH_TIMEOUT_MS = 1_500;
 
 /**
  * `cairn-companion mcp --vault …` (docs/clients.md): MCP over stdio for assistants that start a
@@ -70,18 +68,4 @@ export async function runMcpCommand(options: {
 function instructionsOf(client: Client): { instructions?: string } {
   const instructions = client.getInstructions();
   return instructions === undefined ? {} : { instructions };
-}
-
-/** The URL of the companion announced in the data folder, if it answers `/health`. */
-export async function runningServer(dataDir: string): Promise<string | undefined> {
-  const announced = readServerFile(dataDir);
-  if (announced === undefined) return undefined;
-  try {
-    const response = await fetch(new URL('/health', announced.url), {
-      signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
-    });
-    return response.ok ? announced.url : undefined;
-  } catch {
-    return undefined; // stale file from a crash, or another process on that port
-  }
 }

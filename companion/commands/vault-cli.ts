@@ -8,7 +8,8 @@ import { summarizerConfigFromEnv } from '../search/ollama-summarizer';
 import { searchExclusionSettingsFromEnv } from '../search/search-exclusions';
 import { connect } from './companion-connection';
 import { EXIT, parseVaultCommand, runVaultCommand, vaultCommandUsage } from './vault-commands';
-import type { VaultCommandIo, VaultCommandName } from './vault-commands';
+import type { VaultCommandName } from './vault-command-names';
+import type { VaultCommandIo } from './vault-commands';
 
 /**
  * `cairn-companion search|ask|remind|note|reminders|remember|status …` from the real process:

@@ -24,8 +24,7 @@ import { ConnectionError } from './companion-connection';
 /** Exit codes of the vault commands (docs/cli.md): scripts test them. */
 export const EXIT = { found: 0, nothing: 1, usage: 2, unavailable: 3 } as const;
 
-export type VaultCommandName =
-  'search' | 'ask' | 'remind' | 'note' | 'reminders' | 'remember' | 'status' | 'import';
+import type { VaultCommandName } from './vault-command-names';
 
 interface FlagSpec {
   readonly name: string;
@@ -198,10 +197,6 @@ export const VAULT_COMMANDS: Readonly<Record<VaultCommandName, CommandSpec>> = {
     example: 'cairn-companion import "~/Documents/My Clippings.txt"',
   },
 };
-
-export function isVaultCommand(name: string | undefined): name is VaultCommandName {
-  return name !== undefined && Object.hasOwn(VAULT_COMMANDS, name);
-}
 
 export function vaultCommandUsage(name: VaultCommandName): string {
   const spec = VAULT_COMMANDS[name];

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { TSchema } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCompanionOnce } from '../helpers/companion-build';
 import { MemoryCreated, MemoryItem } from '../../shared/protocol/memories';
 import { NoteCreated } from '../../shared/protocol/notes';
 import { ReminderCreated, ReminderListResponse } from '../../shared/protocol/reminders';
@@ -100,16 +101,10 @@ function auditClients(): Array<{ client: string; action: string; target: string 
 
 const ESC = '\u001b[';
 
-beforeAll(() => {
-  const build = spawnSync(
-    process.execPath,
-    ['esbuild.config.mjs', 'production', '--companion-only'],
-    {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    },
-  );
-  if (build.status !== 0) throw new Error(`companion build failed:\n${build.stderr}`);
+beforeAll(async () => {
+  // The one build of this run: building again here rewrote dist/companion/ under the other
+  // end-to-end files' running companions.
+  await buildCompanionOnce();
   work = mkdtempSync(join(tmpdir(), 'cairn-e2e-vault-cli-'));
   vault = join(work, 'vault');
   dataDir = join(work, 'data');
