@@ -19,8 +19,8 @@ import { DATABASE_FILE } from '../server';
 import { VaultChangeFeed } from '../vault/change-feed';
 import { VaultExcludes } from '../vault/exclude-settings';
 import { COMPANION_VERSION } from '../version';
-import { ConnectionError, causeOf, parseJson } from './companion-connection';
-import type { CompanionConnection, ConnectOptions } from './companion-connection';
+import { ConnectionError, causeOf, parseJson } from './connection-shapes';
+import type { CompanionConnection, ConnectOptions } from './connection-shapes';
 
 /**
  * No companion runs: the app is built in this process over the same data folder and vault,

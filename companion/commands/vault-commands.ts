@@ -18,8 +18,8 @@ import type { AnswerResponse, SearchResponse } from '../../shared/protocol/searc
 import type { StatusResponse } from '../../shared/protocol/status';
 import { formatInZone, parseLocalDateTime, wallToInstant } from '../../shared/reminders';
 import { OPTIONS } from '../options';
-import type { ApiAnswer, CompanionConnection } from './companion-connection';
-import { ConnectionError } from './companion-connection';
+import type { ApiAnswer, CompanionConnection } from './connection-shapes';
+import { ConnectionError } from './connection-shapes';
 
 /** Exit codes of the vault commands (docs/cli.md): scripts test them. */
 export const EXIT = { found: 0, nothing: 1, usage: 2, unavailable: 3 } as const;

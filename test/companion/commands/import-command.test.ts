@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CompanionConnection } from '../../../companion/commands/companion-connection';
+import type { CompanionConnection } from '../../../companion/commands/connection-shapes';
 import { parseVaultCommand, runVaultCommand } from '../../../companion/commands/vault-commands';
 import type { ParsedVaultCommand } from '../../../companion/commands/vault-commands';
 import { authorized, buildTestApp } from '../helpers/app';
