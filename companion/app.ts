@@ -31,7 +31,7 @@ import { MetricsRegistry } from './metrics/registry';
 import { registerAnswerRoute } from './search/answer-routes';
 import { registerDecisionsRoute, registerKnowledgeHealthRoute } from './search/decision-routes';
 import { registerChat } from './chat/register-chat';
-import { ToolRegistry, ToolService, registerToolRoutes } from './tools';
+import { ToolRegistry, ToolService, createCompanionToolRunner, registerToolRoutes } from './tools';
 import type { ToolServiceOptions } from './tools';
 import { readPluginDataFile } from './vault/plugin-settings';
 import type { ChatAppOptions } from './chat/register-chat';
@@ -403,28 +403,42 @@ export async function buildApp(
           reason: `due ${reminder.overdue_since ?? reminder.due}, not done`,
         }))),
   );
+  const chatOptions = deps.tasks
+    ? { ...deps.chat, tasks: taskChatPort(deps.tasks.service) }
+    : (deps.chat ?? {});
+  // One tool runner for chat, MCP and the OpenAI route (docs/clients.md), built outside the chat.
+  const toolRunner = createCompanionToolRunner(
+    {
+      clock: deps.clock,
+      zone: deps.config.timezone,
+      search,
+      ollamaHttp: modelHttp,
+      ...(reminderService ? { reminders: reminderService } : {}),
+      notes: { vault: deps.config.vault, folder: deps.config.folders.notes, ...indexNow },
+      memory: writeMemory,
+      memories,
+      policy: toolService,
+    },
+    chatOptions,
+  );
   const chatEngine = registerChat(
     app,
     {
       clock: deps.clock,
       zone: deps.config.timezone,
       search,
-      ...(reminderService ? { reminders: reminderService } : {}),
-      notes: { vault: deps.config.vault, folder: deps.config.folders.notes, ...indexNow },
+      tools: toolRunner,
+      ollamaHttp: modelHttp,
       // No index-after-write for chats: it rescans the vault before `done`; the watcher suffices.
       chats: { vault: deps.config.vault, folder: deps.config.folders.chats },
-      memory: writeMemory,
       audit,
-      memories,
-      policy: toolService,
     },
-    deps.tasks ? { ...deps.chat, tasks: taskChatPort(deps.tasks.service) } : deps.chat,
+    chatOptions,
   );
-  // One registry for MCP and the OpenAI route, over the chat's own tool runner (docs/clients.md).
+  // MCP and the OpenAI route list and call tools through the registry, on the same runner.
   const tools = new ToolRegistry({
-    tools: chatEngine.tools,
+    tools: toolRunner,
     vault: deps.config.vault,
-    audit,
     memory: writeMemory,
   });
   registerMcpRoute(app, tools, checkRateLimit);
@@ -432,7 +446,7 @@ export async function buildApp(
     engine: chatEngine,
     audit,
     clock: deps.clock,
-    http: deps.chat?.ollamaHttp ?? fetchOllamaHttp(),
+    http: modelHttp,
     ...(deps.chat?.ollama ? { chatModel: deps.chat.ollama } : {}),
     ...(deps.vision ? { visionModel: deps.vision } : {}),
   });

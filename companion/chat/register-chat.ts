@@ -1,79 +1,62 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditLog } from '../audit/audit-log';
 import type { Clock } from '../../shared/ports';
-import { chatWriteMemory } from '../idempotency/chat-write-memory';
-import type { WriteMemory } from '../idempotency/write-memory';
+import type { ChatEngine, ConversationSink } from '../../shared/chat/chat-engine';
+import type { OllamaHttp } from '../../shared/chat/ollama-http';
+import type { ToolRunner } from '../../shared/chat/tool-runner';
 import { registerChatRoute } from './chat-routes';
 import type { ChatRouteOptions } from './chat-routes';
-import type { ReminderService } from '../reminders';
-import type { SearchServices } from '../search';
-import type { IndexAfterWrite } from '../search';
-import type { ChatEngine } from '../../shared/chat/chat-engine';
+import type { IndexAfterWrite, SearchServices } from '../search';
+import type { ToolRunnerOptions } from '../tools';
 import { createCompanionChatEngine } from './companion-chat-engine';
-import type { CompanionChatDeps } from './companion-chat-engine';
-import { VaultNoteWriter } from './note-writer';
-import { reminderChatPorts } from './reminder-ports';
 import { ConversationFiles } from './conversation-files';
-import type { MemoryService } from '../memory';
-import { memoryChatPort } from './memory-port';
-import type { ToolPolicy } from '../../shared/chat/tool-policy';
 
-/** What the composition root may pass for chat (`AppDeps.chat`); everything is optional. */
-export type ChatAppOptions = Omit<CompanionChatDeps, 'clock' | 'zone' | 'search'> &
-  Pick<ChatRouteOptions, 'heartbeatMs' | 'maxStreamsPerClient'>;
+/**
+ * What the composition root may pass for chat and its tools (`AppDeps.chat`); everything is
+ * optional. The tools' part goes to the tool runner (tools/companion-tool-runner.ts).
+ */
+export type ChatAppOptions = ToolRunnerOptions & {
+  /** Defaults to Node's fetch. */
+  ollamaHttp?: OllamaHttp;
+  /** Keeps each finished turn as a chat note; absent, the `chats` folder's files. */
+  conversations?: ConversationSink;
+} & Pick<ChatRouteOptions, 'heartbeatMs' | 'maxStreamsPerClient'>;
 
-/** Builds the companion's chat engine and registers `POST /api/v1/chat` on it. */
+/** Builds the companion's chat engine on its tool runner and registers `POST /api/v1/chat`. */
 export function registerChat(
   app: FastifyInstance,
   core: {
     clock: Clock;
     zone: string;
     search: SearchServices;
-    /** The reminder API's service; with it, chat lists, creates, snoozes and completes reminders. */
-    reminders?: ReminderService;
-    /** Where chat writes notes; with it, chat creates and appends to notes in the vault. */
-    notes?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
+    /** The companion's one tool runner (tools/), shared with MCP and the OpenAI route. */
+    tools: ToolRunner;
+    ollamaHttp: OllamaHttp;
     /** Where chats are saved (`Cairn/Chats`); absent, companion chats are not kept. */
     chats?: { vault: string; folder: string; indexAfterWrite?: IndexAfterWrite };
-    /** The companion's write memory: chat's dedup survives a restart in it. */
-    memory?: WriteMemory;
     /** Where tool calls are recorded (docs/clients.md). */
     audit?: AuditLog;
-    /** `Cairn/Memory.md` (docs/clients.md): remember, forget, recall, and memories first in answers. */
-    memories?: MemoryService;
-    /** The tool registry's policy (docs/tools.md): every chat tool call goes through its gate. */
-    policy?: ToolPolicy;
   },
   options: ChatAppOptions = {},
 ): ChatEngine {
-  const { heartbeatMs, maxStreamsPerClient, ...ports } = options;
+  const conversations =
+    options.conversations ??
+    (core.chats ? new ConversationFiles({ ...core.chats, zone: () => core.zone }) : undefined);
   const engine = createCompanionChatEngine({
     clock: core.clock,
     zone: () => core.zone,
-    search: core.search,
-    ...(core.memory ? { recentWrites: chatWriteMemory(core.memory) } : {}),
-    ...(core.reminders ? reminderChatPorts(core.reminders) : {}),
-    ...(core.notes
-      ? {
-          notes: new VaultNoteWriter({
-            ...core.notes,
-            zone: () => core.zone,
-            clock: core.clock,
-          }),
-        }
-      : {}),
-    ...(core.chats
-      ? { conversations: new ConversationFiles({ ...core.chats, zone: () => core.zone }) }
-      : {}),
-    ...(core.memories ? { memories: memoryChatPort(core.memories) } : {}),
-    ...(core.policy ? { policy: core.policy } : {}),
-    ...ports,
+    tools: core.tools,
+    ollamaHttp: core.ollamaHttp,
+    ...(options.ollama === undefined ? {} : { ollama: options.ollama }),
+    ...(conversations === undefined ? {} : { conversations }),
   });
   registerChatRoute(app, {
     engine,
     search: core.search,
-    ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
-    ...(maxStreamsPerClient === undefined ? {} : { maxStreamsPerClient }),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.maxStreamsPerClient === undefined
+      ? {}
+      : { maxStreamsPerClient: options.maxStreamsPerClient }),
     ...(core.audit === undefined ? {} : { audit: core.audit }),
   });
   return engine;

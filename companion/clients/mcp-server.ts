@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { formatSourceList } from '../../shared/chat/client-tools';
+import { formatSourceList } from '../tools';
 import type { AuditClient } from '../../shared/protocol/audit';
 import type { TokenIdentity } from '../auth/scopes';
 import { COMPANION_VERSION } from '../version';

@@ -1,5 +1,5 @@
 import type { ChatEngine } from '../../shared/chat/chat-engine';
-import { formatSourceList } from '../../shared/chat/client-tools';
+import { formatSourceList } from '../tools';
 import { readAll, ollamaErrorMessage, ollamaUrl } from '../../shared/chat/ollama-http';
 import type { OllamaHttp } from '../../shared/chat/ollama-http';
 import type { AbortSignalLike } from '../../shared/chat/ports';

@@ -21,4 +21,4 @@ export type { HybridSearch } from './hybrid-search';
 export { toIndexFilters } from './request-filters';
 export type { Summarizer } from './ollama-summarizer';
 export { decisionsOf } from './answer-routes';
-export { CompanionAnswerer, CompanionSearcher } from './chat-search-ports';
+export { CompanionAnswerer, CompanionSearcher } from './search-tool-ports';

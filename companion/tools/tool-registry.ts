@@ -6,18 +6,15 @@ import {
   READ_NOTE_MAX_LINES,
   clientToolJsonSchema,
   isClientToolName,
-} from '../../shared/chat/client-tools';
-import type { ClientToolName } from '../../shared/chat/client-tools';
-import { toolFailure, toolSuccess, writeScopeRefusal } from '../../shared/chat/tool-schemas';
+} from './client-tools';
+import type { ClientToolName } from './client-tools';
+import { toolFailure, toolSuccess } from '../../shared/chat/tool-schemas';
 import type { ToolCall, ToolResult } from '../../shared/chat/tool-schemas';
 import type { ToolRunner } from '../../shared/chat/tool-runner';
 import type { AuditClient } from '../../shared/protocol/audit';
 import type { Citation } from '../../shared/protocol/citation';
 import type { ToolError } from '../../shared/protocol/errors';
 import { checkSchema } from '../../shared/protocol/validate';
-import type { AuditLog } from '../audit/audit-log';
-import { auditToolCall } from '../audit/tool-audit';
-import { hasScope } from '../auth/scopes';
 import type { TokenIdentity } from '../auth/scopes';
 import { resolveVaultPath } from '../vault/paths';
 import { IDEMPOTENCY_TTL_MS } from '../idempotency/idempotency-key';
@@ -44,22 +41,28 @@ const READABLE_EXTENSIONS = new Set(['.md', '.markdown', '.txt']);
 
 /**
  * The one tool registry for outside clients (docs/clients.md): MCP and the OpenAI route list and call
- * tools here. A call's arguments are checked once, against the client tool's schema
- * (shared/chat/client-tools.ts), and the typed call goes to the chat's own tool runner
- * (`ToolRunner.call`, shared/chat/tool-runner.ts), not through the chat engine: dedup, the
- * result envelope and the one mapping of errors are the runner's (memories included); only
- * `read_note` runs here. Every call is scope-checked (write tools need `write`) and audited.
+ * tools here. Every call goes through the tool runner's gate (scope-checked, write tools needing
+ * `write`, and recorded in the audit log); its arguments are checked once, against the client
+ * tool's schema (client-tools.ts), and the typed call goes to the companion's one tool runner
+ * (`ToolRunner.call`, built by companion-tool-runner.ts), the chat's too, not through the chat
+ * engine: dedup, the result envelope and the one mapping of errors are the runner's (memories
+ * included); only `read_note` runs here.
  */
 export class ToolRegistry {
   constructor(
     private readonly deps: {
+      /** The companion's tool runner, with the tool service as its policy (its gate). */
       tools: ToolRunner;
       vault: string;
-      audit: AuditLog;
       /** Where write tools' `idempotency_key`s are kept (the REST Idempotency-Key memory). */
       memory: WriteMemory;
     },
-  ) {}
+  ) {
+    // Without a policy the runner's gate checks only the schema: no scope check, no run log.
+    if (deps.tools.policy === undefined) {
+      throw new Error('the tool registry needs a tool runner with a policy (docs/tools.md)');
+    }
+  }
 
   list(): ListedTool[] {
     return CLIENT_TOOL_NAMES.map((name) => ({
@@ -70,44 +73,26 @@ export class ToolRegistry {
     }));
   }
 
-  async call(
-    name: string,
-    args: unknown,
-    caller: { identity: TokenIdentity; client: AuditClient },
-  ): Promise<ToolCallOutcome> {
-    if (this.deps.tools.policy !== undefined) return this.callGated(name, args ?? {}, caller);
-    const outcome = await this.run(name, args ?? {}, caller.identity);
-    try {
-      auditToolCall(this.deps.audit, {
-        identity: caller.identity,
-        client: caller.client,
-        tool: isClientToolName(name) ? name : 'unknown_tool',
-        args,
-        result: outcome.result,
-      });
-    } catch {
-      // The call has happened; a failed log write must not hide its result.
-    }
-    return outcome;
-  }
-
   /**
-   * Through the tool runner's gate (docs/tools.md): enabled, permission (an ask waits for an
-   * answer from the plugin or the phone page, or expires), schema, offline mode, scope; the
-   * gate records the run. The gate knows a client tool by its chat tool's name.
+   * One call, through the tool runner's gate (docs/tools.md): enabled, permission (an ask waits
+   * for an answer from the plugin or the phone page, or expires), schema, offline mode, scope;
+   * the gate records the run (the audit log). The gate knows a client tool by its chat tool's
+   * name. The arguments are checked once, in the gate's schema step, and the checked value is
+   * what runs.
    */
-  private async callGated(
+  async call(
     name: string,
     args: unknown,
     caller: { identity: TokenIdentity; client: AuditClient },
   ): Promise<ToolCallOutcome> {
     const known = isClientToolName(name);
     const gateName = !known || name === 'read_note' ? name : (CLIENT_TOOLS[name].chatTool ?? name);
+    let checked: Record<string, unknown> | undefined;
     const gate = this.deps.tools.gated<ToolCallOutcome>(
       {
         name: gateName,
         recordAs: known ? name : 'unknown_tool',
-        args,
+        args: args ?? {},
         caller: {
           tokenName: caller.identity.tokenName,
           client: caller.client,
@@ -124,24 +109,28 @@ export class ToolRegistry {
               field: 'name',
             };
           }
-          const check = checkSchema(CLIENT_TOOLS[name].args, withoutNulls(args));
-          if (check.ok) return undefined;
+          const check = checkSchema(CLIENT_TOOLS[name].args, withoutNulls(args ?? {}));
+          if (check.ok) {
+            checked = check.value as Record<string, unknown>;
+            return undefined;
+          }
           const { field, message } = check.violation;
           return field === ''
             ? { code: 'VALIDATION_ERROR', message: `${name}: ${message}` }
             : { code: 'VALIDATION_ERROR', message: `${name}: ${message}`, field };
         },
         run: async () => {
-          if (!known)
-            return failed({ code: 'VALIDATION_ERROR', message: `unknown tool "${name}"` });
-          const valid = checkSchema(CLIENT_TOOLS[name].args, withoutNulls(args));
-          const value = (valid.ok ? valid.value : {}) as Record<string, unknown>;
+          // The gate runs a call only after its schema step passed, which set `checked`.
+          if (!isClientToolName(name) || checked === undefined) {
+            throw new Error(`${name} ran without its arguments checked`);
+          }
           if (name === 'read_note') {
             return await this.readNote(
-              value as { path: string; from_line?: number; to_line?: number },
+              checked as { path: string; from_line?: number; to_line?: number },
             );
           }
-          const { idempotency_key: key, ...rest } = value;
+          const { idempotency_key: key, ...rest } = checked;
+          // The runner never throws: its failures come back as the envelope, mapped once.
           const call = () => this.deps.tools.call(chatCall(name, rest));
           // A dry run writes nothing, so it neither uses nor keeps an idempotency key.
           return typeof key === 'string' && rest.dry_run !== true
@@ -156,50 +145,6 @@ export class ToolRegistry {
       if (step.done === true) return step.value;
       // An ask: the call waits until the user answers in the plugin or on the phone page.
     }
-  }
-
-  private async run(
-    name: string,
-    args: unknown,
-    identity: TokenIdentity,
-  ): Promise<ToolCallOutcome> {
-    if (!isClientToolName(name)) {
-      return failed({
-        code: 'VALIDATION_ERROR',
-        message: `unknown tool "${name}"; expected one of ${CLIENT_TOOL_NAMES.join(', ')}`,
-        field: 'name',
-      });
-    }
-    const tool: { scope: 'read' | 'write'; args: (typeof CLIENT_TOOLS)[ClientToolName]['args'] } =
-      CLIENT_TOOLS[name];
-    if (tool.scope === 'write' && !hasScope(identity, 'write')) {
-      return failed(writeScopeRefusal(name));
-    }
-    if (!hasScope(identity, 'read')) {
-      return failed({ code: 'FORBIDDEN', message: `${name} needs the read scope` });
-    }
-    const check = checkSchema(tool.args, withoutNulls(args));
-    if (!check.ok) {
-      const { field, message } = check.violation;
-      return failed(
-        field === ''
-          ? { code: 'VALIDATION_ERROR', message: `${name}: ${message}` }
-          : { code: 'VALIDATION_ERROR', message: `${name}: ${message}`, field },
-      );
-    }
-    const valid = check.value as Record<string, unknown>;
-    if (name === 'read_note') {
-      try {
-        return await this.readNote(valid as { path: string; from_line?: number; to_line?: number });
-      } catch {
-        return failed({ code: 'INTERNAL_ERROR', message: `${name} failed` });
-      }
-    }
-    const { idempotency_key: key, ...rest } = valid;
-    // The runner never throws: its failures come back as the envelope.
-    const run = () => this.deps.tools.call(chatCall(name, rest));
-    if (typeof key !== 'string' || rest.dry_run === true) return run();
-    return this.once(identity, key, digestOf(name, rest), run);
   }
 
   /**

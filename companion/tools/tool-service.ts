@@ -1,4 +1,4 @@
-import { CLIENT_TOOLS, clientToolJsonSchema } from '../../shared/chat/client-tools';
+import { CLIENT_TOOLS, clientToolJsonSchema } from './client-tools';
 import type {
   PendingAsk,
   ToolDescriptor,

@@ -12,6 +12,7 @@
  * The tools themselves run in the tool runner (tool-runner.ts), which outside clients call
  * directly; the engine routes, streams, and keeps the conversation.
  */
+import type { Clock } from '../ports';
 import type { ChatEvent } from '../protocol/chat';
 import type { Citation } from '../protocol/citation';
 import { routeMessage, type RouteContext } from './intent-router';
@@ -56,11 +57,20 @@ export interface ConversationSink {
   record(conversation: string | undefined, turn: ChatTurn): Promise<string>;
 }
 
-export interface ChatEngineDeps extends ToolRunnerDeps {
+interface ChatEngineOwnDeps {
+  clock: Clock;
+  /** The user's IANA zone; read per turn so a settings change applies. */
+  zone: () => string;
   /** An LLM router (Ollama); without one, the deterministic rules route. */
   router?: MessageRouter;
   conversations?: ConversationSink;
 }
+
+/**
+ * The engine's own needs, and either the tool runner it runs on (`tools`: a host whose other
+ * callers share it, as the companion's MCP and OpenAI routes do) or the ports to build one from.
+ */
+export type ChatEngineDeps = ChatEngineOwnDeps & ({ tools: ToolRunner } | ToolRunnerDeps);
 
 export interface ChatTurnOptions {
   /** Conversation to continue (vault path); a new one is started when absent. */
@@ -87,11 +97,14 @@ const rulesRouter: MessageRouter = {
 };
 
 export class ChatEngine {
-  /** The engine's tools, for callers that run one without a chat turn (MCP, the OpenAI route). */
+  /** The engine's tool runner, for callers that run a tool without a chat turn. */
   readonly tools: ToolRunner;
 
-  constructor(private readonly deps: ChatEngineDeps) {
-    this.tools = new ToolRunner(deps);
+  private readonly deps: ChatEngineOwnDeps;
+
+  constructor(deps: ChatEngineDeps) {
+    this.deps = deps;
+    this.tools = 'tools' in deps ? deps.tools : new ToolRunner(deps);
   }
 
   /** One chat turn as a stream of events; never throws (failures become an `error` event). */

@@ -6,7 +6,7 @@
  *
  * Two kinds of caller: the chat engine (chat-engine.ts) routes a message to a call and streams
  * the outcome; outside clients (MCP and the OpenAI route, companion/clients) check a client
- * tool's arguments once against its schema (client-tools.ts) and hand the typed call to `call`.
+ * tool's arguments once against its schema (companion/tools/client-tools.ts) and hand the typed call to `call`.
  * `execute` is for callers whose arguments are unchecked: it validates them first.
  *
  * Writes carry an `undo` action in their result data (the created path, the appended text, the

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatEvent } from '../../../shared/protocol/chat';
 import { parseFrontMatter } from '../../../shared/markdown';
-import { VaultNoteWriter } from '../../../companion/chat/note-writer';
+import { VaultNoteWriter } from '../../../companion/tools/note-writer';
 import { companionToolError } from '../../../companion/http/tool-error';
 import { VaultWriteError } from '../../../companion/vault/atomic-write';
 import { ManualClock } from '../../fakes/clock';

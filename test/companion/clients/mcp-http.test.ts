@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WriteMemory } from '../../../companion/idempotency/write-memory';
-import { CLIENT_TOOL_NAMES } from '../../../shared/chat/client-tools';
+import { CLIENT_TOOL_NAMES } from '../../../companion/tools/client-tools';
 import { TokenStore } from '../../../companion/auth/token-store';
 import { SAMPLE_VAULT, TEST_TOKEN } from '../helpers/app';
 import { startIndexer } from '../search/helpers';

@@ -8,7 +8,7 @@ import {
   CLIENT_TOOL_NAMES,
   CLIENT_TOOLS,
   clientToolJsonSchema,
-} from '../../../shared/chat/client-tools';
+} from '../../../companion/tools/client-tools';
 import { SAMPLE_VAULT, TEST_TOKEN } from '../helpers/app';
 import { startIndexer } from '../search/helpers';
 import type { IndexerFixture } from '../search/helpers';

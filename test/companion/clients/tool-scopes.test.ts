@@ -5,8 +5,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLIENT_TOOLS, CLIENT_TOOL_NAMES } from '../../../shared/chat/client-tools';
-import type { ClientToolName } from '../../../shared/chat/client-tools';
+import { CLIENT_TOOLS, CLIENT_TOOL_NAMES } from '../../../companion/tools/client-tools';
+import type { ClientToolName } from '../../../companion/tools/client-tools';
 import { routeMessage } from '../../../shared/chat/intent-router';
 import { TOOLS, TOOL_NAMES } from '../../../shared/chat/tool-schemas';
 import type { ToolName } from '../../../shared/chat/tool-schemas';

@@ -11,40 +11,84 @@ import { tempDir } from '../helpers/app';
 
 /*
  * The scheduler in a real child process on a real SQLite file on disk, killed with SIGKILL at
- * random moments (while sleeping, between claim and send, mid-send, between the push service
- * accepting and the `sent` commit), restarted after short and long downtime, and checked:
- * every occurrence up to each reminder's high-water mark reached each device, or is on the
- * missed list; nothing was sent twice except in the one window no sender can close (accepted
- * by push, killed before the commit), which the test identifies exactly from the database at
- * each kill.
+ * well-defined points (while it sleeps between passes, when a delivery is handed to the push
+ * service with its row claimed, and after the push service accepted it but before the `sent`
+ * commit), restarted after short and long downtime, and checked: every occurrence up to each
+ * reminder's high-water mark reached each device, or is on the missed list; nothing was sent
+ * twice except in the one window no sender can close (accepted by push, killed before the
+ * commit), which the test knows exactly: it is where it killed.
  *
- * Time in the child runs 1,200× faster than real time (one minute every 50 ms) through the
- * scheduler's own Clock and TimerPort, so an hour of reminders takes three seconds.
+ * Nothing depends on wall-clock time or load. The child's clock is virtual and moves only from
+ * one timer to the next while the scheduler is idle (`whenIdle`), so a run is a sequence of
+ * steps; the push service's 503s and the scheduler's retry jitter come from a seeded generator.
+ * Each run is told where to die ("the 3rd accepted send"): the child reports that point, then
+ * blocks, and the parent kills it there. The kill schedule is drawn from a fixed seed.
  */
-const SPEED = 1200;
 const MINUTE = 60_000;
 const BASE = Date.parse('2026-11-23T08:00:00Z');
 const GRACE_MS = 2 * MINUTE;
 const DEVICES = ['phone', 'tablet'];
+const SEED = 22;
+
+/** Where a run may be killed: asleep between passes, a send handed over, a send accepted. */
+const KILL_POINTS = ['sleep', 'handed', 'accepted'] as const;
+type KillPoint = (typeof KILL_POINTS)[number];
+
+/** mulberry32: small and seeded, so a failing schedule replays exactly. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
 
 /** Reminders spaced wider than the grace window, so no two occurrences of one collapse. */
 const CHILD_SOURCE = `
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeSync } from 'node:fs';
 import { openDatabase } from './companion/db/open';
 import { ReminderScheduler } from './companion/reminders/scheduler';
 import { InMemoryReminderSource } from './companion/reminders/reminder-source';
 
-const [dbFile, deliveredFile, virtualStartText, retryRateText] = process.argv.slice(2);
-const SPEED = ${SPEED};
+const [dbFile, deliveredFile, virtualStartText, seedText, retryRateText, killPoint, killNthText, endAtText] =
+  process.argv.slice(2);
+${seededRandom.toString()}
 const BASE = ${BASE};
 const MINUTE = 60000;
-const realStart = performance.now();
-const virtualStart = Number(virtualStartText);
-const clock = { now: () => Math.floor(virtualStart + (performance.now() - realStart) * SPEED) };
+const random = seededRandom(Number(seedText));
+const retryRate = Number(retryRateText);
+const killNth = Number(killNthText);
+const endAt = Number(endAtText);
+
+// Virtual time: it stands still while the scheduler works and jumps to the next timer when
+// the scheduler is idle (see drive() below).
+let now = Number(virtualStartText);
+const clock = { now: () => now };
+const timers = new Map();
+let nextTimer = 1;
 const timer = {
-  set: (callback, delayMs) => setTimeout(callback, delayMs / SPEED),
-  clear: (handle) => clearTimeout(handle),
+  set: (callback, delayMs) => {
+    const id = nextTimer++;
+    timers.set(id, { at: now + delayMs, callback });
+    return id;
+  },
+  clear: (id) => timers.delete(id),
 };
+
+// A kill point: the run's chosen one reports itself with the virtual time, then blocks until
+// the parent's SIGKILL lands, so the process dies exactly there.
+const reached = { sleep: 0, handed: 0, accepted: 0 };
+function point(kind, key) {
+  reached[kind] += 1;
+  if (kind !== killPoint || reached[kind] !== killNth) return;
+  // Written synchronously: an asynchronous pipe write would wait behind the block forever.
+  writeSync(1, 'at ' + kind + ' ' + now + ' ' + (key ?? '-') + '\\n');
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
+
 const link = (id) => 'obsidian://open?vault=V&file=' + id;
 const reminders = [
   { id: 'every5-utc', title: 'a', path: 'a.md', status: 'active', taskChecked: false, deepLink: link('a'),
@@ -59,26 +103,40 @@ const db = openDatabase(dbFile);
 const deliverer = {
   subscriptions: () => ${JSON.stringify(DEVICES)}.map((id) => ({ id })),
   async deliver(delivery) {
-    // A push request takes a while: kills land before, during and after it.
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * 15));
-    if (Math.random() < Number(retryRateText)) return { kind: 'retry', reason: 'push service answered 503', retryAfterMs: 5000 };
-    appendFileSync(deliveredFile,
-      delivery.payload.reminder_id + '|' + Date.parse(delivery.payload.occurrence) + '|' + delivery.subscriptionId + '\\n');
+    const key = delivery.payload.reminder_id + '|' + Date.parse(delivery.payload.occurrence) + '|' + delivery.subscriptionId;
+    point('handed', key);
+    if (random() < retryRate) return { kind: 'retry', reason: 'push service answered 503', retryAfterMs: 5000 };
+    appendFileSync(deliveredFile, key + '\\n');
+    point('accepted', key);
     return { kind: 'sent' };
   },
 };
 const scheduler = new ReminderScheduler({
-  db, clock, timer, source: new InMemoryReminderSource(reminders), deliverer, graceMs: ${GRACE_MS},
+  db, clock, timer, random, source: new InMemoryReminderSource(reminders), deliverer, graceMs: ${GRACE_MS},
 });
-await scheduler.start();
-process.stdout.write('started\\n');
-const tick = setInterval(() => process.stdout.write('t ' + clock.now() + '\\n'), 10);
+
+/** Runs the scheduler from one timer to the next until endAt; then says so and waits. */
+async function drive() {
+  await scheduler.start();
+  for (;;) {
+    await scheduler.whenIdle();
+    let next;
+    for (const entry of timers) if (next === undefined || entry[1].at < next[1].at) next = entry;
+    if (next === undefined || next[1].at > endAt) break;
+    point('sleep');
+    timers.delete(next[0]);
+    now = Math.max(now, next[1].at);
+    next[1].callback();
+  }
+  writeSync(1, 'idle ' + now + '\\n');
+  setInterval(() => {}, 60000);
+}
 process.on('SIGTERM', async () => {
-  clearInterval(tick);
   await scheduler.stop();
   db.close();
   process.exit(0);
 });
+void drive();
 `;
 
 let childScript: string;
@@ -108,55 +166,80 @@ afterEach(() => {
   dir.remove();
 });
 
+/** Where a run stopped: at its kill point (then blocked, waiting for the kill) or idle at its end. */
+interface Stop {
+  kind: KillPoint | 'idle';
+  /** The child's virtual time there. */
+  virtual: number;
+  /** The delivery (`reminder|occurrence|device`) at a `handed` or `accepted` point. */
+  key?: string;
+}
+
 interface Run {
-  /** The child's virtual time as last reported. */
-  lastVirtual: number;
+  stopped: Promise<Stop>;
   exited: Promise<NodeJS.Signals | null>;
 }
 
 function startChild(
   dbFile: string,
   deliveredFile: string,
-  virtualStart: number,
-  /** Share of sends the fake push service answers 503; 0 for the last, settling run. */
-  retryRate = 0.1,
-): Promise<Run> {
+  options: {
+    virtualStart: number;
+    seed: number;
+    /** Share of sends the fake push service answers 503; 0 for the last, settling run. */
+    retryRate: number;
+    /** Dies at the `nth` time it reaches `point`; the last run has none and ends at `endAt`. */
+    kill?: { point: KillPoint; nth: number };
+    endAt: number;
+  },
+): Run {
   const process_ = spawn(
     process.execPath,
-    [childScript, dbFile, deliveredFile, String(virtualStart), String(retryRate)],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    [
+      childScript,
+      dbFile,
+      deliveredFile,
+      String(options.virtualStart),
+      String(options.seed),
+      String(options.retryRate),
+      options.kill?.point ?? 'none',
+      String(options.kill?.nth ?? 0),
+      String(options.endAt),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child = process_;
   let stderr = '';
   process_.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const run: Run = {
-    lastVirtual: virtualStart,
-    exited: new Promise((resolve) => process_.on('exit', (_code, signal) => resolve(signal))),
-  };
-  return new Promise((resolve, reject) => {
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    process_.on('exit', (_code, signal) => resolve(signal)),
+  );
+  const stopped = new Promise<Stop>((resolve, reject) => {
     let buffered = '';
-    let started = false;
     process_.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
       const lines = buffered.split('\n');
       buffered = lines.pop() ?? '';
       for (const line of lines) {
-        if (line === 'started' && !started) {
-          started = true;
-          resolve(run);
-        } else if (line.startsWith('t ')) run.lastVirtual = Number(line.slice(2));
+        // `at <point> <virtual time> <key or ->`, or `idle <virtual time>`.
+        const [kind, virtual, key] = line.startsWith('at ')
+          ? line.slice(3).split(' ')
+          : line.split(' ');
+        if (kind === 'idle' || KILL_POINTS.includes(kind as KillPoint)) {
+          resolve({
+            kind: kind as Stop['kind'],
+            virtual: Number(virtual),
+            ...(key === undefined || key === '-' ? {} : { key }),
+          });
+        }
       }
     });
-    process_.on('exit', (code) => {
-      if (!started)
-        reject(new Error(`scheduler child exited (${code}) before starting: ${stderr}`));
-    });
+    process_.on('exit', (code, signal) =>
+      reject(new Error(`scheduler child exited (${code ?? signal}) before its stop: ${stderr}`)),
+    );
   });
+  return { stopped, exited };
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function deliveredCounts(file: string): Map<string, number> {
   const counts = new Map<string, number>();
@@ -175,33 +258,53 @@ describe('scheduler durability under SIGKILL', () => {
     const windowVictims = new Map<string, number>();
     // Downtime after each kill, in virtual minutes: within grace (fires late) or beyond (missed).
     const downtimes = [1, 4, 0.5, 3, 1.5, 6, 1, 2.5, 1];
+    // The kill schedule: every kind of point in turn, at a seeded nth visit to it.
+    const pick = seededRandom(SEED);
+    const kills = downtimes.map((_, run) => ({
+      point: KILL_POINTS[run % KILL_POINTS.length]!,
+      nth: 1 + Math.floor(pick() * 8),
+    }));
     let virtualNow = BASE;
     let interruptedClaims = 0;
 
-    for (const downtime of downtimes) {
-      const run = await startChild(dbFile, deliveredFile, virtualNow);
-      await sleep(120 + Math.random() * 380);
+    for (const [run, downtime] of downtimes.entries()) {
+      const kill = kills[run]!;
+      const started = startChild(dbFile, deliveredFile, {
+        virtualStart: virtualNow,
+        seed: SEED * 100 + run,
+        retryRate: 0.1,
+        kill,
+        // Far enough that every kill point is reached long before; idle there would be a bug.
+        endAt: virtualNow + 24 * 60 * MINUTE,
+      });
+      const stop = await started.stopped;
+      expect(stop.kind, `run ${run} should stop at its kill point`).toBe(kill.point);
       child!.kill('SIGKILL');
-      expect(await run.exited).toBe('SIGKILL');
-      // The kill may land up to one report (10 ms, 12 virtual s) after the last one.
-      virtualNow = run.lastVirtual + 15_000 + downtime * MINUTE;
+      expect(await started.exited).toBe('SIGKILL');
+      virtualNow = stop.virtual + downtime * MINUTE;
 
       const db = new Database(dbFile, { readonly: true });
       try {
         expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-        const delivered = deliveredCounts(deliveredFile);
         const open = db
           .prepare(
             `SELECT reminder_id, occurrence, device_id FROM deliveries WHERE state IN ('claimed', 'retry')`,
           )
           .all() as { reminder_id: string; occurrence: number; device_id: string }[];
         interruptedClaims += open.length;
-        for (const row of open) {
-          const key = `${row.reminder_id}|${row.occurrence}|${row.device_id}`;
+        // Accepted by push while its row is still claimed: it may be sent again after restart.
+        // With sends in flight side by side, that can be more than the one the kill landed in.
+        const delivered = deliveredCounts(deliveredFile);
+        const claimed = open.map((row) => `${row.reminder_id}|${row.occurrence}|${row.device_id}`);
+        for (const key of claimed) {
           const accepted = delivered.get(key) ?? 0;
-          const counted = 1 + (windowVictims.get(key) ?? 0);
-          if (accepted >= counted) windowVictims.set(key, accepted);
+          if (accepted >= 1 + (windowVictims.get(key) ?? 0)) windowVictims.set(key, accepted);
         }
+        if (stop.kind !== 'sleep') {
+          // Killed mid-send: that delivery's row is claimed, not yet marked sent.
+          expect(claimed).toContain(stop.key);
+        }
+        if (stop.kind === 'accepted') expect(windowVictims.has(stop.key!)).toBe(true);
       } finally {
         db.close();
       }
@@ -209,8 +312,13 @@ describe('scheduler durability under SIGKILL', () => {
 
     // A last run that ends gracefully, so nothing is left in flight: its push service accepts
     // everything, or a retry asked for in its last moments would still be pending at the end.
-    const last = await startChild(dbFile, deliveredFile, virtualNow, 0);
-    await sleep(400);
+    const last = startChild(dbFile, deliveredFile, {
+      virtualStart: virtualNow,
+      seed: SEED * 100 + downtimes.length,
+      retryRate: 0,
+      endAt: virtualNow + 30 * MINUTE,
+    });
+    expect((await last.stopped).kind).toBe('idle');
     child!.kill('SIGTERM');
     expect(await last.exited).toBe(null);
 

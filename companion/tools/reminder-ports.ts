@@ -8,11 +8,12 @@ import { ApiHttpError } from '../http/api-error';
 const LIST_LIMIT = 50;
 
 /**
- * Chat's reminder tools over the same ReminderService as the reminder routes, so a reminder
- * made in chat on the phone is the note `POST /api/v1/reminders` would write, scheduled at once.
+ * The reminder tools (chat, MCP, the OpenAI route) over the same ReminderService as the reminder
+ * routes, so a reminder made in chat on the phone is the note `POST /api/v1/reminders` would
+ * write, scheduled at once.
  * The service's errors go to the tool runner as they are; it maps them (http/tool-error.ts).
  */
-export function reminderChatPorts(service: ReminderService): {
+export function reminderToolPorts(service: ReminderService): {
   reminderReader: ReminderReader;
   reminderWriter: ReminderWriter;
 } {

@@ -2,8 +2,8 @@ import { ChatPortError } from '../../shared/chat/ports';
 import type { NoteWriter, ReminderReader, ReminderWriter } from '../../shared/chat/ports';
 
 /*
- * Chat tools the companion cannot serve (no note writer wired into chat yet; reminders without
- * a running scheduler): every call is the engine's UNAVAILABLE error with a message a person
+ * Tools the companion cannot serve (no note writer wired in; reminders without a running
+ * scheduler): every call is the runner's UNAVAILABLE error with a message a person
  * can act on, never a silent no-op. Search and answers work regardless.
  */
 

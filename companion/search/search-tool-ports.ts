@@ -1,15 +1,16 @@
-import { ChatPortError } from '../../shared/chat/ports';
 import type { Answerer, ExtractiveAnswer, Searcher, SearchHit } from '../../shared/chat/ports';
 import { answerQuestion } from './answer-service';
 import { decisionsOf } from './answer-routes';
-import type { HybridSearch } from './hybrid-search';
 import { toIndexFilters } from './request-filters';
+import { requireSearch } from './search-routes';
 import type { SearchServices } from './search-services';
 
 /*
- * The chat engine's read tools over the companion's own search: the same hybrid search and
- * extractive answers as `GET /api/v1/search` and `POST /api/v1/answer`, so a chat answer cites
- * exactly what the answer route would (docs/search.md citation objects).
+ * The `search` and `answer` tools (chat, MCP, the OpenAI route) over the companion's own search:
+ * the same hybrid search and extractive answers as `GET /api/v1/search` and `POST /api/v1/answer`,
+ * so a tool's answer cites exactly what the route would (docs/search.md citation objects). They
+ * throw what the routes throw (ApiHttpError, e.g. UNAVAILABLE before the index is ready, a bad
+ * date filter's VALIDATION_ERROR); the tool runner maps it once (http/tool-error.ts).
  */
 
 const DEFAULT_SEARCH_LIMIT = 10;
@@ -23,8 +24,7 @@ export class CompanionSearcher implements Searcher {
   ) {}
 
   async search(request: Parameters<Searcher['search']>[0]): Promise<SearchHit[]> {
-    const search = currentSearch(this.services);
-    // A bad date filter throws ApiHttpError VALIDATION_ERROR; the tool runner maps it (http/tool-error.ts).
+    const search = requireSearch(this.services);
     const filters = toIndexFilters(request, this.zone());
     const outcome = await search.search({
       query: request.query,
@@ -39,7 +39,7 @@ export class CompanionAnswerer implements Answerer {
   constructor(private readonly services: SearchServices) {}
 
   async answer(request: { question: string; limit?: number }): Promise<ExtractiveAnswer> {
-    const search = currentSearch(this.services);
+    const search = requireSearch(this.services);
     // Phrasing is the chat engine's job (AnswerPhraser), so the quotes come back unsummarised.
     const outcome = await answerQuestion(search, undefined, {
       question: request.question,
@@ -49,15 +49,4 @@ export class CompanionAnswerer implements Answerer {
     });
     return { answer: outcome.answer, citations: outcome.citations };
   }
-}
-
-function currentSearch(services: SearchServices): HybridSearch {
-  const search = services.hybridSearch();
-  if (search === undefined) {
-    throw new ChatPortError(
-      'UNAVAILABLE',
-      'the vault index is not available yet; search and answers work once the companion has indexed the vault',
-    );
-  }
-  return search;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatSourceList } from '../../../shared/chat/client-tools';
+import { formatSourceList } from '../../../companion/tools/client-tools';
 
 describe('formatSourceList', () => {
   it('numbers notes by heading and lines, one line as "line n", PDFs by page', () => {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TObject, TSchema } from '@sinclair/typebox';
-import type { Citation } from '../protocol/citation';
-import { VaultPath } from '../protocol/formats';
+import type { Citation } from '../../shared/protocol/citation';
+import { VaultPath } from '../../shared/protocol/formats';
 import {
   AnswerArgs,
   AppendToNoteArgs,
@@ -18,8 +18,8 @@ import {
   SearchArgs,
   SnoozeReminderArgs,
   TOOLS,
-} from './tool-schemas';
-import type { ToolName } from './tool-schemas';
+} from '../../shared/chat/tool-schemas';
+import type { ToolName } from '../../shared/chat/tool-schemas';
 
 /*
  * The tools an outside client sees (docs/clients.md: MCP, and the OpenAI route's instructions), built
