@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../companion/logging';
+import { CLIENT_TOOL_NAMES } from '../../../shared/chat/client-tools';
 import { startServer } from '../../../companion/server';
 import type { RunningServer } from '../../../companion/server';
 import { ManualClock } from '../../fakes/clock';
@@ -299,6 +300,13 @@ function probes(): Record<string, Probe[]> {
       mcpCall('remember', { fact: 'the bike lock is 1234' }),
       mcpCall('forget', { memory: outside.memory }),
       mcpCall('memory_to_reminder', { memory: outside.memory, due: '2026-11-30T09:00' }),
+      mcpCall('create_reminder', { title: 'Gate call', due: '2026-11-30T09:00' }),
+      mcpCall('create_task', {
+        name: 'Gate check',
+        schedule: '0 9 * * MON',
+        action: 'search',
+        query: 'locker',
+      }),
     ],
     // (Without `Accept: text/event-stream`: the stream it would open never ends.)
     'GET /mcp': [get('/mcp')],
@@ -383,6 +391,11 @@ describe('a token limited to Work/ on every route', () => {
     expect(registered.length).toBeGreaterThan(60);
     expect(registered.filter((route) => !(route in probes()))).toEqual([]);
     expect(Object.keys(probes()).filter((route) => !registered.includes(route))).toEqual([]);
+    // And every MCP tool (chat and the OpenAI route run the same ones, shared/chat).
+    const tools = probes()['POST /mcp']!.map(
+      (probe) => (probe.payload as { params: { name: string } }).params.name,
+    );
+    expect([...new Set(tools)].sort()).toEqual([...CLIENT_TOOL_NAMES].sort());
   });
 
   it('reads nothing from outside Work/ and writes nothing there', async () => {
