@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadOrCreateFeedSecret } from '../../../companion/calendar/feed-secret';
 import { createLogger } from '../../../companion/logging';
 import { CLIENT_TOOL_NAMES } from '../../../shared/chat/client-tools';
 import { startServer } from '../../../companion/server';
@@ -79,6 +80,7 @@ let vault: string;
 let server: RunningServer;
 let owner: string;
 let work: string;
+let feedSecret: string;
 /** Ids of things outside Work/ the owner made: a memory, a task. */
 const outside = { memory: '', task: '' };
 
@@ -109,6 +111,9 @@ beforeAll(async () => {
     { logger: createLogger('silent'), clock: ManualClock.at('2026-11-22T10:00:00Z') },
   );
   owner = server.token.createdToken!;
+  // The calendar feed's secret, as `cairn-companion calendar-url` makes it: no route may hand
+  // it out (it opens the whole vault's feed).
+  feedSecret = loadOrCreateFeedSecret(join(dir.path, 'data'));
   work = (
     (await asOwner('POST', '/api/v1/tokens', {
       name: 'work',
@@ -340,6 +345,7 @@ function outsideFiles(): Map<string, string> {
 function leaksIn(body: string, paths: readonly string[]): string[] {
   const found: string[] = [];
   if (body.toLowerCase().includes(SECRET)) found.push(SECRET);
+  if (body.includes(feedSecret)) found.push('the calendar feed secret');
   for (const path of paths) {
     const stem = path.replace(/\.md$/, '');
     for (const form of [stem, encodeURIComponent(stem), JSON.stringify(stem).slice(1, -1)]) {
