@@ -149,6 +149,24 @@ export interface AppDeps {
   >;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Every route the app serves, as registered (method, URL pattern): the path-rule walk
+     * (test/companion/auth/path-rules-routes.test.ts) covers each, so no route is forgotten.
+     */
+    readonly cairnRoutes: readonly ServedRoute[];
+  }
+}
+
+/** One registered route: `GET /api/v1/reminders/:id`. */
+export interface ServedRoute {
+  readonly method: string;
+  readonly url: string;
+  /** `config.public`: served without the token. */
+  readonly public: boolean;
+}
+
 /** Transport settings that Fastify only takes at construction; server.ts fills them in. */
 export interface TransportOptions {
   readonly https?: { readonly cert: Buffer; readonly key: Buffer };
@@ -193,6 +211,19 @@ export async function buildApp(
       : {}),
     // Fastify types an https server differently; routes and hooks are the same for both.
   }) as unknown as FastifyInstance;
+
+  const routes: ServedRoute[] = [];
+  app.decorate('cairnRoutes', routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
+      routes.push({
+        method,
+        url: route.url,
+        public: (route.config as { public?: boolean } | undefined)?.public === true,
+      });
+    }
+  });
 
   app.addHook('onClose', async () => {
     deps.db.close();

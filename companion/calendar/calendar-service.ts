@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { currentPathRules, pathAllowed } from '../auth/path-rules';
 import { buildCalendarWeek, buildIcsFeed, isoWeekOfDay, parseIsoWeek } from '../../shared/calendar';
 import type { CalendarReminder, NoteEvent } from '../../shared/calendar';
 import type { IsoWeek } from '../../shared/calendar';
@@ -36,11 +37,17 @@ export class CalendarService {
   async week(text?: string): Promise<CalendarWeek> {
     const week = text === undefined ? this.currentWeek() : parseIsoWeek(text);
     const missed = (await this.deps.entries.missed?.()) ?? new Set<string>();
+    // A token limited to folders (auth/path-rules.ts) sees only their reminders and events.
+    const rules = currentPathRules();
+    const inside = <T extends { readonly path: string }>(entries: Iterable<T>): Iterable<T> =>
+      rules === undefined
+        ? entries
+        : [...entries].filter((entry) => pathAllowed(rules, entry.path));
     return buildCalendarWeek({
       week,
       zone: this.deps.zone,
-      reminders: this.deps.entries.reminders(),
-      events: this.deps.entries.events(),
+      reminders: inside(this.deps.entries.reminders()),
+      events: inside(this.deps.entries.events()),
       isMissed: (id, at) => missed.has(`${id}@${at}`),
     });
   }

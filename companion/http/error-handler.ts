@@ -35,7 +35,7 @@ export function registerErrorHandling(app: FastifyInstance, places?: StoragePlac
     const mapped = mapError(error, places);
     if (error instanceof DryRunStop) {
       // Not a failure: a dry run stopped at its vault write (dry-run-routes.ts answers it).
-      request.log.info({ path: error.change.path }, 'dry run');
+      request.log.info({ paths: error.changes.map((change) => change.path) }, 'dry run');
     } else if (mapped.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else {

@@ -22,6 +22,7 @@ import { ApiHttpError } from '../http/api-error';
 import { vaultErrors } from '../http/vault-errors';
 import type { IndexAfterWrite } from '../search';
 import { createVaultFile, folderEntries, removeCreatedFile } from '../vault/atomic-write';
+import { severalVaultWrites } from '../vault/dry-run';
 
 /** `POST /api/v1/import` (docs/clients.md "Import"): a browser bookmark export or Kindle clippings. */
 export const ImportRequest = Type.Object(
@@ -91,18 +92,21 @@ export function registerImportRoutes(app: FastifyInstance, deps: ImportRouteDeps
       }
       const written: Array<{ path: string; title: string; content: string }> = [];
       try {
-        await vaultErrors(async () => {
-          const existing = await folderEntries(deps.vault, folder).catch(() => []);
-          const taken = new Set(existing.map((name) => name.toLowerCase()));
-          for (const note of planned) {
-            const path = uniqueNotePath(folder, note.title, caseInsensitiveExists(taken), () =>
-              newShortId(random),
-            );
-            taken.add(path.toLowerCase());
-            const created = await createVaultFile(deps.vault, path, note.content);
-            written.push({ path: created.path, title: note.title, content: note.content });
-          }
-        });
+        // One block of vault writes: a dry run lists every note (vault/dry-run.ts).
+        await vaultErrors(() =>
+          severalVaultWrites(async () => {
+            const existing = await folderEntries(deps.vault, folder).catch(() => []);
+            const taken = new Set(existing.map((name) => name.toLowerCase()));
+            for (const note of planned) {
+              const path = uniqueNotePath(folder, note.title, caseInsensitiveExists(taken), () =>
+                newShortId(random),
+              );
+              taken.add(path.toLowerCase());
+              const created = await createVaultFile(deps.vault, path, note.content);
+              written.push({ path: created.path, title: note.title, content: note.content });
+            }
+          }),
+        );
       } catch (error) {
         for (const note of written.reverse()) {
           await removeCreatedFile(deps.vault, note.path, note.content).catch(() => false);

@@ -18,7 +18,10 @@ export interface PdfText {
   /** Text of each page read, page 1 first; a page with no text layer is ''. */
   readonly pages: string[];
   readonly numPages: number;
-  /** Highlights, notes and text boxes on the pages read, page order; absent when there are none. */
+  /**
+   * Highlights, notes, text boxes, and drawings and stamps with words, on the pages read, page
+   * order; absent when there are none.
+   */
   readonly annotations?: PdfAnnotation[];
   /** Why not every page was read, when that happened. */
   readonly truncated?: string;
@@ -32,7 +35,19 @@ const ANNOTATION_KINDS = {
   Squiggly: 'squiggly',
   Text: 'note',
   FreeText: 'text-box',
+  // A freehand drawing or a stamp carries words only in its note (its /Contents): indexed when
+  // it has one; the strokes and the stamp's picture are not text.
+  Ink: 'ink',
+  Stamp: 'stamp',
 } as const;
+
+/** Kinds whose words are only their own note, never words of the page under them. */
+const NOTE_ONLY_KINDS: ReadonlySet<PdfAnnotationKind> = new Set([
+  'note',
+  'text-box',
+  'ink',
+  'stamp',
+]);
 
 export type PdfAnnotationKind = (typeof ANNOTATION_KINDS)[keyof typeof ANNOTATION_KINDS];
 
@@ -43,7 +58,7 @@ export interface PdfAnnotation {
   readonly kind: PdfAnnotationKind;
   /** Text-markup kinds: the page's words under its QuadPoints (or Rect); absent when none. */
   readonly marked?: string;
-  /** Its own words: a highlight's comment, a sticky note's or a text box's contents. */
+  /** Its own words: a highlight's comment; a sticky note's, text box's, drawing's or stamp's contents. */
   readonly comment?: string;
 }
 
@@ -199,8 +214,7 @@ function readAnnotations(
     const kind = ANNOTATION_KINDS[annotation.subtype as keyof typeof ANNOTATION_KINDS];
     if (kind === undefined) continue; // links, widgets, popups (their parent holds the words)
     const comment = annotation.contentsObj?.str?.trim() ?? '';
-    const marked =
-      kind === 'note' || kind === 'text-box' ? '' : wordsUnder(markedBoxes(annotation), items);
+    const marked = NOTE_ONLY_KINDS.has(kind) ? '' : wordsUnder(markedBoxes(annotation), items);
     if (comment === '' && marked === '') continue;
     read.push({
       page,

@@ -5,8 +5,9 @@ import { Cursor } from '../../shared/protocol/formats';
 import { MissedResponse, TITLE_MAX_CHARS } from '../../shared/protocol/reminders';
 import type { MissedReminder } from '../../shared/protocol/reminders';
 import { formatInZone } from '../../shared/reminders/local-time';
+import { currentPathRules, pathAllowed } from '../auth/path-rules';
 import { ApiHttpError } from '../http/api-error';
-import type { ReminderScheduler } from './scheduler';
+import type { MissedItem, ReminderScheduler } from './scheduler';
 
 export const MISSED_LIMIT_DEFAULT = 50;
 export const MISSED_LIMIT_MAX = 200;
@@ -39,7 +40,7 @@ export function registerMissedRoute(app: FastifyInstance, scheduler: ReminderSch
     async (request): Promise<MissedResponse> => {
       const limit = request.query.limit ?? MISSED_LIMIT_DEFAULT;
       const offset = request.query.cursor === undefined ? 0 : readCursor(request.query.cursor);
-      const { items, total } = await scheduler.missed(offset, limit);
+      const { items, total } = await missedWithinPathRules(scheduler, offset, limit);
       const missed = items.map((item): MissedReminder => {
         const line = item.line === undefined ? {} : { line: item.line };
         if (item.kind === 'unresolved') {
@@ -70,6 +71,23 @@ export function registerMissedRoute(app: FastifyInstance, scheduler: ReminderSch
       };
     },
   );
+}
+
+/**
+ * The scheduler's missed list, or for a token limited to folders (auth/path-rules.ts) only its
+ * entries inside them: the whole list is read then (it is an attention list, short) so that
+ * the cursor's positions count only what this token sees.
+ */
+async function missedWithinPathRules(
+  scheduler: ReminderScheduler,
+  offset: number,
+  limit: number,
+): Promise<{ items: MissedItem[]; total: number }> {
+  const rules = currentPathRules();
+  if (rules === undefined) return scheduler.missed(offset, limit);
+  const all = await scheduler.missed(0, Number.MAX_SAFE_INTEGER);
+  const visible = all.items.filter((item) => pathAllowed(rules, item.path));
+  return { items: visible.slice(offset, offset + limit), total: visible.length };
 }
 
 /** Titles come from the vault, where a line can be any length: cut like the API's own. */

@@ -152,7 +152,7 @@ export class HybridSearch {
   async search(request: SearchRequest): Promise<SearchOutcome> {
     const started = this.now();
     const offset = request.offset ?? 0;
-    const filters = withPathRules(
+    const filters = withinPathRules(
       withExclusions(request.filters ?? {}, this.options.excludeFolders ?? []),
     );
     const { terms, text } = normaliseQuery(request.query);
@@ -268,7 +268,7 @@ export class HybridSearch {
  * `filters` limited to the calling token's folders (auth/path-rules.ts): the one read filter of
  * path rules, so search, answers and every tool that searches see nothing outside them.
  */
-function withPathRules(filters: IndexFilters): IndexFilters {
+export function withinPathRules(filters: IndexFilters): IndexFilters {
   const rules = currentPathRules();
   return rules === undefined ? filters : { ...filters, onlyFolders: rules };
 }

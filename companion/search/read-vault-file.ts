@@ -230,6 +230,8 @@ const ANNOTATION_LABELS: Record<PdfAnnotationKind, string> = {
   squiggly: 'Squiggly',
   note: 'Note',
   'text-box': 'Text box',
+  ink: 'Drawing',
+  stamp: 'Stamp',
 };
 
 /**

@@ -4,7 +4,8 @@ import type { SearchResult } from '../../shared/protocol/search';
 import { tokenize } from '../../shared/search';
 import { ApiHttpError } from '../http/api-error';
 import { citeChunk } from './chunk-citation';
-import { withExclusions } from './hybrid-search';
+import { currentPathRules, pathAllowed } from '../auth/path-rules';
+import { withExclusions, withinPathRules } from './hybrid-search';
 import { requireSearch } from './search-routes';
 import type { SearchServices } from './search-services';
 import type { ChunkHit, SearchIndex } from './search-index';
@@ -34,11 +35,13 @@ export function registerRelatedRoute(app: FastifyInstance, services: SearchServi
       // 503 while there is no index, as search says it.
       requireSearch(services);
       const index = services.deps.index()!;
-      const seed = index.relatedSeed?.(path);
+      // A token limited to folders (auth/path-rules.ts): a note outside them is not there for
+      // it, and the candidates come from inside them only, as search's do (withinPathRules).
+      const seed = pathAllowed(currentPathRules(), path) ? index.relatedSeed?.(path) : undefined;
       if (seed === undefined) {
         throw new ApiHttpError('NOT_FOUND', `"${path}" is not in the companion's index`, 'path');
       }
-      const filters = withExclusions({}, services.deps.excludeFolders ?? []);
+      const filters = withinPathRules(withExclusions({}, services.deps.excludeFolders ?? []));
       const pool = limit * POOL_FACTOR + 10;
       const terms = tokenize(seed.title);
       const vector = seed.meanVector === null ? [] : index.vector(seed.meanVector, filters, pool);

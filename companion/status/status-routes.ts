@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { StatusResponse } from '../../shared/protocol/status';
+import { currentPathRules, pathAllowed } from '../auth/path-rules';
 import type { StatusSources } from './sources';
 
 /** `GET /api/v1/status`: what the companion holds and will do next (companion/README.md). */
@@ -17,7 +18,20 @@ export function registerStatusRoute(
         sources.scheduler.schedulerStatus(),
         sources.push.pushStatus(),
       ]);
-      return { version, index, scheduler, push, process: { rss_bytes: process.memoryUsage.rss() } };
+      // A token limited to folders (auth/path-rules.ts) sees the failed files inside them only;
+      // the counts stay the whole vault's (numbers, no paths or words).
+      const rules = currentPathRules();
+      const visible =
+        rules === undefined
+          ? index
+          : { ...index, failed: index.failed.filter((file) => pathAllowed(rules, file.path)) };
+      return {
+        version,
+        index: visible,
+        scheduler,
+        push,
+        process: { rss_bytes: process.memoryUsage.rss() },
+      };
     },
   );
 }

@@ -21,6 +21,7 @@ import type {
   TaskRun,
   TaskRunsResponse,
 } from '../../shared/protocol/tasks';
+import { currentPathRules, pathAllowed } from '../auth/path-rules';
 import { ApiHttpError } from '../http/api-error';
 import {
   contentHash,
@@ -67,18 +68,22 @@ export class TaskService {
     return {
       tasks: this.deps.source
         .tasks()
+        .filter((task) => pathAllowed(currentPathRules(), task.path))
         .sort((a, b) => a.name.localeCompare(b.name))
         .map((task) => this.view(task)),
-      invalid: this.deps.source.invalid().map((file) => ({
-        id: file.id,
-        name: file.name,
-        path: file.path,
-        problems: file.problems.map((problem) => ({
-          field: problem.field,
-          line: problem.line ?? 1,
-          message: problem.message,
+      invalid: this.deps.source
+        .invalid()
+        .filter((file) => pathAllowed(currentPathRules(), file.path))
+        .map((file) => ({
+          id: file.id,
+          name: file.name,
+          path: file.path,
+          problems: file.problems.map((problem) => ({
+            field: problem.field,
+            line: problem.line ?? 1,
+            message: problem.message,
+          })),
         })),
-      })),
     };
   }
 
@@ -188,9 +193,13 @@ export class TaskService {
   }
 
   private find(id: string): TaskDefinition {
+    // A token limited to folders (auth/path-rules.ts) finds no task filed outside them.
+    const rules = currentPathRules();
     const task = this.deps.source.task(id);
-    if (task !== undefined) return task;
-    const invalid = this.deps.source.invalid().find((file) => file.id === id);
+    if (task !== undefined && pathAllowed(rules, task.path)) return task;
+    const invalid = this.deps.source
+      .invalid()
+      .find((file) => file.id === id && pathAllowed(rules, file.path));
     if (invalid !== undefined) {
       const first = invalid.problems[0];
       throw new ApiHttpError(

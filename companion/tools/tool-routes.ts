@@ -151,7 +151,8 @@ export function registerToolRoutes(
   app.get(
     '/api/v1/tools/asks',
     { schema: { response: { 200: ToolAskList } }, config: { scope: 'read' } },
-    async () => ({ asks: tools.asks.list() }),
+    // Only the asks made under the caller's path rules, if it has any (tool-service.ts).
+    async () => ({ asks: tools.visibleAsks() }),
   );
 
   app.post<{ Params: Static<typeof ToolAskParams>; Body: ToolAskAnswer }>(
@@ -166,7 +167,7 @@ export function registerToolRoutes(
     },
     async (request) => {
       try {
-        const ask = tools.asks.answer(request.params.id, request.body.decision);
+        const ask = tools.answerAsk(request.params.id, request.body.decision);
         return { ask, decision: request.body.decision };
       } catch (error) {
         if (error instanceof AskNotFoundError) {

@@ -15,11 +15,18 @@ import {
 import { TOOL_NAMES, isToolName } from '../../shared/chat/tool-schemas';
 import type { Clock } from '../../shared/ports';
 import type { AuditClient } from '../../shared/protocol/audit';
-import type { ToolAsk, ToolListing, ToolPermission } from '../../shared/protocol/tools';
+import type {
+  AskDecision,
+  ToolAsk,
+  ToolListing,
+  ToolPermission,
+} from '../../shared/protocol/tools';
 import type { AuditLog } from '../audit/audit-log';
+import { currentPathRules } from '../auth/path-rules';
+import type { PathRules } from '../auth/path-rules';
 import { pathOfToolCall } from '../audit/tool-audit';
 import { McpServerPool } from './mcp-servers';
-import { companionAsks, scheduleTimer } from './pending-asks';
+import { AskNotFoundError, companionAsks, scheduleTimer } from './pending-asks';
 import type { PendingAsks } from './pending-asks';
 import { ToolStore } from './tool-store';
 import type { SqliteDatabase } from '../db/open';
@@ -57,6 +64,8 @@ export class ToolService implements ToolPolicy {
   readonly store: ToolStore;
   readonly servers: McpServerPool;
   readonly asks: PendingAsks;
+  /** The path rules each pending ask was made under, as `rulesKey` says them. */
+  private readonly askRules = new Map<string, string>();
   /** "For this session": until the companion stops. Key: tool name. */
   private readonly sessionPermissions = new Map<string, ToolPermission>();
   private readonly scheduleFn: (ms: number, fn: () => void) => () => void;
@@ -185,7 +194,32 @@ export class ToolService implements ToolPolicy {
   }
 
   ask(request: Omit<ToolAsk, 'id' | 'expires_at'>): PendingAsk {
-    return this.asks.open(request);
+    const pending = this.asks.open(request);
+    // Asked within a request whose token is limited to folders (auth/path-rules.ts): only a
+    // token limited to the same folders (or the whole vault's) sees and answers it.
+    this.askRules.set(pending.ask.id, rulesKey(currentPathRules()));
+    return pending;
+  }
+
+  /** The pending asks the calling token may see (`GET /api/v1/tools/asks`). */
+  visibleAsks(): ToolAsk[] {
+    const asks = this.asks.list();
+    const open = new Set(asks.map((ask) => ask.id));
+    for (const id of this.askRules.keys()) if (!open.has(id)) this.askRules.delete(id);
+    return asks.filter((ask) => this.mayAnswer(ask.id));
+  }
+
+  /** Answers ask `id` if the calling token may see it; AskNotFoundError otherwise. */
+  answerAsk(id: string, decision: AskDecision): ToolAsk {
+    if (!this.mayAnswer(id)) throw new AskNotFoundError(`no pending ask ${id}`);
+    const ask = this.asks.answer(id, decision);
+    this.askRules.delete(id);
+    return ask;
+  }
+
+  private mayAnswer(id: string): boolean {
+    const caller = currentPathRules();
+    return caller === undefined || this.askRules.get(id) === rulesKey(caller);
   }
 
   allowForConversation(tool: string, conversation: string | undefined): void {
@@ -231,4 +265,9 @@ export class ToolService implements ToolPolicy {
       reason: run.reason,
     });
   }
+}
+
+/** Path rules as a comparable key: '' for the whole vault. */
+function rulesKey(rules: PathRules | undefined): string {
+  return rules === undefined ? '' : [...rules].sort().join('\n');
 }

@@ -17,7 +17,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Clock } from '../../shared/ports';
 import { mergeLines } from '../../shared/markdown/merge-lines';
 import { conflictCopyName, conflictStamp } from './conflict-copies';
-import { inDryRun, stopForDryRun } from './dry-run';
+import { inDryRun, planForDryRun, plannedText } from './dry-run';
 import { resolveVaultPath } from './paths';
 import { portableNameProblem } from '../../shared/markdown/portable-name';
 
@@ -175,7 +175,11 @@ export async function editVaultFile(
 ): Promise<EditedFile> {
   const resolved = await resolveVaultPath(vault, path, 'write');
   if (!resolved.ok) throw pathRefusal(resolved, 'path');
-  if (!resolved.exists) throw new VaultWriteError('NOT_FOUND', `${path} does not exist`);
+  // In a dry run's block of writes (dry-run.ts), a file it planned to make is there.
+  const planned = plannedText(resolved.relative);
+  if (planned === null || (!resolved.exists && planned === undefined)) {
+    throw new VaultWriteError('NOT_FOUND', `${path} does not exist`);
+  }
   return oneAtATime(resolved.absolute, () =>
     storageSaid(resolved.relative, () =>
       editResolved(vault, resolved.absolute, resolved.relative, edit, hooks, 0),
@@ -215,13 +219,15 @@ async function editResolved(
   lateMerges: number,
 ): Promise<EditedFile> {
   if (inDryRun()) {
-    // A dry run (dry-run.ts): the edit applied to the file as it is, recorded, nothing written.
-    const current = await readCurrent(absolute, relative);
-    const planned = edit(current.text);
-    if (planned === current.text) {
-      return { path: relative, before: current.text, after: planned, changed: false };
+    // A dry run (dry-run.ts): the edit applied to the file as it is (or as the dry run's
+    // earlier writes left it), recorded, nothing written.
+    const current = plannedText(relative) ?? (await readCurrent(absolute, relative)).text;
+    const planned = edit(current);
+    if (planned === current) {
+      return { path: relative, before: current, after: planned, changed: false };
     }
-    stopForDryRun({ path: relative, action: 'edit', before: current.text, after: planned });
+    planForDryRun({ path: relative, action: 'edit', before: current, after: planned });
+    return { path: relative, before: current, after: planned, changed: true };
   }
   if (lateMerges === 0 && recentWrites(absolute).length > 0) {
     // Cairn's recent writes of this file are still watched: make sure they are in what this
@@ -678,10 +684,13 @@ export async function createVaultFile(
 ): Promise<{ path: string; absolute: string }> {
   const resolved = await resolveVaultPath(vault, path, 'write');
   if (!resolved.ok) throw pathRefusal(resolved, 'path');
-  if (resolved.exists) throw new VaultFileExistsError(resolved.relative);
+  const planned = plannedText(resolved.relative);
+  if (planned !== undefined ? planned !== null : resolved.exists) {
+    throw new VaultFileExistsError(resolved.relative);
+  }
   if (inDryRun()) {
     const text = typeof content === 'string' ? content : null;
-    stopForDryRun({
+    planForDryRun({
       path: resolved.relative,
       action: 'create',
       before: null,
@@ -692,6 +701,7 @@ export async function createVaultFile(
           }
         : {}),
     });
+    return { path: resolved.relative, absolute: resolved.absolute };
   }
   const absolute = resolved.absolute;
   return storageSaid(resolved.relative, async () => {
@@ -911,6 +921,19 @@ export async function writeVaultFileFrom(
   const resolved = await resolveVaultPath(vault, path, 'write');
   if (!resolved.ok) throw pathRefusal(resolved, 'path');
   const { absolute, relative } = resolved;
+  if (inDryRun()) {
+    // An upload's bytes (ingest): said by size, not as text.
+    if (expectedHash === null && resolved.exists) throw new VaultFileExistsError(relative);
+    const { size } = await stat(source);
+    planForDryRun({
+      path: relative,
+      action: expectedHash === null ? 'create' : 'edit',
+      before: null,
+      after: null,
+      diff: `Binary file b/${relative} (${size} bytes) would be ${expectedHash === null ? 'created' : 'replaced'}\n`,
+    });
+    return { path: relative };
+  }
   if (expectedHash === null) {
     if (resolved.exists) throw new VaultFileExistsError(relative);
     // A full or read-only vault is said as such (507), never as the raw errno with a path.
@@ -979,11 +1002,14 @@ export async function removeVaultFile(
 ): Promise<void> {
   const resolved = await resolveVaultPath(vault, path, 'read');
   if (!resolved.ok) throw pathRefusal(resolved, 'path');
-  if (!resolved.exists) return;
+  // In a dry run's block of writes (dry-run.ts), a file it planned is there, one it removed not.
+  const planned = plannedText(resolved.relative);
+  if (planned === null || (!resolved.exists && planned === undefined)) return;
   const { absolute, relative } = resolved;
   if (inDryRun()) {
-    const text = await readFile(absolute, 'utf8').catch(() => null);
-    stopForDryRun({ path: relative, action: 'remove', before: text, after: null });
+    const text = plannedText(relative) ?? (await readFile(absolute, 'utf8').catch(() => null));
+    planForDryRun({ path: relative, action: 'remove', before: text, after: null });
+    return;
   }
   await oneAtATime(absolute, async () => {
     const aside = tempName(absolute);
@@ -1037,7 +1063,7 @@ export async function moveVaultFile(
     throw new VaultFileExistsError(target.relative);
   }
   if (inDryRun()) {
-    stopForDryRun({
+    planForDryRun({
       path: source.relative,
       action: 'move',
       to: target.relative,
@@ -1045,6 +1071,7 @@ export async function moveVaultFile(
       after: null,
       diff: `rename from ${source.relative}\nrename to ${target.relative}\n`,
     });
+    return { path: target.relative };
   }
   const now = await hashFile(source.absolute);
   if (now.hash !== expectedHash) {

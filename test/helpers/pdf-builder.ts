@@ -16,10 +16,21 @@ export interface PdfPage {
   readonly annotations?: readonly PdfAnnotationSpec[];
 }
 
-/** A markup annotation over text, a sticky note or a text box (ISO 32000-1 §12.5.6). */
+/**
+ * A markup annotation over text, a sticky note, a text box, a freehand drawing or a stamp
+ * (ISO 32000-1 §12.5.6).
+ */
 export interface PdfAnnotationSpec {
   readonly subtype:
-    'Highlight' | 'Underline' | 'StrikeOut' | 'Squiggly' | 'Text' | 'FreeText' | 'Link';
+    | 'Highlight'
+    | 'Underline'
+    | 'StrikeOut'
+    | 'Squiggly'
+    | 'Text'
+    | 'FreeText'
+    | 'Ink'
+    | 'Stamp'
+    | 'Link';
   /** [x1 y1 x2 y2] in page space. */
   readonly rect: readonly [number, number, number, number];
   /** Text-markup annotations: 8 numbers per marked box. */
@@ -129,12 +140,18 @@ function annotationObject(spec: PdfAnnotationSpec): Buffer {
   const numbers = (values: readonly number[]) => values.map((n) => +n.toFixed(2)).join(' ');
   const quads = spec.quadPoints ? ` /QuadPoints [${numbers(spec.quadPoints)}]` : '';
   const contents = spec.contents === undefined ? '' : ` /Contents (${escapeText(spec.contents)})`;
+  const [x1, y1, x2, y2] = spec.rect;
   const extra =
     spec.subtype === 'FreeText'
       ? ' /DA (/Helv 10 Tf 0 g)'
       : spec.subtype === 'Text'
         ? ' /Open false'
-        : ' /C [1 1 0]';
+        : spec.subtype === 'Ink'
+          ? // One stroke corner to corner, as a pen tool writes its path (§12.5.6.13).
+            ` /InkList [[${numbers([x1, y1, (x1 + x2) / 2, y2, x2, y1])}]] /C [1 0 0]`
+          : spec.subtype === 'Stamp'
+            ? ' /Name /Approved'
+            : ' /C [1 1 0]';
   return Buffer.from(
     `<< /Type /Annot /Subtype /${spec.subtype} /Rect [${numbers(spec.rect)}]${quads}${contents}${extra} >>`,
     'latin1',

@@ -7,7 +7,8 @@ import type { TestApp } from '../helpers/app';
 
 /*
  * POST /api/v1/import over the real fixtures (a Firefox bookmark export, Kindle's My
- * Clippings.txt): whole or nothing, errors naming file:line, dry_run answering the first note.
+ * Clippings.txt): whole or nothing, errors naming file:line, dry_run answering every note
+ * (test/companion/clients/dry-run-every-file.test.ts compares them with a real import).
  */
 
 const fixture = (name: string) =>
@@ -87,7 +88,7 @@ describe('POST /api/v1/import', () => {
     expect(existsSync(join(vault(), 'Imports'))).toBe(false);
   });
 
-  it('dry_run answers the first note it would create and writes nothing', async () => {
+  it('dry_run answers the notes it would create and writes nothing', async () => {
     const response = await post(
       { kind: 'bookmarks', file: 'chrome.html', text: fixture('bookmarks-chrome.html') },
       '/api/v1/import?dry_run=true',

@@ -62,6 +62,33 @@ describe('extractPdfText: annotations (pdf.js annotation layer)', () => {
     expect(await extractPdfText(pdf)).toEqual({ pages: ['words'], numPages: 1 });
   });
 
+  it('reads a drawing or a stamp by its note, never the page words under it; without a note, nothing', async () => {
+    const lines = ['Site plan for the north garden', 'Shed goes by the fence'];
+    const overText = courierMark(0, 0, lines[0]!.length).rect;
+    const pdf = buildPdf([
+      { lines: ['cover'] },
+      {
+        font: 'Courier',
+        lines,
+        annotations: [
+          { subtype: 'Ink', rect: overText, contents: 'move the compost bins here' },
+          { subtype: 'Ink', rect: overText },
+          {
+            subtype: 'Stamp',
+            rect: [300, 500, 420, 540],
+            contents: 'Approved by the allotment board',
+          },
+          { subtype: 'Stamp', rect: [300, 400, 420, 440] },
+        ],
+      },
+    ]);
+    const result = await extractPdfText(pdf);
+    expect(result.annotations).toEqual([
+      { page: 2, kind: 'ink', comment: 'move the compost bins here' },
+      { page: 2, kind: 'stamp', comment: 'Approved by the allotment board' },
+    ]);
+  });
+
   it('the reader process sends them back with the text', async () => {
     const read = createPdfReader({ workerFile: await buildWorkerForTest(WORKER) });
     const text = await read(annotatedInvoice());

@@ -14,6 +14,7 @@ import type { TestApp } from '../helpers/app';
 
 const PDF = 'Bills/Harbor invoice.pdf';
 const SCAN = 'Bills/Scanned receipt.pdf';
+const PLAN = 'Garden/Site plan.pdf';
 let index: IndexerFixture;
 let app: TestApp;
 
@@ -31,6 +32,17 @@ beforeAll(async () => {
         },
       ]),
       'Notes/Storage.md': '# Storage\n\nThe storage unit is on the second floor.\n',
+      // A plan someone drew on and stamped: the words are only in the drawing's and stamp's notes.
+      [PLAN]: buildPdf([
+        { lines: ['Allotment site plan', 'North garden layout'] },
+        {
+          lines: ['Sheds and paths'],
+          annotations: [
+            { subtype: 'Ink', rect: [60, 600, 300, 700], contents: 'wheelbarrow ramp goes here' },
+            { subtype: 'Stamp', rect: [300, 500, 420, 540], contents: 'Approved by the committee' },
+          ],
+        },
+      ]),
     },
   });
   await index.indexer.whenIdle();
@@ -80,6 +92,15 @@ describe('PDF annotations in search', () => {
       path: PDF,
       page: 1,
     });
+  });
+
+  it("finds a drawing's and a stamp's notes and cites their page", async () => {
+    const drawing = (await search('wheelbarrow ramp')).results[0]!.citation;
+    expect(drawing).toMatchObject({ type: 'pdf', path: PLAN, page: 2 });
+    expect(drawing.excerpt).toContain('Drawing (p. 2): wheelbarrow ramp goes here');
+    const stamp = (await search('approved committee')).results[0]!.citation;
+    expect(stamp).toMatchObject({ type: 'pdf', path: PLAN, page: 2 });
+    expect(stamp.excerpt).toContain('Stamp (p. 2): Approved by the committee');
   });
 
   it('a link annotation adds nothing, and the file indexes without warnings', () => {

@@ -307,6 +307,39 @@ describe('the chat with an MCP server (stdio)', () => {
     expect(JSON.stringify(run)).not.toContain('a word the test server knows');
   });
 
+  it("a token limited to folders neither sees nor answers the owner's ask", async () => {
+    const served = await serve();
+    const calls = await addStdioServer(served);
+    const made = await api<{ token: string }>(served, 'POST', '/api/v1/tokens', {
+      name: 'travel',
+      scopes: ['read', 'write'],
+      paths: ['Travel/'],
+    });
+    const limited = { authorization: `Bearer ${made.json.token}` };
+    modelCalls('dict__lookup', { word: 'tarn' }, 'I will look "tarn" up in your dictionary.');
+    const { events } = await chatWithAsk(served, 'what is a tarn?', async (pending) => {
+      const listed = await served.test.app.inject({
+        method: 'GET',
+        url: '/api/v1/tools/asks',
+        headers: limited,
+      });
+      expect(listed.json()).toEqual({ asks: [] });
+      const answered = await served.test.app.inject({
+        method: 'POST',
+        url: `/api/v1/tools/asks/${pending.id}`,
+        headers: limited,
+        payload: { decision: 'allow_once' },
+      });
+      expect(answered.statusCode).toBe(404);
+      expect(calls()).toEqual([]);
+      const owner = await api(served, 'POST', `/api/v1/tools/asks/${pending.id}`, {
+        decision: 'allow_once',
+      });
+      expect(owner.status).toBe(200);
+    });
+    expect(toolEvent(events)?.result.success).toBe(true);
+  });
+
   it('ask, allowed once: the chat waits, shows the exact call and why, then runs it', async () => {
     const served = await serve();
     const calls = await addStdioServer(served);
