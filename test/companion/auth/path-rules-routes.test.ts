@@ -3,7 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateFeedSecret } from '../../../companion/calendar/feed-secret';
 import { createLogger } from '../../../companion/logging';
-import { CLIENT_TOOL_NAMES } from '../../../shared/chat/client-tools';
+import { CLIENT_TOOL_NAMES } from '../../../companion/tools/client-tools';
 import { startServer } from '../../../companion/server';
 import type { RunningServer } from '../../../companion/server';
 import { ManualClock } from '../../fakes/clock';
