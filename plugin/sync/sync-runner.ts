@@ -1,7 +1,7 @@
 /**
  * Keeps a device in sync while the app is open (DESIGN §9): a pass at start (pull first), a
  * pass shortly after local edits settle, and a long poll (`GET changes?wait=`) that pulls as soon
- * as the companion has something new. Failures back off and retry; a wrong token or a missing
+ * as the companion has something new. Failures back off and retry (a 429 after its Retry-After); a wrong token or a missing
  * URL stops the runner until it is started again. Every timer goes through the injected
  * `SyncTimers`, so `stop()` releases all of them.
  */
@@ -159,8 +159,15 @@ export class SyncRunner {
     }
     this.options.onRetry?.(error);
     if (this.retryTimer !== null) return;
-    const delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** this.failures);
-    this.failures++;
+    let delay: number;
+    if (error instanceof SyncRequestError && error.code === 'RATE_LIMITED') {
+      // The companion's rate limit: wait as long as it asked (else the first back-off), and
+      // do not grow the back-off: the device is healthy, only too fast.
+      delay = Math.min(this.maxBackoffMs, error.retryAfterMs ?? this.backoffMs);
+    } else {
+      delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** this.failures);
+      this.failures++;
+    }
     this.retryTimer = this.timers.setTimeout(() => {
       this.retryTimer = null;
       void this.resume();
