@@ -11,7 +11,11 @@
  * the Node side weighs the idle page, calls it, and samples memory until it resolves with
  * `{ ms, requests, files }`.
  */
-import type { HttpRequest, HttpResponse, HttpTransport } from '../../plugin/connection/http-transport';
+import type {
+  HttpRequest,
+  HttpResponse,
+  HttpTransport,
+} from '../../plugin/connection/http-transport';
 import { IdbSyncStateStore } from '../../plugin/sync/idb-state-store';
 import { sha256Hex } from '../../plugin/sync/sync-hash';
 import type {
@@ -162,14 +166,27 @@ const fetchTransport: HttpTransport = {
     });
     if (request.responseType === 'bytes') {
       const bytes = await response.arrayBuffer();
-      return { status: response.status, text: response.ok ? '' : new TextDecoder().decode(bytes), bytes };
+      return {
+        status: response.status,
+        text: response.ok ? '' : new TextDecoder().decode(bytes),
+        bytes,
+      };
     }
     return { status: response.status, text: await response.text() };
   },
 };
 
 declare global {
-  var benchStart: (() => Promise<{ ms: number; requests: number; files: number; kinds: Record<string, number>; peakPerMinute: number; times: string }>) | undefined;
+  var benchStart:
+    | (() => Promise<{
+        ms: number;
+        requests: number;
+        files: number;
+        kinds: Record<string, number>;
+        peakPerMinute: number;
+        times: string;
+      }>)
+    | undefined;
 }
 
 const params = new URLSearchParams(location.search);

@@ -6,7 +6,11 @@
  * (MemoryVault, MemorySyncStateStore, node:http) and in Chromium (sync-browser-page.ts: OPFS
  * vault, IndexedDB store, fetch) alike: nothing here is Node- or DOM-only.
  */
-import type { HttpRequest, HttpResponse, HttpTransport } from '../../plugin/connection/http-transport';
+import type {
+  HttpRequest,
+  HttpResponse,
+  HttpTransport,
+} from '../../plugin/connection/http-transport';
 import { CompanionSyncClient } from '../../plugin/sync/sync-client';
 import { SyncEngine } from '../../plugin/sync/sync-engine';
 import type { SyncStateStore, SyncVault } from '../../plugin/sync/sync-ports';
@@ -67,7 +71,9 @@ export class PortTimes {
           const started = performance.now();
           const result: unknown = (value as (...a: unknown[]) => unknown).apply(object, args);
           if (!(result instanceof Promise)) return result;
-          return result.finally(() => this.add(`${prefix}.${property}`, performance.now() - started));
+          return result.finally(() =>
+            this.add(`${prefix}.${property}`, performance.now() - started),
+          );
         };
       },
     });

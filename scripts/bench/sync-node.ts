@@ -24,7 +24,13 @@ export interface NodeDevice {
 
 const transport = new NodeHttpTransport();
 
-function wire(name: string, url: string, token: string, vault: MemoryVault, store: MemorySyncStateStore): NodeDevice {
+function wire(
+  name: string,
+  url: string,
+  token: string,
+  vault: MemoryVault,
+  store: MemorySyncStateStore,
+): NodeDevice {
   const device = openDevice({ url, token, name, vault, store, transport });
   // Obsidian fires vault events for every write, the engine's own included; the runner (once
   // started) gets them as the plugin's wiring (sync-setup.ts) hands them on.
@@ -39,7 +45,13 @@ function wire(name: string, url: string, token: string, vault: MemoryVault, stor
 
 /** An empty device (a phone paired to a companion that already holds the vault). */
 export function emptyDevice(name: string, url: string, token: string): NodeDevice {
-  return wire(name, url, token, new MemoryVault(false, { now: () => Date.now() }), new MemorySyncStateStore());
+  return wire(
+    name,
+    url,
+    token,
+    new MemoryVault(false, { now: () => Date.now() }),
+    new MemorySyncStateStore(),
+  );
 }
 
 /** The same device opened again: a new engine (Obsidian restarted) over its vault and state. */
@@ -100,7 +112,11 @@ export async function editLatencies(
         resolve(false);
       }, 30_000);
       const stop = to.vault.onEvent((event) => {
-        if (event.kind === 'changed' && event.path === path && to.vault.text(path)?.includes(marker)) {
+        if (
+          event.kind === 'changed' &&
+          event.path === path &&
+          to.vault.text(path)?.includes(marker)
+        ) {
           clearTimeout(timer);
           stop();
           resolve(true);

@@ -109,10 +109,14 @@ try {
   results.first.peakPerSecond = phone.device.log.peakPerSecond();
   results.first.kinds = Object.fromEntries(phone.device.log.kinds);
   results.companionFirstPeak = companion.peak;
-  console.error(`  first sync (Node): ${(results.first.ms / 1000).toFixed(1)} s; ${results.first.times}`);
+  console.error(
+    `  first sync (Node): ${(results.first.ms / 1000).toFixed(1)} s; ${results.first.times}`,
+  );
   const reopenedPhone = node.reopened(phone, base, TOKEN);
   results.open = await node.timedPass(reopenedPhone);
-  console.error(`  open, nothing changed (Node): ${results.open.ms.toFixed(0)} ms; ${results.open.times}`);
+  console.error(
+    `  open, nothing changed (Node): ${results.open.ms.toFixed(0)} ms; ${results.open.times}`,
+  );
 
   // 2. A second device, then an edit on one reaching the other through the long poll.
   const laptop = node.emptyDevice('Bench laptop', base, TOKEN);
@@ -262,7 +266,9 @@ async function servePage(companionBase, script) {
       return;
     }
     response.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' });
-    response.end('<!doctype html><meta charset="utf-8"><script type="module" src="/page.js"></script>');
+    response.end(
+      '<!doctype html><meta charset="utf-8"><script type="module" src="/page.js"></script>',
+    );
   });
   await new Promise((done) => server.listen(0, '127.0.0.1', done));
   return { server, agent, base: `http://127.0.0.1:${server.address().port}` };
@@ -443,7 +449,9 @@ function printTable() {
     [
       '',
       `First sync requests: ${kinds} (${results.requestsPerFile.toFixed(2)} per file); peak ${count(first.peakPerMinute)} per minute, ${count(first.peakPerSecond)} per second.` +
-        (browser ? ` Chromium: peak ${count(browser.first.peakPerMinute)} per minute; storage ${mb(browser.first.storageBytes)} (navigator.storage.estimate).` : ''),
+        (browser
+          ? ` Chromium: peak ${count(browser.first.peakPerMinute)} per minute; storage ${mb(browser.first.storageBytes)} (navigator.storage.estimate).`
+          : ''),
       `The companion journalled the vault on its first start in ${results.journalS.toFixed(1)} s (keyword index only, CAIRN_EMBEDDINGS=none).`,
       `${os.cpus().length} cores, load average ${load}; total run ${((performance.now() - started) / 1000).toFixed(0)} s.`,
     ].join('\n'),
