@@ -25,7 +25,8 @@ export function clockedRateLimitStore(clock: Clock) {
     incr(key: string, answer: Answer, timeWindow: number): void {
       const now = clock.now();
       let window = this.windows.get(key);
-      if (window === undefined || window.startMs + timeWindow <= now) {
+      // A clock set back (NTP, a test) starts a new window rather than stretching this one.
+      if (window === undefined || now < window.startMs || window.startMs + timeWindow <= now) {
         window = { current: 0, startMs: now };
       }
       window.current++;
@@ -42,7 +43,7 @@ export function clockedRateLimitStore(clock: Clock) {
     read(key: string, answer: Answer, timeWindow: number): void {
       const now = clock.now();
       const window = this.windows.get(key);
-      if (window === undefined || window.startMs + timeWindow <= now) {
+      if (window === undefined || now < window.startMs || window.startMs + timeWindow <= now) {
         answer(null, { current: 0, ttl: 0 });
         return;
       }
