@@ -48,7 +48,11 @@ export class SyncRunner {
     private readonly timers: SyncTimers,
     private readonly options: SyncRunnerOptions = {},
   ) {
-    this.settleMs = options.settleMs ?? 1000;
+    // Obsidian saves an editor's text at most every couple of seconds while one types, and a
+    // plugin writing many files fires its events milliseconds apart: 300 ms still makes one
+    // pass of either, and an edit reaches the other devices in about half a second (1000 ms
+    // put the median over a second: docs/sync.md "Performance").
+    this.settleMs = options.settleMs ?? 300;
     this.pollSeconds = Math.min(30, options.pollSeconds ?? 25);
     this.backoffMs = options.backoffMs ?? 5000;
     this.maxBackoffMs = options.maxBackoffMs ?? 5 * 60 * 1000;
