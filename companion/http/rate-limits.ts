@@ -39,11 +39,12 @@ const MINUTE = 60_000;
  *
  * Cairn Sync (docs/sync.md "Rate limits"): `syncBlobs` is `GET`/`PUT blobs`, one request per
  * file a device downloads or uploads; a first sync of the 10,000-note bench vault made at most
- * SYNC_FIRST_SYNC_PEAK_PER_MINUTE of them in a minute (`npm run bench -- --only sync`), so the
- * limit is several times that, per address too (devices behind one reverse proxy share it).
- * `sync` is every other sync route (changes, the long poll, commit, confirm, history, trash,
- * restore, pairing): a device makes a few per pass, one pass per second at most while edits
- * keep coming, plus one long poll per 25 s.
+ * 4,603 of them in a minute and 258 in a second (`npm run bench -- --only sync`, loopback, a
+ * loaded 2-core machine): the limit is 13 times the first and about 4 times the second kept up
+ * for a minute, per address too (devices behind one reverse proxy share it). `sync` is every
+ * other sync route (changes, the long poll, commit, confirm, history, trash, restore, pairing):
+ * a first sync makes one `changes` and one `commit` per 500 files; an open device a few per
+ * pass, a pass at most every few hundred ms while edits keep coming, plus one long poll.
  */
 export const RATE_LIMITS: Readonly<Record<LimitedRoute, RouteLimit>> = {
   search: { perToken: 600, perAddress: 600, windowMs: MINUTE },
