@@ -239,7 +239,12 @@ export async function buildApp(
   });
   registerCors(app);
   const tokens = new TokenStore(deps.db);
-  await registerTokenAuth(app, ownerThenStored(deps.tokenSha256, tokens), deps.failedAuthLimit);
+  await registerTokenAuth(
+    app,
+    ownerThenStored(deps.tokenSha256, tokens),
+    deps.failedAuthLimit,
+    deps.clock,
+  );
   registerDryRuns(app);
   const checkRateLimit = registerRateLimits(app, deps.rateLimits);
 

@@ -5,7 +5,8 @@
 //
 // Parts, in order:
 //   embeddings   scripts/bench-embeddings.mjs (USE-lite throughput), run as is;
-//   <name>       every other area's scripts/bench/<name>.mjs (e.g. index, scheduler), run as is;
+//   <name>       every other area's scripts/bench/<name>.mjs (e.g. index, scheduler, sync), run as
+//                is (with --notes when it has that option);
 //                idle-memory builds dist/companion and reports its RSS and heap once idle at
 //                10k notes and after a restart (takes ~5 minutes; its own flags: run it directly);
 //                plugin-onload times the built main.js, so it wants `npm run build` first;
@@ -20,7 +21,7 @@
 // The TypeScript parts (scripts/bench/*.ts) are bundled by bundle-for-node.mjs into
 // node_modules/.cache/cairn-bench/ first.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -59,10 +60,15 @@ const notes = Number(values.notes);
 if (!Number.isInteger(notes) || notes < 1)
   throw new Error(`--notes must be a positive integer, got ${values.notes}`);
 
-/** Runs another benchmark script as its own process, so its flags and memory stay its own. */
+/**
+ * Runs another benchmark script as its own process, so its flags and memory stay its own. A
+ * script that has a `--notes` option of its own gets this one's.
+ */
 function runScript(part, file) {
   console.log(`\n## ${part}`);
-  const result = spawnSync(process.execPath, [file], { stdio: 'inherit' });
+  const own = /\bnotes: \{ type: 'string'/.test(readFileSync(file, 'utf8'));
+  const flags = own ? ['--notes', String(notes)] : [];
+  const result = spawnSync(process.execPath, [file, ...flags], { stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`${file} exited with ${result.status}`);
 }
 

@@ -1,6 +1,8 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../../shared/ports';
 import { ApiHttpError } from '../http/api-error';
+import { clockedRateLimitStore } from '../http/clocked-rate-limit-store';
 import { tokenFingerprint } from '../http/rate-limits';
 import { pathOnly } from '../http/url';
 import { bearerFailureMessages, presentedToken, sameTokenHash } from './bearer';
@@ -98,9 +100,11 @@ export async function registerTokenAuth(
   app: FastifyInstance,
   tokens: TokenResolver,
   limit: FailedAuthLimit = DEFAULT_FAILED_AUTH_LIMIT,
+  clock: Clock = { now: () => Date.now() },
 ): Promise<void> {
   app.decorateRequest('cairnAuth', null);
-  await app.register(rateLimit, { global: false });
+  // Every limiter (these and companion/http/rate-limits.ts) counts on the app's clock.
+  await app.register(rateLimit, { global: false, store: clockedRateLimitStore(clock) });
   const credentialFailures = app.createRateLimit({
     max: limit.max,
     timeWindow: limit.windowMs,

@@ -20,7 +20,8 @@ declare module 'fastify' {
   }
 }
 
-export type LimitedRoute = 'answer' | 'search' | 'chat' | 'ingest' | 'embeddings' | 'pushTest';
+export type LimitedRoute =
+  'answer' | 'search' | 'chat' | 'ingest' | 'embeddings' | 'pushTest' | 'sync' | 'syncBlobs';
 
 export interface RouteLimit {
   /** Requests per window per token. */
@@ -35,6 +36,15 @@ const MINUTE = 60_000;
 /**
  * Per minute. Search is what the phone page calls as one types; answer and embeddings are a
  * search each plus more; chat, ingest and the test push are slow or reach outside.
+ *
+ * Cairn Sync (docs/sync.md "Rate limits"): `syncBlobs` is `GET`/`PUT blobs`, one request per
+ * file a device downloads or uploads; a first sync of the 10,000-note bench vault made at most
+ * 4,603 of them in a minute and 258 in a second (`npm run bench -- --only sync`, loopback, a
+ * loaded 2-core machine): the limit is 13 times the first and about 4 times the second kept up
+ * for a minute, per address too (devices behind one reverse proxy share it). `sync` is every
+ * other sync route (changes, the long poll, commit, confirm, history, trash, restore, pairing):
+ * a first sync makes one `changes` and one `commit` per 500 files; an open device a few per
+ * pass, a pass at most every few hundred ms while edits keep coming, plus one long poll.
  */
 export const RATE_LIMITS: Readonly<Record<LimitedRoute, RouteLimit>> = {
   search: { perToken: 600, perAddress: 600, windowMs: MINUTE },
@@ -43,6 +53,8 @@ export const RATE_LIMITS: Readonly<Record<LimitedRoute, RouteLimit>> = {
   chat: { perToken: 30, perAddress: 30, windowMs: MINUTE },
   ingest: { perToken: 30, perAddress: 30, windowMs: MINUTE },
   pushTest: { perToken: 10, perAddress: 10, windowMs: MINUTE },
+  sync: { perToken: 1200, perAddress: 3000, windowMs: MINUTE },
+  syncBlobs: { perToken: 60_000, perAddress: 60_000, windowMs: MINUTE },
 };
 
 /**

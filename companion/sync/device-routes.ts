@@ -81,7 +81,7 @@ export function registerSyncDeviceRoutes(
   app.post(
     '/api/v1/sync/devices',
     {
-      config: { scope: 'admin' as const },
+      config: { scope: 'admin' as const, limited: 'sync' as const },
       schema: { body: SyncPairRequest, response: { 201: SyncPairResponse } },
     },
     async (request, reply) => {
@@ -103,7 +103,7 @@ export function registerSyncDeviceRoutes(
   app.post(
     '/api/v1/sync/unpair',
     {
-      config: { scope: 'sync' as const },
+      config: { scope: 'sync' as const, limited: 'sync' as const },
       schema: { body: SyncUnpairRequest, response: { 200: SyncUnpairResponse } },
     },
     async (request) => {
@@ -126,7 +126,7 @@ export function registerSyncDeviceRoutes(
   app.post(
     '/api/v1/sync/restore',
     {
-      config: { scope: 'sync' as const },
+      config: { scope: 'sync' as const, limited: 'sync' as const },
       schema: { body: SyncRestoreRequest, response: { 200: SyncCommitResponse } },
     },
     async (request) => {

@@ -23,8 +23,12 @@ import type { SyncService } from './sync-service';
 /** Commit bodies may list thousands of ops (a first sync); bytes go through `blobs`. */
 const COMMIT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
-/** Every sync route needs the `sync` scope (DESIGN §9). */
-const config = { scope: 'sync' as const };
+/**
+ * Every sync route needs the `sync` scope (DESIGN §9) and counts against the sync rate limit
+ * (companion/http/rate-limits.ts); the blob routes against their own, larger one.
+ */
+const config = { scope: 'sync' as const, limited: 'sync' as const };
+const blobConfig = { scope: 'sync' as const, limited: 'syncBlobs' as const };
 
 /**
  * The routes of Cairn Sync under `/api/v1/sync` (docs/sync.md). The blob routes live in their
@@ -172,7 +176,7 @@ function registerBlobRoutes(app: FastifyInstance, sync: SyncService): void {
 
   app.get(
     '/blobs/:hash',
-    { config, schema: { params: SyncBlobParams } },
+    { config: blobConfig, schema: { params: SyncBlobParams } },
     async (request, reply) => {
       const { hash } = request.params as SyncBlobParams;
       const size = sync.blobs.sizeOf(hash);
@@ -209,7 +213,7 @@ function registerBlobRoutes(app: FastifyInstance, sync: SyncService): void {
   app.put(
     '/blobs/:hash',
     {
-      config,
+      config: blobConfig,
       schema: {
         params: SyncBlobParams,
         response: { 200: SyncBlobPutResponse, 201: SyncBlobPutResponse, 202: SyncBlobPutResponse },

@@ -22,6 +22,11 @@ export interface HttpResponse {
   text: string;
   /** The body's bytes, when the request asked for `responseType: 'bytes'`. */
   bytes?: ArrayBuffer;
+  /**
+   * Response headers with lower-case names, where the transport has them (`Retry-After` of a
+   * 429 is read from here).
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface HttpTransport {

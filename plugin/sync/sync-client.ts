@@ -27,6 +27,11 @@ export type SyncRequestErrorCode =
   | 'UNAUTHORIZED'
   /** Another status than the call's success; `status` and `apiCode` say which. */
   | 'HTTP_ERROR'
+  /**
+   * 429: the companion's rate limit for this token or address (companion/http/rate-limits.ts).
+   * Nothing of the request was done; `retryAfterMs` says when to send again.
+   */
+  | 'RATE_LIMITED'
   /** A 2xx answer that is not what the protocol says, or a blob whose bytes do not match. */
   | 'BAD_ANSWER';
 
@@ -37,6 +42,8 @@ export class SyncRequestError extends Error {
     readonly status?: number,
     /** The companion's `error.code`, when it sent one. */
     readonly apiCode?: string,
+    /** How long the companion asked to wait (its `Retry-After`), when it said. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'SyncRequestError';
@@ -178,12 +185,24 @@ export class CompanionSyncClient implements SyncApi {
       isRecord(body) && isRecord(body.error) && typeof body.error.code === 'string'
         ? body.error.code
         : undefined;
-    const code = response.status === 401 || response.status === 403 ? 'UNAUTHORIZED' : 'HTTP_ERROR';
+    const code =
+      response.status === 401 || response.status === 403
+        ? 'UNAUTHORIZED'
+        : response.status === 429
+          ? 'RATE_LIMITED'
+          : 'HTTP_ERROR';
     return new SyncRequestError(
       code,
       `${what} answered ${response.status}${message === undefined ? '' : `: ${message}`}`,
       response.status,
       apiCode,
+      retryAfterMs(response.headers?.['retry-after']),
     );
   }
+}
+
+/** `Retry-After` in seconds (the companion's form) as ms; an HTTP date or junk is no answer. */
+function retryAfterMs(header: string | undefined): number | undefined {
+  if (header === undefined || !/^\s*\d{1,6}\s*$/.test(header)) return undefined;
+  return Number(header) * 1000;
 }

@@ -796,7 +796,9 @@ export class SyncEngine {
       try {
         return await this.api.commit(ops, commitId);
       } catch (error) {
-        if (attempt >= COMMIT_ATTEMPTS || !isRetryable(error)) throw error;
+        // A 429 is not retried at once: the runner waits its Retry-After, then the pass sends
+        // the same pending commit again (the companion did nothing with this one).
+        if (attempt >= COMMIT_ATTEMPTS || !isRetryable(error) || isRateLimited(error)) throw error;
       }
     }
   }
@@ -1248,9 +1250,11 @@ export function randomCommitId(): string {
 /** Whether a failed request may be retried later as it is (network, companion busy). */
 export function isRetryable(error: unknown): boolean {
   if (!(error instanceof SyncRequestError)) return false;
-  if (error.code === 'UNREACHABLE') return true;
-  return (
-    error.code === 'HTTP_ERROR' &&
-    (error.status === undefined || error.status >= 500 || error.status === 429)
-  );
+  if (error.code === 'UNREACHABLE' || error.code === 'RATE_LIMITED') return true;
+  return error.code === 'HTTP_ERROR' && (error.status === undefined || error.status >= 500);
+}
+
+/** The companion's rate limit answered (429): wait for its Retry-After before sending again. */
+export function isRateLimited(error: unknown): error is SyncRequestError {
+  return error instanceof SyncRequestError && error.code === 'RATE_LIMITED';
 }

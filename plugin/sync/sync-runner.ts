@@ -1,7 +1,7 @@
 /**
  * Keeps a device in sync while the app is open (DESIGN §9): a pass at start (pull first), a
  * pass shortly after local edits settle, and a long poll (`GET changes?wait=`) that pulls as soon
- * as the companion has something new. Failures back off and retry; a wrong token or a missing
+ * as the companion has something new. Failures back off and retry (a 429 after its Retry-After); a wrong token or a missing
  * URL stops the runner until it is started again. Every timer goes through the injected
  * `SyncTimers`, so `stop()` releases all of them.
  */
@@ -48,7 +48,11 @@ export class SyncRunner {
     private readonly timers: SyncTimers,
     private readonly options: SyncRunnerOptions = {},
   ) {
-    this.settleMs = options.settleMs ?? 1000;
+    // Obsidian saves an editor's text at most every couple of seconds while one types, and a
+    // plugin writing many files fires its events milliseconds apart: 300 ms still makes one
+    // pass of either, and an edit reaches the other devices in about half a second (1000 ms
+    // put the median over a second: docs/sync.md "Performance").
+    this.settleMs = options.settleMs ?? 300;
     this.pollSeconds = Math.min(30, options.pollSeconds ?? 25);
     this.backoffMs = options.backoffMs ?? 5000;
     this.maxBackoffMs = options.maxBackoffMs ?? 5 * 60 * 1000;
@@ -159,8 +163,15 @@ export class SyncRunner {
     }
     this.options.onRetry?.(error);
     if (this.retryTimer !== null) return;
-    const delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** this.failures);
-    this.failures++;
+    let delay: number;
+    if (error instanceof SyncRequestError && error.code === 'RATE_LIMITED') {
+      // The companion's rate limit: wait as long as it asked (else the first back-off), and
+      // do not grow the back-off: the device is healthy, only too fast.
+      delay = Math.min(this.maxBackoffMs, error.retryAfterMs ?? this.backoffMs);
+    } else {
+      delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** this.failures);
+      this.failures++;
+    }
     this.retryTimer = this.timers.setTimeout(() => {
       this.retryTimer = null;
       void this.resume();

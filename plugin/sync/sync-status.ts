@@ -192,6 +192,14 @@ export function describeFailure(error: unknown): { kind: 'offline' | 'error'; de
         kind: 'error',
         detail: `The answer was not the companion’s (${error.message}). A proxy in between may change it; check the address.`,
       };
+    case 'RATE_LIMITED': {
+      const wait =
+        error.retryAfterMs === undefined ? '' : ` in ${Math.ceil(error.retryAfterMs / 1000)} s`;
+      return {
+        kind: 'offline',
+        detail: `The companion asked this device to slow down (${error.message}). Nothing is lost; Cairn continues${wait}.`,
+      };
+    }
     case 'HTTP_ERROR':
       if (error.status === 507) {
         return {
@@ -199,7 +207,7 @@ export function describeFailure(error: unknown): { kind: 'offline' | 'error'; de
           detail: 'The companion’s disk is full or read-only. Free space there; Cairn retries.',
         };
       }
-      if (error.status !== undefined && (error.status >= 500 || error.status === 429)) {
+      if (error.status !== undefined && error.status >= 500) {
         return {
           kind: 'offline',
           detail: `The companion is busy or restarting (${error.message}). Cairn retries.`,

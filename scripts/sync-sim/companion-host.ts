@@ -25,6 +25,8 @@ import type { Clock } from '../../shared/ports';
 /** The owner token of every simulated companion (43 characters, like a generated one). */
 export const SIM_TOKEN = 'sim-token-0123456789abcdefghijklmnopqrstuvwx';
 
+const UNLIMITED = { perToken: Number.MAX_SAFE_INTEGER, perAddress: Number.MAX_SAFE_INTEGER };
+
 /** History pruning runs on its own schedule in production; a run never waits for it. */
 const idleTimer: TimerPort = {
   set: () => ({}) as TimerHandle,
@@ -70,6 +72,9 @@ export class SharedCompanionApp {
       version: '0.0.0-sim',
       logger: createLogger('silent'),
       sync,
+      // Runs share the app and its simulated clock, which runs far faster than a device could
+      // send: the sync routes' rate limits are not what runs check (sync-rate-limit.test.ts does).
+      rateLimits: { sync: UNLIMITED, syncBlobs: UNLIMITED },
     });
     shared = new SharedCompanionApp(app, dir);
     return shared;

@@ -36,6 +36,12 @@ export class InjectTransport implements HttpTransport {
     return {
       status: response.statusCode,
       text: request.responseType === 'bytes' && response.statusCode === 200 ? '' : response.body,
+      headers: Object.fromEntries(
+        Object.entries(response.headers).map(([name, value]) => [
+          name,
+          Array.isArray(value) ? value.join(', ') : String(value ?? ''),
+        ]),
+      ),
       ...(request.responseType === 'bytes'
         ? {
             bytes: raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer,

@@ -28,6 +28,12 @@ export class NodeHttpTransport implements HttpTransport {
           resolve({
             status: response.statusCode ?? 0,
             text: body.toString('utf8'),
+            headers: Object.fromEntries(
+              Object.entries(response.headers).map(([name, value]) => [
+                name,
+                Array.isArray(value) ? value.join(', ') : (value ?? ''),
+              ]),
+            ),
             ...(request.responseType === 'bytes'
               ? { bytes: body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) }
               : {}),

@@ -30,15 +30,25 @@ export class ObsidianHttpTransport implements HttpTransport {
         }),
         timeout,
       ]);
-      if (request.responseType !== 'bytes') return { status: response.status, text: response.text };
+      const headers = lowerCaseNames(response.headers);
+      if (request.responseType !== 'bytes') {
+        return { status: response.status, text: response.text, headers };
+      }
       // Bytes first: `text` of a binary body is a decoding nobody reads, so only when asked.
       const bytes = response.arrayBuffer;
       const text = response.status >= 200 && response.status < 300 ? '' : response.text;
-      return { status: response.status, text, bytes };
+      return { status: response.status, text, bytes, headers };
     } finally {
       window.clearTimeout(timer);
     }
   }
+}
+
+/** Header names as HttpResponse has them (requestUrl keeps the server's spelling). */
+function lowerCaseNames(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value;
+  return out;
 }
 
 function contentTypeOf(body: string | ArrayBuffer | undefined): string | undefined {

@@ -29,7 +29,7 @@ function call(app: TestApp, route: 'answer' | 'search', remoteAddress: string) {
 describe('rate limits on expensive routes', () => {
   it('has a limit for every expensive route', () => {
     expect(Object.keys(RATE_LIMITS).sort()).toEqual(
-      ['answer', 'chat', 'embeddings', 'ingest', 'pushTest', 'search'].sort(),
+      ['answer', 'chat', 'embeddings', 'ingest', 'pushTest', 'search', 'sync', 'syncBlobs'].sort(),
     );
   });
 

@@ -6,6 +6,7 @@ import { buildApp } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
 import { openDatabase } from '../../../companion/db/open';
 import type { SqliteDatabase } from '../../../companion/db/open';
+import type { RateLimitOverrides } from '../../../companion/http/rate-limits';
 import { createLogger } from '../../../companion/logging';
 import { SyncService } from '../../../companion/sync';
 import type { SyncServiceOptions } from '../../../companion/sync';
@@ -38,6 +39,7 @@ export async function buildSyncTestApp(
   options: {
     files?: Record<string, string>;
     sync?: Partial<SyncServiceOptions>;
+    rateLimits?: RateLimitOverrides;
   } = {},
 ): Promise<SyncTestApp> {
   const dir = tempDir('sync');
@@ -64,6 +66,7 @@ export async function buildSyncTestApp(
     version: '0.0.0-test',
     logger,
     sync,
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
   });
   const upload = async (content: string | Uint8Array): Promise<string> => {
     const hash = hashOf(content);
