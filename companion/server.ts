@@ -404,10 +404,15 @@ async function startOnLockedFolder(
     logger: options.logger,
   });
   app.addHook('onClose', () => excludeWatch.close());
-  // Reminders: read the vault, fire what was missed within the grace window, then follow the
-  // indexer's changes (those arriving during the start wait for it). On close, hooks added
-  // later run first: the vault link drains, the scheduler stops, then the indexer and database.
-  const schedulerStarted = reminderSource.load().then(() => scheduler.start());
+  // Reminders: read the vault and plan, then follow the indexer's changes (those arriving during
+  // the start wait for it). What was missed within the grace window, and what a kill left
+  // claimed, goes out after the server listens (`caughtUp`): a burst of thousands of pushes
+  // must not keep /health and the API down. On close, hooks added later run first: the vault
+  // link drains, the scheduler stops (waiting for that catch-up), then the indexer and database.
+  // `caughtUp` is not awaited: a pass never rejects (it logs and retries), and stop() waits for it.
+  const schedulerStarted = reminderSource.load().then(async () => {
+    await scheduler.begin();
+  });
   const reminderLink = connectVaultReminders(
     feed,
     reminderSource,
