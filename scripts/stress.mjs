@@ -551,6 +551,33 @@ async function killAroundDueReminders() {
     let kills = 0;
     let killsInBurst = 0;
     const killTimes = [];
+    // For each start: how long until /health answered, and whether that was before its first
+    // push message (a start that listens first answers while it still catches up).
+    const restarts = [];
+    const probeHealth = (companion) => {
+      const spawned = Date.now();
+      const seen = service.messages.length;
+      const probe = { healthMs: undefined, beforeFirstPush: undefined };
+      probe.done = (async () => {
+        while (companion.child.exitCode === null && Date.now() - spawned < 120_000) {
+          try {
+            const answer = await fetch(`${companion.url}/health`, {
+              signal: AbortSignal.timeout(1000),
+            });
+            if (answer.ok) {
+              probe.healthMs = Date.now() - spawned;
+              const first = service.messages[seen];
+              probe.beforeFirstPush = first === undefined || first.at >= spawned + probe.healthMs;
+              return;
+            }
+          } catch {
+            // not listening yet
+          }
+          await sleep(25);
+        }
+      })();
+      return probe;
+    };
     for (const [burst, due] of [start, lastDue].entries()) {
       const inThisBurst = burst === 0 ? Math.ceil(killCount / 2) : Math.floor(killCount / 2);
       const burstTarget = (expected / 2) * (burst + 1);
@@ -562,9 +589,9 @@ async function killAroundDueReminders() {
         kills++;
         if (outstanding > 0) killsInBurst++;
         progress(`kill ${kills}: ${outstanding} of this burst outstanding`);
-        // Not waited for: a start sends what is due (and what the kill left claimed) before it
-        // listens, and the next kill is meant to land in that burst.
+        // Not waited for: the next kill is meant to land in the burst the start resends.
         server = await startCompanion(vault, data, env, port, { wait: false });
+        restarts.push(probeHealth(server));
         progress(`restarted; ${delivered()} delivered`);
         // The next kill lands once the new process is sending again (or nothing is left).
         const seen = service.messages.length;
@@ -581,6 +608,9 @@ async function killAroundDueReminders() {
     }
     await server.ready(120_000);
     progress(`last start listening; ${delivered()} delivered`);
+    await Promise.all(restarts.map((probe) => probe.done));
+    const answered = restarts.filter((probe) => probe.healthMs !== undefined);
+    const healthMs = answered.map((probe) => probe.healthMs).sort((a, b) => a - b);
     await sleep(Math.max(0, lastDue + 10_000 - Date.now()));
     const deadline = Date.now() + 60_000;
     while (delivered() < expected && Date.now() < deadline) await sleep(500);
@@ -622,6 +652,15 @@ async function killAroundDueReminders() {
     console.log(`| most duplicates after one kill | ${Math.max(...duplicatesAfterKill)} |`);
     console.log(`| duplicates with no kill before them | ${duplicatesAfterKill[0]} |`);
     console.log(`| listed missed | ${missedCount} |`);
+    console.log(
+      `| restarts whose /health answered before the next kill | ${answered.length} of ${restarts.length} |`,
+    );
+    console.log(
+      `| of those, answered before the start's first push | ${answered.filter((probe) => probe.beforeFirstPush).length} |`,
+    );
+    console.log(
+      `| time from spawn to /health, p50 / max | ${healthMs.length ? `${percentile(healthMs, 50)} / ${healthMs.at(-1)} ms` : '-'} |`,
+    );
     if (values.verbose) {
       const statuses = new Map();
       for (const m of service.messages)
