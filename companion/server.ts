@@ -406,13 +406,11 @@ async function startOnLockedFolder(
   app.addHook('onClose', () => excludeWatch.close());
   // Reminders: read the vault and plan, then follow the indexer's changes (those arriving during
   // the start wait for it). What was missed within the grace window, and what a kill left
-  // claimed, goes out after the server listens (`caughtUp`): a burst of thousands of pushes
-  // must not keep /health and the API down. On close, hooks added later run first: the vault
-  // link drains, the scheduler stops (waiting for that catch-up), then the indexer and database.
-  // `caughtUp` is not awaited: a pass never rejects (it logs and retries), and stop() waits for it.
-  const schedulerStarted = reminderSource.load().then(async () => {
-    await scheduler.begin();
-  });
+  // claimed, goes out once the server listens (`catchUp()` below): a burst of thousands of
+  // pushes must not keep /health and the API down. On close, hooks added later run first: the
+  // vault link drains, the scheduler stops (waiting for that catch-up), then the indexer and
+  // database.
+  const schedulerStarted = reminderSource.load().then(() => scheduler.begin());
   const reminderLink = connectVaultReminders(
     feed,
     reminderSource,
@@ -459,6 +457,8 @@ async function startOnLockedFolder(
   // For `cairn-companion mcp`: clients on this machine reach it over loopback (clients/server-file.ts).
   const loopback = `${https ? 'https' : 'http'}://${isAllInterfaces(config.host) ? '127.0.0.1' : hostForUrl}:${port}`;
   writeServerFile(config.dataDir, { url: loopback, pid: process.pid });
+  // Not awaited: a pass never rejects (it logs and tries again), and stop() waits for it.
+  void scheduler.catchUp();
   return {
     app,
     url,

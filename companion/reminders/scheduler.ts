@@ -196,20 +196,19 @@ export class ReminderScheduler implements SchedulerStatusSource {
    * that first pass is done.
    */
   async start(): Promise<void> {
-    const { caughtUp } = await this.begin();
-    await caughtUp;
+    await this.begin();
+    await this.catchUp();
   }
 
   /**
-   * `start()` in two halves: resolves once the delivery state and the reminders are loaded and
-   * planned (every other method may be called from then on), with the first pass (catch-up:
-   * deliveries a crash interrupted, then what came due while down) running; `caughtUp`
-   * resolves when that pass is done. The companion listens in between, so its API answers
-   * while a burst is still going out. Nothing is given up for it: every claim is committed
-   * before its send as always, and a snooze, a done or a re-plan arriving meanwhile is taken
-   * the way it is during any pass (written at once, seen by the next step).
+   * The first half of `start()`: resolves once the delivery state and the reminders are loaded
+   * and planned; every other method may be called from then on. Nothing is sent yet (unless a
+   * re-plan meanwhile finds something due): `catchUp()` is the second half. The companion
+   * listens in between, so its API answers before a catch-up burst goes out instead of after.
+   * Nothing is given up for it: every claim is committed before its send as always, and a
+   * snooze, a done or a re-plan arriving meanwhile is taken the way it is during any pass.
    */
-  async begin(): Promise<{ caughtUp: Promise<void> }> {
+  async begin(): Promise<void> {
     if (this.state !== 'new') throw new Error(`scheduler: start() called when ${this.state}`);
     this.state = 'running';
     const now = this.clock.now();
@@ -229,7 +228,16 @@ export class ReminderScheduler implements SchedulerStatusSource {
       { reminders: this.plans.size, scheduled: this.queue.size, unresolved: unresolved.length },
       'scheduler started',
     );
-    return { caughtUp: this.runPass() };
+  }
+
+  /**
+   * The second half of `start()`: the first pass (deliveries a crash interrupted, then what came
+   * due while down), after which the timer is armed; resolves when that pass is done. Never
+   * rejects (a failed pass is logged and tried again after a pause).
+   */
+  catchUp(): Promise<void> {
+    this.assertRunning('catchUp');
+    return this.runPass();
   }
 
   /** Clears the timer and waits for a pass in progress. Idempotent. */

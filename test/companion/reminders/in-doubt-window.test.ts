@@ -99,7 +99,7 @@ describe('deliveries in doubt after a kill', () => {
     },
   );
 
-  it('begin() resolves with the plan loaded while the catch-up still waits for answers', async () => {
+  it('begin() plans without sending; catchUp() sends while the API already answers', async () => {
     const h = harness();
     await h.start();
     await h.stop();
@@ -120,10 +120,14 @@ describe('deliveries in doubt after a kill', () => {
       graceMs: h.graceMs,
     });
     h.scheduler = scheduler;
-    const { caughtUp } = await scheduler.begin();
-    let caughtUpDone = false;
-    void caughtUp.then(() => (caughtUpDone = true));
+    await scheduler.begin();
     const turn = () => new Promise((resolve) => setImmediate(resolve));
+    await turn();
+    // Planned, nothing sent yet: the server listens here.
+    expect(answers).toHaveLength(0);
+    expect(scheduler.deliveryCounts()).toMatchObject({ sent: 0, claimed: 0 });
+    let caughtUpDone = false;
+    void scheduler.catchUp().then(() => (caughtUpDone = true));
     await turn();
     // One window of the burst is out, unanswered; the scheduler already answers calls.
     expect(answers).toHaveLength(SEND_WINDOW);
