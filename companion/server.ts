@@ -404,10 +404,13 @@ async function startOnLockedFolder(
     logger: options.logger,
   });
   app.addHook('onClose', () => excludeWatch.close());
-  // Reminders: read the vault, fire what was missed within the grace window, then follow the
-  // indexer's changes (those arriving during the start wait for it). On close, hooks added
-  // later run first: the vault link drains, the scheduler stops, then the indexer and database.
-  const schedulerStarted = reminderSource.load().then(() => scheduler.start());
+  // Reminders: read the vault and plan, then follow the indexer's changes (those arriving during
+  // the start wait for it). What was missed within the grace window, and what a kill left
+  // claimed, goes out once the server listens (`catchUp()` below): a burst of thousands of
+  // pushes must not keep /health and the API down. On close, hooks added later run first: the
+  // vault link drains, the scheduler stops (waiting for that catch-up), then the indexer and
+  // database.
+  const schedulerStarted = reminderSource.load().then(() => scheduler.begin());
   const reminderLink = connectVaultReminders(
     feed,
     reminderSource,
@@ -454,6 +457,8 @@ async function startOnLockedFolder(
   // For `cairn-companion mcp`: clients on this machine reach it over loopback (clients/server-file.ts).
   const loopback = `${https ? 'https' : 'http'}://${isAllInterfaces(config.host) ? '127.0.0.1' : hostForUrl}:${port}`;
   writeServerFile(config.dataDir, { url: loopback, pid: process.pid });
+  // Not awaited: a pass never rejects (it logs and tries again), and stop() waits for it.
+  void scheduler.catchUp();
   return {
     app,
     url,

@@ -70,6 +70,9 @@ const { values } = parseArgs({
     'bomb-mb': { type: 'string', default: '300' },
     uploads: { type: 'string', default: '12' },
     'upload-mb': { type: 'string', default: '45' },
+    // A companion built elsewhere (e.g. an older commit's dist/companion/cli.mjs, to compare):
+    // used as is, nothing is built.
+    cli: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -114,6 +117,8 @@ for (const part of parts) {
   if (!PARTS.includes(part)) throw new Error(`--only must be one of ${PARTS.join(', ')}`);
 }
 
+const companionCli = values.cli ? resolve(values.cli) : join(repo, 'dist/companion/cli.mjs');
+
 const TOKEN = 'stress-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
@@ -154,17 +159,7 @@ async function startCompanion(
   port ??= await freePort();
   const child = spawn(
     process.execPath,
-    [
-      join(repo, 'dist/companion/cli.mjs'),
-      '--vault',
-      vault,
-      '--data',
-      data,
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-    ],
+    [companionCli, '--vault', vault, '--data', data, '--port', String(port), '--host', '127.0.0.1'],
     {
       cwd: repo,
       // Keyword search only (no model to load, nothing to embed): the races are the point.
@@ -550,27 +545,60 @@ async function killAroundDueReminders() {
     // kill counts as in a burst when deliveries of that burst were outstanding as it landed.
     let kills = 0;
     let killsInBurst = 0;
+    // Kills that landed after the process had sent a message of the burst, before its end.
+    let killsWhileSending = 0;
     const killTimes = [];
+    // For each start: how long until /health answered, and whether that was before its first
+    // push message (a start that listens first answers while it still catches up).
+    const restarts = [];
+    const probeHealth = (companion) => {
+      const spawned = Date.now();
+      const seen = service.messages.length;
+      const probe = { healthMs: undefined, beforeFirstPush: undefined };
+      probe.done = (async () => {
+        while (companion.child.exitCode === null && Date.now() - spawned < 120_000) {
+          try {
+            const answer = await fetch(`${companion.url}/health`, {
+              signal: AbortSignal.timeout(1000),
+            });
+            if (answer.ok) {
+              probe.healthMs = Date.now() - spawned;
+              const first = service.messages[seen];
+              probe.beforeFirstPush = first === undefined || first.at >= spawned + probe.healthMs;
+              return;
+            }
+          } catch {
+            // not listening yet
+          }
+          await sleep(25);
+        }
+      })();
+      return probe;
+    };
     for (const [burst, due] of [start, lastDue].entries()) {
       const inThisBurst = burst === 0 ? Math.ceil(killCount / 2) : Math.floor(killCount / 2);
       const burstTarget = (expected / 2) * (burst + 1);
+      let processFrom = service.messages.length;
       await sleep(Math.max(0, due + Math.random() * 1000 - Date.now()));
       for (let k = 0; k < inThisBurst; k++) {
         const outstanding = burstTarget - delivered();
+        const sending = service.messages.length > processFrom && outstanding > 0;
         await server.kill();
         killTimes.push(Date.now());
         kills++;
         if (outstanding > 0) killsInBurst++;
-        progress(`kill ${kills}: ${outstanding} of this burst outstanding`);
-        // Not waited for: a start sends what is due (and what the kill left claimed) before it
-        // listens, and the next kill is meant to land in that burst.
+        if (sending) killsWhileSending++;
+        progress(`kill ${kills}: ${outstanding} of this burst outstanding, sending: ${sending}`);
+        // Not waited for: the next kill is meant to land in the burst the start resends.
         server = await startCompanion(vault, data, env, port, { wait: false });
+        restarts.push(probeHealth(server));
         progress(`restarted; ${delivered()} delivered`);
-        // The next kill lands once the new process is sending again (or nothing is left).
-        const seen = service.messages.length;
-        const waitUntil = Date.now() + 20_000;
+        // The next kill lands once the new process is sending again (or nothing is left); on
+        // this shared machine a start can take a minute before it sends.
+        processFrom = service.messages.length;
+        const waitUntil = Date.now() + 120_000;
         while (
-          service.messages.length === seen &&
+          service.messages.length === processFrom &&
           delivered() < burstTarget &&
           Date.now() < waitUntil
         ) {
@@ -579,22 +607,40 @@ async function killAroundDueReminders() {
         await sleep(Math.random() * 300);
       }
     }
-    await server.ready(120_000);
+    // The old start sent everything due before it listened: minutes on a loaded machine.
+    await server.ready(900_000);
     progress(`last start listening; ${delivered()} delivered`);
+    await Promise.all(restarts.map((probe) => probe.done));
+    const answered = restarts.filter((probe) => probe.healthMs !== undefined);
+    const healthMs = answered.map((probe) => probe.healthMs).sort((a, b) => a - b);
     await sleep(Math.max(0, lastDue + 10_000 - Date.now()));
-    const deadline = Date.now() + 60_000;
-    while (delivered() < expected && Date.now() < deadline) await sleep(500);
+    // Until every (reminder, device) has arrived at least once: duplicates are no progress.
+    const arrived = () =>
+      new Set(
+        service.messages
+          .filter((m) => m.answered === 201 && m.payload !== null)
+          .map((m) => `${JSON.parse(m.payload).reminder_id}|${m.subscription}`),
+      ).size;
+    const deadline = Date.now() + 300_000;
+    while (arrived() < expected && Date.now() < deadline) await sleep(500);
 
     const counts = new Map();
-    // Each second copy is put down to the last kill before it arrived.
+    const previousCopy = new Map();
+    // Each repeat is put down to the kill that ended the process which sent the copy before it
+    // (the kill that left that copy in doubt): a kill's count is what it left unmarked, even
+    // when a later process is the one that sends the repeats.
     const duplicatesAfterKill = new Array(killTimes.length + 1).fill(0);
     for (const message of service.messages) {
       if (message.answered !== 201 || message.payload === null) continue;
       const { reminder_id: id } = JSON.parse(message.payload);
       const key = `${id}|${message.subscription}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
-      if (counts.get(key) > 1) {
-        duplicatesAfterKill[killTimes.filter((at) => at <= message.at).length]++;
+      const before = previousCopy.get(key);
+      previousCopy.set(key, message.at);
+      if (before !== undefined) {
+        const kill = killTimes.findIndex((at) => at >= before);
+        const noKillBetween = kill === -1 || killTimes[kill] > message.at;
+        duplicatesAfterKill[noKillBetween ? 0 : kill + 1]++;
       }
     }
     let lost = 0;
@@ -615,13 +661,24 @@ async function killAroundDueReminders() {
     console.log('| measure | value |');
     console.log('|---|---|');
     console.log(`| kills with deliveries of the burst outstanding | ${killsInBurst} |`);
+    console.log(`| kills while the process was sending the burst | ${killsWhileSending} |`);
     console.log(`| deliveries expected | ${expected} |`);
     console.log(`| delivered (201) | ${delivered()} |`);
     console.log(`| lost (reminder, device) | ${lost} |`);
     console.log(`| duplicated deliveries | ${duplicated} |`);
-    console.log(`| most duplicates after one kill | ${Math.max(...duplicatesAfterKill)} |`);
-    console.log(`| duplicates with no kill before them | ${duplicatesAfterKill[0]} |`);
+    console.log(`| most repeats left by one kill | ${Math.max(...duplicatesAfterKill.slice(1))} |`);
+    console.log(`| repeats with no kill between the copies | ${duplicatesAfterKill[0]} |`);
+    if (values.verbose) console.log('repeats per kill:', duplicatesAfterKill.slice(1).join(' '));
     console.log(`| listed missed | ${missedCount} |`);
+    console.log(
+      `| restarts whose /health answered before the next kill | ${answered.length} of ${restarts.length} |`,
+    );
+    console.log(
+      `| of those, answered before the start's first push | ${answered.filter((probe) => probe.beforeFirstPush).length} |`,
+    );
+    console.log(
+      `| time from spawn to /health, p50 / max | ${healthMs.length ? `${percentile(healthMs, 50)} / ${healthMs.at(-1)} ms` : '-'} |`,
+    );
     if (values.verbose) {
       const statuses = new Map();
       for (const m of service.messages)
@@ -932,7 +989,7 @@ async function parallelUploads() {
   }
 }
 
-build();
+if (!values.cli) build();
 let failures = 0;
 if (parts.includes('edits')) {
   const rows = [];

@@ -43,8 +43,15 @@ import type { TimerHandle, TimerPort } from './timer';
 export const SYNC_LAG_MS = 15 * 60_000;
 /** Steps claimed in one transaction: one fsync for many reminders due at the same instant. */
 const CLAIM_BATCH = 256;
-/** Deliveries sent at once. */
-const SEND_CONCURRENCY = 32;
+/**
+ * Deliveries in flight at once, counted from the hand-over to the deliverer until the outcome
+ * is committed (each of these many workers takes its next delivery only after its last outcome
+ * is on disk). A SIGKILL can leave at most this many messages accepted by a push service and
+ * not marked `sent`, so at most this many are sent twice after it (docs/delivery.md). Equal
+ * to the Web Push sender's connection limit (`DEFAULT_MAX_CONCURRENT_SENDS`): more workers
+ * would only wait for a socket, and their answers waiting for a commit widened the window.
+ */
+export const SEND_WINDOW = 8;
 /** Push services may drop messages with a TTL of 0 at once; a minute reaches a phone that is awake. */
 const MIN_TTL_SECONDS = 60;
 /** Delivery log, occurrence actions and missed entries are kept this long. */
@@ -100,15 +107,14 @@ interface Send {
  *   never sent again.
  * - **At least once per device.** A claimed row that never got its outcome (the process was
  *   killed mid-send) is sent again on the next start. The one duplicate this allows: the push
- *   service accepted the message and the process died before the `sent` commit. Per send the
- *   window is one event-loop turn plus one small transaction (outcomes are group-committed per
- *   turn, see `commitOutcome`), but a kill lands on every accepted send not yet marked at
- *   once: the sender's requests in flight (8 at most; more workers wait for a slot before
- *   anything is sent) plus the answers awaiting the turn's commit, so about 16 duplicates per
- *   kill at most during a due burst (docs/delivery.md has the measured numbers). No protocol
- *   can close that window from this side; the message's `Topic` is
- *   the reminder id, so if the first copy is still queued at the push service the second
- *   replaces it, and the phone shows one notification.
+ *   service accepted the message and the process died before the `sent` commit. A delivery is
+ *   in that window from its hand-over to the deliverer until its outcome is committed (outcomes
+ *   are group-committed per turn, see `commitOutcome`), and at most {@link SEND_WINDOW} are in
+ *   it at once: each worker waits for its outcome's commit before it takes the next delivery.
+ *   So a kill sends at most {@link SEND_WINDOW} messages twice (docs/delivery.md has the
+ *   measured numbers). No protocol can close that window from this side; the message's
+ *   `Topic` is the reminder id, so if the first copy is still queued at the push service the
+ *   second replaces it, and the phone page shows one occurrence at most once.
  * - **Survives kill -9.** All state above is in SQLite (WAL, synchronous=FULL). Each reminder
  *   has a high-water mark: every fire time at or before it was handed to delivery or listed as
  *   missed; it is raised in the same transaction as the claim.
@@ -190,6 +196,19 @@ export class ReminderScheduler implements SchedulerStatusSource {
    * that first pass is done.
    */
   async start(): Promise<void> {
+    await this.begin();
+    await this.catchUp();
+  }
+
+  /**
+   * The first half of `start()`: resolves once the delivery state and the reminders are loaded
+   * and planned; every other method may be called from then on. Nothing is sent yet (unless a
+   * re-plan meanwhile finds something due): `catchUp()` is the second half. The companion
+   * listens in between, so its API answers before a catch-up burst goes out instead of after.
+   * Nothing is given up for it: every claim is committed before its send as always, and a
+   * snooze, a done or a re-plan arriving meanwhile is taken the way it is during any pass.
+   */
+  async begin(): Promise<void> {
     if (this.state !== 'new') throw new Error(`scheduler: start() called when ${this.state}`);
     this.state = 'running';
     const now = this.clock.now();
@@ -209,7 +228,16 @@ export class ReminderScheduler implements SchedulerStatusSource {
       { reminders: this.plans.size, scheduled: this.queue.size, unresolved: unresolved.length },
       'scheduler started',
     );
-    await this.runPass();
+  }
+
+  /**
+   * The second half of `start()`: the first pass (deliveries a crash interrupted, then what came
+   * due while down), after which the timer is armed; resolves when that pass is done. Never
+   * rejects (a failed pass is logged and tried again after a pause).
+   */
+  catchUp(): Promise<void> {
+    this.assertRunning('catchUp');
+    return this.runPass();
   }
 
   /** Clears the timer and waits for a pass in progress. Idempotent. */
@@ -851,9 +879,7 @@ export class ReminderScheduler implements SchedulerStatusSource {
         await this.sendOne(send);
       }
     };
-    await Promise.all(
-      Array.from({ length: Math.min(SEND_CONCURRENCY, sends.length) }, () => worker()),
-    );
+    await Promise.all(Array.from({ length: Math.min(SEND_WINDOW, sends.length) }, () => worker()));
   }
 
   private async sendOne(send: Send): Promise<void> {

@@ -31,6 +31,8 @@ export interface NotificationSpec {
     icon: string;
     badge: string;
     timestamp: number;
+    /** No sound or vibration (a repeat of an occurrence already shown). */
+    silent?: boolean;
     data: ReminderPush;
     actions: { action: string; title: string }[];
   };
@@ -68,8 +70,9 @@ export function notificationFromPush(data: unknown): NotificationSpec {
     options: {
       body: push.body,
       // One notification per occurrence: the same occurrence delivered again (at least once,
-      // e.g. after a restart mid-burst) replaces the one shown, silently; another occurrence
-      // or a snooze's ring is a notification of its own.
+      // e.g. after a restart mid-burst) replaces the one shown, silently, and is not shown
+      // again once the first was dismissed (sw.ts, shown-occurrences.ts); another occurrence or
+      // a snooze's ring is a notification of its own.
       tag: occurrenceTag(push),
       renotify: false,
       requireInteraction: true,
@@ -83,6 +86,11 @@ export function notificationFromPush(data: unknown): NotificationSpec {
         .map((action) => ({ action, title: ACTION_TITLES[action] ?? action })),
     },
   };
+}
+
+/** Whether a notification's tag names one occurrence (`occurrenceTag`), not a plain notice. */
+export function isOccurrenceTag(tag: string): boolean {
+  return tag.startsWith('reminder:');
 }
 
 /**

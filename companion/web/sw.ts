@@ -1,6 +1,7 @@
 import { companionApi } from './api-client';
-import { clickOutcome, notificationFromPush } from './notification-actions';
-import type { ReminderPush } from './notification-actions';
+import { clickOutcome, isOccurrenceTag, notificationFromPush } from './notification-actions';
+import type { NotificationSpec, ReminderPush } from './notification-actions';
+import { firstShowing, forgetShowing } from './shown-occurrences';
 import { registerOfflineShell } from './offline-shell';
 import type { OfflineShellScope } from './offline-shell';
 import { readToken } from './token-store';
@@ -52,9 +53,43 @@ worker.addEventListener('install', (event) => event.waitUntil(worker.skipWaiting
 worker.addEventListener('activate', (event) => event.waitUntil(worker.clients.claim()));
 
 worker.addEventListener('push', (event) => {
-  const spec = notificationFromPush(readPushData(event));
-  event.waitUntil(worker.registration.showNotification(spec.title, spec.options));
+  event.waitUntil(showOnce(notificationFromPush(readPushData(event))));
 });
+
+/**
+ * Shows an occurrence the first time it arrives. A repeat (the companion resends what a kill
+ * left in doubt, docs/delivery.md) is still shown, because browsers require every push to
+ * show a notification (Safari revokes a subscription whose pushes show none), but silently:
+ * over the first while that is on screen (the same notification), or, once the first was
+ * dismissed or acted on, only to be closed at once, so it does not come back. When the record
+ * cannot be read, the occurrence is shown as new: a repeat seen is better than a reminder lost.
+ */
+async function showOnce(spec: NotificationSpec): Promise<void> {
+  const { tag } = spec.options;
+  let first = true;
+  if (isOccurrenceTag(tag)) {
+    try {
+      first = await firstShowing(tag, Date.now());
+    } catch {
+      first = true;
+    }
+  }
+  const { registration } = worker;
+  if (first) {
+    try {
+      await registration.showNotification(spec.title, spec.options);
+    } catch (error) {
+      // Not shown: a repeat must not be taken for one already seen.
+      if (isOccurrenceTag(tag)) await forgetShowing(tag).catch(() => undefined);
+      throw error;
+    }
+    return;
+  }
+  const onScreen = (await registration.getNotifications({ tag })).length > 0;
+  await registration.showNotification(spec.title, { ...spec.options, silent: true });
+  if (onScreen) return;
+  for (const shown of await registration.getNotifications({ tag })) shown.close();
+}
 
 worker.addEventListener('notificationclick', (event) => {
   event.notification.close();

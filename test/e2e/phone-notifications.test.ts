@@ -6,7 +6,8 @@ import { buildTestApp, TEST_TOKEN } from '../companion/helpers/app';
 import type { TestApp } from '../companion/helpers/app';
 
 // The built service worker in headless Chromium: a push delivered twice for one occurrence
-// (at-least-once delivery after a crash) shows one notification; another occurrence its own.
+// (at-least-once delivery after a crash) shows one notification, and none once the first was
+// dismissed; another occurrence its own.
 const availability = browserAvailability();
 
 describe.skipIf(!availability.available)('phone notifications in Chromium', () => {
@@ -29,7 +30,8 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
     web?.remove();
   });
 
-  it('replaces a repeated delivery of one occurrence instead of adding one', async () => {
+  /** A page with the service worker running, and a way to push to it as the push service would. */
+  async function pushablePage() {
     const page = await browser.context.newPage();
     await page.goto(`${origin}/#token=${TEST_TOKEN}`);
     await page.waitForSelector('#home:not([hidden])');
@@ -48,14 +50,14 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
       await navigator.serviceWorker.ready;
     });
     const id = await registrationId;
-    const deliver = (occurrence: string) =>
+    const deliver = (reminderId: string, occurrence: string) =>
       cdp.send('ServiceWorker.deliverPushMessage', {
         origin,
         registrationId: id,
         data: JSON.stringify({
           title: 'Water the plants',
           body: 'Garden.md',
-          reminder_id: 'r-x81c',
+          reminder_id: reminderId,
           occurrence,
           deep_link: 'obsidian://open?vault=Sample&file=Garden.md',
           actions: ['done', 'snooze_15m', 'snooze_1h', 'open'],
@@ -75,6 +77,18 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
       }
       return found;
     };
+    /** Closes every notification shown, as a person swiping them away (or tapping Done). */
+    const dismissAll = () =>
+      page.evaluate(async () => {
+        const registration = await navigator.serviceWorker.ready;
+        for (const shown of await registration.getNotifications()) shown.close();
+      });
+    return { page, deliver, tags, waitFor, dismissAll };
+  }
+
+  it('replaces a repeated delivery of one occurrence instead of adding one', async () => {
+    const { page, deliver: push, tags, waitFor } = await pushablePage();
+    const deliver = (occurrence: string) => push('r-x81c', occurrence);
 
     // A push reaching a worker still starting can be dropped: deliver until the first shows.
     for (let attempt = 0; attempt < 6 && (await tags()).length === 0; attempt++) {
@@ -92,6 +106,46 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
     expect(shown).toEqual([
       `reminder:r-x81c@${Date.parse('2026-11-23T08:00:00Z')}`,
       `reminder:r-x81c@${Date.parse('2026-11-30T08:00:00Z')}`,
+    ]);
+    await page.close();
+  });
+  it('does not show an occurrence again once the first was dismissed', async () => {
+    const { page, deliver, tags, waitFor, dismissAll } = await pushablePage();
+    await dismissAll();
+    for (let attempt = 0; attempt < 6 && (await tags()).length === 0; attempt++) {
+      await deliver('r-k2m9', '2026-11-24T07:30:00Z');
+      await waitFor(1);
+    }
+    expect(await tags()).toEqual([`reminder:r-k2m9@${Date.parse('2026-11-24T07:30:00Z')}`]);
+    // The person swipes it away; the companion, unsure after a kill, sends it again.
+    await dismissAll();
+    expect(await tags()).toEqual([]);
+    await deliver('r-k2m9', '2026-11-24T07:30:00Z');
+    await deliver('r-k2m9', '2026-11-24T08:30:00+01:00');
+    // A new occurrence after the repeats still shows.
+    await deliver('r-k2m9', '2026-11-25T07:30:00Z');
+    const shown = await waitFor(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await tags()).toEqual(shown);
+    expect(shown).toEqual([`reminder:r-k2m9@${Date.parse('2026-11-25T07:30:00Z')}`]);
+    // The record of what was shown is this origin's IndexedDB, where the worker left it.
+    const remembered = await page.evaluate(
+      () =>
+        new Promise<string[]>((resolve, reject) => {
+          const request = indexedDB.open('cairn-notifications');
+          request.onerror = () => reject(request.error);
+          request.onsuccess = () => {
+            const keys = request.result.transaction('shown').objectStore('shown').getAllKeys();
+            keys.onsuccess = () => {
+              resolve((keys.result as string[]).filter((key) => key.includes('r-k2m9')).sort());
+              request.result.close();
+            };
+          };
+        }),
+    );
+    expect(remembered).toEqual([
+      `reminder:r-k2m9@${Date.parse('2026-11-24T07:30:00Z')}`,
+      `reminder:r-k2m9@${Date.parse('2026-11-25T07:30:00Z')}`,
     ]);
     await page.close();
   });

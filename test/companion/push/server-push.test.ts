@@ -83,4 +83,45 @@ describe('startServer and push', () => {
       startServer(cfg, { logger, clock, envToken: TEST_TOKEN, pushSubject: 'mailto:me@localhost' }),
     ).rejects.toThrow(/push subject "mailto:me@localhost": .*not a public name/);
   });
+
+  it('listens while the reminders due at start are still being sent', async () => {
+    const cfg = config();
+    mkdirSync(join(cfg.vault, 'Cairn/Reminders'), { recursive: true });
+    const startClock = ManualClock.at('2026-11-22T10:00:00Z');
+    const service = await FakePushService.start();
+    try {
+      const options = { logger, clock: startClock, envToken: TEST_TOKEN, pushAgent: service.agent };
+      server = await startServer(cfg, options);
+      const browser = service.createSubscription();
+      const added = await fetch(`${server.url}/api/v1/push/subscriptions`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(browser),
+      });
+      expect(added.status).toBe(201);
+      await server.stop();
+      server = null;
+      // Due while the companion was down; the push service takes the message and never answers.
+      writeFileSync(
+        join(cfg.vault, 'Cairn/Reminders/call-bank.md'),
+        '---\nid: call-bank\ntype: reminder\ntitle: Call the bank\ndue: 2026-11-22T10:02:00Z\n' +
+          'timezone: UTC\nstatus: active\ncreated: 2026-11-22T09:00:00Z\n---\n',
+      );
+      service.script(browser.endpoint, { hang: true });
+      startClock.advance(10 * 60_000);
+
+      server = await startServer(cfg, options);
+      const health = await fetch(`${server.url}/health`);
+      expect(health.status).toBe(200);
+      await expect.poll(() => service.messages.length, { timeout: 10_000 }).toBe(1);
+      // Started, answering, and the catch-up's message is still unanswered at the push service.
+      expect(service.openRequests).toBe(1);
+      expect(server.scheduler.deliveryCounts()).toMatchObject({ claimed: 1, sent: 0 });
+      const status = await fetch(`${server.url}/api/v1/status`, { headers });
+      expect(status.status).toBe(200);
+    } finally {
+      // Ends the hanging request, so the scheduler's stop does not wait for the send's timeout.
+      await service.close();
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   actionKey,
   clickOutcome,
+  isOccurrenceTag,
   notificationFromPush,
   safeOpenUrl,
 } from '../../../companion/web/notification-actions';
@@ -54,6 +55,12 @@ describe('notificationFromPush', () => {
     expect(notificationFromPush(snoozeRing).options.tag).not.toBe(tag);
     const otherReminder = { ...push, reminder_id: 'r-x81c' };
     expect(notificationFromPush(otherReminder).options.tag).not.toBe(tag);
+  });
+
+  it('marks reminder occurrences as shown-once, and a plain notice not', () => {
+    // Only occurrence tags are recorded as shown (sw.ts): an unreadable message is no occurrence.
+    expect(isOccurrenceTag(notificationFromPush(push).options.tag)).toBe(true);
+    expect(isOccurrenceTag(notificationFromPush(null).options.tag)).toBe(false);
   });
 
   it('drops unknown actions and fields of the wrong type', () => {
