@@ -985,9 +985,12 @@ export class SyncEngine {
       // deleted is that version, the copy; the path's note (the companion's, never seen here)
       // comes back below. The copy's delete is committed by the next scan.
       await this.deleteCopy(copy);
-    } else if (stat === null && op !== undefined && !('delete' in op)) {
-      // Deleted here after the op was sent: that delete is committed next, against what this
-      // device saw (`sent`), so lines merged in meanwhile win over it.
+    } else if (stat === null && op !== undefined && !('delete' in op) && server.hash === sent) {
+      // Deleted here after the op was sent, and the companion took it as sent: that delete is
+      // committed next, against `sent`. (When lines from elsewhere were merged in, that delete
+      // would lose to them: the merge comes back at once, below. Recorded as seen with `sent`
+      // as its base, a file made again here with those bytes, a daily note's template, would
+      // look unchanged and never get the merge.)
       await this.store.update([
         { ...current, fileId: server.fileId, base: sent, syncedPath: server.path, seq: server.seq },
       ]);

@@ -364,6 +364,47 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Plan.md')).toBe(`${PLAN}- L3 phone\n~3\n`);
   });
 
+  it('a note deleted while its merged commit went unanswered, then made again, gets the merge', async () => {
+    // seed 207177161 (48 ops): the device's daily note (the template) met the companion's at
+    // commit and was merged (the companion's stays); the answer was lost and the user deleted
+    // the note. The resent answer recorded the companion's entry as seen with the template as
+    // its base, so the template made again on open looked unchanged, and the companion's note
+    // never came: the device kept "# Daily" for good.
+    const DAILY = 'Daily/2026-11-22.md';
+    const TEMPLATE = '# Daily\n';
+    const SERVER_DAILY = '# Daily\n- L27 laptop\n~27\n';
+    t = await buildSyncTestApp({ files: { [DAILY]: SERVER_DAILY } });
+    let lose = false;
+    const inner = new InjectTransport(() => t.app);
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          const response = await inner.request(request);
+          if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
+          return response;
+        },
+      },
+    });
+    phone.vault.userWrite(DAILY, TEMPLATE);
+    lose = true;
+    await expect(phone.engine.sync()).rejects.toThrow();
+    expect(await phone.store.getPendingCommit()).not.toBeNull();
+    phone.vault.userDelete(DAILY);
+    phone.restart();
+    lose = false;
+    // Obsidian makes the daily note once the first pull has landed (the note-creation hold).
+    const made = phone.engine.firstPullDone.then(() => {
+      if (!phone.vault.has(DAILY)) phone.vault.userWrite(DAILY, TEMPLATE);
+    });
+    await phone.engine.sync();
+    await made;
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(onDisk(DAILY)).toBe(SERVER_DAILY);
+    expect(phone.vault.text(DAILY)).toBe(SERVER_DAILY);
+    expect(readdirSync(join(t.vault, 'Daily'))).toEqual(['2026-11-22.md']);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
