@@ -429,6 +429,19 @@ export class SyncEngine {
     this.blockedSince = Math.min(this.blockedSince ?? Infinity, seq - 1);
   }
 
+  /**
+   * Before the record of a new file that kept the companion's file at its path out (its
+   * `shadowedSeq`) is dropped or moved: the saved pull position goes back before that entry
+   * first, so it is pulled again even if the app dies before this pass ends (remembered only in
+   * memory, the entry was lost with it, and the companion's file never came).
+   */
+  private async unshadow(record: SyncFileRecord): Promise<void> {
+    if (record.shadowedSeq === undefined) return;
+    this.blocked(record.shadowedSeq);
+    const before = record.shadowedSeq - 1;
+    if ((await this.store.getSeq()) > before) await this.store.setSeq(before);
+  }
+
   /** The companion moved the file: move it here too, unless this device moved it as well. */
   private async applyRemoteMove(
     record: SyncFileRecord,
@@ -594,7 +607,7 @@ export class SyncEngine {
       }
       // A new file moved off a path where it kept the companion's file out: that one is pulled
       // again.
-      if (record.shadowedSeq !== undefined) this.blocked(record.shadowedSeq);
+      await this.unshadow(record);
       // A folder rename arrives as one event per file, each handled here the same way.
       await this.store.update(
         [{ ...record, path: to, shadowedSeq: undefined }],
@@ -674,7 +687,7 @@ export class SyncEngine {
       if (!record.fileId || !record.base) {
         // Never committed, now gone: nothing to tell the companion, but a companion file it
         // kept out of this path is pulled again.
-        if (record.shadowedSeq !== undefined) this.blocked(record.shadowedSeq);
+        await this.unshadow(record);
         await this.store.update([], [record.path]);
         continue;
       }

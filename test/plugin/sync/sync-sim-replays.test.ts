@@ -405,6 +405,40 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(readdirSync(join(t.vault, 'Daily'))).toEqual(['2026-11-22.md']);
   });
 
+  it('a companion file a local one kept out arrives after that one moved and the app died', async () => {
+    // seed 207177110 (60 ops): a new note here kept the companion's projects/plan.md out (its
+    // record remembered the entry). The note was moved away while offline and the app killed
+    // before the pass ended: the pull position, rewound only in memory, stayed past the
+    // companion's file, which never came.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'projects/plan.md': PLAN } });
+    let offline = false;
+    const inner = new InjectTransport(() => t.app);
+    const phone = testDevice(t, 'iPhone', {
+      caseInsensitive: true,
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          if (offline) return Promise.reject(new Error('offline'));
+          return inner.request(request);
+        },
+      },
+    });
+    phone.vault.userWrite('Projects/Plan.md', '# Mine\n- L2 phone\n~2\n');
+    await phone.engine.pull();
+    expect(phone.vault.text('Projects/Plan.md')).toBe('# Mine\n- L2 phone\n~2\n');
+    offline = true;
+    phone.vault.userRename('Projects/Plan.md', 'Notes/Meeting.md');
+    await expect(phone.engine.sync()).rejects.toThrow('offline');
+    phone.restart();
+    offline = false;
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(phone.vault.paths()).toEqual(['Notes/Meeting.md', 'projects/plan.md']);
+    expect(phone.vault.text('projects/plan.md')).toBe(PLAN);
+    expect(onDisk('Notes/Meeting.md')).toBe('# Mine\n- L2 phone\n~2\n');
+    expect(onDisk('projects/plan.md')).toBe(PLAN);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
