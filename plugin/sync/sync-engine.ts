@@ -527,11 +527,18 @@ export class SyncEngine {
 
   private async applyRemoteDelete(
     record: SyncFileRecord,
-    change: Pick<SyncChange, 'hash'>,
+    change: Pick<SyncChange, 'hash'> & { readonly seq?: number },
   ): Promise<void> {
     const stat = await this.vault.stat(record.path);
     if (stat === null) {
-      await this.store.update([], [record.path]);
+      // Gone here too, or moved with no event (the app was closed): the record stays until the
+      // next scan, which finds a moved file by its bytes and commits its move (answered
+      // FILE_DELETED: the delete wins, a move is no edit), or else sends a delete the companion
+      // has already applied. Dropped now, a moved file would be new (or an edit of the file at
+      // its new path) and bring the deleted note back.
+      if (change.seq !== undefined && (record.seq ?? 0) < change.seq) {
+        await this.store.update([{ ...record, seq: change.seq }]);
+      }
       return;
     }
     const local = await this.localState(record, stat);
@@ -649,6 +656,7 @@ export class SyncEngine {
     const missing: SyncFileRecord[] = [];
     const ops: PendingOp[] = [];
 
+    const present: [SyncFileRecord, VaultFileStat][] = [];
     for (const record of records) {
       if (!this.scope.includes(record.path)) continue;
       const key = this.key(record.path);
@@ -658,8 +666,54 @@ export class SyncEngine {
         continue;
       }
       seen.add(key);
+      present.push([record, stat]);
+    }
+
+    // A file moved onto the path of one deleted here (with no rename event: the app was closed,
+    // or the event was skipped because the path still had the deleted file's record) shows as
+    // that path's file changed to the very bytes of a vanished one. Committed as an edit of the
+    // deleted file and a delete of the moved one, a concurrent delete of the moved one elsewhere
+    // would lose to that "edit" (a deleted note back). So the deleted file's delete goes first,
+    // and the moved one waits for the next round, when its path is free and it is found there
+    // by its bytes: a rename, which is no edit.
+    const vanished = new Map<string, SyncFileRecord>();
+    for (const record of missing) {
+      if (!record.fileId || !record.base || !record.localHash) continue;
+      if (this.heldFileIds.has(record.fileId) || vanished.has(record.localHash)) continue;
+      vanished.set(record.localHash, record);
+    }
+    const waiting = new Set<SyncFileRecord>();
+    for (const [record, stat] of present) {
       const current = stat.path === record.path ? record : await this.moveRecord(record, stat.path);
-      const op = await this.examine(current, stat);
+      const local = vanished.size > 0 ? await this.localState(current, stat) : undefined;
+      const mover = local && vanished.get(local.hash);
+      if (
+        local &&
+        mover &&
+        mover.fileId !== current.fileId &&
+        local.hash !== current.localHash &&
+        local.hash !== current.base
+      ) {
+        vanished.delete(local.hash);
+        waiting.add(mover);
+        if (current.fileId && current.base) {
+          if (!this.heldFileIds.has(current.fileId)) {
+            ops.push({
+              op: { file_id: current.fileId, base: current.base, delete: true },
+              record: current,
+              sent: current.base,
+            });
+          }
+        } else {
+          // Never committed: its record goes, and the moved file is found at the path now.
+          waiting.delete(mover);
+          await this.unshadow(current);
+          await this.store.update([], [current.path]);
+          seen.delete(this.key(stat.path));
+        }
+        continue;
+      }
+      const op = await this.examine(current, stat, local);
       if (op) ops.push(op);
     }
 
@@ -671,6 +725,7 @@ export class SyncEngine {
     }
 
     for (const record of missing) {
+      if (waiting.has(record)) continue;
       // Moved while nobody was watching (or the rename event was lost in a crash): a new file
       // with the very bytes of a vanished one is that file, renamed.
       const index =

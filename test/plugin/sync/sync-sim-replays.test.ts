@@ -439,6 +439,66 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('projects/plan.md')).toBe(PLAN);
   });
 
+  for (const order of ['the mover first', 'the deleter first'] as const) {
+    it(`a note moved over a deleted one while the app was closed loses to a delete (${order})`, async () => {
+      // seed 207177170 (55 ops): with the app closed, inbox.md was deleted and Trip.md moved
+      // to inbox.md; another device deleted Trip.md. Seen as inbox.md edited to Trip's text and
+      // Trip.md deleted, the "edit" kept the note the other device had deleted. (The deleter
+      // first: the pull dropped Trip.md's record, its file being gone, so the moved file had
+      // nothing to be matched with.)
+      const others = Object.fromEntries(
+        Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+      );
+      t = await buildSyncTestApp({
+        files: {
+          'inbox.md': '# Inbox\n- L1 server\n~1\n',
+          'Trip.md': '# Trip\n- L2 server\n~2\n',
+          ...others,
+        },
+      });
+      const laptop = testDevice(t, 'MacBook');
+      const phone = testDevice(t, 'iPhone', { caseInsensitive: true });
+      await laptop.engine.sync();
+      await phone.engine.sync();
+      laptop.vault.userDelete('inbox.md', { silent: true });
+      laptop.vault.userRename('Trip.md', 'inbox.md', { silent: true });
+      phone.vault.userDelete('Trip.md');
+      const turns = order === 'the mover first' ? [laptop, phone] : [phone, laptop];
+      for (let round = 0; round < 3; round++) for (const device of turns) await device.engine.sync();
+      const mine = (paths: string[]): string[] => paths.filter((path) => !/^n\d/.test(path));
+      expect(mine(readdirSync(t.vault))).toEqual([]);
+      expect(mine(laptop.vault.paths())).toEqual([]);
+      expect(mine(phone.vault.paths())).toEqual([]);
+      expect(laptop.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+    });
+  }
+
+  it('a note moved over a deleted one while the app was closed keeps an edit made elsewhere', async () => {
+    // The same move, committed before another device's edit of the moved note: a move, so the
+    // edit follows it to inbox.md (committed as an edit of inbox.md and a delete of Trip.md,
+    // the edit brought Trip.md back beside it).
+    const TRIP = '# Trip\n- L2 server\n~2\n';
+    t = await buildSyncTestApp({
+      files: { 'inbox.md': '# Inbox\n- L1 server\n~1\n', 'Trip.md': TRIP },
+    });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'iPhone', { caseInsensitive: true });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userDelete('inbox.md', { silent: true });
+    laptop.vault.userRename('Trip.md', 'inbox.md', { silent: true });
+    phone.vault.userWrite('Trip.md', `${TRIP}- L3 phone\n~3\n`);
+    for (let round = 0; round < 3; round++) {
+      await laptop.engine.sync();
+      await phone.engine.sync();
+    }
+    expect(readdirSync(t.vault)).toEqual(['inbox.md']);
+    expect(onDisk('inbox.md')).toBe(`${TRIP}- L3 phone\n~3\n`);
+    expect(laptop.vault.paths()).toEqual(['inbox.md']);
+    expect(phone.vault.paths()).toEqual(['inbox.md']);
+    expect(laptop.vault.text('inbox.md')).toBe(`${TRIP}- L3 phone\n~3\n`);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
