@@ -727,11 +727,19 @@ export class SyncEngine {
     for (const record of missing) {
       if (waiting.has(record)) continue;
       // Moved while nobody was watching (or the rename event was lost in a crash): a new file
-      // with the very bytes of a vanished one is that file, renamed.
-      const index =
+      // with the very bytes of a vanished one is that file, renamed. On a case-sensitive vault,
+      // so is a new file at its path in other letter case, whatever its bytes (renamed in case
+      // only, then edited): the companion, like a phone, does not tell the two paths apart, so
+      // a delete and a new file there would meet the delete's file again (kept when edited
+      // elsewhere) and make a conflict copy of it.
+      const folded = record.path.toLowerCase();
+      let index =
         record.fileId && record.localHash
           ? fresh.findIndex((candidate) => candidate.hash === record.localHash)
           : -1;
+      if (index < 0 && record.fileId && record.base && !this.vault.caseInsensitive) {
+        index = fresh.findIndex((candidate) => candidate.stat.path.toLowerCase() === folded);
+      }
       if (index >= 0) {
         const [local] = fresh.splice(index, 1) as [LocalState];
         const moved = await this.moveRecord(record, local.stat.path);

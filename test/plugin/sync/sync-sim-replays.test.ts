@@ -499,6 +499,30 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(laptop.vault.text('inbox.md')).toBe(`${TRIP}- L3 phone\n~3\n`);
   });
 
+  it('a note renamed in case only with no event on a case-sensitive vault is a move', async () => {
+    // seed 207178350 (45 ops): on Linux, a conflict copy was renamed in letter case only and
+    // edited while the app was closed. Seen as a delete and a new file, the delete met an edit
+    // made on the companion (kept), and the "new" file met it at its path (the companion, like
+    // a phone, ignores case): a conflict copy of the conflict copy.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const laptop = testDevice(t, 'Linux laptop', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => t.write('Plan.md', `${PLAN}- L3 server\n~3\n`),
+      ),
+    });
+    await laptop.engine.pull();
+    laptop.vault.userRename('Plan.md', 'plan.md', { silent: true });
+    laptop.vault.userWrite('plan.md', `${PLAN}- L2 linux\n~2\n`, { silent: true });
+    for (let round = 0; round < 3; round++) await laptop.engine.sync();
+    expect(readdirSync(t.vault)).toEqual(['plan.md']);
+    expect(onDisk('plan.md')).toBe(`${PLAN}- L3 server\n~3\n- L2 linux\n~2\n`);
+    expect(laptop.vault.paths()).toEqual(['plan.md']);
+    expect(laptop.vault.text('plan.md')).toBe(onDisk('plan.md'));
+    expect(laptop.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
