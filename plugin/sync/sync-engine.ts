@@ -1204,8 +1204,15 @@ export class SyncEngine {
     if (await this.store.findByFileId(fileId)) return;
     const stat = await this.vault.stat(path);
     if (stat) {
-      const local = await this.localState(null, stat);
-      if (local.hash === hash) await this.store.update([linked(stat, fileId, hash, path, seq)]);
+      const existing = await this.store.getFile(stat.path);
+      if (existing?.fileId) return;
+      // The copy's name is the companion's, made for this very commit: a file there that no
+      // record links is this device's own write of the copy (the app died before recording
+      // it, and the commit was answered again), edited since when its bytes differ. Linked
+      // with the copy's bytes as its base, the edits are committed against the copy (merged),
+      // not as a new file meeting it at its own name (a copy of the copy).
+      const local = await this.localState(existing ?? null, stat);
+      await this.store.update([{ ...linked(stat, fileId, hash, path, seq), localHash: local.hash }]);
       return;
     }
     const bytes = await this.api.getBlob(hash);

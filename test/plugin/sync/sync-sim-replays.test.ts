@@ -523,6 +523,36 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(laptop.events.filter((event) => event.kind === 'conflict')).toEqual([]);
   });
 
+  it('a conflict copy written just before the app died, then edited, is no new file', async () => {
+    // seed 32000209 (41 ops): the commit's answer made a conflict copy; the copy was written
+    // here and the app killed before it was recorded. The user edited the copy, and the resent
+    // commit's answer found a file at the copy's name with other bytes and left it unrecorded:
+    // committed as a new file, it met the copy at its own name, a copy of the copy.
+    t = await buildSyncTestApp({ files: { 'Inbox.md': '# Inbox\n- L1 server\n~1\n' } });
+    const phone = testDevice(t, 'Pixel 8');
+    const update = phone.store.update.bind(phone.store);
+    let killed = false;
+    phone.store.update = (put, remove) => {
+      if (!killed && put.some((record) => record.path.includes('.conflict-'))) {
+        killed = true;
+        return Promise.reject(new Error('killed'));
+      }
+      return update(put, remove);
+    };
+    phone.vault.userWrite('Inbox.md', '# Mine\n- L2 phone\n~2\n- L3 phone\n~3\n');
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    const copy = phone.vault.paths().find((path) => path.includes('.conflict-')) as string;
+    expect(copy).toBeDefined();
+    const edited = (phone.vault.text(copy) ?? '').replace('- L3 phone\n', '');
+    phone.vault.userWrite(copy, edited, { silent: true });
+    phone.restart();
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([copy]);
+    expect(onDisk(copy)).toBe(edited);
+    expect(phone.vault.text(copy)).toBe(edited);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toHaveLength(2);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
