@@ -146,8 +146,8 @@ class Bookkeeping {
   }[] = [];
   /** Header → every token ever written into a note with it. */
   readonly headerTokens = new Map<string, Set<string>>();
-  /** Header → when a device removed one of its lines from a note with it (an edit adding none). */
-  readonly removals = new Map<string, number[]>();
+  /** Header → the lines devices removed from a note with it (edits adding none), and when. */
+  readonly removals = new Map<string, { token: string; at: number }[]>();
   /** Counts the user operations, so the checks can tell which came after which. */
   clock = 0;
 
@@ -179,8 +179,9 @@ class Bookkeeping {
     });
   }
 
-  removedLine(header: string): void {
-    this.removals.set(header, [...(this.removals.get(header) ?? []), ++this.clock]);
+  removedLine(header: string, token: string): void {
+    const removals = this.removals.get(header) ?? [];
+    this.removals.set(header, [...removals, { token, at: ++this.clock }]);
   }
 }
 
@@ -717,7 +718,7 @@ function userOp(world: World, device: SimDevice): void {
   const mine = rng.pick(own);
   if (mine !== undefined && roll < 0.45) {
     book.removed.add(mine);
-    book.removedLine(header);
+    book.removedLine(header, mine);
     vault.userWrite(note, text.replace(`- ${mine} ${device.name}\n`, ''), { silent });
     world.trace(`${device.name} removes ${mine} from ${note}`);
     return;
@@ -902,12 +903,14 @@ function check(world: World, seed: number, devices: number): RunResult {
       ...(book.headerTokens.get(deletion.header) ?? []),
       ...back.flatMap(([, text]) => tokensOf(text)),
     ].filter((token) => !deletion.tokens.has(token));
-    // Or edited after the delete was made by removing a line (DESIGN §9: "no deleted file comes
-    // back unless it was edited after the delete was made"; an edit that adds no line is one).
-    const removedAfter = (book.removals.get(deletion.header) ?? []).some(
-      (at) => at > deletion.at,
+    // Or edited by removing a line, after the delete was made or before it without its deleter
+    // seeing it (its copy still had the line): an edit that adds no line is an edit all the
+    // same (DESIGN §9: a delete whose base is not current loses to the edit; no deleted file
+    // comes back unless it was edited after the delete was made).
+    const removedUnseen = (book.removals.get(deletion.header) ?? []).some(
+      (removal) => removal.at > deletion.at || deletion.tokens.has(removal.token),
     );
-    if (later.length > 0 || removedAfter) {
+    if (later.length > 0 || removedUnseen) {
       overridden.push({ path: deletion.path, at: deletion.at });
       continue;
     }
