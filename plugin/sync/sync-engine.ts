@@ -1212,7 +1212,9 @@ export class SyncEngine {
       // with the copy's bytes as its base, the edits are committed against the copy (merged),
       // not as a new file meeting it at its own name (a copy of the copy).
       const local = await this.localState(existing ?? null, stat);
-      await this.store.update([{ ...linked(stat, fileId, hash, path, seq), localHash: local.hash }]);
+      await this.store.update([
+        { ...linked(stat, fileId, hash, path, seq), localHash: local.hash },
+      ]);
       return;
     }
     const bytes = await this.api.getBlob(hash);

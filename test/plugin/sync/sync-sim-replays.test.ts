@@ -464,7 +464,8 @@ describe('SyncEngine replays of simulation failures', () => {
       laptop.vault.userRename('Trip.md', 'inbox.md', { silent: true });
       phone.vault.userDelete('Trip.md');
       const turns = order === 'the mover first' ? [laptop, phone] : [phone, laptop];
-      for (let round = 0; round < 3; round++) for (const device of turns) await device.engine.sync();
+      for (let round = 0; round < 3; round++)
+        for (const device of turns) await device.engine.sync();
       const mine = (paths: string[]): string[] => paths.filter((path) => !/^n\d/.test(path));
       expect(mine(readdirSync(t.vault))).toEqual([]);
       expect(mine(laptop.vault.paths())).toEqual([]);
