@@ -378,14 +378,6 @@ export class SyncEngine {
     let stat = await this.vault.stat(change.path);
     if (stat === null) {
       const stale = await this.store.getFile(change.path);
-      if (stale?.fileId && stale.base && stale.fileId !== change.file_id) {
-        // The record of another companion file, gone here (deleted or moved with no event),
-        // whose delete or move the scan commits next: written over, that record would be lost
-        // and its file never deleted nor brought back here. This one is pulled again after
-        // this pass's commits free the path.
-        this.blocked(change.seq);
-        return;
-      }
       const bytes = await this.api.getBlob(change.hash);
       const written = await this.vault.write(change.path, bytes, { absent: true });
       if (written !== 'changed') {
