@@ -483,11 +483,14 @@ export class SyncEngine {
   ): Promise<void> {
     const stat = await this.vault.stat(record.path);
     if (stat === null) {
-      // Gone here: deleted, or moved with no event (the app was closed). The scan tells which:
-      // a file found by its bytes is committed as a move (the companion keeps this edit with
-      // it), a deleted one as a delete of the base, which loses to this edit (the answer
-      // brings the file back). Written back now, a moved file would go up as a new note, and
-      // a later delete elsewhere would not take it.
+      // Deleted here but edited there: the edit wins, the file comes back.
+      const bytes = await this.api.getBlob(hash);
+      const written = await this.vault.write(record.path, bytes, { absent: true });
+      if (written === 'changed') return;
+      await this.store.update(
+        [linked(written, record.fileId ?? '', hash, record.syncedPath ?? record.path, seq)],
+        written.path === record.path ? [] : [record.path],
+      );
       return;
     }
     if (stat.path !== record.path) record = await this.moveRecord(record, stat.path);
