@@ -18,6 +18,7 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [31000071, 'a copy of a copy: a note deleted and made again at its path, then moved'],
   [32000214, 'a false conflict copy of Shopping.md'],
   [32000257, 'a file missing on a device (Inbox.md) and a copy of a copy'],
+  [39000472, 'a lost line (L4, by the server) and a conflict copy of Inbox.md back'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
