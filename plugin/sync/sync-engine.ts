@@ -429,6 +429,19 @@ export class SyncEngine {
     this.blockedSince = Math.min(this.blockedSince ?? Infinity, seq - 1);
   }
 
+  /**
+   * Before the record of a new file that kept the companion's file at its path out (its
+   * `shadowedSeq`) is dropped or moved: the saved pull position goes back before that entry
+   * first, so it is pulled again even if the app dies before this pass ends (remembered only in
+   * memory, the entry was lost with it, and the companion's file never came).
+   */
+  private async unshadow(record: SyncFileRecord): Promise<void> {
+    if (record.shadowedSeq === undefined) return;
+    this.blocked(record.shadowedSeq);
+    const before = record.shadowedSeq - 1;
+    if ((await this.store.getSeq()) > before) await this.store.setSeq(before);
+  }
+
   /** The companion moved the file: move it here too, unless this device moved it as well. */
   private async applyRemoteMove(
     record: SyncFileRecord,
@@ -514,11 +527,18 @@ export class SyncEngine {
 
   private async applyRemoteDelete(
     record: SyncFileRecord,
-    change: Pick<SyncChange, 'hash'>,
+    change: Pick<SyncChange, 'hash'> & { readonly seq?: number },
   ): Promise<void> {
     const stat = await this.vault.stat(record.path);
     if (stat === null) {
-      await this.store.update([], [record.path]);
+      // Gone here too, or moved with no event (the app was closed): the record stays until the
+      // next scan, which finds a moved file by its bytes and commits its move (answered
+      // FILE_DELETED: the delete wins, a move is no edit), or else sends a delete the companion
+      // has already applied. Dropped now, a moved file would be new (or an edit of the file at
+      // its new path) and bring the deleted note back.
+      if (change.seq !== undefined && (record.seq ?? 0) < change.seq) {
+        await this.store.update([{ ...record, seq: change.seq }]);
+      }
       return;
     }
     const local = await this.localState(record, stat);
@@ -594,7 +614,7 @@ export class SyncEngine {
       }
       // A new file moved off a path where it kept the companion's file out: that one is pulled
       // again.
-      if (record.shadowedSeq !== undefined) this.blocked(record.shadowedSeq);
+      await this.unshadow(record);
       // A folder rename arrives as one event per file, each handled here the same way.
       await this.store.update(
         [{ ...record, path: to, shadowedSeq: undefined }],
@@ -636,6 +656,7 @@ export class SyncEngine {
     const missing: SyncFileRecord[] = [];
     const ops: PendingOp[] = [];
 
+    const present: [SyncFileRecord, VaultFileStat][] = [];
     for (const record of records) {
       if (!this.scope.includes(record.path)) continue;
       const key = this.key(record.path);
@@ -645,8 +666,54 @@ export class SyncEngine {
         continue;
       }
       seen.add(key);
+      present.push([record, stat]);
+    }
+
+    // A file moved onto the path of one deleted here (with no rename event: the app was closed,
+    // or the event was skipped because the path still had the deleted file's record) shows as
+    // that path's file changed to the very bytes of a vanished one. Committed as an edit of the
+    // deleted file and a delete of the moved one, a concurrent delete of the moved one elsewhere
+    // would lose to that "edit" (a deleted note back). So the deleted file's delete goes first,
+    // and the moved one waits for the next round, when its path is free and it is found there
+    // by its bytes: a rename, which is no edit.
+    const vanished = new Map<string, SyncFileRecord>();
+    for (const record of missing) {
+      if (!record.fileId || !record.base || !record.localHash) continue;
+      if (this.heldFileIds.has(record.fileId) || vanished.has(record.localHash)) continue;
+      vanished.set(record.localHash, record);
+    }
+    const waiting = new Set<SyncFileRecord>();
+    for (const [record, stat] of present) {
       const current = stat.path === record.path ? record : await this.moveRecord(record, stat.path);
-      const op = await this.examine(current, stat);
+      const local = vanished.size > 0 ? await this.localState(current, stat) : undefined;
+      const mover = local && vanished.get(local.hash);
+      if (
+        local &&
+        mover &&
+        mover.fileId !== current.fileId &&
+        local.hash !== current.localHash &&
+        local.hash !== current.base
+      ) {
+        vanished.delete(local.hash);
+        waiting.add(mover);
+        if (current.fileId && current.base) {
+          if (!this.heldFileIds.has(current.fileId)) {
+            ops.push({
+              op: { file_id: current.fileId, base: current.base, delete: true },
+              record: current,
+              sent: current.base,
+            });
+          }
+        } else {
+          // Never committed: its record goes, and the moved file is found at the path now.
+          waiting.delete(mover);
+          await this.unshadow(current);
+          await this.store.update([], [current.path]);
+          seen.delete(this.key(stat.path));
+        }
+        continue;
+      }
+      const op = await this.examine(current, stat, local);
       if (op) ops.push(op);
     }
 
@@ -658,12 +725,21 @@ export class SyncEngine {
     }
 
     for (const record of missing) {
+      if (waiting.has(record)) continue;
       // Moved while nobody was watching (or the rename event was lost in a crash): a new file
-      // with the very bytes of a vanished one is that file, renamed.
-      const index =
+      // with the very bytes of a vanished one is that file, renamed. On a case-sensitive vault,
+      // so is a new file at its path in other letter case, whatever its bytes (renamed in case
+      // only, then edited): the companion, like a phone, does not tell the two paths apart, so
+      // a delete and a new file there would meet the delete's file again (kept when edited
+      // elsewhere) and make a conflict copy of it.
+      const folded = record.path.toLowerCase();
+      let index =
         record.fileId && record.localHash
           ? fresh.findIndex((candidate) => candidate.hash === record.localHash)
           : -1;
+      if (index < 0 && record.fileId && record.base && !this.vault.caseInsensitive) {
+        index = fresh.findIndex((candidate) => candidate.stat.path.toLowerCase() === folded);
+      }
       if (index >= 0) {
         const [local] = fresh.splice(index, 1) as [LocalState];
         const moved = await this.moveRecord(record, local.stat.path);
@@ -674,7 +750,7 @@ export class SyncEngine {
       if (!record.fileId || !record.base) {
         // Never committed, now gone: nothing to tell the companion, but a companion file it
         // kept out of this path is pulled again.
-        if (record.shadowedSeq !== undefined) this.blocked(record.shadowedSeq);
+        await this.unshadow(record);
         await this.store.update([], [record.path]);
         continue;
       }
@@ -840,6 +916,28 @@ export class SyncEngine {
       case 'conflict': {
         this.onEvent({ kind: 'conflict', path: result.path, copyPath: result.copy_path });
         if (record.fileId !== null && result.copy_file_id === record.fileId) {
+          if ((await this.vault.stat(record.path)) === null) {
+            // Deleted here after its version went up: that version is the copy (this very
+            // file, put beside the other one). Recorded at the copy's name without a file, its
+            // delete is committed next (written back, it would look like an edit made
+            // elsewhere, winning over a delete). The other file is pulled like any.
+            await this.store.update(
+              [
+                {
+                  path: result.copy_path,
+                  fileId: result.copy_file_id,
+                  base: result.copy_hash,
+                  syncedPath: result.copy_path,
+                  localHash: result.copy_hash,
+                  size: 0,
+                  mtime: 0,
+                  seq: result.seq,
+                },
+              ],
+              record.path === result.copy_path ? [] : [record.path],
+            );
+            return;
+          }
           // A rename onto a path another file holds: the companion put this very file (its
           // file_id) at the copy's name instead. It moves there here too; the other file is
           // the other file, pulled like any.
@@ -987,9 +1085,12 @@ export class SyncEngine {
       // deleted is that version, the copy; the path's note (the companion's, never seen here)
       // comes back below. The copy's delete is committed by the next scan.
       await this.deleteCopy(copy);
-    } else if (stat === null && op !== undefined && !('delete' in op)) {
-      // Deleted here after the op was sent: that delete is committed next, against what this
-      // device saw (`sent`), so lines merged in meanwhile win over it.
+    } else if (stat === null && op !== undefined && !('delete' in op) && server.hash === sent) {
+      // Deleted here after the op was sent, and the companion took it as sent: that delete is
+      // committed next, against `sent`. (When lines from elsewhere were merged in, that delete
+      // would lose to them: the merge comes back at once, below. Recorded as seen with `sent`
+      // as its base, a file made again here with those bytes, a daily note's template, would
+      // look unchanged and never get the merge.)
       await this.store.update([
         { ...current, fileId: server.fileId, base: sent, syncedPath: server.path, seq: server.seq },
       ]);
@@ -1127,8 +1228,17 @@ export class SyncEngine {
     if (await this.store.findByFileId(fileId)) return;
     const stat = await this.vault.stat(path);
     if (stat) {
-      const local = await this.localState(null, stat);
-      if (local.hash === hash) await this.store.update([linked(stat, fileId, hash, path, seq)]);
+      const existing = await this.store.getFile(stat.path);
+      if (existing?.fileId) return;
+      // The copy's name is the companion's, made for this very commit: a file there that no
+      // record links is this device's own write of the copy (the app died before recording
+      // it, and the commit was answered again), edited since when its bytes differ. Linked
+      // with the copy's bytes as its base, the edits are committed against the copy (merged),
+      // not as a new file meeting it at its own name (a copy of the copy).
+      const local = await this.localState(existing ?? null, stat);
+      await this.store.update([
+        { ...linked(stat, fileId, hash, path, seq), localHash: local.hash },
+      ]);
       return;
     }
     const bytes = await this.api.getBlob(hash);

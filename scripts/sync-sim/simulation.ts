@@ -131,10 +131,25 @@ class Bookkeeping {
   readonly removed = new Set<string>();
   /** Case-folded note path → who created a note (or renamed one) there. */
   readonly creations = new Map<string, Set<string>>();
-  /** Notes deleted by a device: their header and the tokens the device's copy had. */
-  readonly deletions: { device: string; header: string; tokens: Set<string> }[] = [];
+  /** Case-folded note path → when (`clock`) notes were created (or renamed) there. */
+  readonly creationTimes = new Map<string, number[]>();
+  /**
+   * Notes deleted by a device: their header, the tokens the device's copy had, the case-folded
+   * path and when (`clock`).
+   */
+  readonly deletions: {
+    device: string;
+    header: string;
+    tokens: Set<string>;
+    path: string;
+    at: number;
+  }[] = [];
   /** Header → every token ever written into a note with it. */
   readonly headerTokens = new Map<string, Set<string>>();
+  /** Header → the lines devices removed from a note with it (edits adding none), and when. */
+  readonly removals = new Map<string, { token: string; at: number }[]>();
+  /** Counts the user operations, so the checks can tell which came after which. */
+  clock = 0;
 
   token(by: string, header: string): string {
     const token = `L${++this.tokens}`;
@@ -150,6 +165,23 @@ class Bookkeeping {
     let set = this.creations.get(key);
     if (!set) this.creations.set(key, (set = new Set()));
     set.add(by);
+    const times = this.creationTimes.get(key) ?? [];
+    this.creationTimes.set(key, [...times, ++this.clock]);
+  }
+
+  deleted(device: string, path: string, text: string): void {
+    this.deletions.push({
+      device,
+      header: headerOf(text),
+      tokens: new Set(tokensOf(text)),
+      path: path.toLowerCase(),
+      at: ++this.clock,
+    });
+  }
+
+  removedLine(header: string, token: string): void {
+    const removals = this.removals.get(header) ?? [];
+    this.removals.set(header, [...removals, { token, at: ++this.clock }]);
   }
 }
 
@@ -660,7 +692,7 @@ function userOp(world: World, device: SimDevice): void {
   const text = vault.text(note) ?? '';
   const header = headerOf(text);
   if (roll < 0.2) {
-    book.deletions.push({ device: device.name, header, tokens: new Set(tokensOf(text)) });
+    book.deleted(device.name, note, text);
     for (const token of tokensOf(text)) book.removed.add(token);
     vault.userDelete(note, { silent });
     world.trace(`${device.name} deletes ${note} (${header}: ${tokensOf(text).join(' ')})`);
@@ -686,6 +718,7 @@ function userOp(world: World, device: SimDevice): void {
   const mine = rng.pick(own);
   if (mine !== undefined && roll < 0.45) {
     book.removed.add(mine);
+    book.removedLine(header, mine);
     vault.userWrite(note, text.replace(`- ${mine} ${device.name}\n`, ''), { silent });
     world.trace(`${device.name} removes ${mine} from ${note}`);
     return;
@@ -856,6 +889,8 @@ function check(world: World, seed: number, devices: number): RunResult {
   }
 
   const resurrected: string[] = [];
+  /** Deletions that lost to an edit (their notes are back, rightly): their path and time. */
+  const overridden: { path: string; at: number }[] = [];
   for (const deletion of book.deletions) {
     if (deletion.header === '' || deletion.header === headerOf(DAILY_TEMPLATE)) continue;
     const back = texts.filter(([, text]) => headerOf(text) === deletion.header);
@@ -868,7 +903,17 @@ function check(world: World, seed: number, devices: number): RunResult {
       ...(book.headerTokens.get(deletion.header) ?? []),
       ...back.flatMap(([, text]) => tokensOf(text)),
     ].filter((token) => !deletion.tokens.has(token));
-    if (later.length > 0) continue;
+    // Or edited by removing a line, after the delete was made or before it without its deleter
+    // seeing it (its copy still had the line): an edit that adds no line is an edit all the
+    // same (DESIGN §9: a delete whose base is not current loses to the edit; no deleted file
+    // comes back unless it was edited after the delete was made).
+    const removedUnseen = (book.removals.get(deletion.header) ?? []).some(
+      (removal) => removal.at > deletion.at || deletion.tokens.has(removal.token),
+    );
+    if (later.length > 0 || removedUnseen) {
+      overridden.push({ path: deletion.path, at: deletion.at });
+      continue;
+    }
     // Deleted elsewhere too, or kept by another device's unchanged copy: count the file once.
     resurrected.push(`${back.map(([path]) => path).join(', ')} (deleted by ${deletion.device})`);
   }
@@ -881,8 +926,16 @@ function check(world: World, seed: number, devices: number): RunResult {
   }
   for (const copy of copies) {
     const original = copy.replace(CONFLICT_NAME, '$1');
-    const creators = book.creations.get(original.toLowerCase());
+    const key = original.toLowerCase();
+    const creators = book.creations.get(key);
     if (creators && creators.size >= 2) continue;
+    // Two notes at one path all the same: a note deleted there came back (an edit won over
+    // its delete) after another note was made at its path (by anyone, its deleter too).
+    const times = book.creationTimes.get(key) ?? [];
+    const revivedUnderAnother = overridden.some(
+      (deletion) => deletion.path === key && times.some((at) => at > deletion.at),
+    );
+    if (revivedUnderAnother) continue;
     falseConflicts.push(`${copy} (of ${original})`);
   }
   return {

@@ -364,6 +364,234 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Plan.md')).toBe(`${PLAN}- L3 phone\n~3\n`);
   });
 
+  it('a note deleted while its merged commit went unanswered, then made again, gets the merge', async () => {
+    // seed 207177161 (48 ops): the device's daily note (the template) met the companion's at
+    // commit and was merged (the companion's stays); the answer was lost and the user deleted
+    // the note. The resent answer recorded the companion's entry as seen with the template as
+    // its base, so the template made again on open looked unchanged, and the companion's note
+    // never came: the device kept "# Daily" for good.
+    const DAILY = 'Daily/2026-11-22.md';
+    const TEMPLATE = '# Daily\n';
+    const SERVER_DAILY = '# Daily\n- L27 laptop\n~27\n';
+    t = await buildSyncTestApp({ files: { [DAILY]: SERVER_DAILY } });
+    let lose = false;
+    const inner = new InjectTransport(() => t.app);
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          const response = await inner.request(request);
+          if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
+          return response;
+        },
+      },
+    });
+    phone.vault.userWrite(DAILY, TEMPLATE);
+    lose = true;
+    await expect(phone.engine.sync()).rejects.toThrow();
+    expect(await phone.store.getPendingCommit()).not.toBeNull();
+    phone.vault.userDelete(DAILY);
+    phone.restart();
+    lose = false;
+    // Obsidian makes the daily note once the first pull has landed (the note-creation hold).
+    const made = phone.engine.firstPullDone.then(() => {
+      if (!phone.vault.has(DAILY)) phone.vault.userWrite(DAILY, TEMPLATE);
+    });
+    await phone.engine.sync();
+    await made;
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(onDisk(DAILY)).toBe(SERVER_DAILY);
+    expect(phone.vault.text(DAILY)).toBe(SERVER_DAILY);
+    expect(readdirSync(join(t.vault, 'Daily'))).toEqual(['2026-11-22.md']);
+  });
+
+  it('a companion file a local one kept out arrives after that one moved and the app died', async () => {
+    // seed 207177110 (60 ops): a new note here kept the companion's projects/plan.md out (its
+    // record remembered the entry). The note was moved away while offline and the app killed
+    // before the pass ended: the pull position, rewound only in memory, stayed past the
+    // companion's file, which never came.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'projects/plan.md': PLAN } });
+    let offline = false;
+    const inner = new InjectTransport(() => t.app);
+    const phone = testDevice(t, 'iPhone', {
+      caseInsensitive: true,
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          if (offline) return Promise.reject(new Error('offline'));
+          return inner.request(request);
+        },
+      },
+    });
+    phone.vault.userWrite('Projects/Plan.md', '# Mine\n- L2 phone\n~2\n');
+    await phone.engine.pull();
+    expect(phone.vault.text('Projects/Plan.md')).toBe('# Mine\n- L2 phone\n~2\n');
+    offline = true;
+    phone.vault.userRename('Projects/Plan.md', 'Notes/Meeting.md');
+    await expect(phone.engine.sync()).rejects.toThrow('offline');
+    phone.restart();
+    offline = false;
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(phone.vault.paths()).toEqual(['Notes/Meeting.md', 'projects/plan.md']);
+    expect(phone.vault.text('projects/plan.md')).toBe(PLAN);
+    expect(onDisk('Notes/Meeting.md')).toBe('# Mine\n- L2 phone\n~2\n');
+    expect(onDisk('projects/plan.md')).toBe(PLAN);
+  });
+
+  for (const order of ['the mover first', 'the deleter first'] as const) {
+    it(`a note moved over a deleted one while the app was closed loses to a delete (${order})`, async () => {
+      // seed 207177170 (55 ops): with the app closed, inbox.md was deleted and Trip.md moved
+      // to inbox.md; another device deleted Trip.md. Seen as inbox.md edited to Trip's text and
+      // Trip.md deleted, the "edit" kept the note the other device had deleted. (The deleter
+      // first: the pull dropped Trip.md's record, its file being gone, so the moved file had
+      // nothing to be matched with.)
+      const others = Object.fromEntries(
+        Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+      );
+      t = await buildSyncTestApp({
+        files: {
+          'inbox.md': '# Inbox\n- L1 server\n~1\n',
+          'Trip.md': '# Trip\n- L2 server\n~2\n',
+          ...others,
+        },
+      });
+      const laptop = testDevice(t, 'MacBook');
+      const phone = testDevice(t, 'iPhone', { caseInsensitive: true });
+      await laptop.engine.sync();
+      await phone.engine.sync();
+      laptop.vault.userDelete('inbox.md', { silent: true });
+      laptop.vault.userRename('Trip.md', 'inbox.md', { silent: true });
+      phone.vault.userDelete('Trip.md');
+      const turns = order === 'the mover first' ? [laptop, phone] : [phone, laptop];
+      for (let round = 0; round < 3; round++)
+        for (const device of turns) await device.engine.sync();
+      const mine = (paths: string[]): string[] => paths.filter((path) => !/^n\d/.test(path));
+      expect(mine(readdirSync(t.vault))).toEqual([]);
+      expect(mine(laptop.vault.paths())).toEqual([]);
+      expect(mine(phone.vault.paths())).toEqual([]);
+      expect(laptop.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+    });
+  }
+
+  it('a note moved over a deleted one while the app was closed keeps an edit made elsewhere', async () => {
+    // The same move, committed before another device's edit of the moved note: a move, so the
+    // edit follows it to inbox.md (committed as an edit of inbox.md and a delete of Trip.md,
+    // the edit brought Trip.md back beside it).
+    const TRIP = '# Trip\n- L2 server\n~2\n';
+    t = await buildSyncTestApp({
+      files: { 'inbox.md': '# Inbox\n- L1 server\n~1\n', 'Trip.md': TRIP },
+    });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'iPhone', { caseInsensitive: true });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userDelete('inbox.md', { silent: true });
+    laptop.vault.userRename('Trip.md', 'inbox.md', { silent: true });
+    phone.vault.userWrite('Trip.md', `${TRIP}- L3 phone\n~3\n`);
+    for (let round = 0; round < 3; round++) {
+      await laptop.engine.sync();
+      await phone.engine.sync();
+    }
+    expect(readdirSync(t.vault)).toEqual(['inbox.md']);
+    expect(onDisk('inbox.md')).toBe(`${TRIP}- L3 phone\n~3\n`);
+    expect(laptop.vault.paths()).toEqual(['inbox.md']);
+    expect(phone.vault.paths()).toEqual(['inbox.md']);
+    expect(laptop.vault.text('inbox.md')).toBe(`${TRIP}- L3 phone\n~3\n`);
+  });
+
+  it('a note renamed in case only with no event on a case-sensitive vault is a move', async () => {
+    // seed 207178350 (45 ops): on Linux, a conflict copy was renamed in letter case only and
+    // edited while the app was closed. Seen as a delete and a new file, the delete met an edit
+    // made on the companion (kept), and the "new" file met it at its path (the companion, like
+    // a phone, ignores case): a conflict copy of the conflict copy.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const laptop = testDevice(t, 'Linux laptop', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => t.write('Plan.md', `${PLAN}- L3 server\n~3\n`),
+      ),
+    });
+    await laptop.engine.pull();
+    laptop.vault.userRename('Plan.md', 'plan.md', { silent: true });
+    laptop.vault.userWrite('plan.md', `${PLAN}- L2 linux\n~2\n`, { silent: true });
+    for (let round = 0; round < 3; round++) await laptop.engine.sync();
+    expect(readdirSync(t.vault)).toEqual(['plan.md']);
+    expect(onDisk('plan.md')).toBe(`${PLAN}- L3 server\n~3\n- L2 linux\n~2\n`);
+    expect(laptop.vault.paths()).toEqual(['plan.md']);
+    expect(laptop.vault.text('plan.md')).toBe(onDisk('plan.md'));
+    expect(laptop.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
+  it('a conflict copy written just before the app died, then edited, is no new file', async () => {
+    // seed 32000209 (41 ops): the commit's answer made a conflict copy; the copy was written
+    // here and the app killed before it was recorded. The user edited the copy, and the resent
+    // commit's answer found a file at the copy's name with other bytes and left it unrecorded:
+    // committed as a new file, it met the copy at its own name, a copy of the copy.
+    t = await buildSyncTestApp({ files: { 'Inbox.md': '# Inbox\n- L1 server\n~1\n' } });
+    const phone = testDevice(t, 'Pixel 8');
+    const update = phone.store.update.bind(phone.store);
+    let killed = false;
+    phone.store.update = (put, remove) => {
+      if (!killed && put.some((record) => record.path.includes('.conflict-'))) {
+        killed = true;
+        return Promise.reject(new Error('killed'));
+      }
+      return update(put, remove);
+    };
+    phone.vault.userWrite('Inbox.md', '# Mine\n- L2 phone\n~2\n- L3 phone\n~3\n');
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    const copy = phone.vault.paths().find((path) => path.includes('.conflict-')) as string;
+    expect(copy).toBeDefined();
+    const edited = (phone.vault.text(copy) ?? '').replace('- L3 phone\n', '');
+    phone.vault.userWrite(copy, edited, { silent: true });
+    phone.restart();
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([copy]);
+    expect(onDisk(copy)).toBe(edited);
+    expect(phone.vault.text(copy)).toBe(edited);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toHaveLength(2);
+  });
+
+  it('a note deleted here while its version became a conflict copy of itself takes the copy with it', async () => {
+    // seed 35000166 (38 ops): the device sent an edit of Inbox.md, deleted on the companion
+    // meanwhile with another note made at its path; the companion put the edited file (its
+    // own file_id) beside that note as a conflict copy. The user had deleted the note here
+    // after its version went up: the move found nothing to move, and the pull then brought the
+    // copy back as an edit that won over a delete.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    const NEW = '# New inbox\n- L3 server\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX, ...others } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userDelete('Inbox.md'),
+      ),
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userDelete('Inbox.md');
+    await laptop.engine.sync();
+    t.write('Inbox.md', NEW);
+    await t.sync.journal.rescan();
+    phone.vault.userWrite('Inbox.md', `${INBOX}- L2 phone\n~2\n`);
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    const mine = (paths: string[]): string[] => paths.filter((path) => !/^n\d/.test(path));
+    expect(mine(readdirSync(t.vault))).toEqual(['Inbox.md']);
+    expect(onDisk('Inbox.md')).toBe(NEW);
+    expect(mine(phone.vault.paths())).toEqual(['Inbox.md']);
+    expect(phone.vault.text('Inbox.md')).toBe(NEW);
+    expect(mine(laptop.vault.paths())).toEqual(['Inbox.md']);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.

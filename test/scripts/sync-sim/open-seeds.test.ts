@@ -1,21 +1,46 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SharedCompanionApp } from '../../../scripts/sync-sim/companion-host';
 import { failed, runOne } from '../../../scripts/sync-sim/simulation';
 
 /**
- * Seeds the 2,000-run check from seed 207177079 found failing (issue #23, still open): each
- * replays a known engine bug, so each is marked `it.fails`. When a fix makes a seed pass, its
- * test fails here: turn it into a plain `it` then, so the bug stays fixed.
+ * Seeds the simulation found failing (issue #23). The fixed ones stay here as plain tests, so
+ * the bug stays fixed (each bug also has a replay test in test/plugin/sync/); the ones still
+ * failing are `it.fails`: when a fix makes one pass, its test fails here, and it becomes a plain
+ * test.
  */
-const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
-  [207177110, 'a file missing on a device (projects/plan.md)'],
-  [207177374, 'a false conflict copy of Log.md'],
-  [207178350, 'a conflict copy of a conflict copy'],
+const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
+  [207177110, 'a file missing on a device (projects/plan.md): a shadowing file moved, app killed'],
+  [207177374, 'a conflict copy of Log.md: a note back after its delete lost, another at its path'],
+  [207178350, 'a conflict copy of a conflict copy: a case-only rename with no event on Linux'],
 ];
 
-describe('sync-sim seeds still failing (issue #23)', () => {
+const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
+  [31000071, 'a copy of a copy: a note deleted and made again at its path, then moved'],
+  [32000214, 'a false conflict copy of Shopping.md'],
+  [32000257, 'a file missing on a device (Inbox.md) and a copy of a copy'],
+  [39000472, 'a lost line (L4, by the server) and a conflict copy of Inbox.md back'],
+];
+
+describe('sync-sim seeds that failed (issue #23)', () => {
+  // One companion app for every run, as `npm run sync-sim` does (building it takes longer than
+  // a run).
+  let app: SharedCompanionApp;
+  beforeAll(async () => {
+    app = await SharedCompanionApp.create();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+  for (const [seed, what] of FIXED_SEEDS) {
+    it(`seed ${seed}: ${what}`, { timeout: 120_000 }, async () => {
+      const result = await runOne(seed, { app });
+      expect(result.error).toBeUndefined();
+      expect(failed(result)).toBe(false);
+    });
+  }
   for (const [seed, what] of OPEN_SEEDS) {
-    it.fails(`seed ${seed}: ${what}`, { timeout: 120_000 }, async () => {
-      const result = await runOne(seed);
+    it.fails(`seed ${seed} (still failing): ${what}`, { timeout: 120_000 }, async () => {
+      const result = await runOne(seed, { app });
       expect(result.error).toBeUndefined();
       expect(failed(result)).toBe(false);
     });

@@ -44,9 +44,9 @@ describe('sync-sim', () => {
   );
 
   // Seeded runs against the real companion app. Skipped until the simulation reports 0 on
-  // any seeds: it still fails about one run in a hundred (a diverged device, a copy of a
-  // conflict copy, a file brought back after a crash mid-write); see the sync-sim section of
-  // plugin/sync/README.md. Run it with CAIRN_SYNC_SIM=1.
+  // any seeds: it still fails a few runs in a thousand (a copy of a conflict copy, a file
+  // brought back after a crash mid-write); see the sync-sim section of plugin/sync/README.md.
+  // Run it with CAIRN_SYNC_SIM=1.
   it.skipIf(process.env.CAIRN_SYNC_SIM !== '1')(
     'a few seeded runs lose, diverge, resurrect and falsely conflict nothing',
     { timeout: 600_000 },
