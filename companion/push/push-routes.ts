@@ -100,6 +100,15 @@ export function registerPushRoutes(
     '/api/v1/push/subscriptions',
     { schema: { body: PushSubscriptionCreate, response: { 200: DeviceInfo, 201: DeviceInfo } } },
     async (request, reply) => {
+      // A subscription gets every reminder, task and digest of the vault: notifications are not
+      // filtered by folder, so a token limited to some folders cannot subscribe a phone.
+      if ((request.cairnAuth?.paths ?? []).length > 0) {
+        throw new ApiHttpError(
+          'FORBIDDEN',
+          `token "${request.cairnAuth?.tokenName ?? ''}" is limited to some folders, and ` +
+            'notifications cover the whole vault: subscribe this phone with a token without --paths',
+        );
+      }
       const body = request.body;
       const endpoint = endpointProblem(body.endpoint, push.pushHosts);
       if (endpoint) {

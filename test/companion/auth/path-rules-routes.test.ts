@@ -434,4 +434,22 @@ describe('a token limited to Work/ on every route', () => {
     expect(ownerMissed).toEqual([]);
     expect(outsideFiles()).toEqual(before);
   }, 60_000);
+
+  it('cannot subscribe a phone to notifications, which cover the whole vault', async () => {
+    const subscription = {
+      endpoint: 'https://push.example.com/send/limited',
+      keys: { p256dh: 'B'.repeat(87), auth: 'A'.repeat(22) },
+    };
+    const before = await asOwner('GET', '/api/v1/push/subscriptions');
+    const refused = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/push/subscriptions',
+      headers: bearer(work),
+      payload: subscription,
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ error: { code: 'FORBIDDEN' } });
+    expect(refused.json().error.message).toContain('without --paths');
+    expect(await asOwner('GET', '/api/v1/push/subscriptions')).toEqual(before);
+  });
 });
