@@ -1,3 +1,6 @@
+import { inSettingsFolder, settingsCategoryOf } from '../../shared/protocol/sync-settings';
+import type { SettingsCategory } from '../../shared/protocol/sync-settings';
+
 /**
  * Which paths this device syncs (docs/sync.md "Folders this device does not sync"). A path
  * outside the scope is neither uploaded nor downloaded, and a file there is never deleted or
@@ -6,24 +9,57 @@
  */
 export interface SyncScope {
   includes(path: string): boolean;
+  /**
+   * True when some `.obsidian/` settings files are in: the engine then asks the companion to
+   * list them (`changes?settings=1`), which it otherwise leaves out.
+   */
+  readonly settings?: boolean;
 }
 
-/** Every path (the default). */
-export const WHOLE_VAULT: SyncScope = { includes: () => true };
+/** Every path of the vault but its settings folder (the default: settings are opt-in). */
+export const WHOLE_VAULT: SyncScope = { includes: (path) => !inSettingsFolder(path) };
 
 /**
  * Everything but the files under `folders` (vault-relative, `/`-separated; slashes at either
  * end and empty entries ignored). Letter case is ignored, as the companion ignores it.
  */
 export function scopeExcluding(folders: readonly string[]): SyncScope {
-  const prefixes = normalizeFolders(folders).map((folder) => `${folder.toLowerCase()}/`);
-  if (prefixes.length === 0) return WHOLE_VAULT;
+  return syncScope({ excludedFolders: folders, settingsCategories: [] });
+}
+
+/**
+ * The device's whole choice (docs/sync.md): every file outside the folders it leaves out, and of
+ * `.obsidian/` only the files of the settings categories it enabled (never the never-list:
+ * workspace files, Cairn's own folder, caches; shared/protocol/sync-settings.ts).
+ */
+export function syncScope(choice: {
+  readonly excludedFolders: readonly string[];
+  readonly settingsCategories: readonly SettingsCategory[];
+}): SyncScope {
+  const prefixes = normalizeFolders(choice.excludedFolders).map(
+    (folder) => `${folder.toLowerCase()}/`,
+  );
+  const categories = new Set(choice.settingsCategories);
+  if (prefixes.length === 0 && categories.size === 0) return WHOLE_VAULT;
   return {
+    settings: categories.size > 0,
     includes: (path) => {
+      if (inSettingsFolder(path)) {
+        const category = settingsCategoryOf(path);
+        return category !== null && categories.has(category);
+      }
       const folded = path.toLowerCase();
       return !prefixes.some((prefix) => folded.startsWith(prefix));
     },
   };
+}
+
+/** True when `now` enables a settings category `before` did not (its files must be listed). */
+export function categoriesWidened(
+  before: readonly string[],
+  now: readonly SettingsCategory[],
+): boolean {
+  return now.some((category) => !before.includes(category));
 }
 
 /** The folders as the scope reads them: trimmed, without leading or trailing slashes, unique. */
