@@ -16,8 +16,15 @@ export interface SyncScope {
   readonly settings?: boolean;
 }
 
-/** Every path of the vault but its settings folder (the default: settings are opt-in). */
-export const WHOLE_VAULT: SyncScope = { includes: (path) => !inSettingsFolder(path) };
+/**
+ * Every path of the vault but hidden ones (the default: `.obsidian/` settings are opt-in, and
+ * `.trash/`, `.git/` and the like never sync, as on the companion).
+ */
+export const WHOLE_VAULT: SyncScope = { includes: (path) => !isHiddenPath(path) };
+
+function isHiddenPath(path: string): boolean {
+  return path.startsWith('.') || path.includes('/.');
+}
 
 /**
  * Everything but the files under `folders` (vault-relative, `/`-separated; slashes at either
@@ -48,6 +55,7 @@ export function syncScope(choice: {
         const category = settingsCategoryOf(path);
         return category !== null && categories.has(category);
       }
+      if (isHiddenPath(path)) return false;
       const folded = path.toLowerCase();
       return !prefixes.some((prefix) => folded.startsWith(prefix));
     },
