@@ -88,3 +88,31 @@ export function scopeWidened(before: readonly string[], now: readonly string[]):
   const current = new Set(normalizeFolders(now).map((folder) => folder.toLowerCase()));
   return normalizeFolders(before).some((folder) => !current.has(folder.toLowerCase()));
 }
+
+/** How Settings → Sync names each settings category (docs/sync.md "Settings"). */
+export const SETTINGS_CATEGORY_LABELS: Record<
+  SettingsCategory,
+  { readonly name: string; readonly desc: string }
+> = {
+  appearance: {
+    name: 'Appearance, themes and snippets',
+    desc: 'appearance.json, themes/ and snippets/',
+  },
+  hotkeys: { name: 'Hotkeys', desc: 'hotkeys.json' },
+  'core-plugins': {
+    name: 'Core plugins and their settings',
+    desc: 'Which core plugins are on (core-plugins.json) and their own files, such as daily-notes.json and templates.json',
+  },
+  'community-plugin-list': {
+    name: 'Which community plugins are on',
+    desc: 'community-plugins.json. A plugin that is not installed on a device stays off there.',
+  },
+  'community-plugins': {
+    name: 'Community plugins: their code and settings',
+    desc: 'Each plugin’s folder under plugins/, its data.json included (some plugins keep API keys there). Never Cairn’s own folder.',
+  },
+  other: {
+    name: 'Other settings',
+    desc: 'app.json (editor, files and links) and any other file at the top of the settings folder',
+  },
+};
