@@ -876,7 +876,7 @@ export class CairnSettingTab extends PluginSettingTab {
       {
         name: 'Obsidian settings this device syncs',
         desc: 'Off by default, chosen on each device: this device uploads and downloads only the kinds turned on below, and the companion keeps their history. Never synced: open tabs and panes (workspace.json), Cairn’s own settings (each device has its own token), caches and hidden files. Obsidian reads some settings only when it starts: after settings arrive from another device, Cairn says so, and you may need to close and reopen Obsidian. Applies when this tab closes.',
-        aliases: ['.obsidian', 'settings sync', 'themes', 'plugins sync'],
+        aliases: ['config folder', 'settings sync', 'themes', 'plugins sync'],
         render: () => undefined,
       },
       ...SETTINGS_CATEGORIES.map((category): SettingRow => ({

@@ -189,7 +189,6 @@ export class PairModal extends Modal {
     };
     row('upload from this device', plan.upload, '');
     row('download to this device', plan.download, '');
-    row('already the same (linked, not sent)', plan.identical, '');
     if (plan.onDemand.count > 0) {
       row(
         'kept on the companion until opened',
@@ -197,6 +196,7 @@ export class PairModal extends Modal {
         'Larger than this device downloads on its own (Settings → Sync). Run "Download a file kept on the companion" to get one.',
       );
     }
+    row('already the same (linked, not sent)', plan.identical, '');
     row(
       'differ on both sides',
       plan.conflict,
