@@ -41,8 +41,9 @@ export class ObsidianSettingsVault implements SyncVault {
     while (pending.length > 0) {
       const folder = pending.pop() as string;
       // Throws when the folder cannot be read: never "every settings file was deleted".
-      const listed = await this.adapter.list(this.local(folder));
-      await this.finishWrites(listed.files);
+      let listed = await this.adapter.list(this.local(folder));
+      if (await this.finishWrites(listed.files))
+        listed = await this.adapter.list(this.local(folder));
       for (const file of listed.files) {
         const path = this.wire(file);
         if (path === null) continue;
@@ -129,14 +130,17 @@ export class ObsidianSettingsVault implements SyncVault {
    * new file under its temporary name: it is moved in now, so the gap never reads as a delete.
    * A temporary file beside its target is a write that never got that far: dropped.
    */
-  private async finishWrites(files: readonly string[]): Promise<void> {
+  private async finishWrites(files: readonly string[]): Promise<boolean> {
+    let finished = false;
     for (const file of files) {
       const match = /^(.*\/)?\.(.+)\.cairn-sync\.tmp$/.exec(normalizePath(file));
       if (!match) continue;
       const target = `${match[1] ?? ''}${match[2] as string}`;
       if (await this.adapter.exists(target)) await this.adapter.remove(file);
       else await this.adapter.rename(file, target);
+      finished = true;
     }
+    return finished;
   }
 
   /** `.obsidian/x` → `<configDir>/x`. */
