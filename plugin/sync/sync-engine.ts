@@ -103,6 +103,11 @@ export class SyncEngine {
   private readonly randomId: () => string;
   private scope: SyncScope;
   private downloadLimit: number | null;
+  /**
+   * Records of files kept on the companion may fit the limit now (it was set or changed): the
+   * next pass looks. Without a limit ever set, passes make no extra state reads for them.
+   */
+  private recheckKept: boolean;
   /** Paths a vault event touched since the last pass: hashed whatever their size and mtime say. */
   private readonly touched = new Set<string>();
   /** Renames seen as vault events, applied to the state at the start of the next pass. */
@@ -144,6 +149,7 @@ export class SyncEngine {
     this.randomId = options.randomId ?? randomCommitId;
     this.scope = options.scope ?? WHOLE_VAULT;
     this.downloadLimit = options.downloadLimitBytes ?? null;
+    this.recheckKept = this.downloadLimit !== null;
     this.firstPullDone = new Promise((resolve) => (this.resolveFirstPull = resolve));
   }
 
@@ -281,6 +287,7 @@ export class SyncEngine {
   setDownloadLimit(bytes: number | null): Promise<void> {
     const run = this.running.then(() => {
       this.downloadLimit = bytes !== null && bytes > 0 ? bytes : null;
+      this.recheckKept = true;
     });
     this.running = run.catch(() => undefined);
     return run;
@@ -530,11 +537,14 @@ export class SyncEngine {
 
   /** Downloads the files kept on the companion that fit under the limit now. */
   private async fetchWithinLimit(): Promise<void> {
+    if (!this.recheckKept && this.downloadLimit === null) return;
     for (const record of await this.store.allFiles()) {
       if (!record.notDownloaded || this.aboveLimit(record.size)) continue;
       if (!this.scope.includes(record.path)) continue;
       await this.fetchNotDownloaded(record);
     }
+    // With no limit, every kept file is here now: no more looking until the limit changes.
+    if (this.downloadLimit === null) this.recheckKept = false;
   }
 
   /** Writes a not-downloaded file where no file is; true when it is here now. */
