@@ -148,7 +148,10 @@ export class SyncRunner {
           ...(this.engine.wantsSettings ? { settings: true } : {}),
         });
         if (!this.running) return;
-        if (answer.changes.length > 0) await this.engine.pull();
+        // An empty page that moved on (entries this device does not take, such as settings
+        // files it does not sync) is pulled too, so its position moves past them; else the
+        // next poll would answer at once, again and again.
+        if (answer.changes.length > 0 || answer.next > since) await this.engine.pull();
         this.failures = 0;
       }
     } catch (error) {

@@ -2,7 +2,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CompanionSyncClient } from '../../../plugin/sync/sync-client';
+import { SyncRunner } from '../../../plugin/sync/sync-runner';
 import { syncScope } from '../../../plugin/sync/sync-scope';
+import { TEST_TOKEN } from '../../companion/helpers/app';
 import type { SettingsCategory } from '../../../shared/protocol/sync-settings';
 import { buildSyncTestApp } from '../../companion/sync/sync-app';
 import type { SyncTestApp } from '../../companion/sync/sync-app';
@@ -93,6 +96,36 @@ describe('settings sync by category', () => {
     );
     await phone.engine.sync();
     expect(phone.vault.text('.obsidian/hotkeys.json')).toBe('{"a":1}');
+  });
+});
+
+describe('the long poll of a device that syncs no settings', () => {
+  it('moves past settings entries it is not listed instead of asking again at once', async () => {
+    t = await buildSyncTestApp({ files: { 'a.md': 'a\n' } });
+    const phone = testDevice(t, 'Pixel 8');
+    await phone.engine.sync();
+    const before = await phone.engine.seq();
+    const hash = await t.upload('{"theme":"moonstone"}');
+    await t.commit('MacBook', [{ path: '.obsidian/appearance.json', base: null, hash }]);
+    const api = new CompanionSyncClient(
+      phone.transport,
+      () => ({ url: 'http://companion.test', token: TEST_TOKEN, offlineMode: false }),
+      () => 'Pixel 8',
+    );
+    const timers = {
+      setTimeout: (callback: () => void, ms: number) =>
+        setTimeout(callback, ms) as unknown as number,
+      clearTimeout: (handle: number) => clearTimeout(handle),
+    };
+    const runner = new SyncRunner(phone.engine, api, timers, { pollSeconds: 1 });
+    runner.start();
+    try {
+      // Without moving on, every poll would answer at once with nothing, forever.
+      await expect.poll(() => phone.engine.seq(), { timeout: 10_000 }).toBe(before + 1);
+    } finally {
+      runner.stop();
+    }
+    expect(phone.vault.paths()).toEqual(['a.md']);
   });
 });
 
