@@ -105,10 +105,14 @@ describe('the long poll of a device that syncs no settings', () => {
     const phone = testDevice(t, 'Pixel 8');
     await phone.engine.sync();
     const before = await phone.engine.seq();
-    const hash = await t.upload('{"theme":"moonstone"}');
-    await t.commit('MacBook', [{ path: '.obsidian/appearance.json', base: null, hash }]);
+    let polls = 0;
     const api = new CompanionSyncClient(
-      phone.transport,
+      {
+        request: (request) => {
+          if (request.url.includes('wait=')) polls++;
+          return phone.transport.request(request);
+        },
+      },
       () => ({ url: 'http://companion.test', token: TEST_TOKEN, offlineMode: false }),
       () => 'Pixel 8',
     );
@@ -120,6 +124,10 @@ describe('the long poll of a device that syncs no settings', () => {
     const runner = new SyncRunner(phone.engine, api, timers, { pollSeconds: 1 });
     runner.start();
     try {
+      // The first pass is done and the long poll waits: then a laptop commits a settings file.
+      await expect.poll(() => polls, { timeout: 10_000 }).toBeGreaterThan(0);
+      const hash = await t.upload('{"theme":"moonstone"}');
+      await t.commit('MacBook', [{ path: '.obsidian/appearance.json', base: null, hash }]);
       // Without moving on, every poll would answer at once with nothing, forever.
       await expect.poll(() => phone.engine.seq(), { timeout: 10_000 }).toBe(before + 1);
     } finally {
