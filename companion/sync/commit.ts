@@ -33,7 +33,7 @@ import { folderSpelledOnDisk, resolveVaultPath } from '../vault/paths';
 import type { BlobStore } from './blob-store';
 import { newFileId } from './journal';
 import type { SyncJournal } from './journal';
-import { isMarkdown, isMergeableText, isSyncablePath } from './syncable-path';
+import { isMarkdown, isMergeableText, isSettingsPath, isSyncablePath } from './syncable-path';
 import { pathKey } from './sync-store';
 import type { SyncFileRow, SyncStore } from './sync-store';
 
@@ -431,7 +431,8 @@ export class SyncCommitter {
       const result = isMarkdown(occupant.path)
         ? mergeNote(base, ours, theirs)
         : mergeLines(base, ours, theirs);
-      if (!result.clean) return null;
+      if (!result.clean || mergeBrokeJson(occupant.path, [base, ours, theirs], result.text))
+        return null;
       return (await blobs.putBytes(Buffer.from(result.text, 'utf8'))).hash;
     }
     return null;
@@ -482,7 +483,7 @@ export class SyncCommitter {
     const result = isMarkdown(file.path)
       ? mergeNote(base, ours, theirs)
       : mergeLines(base, ours, theirs);
-    if (!result.clean) return null;
+    if (!result.clean || mergeBrokeJson(file.path, [base, ours, theirs], result.text)) return null;
     return blobs.putBytes(Buffer.from(result.text, 'utf8'));
   }
 
@@ -597,6 +598,15 @@ export class SyncCommitter {
     }
     const problem = await this.pathProblem(op.rename_to);
     if (problem !== null) return rejected('INVALID_PATH', problem, `${field}.rename_to`);
+    if (isSettingsPath(known.path) !== isSettingsPath(op.rename_to)) {
+      // Settings files reach only the devices that sync them: a move across that line would
+      // vanish on one side and appear on the other.
+      return rejected(
+        'INVALID_PATH',
+        `path ${JSON.stringify(op.rename_to)}: a file cannot move into or out of .obsidian/`,
+        `${field}.rename_to`,
+      );
+    }
     if (known.deleted === 0) await this.options.journal.catchUp(known.path);
     const file = this.store.file(op.file_id) as SyncFileRow;
     if (file.deleted === 1) {
@@ -813,4 +823,22 @@ async function diskStat(absolute: string): Promise<{ mtime: number; size: number
   } catch {
     return null;
   }
+}
+
+/**
+ * True when a line merge of JSON files that each parsed does not parse (two devices adding a
+ * key at an object's end leave a comma missing): Obsidian would drop a settings file it cannot
+ * read, so such a merge is a conflict copy instead.
+ */
+function mergeBrokeJson(path: string, inputs: readonly string[], merged: string): boolean {
+  if (!path.toLowerCase().endsWith('.json')) return false;
+  const parses = (text: string): boolean => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return inputs.every(parses) && !parses(merged);
 }

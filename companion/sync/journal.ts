@@ -9,7 +9,8 @@ import { resolveVaultPath } from '../vault/paths';
 import type { VaultChangeFeed, VaultChangeSubscriber, VaultFileState } from '../vault/vault-change';
 import type { BlobStore } from './blob-store';
 import { Serial } from './serial';
-import { isSyncablePath } from './syncable-path';
+import { withSettingsPaths } from '../vault/settings-paths';
+import { isSettingsPath, isSyncableFolder, isSyncablePath } from './syncable-path';
 import { pathKey, toChange } from './sync-store';
 import type { NewJournalEntry, SyncFileRow, SyncStore } from './sync-store';
 
@@ -77,7 +78,8 @@ export class SyncJournal {
 
   /** Runs `work` with the journal to itself (see `serial`). */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    return this.serial.run(work);
+    // Sync's own vault work may touch the synced settings files (and nothing else does).
+    return this.serial.run(() => withSettingsPaths(work));
   }
 
   /**
@@ -124,7 +126,8 @@ export class SyncJournal {
       if (known === undefined || known.path !== path || known.hash !== state.hash) again.push(path);
     }
     for (const file of this.store.liveFiles()) {
-      if (!files.has(file.path)) {
+      // The feed never reads the settings folder; the rescan looks after its files.
+      if (!files.has(file.path) && !isSettingsPath(file.path)) {
         void this.serial.run(() => this.catchUp(file.path)).catch(() => undefined);
       }
     }
@@ -136,7 +139,11 @@ export class SyncJournal {
    * `put`, a file gone a `delete`. Call only inside `exclusive`/`serial`. Returns the live file
    * at the path afterwards.
    */
-  async catchUp(path: string, hint?: DiskChange): Promise<SyncFileRow | undefined> {
+  catchUp(path: string, hint?: DiskChange): Promise<SyncFileRow | undefined> {
+    return withSettingsPaths(() => this.catchUpInside(path, hint));
+  }
+
+  private async catchUpInside(path: string, hint?: DiskChange): Promise<SyncFileRow | undefined> {
     if (hint?.type === 'upsert' && hint.hash !== undefined) {
       // The feed read the file: a version the journal holds at this path needs no second look.
       const same = this.store.liveAt(path);
@@ -372,7 +379,28 @@ export class SyncJournal {
   }
 
   /** Journal entries after `since` (see SyncChangesResponse); `since = 0` lists live files. */
-  changes(since: number, limit: number): { changes: SyncChange[]; next: number; more: boolean } {
+  changes(
+    since: number,
+    limit: number,
+    options: { settings?: boolean } = {},
+  ): { changes: SyncChange[]; next: number; more: boolean } {
+    const listed = this.changesOfAll(since, limit);
+    if (options.settings === true) return listed;
+    // Settings files go only to devices that ask for them (`settings=1`): an older device, or
+    // one that syncs no settings, never sees a `.obsidian/` path. `next` and `more` stay those
+    // of the whole page.
+    return {
+      ...listed,
+      changes: listed.changes.filter(
+        (change) => !isSettingsPath(change.path) && !isSettingsPath(change.from_path ?? ''),
+      ),
+    };
+  }
+
+  private changesOfAll(
+    since: number,
+    limit: number,
+  ): { changes: SyncChange[]; next: number; more: boolean } {
     const head = this.store.head();
     if (since === 0) {
       const rows = this.store.snapshotAfter(0, limit + 1);
@@ -494,9 +522,9 @@ async function listVaultFiles(
     }
     for (const entry of entries) {
       const relative = folder === '' ? entry.name : `${folder}/${entry.name}`;
-      if (!isSyncablePath(relative)) continue;
-      if (entry.isDirectory()) pending.push(relative);
-      else if (entry.isFile()) {
+      if (entry.isDirectory()) {
+        if (isSyncableFolder(relative)) pending.push(relative);
+      } else if (entry.isFile() && isSyncablePath(relative)) {
         try {
           const info = await lstat(join(root, relative));
           found.push({

@@ -6,6 +6,7 @@
 import type { SyncPutOp } from '../../shared/protocol/sync';
 import { ApiHttpError } from '../http/api-error';
 import type { JournalRow, SyncStore } from './sync-store';
+import { isSettingsPath } from './syncable-path';
 
 /** Ops that bring deleted files back with their last version. */
 export function undeleteOps(store: SyncStore, fileIds: readonly string[]): SyncPutOp[] {
@@ -38,6 +39,8 @@ export function folderAsOfOps(store: SyncStore, folder: string, at: number): Syn
   const ops: SyncPutOp[] = [];
   for (const then of rows) {
     if (prefix !== '' && !then.path.startsWith(`${prefix}/`)) continue;
+    // The whole vault as it was means its notes and files; settings only when asked by folder.
+    if (prefix === '' && isSettingsPath(then.path)) continue;
     const now = store.file(then.file_id);
     if (now === undefined) continue;
     if (now.deleted === 0 && now.hash === then.hash) continue;

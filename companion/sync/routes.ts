@@ -19,6 +19,7 @@ import { ApiHttpError } from '../http/api-error';
 import { BlobError } from './blob-store';
 import type { UploadPart } from './blob-store';
 import type { SyncService } from './sync-service';
+import { isSettingsPath } from './syncable-path';
 
 /** Commit bodies may list thousands of ops (a first sync); bytes go through `blobs`. */
 const COMMIT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -62,7 +63,9 @@ export async function registerSyncRoutes(app: FastifyInstance, sync: SyncService
           }
           const wait = query.wait ?? 0;
           if (wait > 0) await sync.journal.waitForChange(query.since, wait * 1000);
-          return sync.journal.changes(query.since, query.limit ?? SYNC_CHANGES_DEFAULT_LIMIT);
+          return sync.journal.changes(query.since, query.limit ?? SYNC_CHANGES_DEFAULT_LIMIT, {
+            settings: query.settings === 1,
+          });
         },
       );
 
@@ -140,15 +143,18 @@ export async function registerSyncRoutes(app: FastifyInstance, sync: SyncService
           const page = rows.slice(0, limit);
           const last = page.at(-1);
           return {
-            files: page.map((row) => ({
-              file_id: row.file_id,
-              path: row.path,
-              hash: row.hash,
-              size: row.size,
-              deleted: new Date(row.time).toISOString(),
-              device: row.device,
-              seq: row.seq,
-            })),
+            // "Deleted files" is of notes and attachments: settings files stay in history only.
+            files: page
+              .filter((row) => !isSettingsPath(row.path))
+              .map((row) => ({
+                file_id: row.file_id,
+                path: row.path,
+                hash: row.hash,
+                size: row.size,
+                deleted: new Date(row.time).toISOString(),
+                device: row.device,
+                seq: row.seq,
+              })),
             next_cursor: rows.length > limit && last !== undefined ? String(last.seq) : null,
           };
         },

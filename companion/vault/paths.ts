@@ -2,6 +2,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { portableNameProblem } from '../../shared/markdown/portable-name';
 import { currentPathRules, describePathRules, pathAllowed } from '../auth/path-rules';
+import { settingsPathAllowed } from './settings-paths';
 
 export type VaultAccess = 'read' | 'write';
 
@@ -43,7 +44,9 @@ export async function resolveVaultPath(
   userPath: string,
   access: VaultAccess = 'read',
 ): Promise<VaultPathResult> {
-  const problem = textProblem(userPath);
+  // Cairn Sync's settings files (`.obsidian/appearance.json`, …), inside the sync routes only.
+  const settings = settingsPathAllowed(userPath.normalize('NFC'));
+  const problem = textProblem(userPath, settings);
   if (problem) return { ok: false, reason: `path ${JSON.stringify(userPath)}: ${problem}` };
   const segments = userPath.normalize('NFC').split('/');
 
@@ -69,9 +72,10 @@ export async function resolveVaultPath(
         reason: `path ${JSON.stringify(userPath)}: leads outside the vault (through a symlink)`,
       };
     }
-    if (hiddenInside(next, root)) {
+    if (hiddenInside(next, root) && !(settings && next === join(root, ...onDisk, entry))) {
       // A symlink such as `Projects/settings.md → ../.obsidian/plugins/cairn/data.json`: the
-      // name looks ordinary, the file is one Cairn never reads or writes.
+      // name looks ordinary, the file is one Cairn never reads or writes. A synced settings
+      // file is allowed only as itself, never through a symlink.
       return {
         ok: false,
         reason: `path ${JSON.stringify(userPath)}: leads into a hidden file or folder (such as .obsidian/) through a symlink`,
@@ -92,7 +96,8 @@ export async function resolveVaultPath(
     // Names Cairn would create must work on every device the vault syncs to; names that
     // already exist are the user's and are left alone.
     for (const segment of missing) {
-      const problem = portableNameProblem(segment);
+      // A synced settings path names `.obsidian/` on purpose; its names are otherwise portable.
+      const problem = portableNameProblem(settings ? segment.replace(/^\./, '') : segment);
       if (problem !== null) {
         return { ok: false, reason: `path ${JSON.stringify(userPath)}: ${problem}` };
       }
@@ -125,7 +130,7 @@ export async function resolveVaultPath(
   };
 }
 
-function textProblem(path: string): string | null {
+function textProblem(path: string, settings = false): string | null {
   if (typeof path !== 'string' || path === '') return 'is empty';
   if (path.length > MAX_PATH_LENGTH) return `is longer than ${MAX_PATH_LENGTH} characters`;
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
@@ -140,7 +145,7 @@ function textProblem(path: string): string | null {
   }
   if (segments.some((segment) => segment === ''))
     return 'contains an empty segment (// or a trailing /)';
-  if (segments.some((segment) => segment.startsWith('.'))) {
+  if (!settings && segments.some((segment) => segment.startsWith('.'))) {
     return 'names a hidden file or folder (such as .obsidian/), which Cairn never reads or writes';
   }
   return null;

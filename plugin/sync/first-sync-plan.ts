@@ -25,12 +25,17 @@ export interface FirstSyncPlan {
   readonly identical: PlanGroup;
   /** On both sides with other bytes; the device's version would become a conflict copy. */
   readonly conflict: PlanGroup;
+  /** On the companion only and above this device's download limit: downloaded when opened. */
+  readonly onDemand: PlanGroup;
 }
 
 export const PLAN_SAMPLE = 20;
 
 export interface PlanSource {
-  changes(since: number, options?: { limit?: number }): Promise<SyncChangesResponse>;
+  changes(
+    since: number,
+    options?: { limit?: number; settings?: boolean },
+  ): Promise<SyncChangesResponse>;
 }
 
 export async function firstSyncPlan(
@@ -39,12 +44,17 @@ export async function firstSyncPlan(
   onProgress?: (done: number, total: number) => void,
   /** The folders this device leaves out are neither uploaded nor downloaded: not in the plan. */
   scope: SyncScope = WHOLE_VAULT,
+  /** Files above this many bytes that are not here are downloaded when opened (null: none). */
+  downloadLimitBytes: number | null = null,
 ): Promise<FirstSyncPlan> {
   const remote = new Map<string, { path: string; hash: string; size: number }>();
   const key = (path: string) => (vault.caseInsensitive ? path.toLowerCase() : path);
   let since = 0;
   for (;;) {
-    const page = await api.changes(since, { limit: 5000 });
+    const page = await api.changes(since, {
+      limit: 5000,
+      ...(scope.settings ? { settings: true } : {}),
+    });
     for (const change of page.changes) {
       if (!scope.includes(change.path)) continue;
       if (change.op === 'delete') remote.delete(key(change.path));
@@ -59,6 +69,7 @@ export async function firstSyncPlan(
     download: newGroup(),
     identical: newGroup(),
     conflict: newGroup(),
+    onDemand: newGroup(),
   };
   const local = (await vault.list()).filter((stat) => scope.includes(stat.path));
   let done = 0;
@@ -80,7 +91,10 @@ export async function firstSyncPlan(
     }
     onProgress?.(++done, local.length);
   }
-  for (const there of remote.values()) add(groups.download, there.path, there.size);
+  for (const there of remote.values()) {
+    const onDemand = downloadLimitBytes !== null && there.size > downloadLimitBytes;
+    add(onDemand ? groups.onDemand : groups.download, there.path, there.size);
+  }
   return groups;
 }
 

@@ -52,7 +52,11 @@ export class SyncRequestError extends Error {
 
 /** What the engine needs from the companion: one method per protocol call. */
 export interface SyncApi {
-  changes(since: number, options?: { limit?: number; wait?: number }): Promise<SyncChangesResponse>;
+  /** `settings`: list `.obsidian/` settings files too (`settings=1`); left out otherwise. */
+  changes(
+    since: number,
+    options?: { limit?: number; wait?: number; settings?: boolean },
+  ): Promise<SyncChangesResponse>;
   /** The bytes of a version, checked against `hash`. */
   getBlob(hash: string): Promise<Uint8Array>;
   /** Uploads a version's bytes (idempotent: a blob already held is fine). */
@@ -71,11 +75,12 @@ export class CompanionSyncClient implements SyncApi {
 
   async changes(
     since: number,
-    options: { limit?: number; wait?: number } = {},
+    options: { limit?: number; wait?: number; settings?: boolean } = {},
   ): Promise<SyncChangesResponse> {
     const query = new URLSearchParams({ since: String(since), device: this.device() });
     if (options.limit !== undefined) query.set('limit', String(options.limit));
     if (options.wait !== undefined) query.set('wait', String(options.wait));
+    if (options.settings === true) query.set('settings', '1');
     const response = await this.send({ method: 'GET', path: `/changes?${query.toString()}` });
     return this.expect(response, [200], SyncChangesResponse, 'GET changes');
   }

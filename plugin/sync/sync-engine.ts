@@ -68,6 +68,11 @@ export interface SyncEngineOptions {
    * downloaded, and are never deleted here nor committed as deleted because they are outside.
    */
   readonly scope?: SyncScope;
+  /**
+   * Files above this many bytes that are not on this device are listed but not downloaded
+   * until `downloadNow` (docs/sync.md "Large files on phones"); null or absent: every file.
+   */
+  readonly downloadLimitBytes?: number | null;
 }
 
 /** Commit rounds per pass: a rename and an edit of one file take two. */
@@ -97,6 +102,12 @@ export class SyncEngine {
   private readonly pageSize: number;
   private readonly randomId: () => string;
   private scope: SyncScope;
+  private downloadLimit: number | null;
+  /**
+   * Records of files kept on the companion may fit the limit now (it was set or changed): the
+   * next pass looks. Without a limit ever set, passes make no extra state reads for them.
+   */
+  private recheckKept: boolean;
   /** Paths a vault event touched since the last pass: hashed whatever their size and mtime say. */
   private readonly touched = new Set<string>();
   /** Renames seen as vault events, applied to the state at the start of the next pass. */
@@ -137,6 +148,8 @@ export class SyncEngine {
     this.pageSize = options.pageSize ?? 500;
     this.randomId = options.randomId ?? randomCommitId;
     this.scope = options.scope ?? WHOLE_VAULT;
+    this.downloadLimit = options.downloadLimitBytes ?? null;
+    this.recheckKept = this.downloadLimit !== null;
     this.firstPullDone = new Promise((resolve) => (this.resolveFirstPull = resolve));
   }
 
@@ -262,6 +275,51 @@ export class SyncEngine {
     return run;
   }
 
+  /** True when the scope takes settings files: the long poll asks for them too. */
+  get wantsSettings(): boolean {
+    return this.scope.settings === true;
+  }
+
+  /**
+   * Changes the download limit between passes. Files that fit under the new one are downloaded
+   * by the next pass; files already here stay here and keep syncing whatever their size.
+   */
+  setDownloadLimit(bytes: number | null): Promise<void> {
+    const run = this.running.then(() => {
+      this.downloadLimit = bytes !== null && bytes > 0 ? bytes : null;
+      this.recheckKept = true;
+    });
+    this.running = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The companion's files this device knows of but has not downloaded (above its limit). */
+  async notDownloaded(): Promise<{ path: string; size: number }[]> {
+    return (await this.store.allFiles())
+      .filter((record) => record.notDownloaded === true && this.scope.includes(record.path))
+      .map((record) => ({ path: record.path, size: record.size }));
+  }
+
+  /**
+   * Downloads a file kept on the companion (the user opened it): written only where no file is,
+   * then synced like any. 'changed' when a file is there already (it is this device's, never
+   * overwritten) or the companion's file is no longer one this device has not downloaded.
+   */
+  downloadNow(path: string): Promise<'done' | 'changed'> {
+    const run = this.running.then(async () => {
+      const record = await this.store.getFile(path);
+      if (!record?.notDownloaded || record.fileId === null || record.base === null) {
+        return 'changed' as const;
+      }
+      return (await this.fetchNotDownloaded(record)) ? ('done' as const) : ('changed' as const);
+    });
+    this.running = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
   /** The journal position this device has applied up to. */
   seq(): Promise<number> {
     return this.store.getSeq();
@@ -275,6 +333,7 @@ export class SyncEngine {
     // deleted here since.
     await this.resendPending();
     await this.pullAll();
+    await this.fetchWithinLimit();
     // A file renamed and edited is committed as a rename, then (next round) as an edit.
     for (let round = 0; round < MAX_COMMIT_ROUNDS; round++) {
       const committed = await this.commitLocal();
@@ -302,7 +361,10 @@ export class SyncEngine {
     for (;;) {
       let page;
       try {
-        page = await this.api.changes(since, { limit: this.pageSize });
+        page = await this.api.changes(since, {
+          limit: this.pageSize,
+          ...(this.scope.settings ? { settings: true } : {}),
+        });
       } catch (error) {
         if (
           !(error instanceof SyncRequestError) ||
@@ -352,6 +414,10 @@ export class SyncEngine {
     // path): an entry this file's state already includes. Applied again, an older version
     // would look like a remote edit, and bring back a file deleted here since.
     if (record?.seq !== undefined && change.seq <= record.seq) return;
+    if (record?.notDownloaded) {
+      await this.applyToNotDownloaded(record, change);
+      return;
+    }
     if (change.op === 'delete') {
       if (record) await this.applyRemoteDelete(record, change);
       return;
@@ -376,6 +442,18 @@ export class SyncEngine {
   /** A file this device has no record of (new on the companion, or never linked here). */
   private async applyRemoteNew(change: SyncChange): Promise<void> {
     let stat = await this.vault.stat(change.path);
+    if (stat === null && this.aboveLimit(change.size)) {
+      // Known, not downloaded: a record without a file, never a placeholder in the vault.
+      const stale = await this.store.getFile(change.path);
+      if (stale && !stale.notDownloaded) {
+        // A record of another file here whose file is gone: this device's business (its delete
+        // is committed by the scan); the companion's file waits until that path is free.
+        this.blocked(change.seq);
+        return;
+      }
+      await this.store.update([notDownloadedRecord(change)]);
+      return;
+    }
     if (stat === null) {
       const stale = await this.store.getFile(change.path);
       const bytes = await this.api.getBlob(change.hash);
@@ -423,6 +501,78 @@ export class SyncEngine {
     if (kept.shadowedSeq !== change.seq) {
       await this.store.update([{ ...kept, shadowedSeq: change.seq }]);
     }
+  }
+
+  /**
+   * A change to a file this device has not downloaded: the record follows it (moves, new
+   * hashes, deletes) without a file; a file that now fits the limit is downloaded. A file the
+   * user made at its path meanwhile is theirs: the record goes, and the change is applied as to a
+   * file this device never knew (linked if the same, else committed as a new file, which the
+   * companion keeps beside its own: never an edit over it).
+   */
+  private async applyToNotDownloaded(record: SyncFileRecord, change: SyncChange): Promise<void> {
+    const here = await this.vault.stat(record.path);
+    if (here !== null) {
+      await this.store.update([], [record.path]);
+      if (change.op !== 'delete') await this.applyRemoteNew(change);
+      return;
+    }
+    if (change.op === 'delete') {
+      await this.store.update([], [record.path]);
+      return;
+    }
+    if (change.path !== record.path && (await this.store.getFile(change.path))) {
+      // Its new path holds another record here: placed once that path is free.
+      this.blocked(change.seq);
+      return;
+    }
+    const moved = change.path === record.path ? [] : [record.path];
+    if (this.aboveLimit(change.size)) {
+      await this.store.update([notDownloadedRecord(change)], moved);
+      return;
+    }
+    await this.store.update([], [record.path]);
+    await this.applyRemoteNew(change);
+  }
+
+  /** Downloads the files kept on the companion that fit under the limit now. */
+  private async fetchWithinLimit(): Promise<void> {
+    if (!this.recheckKept && this.downloadLimit === null) return;
+    for (const record of await this.store.allFiles()) {
+      if (!record.notDownloaded || this.aboveLimit(record.size)) continue;
+      if (!this.scope.includes(record.path)) continue;
+      await this.fetchNotDownloaded(record);
+    }
+    // With no limit, every kept file is here now: no more looking until the limit changes.
+    if (this.downloadLimit === null) this.recheckKept = false;
+  }
+
+  /** Writes a not-downloaded file where no file is; true when it is here now. */
+  private async fetchNotDownloaded(record: SyncFileRecord): Promise<boolean> {
+    if (record.fileId === null || record.base === null) return false;
+    const bytes = await this.api.getBlob(record.base);
+    const written = await this.vault.write(record.path, bytes, { absent: true });
+    if (written === 'changed') {
+      // A file the user made there: the next scan finds it and commits it as a new file.
+      return false;
+    }
+    await this.store.update(
+      [
+        linked(
+          written,
+          record.fileId,
+          record.base,
+          record.syncedPath ?? record.path,
+          record.seq ?? 0,
+        ),
+      ],
+      written.path === record.path ? [] : [record.path],
+    );
+    return true;
+  }
+
+  private aboveLimit(size: number): boolean {
+    return this.downloadLimit !== null && size > this.downloadLimit;
   }
 
   private blocked(seq: number): void {
@@ -661,6 +811,31 @@ export class SyncEngine {
       if (!this.scope.includes(record.path)) continue;
       const key = this.key(record.path);
       const stat = byKey.get(key);
+      if (record.notDownloaded) {
+        // Absent is what it is meant to be: never a delete. A file at its path is the user's
+        // own new file (the record goes; the file is committed as new, never over the
+        // companion's), or the very bytes, linked.
+        if (stat === undefined || seen.has(key)) continue;
+        const local = await this.localState(null, stat);
+        if (local.hash === record.base && record.fileId !== null) {
+          seen.add(key);
+          await this.store.update(
+            [
+              linked(
+                stat,
+                record.fileId,
+                record.base,
+                record.syncedPath ?? stat.path,
+                record.seq ?? 0,
+              ),
+            ],
+            stat.path === record.path ? [] : [record.path],
+          );
+          continue;
+        }
+        await this.store.update([], [record.path]);
+        continue;
+      }
       if (stat === undefined || seen.has(key)) {
         missing.push(record);
         continue;
@@ -1327,6 +1502,20 @@ function caseClashes(listed: readonly VaultFileStat[]): Set<string> {
 
 function fingerprint(record: SyncFileRecord, local: LocalState): SyncFileRecord {
   return { ...record, localHash: local.hash, size: local.stat.size, mtime: local.stat.mtime };
+}
+
+function notDownloadedRecord(change: SyncChange): SyncFileRecord {
+  return {
+    path: change.path,
+    fileId: change.file_id,
+    base: change.hash,
+    syncedPath: change.path,
+    localHash: null,
+    size: change.size,
+    mtime: 0,
+    seq: change.seq,
+    notDownloaded: true,
+  };
 }
 
 function linked(

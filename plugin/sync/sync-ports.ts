@@ -96,6 +96,13 @@ export interface SyncFileRecord {
    * moved first, that entry is pulled again, so the companion's file arrives after all.
    */
   readonly shadowedSeq?: number;
+  /**
+   * A companion file above this device's download limit (docs/sync.md "Large files on
+   * phones"): known by `fileId`, `base` (its hash) and `size`, but not in this vault until the
+   * user opens it. Its absence is never a delete, and nothing is ever committed from it: no
+   * placeholder file is written that could be uploaded over the real one.
+   */
+  readonly notDownloaded?: true;
 }
 
 /**

@@ -94,6 +94,14 @@ export class SyncRunner {
     this.schedule();
   }
 
+  /**
+   * A pass soon, with no event to say what changed: settings files change through the file
+   * system adapter, which raises no vault events, so they are found by listing on a timer.
+   */
+  requestPass(): void {
+    this.schedule();
+  }
+
   private async resume(): Promise<void> {
     if (await this.runPass()) await this.poll();
   }
@@ -138,9 +146,16 @@ export class SyncRunner {
     try {
       while (this.running && this.retryTimer === null) {
         const since = await this.engine.seq();
-        const answer = await this.api.changes(since, { wait: this.pollSeconds, limit: 1 });
+        const answer = await this.api.changes(since, {
+          wait: this.pollSeconds,
+          limit: 1,
+          ...(this.engine.wantsSettings ? { settings: true } : {}),
+        });
         if (!this.running) return;
-        if (answer.changes.length > 0) await this.engine.pull();
+        // An empty page that moved on (entries this device does not take, such as settings
+        // files it does not sync) is pulled too, so its position moves past them; else the
+        // next poll would answer at once, again and again.
+        if (answer.changes.length > 0 || answer.next > since) await this.engine.pull();
         this.failures = 0;
       }
     } catch (error) {

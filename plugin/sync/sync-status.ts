@@ -226,7 +226,7 @@ export class ObservedSyncApi implements SyncApi {
 
   async changes(
     since: number,
-    options?: { limit?: number; wait?: number },
+    options?: { limit?: number; wait?: number; settings?: boolean },
   ): ReturnType<SyncApi['changes']> {
     if (options?.wait !== undefined && options.wait > 0) {
       // The long poll: waiting is not syncing.

@@ -75,6 +75,11 @@ export const SyncChangesQuery = Type.Object(
      * kept as merge bases (history pruning) until it moves past them.
      */
     device: Type.Optional(SyncDeviceName()),
+    /**
+     * 1: list the synced settings files (`.obsidian/…`, shared/protocol/sync-settings.ts) too.
+     * Without it they are left out of the page (its `next` and `more` unchanged).
+     */
+    settings: Type.Optional(Type.Integer({ minimum: 0, maximum: 1 })),
   },
   { additionalProperties: false },
 );

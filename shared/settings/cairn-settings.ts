@@ -5,6 +5,7 @@
  * (`loadSettings`, companion/vault/plugin-settings.ts). docs/plugin.md lists what a user can
  * configure. Rename a key only with a migration (migrations.ts).
  */
+import type { SettingsCategory } from '../protocol/sync-settings';
 import type { UnsupportedClaimPolicy } from '../protocol/answer-audit';
 import type { ToolPermission } from '../protocol/tools';
 
@@ -124,6 +125,16 @@ export interface CairnSettings {
      * nor downloaded, and never deleted anywhere for being left out.
      */
     excludedFolders: string[];
+    /**
+     * The `.obsidian/` settings categories this device syncs (shared/protocol/sync-settings.ts);
+     * none by default. Per device: this file itself never syncs.
+     */
+    settingsCategories: SettingsCategory[];
+    /**
+     * Files above this many MB that are not on this device are downloaded only when opened;
+     * 0 = every file is downloaded (the default; 10 suits most phones).
+     */
+    downloadOnOpenAboveMB: number;
   };
 }
 
@@ -155,6 +166,12 @@ export function defaultSettings(systemTimeZone: string): CairnSettings {
     search: { excludeGlobs: [], delegateToCompanionOnMobile: true },
     privacy: { offlineMode: true },
     chatTools: { permissions: {}, disabled: [] },
-    sync: { enabled: false, deviceName: '', excludedFolders: [] },
+    sync: {
+      enabled: false,
+      deviceName: '',
+      excludedFolders: [],
+      settingsCategories: [],
+      downloadOnOpenAboveMB: 0,
+    },
   };
 }

@@ -4,6 +4,7 @@
  * defaults), each field is type-checked on its own, and a bad field falls back to its
  * default with a problem naming it, so one typo never resets everything else.
  */
+import { normalizeSettingsCategories } from '../protocol/sync-settings';
 import {
   CHAT_PROVIDERS,
   CURRENT_SETTINGS_VERSION,
@@ -209,6 +210,15 @@ function readSettings(raw: unknown, systemTimeZone: string): LoadedSettings {
       enabled: read.boolean(sync, 'enabled', defaults.sync.enabled),
       deviceName: read.string(sync, 'deviceName', defaults.sync.deviceName, deviceName),
       excludedFolders: read.stringList(sync, 'excludedFolders', defaults.sync.excludedFolders),
+      settingsCategories: normalizeSettingsCategories(
+        read.stringList(sync, 'settingsCategories', defaults.sync.settingsCategories),
+      ),
+      downloadOnOpenAboveMB: read.boundedNumber(
+        sync,
+        'downloadOnOpenAboveMB',
+        defaults.sync.downloadOnOpenAboveMB,
+        100_000,
+      ),
     },
   };
 
@@ -341,6 +351,20 @@ class FieldReader {
     this.report(
       path,
       `expected true or false, found ${describe(value)}; using the default ${fallback}`,
+    );
+    return fallback;
+  }
+
+  /** A number from 0 to `max`. */
+  boundedNumber(parent: Located, key: string, fallback: number, max: number): number {
+    const { value: container, path } = locate(parent, key);
+    const value = container[key];
+    if (value === undefined) return fallback;
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= max)
+      return this.kept(path, value);
+    this.report(
+      path,
+      `expected a number from 0 to ${max}, found ${describe(value)}; using the default ${fallback}`,
     );
     return fallback;
   }

@@ -91,9 +91,11 @@ const control = {
   otherSyncTool: async () => null,
   stateStoreName: () => 'cairn-sync-shimvault0001',
   unpair: async () => 'unpaired',
+  notDownloaded: async () => window.cairn.kept,
+  downloadNow: async () => 'done',
 };
 window.cairn = {
-  app, status, settings,
+  app, status, settings, kept: [],
   setNow(ms) { now = ms; },
   writeFile(path, text) { return app.vault.writeFile(path, text); },
   async openView() {
@@ -177,6 +179,7 @@ describe.skipIf(!availability.available)('Cairn Sync screens in Chromium', () =>
   let t: SyncTestApp;
   let laptop: TestDevice;
   let plan: FirstSyncPlan;
+  let kept: { path: string; size: number }[] = [];
   const keep = process.env.CAIRN_SCREENSHOTS === 'docs';
   const shots = keep
     ? resolve('docs/images/sync')
@@ -210,6 +213,13 @@ describe.skipIf(!availability.available)('Cairn Sync screens in Chromium', () =>
     phone.vault.userDelete('Inbox.md');
     await phone.engine.sync();
     await laptop.engine.sync();
+    // A video larger than a phone's download limit, on the companion only.
+    t.write('Media/Site visit.mp4', new Uint8Array(2_400_000).fill(7));
+    await t.sync.journal.rescan();
+    const iphone = testDevice(t, 'iPhone', { engine: { downloadLimitBytes: 1_000_000 } });
+    await iphone.engine.sync();
+    kept = await iphone.engine.notDownloaded();
+    expect(kept).toEqual([{ path: 'Media/Site visit.mp4', size: 2_400_000 }]);
     // A device that already has notes, for the plan.
     const tablet = testDevice(t, 'iPad');
     tablet.vault.userWrite('Recipes/Bread.md', '# Bread\n\n500 g flour, 350 g water, 10 g salt\n');
@@ -222,6 +232,9 @@ describe.skipIf(!availability.available)('Cairn Sync screens in Chromium', () =>
         () => ({ url: 'http://companion.test', token: TEST_TOKEN, offlineMode: false }),
         () => 'iPad',
       ),
+      undefined,
+      undefined,
+      1_000_000,
     );
 
     const { build } = await import('esbuild');
@@ -358,7 +371,15 @@ describe.skipIf(!availability.available)('Cairn Sync screens in Chromium', () =>
           'Waiting for you: 3 deletes held',
         );
         await shot(page, `held-${size}-${theme}`);
-        await call(page, `cairn.status.setHeld([]); cairn.closeAll()`);
+        // A large file kept on the companion (this device's download limit), from a real engine;
+        // the view counts it when it draws again (the held deletes resolved).
+        await page.evaluate((files) => {
+          (window as unknown as { cairn: { kept: unknown } }).cairn.kept = files;
+        }, kept);
+        await call(page, `cairn.status.setHeld([])`);
+        await page.waitForSelector('text=1 large file kept on the companion');
+        await shot(page, `kept-${size}-${theme}`);
+        await call(page, `cairn.kept = []; cairn.closeAll()`);
 
         // Pairing: the link step, a plain-http address, the plan.
         await call(page, 'cairn.openPair()');
@@ -390,9 +411,11 @@ describe.skipIf(!availability.available)('Cairn Sync screens in Chromium', () =>
         expect(counts).toEqual([
           String(plan.upload.count),
           String(plan.download.count),
+          String(plan.onDemand.count),
           String(plan.identical.count),
           String(plan.conflict.count),
         ]);
+        expect(plan.onDemand.paths).toEqual(['Media/Site visit.mp4']);
         await page.click('.cairn-sync-plan-row:nth-child(2) summary');
         await shot(page, `pair-plan-${size}-${theme}`);
         // Yes: the address, the device's token and name are saved and sync is on.

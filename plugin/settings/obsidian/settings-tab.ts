@@ -22,7 +22,8 @@ import type {
   ReminderSyntaxes,
 } from '../../../shared/settings/cairn-settings';
 import { ValueSuggest, timeZones, vaultFolders } from './value-suggest';
-import { normalizeFolders } from '../../sync/sync-scope';
+import { SETTINGS_CATEGORY_LABELS, normalizeFolders } from '../../sync/sync-scope';
+import { SETTINGS_CATEGORIES } from '../../../shared/protocol/sync-settings';
 import {
   checkHttpUrl,
   checkModelDownloadUrl,
@@ -870,6 +871,58 @@ export class CairnSettingTab extends PluginSettingTab {
                 });
               }),
           );
+        },
+      },
+      {
+        name: 'Obsidian settings this device syncs',
+        desc: 'Off by default, chosen on each device: this device uploads and downloads only the kinds turned on below, and the companion keeps their history. Never synced: open tabs and panes (workspace.json), Cairn’s own settings (each device has its own token), caches and hidden files. Obsidian reads some settings only when it starts: after settings arrive from another device, Cairn says so, and you may need to close and reopen Obsidian. Applies when this tab closes.',
+        aliases: ['config folder', 'settings sync', 'themes', 'plugins sync'],
+        render: () => undefined,
+      },
+      ...SETTINGS_CATEGORIES.map((category): SettingRow => ({
+        name: SETTINGS_CATEGORY_LABELS[category].name,
+        desc: SETTINGS_CATEGORY_LABELS[category].desc,
+        render: (setting) => {
+          setting.addToggle((toggle) =>
+            toggle
+              .setValue(this.host.settings.sync.settingsCategories.includes(category))
+              .onChange(async (value) => {
+                await this.host.updateSettings((s) => {
+                  const others = s.sync.settingsCategories.filter((c) => c !== category);
+                  s.sync.settingsCategories = SETTINGS_CATEGORIES.filter(
+                    (c) => others.includes(c) || (value && c === category),
+                  );
+                });
+              }),
+          );
+        },
+      })),
+      {
+        name: 'Download large files only when opened',
+        desc: `Files above this size (MB) that are not on this device stay on the companion until you open one with "Download a file kept on the companion" or from the sync view; nothing stands in for them in the vault, and leaving them there deletes nothing. 0 downloads every file${Platform.isMobile ? '; 10 suits most phones' : ''}. Applies when this tab closes.`,
+        aliases: ['on demand', 'large files', 'attachments'],
+        render: (setting) => {
+          const message = new InlineMessage(setting);
+          setting.addText((text) => {
+            text.inputEl.type = 'number';
+            text.inputEl.min = '0';
+            text
+              .setPlaceholder(Platform.isMobile ? '10' : '0')
+              .setValue(String(this.host.settings.sync.downloadOnOpenAboveMB))
+              .onChange(async (value) => {
+                const mb = value.trim() === '' ? 0 : Number(value);
+                if (!Number.isFinite(mb) || mb < 0 || mb > 100_000) {
+                  return message.show(
+                    'A size in MB from 0 to 100000; 0 downloads every file.',
+                    'error',
+                  );
+                }
+                message.clear();
+                await this.host.updateSettings((s) => {
+                  s.sync.downloadOnOpenAboveMB = mb;
+                });
+              });
+          });
         },
       },
       {

@@ -14,10 +14,12 @@ import {
 } from '../../../shared/protocol/sync-pairing';
 import type { SyncPairing, SyncPairingParse } from '../../../shared/protocol/sync-pairing';
 import { firstSyncPlan, formatBytes } from '../first-sync-plan';
-import { scopeExcluding } from '../sync-scope';
+import { syncScope } from '../sync-scope';
+import { SettingsSplitVault } from '../settings-split-vault';
 import type { FirstSyncPlan, PlanGroup } from '../first-sync-plan';
 import { CompanionSyncClient, SyncRequestError } from '../sync-client';
 import { describeFailure } from '../sync-status';
+import { ObsidianSettingsVault } from './obsidian-settings-vault';
 import { ObsidianSyncVault } from './obsidian-sync-vault';
 import type { SyncSessionControl } from './sync-session-control';
 
@@ -130,12 +132,25 @@ export class PairModal extends Modal {
     );
     let plan: FirstSyncPlan;
     try {
+      const sync = this.control.settings().sync;
       plan = await firstSyncPlan(
-        new ObsidianSyncVault(this.app, { caseInsensitive }),
+        new SettingsSplitVault(
+          new ObsidianSyncVault(this.app, { caseInsensitive }),
+          new ObsidianSettingsVault(
+            this.app.vault.adapter,
+            this.app.vault.configDir,
+            () => new Set(sync.settingsCategories),
+            caseInsensitive,
+          ),
+        ),
         api,
         (done, total) =>
           progress.setText(`Comparing this vault with the companion: ${done} of ${total} files…`),
-        scopeExcluding(this.control.settings().sync.excludedFolders),
+        syncScope({
+          excludedFolders: sync.excludedFolders,
+          settingsCategories: sync.settingsCategories,
+        }),
+        sync.downloadOnOpenAboveMB > 0 ? sync.downloadOnOpenAboveMB * 1_000_000 : null,
       );
     } catch (error) {
       progress.remove();
@@ -174,6 +189,13 @@ export class PairModal extends Modal {
     };
     row('upload from this device', plan.upload, '');
     row('download to this device', plan.download, '');
+    if (plan.onDemand.count > 0) {
+      row(
+        'kept on the companion until opened',
+        plan.onDemand,
+        'Larger than this device downloads on its own (Settings → Sync). Run "Download a file kept on the companion" to get one.',
+      );
+    }
     row('already the same (linked, not sent)', plan.identical, '');
     row(
       'differ on both sides',

@@ -32,4 +32,8 @@ export interface SyncSessionControl {
    * Resolves to what was done, in words.
    */
   unpair(options: { localOnly: boolean }): Promise<string>;
+  /** The companion's files above this device's download limit, not downloaded here. */
+  notDownloaded(): Promise<{ path: string; size: number }[]>;
+  /** Downloads one of them (the user opened it); 'changed' when a file is there already. */
+  downloadNow(path: string): Promise<'done' | 'changed'>;
 }

@@ -8,7 +8,9 @@ import { CompanionSyncClient, SyncRequestError } from '../sync-client';
 import { SyncEngine } from '../sync-engine';
 import type { SyncEvent } from '../sync-engine';
 import { SyncRunner } from '../sync-runner';
-import { normalizeFolders, scopeExcluding, scopeWidened } from '../sync-scope';
+import { categoriesWidened, normalizeFolders, scopeWidened, syncScope } from '../sync-scope';
+import { SettingsSplitVault } from '../settings-split-vault';
+import { ObsidianSettingsVault } from './obsidian-settings-vault';
 import { SyncArchiveClient } from '../sync-archive-client';
 import { ObservedSyncApi, SyncStatus } from '../sync-status';
 import { holdNoteCreation } from './hold-creations';
@@ -47,6 +49,15 @@ export interface SyncControl {
 const PAUSED_KEY = 'cairn-sync-paused';
 /** Per device: the excluded folders the engine last synced with (to notice one synced again). */
 const EXCLUDED_KEY = 'cairn-sync-excluded-folders';
+/** Per device: the settings categories the engine last synced (to notice one turned on). */
+const CATEGORIES_KEY = 'cairn-sync-settings-categories';
+/**
+ * How often a pass looks at the settings folder when some category is on: the file system
+ * adapter raises no vault events, so its files are found changed by listing.
+ */
+const SETTINGS_PASS_MS = 30_000;
+/** Quiet time after settings files arrived before the one notice that says to restart. */
+const RESTART_NOTICE_MS = 3_000;
 
 /**
  * Cairn Sync in Obsidian (docs/sync.md): off unless `sync.enabled`. Called from onload, so note
@@ -93,7 +104,7 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
         return;
       }
       session = await openSession(app, deps, timers, status);
-      await followExcludedFolders(app, deps, session.engine);
+      await followScope(app, deps, session.engine);
       status.started();
       void session.engine.firstPullDone.then(firstPullLanded);
       session.runner.start();
@@ -153,6 +164,11 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
   });
   app.workspace.onLayoutReady(() => void start());
   plugin.register(stop);
+  plugin.registerInterval(
+    window.setInterval(() => {
+      if (deps.settings().sync.settingsCategories.length > 0) session?.runner.requestPass();
+    }, SETTINGS_PASS_MS),
+  );
 
   const refresh = () => {
     if (deps.settings().sync.enabled && !isPaused()) {
@@ -161,7 +177,7 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
         void start();
         return;
       }
-      void followExcludedFolders(app, deps, running.engine).then((changed) => {
+      void followScope(app, deps, running.engine).then((changed) => {
         if (changed) void running.engine.sync().catch((error: unknown) => reportFailure(error));
       });
     } else stop();
@@ -232,6 +248,8 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
     otherSyncTool: async () => otherSyncTool(await gatherSyncToolFacts(app)),
     stateStoreName: () => syncStoreName(deps.vaultKey()),
     unpair,
+    notDownloaded: async () => (session ? session.engine.notDownloaded() : []),
+    downloadNow: (path) => running().engine.downloadNow(path),
   });
 
   return { refresh, openPairing: ui.openPairing, openUnpairing: ui.openUnpairing };
@@ -281,13 +299,34 @@ async function openSession(
     ),
     status,
   );
+  const categories = () => new Set(deps.settings().sync.settingsCategories);
+  const settingsVault = new ObsidianSettingsVault(
+    app.vault.adapter,
+    app.vault.configDir,
+    categories,
+    caseInsensitive,
+    (path) => settingsArrived.add(path),
+  );
+  // Settings files written from the companion: one notice once they settle, naming them.
+  const settingsArrived = new Set<string>();
+  let noticeTimer: number | null = null;
   const engine = new SyncEngine({
-    vault: new ObsidianSyncVault(app, { caseInsensitive }),
+    vault: new SettingsSplitVault(new ObsidianSyncVault(app, { caseInsensitive }), settingsVault),
+    downloadLimitBytes: downloadLimitBytes(deps.settings()),
     store,
     api,
     clock: { now: () => Date.now() },
     onEvent: (event) => {
       if (event.kind === 'held') status.setHeld(engine.heldDeletes().map(heldBatch));
+      if (event.kind === 'pulled' && settingsArrived.size > 0) {
+        if (noticeTimer !== null) window.clearTimeout(noticeTimer);
+        noticeTimer = window.setTimeout(() => {
+          noticeTimer = null;
+          const paths = [...settingsArrived];
+          settingsArrived.clear();
+          new Notice(restartNotice(paths), 0);
+        }, RESTART_NOTICE_MS);
+      }
       showEvent(event);
     },
   });
@@ -306,29 +345,54 @@ async function openSession(
     runner,
     close: () => {
       runner.stop();
+      if (noticeTimer !== null) window.clearTimeout(noticeTimer);
       store.close();
     },
   };
 }
 
 /**
- * The engine syncs what the settings' excluded folders leave in, from its next pass on; when a
- * folder is synced again, from a whole listing. True when the folders changed.
+ * The engine syncs what the settings' excluded folders leave in, and the settings categories
+ * this device turned on, from its next pass on; when a folder is synced again or a category
+ * turned on, from a whole listing. The download limit follows too. True when the scope changed.
  */
-async function followExcludedFolders(
-  app: App,
-  deps: SyncSetupDeps,
-  engine: SyncEngine,
-): Promise<boolean> {
-  const folders = normalizeFolders(deps.settings().sync.excludedFolders);
-  const saved: unknown = app.loadLocalStorage(EXCLUDED_KEY);
-  const before = Array.isArray(saved)
-    ? saved.filter((folder): folder is string => typeof folder === 'string')
-    : [];
-  const widened = scopeWidened(before, folders);
-  await engine.setScope(scopeExcluding(folders), { widened });
+async function followScope(app: App, deps: SyncSetupDeps, engine: SyncEngine): Promise<boolean> {
+  const settings = deps.settings().sync;
+  const folders = normalizeFolders(settings.excludedFolders);
+  const categories = settings.settingsCategories;
+  const before = savedList(app, EXCLUDED_KEY);
+  const categoriesBefore = savedList(app, CATEGORIES_KEY);
+  const widened = scopeWidened(before, folders) || categoriesWidened(categoriesBefore, categories);
+  await engine.setScope(syncScope({ excludedFolders: folders, settingsCategories: categories }), {
+    widened,
+  });
+  await engine.setDownloadLimit(downloadLimitBytes(deps.settings()));
   app.saveLocalStorage(EXCLUDED_KEY, folders);
-  return widened || scopeWidened(folders, before);
+  app.saveLocalStorage(CATEGORIES_KEY, [...categories]);
+  return (
+    widened ||
+    scopeWidened(folders, before) ||
+    categoriesBefore.some((category) => !(categories as readonly string[]).includes(category))
+  );
+}
+
+function savedList(app: App, key: string): string[] {
+  const saved: unknown = app.loadLocalStorage(key);
+  return Array.isArray(saved)
+    ? saved.filter((item): item is string => typeof item === 'string')
+    : [];
+}
+
+/** The setting in bytes; null when off. */
+export function downloadLimitBytes(settings: CairnSettings): number | null {
+  const mb = settings.sync.downloadOnOpenAboveMB;
+  return mb > 0 ? Math.round(mb * 1_000_000) : null;
+}
+
+function restartNotice(paths: readonly string[]): string {
+  const names = paths.slice(0, 3).join(', ');
+  const more = paths.length > 3 ? ` and ${paths.length - 3} more` : '';
+  return `Cairn Sync brought settings from your other devices (${names}${more}). Some apply only after Obsidian restarts: close and reopen it.`;
 }
 
 /** The device's name for the companion: the one set, else one saying what kind of device. */

@@ -7,9 +7,11 @@ import { ItemView, Notice, Setting, TFile, TFolder } from 'obsidian';
 import type { Plugin, WorkspaceLeaf } from 'obsidian';
 import { SYNC_PAIR_ACTION } from '../../../shared/protocol/sync-pairing';
 import type { SyncStatusSnapshot } from '../sync-status';
+import { formatBytes } from '../first-sync-plan';
 import { ConflictsModal, listConflictCopies } from './conflicts-modal';
 import { whenText } from './diff-table';
 import { DeletedFilesModal, NoteHistoryModal, RestoreFolderModal } from './history-modals';
+import { NotDownloadedModal } from './not-downloaded-modal';
 import { PairModal, pairingFromUri } from './pair-modal';
 import type { SyncSessionControl } from './sync-session-control';
 import { UnpairModal } from './unpair-modal';
@@ -90,6 +92,19 @@ export function registerSyncUi(
     },
   });
   plugin.addCommand({
+    id: 'sync-download-kept',
+    name: 'Download a file kept on the companion',
+    checkCallback: (checking) => {
+      if (!control.running()) return false;
+      if (!checking) {
+        void control
+          .notDownloaded()
+          .then((files) => new NotDownloadedModal(app, control, files).open());
+      }
+      return true;
+    },
+  });
+  plugin.addCommand({
     id: 'sync-conflicts',
     name: 'Show sync conflicts',
     callback: () => new ConflictsModal(app).open(),
@@ -145,6 +160,8 @@ export class SyncView extends ItemView {
   private unsubscribe: (() => void) | null = null;
   private snapshot: SyncStatusSnapshot | null = null;
   private conflicts = 0;
+  /** Files above this device's download limit, kept on the companion. */
+  private kept: { path: string; size: number }[] = [];
   private ticker: number | null = null;
 
   constructor(
@@ -195,9 +212,18 @@ export class SyncView extends ItemView {
     }
   }
 
+  private async countKept(): Promise<void> {
+    const kept = await this.control.notDownloaded();
+    if (kept.length !== this.kept.length) {
+      this.kept = kept;
+      this.render();
+    }
+  }
+
   private render(): void {
     const snapshot = this.snapshot;
     if (!snapshot) return;
+    void this.countKept();
     const root = this.contentEl;
     root.empty();
     root.addClass('cairn-sync-view');
@@ -255,6 +281,21 @@ export class SyncView extends ItemView {
           .setDisabled(this.conflicts === 0)
           .onClick(() => new ConflictsModal(this.app).open()),
       );
+    if (this.kept.length > 0) {
+      const bytes = this.kept.reduce((sum, file) => sum + file.size, 0);
+      new Setting(root.createDiv({ cls: 'cairn-sync-section' }))
+        .setName(
+          `${this.kept.length} large file${this.kept.length === 1 ? '' : 's'} kept on the companion`,
+        )
+        .setDesc(
+          `${formatBytes(bytes)} not downloaded to this device (above its limit in Settings → Sync). Pick one to download and open it.`,
+        )
+        .addButton((button) =>
+          button
+            .setButtonText('Download…')
+            .onClick(() => new NotDownloadedModal(this.app, this.control, this.kept).open()),
+        );
+    }
     const history = root.createDiv({ cls: 'cairn-sync-section' });
     new Setting(history)
       .setName('History')

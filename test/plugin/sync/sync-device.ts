@@ -1,7 +1,7 @@
 import { MemorySyncStateStore } from '../../../plugin/sync/memory-state-store';
 import { CompanionSyncClient } from '../../../plugin/sync/sync-client';
 import { SyncEngine } from '../../../plugin/sync/sync-engine';
-import type { SyncEvent } from '../../../plugin/sync/sync-engine';
+import type { SyncEngineOptions, SyncEvent } from '../../../plugin/sync/sync-engine';
 import type { HttpTransport } from '../../../plugin/connection/http-transport';
 import { ManualClock } from '../../fakes/clock';
 import { MemoryVault } from '../../fakes/memory-vault';
@@ -24,7 +24,13 @@ export interface TestDevice {
 export function testDevice(
   t: { app: SyncTestApp['app'] },
   name: string,
-  options: { caseInsensitive?: boolean; transport?: HttpTransport; clock?: ManualClock } = {},
+  options: {
+    caseInsensitive?: boolean;
+    transport?: HttpTransport;
+    clock?: ManualClock;
+    /** Passed to the engine as they are (a scope, a download limit). */
+    engine?: Pick<SyncEngineOptions, 'scope' | 'downloadLimitBytes'>;
+  } = {},
 ): TestDevice {
   const clock = options.clock ?? ManualClock.at('2026-11-22T10:00:00Z');
   const vault = new MemoryVault(options.caseInsensitive ?? false, clock);
@@ -44,6 +50,7 @@ export function testDevice(
       clock,
       onEvent: (event) => events.push(event),
       randomId: () => `${name.replace(/\W/g, '')}-commit-${++ids}`.padEnd(8, '0'),
+      ...options.engine,
     });
   const device: TestDevice = {
     name,

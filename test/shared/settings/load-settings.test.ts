@@ -81,7 +81,13 @@ describe('loadSettings: defaults', () => {
       },
       privacy: { offlineMode: false },
       chatTools: { permissions: { create_note: 'ask', forget: 'deny' }, disabled: ['recall'] },
-      sync: { enabled: true, deviceName: 'Pixel 8', excludedFolders: ['Archive', 'Media/Big'] },
+      sync: {
+        enabled: true,
+        deviceName: 'Pixel 8',
+        excludedFolders: ['Archive', 'Media/Big'],
+        settingsCategories: ['appearance', 'hotkeys'],
+        downloadOnOpenAboveMB: 10,
+      },
     };
     const loaded = loadSettings(stored, ZONE);
     expect(loaded.problems).toEqual([]);
@@ -96,6 +102,7 @@ describe('loadSettings: a wrong field falls back to its default and is reported 
     ['companion.url', { companion: { url: 'http://user:pw@nas:8787' } }, 'token field'],
     ['companion', { companion: 'http://nas:8787' }, 'expected an object, found text'],
     ['timezone', { timezone: 'Mars/Olympus' }, 'not an IANA time zone'],
+    ['sync.downloadOnOpenAboveMB', { sync: { downloadOnOpenAboveMB: -1 } }, 'from 0 to 100000'],
     ['timezone', { timezone: ['Europe/Berlin'] }, 'found a list'],
     ['folders.notes', { folders: { notes: '../outside' } }, 'must stay inside the vault'],
     ['folders.chats', { folders: { chats: '.obsidian/chats' } }, 'hidden folder'],
