@@ -1091,28 +1091,6 @@ export class SyncEngine {
       case 'conflict': {
         this.onEvent({ kind: 'conflict', path: result.path, copyPath: result.copy_path });
         if (record.fileId !== null && result.copy_file_id === record.fileId) {
-          if ((await this.vault.stat(record.path)) === null) {
-            // Deleted here after its version went up: that version is the copy (this very
-            // file, put beside the other one). Recorded at the copy's name without a file, its
-            // delete is committed next (written back, it would look like an edit made
-            // elsewhere, winning over a delete). The other file is pulled like any.
-            await this.store.update(
-              [
-                {
-                  path: result.copy_path,
-                  fileId: result.copy_file_id,
-                  base: result.copy_hash,
-                  syncedPath: result.copy_path,
-                  localHash: result.copy_hash,
-                  size: 0,
-                  mtime: 0,
-                  seq: result.seq,
-                },
-              ],
-              record.path === result.copy_path ? [] : [record.path],
-            );
-            return;
-          }
           // A rename onto a path another file holds: the companion put this very file (its
           // file_id) at the copy's name instead. It moves there here too; the other file is
           // the other file, pulled like any.

@@ -554,44 +554,6 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.events.filter((event) => event.kind === 'conflict')).toHaveLength(2);
   });
 
-  it('a note deleted here while its version became a conflict copy of itself takes the copy with it', async () => {
-    // seed 35000166 (38 ops): the device sent an edit of Inbox.md, deleted on the companion
-    // meanwhile with another note made at its path; the companion put the edited file (its
-    // own file_id) beside that note as a conflict copy. The user had deleted the note here
-    // after its version went up: the move found nothing to move, and the pull then brought the
-    // copy back as an edit that won over a delete.
-    const others = Object.fromEntries(
-      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
-    );
-    const INBOX = '# Inbox\n- L1 server\n~1\n';
-    const NEW = '# New inbox\n- L3 server\n~3\n';
-    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX, ...others } });
-    const laptop = testDevice(t, 'MacBook');
-    const phone = testDevice(t, 'Pixel 8', {
-      transport: racing(
-        (url) => url.endsWith('/commit'),
-        () => phone.vault.userDelete('Inbox.md'),
-      ),
-    });
-    await laptop.engine.sync();
-    await phone.engine.sync();
-    laptop.vault.userDelete('Inbox.md');
-    await laptop.engine.sync();
-    t.write('Inbox.md', NEW);
-    await t.sync.journal.rescan();
-    phone.vault.userWrite('Inbox.md', `${INBOX}- L2 phone\n~2\n`);
-    for (let round = 0; round < 3; round++) {
-      await phone.engine.sync();
-      await laptop.engine.sync();
-    }
-    const mine = (paths: string[]): string[] => paths.filter((path) => !/^n\d/.test(path));
-    expect(mine(readdirSync(t.vault))).toEqual(['Inbox.md']);
-    expect(onDisk('Inbox.md')).toBe(NEW);
-    expect(mine(phone.vault.paths())).toEqual(['Inbox.md']);
-    expect(phone.vault.text('Inbox.md')).toBe(NEW);
-    expect(mine(laptop.vault.paths())).toEqual(['Inbox.md']);
-  });
-
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
