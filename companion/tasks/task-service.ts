@@ -21,7 +21,7 @@ import type {
   TaskRun,
   TaskRunsResponse,
 } from '../../shared/protocol/tasks';
-import { currentPathRules, pathAllowed } from '../auth/path-rules';
+import { currentPathRules, describePathRules, pathAllowed } from '../auth/path-rules';
 import { ApiHttpError } from '../http/api-error';
 import {
   contentHash,
@@ -92,6 +92,7 @@ export class TaskService {
   }
 
   async create(body: TaskCreate): Promise<Task> {
+    refuseFolderLimitedToken('create');
     const nameProblem = taskNameProblem(body.name);
     if (nameProblem !== null)
       throw new ApiHttpError('VALIDATION_ERROR', `name: ${nameProblem}`, 'name');
@@ -139,6 +140,7 @@ export class TaskService {
 
   async patch(id: string, patch: TaskPatch): Promise<Task> {
     const task = this.find(id);
+    refuseFolderLimitedToken('change');
     const current = await readFile(join(this.deps.vault, task.path), 'utf8');
     const parsed = parseFrontMatter(current);
     if (!parsed.ok)
@@ -265,4 +267,19 @@ function runView(row: TaskRunRecord, zone: string): TaskRun {
     output_path: row.outputPath,
     summary: row.summary,
   };
+}
+
+/**
+ * A task runs later, with no request around it, over the whole vault (its search, its digest):
+ * made or changed by a token limited to some folders (auth/path-rules.ts), it would read outside
+ * them into a note that token can read. Such a token may list and remove tasks in its folders.
+ */
+function refuseFolderLimitedToken(what: 'create' | 'change'): void {
+  const rules = currentPathRules();
+  if (rules === undefined) return;
+  throw new ApiHttpError(
+    'FORBIDDEN',
+    `a scheduled task runs over the whole vault, so a token limited to ${describePathRules(rules)} ` +
+      `cannot ${what} one; use a token without --paths`,
+  );
 }

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../companion/app';
 import { sha256 } from '../../../companion/auth/token';
+import { withPathRules } from '../../../companion/auth/path-rules';
+import type { TaskService } from '../../../companion/tasks/task-service';
 import { HybridSearch } from '../../../companion/search/hybrid-search';
 import { authorized, TEST_TOKEN, testConfig } from '../helpers/app';
 import { taskWorld } from './helpers';
@@ -195,5 +197,20 @@ describe('before the task scheduler starts', () => {
     } finally {
       await early.close();
     }
+  });
+
+  it('refuses a token limited to folders: a task would read the whole vault when it runs', async () => {
+    const before = world.feature.service.list();
+    const created = withPathRules(['Cairn'], () =>
+      world.feature.service.create(HOUSE as Parameters<TaskService['create']>[0]),
+    );
+    await expect(created).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(created).rejects.toThrow(/limited to Cairn\/.*without --paths/);
+    expect(world.feature.service.list()).toEqual(before);
+    const made = (await call('POST', '/api/v1/tasks', HOUSE)).body as Json;
+    const changed = withPathRules(['Cairn'], () =>
+      world.feature.service.patch(made.id as string, { enabled: false }),
+    );
+    await expect(changed).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 });
