@@ -164,6 +164,7 @@ describe('the built main.js', () => {
       'cairn:sync-open-view',
       'cairn:sync-pause',
       'cairn:sync-resume',
+      'cairn:sync-download-kept',
       'cairn:sync-conflicts',
       'cairn:sync-note-history',
       'cairn:sync-deleted-files',

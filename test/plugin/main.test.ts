@@ -91,6 +91,7 @@ describe('CairnPlugin.onload', () => {
       'sync-open-view',
       'sync-pause',
       'sync-resume',
+      'sync-download-kept',
       'sync-conflicts',
       'sync-note-history',
       'sync-deleted-files',
@@ -139,7 +140,8 @@ describe('CairnPlugin.onload', () => {
     Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
     expect(requestUrl).toHaveBeenCalledTimes(1);
     expect(requestUrl.mock.calls[0]?.[0]).toMatchObject({ url: 'http://127.0.0.1:8787/health' });
-    expect(setInterval).toHaveBeenCalledTimes(1);
+    // With the layout: the settings sync's pass (30 s) and the connection check (5 min).
+    expect(setInterval.mock.calls.map((call) => call[1]).sort()).toEqual([30_000, 300_000]);
     setInterval.mockRestore();
     plugin.unload();
   });
@@ -245,15 +247,18 @@ describe('opening the chat pane', () => {
 });
 
 describe('CairnPlugin.onunload', () => {
-  it('clears the connection timer it started', async () => {
+  it('clears every timer it started: the connection check and the settings pass', async () => {
     const { plugin } = await loadPlugin();
     const setInterval = vi.spyOn(window, 'setInterval');
     // Obsidian's Component clears registered intervals with the global clearInterval.
     const clearInterval = vi.spyOn(globalThis, 'clearInterval');
     Workspace.fromOriginalType2__(plugin.app.workspace).setLayoutReady__();
-    const id = setInterval.mock.results[0]?.value as number;
+    // The mock's workspace is one for the file: the layout also wakes the plugins of the tests
+    // above, whose timers come first. This plugin's two are the last.
+    const ids = setInterval.mock.results.slice(-2).map((result) => result.value as number);
+    expect(setInterval.mock.calls.slice(-2).map((call) => call[1])).toEqual([30_000, 300_000]);
     plugin.unload();
-    expect(clearInterval).toHaveBeenCalledWith(id);
+    for (const id of ids) expect(clearInterval).toHaveBeenCalledWith(id);
     setInterval.mockRestore();
     clearInterval.mockRestore();
   });

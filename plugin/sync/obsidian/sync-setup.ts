@@ -162,13 +162,17 @@ export function setUpSync(plugin: Plugin, deps: SyncSetupDeps): SyncControl {
       return true;
     },
   });
-  app.workspace.onLayoutReady(() => void start());
+  app.workspace.onLayoutReady(() => {
+    // Settings files raise no vault events: while a category is on, a pass at least this often.
+    // Started with the layout, as every timer of the plugin is (nothing runs before it).
+    plugin.registerInterval(
+      window.setInterval(() => {
+        if (deps.settings().sync.settingsCategories.length > 0) session?.runner.requestPass();
+      }, SETTINGS_PASS_MS),
+    );
+    void start();
+  });
   plugin.register(stop);
-  plugin.registerInterval(
-    window.setInterval(() => {
-      if (deps.settings().sync.settingsCategories.length > 0) session?.runner.requestPass();
-    }, SETTINGS_PASS_MS),
-  );
 
   const refresh = () => {
     if (deps.settings().sync.enabled && !isPaused()) {

@@ -20,7 +20,7 @@ describe('ObsidianHttpTransport', () => {
       method: 'GET',
       headers: { Authorization: 'Bearer t' },
     });
-    expect(response).toEqual({ status: 401, text: '{"error":{}}' });
+    expect(response).toEqual({ status: 401, text: '{"error":{}}', headers: {} });
     expect(requestUrl).toHaveBeenCalledWith({
       url: 'http://nas:8787/api/v1/status',
       method: 'GET',
