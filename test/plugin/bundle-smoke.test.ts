@@ -203,7 +203,8 @@ describe('the built main.js', () => {
     await settle(() => text('.cairn-status') === 'Cairn: connected');
     expect(text('.cairn-status')).toBe('Cairn: connected');
     expect(server.seen.map((request) => request.path)).toEqual(['/health', '/api/v1/status']);
-    expect(env.tracker.held().intervals).toBe(1);
+    // The connection check and the settings sync's pass (it does nothing while sync is off).
+    expect(env.tracker.held().intervals).toBe(2);
 
     await app.commands.get('cairn:open-chat-pane')?.callback?.();
     await settle(() => text('.cairn-connection-detail') !== '');
