@@ -23,6 +23,8 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [32000257, 'a file missing on a device (Inbox.md) and a copy of a copy'],
   [39000472, 'a lost line (L4, by the server) and a conflict copy of Inbox.md back'],
   [35000166, 'a conflict copy back: a note deleted here as its version became the copy'],
+  // From the 2,000 runs from 708963200; it fails the same on the engine before this round.
+  [708963286, 'two lost lines (L12, L13 by dev2) of Trip.md, made and appended before a crash'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
