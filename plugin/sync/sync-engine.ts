@@ -592,6 +592,19 @@ export class SyncEngine {
     if ((await this.store.getSeq()) > before) await this.store.setSeq(before);
   }
 
+  /**
+   * The file of `record` here: the one at its path, or at a case variant of it (the port's
+   * lookups match letter case loosely), unless another record is at that very spelling. Then
+   * that file is the other record's, and this one's is gone (moved away or deleted with no event
+   * seen, while the other arrived): taken for this record's, it would be moved, or committed as
+   * an edit of this file, and the merge would drop every line of this file.
+   */
+  private async statOwn(record: SyncFileRecord): Promise<VaultFileStat | null> {
+    const stat = await this.vault.stat(record.path);
+    if (stat === null || stat.path === record.path) return stat;
+    return (await this.store.getFile(stat.path)) ? null : stat;
+  }
+
   /** The companion moved the file: move it here too, unless this device moved it as well. */
   private async applyRemoteMove(
     record: SyncFileRecord,
@@ -604,11 +617,12 @@ export class SyncEngine {
       await this.store.update([updated]);
       return updated;
     }
-    const outcome = await this.vault.rename(record.path, path);
+    const own = await this.statOwn(record);
+    const outcome = own === null ? 'changed' : await this.vault.rename(record.path, path);
     if (outcome === 'changed') {
       // Already done by a pass that crashed before recording it?
       const there = await this.vault.stat(path);
-      const gone = (await this.vault.stat(record.path)) === null;
+      const gone = (await this.statOwn(record)) === null;
       if (!(gone && there && there.size === record.size && there.mtime === record.mtime)) {
         if (seq !== undefined) this.blocked(seq);
         this.onEvent({
@@ -631,7 +645,7 @@ export class SyncEngine {
     hash: string,
     seq: number,
   ): Promise<void> {
-    const stat = await this.vault.stat(record.path);
+    const stat = await this.statOwn(record);
     if (stat === null) {
       // Deleted here but edited there: the edit wins, the file comes back.
       const bytes = await this.api.getBlob(hash);
@@ -1232,7 +1246,7 @@ export class SyncEngine {
       const moved = await this.applyRemoteMove({ ...record, syncedPath: record.path }, server.path);
       if (moved) current = moved;
     }
-    const stat = await this.vault.stat(current.path);
+    const stat = await this.statOwn(current);
     if (stat === null && copy !== undefined) {
       // Deleted here after its version went up and came back a conflict copy: what was
       // deleted is that version, the copy; the path's note (the companion's, never seen here)
@@ -1250,9 +1264,10 @@ export class SyncEngine {
       return;
     }
     if (stat === null) {
-      // A delete that lost to an edit: the companion's file comes back.
+      // A delete that lost to an edit: the companion's file comes back, at the companion's path
+      // (the record stays at its own when the move above found no file of its to move).
       const bytes = await this.api.getBlob(server.hash);
-      const written = await this.vault.write(current.path, bytes, { absent: true });
+      const written = await this.vault.write(server.path, bytes, { absent: true });
       if (written !== 'changed') {
         await this.store.update(
           [linked(written, server.fileId, server.hash, server.path, server.seq)],

@@ -554,6 +554,39 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.events.filter((event) => event.kind === 'conflict')).toHaveLength(2);
   });
 
+  it('a note gone here whose case variant came from the companion keeps its own lines', async () => {
+    // seed 39000472 (71 ops): on Linux, a note's record stayed at projects/plan.md after its
+    // file left (a rename whose event was not applied), and the companion's projects/Plan.md,
+    // another file, arrived. The port finds files by case-folded path: the companion's move of
+    // the note moved that other file instead, which then went up as the note's new version,
+    // and the merge dropped the note's own lines (L1 here, by the server).
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    const OTHER = '# Other\n- L3 phone\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const laptop = testDevice(t, 'Linux laptop');
+    const phone = testDevice(t, 'iPhone', { caseInsensitive: true });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    phone.vault.userRename('Plan.md', 'Inbox.md');
+    await phone.engine.sync();
+    phone.vault.userWrite('plan.md', OTHER);
+    phone.vault.userWrite('Inbox.md', `${PLAN}- L2 phone\n~2\n`);
+    await phone.engine.sync();
+    laptop.vault.userDelete('Plan.md');
+    for (let round = 0; round < 3; round++) {
+      await laptop.engine.sync();
+      await phone.engine.sync();
+    }
+    expect(readdirSync(t.vault).sort()).toEqual(['Inbox.md', 'plan.md']);
+    expect(onDisk('Inbox.md')).toBe(`${PLAN}- L2 phone\n~2\n`);
+    expect(onDisk('plan.md')).toBe(OTHER);
+    for (const device of [laptop, phone]) {
+      expect(device.vault.paths()).toEqual(['Inbox.md', 'plan.md']);
+      expect(device.vault.text('Inbox.md')).toBe(onDisk('Inbox.md'));
+      expect(device.vault.text('plan.md')).toBe(OTHER);
+    }
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
