@@ -12,6 +12,7 @@
  * not rewritten); a commit the device did not record is sent again and the companion answers it
  * as already applied. Only one file's bytes are held at a time.
  */
+import { insertsInto } from '../../shared/markdown/merge-lines';
 import type { Clock } from '../../shared/ports';
 import type { SyncChange, SyncOp, SyncOpResult } from '../../shared/protocol/sync';
 import type { SyncApi } from './sync-client';
@@ -1302,6 +1303,17 @@ export class SyncEngine {
       // version, so they go to the copy (committed against `sent`, the companion merges them
       // with the copy's front matter), and the path takes the companion's version. Kept here
       // as the path's, they would meet the companion's version again: a copy of nothing new.
+      const companion = await this.api.getBlob(server.hash);
+      const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
+      if (insertsInto(decode(companion), decode(await this.vault.read(current.path)))) {
+        // Unless the companion's version is here already, edited since: this very answer was
+        // applied before the app died (its commit resent, answered again), and the write of the
+        // companion's version landed but its record did not. The edits continue that version,
+        // not `sent`: moved to the copy, they would go up as an edit of `sent` that drops its
+        // lines, the copy's own.
+        await this.store.update([{ ...known, base: server.hash }]);
+        return;
+      }
       const copyRecord = await this.store.findByFileId(copy.fileId);
       // The copy holds `copyHash`; edits typed meanwhile move too (a few rounds at most).
       let copyHash = copy.hash;
@@ -1316,8 +1328,7 @@ export class SyncEngine {
           { ...copyRecord, base: sent, localHash: mineHash, size: moved.size, mtime: moved.mtime },
         ]);
         this.touched.add(copyRecord.path);
-        const bytes = await this.api.getBlob(server.hash);
-        const written = await this.vault.write(current.path, bytes, { hash: mineHash });
+        const written = await this.vault.write(current.path, companion, { hash: mineHash });
         if (written !== 'changed') {
           await this.store.update([
             {

@@ -587,6 +587,40 @@ describe('SyncEngine replays of simulation failures', () => {
     }
   });
 
+  it('lines typed after the app died as a conflict answer was applied stay with the companion’s version', async () => {
+    // seed 708963286 (35 ops): a note made here met the companion's at its path: a conflict
+    // copy. The companion's version was written at the path and the app killed before that was
+    // recorded. The lines typed into it next were taken, when the resent commit was answered
+    // again, for edits of this device's version: moved into the copy, they went up as an edit
+    // of it that removed its lines (L12, L13 there; L2 here).
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const phone = testDevice(t, 'Pixel 8');
+    const update = phone.store.update.bind(phone.store);
+    let killed = false;
+    phone.store.update = (put, remove) => {
+      if (!killed && put.some((record) => record.path === 'Trip.md' && record.fileId !== null)) {
+        killed = true;
+        return Promise.reject(new Error('killed'));
+      }
+      return update(put, remove);
+    };
+    phone.vault.userWrite('Trip.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Trip.md')).toBe(TRIP);
+    phone.vault.userWrite('Trip.md', `${TRIP}- L3 phone\n~3\n`);
+    phone.restart();
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    const files = readdirSync(t.vault).sort();
+    expect(files).toHaveLength(2);
+    const copy = files.find((name) => name.includes('.conflict-')) as string;
+    expect(onDisk('Trip.md')).toBe(`${TRIP}- L3 phone\n~3\n`);
+    expect(onDisk(copy)).toContain(MINE);
+    expect(phone.vault.paths()).toEqual(files);
+    for (const name of files) expect(phone.vault.text(name)).toBe(onDisk(name));
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
