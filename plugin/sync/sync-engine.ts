@@ -1130,18 +1130,22 @@ export class SyncEngine {
         if (!('delete' in op) && (await this.vault.stat(record.path)) === null) {
           // The file was deleted here after its version was sent: that version, now the copy,
           // is not written here; recorded without a file, the copy's delete is committed next.
-          await this.store.update([
-            {
-              path: result.copy_path,
-              fileId: result.copy_file_id,
-              base: result.copy_hash,
-              syncedPath: result.copy_path,
-              localHash: result.copy_hash,
-              size: 0,
-              mtime: 0,
-              seq: result.seq,
-            },
-          ]);
+          // Unless this answer placed the copy already (its commit resent after a crash): that
+          // record is the copy's, wherever the user moved it; a second one would stay forever.
+          if (!(await this.store.findByFileId(result.copy_file_id))) {
+            await this.store.update([
+              {
+                path: result.copy_path,
+                fileId: result.copy_file_id,
+                base: result.copy_hash,
+                syncedPath: result.copy_path,
+                localHash: result.copy_hash,
+                size: 0,
+                mtime: 0,
+                seq: result.seq,
+              },
+            ]);
+          }
         } else {
           await this.placeCopy(result.copy_path, result.copy_file_id, result.copy_hash, result.seq);
         }
