@@ -20,13 +20,14 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // fix); their own mechanisms were not traced again.
   [31000071, 'a copy of a copy: a note deleted and made again at its path, then moved'],
   [32000257, 'a file missing on a device (Inbox.md) and a copy of a copy'],
+  // L4 lost: a case variant taken for a gone note's file. Its copy of a deleted note (a record
+  // that followed another file's rename) is gone since a resent answer records a copy once;
+  // that part was not traced again.
+  [39000472, 'a lost line (L4, by the server) and a conflict copy of Inbox.md back'],
 ];
 
 const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [32000214, 'a false conflict copy of Shopping.md'],
-  // Its lost line (L4) is fixed (a case variant taken for a gone note's file); the copy of a
-  // note deleted here (its record followed another file's rename) still comes back.
-  [39000472, 'a conflict copy of Inbox.md back: a note deleted, another renamed onto its path'],
   [35000166, 'a conflict copy back: a note deleted here as its version became the copy'],
 ];
 
