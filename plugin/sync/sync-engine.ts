@@ -1112,7 +1112,7 @@ export class SyncEngine {
             );
           return;
         }
-        if (!('delete' in op) && (await this.vault.stat(record.path)) === null) {
+        if (!('delete' in op) && (await this.statOwn(record)) === null) {
           // The file was deleted here after its version was sent: that version, now the copy,
           // is not written here; recorded without a file, the copy's delete is committed next.
           await this.store.update([
@@ -1232,7 +1232,7 @@ export class SyncEngine {
       const moved = await this.applyRemoteMove({ ...record, syncedPath: record.path }, server.path);
       if (moved) current = moved;
     }
-    const stat = await this.vault.stat(current.path);
+    const stat = await this.statOwn(current);
     if (stat === null && copy !== undefined) {
       // Deleted here after its version went up and came back a conflict copy: what was
       // deleted is that version, the copy; the path's note (the companion's, never seen here)
@@ -1445,6 +1445,20 @@ export class SyncEngine {
       await this.store.update([next]);
     }
     return next;
+  }
+
+  /**
+   * The file of `record` here: at its path, or at a case variant of it (the port's lookups
+   * match letter case loosely), except a variant another file's record holds: that is the other
+   * file (this one deleted here, that one moved onto a case variant of its path), so this one is
+   * gone. Taken for this one, the other file's record would be replaced and its bytes
+   * overwritten with the companion's version of this one.
+   */
+  private async statOwn(record: SyncFileRecord): Promise<VaultFileStat | null> {
+    const stat = await this.vault.stat(record.path);
+    if (stat === null || stat.path === record.path) return stat;
+    const there = await this.store.getFile(stat.path);
+    return there?.fileId && there.fileId !== record.fileId ? null : stat;
   }
 
   private async moveRecord(record: SyncFileRecord, path: string): Promise<SyncFileRecord> {

@@ -554,6 +554,39 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.events.filter((event) => event.kind === 'conflict')).toHaveLength(2);
   });
 
+  it('a note moved onto a case variant of a deleted new note’s path keeps its own bytes', async () => {
+    // seed 39000105 (37 ops): on Linux, a new note plan.md went up and met the companion's own
+    // plan.md (a conflict copy); meanwhile the user deleted it and renamed Trip.md to Plan.md.
+    // The answer looked for plan.md, found Plan.md by letter case, and took it for the new
+    // note: Trip's record was replaced, its bytes moved into the copy and overwritten with the
+    // companion's plan.md, and the deleted note (in the copy) came back.
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const SERVER_PLAN = '# Plan\n- L2 server\n~2\n';
+    const MINE = '# Mine\n- L3 linux\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const laptop = testDevice(t, 'Linux laptop', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => {
+          t.write('plan.md', SERVER_PLAN);
+          laptop.vault.userDelete('plan.md');
+          laptop.vault.userRename('Trip.md', 'Plan.md');
+        },
+      ),
+    });
+    await laptop.engine.pull();
+    laptop.vault.userWrite('plan.md', MINE);
+    for (let round = 0; round < 3; round++) await laptop.engine.sync();
+    const companion = readdirSync(t.vault).sort();
+    const texts = companion.map((name) => onDisk(name) ?? '');
+    // Trip's lines and the companion's plan stay, once each; the deleted note is gone.
+    expect(texts.filter((text) => text.includes('- L1 server'))).toHaveLength(1);
+    expect(onDisk('plan.md')).toBe(SERVER_PLAN);
+    expect(texts.some((text) => text.includes('- L3 linux'))).toBe(false);
+    expect(laptop.vault.paths()).toEqual(companion);
+    for (const name of companion) expect(laptop.vault.text(name)).toBe(onDisk(name));
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
