@@ -1288,8 +1288,11 @@ export class SyncEngine {
       // with the copy's front matter), and the path takes the companion's version. Kept here
       // as the path's, they would meet the companion's version again: a copy of nothing new.
       const copyRecord = await this.store.findByFileId(copy.fileId);
-      // The copy holds `copyHash`; edits typed meanwhile move too (a few rounds at most).
-      let copyHash = copy.hash;
+      // The copy holds `copyHash`; edits typed meanwhile move too (a few rounds at most). An
+      // answer applied before (a resent commit answered again, the app having died before the
+      // path took the companion's version) moved edits there already: the copy holds those.
+      let copyHash =
+        copyRecord?.base === sent && copyRecord.localHash ? copyRecord.localHash : copy.hash;
       for (let round = 0; copyRecord && round < 3; round++) {
         if ((await this.vault.stat(current.path)) === null) break;
         const mine = await this.vault.read(current.path);

@@ -587,6 +587,44 @@ describe('SyncEngine replays of simulation failures', () => {
     for (const name of companion) expect(laptop.vault.text(name)).toBe(onDisk(name));
   });
 
+  it('edits moved to a conflict copy before the app died stay the copy’s when answered again', async () => {
+    // seed 38000032 (46 ops): edits typed while a new note's version became a conflict copy
+    // were moved to the copy, and the app died before the note took the companion's version.
+    // The resent commit's answer expected the copy to hold the companion's bytes, found the
+    // moved edits and gave up: the note's own text stayed at the path as the companion's file,
+    // based on the version sent, and its next commit met the companion's again (a false copy).
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`),
+      ),
+    });
+    const write = phone.vault.write.bind(phone.vault);
+    let killed = false;
+    phone.vault.write = (path, bytes, expect) => {
+      if (!killed && path === 'Inbox.md' && 'hash' in expect) {
+        killed = true;
+        return Promise.reject(new Error('killed'));
+      }
+      return write(path, bytes, expect);
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    const copy = phone.vault.paths().find((path) => path.includes('.conflict-')) as string;
+    expect(phone.vault.text(copy)).toContain('- L3 phone');
+    phone.restart();
+    phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n- L4 phone\n~4\n`);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(readdirSync(t.vault).sort()).toEqual([copy, 'Inbox.md']);
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    expect(onDisk(copy)).toContain('- L3 phone\n~3\n- L4 phone\n~4\n');
+    expect(phone.vault.text('Inbox.md')).toBe(SERVER);
+    expect(phone.vault.text(copy)).toBe(onDisk(copy));
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
