@@ -1319,6 +1319,23 @@ export class SyncEngine {
           return;
         }
       }
+      if (op !== undefined && 'hash' in op && op.base === null) {
+        // Not moved (the copy was edited too): the path keeps this device's new note, still a
+        // new file, the companion's kept out of its path until it is committed (merged, or
+        // kept twice). Recorded as the companion's file based on `sent`, a note it never was,
+        // its next commit would meet the companion's note again: a copy of the copy.
+        await this.store.update([
+          {
+            ...fingerprint(current, local),
+            fileId: null,
+            base: null,
+            syncedPath: null,
+            shadowedSeq: server.seq,
+          },
+        ]);
+        this.touched.add(current.path);
+        return;
+      }
     }
     if (local.hash !== sent) {
       await this.store.update([{ ...known, base: sent }]);

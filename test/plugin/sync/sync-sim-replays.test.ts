@@ -625,6 +625,43 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.vault.text(copy)).toBe(onDisk(copy));
   });
 
+  it('a new note edited while its copy was edited too stays a new note, not the companion’s', async () => {
+    // seed 38000279 (56 ops): a new note met the companion's at its path (a conflict copy) and
+    // was edited meanwhile; its edits went to the copy, but the user typed in the note again
+    // and edited the copy before the note could take the companion's version. The note's text
+    // stayed at the path recorded as the companion's file, based on the version sent: its next
+    // commit met the companion's note again, a conflict copy of the conflict copy.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`),
+      ),
+    });
+    const write = phone.vault.write.bind(phone.vault);
+    let typed = false;
+    phone.vault.write = (path, bytes, expect) => {
+      if (!typed && path === 'Inbox.md' && 'hash' in expect) {
+        typed = true;
+        phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n- L4 phone\n~4\n`);
+        const copy = phone.vault.paths().find((name) => name.includes('.conflict-')) as string;
+        phone.vault.userWrite(copy, `${phone.vault.text(copy) ?? ''}- L5 phone\n~5\n`);
+      }
+      return write(path, bytes, expect);
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    const names = readdirSync(t.vault).sort();
+    expect(names.filter((name) => name.split('.conflict-').length > 2)).toEqual([]);
+    const all = names.map((name) => onDisk(name) ?? '').join('');
+    for (const line of ['L1 server', 'L3 phone', 'L4 phone', 'L5 phone']) expect(all).toContain(line);
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    expect(phone.vault.paths()).toEqual(names);
+    for (const name of names) expect(phone.vault.text(name)).toBe(onDisk(name));
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
