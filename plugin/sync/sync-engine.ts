@@ -1288,11 +1288,8 @@ export class SyncEngine {
       // with the copy's front matter), and the path takes the companion's version. Kept here
       // as the path's, they would meet the companion's version again: a copy of nothing new.
       const copyRecord = await this.store.findByFileId(copy.fileId);
-      // The copy holds `copyHash`; edits typed meanwhile move too (a few rounds at most). An
-      // answer applied before (a resent commit answered again, the app having died before the
-      // path took the companion's version) moved edits there already: the copy holds those.
-      let copyHash =
-        copyRecord?.base === sent && copyRecord.localHash ? copyRecord.localHash : copy.hash;
+      // The copy holds `copyHash`; edits typed meanwhile move too (a few rounds at most).
+      let copyHash = copy.hash;
       for (let round = 0; copyRecord && round < 3; round++) {
         if ((await this.vault.stat(current.path)) === null) break;
         const mine = await this.vault.read(current.path);
@@ -1320,10 +1317,13 @@ export class SyncEngine {
         }
       }
       if (op !== undefined && 'hash' in op && op.base === null) {
-        // Not moved (the copy was edited too): the path keeps this device's new note, still a
-        // new file, the companion's kept out of its path until it is committed (merged, or
-        // kept twice). Recorded as the companion's file based on `sent`, a note it never was,
-        // its next commit would meet the companion's note again: a copy of the copy.
+        // Not moved: the copy no longer has the companion's bytes (edited, or it got edits
+        // moved by this answer applied before the app died, when the path may have taken the
+        // companion's version too and been edited since: its bytes then are no edit of
+        // `sent`, and written over the copy they would drop the copy's lines). The path keeps
+        // its bytes as a new file, the companion's kept out of its path until it is committed
+        // (merged, or kept twice). Recorded as the companion's file based on `sent`, a note it
+        // never was, its next commit would meet the companion's note again: a copy of the copy.
         await this.store.update([
           {
             ...fingerprint(current, local),

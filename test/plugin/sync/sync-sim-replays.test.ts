@@ -24,6 +24,23 @@ function onDisk(path: string): string | undefined {
   return existsSync(absolute) ? readFileSync(absolute, 'utf8') : undefined;
 }
 
+/** Every line is on the companion, and no conflict copy was made of a conflict copy. */
+function expectNoCopyOfACopy(lines: readonly string[]): void {
+  const names = readdirSync(t.vault);
+  expect(names.filter((name) => name.split('.conflict-').length > 2)).toEqual([]);
+  const all = names.map((name) => onDisk(name) ?? '').join('');
+  for (const line of lines) expect(all).toContain(line);
+}
+
+/** The device holds the companion's files, byte for byte (a flat vault). */
+function sameAsCompanion(device: {
+  vault: { paths(): string[]; text(path: string): string | undefined };
+}): void {
+  const names = readdirSync(t.vault).sort();
+  expect(device.vault.paths()).toEqual(names);
+  for (const name of names) expect(device.vault.text(name)).toBe(onDisk(name));
+}
+
 /** A transport that runs `before` once, just before the first request whose url matches. */
 function racing(match: (url: string) => boolean, before: () => void): HttpTransport {
   const inner = new InjectTransport(() => t.app);
@@ -618,11 +635,45 @@ describe('SyncEngine replays of simulation failures', () => {
     phone.restart();
     phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n- L4 phone\n~4\n`);
     for (let round = 0; round < 3; round++) await phone.engine.sync();
-    expect(readdirSync(t.vault).sort()).toEqual([copy, 'Inbox.md']);
+    expectNoCopyOfACopy(['L1 server', 'L2 phone', 'L3 phone', 'L4 phone']);
     expect(onDisk('Inbox.md')).toBe(SERVER);
-    expect(onDisk(copy)).toContain('- L3 phone\n~3\n- L4 phone\n~4\n');
+    expect(onDisk(copy)).toContain('- L3 phone\n~3\n');
+    sameAsCompanion(phone);
+  });
+
+  it('a note that took the companion’s version before the app died keeps its copy’s lines', async () => {
+    // seed 7300050 (43 ops), found while fixing the one above: the note took the companion's
+    // version and the app died before recording it; then the user edited it. Answered again,
+    // the note's bytes are no edit of the version sent: written over the copy (which held the
+    // moved edits), they would drop the copy's lines.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`),
+      ),
+    });
+    const write = phone.vault.write.bind(phone.vault);
+    let killed = false;
+    phone.vault.write = async (path, bytes, expect) => {
+      const written = await write(path, bytes, expect);
+      if (!killed && path === 'Inbox.md' && 'hash' in expect && written !== 'changed') {
+        killed = true;
+        throw new Error('killed');
+      }
+      return written;
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
     expect(phone.vault.text('Inbox.md')).toBe(SERVER);
-    expect(phone.vault.text(copy)).toBe(onDisk(copy));
+    phone.restart();
+    phone.vault.userWrite('Inbox.md', `${SERVER}- L5 phone\n~5\n`);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expectNoCopyOfACopy(['L1 server', 'L2 phone', 'L3 phone', 'L5 phone']);
+    expect(onDisk('Inbox.md')).toBe(`${SERVER}- L5 phone\n~5\n`);
+    sameAsCompanion(phone);
   });
 
   it('a new note edited while its copy was edited too stays a new note, not the companion’s', async () => {
@@ -653,13 +704,9 @@ describe('SyncEngine replays of simulation failures', () => {
     };
     phone.vault.userWrite('Inbox.md', MINE);
     for (let round = 0; round < 3; round++) await phone.engine.sync();
-    const names = readdirSync(t.vault).sort();
-    expect(names.filter((name) => name.split('.conflict-').length > 2)).toEqual([]);
-    const all = names.map((name) => onDisk(name) ?? '').join('');
-    for (const line of ['L1 server', 'L3 phone', 'L4 phone', 'L5 phone']) expect(all).toContain(line);
+    expectNoCopyOfACopy(['L1 server', 'L2 phone', 'L3 phone', 'L4 phone', 'L5 phone']);
     expect(onDisk('Inbox.md')).toBe(SERVER);
-    expect(phone.vault.paths()).toEqual(names);
-    for (const name of names) expect(phone.vault.text(name)).toBe(onDisk(name));
+    sameAsCompanion(phone);
   });
 
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {

@@ -14,6 +14,7 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [207178350, 'a conflict copy of a conflict copy: a case-only rename with no event on Linux'],
   [39000105, 'a note back: a move onto a case variant of a deleted note’s path taken for it'],
   [38000032, 'a false conflict copy: edits moved to a copy, the app died, answered again'],
+  [7300050, 'no lost lines: a note took the companion’s version, the app died, then edited'],
   [38000279, 'a copy of a copy: a new note and its copy both edited as the answer came'],
   // Not a bug fixed but one kept out: recording a deleted note's own copy as gone (for seed
   // 35000166, below) deleted two lines the server had written into that copy.
