@@ -603,7 +603,10 @@ export class SyncEngine {
   private async statOwn(record: SyncFileRecord): Promise<VaultFileStat | null> {
     const stat = await this.vault.stat(record.path);
     if (stat === null || stat.path === record.path) return stat;
-    return (await this.store.getFile(stat.path)) ? null : stat;
+    const there = await this.store.getFile(stat.path);
+    return there === undefined || (there.fileId !== undefined && there.fileId === record.fileId)
+      ? stat
+      : null;
   }
 
   /** The companion moved the file: move it here too, unless this device moved it as well. */
@@ -1127,7 +1130,7 @@ export class SyncEngine {
             );
           return;
         }
-        if (!('delete' in op) && (await this.vault.stat(record.path)) === null) {
+        if (!('delete' in op) && (await this.statOwn(record)) === null) {
           // The file was deleted here after its version was sent: that version, now the copy,
           // is not written here; recorded without a file, the copy's delete is committed next.
           // Unless this answer placed the copy already (its commit resent after a crash): that
@@ -1345,6 +1348,26 @@ export class SyncEngine {
           ]);
           return;
         }
+      }
+      if (op !== undefined && 'hash' in op && op.base === null) {
+        // Not moved: the copy no longer has the companion's bytes (edited, or it got edits
+        // moved by this answer applied before the app died, when the path may have taken the
+        // companion's version too and been edited since: its bytes then are no edit of
+        // `sent`, and written over the copy they would drop the copy's lines). The path keeps
+        // its bytes as a new file, the companion's kept out of its path until it is committed
+        // (merged, or kept twice). Recorded as the companion's file based on `sent`, a note it
+        // never was, its next commit would meet the companion's note again: a copy of the copy.
+        await this.store.update([
+          {
+            ...fingerprint(current, local),
+            fileId: null,
+            base: null,
+            syncedPath: null,
+            shadowedSeq: server.seq,
+          },
+        ]);
+        this.touched.add(current.path);
+        return;
       }
     }
     if (local.hash !== sent) {

@@ -24,6 +24,23 @@ function onDisk(path: string): string | undefined {
   return existsSync(absolute) ? readFileSync(absolute, 'utf8') : undefined;
 }
 
+/** Every line is on the companion, and no conflict copy was made of a conflict copy. */
+function expectNoCopyOfACopy(lines: readonly string[]): void {
+  const names = readdirSync(t.vault);
+  expect(names.filter((name) => name.split('.conflict-').length > 2)).toEqual([]);
+  const all = names.map((name) => onDisk(name) ?? '').join('');
+  for (const line of lines) expect(all).toContain(line);
+}
+
+/** The device holds the companion's files, byte for byte (a flat vault). */
+function sameAsCompanion(device: {
+  vault: { paths(): string[]; text(path: string): string | undefined };
+}): void {
+  const names = readdirSync(t.vault).sort();
+  expect(device.vault.paths()).toEqual(names);
+  for (const name of names) expect(device.vault.text(name)).toBe(onDisk(name));
+}
+
 /** A transport that runs `before` once, just before the first request whose url matches. */
 function racing(match: (url: string) => boolean, before: () => void): HttpTransport {
   const inner = new InjectTransport(() => t.app);
@@ -619,6 +636,144 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk(copy)).toContain(MINE);
     expect(phone.vault.paths()).toEqual(files);
     for (const name of files) expect(phone.vault.text(name)).toBe(onDisk(name));
+  });
+
+  it('a note moved onto a case variant of a deleted new note’s path keeps its own bytes', async () => {
+    // seed 39000105 (37 ops): on Linux, a new note plan.md went up and met the companion's own
+    // plan.md (a conflict copy); meanwhile the user deleted it and renamed Trip.md to Plan.md.
+    // The answer looked for plan.md, found Plan.md by letter case, and took it for the new
+    // note: Trip's record was replaced, its bytes moved into the copy and overwritten with the
+    // companion's plan.md, and the deleted note (in the copy) came back.
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const SERVER_PLAN = '# Plan\n- L2 server\n~2\n';
+    const MINE = '# Mine\n- L3 linux\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const laptop = testDevice(t, 'Linux laptop', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => {
+          t.write('plan.md', SERVER_PLAN);
+          laptop.vault.userDelete('plan.md');
+          laptop.vault.userRename('Trip.md', 'Plan.md');
+        },
+      ),
+    });
+    await laptop.engine.pull();
+    laptop.vault.userWrite('plan.md', MINE);
+    for (let round = 0; round < 3; round++) await laptop.engine.sync();
+    const companion = readdirSync(t.vault).sort();
+    const texts = companion.map((name) => onDisk(name) ?? '');
+    // Trip's lines and the companion's plan stay, once each; the deleted note is gone.
+    expect(texts.filter((text) => text.includes('- L1 server'))).toHaveLength(1);
+    expect(onDisk('plan.md')).toBe(SERVER_PLAN);
+    expect(texts.some((text) => text.includes('- L3 linux'))).toBe(false);
+    expect(laptop.vault.paths()).toEqual(companion);
+    for (const name of companion) expect(laptop.vault.text(name)).toBe(onDisk(name));
+  });
+
+  it('edits moved to a conflict copy before the app died stay the copy’s when answered again', async () => {
+    // seed 38000032 (46 ops): edits typed while a new note's version became a conflict copy
+    // were moved to the copy, and the app died before the note took the companion's version.
+    // The resent commit's answer expected the copy to hold the companion's bytes, found the
+    // moved edits and gave up: the note's own text stayed at the path as the companion's file,
+    // based on the version sent, and its next commit met the companion's again (a false copy).
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`),
+      ),
+    });
+    const write = phone.vault.write.bind(phone.vault);
+    let killed = false;
+    phone.vault.write = (path, bytes, expect) => {
+      if (!killed && path === 'Inbox.md' && 'hash' in expect) {
+        killed = true;
+        return Promise.reject(new Error('killed'));
+      }
+      return write(path, bytes, expect);
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    const copy = phone.vault.paths().find((path) => path.includes('.conflict-')) as string;
+    expect(phone.vault.text(copy)).toContain('- L3 phone');
+    phone.restart();
+    phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n- L4 phone\n~4\n`);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expectNoCopyOfACopy(['L1 server', 'L2 phone', 'L3 phone', 'L4 phone']);
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    expect(onDisk(copy)).toContain('- L3 phone\n~3\n');
+    sameAsCompanion(phone);
+  });
+
+  it('a note that took the companion’s version before the app died keeps its copy’s lines', async () => {
+    // seed 7300050 (43 ops), found while fixing the one above: the note took the companion's
+    // version and the app died before recording it; then the user edited it. Answered again,
+    // the note's bytes are no edit of the version sent: written over the copy (which held the
+    // moved edits), they would drop the copy's lines.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`),
+      ),
+    });
+    const write = phone.vault.write.bind(phone.vault);
+    let killed = false;
+    phone.vault.write = async (path, bytes, expect) => {
+      const written = await write(path, bytes, expect);
+      if (!killed && path === 'Inbox.md' && 'hash' in expect && written !== 'changed') {
+        killed = true;
+        throw new Error('killed');
+      }
+      return written;
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Inbox.md')).toBe(SERVER);
+    phone.restart();
+    phone.vault.userWrite('Inbox.md', `${SERVER}- L5 phone\n~5\n`);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expectNoCopyOfACopy(['L1 server', 'L2 phone', 'L3 phone', 'L5 phone']);
+    expect(onDisk('Inbox.md')).toBe(`${SERVER}- L5 phone\n~5\n`);
+    sameAsCompanion(phone);
+  });
+
+  it('a new note edited while its copy was edited too stays a new note, not the companion’s', async () => {
+    // seed 38000279 (56 ops): a new note met the companion's at its path (a conflict copy) and
+    // was edited meanwhile; its edits went to the copy, but the user typed in the note again
+    // and edited the copy before the note could take the companion's version. The note's text
+    // stayed at the path recorded as the companion's file, based on the version sent: its next
+    // commit met the companion's note again, a conflict copy of the conflict copy.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`),
+      ),
+    });
+    const write = phone.vault.write.bind(phone.vault);
+    let typed = false;
+    phone.vault.write = (path, bytes, expect) => {
+      if (!typed && path === 'Inbox.md' && 'hash' in expect) {
+        typed = true;
+        phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n- L4 phone\n~4\n`);
+        const copy = phone.vault.paths().find((name) => name.includes('.conflict-')) as string;
+        phone.vault.userWrite(copy, `${phone.vault.text(copy) ?? ''}- L5 phone\n~5\n`);
+      }
+      return write(path, bytes, expect);
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expectNoCopyOfACopy(['L1 server', 'L2 phone', 'L3 phone', 'L4 phone', 'L5 phone']);
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    sameAsCompanion(phone);
   });
 
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {

@@ -12,6 +12,14 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [207177110, 'a file missing on a device (projects/plan.md): a shadowing file moved, app killed'],
   [207177374, 'a conflict copy of Log.md: a note back after its delete lost, another at its path'],
   [207178350, 'a conflict copy of a conflict copy: a case-only rename with no event on Linux'],
+  [39000105, 'a note back: a move onto a case variant of a deleted note’s path taken for it'],
+  [38000032, 'a false conflict copy: edits moved to a copy, the app died, answered again'],
+  [7300050, 'no lost lines: a note took the companion’s version, the app died, then edited'],
+  [38000279, 'a copy of a copy: a new note and its copy both edited as the answer came'],
+  // Not traced one by one: failing before the fix of 38000279 above, passing with it.
+  [39000200, 'a false conflict copy of Log.md'],
+  [34000151, 'a false conflict copy of Shopping.md'],
+  [34000038, 'a copy of a copy of Log.md: a crash mid conflict settle'],
   // Not a bug fixed but one kept out: recording a deleted note's own copy as gone (for seed
   // 35000166, below) deleted two lines the server had written into that copy.
   [60000468, 'no lost lines: a copy of a note deleted here keeps the lines merged into it'],
