@@ -454,6 +454,7 @@ export async function buildApp(
       memory: writeMemory,
       memories,
       policy: toolService,
+      logToolError: (error, what) => app.log.error({ err: error, tool: what }, 'tool failed'),
     },
     chatOptions,
   );

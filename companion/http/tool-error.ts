@@ -34,3 +34,24 @@ export function companionToolError(error: unknown): ToolError | undefined {
   if (storage) return { code: 'UNAVAILABLE', message: `${storage.code}: ${storage.message}` };
   return undefined;
 }
+
+/**
+ * Any error as the tool error an outside caller (MCP, the OpenAI route, the chat) sees: the
+ * expected ones as `companionToolError` says, anything else INTERNAL_ERROR naming only the tool.
+ * A raw error's message can hold the companion's absolute paths (ENOENT, EACCES) or a library's
+ * internals, which must not leave the server, so it goes to `log` (the companion's log) instead,
+ * as the HTTP error handler does for a 500.
+ */
+export function companionToolErrorOrInternal(
+  error: unknown,
+  what: string,
+  log: (error: unknown, what: string) => void,
+): ToolError {
+  const known = companionToolError(error);
+  if (known !== undefined) return known;
+  log(error, what);
+  return {
+    code: 'INTERNAL_ERROR',
+    message: `${what} failed with an internal error; the companion's log has the details`,
+  };
+}

@@ -13,7 +13,7 @@ import { ToolRunner } from '../../shared/chat/tool-runner';
 import type { Clock } from '../../shared/ports';
 import type { UnsupportedClaimPolicy } from '../../shared/protocol/answer-audit';
 import { embedderSimilarity } from '../../shared/search/claim-check';
-import { companionToolError } from '../http/tool-error';
+import { companionToolErrorOrInternal } from '../http/tool-error';
 import { chatWriteMemory } from '../idempotency/chat-write-memory';
 import type { WriteMemory } from '../idempotency/write-memory';
 import type { MemoryService } from '../memory';
@@ -76,13 +76,15 @@ export interface CompanionToolServices {
   memories?: MemoryService;
   /** The tool registry's policy (docs/tools.md): every call goes through its gate. */
   policy?: ToolPolicy;
+  /** Where an unexpected error goes (the companion's log); its caller sees only its code. */
+  logToolError: (error: unknown, what: string) => void;
 }
 
 /**
  * The companion's one tool runner (shared/chat/tool-runner.ts) over its own services: the chat
  * engine runs its routed calls on it, and the registry (tool-registry.ts) runs MCP's and the
  * OpenAI route's calls on it directly. The services' errors reach it as they are thrown
- * (ApiHttpError, VaultWriteError) and are mapped once, by `companionToolError`.
+ * (ApiHttpError, VaultWriteError) and are mapped once, by `companionToolErrorOrInternal`.
  */
 export function createCompanionToolRunner(
   services: CompanionToolServices,
@@ -110,7 +112,7 @@ export function createCompanionToolRunner(
       options.reminderWriter ?? reminders?.reminderWriter ?? unavailableReminderWriter,
     searcher: new CompanionSearcher(services.search, zone),
     answerer: new CompanionAnswerer(services.search),
-    toolError: companionToolError,
+    toolError: (error, what) => companionToolErrorOrInternal(error, what, services.logToolError),
     dryRun,
     unsupportedClaims: () => ollama?.unsupportedClaims ?? 'mark',
     claimSimilarity: embedderSimilarity(() => services.search.deps.embedder?.()),

@@ -253,7 +253,30 @@ export class ToolRegistry {
         field: 'path',
       });
     }
-    const lines = (await readFile(resolved.absolute, 'utf8')).split(/\r?\n/);
+    let content: string;
+    try {
+      content = await readFile(resolved.absolute, 'utf8');
+    } catch (error) {
+      // A folder named like a note, or a note deleted since the path was resolved: said as such,
+      // never as the raw error (it holds the companion's absolute path).
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EISDIR') {
+        return failed({
+          code: 'VALIDATION_ERROR',
+          message: `"${resolved.relative}" is a folder, not a note`,
+          field: 'path',
+        });
+      }
+      if (code === 'ENOENT') {
+        return failed({
+          code: 'NOT_FOUND',
+          message: `no note at "${resolved.relative}"`,
+          field: 'path',
+        });
+      }
+      throw error;
+    }
+    const lines = content.split(/\r?\n/);
     if (lines.at(-1) === '') lines.pop();
     const from = args.from_line ?? 1;
     if (from > Math.max(lines.length, 1)) {

@@ -175,12 +175,14 @@ export function refusal(
 
 /**
  * The five checks, then the run, then the record. Yields an `ask` when the call waits for the
- * user; returns the caller's outcome. Never throws: a step that throws is INTERNAL_ERROR.
+ * user; returns the caller's outcome. Never throws: a run that throws is refused with
+ * `runError`'s mapping (the tool runner's one mapping), or INTERNAL_ERROR with its message.
  */
 export async function* runGated<T extends { result: ToolResult }>(
   policy: ToolPolicy,
   request: GatedRequest,
   steps: GateSteps<T>,
+  runError?: (error: unknown) => ToolError,
 ): AsyncGenerator<GateAskEvent, T> {
   const started = policy.now();
   const tool = policy.descriptor(request.name);
@@ -317,10 +319,12 @@ export async function* runGated<T extends { result: ToolResult }>(
     }
     outcome = ran;
   } catch (error) {
-    return refuse({
-      code: 'INTERNAL_ERROR',
-      message: `${tool.name} failed: ${describeError(error)}`,
-    });
+    return refuse(
+      runError?.(error) ?? {
+        code: 'INTERNAL_ERROR',
+        message: `${tool.name} failed: ${describeError(error)}`,
+      },
+    );
   } finally {
     cancelTimer?.();
   }

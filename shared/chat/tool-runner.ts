@@ -152,10 +152,13 @@ export interface ToolRunnerDeps {
   tasks?: TaskCreator;
   /**
    * The host's expected errors as tool errors (the companion's HTTP and vault-write errors), so
-   * its ports throw what its services throw and the mapping happens here, once. Answer
-   * undefined for an error it does not know: that one is INTERNAL_ERROR.
+   * its ports throw what its services throw and the mapping happens here, once (the gate's run
+   * step too; a `ChatPortError` never reaches it). `what` names the tool or step. Answer undefined
+   * for an error it does not know: that
+   * one is INTERNAL_ERROR with the error's message (a host whose callers must not see raw error
+   * text, the companion's, answers every error itself).
    */
-  toolError?: (error: unknown) => ToolError | undefined;
+  toolError?: (error: unknown, what: string) => ToolError | undefined;
   /**
    * Where tools, permissions, asks and the run log live (docs/tools.md): with it every call goes
    * through the gate (tool-policy.ts); without it (older hosts, unit tests) calls run as before.
@@ -242,7 +245,11 @@ export class ToolRunner {
     steps: GateSteps<T>,
   ): AsyncGenerator<GateAskEvent, T> {
     const policy = this.deps.policy;
-    if (policy !== undefined) return yield* runGated(policy, request, steps);
+    if (policy !== undefined) {
+      return yield* runGated(policy, request, steps, (error) =>
+        this.toolError(error, request.name),
+      );
+    }
     const invalid = steps.validate();
     if (invalid !== undefined) return steps.refused(invalid);
     try {
@@ -646,7 +653,9 @@ export class ToolRunner {
 
   /** The one mapping from what a tool threw to the error its caller sees. */
   private toolError(error: unknown, what: string): ToolError {
-    return this.deps.toolError?.(error) ?? toToolError(error, what);
+    // A port's own ChatPortError is already a tool error; the host maps only its own errors.
+    if (error instanceof ChatPortError) return toToolError(error, what);
+    return this.deps.toolError?.(error, what) ?? toToolError(error, what);
   }
 }
 

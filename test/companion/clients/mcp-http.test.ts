@@ -127,6 +127,18 @@ describe('MCP over HTTP', () => {
     expect(text(outside)).toMatch(/^VALIDATION_ERROR: .*\(field: path\)/);
   });
 
+  it('read_note says a folder named like a note is a folder, without the absolute path', async () => {
+    mkdirSync(join(test.vault, 'Archive.md'));
+    const client = await connect(TEST_TOKEN);
+    const read = (await client.callTool({
+      name: 'read_note',
+      arguments: { path: 'Archive.md' },
+    })) as CallToolResult;
+    expect(read.isError).toBe(true);
+    expect(text(read)).toBe('VALIDATION_ERROR: "Archive.md" is a folder, not a note (field: path)');
+    expect(text(read)).not.toContain(test.vault);
+  });
+
   it('creates a reminder and a note, deduplicates a repeat, and audits each call', async () => {
     const client = await connect(TEST_TOKEN);
     const args = { title: 'Call the bank', due: '2026-11-23T09:00' };

@@ -1,7 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChatPortError } from '../../../shared/chat/ports';
 import type { Searcher } from '../../../shared/chat/ports';
+import { cairnToolDescriptor } from '../../../shared/chat/tool-policy';
+import type { ToolPolicy, ToolRunRecord } from '../../../shared/chat/tool-policy';
 import { ToolRunner } from '../../../shared/chat/tool-runner';
+import { toolFailure } from '../../../shared/chat/tool-schemas';
 import type { ToolRunnerDeps } from '../../../shared/chat/tool-runner';
 import { ManualClock } from '../../fakes/clock';
 import { FakeVault, reminderWriterOf } from './fake-chat-ports';
@@ -87,6 +90,54 @@ describe('ToolRunner', () => {
       success: false,
       error: { code: 'INTERNAL_ERROR', message: 'search failed: boom' },
     });
+  });
+
+  it("maps what a gated run throws with the host's toolError too, and records the run", async () => {
+    const runs: ToolRunRecord[] = [];
+    const policy: ToolPolicy = {
+      descriptor: (name) => cairnToolDescriptor(name as 'search', true),
+      permission: () => 'allow',
+      ask: () => {
+        throw new Error('no ask expected');
+      },
+      allowForConversation: () => undefined,
+      offline: () => false,
+      limits: () => ({ timeoutMs: 60_000, outputCapChars: 100_000 }),
+      now: () => clock.now(),
+      schedule: () => () => undefined,
+      recordRun: (run) => runs.push(run),
+    };
+    const seen: Array<[unknown, string]> = [];
+    const thrown = new HostError(
+      'EACCES',
+      "EACCES: permission denied, open '/home/ana/Vault/a.md'",
+    );
+    const gate = runner({
+      policy,
+      toolError: (error, what) => {
+        seen.push([error, what]);
+        return { code: 'INTERNAL_ERROR', message: `${what} failed with an internal error` };
+      },
+    }).gated(
+      { name: 'search', args: {}, caller: { tokenName: 'claude', client: 'mcp' }, reason: 'test' },
+      {
+        validate: () => undefined,
+        run: () => Promise.reject(thrown),
+        refused: (error) => ({ result: toolFailure(error) }),
+      },
+    );
+    const step = await gate.next();
+    expect(step.done).toBe(true);
+    expect(step.value).toEqual({
+      result: {
+        success: false,
+        error: { code: 'INTERNAL_ERROR', message: 'search failed with an internal error' },
+      },
+    });
+    expect(seen).toEqual([[thrown, 'search']]);
+    expect(runs.map((run) => [run.tool, run.outcome, run.errorCode])).toEqual([
+      ['search', 'failed', 'INTERNAL_ERROR'],
+    ]);
   });
 
   it('validates unchecked arguments in execute, and never reaches a port with them', async () => {
