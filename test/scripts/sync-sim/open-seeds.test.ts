@@ -46,7 +46,12 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [35000166, 'a conflict copy back: a note deleted here as its version became the copy'],
 ];
 
-const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [];
+const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
+  // Found by the sweep after the fix above (passing before it: the generator shift); neither
+  // of that fix's branches runs in it. Not traced: on Linux a new trip.md met the companion's
+  // Trip.md (a copy), the copy and then the note were deleted, and Trip.md is missing on dev1.
+  [42000003, 'Trip.md missing on a device'],
+];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
   // One companion app for every run, as `npm run sync-sim` does (building it takes longer than
