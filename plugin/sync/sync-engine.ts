@@ -136,6 +136,8 @@ export class SyncEngine {
   private running: Promise<void> = Promise.resolve();
   private resolveFirstPull!: () => void;
   private firstPullLanded = false;
+  /** The moves made while the app was closed have been looked for (once per start). */
+  private unseenMovesFound = false;
   /** Resolves once the first pull since start has been applied (daily notes wait for it). */
   readonly firstPullDone: Promise<void>;
 
@@ -329,6 +331,10 @@ export class SyncEngine {
   private async pass(): Promise<void> {
     // Renames seen here first: a remote delete or move must find the file where it is now.
     await this.applyLocalRenames();
+    if (!this.unseenMovesFound) {
+      await this.findUnseenMoves();
+      this.unseenMovesFound = true;
+    }
     // A commit whose answer was lost is settled first: the pull would take the conflict copies
     // it made of this device's versions for files from elsewhere, and write back one of a file
     // deleted here since.
@@ -793,6 +799,42 @@ export class SyncEngine {
     }
   }
 
+  /**
+   * On start, before the pull: files moved while the app was closed (no rename event; or the
+   * event lost in a crash). A record whose file is gone, with the very bytes (`localHash`) in a
+   * file no record holds, is that file renamed, and its record follows it as a rename event's
+   * would. Left to the scan after the pull, a remote edit of the file would write it back at its
+   * old path first, and the moved file would go up as a new one (a note deleted elsewhere back).
+   * Only unrecorded files of a gone record's size are read, one at a time.
+   */
+  private async findUnseenMoves(): Promise<void> {
+    const listed = (await this.vault.list()).filter((stat) => this.scope.includes(stat.path));
+    const here = new Set(listed.map((stat) => this.key(stat.path)));
+    const records = await this.store.allFiles();
+    const recorded = new Set(records.map((record) => this.key(record.path)));
+    const gone = new Map<number, SyncFileRecord[]>();
+    for (const record of records) {
+      if (record.notDownloaded || !record.fileId || !record.base || !record.localHash) continue;
+      if (!this.scope.includes(record.path) || here.has(this.key(record.path))) continue;
+      if (this.heldFileIds.has(record.fileId)) continue;
+      gone.set(record.size, [...(gone.get(record.size) ?? []), record]);
+    }
+    if (gone.size === 0) return;
+    for (const stat of listed) {
+      const candidates = gone.get(stat.size);
+      if (!candidates || candidates.length === 0 || recorded.has(this.key(stat.path))) continue;
+      const hash = await sha256Hex(await this.vault.read(stat.path));
+      const index = candidates.findIndex((record) => record.localHash === hash);
+      if (index < 0) continue;
+      const [record] = candidates.splice(index, 1) as [SyncFileRecord];
+      await this.store.update(
+        [{ ...record, path: stat.path, size: stat.size, mtime: stat.mtime }],
+        [record.path],
+      );
+      this.movedRecords.set(record.path, stat.path);
+    }
+  }
+
   /** Where the record once at `path` is now, after the local renames applied since. */
   private followMoves(path: string): string {
     let current = path;
@@ -1096,10 +1138,29 @@ export class SyncEngine {
     // the file looks deleted here (and its conflict copy, holding its lines, would be deleted).
     await this.applyLocalRenames();
     // The record may have moved since the op was built (a rename applied meanwhile).
-    const record =
+    const found =
       (item.record.fileId ? await this.store.findByFileId(item.record.fileId) : undefined) ??
-      (await this.store.getFile(this.followMoves(item.record.path))) ??
-      item.record;
+      (await this.store.getFile(this.followMoves(item.record.path)));
+    const record = found ?? item.record;
+    if (
+      item.record.fileId === null &&
+      found?.fileId &&
+      'file_id' in result &&
+      found.fileId !== result.file_id &&
+      !(result.status === 'conflict' && found.fileId === result.copy_file_id)
+    ) {
+      // A new file's path holds another companion file's record now (moved there with the app
+      // closed, found on start): the new file left it (moved, its record with it, or deleted).
+      // Taken for it, that file's bytes would be its edits (into its conflict copy: a note
+      // deleted elsewhere back). Its version, on the companion, goes as a file deleted here:
+      // a copy recorded without a file (its delete committed next); a file at the path is
+      // pulled once the path is free.
+      if (result.status === 'conflict') {
+        this.onEvent({ kind: 'conflict', path: result.path, copyPath: result.copy_path });
+        await this.recordCopyGone(result);
+      }
+      return;
+    }
     switch (result.status) {
       case 'held':
         return;
@@ -1135,20 +1196,7 @@ export class SyncEngine {
           // is not written here; recorded without a file, the copy's delete is committed next.
           // Unless this answer placed the copy already (its commit resent after a crash): that
           // record is the copy's, wherever the user moved it; a second one would stay forever.
-          if (!(await this.store.findByFileId(result.copy_file_id))) {
-            await this.store.update([
-              {
-                path: result.copy_path,
-                fileId: result.copy_file_id,
-                base: result.copy_hash,
-                syncedPath: result.copy_path,
-                localHash: result.copy_hash,
-                size: 0,
-                mtime: 0,
-                seq: result.seq,
-              },
-            ]);
-          }
+          await this.recordCopyGone(result);
         } else {
           await this.placeCopy(result.copy_path, result.copy_file_id, result.copy_hash, result.seq);
         }
@@ -1177,6 +1225,28 @@ export class SyncEngine {
         return;
       }
     }
+  }
+
+  /** A conflict copy of a version deleted here: recorded without a file, so its delete goes. */
+  private async recordCopyGone(result: {
+    copy_path: string;
+    copy_file_id: string;
+    copy_hash: string;
+    seq: number;
+  }): Promise<void> {
+    if (await this.store.findByFileId(result.copy_file_id)) return;
+    await this.store.update([
+      {
+        path: result.copy_path,
+        fileId: result.copy_file_id,
+        base: result.copy_hash,
+        syncedPath: result.copy_path,
+        localHash: result.copy_hash,
+        size: 0,
+        mtime: 0,
+        seq: result.seq,
+      },
+    ]);
   }
 
   private async rejected(

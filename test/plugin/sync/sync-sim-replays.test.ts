@@ -776,6 +776,83 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('a note moved while the app was closed follows a remote edit instead of coming back', async () => {
+    // seed 34000007 (30 ops): with the app closed, Inbox.md was moved to Log.md; elsewhere its
+    // text was replaced (deleted, another note moved onto its path: an edit of the whole note).
+    // On reopening, the pull wrote the new version at Inbox.md, the path being empty, before
+    // the scan could find the move; Log.md then went up as a new file, the deleted note back.
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    const IDEAS = '# Ideas\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    const laptop = testDevice(t, 'Linux laptop');
+    const phone = testDevice(t, 'iPhone', { caseInsensitive: true });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userRename('Inbox.md', 'Log.md', { silent: true });
+    laptop.restart();
+    phone.vault.userWrite('Inbox.md', IDEAS);
+    await phone.engine.sync();
+    for (let round = 0; round < 3; round++) {
+      await laptop.engine.sync();
+      await phone.engine.sync();
+    }
+    expect(readdirSync(t.vault)).toEqual(['Log.md']);
+    expect(onDisk('Log.md')).toBe(IDEAS);
+    sameAsCompanion(laptop);
+    sameAsCompanion(phone);
+    expect(laptop.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
+  it('a note moved onto a new note’s path while the app was closed is no edit of it', async () => {
+    // seed 34000396 (28 ops): a new note's commit went unanswered (offline); the note was
+    // renamed (seen), then, the app closed, Inbox.md moved onto the new note's old path.
+    // Elsewhere Inbox.md was deleted and a note made at that path. The resent commit's answer
+    // (a conflict copy of the new note) took the moved bytes for edits of the new note typed
+    // since and committed them into its copy: the deleted Inbox back, in the copy.
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    const THEIRS = '# Theirs\n- L3 laptop\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    let offline = false;
+    const inner = new InjectTransport(() => t.app);
+    const phone = testDevice(t, 'iPhone', {
+      caseInsensitive: true,
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          if (offline && request.url.endsWith('/commit'))
+            return Promise.reject(new Error('offline'));
+          return inner.request(request);
+        },
+      },
+    });
+    const laptop = testDevice(t, 'Linux laptop');
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    phone.vault.userWrite('Plan.md', MINE);
+    offline = true;
+    await expect(phone.engine.sync()).rejects.toThrow();
+    phone.vault.userRename('Plan.md', 'Ideas.md');
+    await expect(phone.engine.sync()).rejects.toThrow();
+    phone.restart();
+    phone.vault.userRename('Inbox.md', 'Plan.md', { silent: true });
+    laptop.vault.userDelete('Inbox.md');
+    laptop.vault.userWrite('Plan.md', THEIRS);
+    await laptop.engine.sync();
+    offline = false;
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    const all = readdirSync(t.vault)
+      .map((name) => onDisk(name) ?? '')
+      .join('');
+    expect(all).not.toContain('L1 server');
+    expect(all).toContain('L2 phone');
+    expect(all).toContain('L3 laptop');
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
