@@ -1130,12 +1130,13 @@ export class SyncEngine {
             );
           return;
         }
+        // Placed already when this answer was applied before the app died (its commit resent):
+        // that record is the copy's, wherever the user moved it; a second one would stay forever.
+        const placedBefore = (await this.store.findByFileId(result.copy_file_id)) !== undefined;
         if (!('delete' in op) && (await this.statOwn(record)) === null) {
           // The file was deleted here after its version was sent: that version, now the copy,
           // is not written here; recorded without a file, the copy's delete is committed next.
-          // Unless this answer placed the copy already (its commit resent after a crash): that
-          // record is the copy's, wherever the user moved it; a second one would stay forever.
-          if (!(await this.store.findByFileId(result.copy_file_id))) {
+          if (!placedBefore) {
             await this.store.update([
               {
                 path: result.copy_path,
@@ -1149,7 +1150,7 @@ export class SyncEngine {
               },
             ]);
           }
-        } else {
+        } else if (!placedBefore) {
           await this.placeCopy(result.copy_path, result.copy_file_id, result.copy_hash, result.seq);
         }
         // The companion kept its own version at the path; this device's bytes are in the copy.
@@ -1158,7 +1159,12 @@ export class SyncEngine {
           { fileId: result.file_id, hash: result.hash, path: result.path, seq: result.seq },
           sent,
           op,
-          { path: result.copy_path, fileId: result.copy_file_id, hash: result.copy_hash },
+          {
+            path: result.copy_path,
+            fileId: result.copy_file_id,
+            hash: result.copy_hash,
+            placedBefore,
+          },
         );
         return;
       }
@@ -1227,7 +1233,7 @@ export class SyncEngine {
     server: { fileId: string; hash: string; path: string; seq: number },
     sent: string,
     op?: SyncOp,
-    copy?: { path: string; fileId: string; hash: string },
+    copy?: { path: string; fileId: string; hash: string; placedBefore?: boolean },
   ): Promise<void> {
     let current = record;
     const twin = await this.store.findByFileId(server.fileId);
@@ -1258,8 +1264,11 @@ export class SyncEngine {
     if (stat === null && copy !== undefined) {
       // Deleted here after its version went up and came back a conflict copy: what was
       // deleted is that version, the copy; the path's note (the companion's, never seen here)
-      // comes back below. The copy's delete is committed by the next scan.
-      await this.deleteCopy(copy);
+      // comes back below. The copy's delete is committed by the next scan. Unless this answer
+      // was applied before the app died (the copy placed then): the path may have taken the
+      // companion's version before the delete, and the copy is then this device's only one.
+      // Both are kept (the companion's comes back below): a note back, never lines lost.
+      if (!copy.placedBefore) await this.deleteCopy(copy);
     } else if (stat === null && op !== undefined && !('delete' in op) && server.hash === sent) {
       // Deleted here after the op was sent, and the companion took it as sent: that delete is
       // committed next, against `sent`. (When lines from elsewhere were merged in, that delete
@@ -1431,7 +1440,6 @@ export class SyncEngine {
 
   /** Writes the conflict copy the companion made of this device's version. */
   private async placeCopy(path: string, fileId: string, hash: string, seq: number): Promise<void> {
-    if (await this.store.findByFileId(fileId)) return;
     const stat = await this.vault.stat(path);
     if (stat) {
       const existing = await this.store.getFile(stat.path);

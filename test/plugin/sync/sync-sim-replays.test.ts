@@ -638,6 +638,39 @@ describe('SyncEngine replays of simulation failures', () => {
     for (const name of files) expect(phone.vault.text(name)).toBe(onDisk(name));
   });
 
+  it('a note deleted after the app died as it took the companion’s version keeps its copy', async () => {
+    // Same crash window as seed 708963286: the companion's version was written at the path and
+    // the app killed before that was recorded; then, the app closed, the user moved the copy
+    // and deleted the note (the companion's version). Answered again, the deleted file was
+    // taken for this device's version and the copy, its only one, deleted with it.
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const phone = testDevice(t, 'Pixel 8');
+    const update = phone.store.update.bind(phone.store);
+    let killed = false;
+    phone.store.update = (put, remove) => {
+      if (!killed && put.some((record) => record.path === 'Trip.md' && record.fileId !== null)) {
+        killed = true;
+        return Promise.reject(new Error('killed'));
+      }
+      return update(put, remove);
+    };
+    phone.vault.userWrite('Trip.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Trip.md')).toBe(TRIP);
+    const copy = phone.vault.paths().find((path) => path.includes('.conflict-')) as string;
+    expect(phone.vault.text(copy)).toContain(MINE);
+    phone.restart();
+    phone.vault.userRename(copy, 'Mine.md');
+    phone.vault.userDelete('Trip.md');
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    const files = readdirSync(t.vault).sort();
+    expect(files.map((name) => onDisk(name)).join('')).toContain(MINE);
+    expect(phone.vault.paths()).toEqual(files);
+    for (const name of files) expect(phone.vault.text(name)).toBe(onDisk(name));
+  });
+
   it('a note moved onto a case variant of a deleted new note’s path keeps its own bytes', async () => {
     // seed 39000105 (37 ops): on Linux, a new note plan.md went up and met the companion's own
     // plan.md (a conflict copy); meanwhile the user deleted it and renamed Trip.md to Plan.md.
