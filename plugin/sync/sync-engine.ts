@@ -17,6 +17,7 @@ import type { Clock } from '../../shared/ports';
 import type { SyncChange, SyncOp, SyncOpResult } from '../../shared/protocol/sync';
 import type { SyncApi } from './sync-client';
 import { SyncRequestError } from './sync-client';
+import { withoutConflictKeys } from './conflict-copies';
 import { sha256Hex } from './sync-hash';
 import { WHOLE_VAULT } from './sync-scope';
 import type { SyncScope } from './sync-scope';
@@ -1109,6 +1110,35 @@ export class SyncEngine {
       case 'conflict': {
         this.onEvent({ kind: 'conflict', path: result.path, copyPath: result.copy_path });
         if (record.fileId !== null && result.copy_file_id === record.fileId) {
+          if (
+            'hash' in op &&
+            (await this.statOwn(record)) === null &&
+            (await this.holdsOnly(result.copy_hash, sent))
+          ) {
+            // An edit of a note deleted elsewhere, deleted here too after it went up: the
+            // companion brought the note back as the copy (this very file), holding only what
+            // was sent. Recorded at the copy's name without a file, its delete is committed next
+            // (written back, it would look like an edit made elsewhere, winning over a delete);
+            // against the copy's bytes, it loses to any line added to the copy since. A copy
+            // with lines this device never sent (a rename's answer: the file as the companion
+            // had it, lines merged in) is not: its delete would drop them. It comes here.
+            await this.store.update(
+              [
+                {
+                  path: result.copy_path,
+                  fileId: result.copy_file_id,
+                  base: result.copy_hash,
+                  syncedPath: result.copy_path,
+                  localHash: result.copy_hash,
+                  size: 0,
+                  mtime: 0,
+                  seq: result.seq,
+                },
+              ],
+              record.path === result.copy_path ? [] : [record.path],
+            );
+            return;
+          }
           // A rename onto a path another file holds: the companion put this very file (its
           // file_id) at the copy's name instead. It moves there here too; the other file is
           // the other file, pulled like any.
@@ -1427,6 +1457,19 @@ export class SyncEngine {
       })),
     );
     await this.store.setSeq(0);
+  }
+
+  /** Whether the copy `copyHash` is the version `sent` and only the keys a copy gets added. */
+  private async holdsOnly(copyHash: string, sent: string): Promise<boolean> {
+    if (copyHash === sent) return true;
+    const [copy, mine] = await Promise.all([this.api.getBlob(copyHash), this.api.getBlob(sent)]);
+    try {
+      const decode = (bytes: Uint8Array): string =>
+        new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      return withoutConflictKeys(decode(copy)) === decode(mine);
+    } catch {
+      return false; // not text: the companion adds nothing to such a copy
+    }
   }
 
   /** Deletes the conflict copy here if it still has the companion's bytes (the scan commits it). */

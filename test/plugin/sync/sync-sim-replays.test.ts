@@ -671,6 +671,40 @@ describe('SyncEngine replays of simulation failures', () => {
     for (const name of files) expect(phone.vault.text(name)).toBe(onDisk(name));
   });
 
+  it('an edit of a note deleted elsewhere, deleted here as it went up, stays deleted', async () => {
+    // seed 35000166 (77 ops): dev3's edit of Inbox.md went up after dev0 deleted the note and
+    // dev2 made a new one at its path; the companion brought the edited note back beside it as
+    // a conflict copy (the same file). dev3 had deleted the note meanwhile: the copy was pulled
+    // as a file from elsewhere and stayed everywhere, a note both its deleters saw come back.
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    const NEW = '# New\n- L3 laptop\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userDelete('Inbox.md'),
+      ),
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userDelete('Inbox.md');
+    await laptop.engine.sync();
+    laptop.vault.userWrite('Inbox.md', NEW);
+    await laptop.engine.sync();
+    phone.vault.userWrite('Inbox.md', `${INBOX}- L2 phone\n~2\n`);
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(readdirSync(t.vault)).toEqual(['Inbox.md']);
+    expect(onDisk('Inbox.md')).toBe(NEW);
+    for (const device of [laptop, phone]) {
+      expect(device.vault.paths()).toEqual(['Inbox.md']);
+      expect(device.vault.text('Inbox.md')).toBe(NEW);
+    }
+  });
+
   it('a note moved onto a case variant of a deleted new note’s path keeps its own bytes', async () => {
     // seed 39000105 (37 ops): on Linux, a new note plan.md went up and met the companion's own
     // plan.md (a conflict copy); meanwhile the user deleted it and renamed Trip.md to Plan.md.
