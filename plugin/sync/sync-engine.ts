@@ -1264,6 +1264,7 @@ export class SyncEngine {
     sent: string,
     op?: SyncOp,
     copy?: { path: string; fileId: string; hash: string; placedBefore?: boolean },
+    again = false,
   ): Promise<void> {
     let current = record;
     const twin = await this.store.findByFileId(server.fileId);
@@ -1416,7 +1417,8 @@ export class SyncEngine {
     const bytes = await this.api.getBlob(server.hash);
     const written = await this.vault.write(current.path, bytes, { hash: sent });
     if (written === 'changed') {
-      if (copy !== undefined && (await this.vault.stat(current.path)) === null) {
+      const now = copy !== undefined ? await this.vault.stat(current.path) : undefined;
+      if (copy !== undefined && now === null) {
         // Deleted here just now: as above (the stat found it), the delete was of the copy.
         await this.deleteCopy(copy);
         const back = await this.vault.write(current.path, bytes, { absent: true });
@@ -1426,6 +1428,13 @@ export class SyncEngine {
           ]);
           return;
         }
+      } else if (copy !== undefined && !again) {
+        // Edited here just now (typed as the companion's version came): those edits continue
+        // the version that became the copy, as above (moved to it, or kept as a new file).
+        // Recorded as the companion's file based on `sent`, a note it never was, a new note's
+        // next commit would meet the companion's note again: a copy of nothing new.
+        await this.adopt(current, server, sent, op, copy, true);
+        return;
       }
       await this.store.update([{ ...known, base: sent }]);
       return;

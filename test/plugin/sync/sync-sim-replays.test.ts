@@ -843,6 +843,33 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('a new note edited as the companion’s version came, its copy edited too, stays new', async () => {
+    // seed 38000197 (75 ops): as above, but the note was edited while the companion's version
+    // was fetched, after the note was found unedited: the write found other bytes, and the note
+    // was recorded as the companion's file based on the version sent. Its next commit met the
+    // companion's note again: a conflict copy of nothing new.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith(`/blobs/${hashOf(SERVER)}`),
+        () => {
+          phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`);
+          const copy = phone.vault.paths().find((name) => name.includes('.conflict-')) as string;
+          phone.vault.userWrite(copy, `${phone.vault.text(copy) ?? ''}- L4 phone\n~4\n`);
+        },
+      ),
+    });
+    phone.vault.userWrite('Inbox.md', MINE);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expectNoCopyOfACopy(['L1 server', 'L2 phone', 'L3 phone', 'L4 phone']);
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    sameAsCompanion(phone);
+    // The edited note went up as a new note (a second copy), never as an edit of the companion's.
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toHaveLength(2);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
