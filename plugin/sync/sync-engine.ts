@@ -458,6 +458,13 @@ export class SyncEngine {
     }
     if (stat === null) {
       const stale = await this.store.getFile(change.path);
+      if (stale?.fileId && stale.fileId !== change.file_id) {
+        // As above: a record of another companion file whose file is gone here (deleted, its
+        // delete not committed yet). Written over, that delete would never be committed, and
+        // the deleted file would stay on the companion; this one waits until it is.
+        this.blocked(change.seq);
+        return;
+      }
       const bytes = await this.api.getBlob(change.hash);
       const written = await this.vault.write(change.path, bytes, { absent: true });
       if (written !== 'changed') {

@@ -870,6 +870,34 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.events.filter((event) => event.kind === 'conflict')).toHaveLength(2);
   });
 
+  it('a note moved and deleted here, a companion file arriving at its new path, stays deleted', async () => {
+    // seed 38000197 again (75 ops, once the fix above changed the run): dev1 moved a conflict
+    // copy to Ideas.md and deleted it; the pull brought another device's new Ideas.md before
+    // the delete was committed, and its record took the place of the deleted one's. The delete
+    // was never committed: the copy stayed on the companion, and never came back here.
+    const NOTE = '# Note\n- L1 server\n~1\n';
+    const IDEAS = '# Ideas\n- L2 laptop\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Note.md': NOTE } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    phone.vault.userRename('Note.md', 'Ideas.md');
+    phone.vault.userDelete('Ideas.md');
+    laptop.vault.userWrite('Ideas.md', IDEAS);
+    await laptop.engine.sync();
+    for (let round = 0; round < 2; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(readdirSync(t.vault)).toEqual(['Ideas.md']);
+    expect(onDisk('Ideas.md')).toBe(IDEAS);
+    for (const device of [laptop, phone]) {
+      expect(device.vault.paths()).toEqual(['Ideas.md']);
+      expect(device.vault.text('Ideas.md')).toBe(IDEAS);
+    }
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
