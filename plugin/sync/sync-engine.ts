@@ -1298,7 +1298,19 @@ export class SyncEngine {
       const moved = await this.applyRemoteMove({ ...record, syncedPath: record.path }, server.path);
       if (moved) current = moved;
     }
-    const stat = await this.statOwn(current);
+    let stat = await this.statOwn(current);
+    if (stat === null && this.renames.length > 0) {
+      // Moved here while this answer was applied (the copy placed, after the settle's renames
+      // were applied): the record follows the file first, else it looks deleted (its copy is
+      // deleted with it), and the companion's version written at its old path would take this
+      // record when the move is seen.
+      await this.applyLocalRenames();
+      const moved = await this.store.getFile(this.followMoves(current.path));
+      if (moved && moved.path !== current.path) {
+        current = moved;
+        stat = await this.statOwn(current);
+      }
+    }
     if (stat === null && copy !== undefined) {
       // Deleted here after its version went up and came back a conflict copy: what was
       // deleted is that version, the copy; the path's note (the companion's, never seen here)

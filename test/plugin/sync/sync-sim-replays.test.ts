@@ -898,6 +898,35 @@ describe('SyncEngine replays of simulation failures', () => {
     }
   });
 
+  it('a new note moved here as its conflict copy is written keeps its copy', async () => {
+    // seed 7500292 (70 ops): dev1's new daily note met dev2's (a conflict copy); the user moved
+    // it while the copy was written, after the settle had applied the moves seen. The note
+    // looked deleted: its copy was deleted, and the companion's version written at the path
+    // lost its record to the moved note when the move was seen, a copy of the copy later.
+    const SERVER = '# Daily\n- L1 server\n~1\n';
+    const MINE = '# Daily\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Daily.md': SERVER } });
+    const inner = new InjectTransport(() => t.app);
+    let committed = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          if (request.url.endsWith('/commit')) committed = true;
+          else if (committed && request.url.includes('/blobs/')) {
+            committed = false;
+            phone.vault.userRename('Daily.md', 'Inbox.md');
+          }
+          return inner.request(request);
+        },
+      },
+    });
+    phone.vault.userWrite('Daily.md', MINE);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expectNoCopyOfACopy(['L1 server', 'L2 phone']);
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toHaveLength(1);
+    sameAsCompanion(phone);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
