@@ -39,6 +39,8 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // record).
   [38000197, 'a false conflict copy of Projects/Plan.md'],
   [7500292, 'a copy of a copy of Inbox.conflict: a new note moved as its copy was written'],
+  // Not traced: failing before the fixes of 38000197 above, passing with them.
+  [7500231, 'a conflict copy of Notes/Meeting.md missing on a device'],
 ];
 
 const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
