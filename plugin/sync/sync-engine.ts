@@ -17,6 +17,7 @@ import type { Clock } from '../../shared/ports';
 import type { SyncChange, SyncOp, SyncOpResult } from '../../shared/protocol/sync';
 import type { SyncApi } from './sync-client';
 import { SyncRequestError } from './sync-client';
+import { withoutConflictKeys } from './conflict-copies';
 import { sha256Hex } from './sync-hash';
 import { WHOLE_VAULT } from './sync-scope';
 import type { SyncScope } from './sync-scope';
@@ -463,6 +464,13 @@ export class SyncEngine {
     }
     if (stat === null) {
       const stale = await this.store.getFile(change.path);
+      if (stale?.fileId && stale.fileId !== change.file_id) {
+        // As above: a record of another companion file whose file is gone here (deleted, its
+        // delete not committed yet). Written over, that delete would never be committed, and
+        // the deleted file would stay on the companion; this one waits until it is.
+        this.blocked(change.seq);
+        return;
+      }
       const bytes = await this.api.getBlob(change.hash);
       const written = await this.vault.write(change.path, bytes, { absent: true });
       if (written !== 'changed') {
@@ -1170,6 +1178,35 @@ export class SyncEngine {
       case 'conflict': {
         this.onEvent({ kind: 'conflict', path: result.path, copyPath: result.copy_path });
         if (record.fileId !== null && result.copy_file_id === record.fileId) {
+          if (
+            'hash' in op &&
+            (await this.statOwn(record)) === null &&
+            (await this.holdsOnly(result.copy_hash, sent))
+          ) {
+            // An edit of a note deleted elsewhere, deleted here too after it went up: the
+            // companion brought the note back as the copy (this very file), holding only what
+            // was sent. Recorded at the copy's name without a file, its delete is committed next
+            // (written back, it would look like an edit made elsewhere, winning over a delete);
+            // against the copy's bytes, it loses to any line added to the copy since. A copy
+            // with lines this device never sent (a rename's answer: the file as the companion
+            // had it, lines merged in) is not: its delete would drop them. It comes here.
+            await this.store.update(
+              [
+                {
+                  path: result.copy_path,
+                  fileId: result.copy_file_id,
+                  base: result.copy_hash,
+                  syncedPath: result.copy_path,
+                  localHash: result.copy_hash,
+                  size: 0,
+                  mtime: 0,
+                  seq: result.seq,
+                },
+              ],
+              record.path === result.copy_path ? [] : [record.path],
+            );
+            return;
+          }
           // A rename onto a path another file holds: the companion put this very file (its
           // file_id) at the copy's name instead. It moves there here too; the other file is
           // the other file, pulled like any.
@@ -1191,13 +1228,16 @@ export class SyncEngine {
             );
           return;
         }
+        // Placed already when this answer was applied before the app died (its commit resent):
+        // that record is the copy's, wherever the user moved it; a second one would stay forever.
+        const placedBefore = (await this.store.findByFileId(result.copy_file_id)) !== undefined;
         if (!('delete' in op) && (await this.statOwn(record)) === null) {
           // The file was deleted here after its version was sent: that version, now the copy,
           // is not written here; recorded without a file, the copy's delete is committed next.
           // Unless this answer placed the copy already (its commit resent after a crash): that
           // record is the copy's, wherever the user moved it; a second one would stay forever.
           await this.recordCopyGone(result);
-        } else {
+        } else if (!placedBefore) {
           await this.placeCopy(result.copy_path, result.copy_file_id, result.copy_hash, result.seq);
         }
         // The companion kept its own version at the path; this device's bytes are in the copy.
@@ -1206,7 +1246,12 @@ export class SyncEngine {
           { fileId: result.file_id, hash: result.hash, path: result.path, seq: result.seq },
           sent,
           op,
-          { path: result.copy_path, fileId: result.copy_file_id, hash: result.copy_hash },
+          {
+            path: result.copy_path,
+            fileId: result.copy_file_id,
+            hash: result.copy_hash,
+            placedBefore,
+          },
         );
         return;
       }
@@ -1297,7 +1342,8 @@ export class SyncEngine {
     server: { fileId: string; hash: string; path: string; seq: number },
     sent: string,
     op?: SyncOp,
-    copy?: { path: string; fileId: string; hash: string },
+    copy?: { path: string; fileId: string; hash: string; placedBefore?: boolean },
+    again = false,
   ): Promise<void> {
     let current = record;
     const twin = await this.store.findByFileId(server.fileId);
@@ -1324,12 +1370,27 @@ export class SyncEngine {
       const moved = await this.applyRemoteMove({ ...record, syncedPath: record.path }, server.path);
       if (moved) current = moved;
     }
-    const stat = await this.statOwn(current);
+    let stat = await this.statOwn(current);
+    if (stat === null && this.renames.length > 0) {
+      // Moved here while this answer was applied (the copy placed, after the settle's renames
+      // were applied): the record follows the file first, else it looks deleted (its copy is
+      // deleted with it), and the companion's version written at its old path would take this
+      // record when the move is seen.
+      await this.applyLocalRenames();
+      const moved = await this.store.getFile(this.followMoves(current.path));
+      if (moved && moved.path !== current.path) {
+        current = moved;
+        stat = await this.statOwn(current);
+      }
+    }
     if (stat === null && copy !== undefined) {
       // Deleted here after its version went up and came back a conflict copy: what was
       // deleted is that version, the copy; the path's note (the companion's, never seen here)
-      // comes back below. The copy's delete is committed by the next scan.
-      await this.deleteCopy(copy);
+      // comes back below. The copy's delete is committed by the next scan. Unless this answer
+      // was applied before the app died (the copy placed then): the path may have taken the
+      // companion's version before the delete, and the copy is then this device's only one.
+      // Both are kept (the companion's comes back below): a note back, never lines lost.
+      if (!copy.placedBefore) await this.deleteCopy(copy);
     } else if (stat === null && op !== undefined && !('delete' in op) && server.hash === sent) {
       // Deleted here after the op was sent, and the companion took it as sent: that delete is
       // committed next, against `sent`. (When lines from elsewhere were merged in, that delete
@@ -1447,7 +1508,8 @@ export class SyncEngine {
     const bytes = await this.api.getBlob(server.hash);
     const written = await this.vault.write(current.path, bytes, { hash: sent });
     if (written === 'changed') {
-      if (copy !== undefined && (await this.vault.stat(current.path)) === null) {
+      const now = copy !== undefined ? await this.vault.stat(current.path) : undefined;
+      if (copy !== undefined && now === null) {
         // Deleted here just now: as above (the stat found it), the delete was of the copy.
         await this.deleteCopy(copy);
         const back = await this.vault.write(current.path, bytes, { absent: true });
@@ -1457,6 +1519,13 @@ export class SyncEngine {
           ]);
           return;
         }
+      } else if (copy !== undefined && !again) {
+        // Edited here just now (typed as the companion's version came): those edits continue
+        // the version that became the copy, as above (moved to it, or kept as a new file).
+        // Recorded as the companion's file based on `sent`, a note it never was, a new note's
+        // next commit would meet the companion's note again: a copy of nothing new.
+        await this.adopt(current, server, sent, op, copy, true);
+        return;
       }
       await this.store.update([{ ...known, base: sent }]);
       return;
@@ -1490,6 +1559,19 @@ export class SyncEngine {
     await this.store.setSeq(0);
   }
 
+  /** Whether the copy `copyHash` is the version `sent` and only the keys a copy gets added. */
+  private async holdsOnly(copyHash: string, sent: string): Promise<boolean> {
+    if (copyHash === sent) return true;
+    const [copy, mine] = await Promise.all([this.api.getBlob(copyHash), this.api.getBlob(sent)]);
+    try {
+      const decode = (bytes: Uint8Array): string =>
+        new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      return withoutConflictKeys(decode(copy)) === decode(mine);
+    } catch {
+      return false; // not text: the companion adds nothing to such a copy
+    }
+  }
+
   /** Deletes the conflict copy here if it still has the companion's bytes (the scan commits it). */
   private async deleteCopy(copy: { fileId: string; hash: string }): Promise<void> {
     const copyRecord = await this.store.findByFileId(copy.fileId);
@@ -1501,7 +1583,6 @@ export class SyncEngine {
 
   /** Writes the conflict copy the companion made of this device's version. */
   private async placeCopy(path: string, fileId: string, hash: string, seq: number): Promise<void> {
-    if (await this.store.findByFileId(fileId)) return;
     const stat = await this.vault.stat(path);
     if (stat) {
       const existing = await this.store.getFile(stat.path);

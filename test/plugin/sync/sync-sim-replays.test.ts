@@ -853,6 +853,157 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(laptop);
   });
 
+  it('a note deleted after the app died as it took the companion’s version keeps its copy', async () => {
+    // Same crash window as seed 708963286: the companion's version was written at the path and
+    // the app killed before that was recorded; then, the app closed, the user moved the copy
+    // and deleted the note (the companion's version). Answered again, the deleted file was
+    // taken for this device's version and the copy, its only one, deleted with it.
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const phone = testDevice(t, 'Pixel 8');
+    const update = phone.store.update.bind(phone.store);
+    let killed = false;
+    phone.store.update = (put, remove) => {
+      if (!killed && put.some((record) => record.path === 'Trip.md' && record.fileId !== null)) {
+        killed = true;
+        return Promise.reject(new Error('killed'));
+      }
+      return update(put, remove);
+    };
+    phone.vault.userWrite('Trip.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Trip.md')).toBe(TRIP);
+    const copy = phone.vault.paths().find((path) => path.includes('.conflict-')) as string;
+    expect(phone.vault.text(copy)).toContain(MINE);
+    phone.restart();
+    phone.vault.userRename(copy, 'Mine.md');
+    phone.vault.userDelete('Trip.md');
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    const files = readdirSync(t.vault).sort();
+    expect(files.map((name) => onDisk(name)).join('')).toContain(MINE);
+    expect(phone.vault.paths()).toEqual(files);
+    for (const name of files) expect(phone.vault.text(name)).toBe(onDisk(name));
+  });
+
+  it('an edit of a note deleted elsewhere, deleted here as it went up, stays deleted', async () => {
+    // seed 35000166 (77 ops): dev3's edit of Inbox.md went up after dev0 deleted the note and
+    // dev2 made a new one at its path; the companion brought the edited note back beside it as
+    // a conflict copy (the same file). dev3 had deleted the note meanwhile: the copy was pulled
+    // as a file from elsewhere and stayed everywhere, a note both its deleters saw come back.
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    const NEW = '# New\n- L3 laptop\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userDelete('Inbox.md'),
+      ),
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userDelete('Inbox.md');
+    await laptop.engine.sync();
+    laptop.vault.userWrite('Inbox.md', NEW);
+    await laptop.engine.sync();
+    phone.vault.userWrite('Inbox.md', `${INBOX}- L2 phone\n~2\n`);
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(readdirSync(t.vault)).toEqual(['Inbox.md']);
+    expect(onDisk('Inbox.md')).toBe(NEW);
+    for (const device of [laptop, phone]) {
+      expect(device.vault.paths()).toEqual(['Inbox.md']);
+      expect(device.vault.text('Inbox.md')).toBe(NEW);
+    }
+  });
+
+  it('a new note edited as the companion’s version came, its copy edited too, stays new', async () => {
+    // seed 38000197 (75 ops): as above, but the note was edited while the companion's version
+    // was fetched, after the note was found unedited: the write found other bytes, and the note
+    // was recorded as the companion's file based on the version sent. Its next commit met the
+    // companion's note again: a conflict copy of nothing new.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith(`/blobs/${hashOf(SERVER)}`),
+        () => {
+          phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`);
+          const copy = phone.vault.paths().find((name) => name.includes('.conflict-')) as string;
+          phone.vault.userWrite(copy, `${phone.vault.text(copy) ?? ''}- L4 phone\n~4\n`);
+        },
+      ),
+    });
+    phone.vault.userWrite('Inbox.md', MINE);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expectNoCopyOfACopy(['L1 server', 'L2 phone', 'L3 phone', 'L4 phone']);
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    sameAsCompanion(phone);
+    // The edited note went up as a new note (a second copy), never as an edit of the companion's.
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toHaveLength(2);
+  });
+
+  it('a note moved and deleted here, a companion file arriving at its new path, stays deleted', async () => {
+    // seed 38000197 again (75 ops, once the fix above changed the run): dev1 moved a conflict
+    // copy to Ideas.md and deleted it; the pull brought another device's new Ideas.md before
+    // the delete was committed, and its record took the place of the deleted one's. The delete
+    // was never committed: the copy stayed on the companion, and never came back here.
+    const NOTE = '# Note\n- L1 server\n~1\n';
+    const IDEAS = '# Ideas\n- L2 laptop\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Note.md': NOTE } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    phone.vault.userRename('Note.md', 'Ideas.md');
+    phone.vault.userDelete('Ideas.md');
+    laptop.vault.userWrite('Ideas.md', IDEAS);
+    await laptop.engine.sync();
+    for (let round = 0; round < 2; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(readdirSync(t.vault)).toEqual(['Ideas.md']);
+    expect(onDisk('Ideas.md')).toBe(IDEAS);
+    for (const device of [laptop, phone]) {
+      expect(device.vault.paths()).toEqual(['Ideas.md']);
+      expect(device.vault.text('Ideas.md')).toBe(IDEAS);
+    }
+  });
+
+  it('a new note moved here as its conflict copy is written keeps its copy', async () => {
+    // seed 7500292 (70 ops): dev1's new daily note met dev2's (a conflict copy); the user moved
+    // it while the copy was written, after the settle had applied the moves seen. The note
+    // looked deleted: its copy was deleted, and the companion's version written at the path
+    // lost its record to the moved note when the move was seen, a copy of the copy later.
+    const SERVER = '# Daily\n- L1 server\n~1\n';
+    const MINE = '# Daily\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Daily.md': SERVER } });
+    const inner = new InjectTransport(() => t.app);
+    let committed = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          if (request.url.endsWith('/commit')) committed = true;
+          else if (committed && request.url.includes('/blobs/')) {
+            committed = false;
+            phone.vault.userRename('Daily.md', 'Inbox.md');
+          }
+          return inner.request(request);
+        },
+      },
+    });
+    phone.vault.userWrite('Daily.md', MINE);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expectNoCopyOfACopy(['L1 server', 'L2 phone']);
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toHaveLength(1);
+    sameAsCompanion(phone);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
