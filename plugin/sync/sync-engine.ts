@@ -1357,13 +1357,16 @@ export class SyncEngine {
         // its bytes as a new file, the companion's kept out of its path until it is committed
         // (merged, or kept twice). Recorded as the companion's file based on `sent`, a note it
         // never was, its next commit would meet the companion's note again: a copy of the copy.
+        // It keeps the companion's note out: remembered by the note's journal entry (the pull
+        // that met this file recorded it), not this answer's, the copy's, which comes after it:
+        // pulled again from there if this file goes, the note would never come.
         await this.store.update([
           {
             ...fingerprint(current, local),
             fileId: null,
             base: null,
             syncedPath: null,
-            shadowedSeq: server.seq,
+            shadowedSeq: Math.min(current.shadowedSeq ?? server.seq, server.seq),
           },
         ]);
         this.touched.add(current.path);

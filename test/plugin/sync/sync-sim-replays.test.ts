@@ -776,6 +776,52 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('a new note kept as new after its conflict answer, then deleted, lets the companion’s note in', async () => {
+    // seed 8100018 (30 ops): a new note here kept the companion's note at its path out, met it
+    // at commit (a conflict copy), was edited meanwhile and so was the copy: the note stayed a
+    // new file, its record now saying it kept out the copy's journal entry, not the companion's
+    // note's. Deleted, it rewound the pull to just before the copy: the note never came.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const inner = new InjectTransport(() => t.app);
+    let commits = 0;
+    let dropUploads = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          if (request.url.endsWith('/commit') && ++commits === 1) {
+            phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`);
+          }
+          if (dropUploads && request.method === 'PUT') {
+            return Promise.reject(new Error('connection reset'));
+          }
+          return inner.request(request);
+        },
+      },
+    });
+    const write = phone.vault.write.bind(phone.vault);
+    phone.vault.write = (path, bytes, expect) => {
+      if (!dropUploads && path.includes('.conflict-') && 'hash' in expect) {
+        // The user edits the copy just before the note's edits would move there.
+        dropUploads = true;
+        phone.vault.userWrite(path, `${phone.vault.text(path) ?? ''}- L4 phone\n~4\n`);
+      }
+      return write(path, bytes, expect);
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow();
+    expect(phone.vault.text('Inbox.md')).toBe(`${MINE}- L3 phone\n~3\n`);
+    phone.restart();
+    phone.vault.userDelete('Inbox.md');
+    dropUploads = false;
+    phone.vault.write = write;
+    for (let round = 0; round < 2; round++) await phone.engine.sync();
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    expect(phone.vault.text('Inbox.md')).toBe(SERVER);
+    sameAsCompanion(phone);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.

@@ -16,6 +16,7 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [38000032, 'a false conflict copy: edits moved to a copy, the app died, answered again'],
   [7300050, 'no lost lines: a note took the companion’s version, the app died, then edited'],
   [38000279, 'a copy of a copy: a new note and its copy both edited as the answer came'],
+  [8100018, 'a file missing on a device (inbox.md): a new note kept it out, then deleted'],
   // Not traced one by one: failing before the fix of 38000279 above, passing with it.
   [39000200, 'a false conflict copy of Log.md'],
   [34000151, 'a false conflict copy of Shopping.md'],
