@@ -457,6 +457,14 @@ export class SyncEngine {
     }
     if (stat === null) {
       const stale = await this.store.getFile(change.path);
+      if (stale?.fileId && !stale.notDownloaded) {
+        // The record of another companion file whose file is gone here (deleted, or a new file
+        // it followed by a rename was): its delete is committed by the scan, and the companion's
+        // file waits until then. Written over the record now, that file would be forgotten
+        // here, never deleted on the companion nor downloaded again.
+        this.blocked(change.seq);
+        return;
+      }
       const bytes = await this.api.getBlob(change.hash);
       const written = await this.vault.write(change.path, bytes, { absent: true });
       if (written !== 'changed') {

@@ -822,6 +822,28 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('a companion note written where a deleted note’s record moved keeps that delete', async () => {
+    // seed 8100452 (67 ops): a note deleted here (its delete not yet committed) left its record
+    // at its path; a new note made there was renamed to Trip.md, taking that record along, and
+    // deleted too. The companion's new Trip.md was written over the record: the deleted note
+    // was forgotten here, never deleted on the companion nor downloaded again.
+    const SHOPPING = '# Shopping\n- L1 server\n~1\n';
+    const TRIP = '# Trip\n- L3 server\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Shopping.md': SHOPPING } });
+    const phone = testDevice(t, 'Pixel 8');
+    await phone.engine.sync();
+    phone.vault.userDelete('Shopping.md');
+    phone.vault.userWrite('Shopping.md', '# Mine\n- L2 phone\n~2\n');
+    phone.vault.userRename('Shopping.md', 'Trip.md');
+    phone.vault.userDelete('Trip.md');
+    t.write('Trip.md', TRIP);
+    await t.sync.journal.rescan();
+    for (let round = 0; round < 2; round++) await phone.engine.sync();
+    expect(onDisk('Trip.md')).toBe(TRIP);
+    expect(phone.vault.text('Trip.md')).toBe(TRIP);
+    sameAsCompanion(phone);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.

@@ -17,6 +17,7 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [7300050, 'no lost lines: a note took the companion’s version, the app died, then edited'],
   [38000279, 'a copy of a copy: a new note and its copy both edited as the answer came'],
   [8100018, 'a file missing on a device (inbox.md): a new note kept it out, then deleted'],
+  [8100452, 'a file missing on a device (Shopping.md): a deleted note’s record written over'],
   // Not traced one by one: failing before the fix of 38000279 above, passing with it.
   [39000200, 'a false conflict copy of Log.md'],
   [34000151, 'a false conflict copy of Shopping.md'],
