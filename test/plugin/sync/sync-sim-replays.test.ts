@@ -844,6 +844,41 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('a conflict copy deleted here before the edits moved into it went up stays deleted', async () => {
+    // seed 8100854 (63 ops): lines typed while the device's new note went up and came back a
+    // conflict moved to the copy, recorded against the version sent (the copy is that version
+    // with the companion's conflict front matter). The user deleted the copy before that edit
+    // was committed: its delete, against the version sent, lost to the "newer" copy (newer only
+    // by the companion's own front matter), and the copy came back.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`),
+      ),
+    });
+    const write = phone.vault.write.bind(phone.vault);
+    let deleted = false;
+    phone.vault.write = async (path, bytes, expect) => {
+      const outcome = await write(path, bytes, expect);
+      if (!deleted && path === 'Inbox.md' && 'hash' in expect) {
+        // The user deletes the copy just after the note took the companion's version.
+        deleted = true;
+        const copy = phone.vault.paths().find((name) => name.includes('.conflict-')) as string;
+        phone.vault.userDelete(copy);
+      }
+      return outcome;
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(deleted).toBe(true);
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    sameAsCompanion(phone);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
