@@ -1176,6 +1176,18 @@ export class SyncEngine {
           await this.store.update([], [record.path]);
           return;
         }
+        if ('delete' in op && (await this.madeSinceDelete(record))) {
+          // The delete lost (an edit elsewhere kept the file), and a file was made here at its
+          // path since the delete went up: a new note, not the kept one. Taken for the kept file,
+          // it would be moved to the companion's path and committed as an edit of it, dropping
+          // its lines. The record goes (the scan finds the file as new, or as a moved one), and
+          // the pull goes back before the kept file's entry, so it comes like a file from
+          // elsewhere (kept out of this path while the new note is there).
+          await this.store.update([], [record.path]);
+          this.blocked(result.seq);
+          if ((await this.store.getSeq()) > result.seq - 1) await this.store.setSeq(result.seq - 1);
+          return;
+        }
         await this.adopt(
           record,
           { fileId: result.file_id, hash: result.hash, path: result.path, seq: result.seq },
@@ -1429,6 +1441,14 @@ export class SyncEngine {
       })),
     );
     await this.store.setSeq(0);
+  }
+
+  /** True when a file other than the deleted one is at the path of `record` (made after it). */
+  private async madeSinceDelete(record: SyncFileRecord): Promise<boolean> {
+    const stat = await this.statOwn(record);
+    if (stat === null) return false;
+    const local = await this.localState(record, stat);
+    return local.hash !== record.base;
   }
 
   /** Deletes the conflict copy here if it still has the companion's bytes (the scan commits it). */

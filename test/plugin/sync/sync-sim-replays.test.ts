@@ -879,6 +879,41 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('a new note made where a deleted one was, as that delete lost, stays a new note', async () => {
+    // seed 8100832 (74 ops): Inbox.md was deleted here while another device renamed it to
+    // Ideas.md and edited it; before the delete went up the user made a new Inbox.md. The
+    // delete lost (kept), and the new note was taken for the kept file: moved to Ideas.md and
+    // committed as an edit of it, a conflict copy of two notes that never overlapped.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    const IDEAS = `${INBOX}- L2 laptop\n~2\n`;
+    const MINE = '# Mine\n- L3 phone\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX, ...others } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Inbox.md', MINE),
+      ),
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userRename('Inbox.md', 'Ideas.md');
+    laptop.vault.userWrite('Ideas.md', IDEAS);
+    await laptop.engine.sync();
+    await laptop.engine.sync();
+    phone.vault.userDelete('Inbox.md');
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    await laptop.engine.sync();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
+    expect(onDisk('Ideas.md')).toBe(IDEAS);
+    expect(onDisk('Inbox.md')).toBe(MINE);
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
