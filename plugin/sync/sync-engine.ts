@@ -1248,6 +1248,7 @@ export class SyncEngine {
     sent: string,
     op?: SyncOp,
     copy?: { path: string; fileId: string; hash: string },
+    retries = 0,
   ): Promise<void> {
     let current = record;
     const twin = await this.store.findByFileId(server.fileId);
@@ -1400,6 +1401,13 @@ export class SyncEngine {
     const bytes = await this.api.getBlob(server.hash);
     const written = await this.vault.write(current.path, bytes, { hash: sent });
     if (written === 'changed') {
+      if (copy !== undefined && retries < 3 && (await this.vault.stat(current.path)) !== null) {
+        // Typed in just now: those edits continue `sent`, the copy's, as above. Recorded as the
+        // companion's file based on `sent`, a version it never had, they would be merged into
+        // the companion's note (or meet it again: a copy of the copy).
+        await this.adopt(current, server, sent, op, copy, retries + 1);
+        return;
+      }
       if (copy !== undefined && (await this.vault.stat(current.path)) === null) {
         // Deleted here just now: as above (the stat found it), the delete was of the copy.
         await this.deleteCopy(copy);

@@ -914,6 +914,34 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(laptop);
   });
 
+  it('lines typed as the companion’s version is written over a conflicted note go to the copy', async () => {
+    // seed 8100889 (72 ops): a new note met the companion's at its path (a conflict copy); the
+    // user typed in it just as the companion's version was about to be written there. The
+    // write found the note changed, and the note was recorded as the companion's file based on
+    // the version sent, a version that file never had: its next commit made another copy.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8');
+    const write = phone.vault.write.bind(phone.vault);
+    let typed = false;
+    phone.vault.write = (path, bytes, expect) => {
+      if (!typed && path === 'Inbox.md' && 'hash' in expect) {
+        typed = true;
+        phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`);
+      }
+      return write(path, bytes, expect);
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(typed).toBe(true);
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    expect(onDisk(copies[0] as string)).toContain('- L2 phone\n~2\n- L3 phone\n~3\n');
+    sameAsCompanion(phone);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
