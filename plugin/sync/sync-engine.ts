@@ -1104,12 +1104,9 @@ export class SyncEngine {
     // the file looks deleted here (and its conflict copy, holding its lines, would be deleted).
     await this.applyLocalRenames();
     // The record may have moved since the op was built (a rename applied meanwhile).
-    // Never another companion file's record that took its path since (a new note here met the
-    // companion's at a case variant of it): this op's answer is not that file's.
-    const atPath = await this.store.getFile(this.followMoves(item.record.path));
     const record =
       (item.record.fileId ? await this.store.findByFileId(item.record.fileId) : undefined) ??
-      (atPath && (!atPath.fileId || !item.record.fileId) ? atPath : undefined) ??
+      (await this.store.getFile(this.followMoves(item.record.path))) ??
       item.record;
     switch (result.status) {
       case 'held':
@@ -1179,16 +1176,14 @@ export class SyncEngine {
           await this.store.update([], [record.path]);
           return;
         }
-        if ('delete' in op && (await this.notDeletedHere(record))) {
+        if ('delete' in op && (await this.madeSinceDelete(record))) {
           // The delete lost (an edit elsewhere kept the file), and a file was made here at its
           // path since the delete went up: a new note, not the kept one. Taken for the kept file,
           // it would be moved to the companion's path and committed as an edit of it, dropping
-          // its lines (or, when another file's record holds the path now, that file moved away).
-          // The record goes (the scan finds the file as new, or as a moved one), and the pull
-          // goes back before the kept file's entry, so it comes like a file from elsewhere (kept
-          // out of this path while the new note is there).
-          const there = await this.store.getFile(record.path);
-          if (there?.fileId === record.fileId) await this.store.update([], [record.path]);
+          // its lines. The record goes (the scan finds the file as new, or as a moved one), and
+          // the pull goes back before the kept file's entry, so it comes like a file from
+          // elsewhere (kept out of this path while the new note is there).
+          await this.store.update([], [record.path]);
           this.blocked(result.seq);
           if ((await this.store.getSeq()) > result.seq - 1) await this.store.setSeq(result.seq - 1);
           return;
@@ -1456,13 +1451,8 @@ export class SyncEngine {
     await this.store.setSeq(0);
   }
 
-  /**
-   * True when the path of a deleted file's `record` holds another file now (made after the
-   * delete went up) or another companion file's record (this one's is gone).
-   */
-  private async notDeletedHere(record: SyncFileRecord): Promise<boolean> {
-    const there = await this.store.getFile(record.path);
-    if (there !== undefined && there.fileId !== record.fileId) return true;
+  /** True when a file other than the deleted one is at the path of `record` (made after it). */
+  private async madeSinceDelete(record: SyncFileRecord): Promise<boolean> {
     const stat = await this.statOwn(record);
     if (stat === null) return false;
     const local = await this.localState(record, stat);

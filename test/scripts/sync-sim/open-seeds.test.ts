@@ -24,8 +24,6 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [8100854, 'a conflict copy back: deleted against the version sent, before edits moved in'],
   [8100832, 'a false conflict copy of Ideas.md: a new note where a kept delete’s file was'],
   [8100889, 'a false conflict copy of Log.md: typed in as the companion’s version came'],
-  // No replay test of its own yet: the settle took another file's record found at the path.
-  [7700226, 'a file missing on a device (inbox.md): moved by a kept delete’s answer'],
   // Not traced one by one: failing before the fix of 38000279 above, passing with it.
   [39000200, 'a false conflict copy of Log.md'],
   [34000151, 'a false conflict copy of Shopping.md'],
