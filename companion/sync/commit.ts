@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../shared/ports';
 import { insertsInto, mergeLines } from '../../shared/markdown/merge-lines';
 import { mergeNote } from '../../shared/markdown/merge-note';
-import { updateFrontMatter } from '../../shared/markdown/front-matter';
+import { parseFrontMatter, updateFrontMatter } from '../../shared/markdown/front-matter';
 import type { AuditClient } from '../../shared/protocol/audit';
 import { SYNC_SERVER_DEVICE } from '../../shared/protocol/sync';
 import type {
@@ -561,7 +561,7 @@ export class SyncCommitter {
     await this.options.journal.catchUp(known.path);
     const file = this.store.file(op.file_id) as SyncFileRow;
     if (file.deleted === 1) return state('accepted', file);
-    if (op.base !== file.hash) {
+    if (op.base !== file.hash && !(await this.isCopyMarkingOf(file, op.base))) {
       // The device deleted an older version: the newer edit wins, the file stays.
       return state('merged', file, { kept: true });
     }
@@ -583,6 +583,29 @@ export class SyncCommitter {
       },
     ]);
     return state('accepted', this.store.file(file.file_id) as SyncFileRow);
+  }
+
+  /**
+   * True when `file` is a conflict copy whose bytes are `base` with only the front matter the
+   * companion marked the copy with: a device that moved edits into the copy commits them
+   * against `base`, its own version, so its delete of the copy names that version. That is no
+   * older version, the copy has no edit of anyone's: the delete wins.
+   */
+  private async isCopyMarkingOf(file: SyncFileRow, base: string): Promise<boolean> {
+    const { blobs } = this.options;
+    if (!isMarkdown(file.path) || !blobs.has(base) || !blobs.has(file.hash)) return false;
+    const copy = decodeUtf8(await blobs.readBytes(file.hash));
+    const sent = decodeUtf8(await blobs.readBytes(base));
+    if (copy === null || sent === null) return false;
+    const parsed = parseFrontMatter(copy);
+    if (!parsed.ok) return false;
+    const { conflict_of: conflictOf, conflict_device: conflictDevice } = parsed.data;
+    if (typeof conflictOf !== 'string' || typeof conflictDevice !== 'string') return false;
+    const marked = updateFrontMatter(sent, {
+      conflict_of: conflictOf,
+      conflict_device: conflictDevice,
+    });
+    return marked.ok && marked.text === copy;
   }
 
   // --- rename -----------------------------------------------------------------------------

@@ -464,10 +464,11 @@ export class SyncEngine {
     }
     if (stat === null) {
       const stale = await this.store.getFile(change.path);
-      if (stale?.fileId && stale.fileId !== change.file_id) {
-        // As above: a record of another companion file whose file is gone here (deleted, its
-        // delete not committed yet). Written over, that delete would never be committed, and
-        // the deleted file would stay on the companion; this one waits until it is.
+      if (stale?.fileId && stale.fileId !== change.file_id && !stale.notDownloaded) {
+        // As above: the record of another companion file whose file is gone here (deleted, or a
+        // new file it followed by a rename was; not one kept on the companion), its delete not
+        // committed yet. Written over, that file would be forgotten here, never deleted on the
+        // companion nor downloaded again; this one waits until the scan commits that delete.
         this.blocked(change.seq);
         return;
       }
@@ -1261,6 +1262,18 @@ export class SyncEngine {
           await this.store.update([], [record.path]);
           return;
         }
+        if ('delete' in op && (await this.madeSinceDelete(record))) {
+          // The delete lost (an edit elsewhere kept the file), and a file was made here at its
+          // path since the delete went up: a new note, not the kept one. Taken for the kept file,
+          // it would be moved to the companion's path and committed as an edit of it, dropping
+          // its lines. The record goes (the scan finds the file as new, or as a moved one), and
+          // the pull goes back before the kept file's entry, so it comes like a file from
+          // elsewhere (kept out of this path while the new note is there).
+          await this.store.update([], [record.path]);
+          this.blocked(result.seq);
+          if ((await this.store.getSeq()) > result.seq - 1) await this.store.setSeq(result.seq - 1);
+          return;
+        }
         await this.adopt(
           record,
           { fileId: result.file_id, hash: result.hash, path: result.path, seq: result.seq },
@@ -1343,7 +1356,7 @@ export class SyncEngine {
     sent: string,
     op?: SyncOp,
     copy?: { path: string; fileId: string; hash: string; placedBefore?: boolean },
-    again = false,
+    retries = 0,
   ): Promise<void> {
     let current = record;
     const twin = await this.store.findByFileId(server.fileId);
@@ -1488,13 +1501,16 @@ export class SyncEngine {
         // its bytes as a new file, the companion's kept out of its path until it is committed
         // (merged, or kept twice). Recorded as the companion's file based on `sent`, a note it
         // never was, its next commit would meet the companion's note again: a copy of the copy.
+        // It keeps the companion's note out: remembered by the note's journal entry (the pull
+        // that met this file recorded it), not this answer's, the copy's, which comes after it:
+        // pulled again from there if this file goes, the note would never come.
         await this.store.update([
           {
             ...fingerprint(current, local),
             fileId: null,
             base: null,
             syncedPath: null,
-            shadowedSeq: server.seq,
+            shadowedSeq: Math.min(current.shadowedSeq ?? server.seq, server.seq),
           },
         ]);
         this.touched.add(current.path);
@@ -1519,12 +1535,13 @@ export class SyncEngine {
           ]);
           return;
         }
-      } else if (copy !== undefined && !again) {
+      } else if (copy !== undefined && retries < 3) {
         // Edited here just now (typed as the companion's version came): those edits continue
         // the version that became the copy, as above (moved to it, or kept as a new file).
         // Recorded as the companion's file based on `sent`, a note it never was, a new note's
-        // next commit would meet the companion's note again: a copy of nothing new.
-        await this.adopt(current, server, sent, op, copy, true);
+        // next commit would meet the companion's note again: a copy of nothing new. (A few
+        // rounds at most: the user may type again as each one writes.)
+        await this.adopt(current, server, sent, op, copy, retries + 1);
         return;
       }
       await this.store.update([{ ...known, base: sent }]);
@@ -1570,6 +1587,14 @@ export class SyncEngine {
     } catch {
       return false; // not text: the companion adds nothing to such a copy
     }
+  }
+
+  /** True when a file other than the deleted one is at the path of `record` (made after it). */
+  private async madeSinceDelete(record: SyncFileRecord): Promise<boolean> {
+    const stat = await this.statOwn(record);
+    if (stat === null) return false;
+    const local = await this.localState(record, stat);
+    return local.hash !== record.base;
   }
 
   /** Deletes the conflict copy here if it still has the companion's bytes (the scan commits it). */

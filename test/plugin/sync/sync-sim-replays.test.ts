@@ -1004,6 +1004,172 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('a new note kept as new after its conflict answer, then deleted, lets the companion’s note in', async () => {
+    // seed 8100018 (30 ops): a new note here kept the companion's note at its path out, met it
+    // at commit (a conflict copy), was edited meanwhile and so was the copy: the note stayed a
+    // new file, its record now saying it kept out the copy's journal entry, not the companion's
+    // note's. Deleted, it rewound the pull to just before the copy: the note never came.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const inner = new InjectTransport(() => t.app);
+    let commits = 0;
+    let dropUploads = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          if (request.url.endsWith('/commit') && ++commits === 1) {
+            phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`);
+          }
+          if (dropUploads && request.method === 'PUT') {
+            return Promise.reject(new Error('connection reset'));
+          }
+          return inner.request(request);
+        },
+      },
+    });
+    const write = phone.vault.write.bind(phone.vault);
+    phone.vault.write = (path, bytes, expect) => {
+      if (!dropUploads && path.includes('.conflict-') && 'hash' in expect) {
+        // The user edits the copy just before the note's edits would move there.
+        dropUploads = true;
+        phone.vault.userWrite(path, `${phone.vault.text(path) ?? ''}- L4 phone\n~4\n`);
+      }
+      return write(path, bytes, expect);
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow();
+    expect(phone.vault.text('Inbox.md')).toBe(`${MINE}- L3 phone\n~3\n`);
+    phone.restart();
+    phone.vault.userDelete('Inbox.md');
+    dropUploads = false;
+    phone.vault.write = write;
+    for (let round = 0; round < 2; round++) await phone.engine.sync();
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    expect(phone.vault.text('Inbox.md')).toBe(SERVER);
+    sameAsCompanion(phone);
+  });
+
+  it('a companion note written where a deleted note’s record moved keeps that delete', async () => {
+    // seed 8100452 (67 ops): a note deleted here (its delete not yet committed) left its record
+    // at its path; a new note made there was renamed to Trip.md, taking that record along, and
+    // deleted too. The companion's new Trip.md was written over the record: the deleted note
+    // was forgotten here, never deleted on the companion nor downloaded again.
+    const SHOPPING = '# Shopping\n- L1 server\n~1\n';
+    const TRIP = '# Trip\n- L3 server\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Shopping.md': SHOPPING } });
+    const phone = testDevice(t, 'Pixel 8');
+    await phone.engine.sync();
+    phone.vault.userDelete('Shopping.md');
+    phone.vault.userWrite('Shopping.md', '# Mine\n- L2 phone\n~2\n');
+    phone.vault.userRename('Shopping.md', 'Trip.md');
+    phone.vault.userDelete('Trip.md');
+    t.write('Trip.md', TRIP);
+    await t.sync.journal.rescan();
+    for (let round = 0; round < 2; round++) await phone.engine.sync();
+    expect(onDisk('Trip.md')).toBe(TRIP);
+    expect(phone.vault.text('Trip.md')).toBe(TRIP);
+    sameAsCompanion(phone);
+  });
+
+  it('a conflict copy deleted here before the edits moved into it went up stays deleted', async () => {
+    // seed 8100854 (63 ops): lines typed while the device's new note went up and came back a
+    // conflict moved to the copy, recorded against the version sent (the copy is that version
+    // with the companion's conflict front matter). The user deleted the copy before that edit
+    // was committed: its delete, against the version sent, lost to the "newer" copy (newer only
+    // by the companion's own front matter), and the copy came back.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`),
+      ),
+    });
+    const write = phone.vault.write.bind(phone.vault);
+    let deleted = false;
+    phone.vault.write = async (path, bytes, expect) => {
+      const outcome = await write(path, bytes, expect);
+      if (!deleted && path === 'Inbox.md' && 'hash' in expect) {
+        // The user deletes the copy just after the note took the companion's version.
+        deleted = true;
+        const copy = phone.vault.paths().find((name) => name.includes('.conflict-')) as string;
+        phone.vault.userDelete(copy);
+      }
+      return outcome;
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(deleted).toBe(true);
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    sameAsCompanion(phone);
+  });
+
+  it('a new note made where a deleted one was, as that delete lost, stays a new note', async () => {
+    // seed 8100832 (74 ops): Inbox.md was deleted here while another device renamed it to
+    // Ideas.md and edited it; before the delete went up the user made a new Inbox.md. The
+    // delete lost (kept), and the new note was taken for the kept file: moved to Ideas.md and
+    // committed as an edit of it, a conflict copy of two notes that never overlapped.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    const IDEAS = `${INBOX}- L2 laptop\n~2\n`;
+    const MINE = '# Mine\n- L3 phone\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX, ...others } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userWrite('Inbox.md', MINE),
+      ),
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userRename('Inbox.md', 'Ideas.md');
+    laptop.vault.userWrite('Ideas.md', IDEAS);
+    await laptop.engine.sync();
+    await laptop.engine.sync();
+    phone.vault.userDelete('Inbox.md');
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    await laptop.engine.sync();
+    expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
+    expect(onDisk('Ideas.md')).toBe(IDEAS);
+    expect(onDisk('Inbox.md')).toBe(MINE);
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
+
+  it('lines typed as the companion’s version is written over a conflicted note go to the copy', async () => {
+    // seed 8100889 (72 ops): a new note met the companion's at its path (a conflict copy); the
+    // user typed in it just as the companion's version was about to be written there. The
+    // write found the note changed, and the note was recorded as the companion's file based on
+    // the version sent, a version that file never had: its next commit made another copy.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
+    const phone = testDevice(t, 'Pixel 8');
+    const write = phone.vault.write.bind(phone.vault);
+    let typed = false;
+    phone.vault.write = (path, bytes, expect) => {
+      if (!typed && path === 'Inbox.md' && 'hash' in expect) {
+        typed = true;
+        phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`);
+      }
+      return write(path, bytes, expect);
+    };
+    phone.vault.userWrite('Inbox.md', MINE);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(typed).toBe(true);
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk('Inbox.md')).toBe(SERVER);
+    expect(onDisk(copies[0] as string)).toContain('- L2 phone\n~2\n- L3 phone\n~3\n');
+    sameAsCompanion(phone);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.

@@ -16,6 +16,14 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [38000032, 'a false conflict copy: edits moved to a copy, the app died, answered again'],
   [7300050, 'no lost lines: a note took the companion’s version, the app died, then edited'],
   [38000279, 'a copy of a copy: a new note and its copy both edited as the answer came'],
+  [8100018, 'a file missing on a device (inbox.md): a new note kept it out, then deleted'],
+  [8100452, 'a file missing on a device (Shopping.md): a deleted note’s record written over'],
+  // The same mechanism (traced): a companion note written over a deleted note's record.
+  [8100579, 'a file missing on a device (Log.md): renamed, deleted, its path’s record reused'],
+  [8100032, 'a note back (projects/plan.md): its record written over by an older note'],
+  [8100854, 'a conflict copy back: deleted against the version sent, before edits moved in'],
+  [8100832, 'a false conflict copy of Ideas.md: a new note where a kept delete’s file was'],
+  [8100889, 'a false conflict copy of Log.md: typed in as the companion’s version came'],
   // Not traced one by one: failing before the fix of 38000279 above, passing with it.
   [39000200, 'a false conflict copy of Log.md'],
   [34000151, 'a false conflict copy of Shopping.md'],
