@@ -58,14 +58,14 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [7500292, 'a copy of a copy of Inbox.conflict: a new note moved as its copy was written'],
   // Not traced: failing before the fixes of 38000197 above, passing with them.
   [7500231, 'a conflict copy of Notes/Meeting.md missing on a device'],
-];
-
-const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
-  // Found by the sweep after the fix above (passing before it: the generator shift); neither
-  // of that fix's branches runs in it. Not traced: on Linux a new trip.md met the companion's
-  // Trip.md (a copy), the copy and then the note were deleted, and Trip.md is missing on dev1.
+  // Failing between two fixes of this round, passing since the last merge (a generator shift):
+  // its failure (on Linux a new trip.md met the companion's Trip.md as a copy, the copy and then
+  // the note were deleted, and Trip.md was missing on dev1) was not traced, so it may be open.
   [42000003, 'Trip.md missing on a device'],
 ];
+
+/** None known: a seed found failing goes here, as an `it.fails`, until it is fixed. */
+const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
   // One companion app for every run, as `npm run sync-sim` does (building it takes longer than
