@@ -400,7 +400,11 @@ export class SyncEngine {
       // In stretches whose downloads come in one batch request each: a first sync of 10,000
       // small notes is some 40 requests instead of 10,000 (docs/sync.md "Performance").
       for (let start = 0; start < page.changes.length;) {
-        const end = await this.fetchAhead(page.changes, start);
+        // One blob a request: no looking ahead (nor its state reads) at all.
+        const end =
+          this.blobsPerBatch === 1
+            ? page.changes.length
+            : await this.fetchAhead(page.changes, start);
         try {
           for (const change of page.changes.slice(start, end)) {
             listed?.add(change.file_id);
