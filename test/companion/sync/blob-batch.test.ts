@@ -87,6 +87,16 @@ describe('POST /api/v1/sync/blobs/batch', () => {
     });
   });
 
+  it('is a read: the audit log of writes has the upload, not the batch', async () => {
+    t = await buildSyncTestApp();
+    const good = await t.upload('a');
+    expect((await batch({ hashes: [good] })).statusCode).toBe(200);
+    const actions = t.db.prepare('SELECT action FROM audit_log ORDER BY id').all() as {
+      action: string;
+    }[];
+    expect(actions.map((row) => row.action)).toEqual(['sync.blob']);
+  });
+
   it('needs the sync scope', async () => {
     t = await buildSyncTestApp();
     const good = await t.upload('a');
