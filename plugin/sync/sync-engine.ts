@@ -81,6 +81,13 @@ export interface SyncEngineOptions {
   readonly downloadLimitBytes?: number | null;
 }
 
+/**
+ * Bytes per `POST blobs/batch` (the protocol allows SYNC_BLOB_BATCH_MAX_BYTES): small notes fill
+ * a batch's 256 hashes long before this; kept well under the protocol's limit so one answer
+ * arrives within the plugin's request timeout (60 s) on a slow phone connection too.
+ */
+const BATCH_BYTES = Math.min(SYNC_BLOB_BATCH_MAX_BYTES, 2 * 1024 * 1024);
+
 /** Commit rounds per pass: a rename and an edit of one file take two. */
 const MAX_COMMIT_ROUNDS = 3;
 
@@ -141,7 +148,7 @@ export class SyncEngine {
   private readonly heldFileIds = new Set<string>();
   /**
    * Bytes fetched ahead (`POST blobs/batch`) for the stretch of a pulled page being applied;
-   * emptied after it, so at most one batch (SYNC_BLOB_BATCH_MAX_BYTES) is held at a time.
+   * emptied after it, so at most one batch (BATCH_BYTES) is held at a time.
    */
   private readonly fetchedAhead = new Map<string, Uint8Array>();
   private running: Promise<void> = Promise.resolve();
@@ -445,9 +452,9 @@ export class SyncEngine {
     for (; end < changes.length; end++) {
       const change = changes[end] as SyncChange;
       // Larger files are streamed alone (`GET blobs`), as before.
-      if (change.size > SYNC_BLOB_BATCH_MAX_BYTES || hashes.includes(change.hash)) continue;
+      if (change.size > BATCH_BYTES || hashes.includes(change.hash)) continue;
       if (!(await this.willDownload(change))) continue;
-      if (hashes.length >= this.blobsPerBatch || bytes + change.size > SYNC_BLOB_BATCH_MAX_BYTES) {
+      if (hashes.length >= this.blobsPerBatch || bytes + change.size > BATCH_BYTES) {
         break;
       }
       hashes.push(change.hash);
@@ -455,7 +462,16 @@ export class SyncEngine {
     }
     // One blob is one request either way.
     if (hashes.length > 1) {
-      for (const [hash, blob] of await this.api.getBlobs(hashes)) this.fetchedAhead.set(hash, blob);
+      let blobs: Map<string, Uint8Array>;
+      try {
+        blobs = await this.api.getBlobs(hashes);
+      } catch (error) {
+        // Cut off or timed out (a slow phone connection): the stretch's files are fetched one
+        // by one instead, so a pass still moves on; every other failure is the pass's.
+        if (!(error instanceof SyncRequestError) || error.code !== 'UNREACHABLE') throw error;
+        blobs = new Map();
+      }
+      for (const [hash, blob] of blobs) this.fetchedAhead.set(hash, blob);
     }
     return Math.max(end, start + 1);
   }

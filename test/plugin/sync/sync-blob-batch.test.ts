@@ -63,6 +63,17 @@ class OldCompanionTransport extends InjectTransport {
   }
 }
 
+/** Every batch request goes unanswered (a timeout on a slow connection). */
+class BatchTimesOutTransport extends InjectTransport {
+  override async request(request: HttpRequest): Promise<HttpResponse> {
+    if (request.url.endsWith('/blobs/batch')) {
+      this.requests.push(request);
+      throw new Error('timed out');
+    }
+    return super.request(request);
+  }
+}
+
 describe('the pull downloads in batches (POST blobs/batch)', () => {
   it('a first sync fetches its files in batches of at most blobsPerBatch, each hash once', async () => {
     t = await buildSyncTestApp({ files: NOTES });
@@ -111,6 +122,21 @@ describe('the pull downloads in batches (POST blobs/batch)', () => {
     expect(kinds(transport.requests)).toEqual({
       'GET changes': 1,
       'POST blobs/batch': 1,
+      'GET blobs/:hash': 21,
+    });
+  });
+});
+
+describe('a batch that times out', () => {
+  it('is fetched one blob at a time instead: the pass still brings every file', async () => {
+    t = await buildSyncTestApp({ files: NOTES });
+    const transport = new BatchTimesOutTransport(() => t.app);
+    const phone = testDevice(t, 'Pixel 8', { transport, engine: { blobsPerBatch: 8 } });
+    await phone.engine.sync();
+    for (const [path, text] of Object.entries(NOTES)) expect(phone.vault.text(path)).toBe(text);
+    expect(kinds(transport.requests)).toEqual({
+      'GET changes': 1,
+      'POST blobs/batch': 3,
       'GET blobs/:hash': 21,
     });
   });
