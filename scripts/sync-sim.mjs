@@ -3,6 +3,10 @@
 // (scripts/sync-sim/simulation.ts says what one run does and what it checks).
 //
 //   node scripts/sync-sim.mjs [--runs 300] [--seed 1] [--ops N] [--faults 1] [--workers W] [--trace]
+//                             [--blob-batch 1]
+//
+// --blob-batch N: the devices' engines fetch downloads N at a time (`POST blobs/batch`); 1 (the
+// default) keeps one `GET blobs` per download, the interleavings the recorded seeds replay.
 //
 // With --workers W (default: 1), the runs are split into W contiguous seed ranges, each run in a
 // worker process of its own (one companion app each); results are the same as one process's.
@@ -23,6 +27,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     ops: { type: 'string' },
     faults: { type: 'string', default: '1' },
+    'blob-batch': { type: 'string', default: '1' },
     trace: { type: 'boolean', default: false },
     'no-shrink': { type: 'boolean', default: false },
     workers: { type: 'string', default: '1' },
@@ -33,7 +38,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    'npm run sync-sim -- [--runs 300] [--seed 1] [--ops N] [--faults 1] [--workers W] [--trace]',
+    'npm run sync-sim -- [--runs 300] [--seed 1] [--ops N] [--faults 1] [--workers W] [--trace] [--blob-batch 1]',
   );
   process.exit(0);
 }
@@ -49,6 +54,9 @@ if (maxOps !== undefined && !(Number.isInteger(maxOps) && maxOps >= 0))
   throw new Error(`--ops must be an integer ≥ 0, got ${values.ops}`);
 if (!(faults >= 0 && faults <= 10))
   throw new Error(`--faults must be in [0, 10], got ${values.faults}`);
+const blobsPerBatch = Number(values['blob-batch']);
+if (!Number.isInteger(blobsPerBatch) || blobsPerBatch < 1 || blobsPerBatch > 256)
+  throw new Error(`--blob-batch must be an integer in [1, 256], got ${values['blob-batch']}`);
 const workers = Number(values.workers);
 if (!Number.isInteger(workers) || workers < 1 || workers > 64)
   throw new Error(`--workers must be an integer in [1, 64], got ${values.workers}`);
@@ -69,6 +77,7 @@ if (values.worker) {
     seed,
     maxOps,
     faults,
+    blobsPerBatch,
     onRun: (result) => process.send?.({ kind: 'run', result }),
   });
   process.send?.({ kind: 'done', runs: summary.runs });
@@ -78,7 +87,12 @@ if (values.worker) {
 const started = Date.now();
 if (values.trace) {
   // One run, every step printed.
-  const result = await runOne(seed, { maxOps, faults, trace: (line) => console.log(`  ${line}`) });
+  const result = await runOne(seed, {
+    maxOps,
+    faults,
+    blobsPerBatch,
+    trace: (line) => console.log(`  ${line}`),
+  });
   if (failed(result)) report(result);
   const summary = {
     runs: 1,
@@ -102,13 +116,13 @@ const onRun = (result) => {
 };
 const summary =
   workers === 1
-    ? await runSimulation({ runs, seed, maxOps, faults, onRun })
+    ? await runSimulation({ runs, seed, maxOps, faults, blobsPerBatch, onRun })
     : await runInWorkers(onRun);
 for (const failure of summary.failures.slice(0, 3)) {
   if (values['no-shrink']) break;
-  const shrunk = await shrink(failure.seed, failure.ops);
+  const shrunk = await shrink(failure.seed, failure.ops, blobsPerBatch);
   console.log(
-    `seed ${failure.seed} shrinks to ${shrunk.maxOps} ops; replay: npm run sync-sim -- --runs 1 --seed ${failure.seed} --ops ${shrunk.maxOps} --trace`,
+    `seed ${failure.seed} shrinks to ${shrunk.maxOps} ops; replay: npm run sync-sim -- --runs 1 --seed ${failure.seed} --ops ${shrunk.maxOps}${blobsPerBatch === 1 ? '' : ` --blob-batch ${blobsPerBatch}`} --trace`,
   );
 }
 console.log(`  ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -127,7 +141,8 @@ function report(result) {
     for (const item of items.slice(0, 8)) console.log(`  ${name}: ${item}`);
     if (items.length > 8) console.log(`  … ${items.length - 8} more ${name}`);
   }
-  console.log(`  replay: npm run sync-sim -- --runs 1 --seed ${result.seed} --trace`);
+  const batch = blobsPerBatch === 1 ? '' : ` --blob-batch ${blobsPerBatch}`;
+  console.log(`  replay: npm run sync-sim -- --runs 1 --seed ${result.seed}${batch} --trace`);
 }
 
 /** The runs split over `workers` processes; the summary as runSimulation makes it. */
@@ -139,7 +154,7 @@ async function runInWorkers(onRun) {
   for (let first = 0; first < runs; first += share) {
     const count = Math.min(share, runs - first);
     const args = ['--worker', '--runs', String(count), '--seed', String(seed + first)];
-    args.push('--faults', String(faults));
+    args.push('--faults', String(faults), '--blob-batch', String(blobsPerBatch));
     if (maxOps !== undefined) args.push('--ops', String(maxOps));
     jobs.push(
       new Promise((resolve, reject) => {

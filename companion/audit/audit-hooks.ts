@@ -29,6 +29,9 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'POST /api/v1/sync/unpair': 'sync.unpair',
 };
 
+/** `POST` routes that only read (a body too long for a query string): not writes to log. */
+const READING_POSTS: ReadonlySet<string> = new Set(['/api/v1/sync/blobs/batch']);
+
 /** Routes that run tools log each tool call themselves (chat, MCP, OpenAI). */
 const TOOL_ROUTES: ReadonlySet<string> = new Set(['/api/v1/chat', '/v1/chat/completions', '/mcp']);
 
@@ -93,6 +96,7 @@ function isAuditedWrite(request: FastifyRequest): boolean {
     return false;
   }
   if (route === undefined || request.is404 || TOOL_ROUTES.has(route)) return false;
+  if (READING_POSTS.has(route)) return false;
   if (request.routeOptions.config.public === true) return false;
   return requiredScope(request) !== 'read';
 }

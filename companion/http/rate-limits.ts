@@ -37,8 +37,9 @@ const MINUTE = 60_000;
  * Per minute. Search is what the phone page calls as one types; answer and embeddings are a
  * search each plus more; chat, ingest and the test push are slow or reach outside.
  *
- * Cairn Sync (docs/sync.md "Rate limits"): `syncBlobs` is `GET`/`PUT blobs`, one request per
- * file a device downloads or uploads; a first sync of the 10,000-note bench vault made at most
+ * Cairn Sync (docs/sync.md "Rate limits"): `syncBlobs` is `GET`/`PUT blobs` and `POST
+ * blobs/batch`, one request per file a device uploads (per up to 256 it downloads with the
+ * batch, per file without it); a first sync of the 10,000-note bench vault made at most
  * 4,603 of them in a minute and 258 in a second (`npm run bench -- --only sync`, loopback, a
  * loaded 2-core machine): the limit is 13 times the first and about 4 times the second kept up
  * for a minute, per address too (devices behind one reverse proxy share it). `sync` is every

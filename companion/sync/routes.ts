@@ -1,7 +1,11 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { blobBatchFrameHeader } from '../../shared/protocol/sync-blob-batch';
 import {
+  SYNC_BLOB_BATCH_MAX_BYTES,
   SYNC_CHANGES_DEFAULT_LIMIT,
   SYNC_SERVER_DEVICE,
+  SyncBlobBatchRequest,
   SyncBlobParams,
   SyncBlobPutResponse,
   SyncChangesQuery,
@@ -160,6 +164,32 @@ export async function registerSyncRoutes(app: FastifyInstance, sync: SyncService
         },
       );
 
+      scoped.post(
+        '/blobs/batch',
+        { config: blobConfig, schema: { body: SyncBlobBatchRequest } },
+        async (request, reply) => {
+          const { hashes } = request.body as SyncBlobBatchRequest;
+          const sizes = hashes.map((hash) => sync.blobs.sizeOf(hash) ?? null);
+          const total = sizes.reduce<number>((sum, size) => sum + (size ?? 0), 0);
+          if (total > SYNC_BLOB_BATCH_MAX_BYTES) {
+            throw new ApiHttpError(
+              'PAYLOAD_TOO_LARGE',
+              `the ${hashes.length} blobs asked for are ${total} bytes together, over the ${SYNC_BLOB_BATCH_MAX_BYTES} bytes one batch answers with: ask for fewer, or for a large one with GET blobs/:hash`,
+              'hashes',
+            );
+          }
+          const headers = hashes.map((hash, index) =>
+            Buffer.from(blobBatchFrameHeader(hash, sizes[index] ?? null), 'latin1'),
+          );
+          const length = headers.reduce((sum, header) => sum + header.length, total);
+          void reply
+            .type('application/octet-stream')
+            .header('content-length', length)
+            .header('cache-control', 'no-store');
+          return reply.send(Readable.from(blobFrames(sync, hashes, sizes, headers)));
+        },
+      );
+
       await scoped.register(async (bytes) => registerBlobRoutes(bytes, sync));
     },
     { prefix: '/api/v1/sync' },
@@ -171,6 +201,48 @@ function committer(request: FastifyRequest): {
   client: ReturnType<typeof requestClient>;
 } {
   return { tokenName: request.cairnAuth?.tokenName ?? 'unknown', client: requestClient(request) };
+}
+
+/** Blob files read ahead of the one being sent in a `POST blobs/batch` answer. */
+const BATCH_READ_AHEAD = 8;
+
+/**
+ * The frames of a `POST blobs/batch` answer, in order, with a few blob files read ahead (each
+ * read is a few round trips to the thread pool; the batch is bounded in bytes, so is what is
+ * read ahead). A blob gone or changed in size since it was measured (pruned meanwhile) ends the
+ * stream with an error: the client sees a body cut short, never other bytes.
+ */
+async function* blobFrames(
+  sync: SyncService,
+  hashes: readonly string[],
+  sizes: readonly (number | null)[],
+  headers: readonly Buffer[],
+): AsyncGenerator<Buffer> {
+  const reads = new Map<number, Promise<Buffer>>();
+  const readAhead = (from: number): void => {
+    for (let index = from; index < hashes.length && reads.size < BATCH_READ_AHEAD; index++) {
+      const size = sizes[index] ?? null;
+      if (reads.has(index) || size === null || size === 0) continue;
+      const read = sync.blobs.readBytes(hashes[index] as string);
+      // Rejections are seen when the frame is reached; not unhandled meanwhile.
+      read.catch(() => undefined);
+      reads.set(index, read);
+    }
+  };
+  try {
+    for (const [index, hash] of hashes.entries()) {
+      readAhead(index);
+      yield headers[index] as Buffer;
+      const size = sizes[index] ?? null;
+      if (size === null || size === 0) continue;
+      const bytes = await (reads.get(index) as Promise<Buffer>);
+      reads.delete(index);
+      if (bytes.length !== size) throw new Error(`blob ${hash} changed size while it was sent`);
+      yield bytes;
+    }
+  } finally {
+    reads.clear();
+  }
 }
 
 function registerBlobRoutes(app: FastifyInstance, sync: SyncService): void {

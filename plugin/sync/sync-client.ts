@@ -11,6 +11,7 @@ import {
   SyncCommitResponse,
 } from '../../shared/protocol/sync';
 import type { SyncOp } from '../../shared/protocol/sync';
+import { parseBlobBatch } from '../../shared/protocol/sync-blob-batch';
 import { checkSchema } from '../../shared/protocol/validate';
 import { errorBodyMessage, isRecord, parseJsonOrUndefined } from '../../shared/protocol/json';
 import type { CompanionEndpoint } from '../connection/client';
@@ -59,6 +60,13 @@ export interface SyncApi {
   ): Promise<SyncChangesResponse>;
   /** The bytes of a version, checked against `hash`. */
   getBlob(hash: string): Promise<Uint8Array>;
+  /**
+   * The bytes of several versions in one request (`POST blobs/batch`: at most
+   * SYNC_BLOB_BATCH_MAX_HASHES hashes and SYNC_BLOB_BATCH_MAX_BYTES bytes together), each
+   * checked against its hash. A version the companion does not hold is left out of the map; so
+   * is every one when the companion has no batch route (an older one): fetch those one by one.
+   */
+  getBlobs(hashes: readonly string[]): Promise<Map<string, Uint8Array>>;
   /** Uploads a version's bytes (idempotent: a blob already held is fine). */
   putBlob(hash: string, bytes: Uint8Array): Promise<void>;
   /** `commitId` is reused when the same batch is retried. */
@@ -67,6 +75,9 @@ export interface SyncApi {
 }
 
 export class CompanionSyncClient implements SyncApi {
+  /** The companion answered `POST blobs/batch` with 404 (it predates the route): not asked again. */
+  private batchUnsupported = false;
+
   constructor(
     private readonly transport: HttpTransport,
     private readonly endpoint: () => CompanionEndpoint,
@@ -104,6 +115,45 @@ export class CompanionSyncClient implements SyncApi {
       );
     }
     return bytes;
+  }
+
+  async getBlobs(hashes: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const blobs = new Map<string, Uint8Array>();
+    if (hashes.length === 0 || this.batchUnsupported) return blobs;
+    const what = `POST blobs/batch (${hashes.length} hashes)`;
+    const response = await this.send({
+      method: 'POST',
+      path: '/blobs/batch',
+      body: JSON.stringify({ hashes }),
+      responseType: 'bytes',
+    });
+    if (response.status === 404) {
+      this.batchUnsupported = true;
+      return blobs;
+    }
+    if (response.status !== 200) throw this.failure(response, what);
+    if (response.bytes === undefined) {
+      throw new SyncRequestError('BAD_ANSWER', 'the transport returned no bytes for a blob batch');
+    }
+    const parsed = parseBlobBatch(new Uint8Array(response.bytes), hashes);
+    if (!parsed.ok) {
+      throw new SyncRequestError(
+        'BAD_ANSWER',
+        `${what}: the answer is not framed as asked: ${parsed.message}`,
+      );
+    }
+    for (const [hash, bytes] of parsed.blobs) {
+      if (bytes === null) continue;
+      // As for one blob: a proxy or a cut connection must never put wrong bytes into a note.
+      if ((await sha256Hex(bytes)) !== hash) {
+        throw new SyncRequestError(
+          'BAD_ANSWER',
+          `${what}: the bytes received for ${hash.slice(0, 12)} do not hash to it`,
+        );
+      }
+      blobs.set(hash, bytes);
+    }
+    return blobs;
   }
 
   async putBlob(hash: string, bytes: Uint8Array): Promise<void> {

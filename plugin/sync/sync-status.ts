@@ -246,6 +246,10 @@ export class ObservedSyncApi implements SyncApi {
     return this.observe(true, () => this.inner.getBlob(hash));
   }
 
+  getBlobs(hashes: readonly string[]): Promise<Map<string, Uint8Array>> {
+    return this.observe(true, () => this.inner.getBlobs(hashes));
+  }
+
   putBlob(hash: string, bytes: Uint8Array): Promise<void> {
     return this.observe(true, () => this.inner.putBlob(hash, bytes));
   }

@@ -95,6 +95,13 @@ export interface RunOptions {
   readonly maxOps?: number;
   /** Fault rates scale (0 = a perfect network and no crashes). */
   readonly faults?: number;
+  /**
+   * The engines' `blobsPerBatch`. 1 by default: one `GET blobs` per download and no looking
+   * ahead, the request and port-call sequence the recorded seeds (test/scripts/sync-sim/) were
+   * found with; batching (`POST blobs/batch`) changes every interleaving after the first pull,
+   * so it is run on its own (`--blob-batch 256`).
+   */
+  readonly blobsPerBatch?: number;
   readonly trace?: (line: string) => void;
 }
 
@@ -230,6 +237,7 @@ class World {
     readonly rng: Rng,
     readonly faults: number,
     readonly trace: (line: string) => void,
+    readonly blobsPerBatch = 1,
   ) {
     this.host = new CompanionHost(shared, { now: () => this.clock.now });
   }
@@ -385,6 +393,7 @@ class SimDevice {
       clock: { now: () => this.world.clock.now + this.skewMs },
       onEvent: (event) => this.events.push(event),
       randomId: () => `${this.name}x${this.world.rng.int(1e9)}x${++this.ids}`,
+      blobsPerBatch: this.world.blobsPerBatch,
     });
   }
 
@@ -482,7 +491,13 @@ async function runOneUnguarded(seed: number, options: RunOptions): Promise<RunRe
   const rng = new Rng(seed);
   const faults = options.faults ?? 1;
   const shared = options.app ?? (await SharedCompanionApp.create());
-  const world = new World(shared, rng, faults, options.trace ?? (() => undefined));
+  const world = new World(
+    shared,
+    rng,
+    faults,
+    options.trace ?? (() => undefined),
+    options.blobsPerBatch ?? 1,
+  );
   const deviceCount = 2 + rng.int(4);
   const maxOps = Math.min(options.maxOps ?? Infinity, 20 + rng.int(60));
   try {
@@ -967,6 +982,7 @@ export async function runSimulation(options: {
   seed: number;
   maxOps?: number;
   faults?: number;
+  blobsPerBatch?: number;
   onRun?: (result: RunResult, index: number) => void;
 }): Promise<SimulationSummary> {
   let ops = 0;
@@ -982,6 +998,7 @@ export async function runSimulation(options: {
         app,
         ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
         ...(options.faults === undefined ? {} : { faults: options.faults }),
+        ...(options.blobsPerBatch === undefined ? {} : { blobsPerBatch: options.blobsPerBatch }),
       });
       ops += result.ops;
       lost += result.lost.length;
@@ -1001,13 +1018,15 @@ export async function runSimulation(options: {
 export async function shrink(
   seed: number,
   ops: number,
+  blobsPerBatch?: number,
 ): Promise<{ maxOps: number; result: RunResult }> {
-  let best = { maxOps: ops, result: await runOne(seed, { maxOps: ops }) };
+  const batch = blobsPerBatch === undefined ? {} : { blobsPerBatch };
+  let best = { maxOps: ops, result: await runOne(seed, { maxOps: ops, ...batch }) };
   let low = 0;
   let high = ops;
   while (low + 1 < high) {
     const middle = Math.floor((low + high) / 2);
-    const result = await runOne(seed, { maxOps: middle });
+    const result = await runOne(seed, { maxOps: middle, ...batch });
     if (failed(result)) {
       high = middle;
       best = { maxOps: middle, result };

@@ -132,6 +132,30 @@ export const SyncBlobPutResponse = Type.Object({
 export type SyncBlobPutResponse = Static<typeof SyncBlobPutResponse>;
 
 // ---------------------------------------------------------------------------------------------
+// POST /api/v1/sync/blobs/batch
+
+/** Most hashes in one `POST blobs/batch`. */
+export const SYNC_BLOB_BATCH_MAX_HASHES = 256;
+/** Most bytes (the blobs' sizes added up) one `POST blobs/batch` answers with. */
+export const SYNC_BLOB_BATCH_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Many blobs in one answer (a first sync downloads thousands of small notes): the hashes, in
+ * the order their frames come back, each at most once.
+ */
+export const SyncBlobBatchRequest = Type.Object(
+  {
+    hashes: Type.Array(SyncHash(), {
+      minItems: 1,
+      maxItems: SYNC_BLOB_BATCH_MAX_HASHES,
+      uniqueItems: true,
+    }),
+  },
+  { additionalProperties: false },
+);
+export type SyncBlobBatchRequest = Static<typeof SyncBlobBatchRequest>;
+
+// ---------------------------------------------------------------------------------------------
 // POST /api/v1/sync/commit
 
 /** Write the bytes of `hash` (uploaded first) to a file: a new one (`base: null`) or `file_id`. */

@@ -28,6 +28,11 @@ interface StoredFile {
  */
 export class MemoryVault implements SyncVault {
   private readonly files = new Map<string, StoredFile>();
+  /**
+   * Case-folded path → the keys of `files` with that folded form, in `files`' own order: the
+   * port's case-variant lookup without a scan of every file (a first sync makes two per file).
+   */
+  private readonly byFolded = new Map<string, Set<string>>();
   private readonly listeners = new Set<(event: MemoryVaultEvent) => void>();
   /** When set, list() throws as an unmounted or unreadable vault root would. */
   unreadable = false;
@@ -81,7 +86,7 @@ export class MemoryVault implements SyncVault {
     const current = this.files.get(key);
     if (current !== existing) return 'changed';
     const file = { path: existing?.path ?? path, bytes: bytes.slice(), mtime: this.tick(existing) };
-    this.files.set(key, file);
+    this.put(key, file);
     this.emit({ kind: 'changed', path: file.path });
     return statOf(file);
   }
@@ -92,8 +97,8 @@ export class MemoryVault implements SyncVault {
     if (!found || (taken && taken.file !== found.file)) return Promise.resolve('changed');
     const { key: fromKey, file } = found;
     const toKey = this.key(to);
-    this.files.delete(fromKey);
-    this.files.set(toKey, { ...file, path: to });
+    this.drop(fromKey);
+    this.put(toKey, { ...file, path: to });
     this.emit({ kind: 'renamed', from: file.path, to });
     return Promise.resolve('done');
   }
@@ -104,7 +109,7 @@ export class MemoryVault implements SyncVault {
     const file = found?.file;
     if (!file || (await sha256Hex(file.bytes)) !== hash) return 'changed';
     if (this.files.get(key) !== file) return 'changed';
-    this.files.delete(key);
+    this.drop(key);
     this.emit({ kind: 'changed', path: file.path });
     return 'done';
   }
@@ -115,7 +120,7 @@ export class MemoryVault implements SyncVault {
     const key = this.key(path);
     const existing = this.files.get(key);
     const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text.slice();
-    this.files.set(key, { path: existing?.path ?? path, bytes, mtime: this.tick(existing) });
+    this.put(key, { path: existing?.path ?? path, bytes, mtime: this.tick(existing) });
     if (!silent) this.emit({ kind: 'changed', path: existing?.path ?? path });
   }
 
@@ -123,7 +128,7 @@ export class MemoryVault implements SyncVault {
     const key = this.key(path);
     const file = this.files.get(key);
     if (!file) return false;
-    this.files.delete(key);
+    this.drop(key);
     if (!silent) this.emit({ kind: 'changed', path: file.path });
     return true;
   }
@@ -133,8 +138,8 @@ export class MemoryVault implements SyncVault {
     const toKey = this.key(to);
     const file = this.files.get(fromKey);
     if (!file || (toKey !== fromKey && this.files.has(toKey))) return false;
-    this.files.delete(fromKey);
-    this.files.set(toKey, { ...file, path: to });
+    this.drop(fromKey);
+    this.put(toKey, { ...file, path: to });
     if (!silent) this.emit({ kind: 'renamed', from: file.path, to });
     return true;
   }
@@ -166,11 +171,25 @@ export class MemoryVault implements SyncVault {
     const exact = this.files.get(key);
     if (exact) return { key, file: exact };
     if (this.caseInsensitive) return undefined;
-    const folded = path.toLowerCase();
-    for (const [other, file] of this.files) {
-      if (other.toLowerCase() === folded) return { key: other, file };
-    }
-    return undefined;
+    const [other] = this.byFolded.get(path.toLowerCase()) ?? [];
+    const file = other === undefined ? undefined : this.files.get(other);
+    return other === undefined || file === undefined ? undefined : { key: other, file };
+  }
+
+  private put(key: string, file: StoredFile): void {
+    this.files.set(key, file);
+    const folded = key.toLowerCase();
+    const keys = this.byFolded.get(folded);
+    if (keys) keys.add(key);
+    else this.byFolded.set(folded, new Set([key]));
+  }
+
+  private drop(key: string): void {
+    this.files.delete(key);
+    const folded = key.toLowerCase();
+    const keys = this.byFolded.get(folded);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byFolded.delete(folded);
   }
 
   /** A new mtime: the clock, but never equal to the file's previous one (a coarse clock would). */

@@ -1,5 +1,5 @@
-import { MarkdownView, TFolder, normalizePath } from 'obsidian';
-import type { App, Editor, TFile } from 'obsidian';
+import { MarkdownView, TFile, TFolder, normalizePath } from 'obsidian';
+import type { App, Editor, EventRef } from 'obsidian';
 import { sha256Hex } from '../sync-hash';
 import type { GuardedOutcome, SyncVault, VaultFileStat, WriteExpectation } from '../sync-ports';
 
@@ -10,16 +10,50 @@ import type { GuardedOutcome, SyncVault, VaultFileStat, WriteExpectation } from 
  * stay byte-identical. Renames use `vault.rename`, which moves the file and keeps open views on
  * it but, unlike `fileManager.renameFile`, edits no links: link edits arrive as content changes.
  * A note open in an editor is changed through that editor first, as the smallest replacement, so
- * the cursor and scroll position stay where the person left them.
+ * the cursor and scroll position stay where the person left them. `close()` releases its vault
+ * event listeners.
  */
 export class ObsidianSyncVault implements SyncVault {
   readonly caseInsensitive: boolean;
+  /**
+   * Case-folded path → the paths of files with that form, for the port's case-variant lookup
+   * (a first sync makes two per new file: a scan of `getFiles()` each grew with the square of
+   * the vault). Built on the first lookup that needs it, kept by vault events; a folder moved or
+   * deleted (its files' events are not relied on) has it built again. Entries are only
+   * candidates: each is checked against the vault's own file map when used.
+   */
+  private folded: Map<string, Set<string>> | null = null;
+  private readonly refs: EventRef[];
 
   constructor(
     private readonly app: App,
     options: { caseInsensitive: boolean },
   ) {
     this.caseInsensitive = options.caseInsensitive;
+    const vault = app.vault;
+    this.refs = [
+      vault.on('create', (file) => {
+        if (file instanceof TFile) this.indexAdd(file.path);
+      }),
+      vault.on('delete', (file) => {
+        if (file instanceof TFile) this.indexRemove(file.path);
+        else this.folded = null;
+      }),
+      vault.on('rename', (file, oldPath) => {
+        if (file instanceof TFile) {
+          this.indexRemove(oldPath);
+          this.indexAdd(file.path);
+        } else {
+          this.folded = null;
+        }
+      }),
+    ];
+  }
+
+  /** Releases the vault event listeners (the session, or the first-sync plan, is done). */
+  close(): void {
+    for (const ref of this.refs.splice(0)) this.app.vault.offref(ref);
+    this.folded = null;
   }
 
   async list(): Promise<VaultFileStat[]> {
@@ -108,7 +142,34 @@ export class ObsidianSyncVault implements SyncVault {
     const exact = this.app.vault.getFileByPath(normalized);
     if (exact) return exact;
     const folded = normalized.toLowerCase();
-    return this.app.vault.getFiles().find((file) => file.path.toLowerCase() === folded) ?? null;
+    for (const candidate of this.variants().get(folded) ?? []) {
+      const file = this.app.vault.getFileByPath(candidate);
+      if (file && file.path.toLowerCase() === folded) return file;
+    }
+    return null;
+  }
+
+  private variants(): Map<string, Set<string>> {
+    if (this.folded === null) {
+      this.folded = new Map();
+      for (const file of this.app.vault.getFiles()) this.indexAdd(file.path);
+    }
+    return this.folded;
+  }
+
+  private indexAdd(path: string): void {
+    if (this.folded === null) return;
+    const folded = path.toLowerCase();
+    const paths = this.folded.get(folded);
+    if (paths) paths.add(path);
+    else this.folded.set(folded, new Set([path]));
+  }
+
+  private indexRemove(path: string): void {
+    const folded = path.toLowerCase();
+    const paths = this.folded?.get(folded);
+    paths?.delete(path);
+    if (paths?.size === 0) this.folded?.delete(folded);
   }
 
   private async ensureFolder(path: string): Promise<void> {

@@ -131,11 +131,12 @@ export class PairModal extends Modal {
       this.app.vault.configDir.toUpperCase(),
     );
     let plan: FirstSyncPlan;
+    const notesVault = new ObsidianSyncVault(this.app, { caseInsensitive });
     try {
       const sync = this.control.settings().sync;
       plan = await firstSyncPlan(
         new SettingsSplitVault(
-          new ObsidianSyncVault(this.app, { caseInsensitive }),
+          notesVault,
           new ObsidianSettingsVault(
             this.app.vault.adapter,
             this.app.vault.configDir,
@@ -165,6 +166,8 @@ export class PairModal extends Modal {
           button.setButtonText('Try again').onClick(() => void this.plan(pairing)),
         );
       return;
+    } finally {
+      notesVault.close();
     }
     progress.remove();
     this.showPlan(pairing, plan);

@@ -314,8 +314,9 @@ async function openSession(
   // Settings files written from the companion: one notice once they settle, naming them.
   const settingsArrived = new Set<string>();
   let noticeTimer: number | null = null;
+  const notesVault = new ObsidianSyncVault(app, { caseInsensitive });
   const engine = new SyncEngine({
-    vault: new SettingsSplitVault(new ObsidianSyncVault(app, { caseInsensitive }), settingsVault),
+    vault: new SettingsSplitVault(notesVault, settingsVault),
     downloadLimitBytes: downloadLimitBytes(deps.settings()),
     store,
     api,
@@ -350,6 +351,7 @@ async function openSession(
     close: () => {
       runner.stop();
       if (noticeTimer !== null) window.clearTimeout(noticeTimer);
+      notesVault.close();
       store.close();
     },
   };

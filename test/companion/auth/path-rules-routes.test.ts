@@ -255,6 +255,9 @@ function probes(): Record<string, Probe[]> {
     'GET /api/v1/sync/trash': [{ ...get('/api/v1/sync/trash'), refused: 403 }],
     'GET /api/v1/sync/blobs/:hash': [get(`/api/v1/sync/blobs/${'0'.repeat(64)}`)],
     'PUT /api/v1/sync/blobs/:hash': [send('PUT', `/api/v1/sync/blobs/${'0'.repeat(64)}`, {})],
+    'POST /api/v1/sync/blobs/batch': [
+      send('POST', '/api/v1/sync/blobs/batch', { hashes: ['0'.repeat(64)] }),
+    ],
     'POST /api/v1/sync/devices': [send('POST', '/api/v1/sync/devices', {})],
     'POST /api/v1/sync/unpair': [send('POST', '/api/v1/sync/unpair', {})],
     'POST /api/v1/sync/restore': [send('POST', '/api/v1/sync/restore', {})],

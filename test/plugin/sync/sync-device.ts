@@ -28,8 +28,8 @@ export function testDevice(
     caseInsensitive?: boolean;
     transport?: HttpTransport;
     clock?: ManualClock;
-    /** Passed to the engine as they are (a scope, a download limit). */
-    engine?: Pick<SyncEngineOptions, 'scope' | 'downloadLimitBytes'>;
+    /** Passed to the engine as they are (a scope, a download limit, blobs per batch). */
+    engine?: Pick<SyncEngineOptions, 'scope' | 'downloadLimitBytes' | 'blobsPerBatch'>;
   } = {},
 ): TestDevice {
   const clock = options.clock ?? ManualClock.at('2026-11-22T10:00:00Z');

@@ -49,9 +49,10 @@ describe('a device meeting the sync rate limits', () => {
   it('a first sync cut by the blob limit resumes after Retry-After with every file once', async () => {
     t = await buildSyncTestApp({
       files: NOTES,
-      rateLimits: { syncBlobs: { perToken: 3, perAddress: 100, windowMs: 60_000 } },
+      rateLimits: { syncBlobs: { perToken: 1, perAddress: 100, windowMs: 60_000 } },
     });
-    const phone = testDevice(t, 'Pixel 8');
+    // Three batches (`POST blobs/batch` of 3, 3 and 2 blobs), one a minute.
+    const phone = testDevice(t, 'Pixel 8', { engine: { blobsPerBatch: 3 } });
     const limited: SyncRequestError[] = [];
     for (let pass = 0; pass < 10; pass++) {
       const error = await passOrLimit(phone);
@@ -112,9 +113,9 @@ describe('a device meeting the sync rate limits', () => {
   it('the runner waits the Retry-After the companion gave, and does not grow it', async () => {
     t = await buildSyncTestApp({
       files: NOTES,
-      rateLimits: { syncBlobs: { perToken: 3, perAddress: 100, windowMs: 30_000 } },
+      rateLimits: { syncBlobs: { perToken: 1, perAddress: 100, windowMs: 30_000 } },
     });
-    const phone = testDevice(t, 'Pixel 8');
+    const phone = testDevice(t, 'Pixel 8', { engine: { blobsPerBatch: 3 } });
     const scheduled: { callback: () => void; ms: number; id: number }[] = [];
     let ids = 0;
     const timers: SyncTimers = {
