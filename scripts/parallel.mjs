@@ -1,5 +1,7 @@
-// Runs independent check commands side by side (`npm run typecheck`, `npm run lint`): each is
-// one process on one core, so on a 2-core machine two of them take about the time of one.
+// Runs independent check commands side by side (`npm run typecheck`, `npm run lint`, and in
+// `npm test` the lint beside vitest): each check is one process on one core, so on a 2-core
+// machine two of them take about the time of one, and vitest's two workers leave a core idle
+// often enough (child processes, sockets, Chromium, timers) for the lint to use it.
 // Each command's output is printed whole when it ends, then a line with its time; the exit
 // code is non-zero if any command failed.
 //   node scripts/parallel.mjs "eslint ." "prettier --check ."

@@ -31,7 +31,14 @@ beforeAll(async () => {
 afterEach(async () => {
   ollama.clearFailures();
   ollama.chatReply = { content: 'Hello from the fake Ollama.' };
-  for (const app of opened.splice(0)) await app.close();
+  for (const app of opened.splice(0)) {
+    // Cleanup, not a check of shutdown (the tests that check close() call it themselves): a
+    // socket the test's fetch opened and never sent a request on holds close() until Node's
+    // headersTimeout drops it (60 s, checked every 30 s), so the sockets go with the app.
+    const closing = app.close();
+    app.app.server.closeAllConnections();
+    await closing;
+  }
 });
 
 afterAll(async () => {
