@@ -64,8 +64,16 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [42000003, 'Trip.md missing on a device'],
 ];
 
-/** None known: a seed found failing goes here, as an `it.fails`, until it is fixed. */
-const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [];
+/**
+ * Failing on the final engine of this round, in 1,000 fresh runs (500 from 9300000 as the
+ * simulation runs by default, 500 from 9400000 with `--blob-batch 256`), not traced yet. The
+ * first two are also `--known-failing` in .ci/run's 500 runs.
+ */
+const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBatch?: number]> = [
+  [9300422, 'a false conflict copy of a conflict copy of projects/Plan.md'],
+  [9300459, 'a note back: Projects/Plan.md, deleted by dev1'],
+  [9400259, 'a conflict copy back, deleted by dev3 (downloads in batches)', 256],
+];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
   // One companion app for every run, as `npm run sync-sim` does (building it takes longer than
@@ -84,9 +92,12 @@ describe('sync-sim seeds that failed (issue #23)', () => {
       expect(failed(result)).toBe(false);
     });
   }
-  for (const [seed, what] of OPEN_SEEDS) {
+  for (const [seed, what, blobsPerBatch] of OPEN_SEEDS) {
     it.fails(`seed ${seed} (still failing): ${what}`, { timeout: 120_000 }, async () => {
-      const result = await runOne(seed, { app });
+      const result = await runOne(seed, {
+        app,
+        ...(blobsPerBatch === undefined ? {} : { blobsPerBatch }),
+      });
       expect(result.error).toBeUndefined();
       expect(failed(result)).toBe(false);
     });
