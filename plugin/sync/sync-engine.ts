@@ -1284,18 +1284,7 @@ export class SyncEngine {
             // with lines this device never sent (a rename's answer: the file as the companion
             // had it, lines merged in) is not: its delete would drop them. It comes here.
             await this.store.update(
-              [
-                {
-                  path: result.copy_path,
-                  fileId: result.copy_file_id,
-                  base: result.copy_hash,
-                  syncedPath: result.copy_path,
-                  localHash: result.copy_hash,
-                  size: 0,
-                  mtime: 0,
-                  seq: result.seq,
-                },
-              ],
+              [copyWithoutFile(result)],
               record.path === result.copy_path ? [] : [record.path],
             );
             return;
@@ -1385,18 +1374,7 @@ export class SyncEngine {
     seq: number;
   }): Promise<void> {
     if (await this.store.findByFileId(result.copy_file_id)) return;
-    await this.store.update([
-      {
-        path: result.copy_path,
-        fileId: result.copy_file_id,
-        base: result.copy_hash,
-        syncedPath: result.copy_path,
-        localHash: result.copy_hash,
-        size: 0,
-        mtime: 0,
-        seq: result.seq,
-      },
-    ]);
+    await this.store.update([copyWithoutFile(result)]);
   }
 
   private async rejected(
@@ -1833,6 +1811,28 @@ function linked(
     size: stat.size,
     mtime: stat.mtime,
     seq,
+  };
+}
+
+/**
+ * The record of a conflict copy known gone here: the companion's, with no file (size and mtime
+ * 0), so the next scan commits its delete against the copy's bytes.
+ */
+function copyWithoutFile(result: {
+  copy_path: string;
+  copy_file_id: string;
+  copy_hash: string;
+  seq: number;
+}): SyncFileRecord {
+  return {
+    path: result.copy_path,
+    fileId: result.copy_file_id,
+    base: result.copy_hash,
+    syncedPath: result.copy_path,
+    localHash: result.copy_hash,
+    size: 0,
+    mtime: 0,
+    seq: result.seq,
   };
 }
 
