@@ -503,7 +503,7 @@ export class SyncCommitter {
       const text = decodeUtf8(await this.options.blobs.readBytes(hash));
       if (text !== null) {
         const link = `[[${file.path.replace(/\.md$/i, '')}]]`;
-        const marked = updateFrontMatter(text, { conflict_of: link, conflict_device: device });
+        const marked = markedAsCopy(text, link, device);
         if (marked.ok)
           copyHash = (await this.options.blobs.putBytes(Buffer.from(marked.text))).hash;
       }
@@ -601,10 +601,7 @@ export class SyncCommitter {
     if (!parsed.ok) return false;
     const { conflict_of: conflictOf, conflict_device: conflictDevice } = parsed.data;
     if (typeof conflictOf !== 'string' || typeof conflictDevice !== 'string') return false;
-    const marked = updateFrontMatter(sent, {
-      conflict_of: conflictOf,
-      conflict_device: conflictDevice,
-    });
+    const marked = markedAsCopy(sent, conflictOf, conflictDevice);
     return marked.ok && marked.text === copy;
   }
 
@@ -864,4 +861,9 @@ function mergeBrokeJson(path: string, inputs: readonly string[], merged: string)
     }
   };
   return inputs.every(parses) && !parses(merged);
+}
+
+/** A conflict copy's text: the version with the two keys that mark it (DESIGN §9). */
+function markedAsCopy(text: string, conflictOf: string, device: string) {
+  return updateFrontMatter(text, { conflict_of: conflictOf, conflict_device: device });
 }

@@ -918,7 +918,9 @@ export class SyncEngine {
       if (record.notDownloaded || !record.fileId || !record.base || !record.localHash) continue;
       if (!this.scope.includes(record.path) || here.has(this.key(record.path))) continue;
       if (this.heldFileIds.has(record.fileId)) continue;
-      gone.set(record.size, [...(gone.get(record.size) ?? []), record]);
+      const sameSize = gone.get(record.size);
+      if (sameSize) sameSize.push(record);
+      else gone.set(record.size, [record]);
     }
     if (gone.size === 0) return;
     for (const stat of listed) {
