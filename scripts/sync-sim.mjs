@@ -3,7 +3,11 @@
 // (scripts/sync-sim/simulation.ts says what one run does and what it checks).
 //
 //   node scripts/sync-sim.mjs [--runs 300] [--seed 1] [--ops N] [--faults 1] [--workers W] [--trace]
-//                             [--blob-batch 1] [--known-failing S,S]
+//                             [--blob-batch 1] [--known-failing S,S] [--digest]
+//
+// --digest: one line per run, `seed S ops N … digest H`, H a hash of what the run did and ended
+// with (simulation.ts, finalDigest): two versions of the harness replay the same seeds alike
+// when these lines are the same.
 //
 // --known-failing S,S: seeds still failing (each an `it.fails` in
 // test/scripts/sync-sim/open-seeds.test.ts); .ci/run passes them so a new failure fails CI.
@@ -34,6 +38,7 @@ const { values } = parseArgs({
     'blob-batch': { type: 'string', default: '1' },
     trace: { type: 'boolean', default: false },
     'no-shrink': { type: 'boolean', default: false },
+    digest: { type: 'boolean', default: false },
     workers: { type: 'string', default: '1' },
     /** Seeds known to fail (test/scripts/sync-sim/open-seeds.test.ts): CI passes if only these do. */
     'known-failing': { type: 'string', default: '' },
@@ -44,7 +49,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    'npm run sync-sim -- [--runs 300] [--seed 1] [--ops N] [--faults 1] [--workers W] [--trace] [--blob-batch 1] [--known-failing S,S]',
+    'npm run sync-sim -- [--runs 300] [--seed 1] [--ops N] [--faults 1] [--workers W] [--trace] [--blob-batch 1] [--known-failing S,S] [--digest]',
   );
   process.exit(0);
 }
@@ -97,6 +102,7 @@ if (values.worker) {
     maxOps,
     faults,
     blobsPerBatch,
+    digest: values.digest,
     onRun: (result) => process.send?.({ kind: 'run', result }),
   });
   process.send?.({ kind: 'done', runs: summary.runs });
@@ -127,6 +133,7 @@ if (values.trace) {
 
 let finished = 0;
 const onRun = (result) => {
+  if (values.digest) console.log(digestLine(result));
   if (failed(result)) report(result);
   finished++;
   if (finished % 50 === 0) {
@@ -135,7 +142,15 @@ const onRun = (result) => {
 };
 const summary =
   workers === 1
-    ? await runSimulation({ runs, seed, maxOps, faults, blobsPerBatch, onRun })
+    ? await runSimulation({
+        runs,
+        seed,
+        maxOps,
+        faults,
+        blobsPerBatch,
+        digest: values.digest,
+        onRun,
+      })
     : await runInWorkers(onRun);
 const newFailures = summary.failures.filter((failure) => !knownFailing.has(failure.seed));
 for (const failure of newFailures.slice(0, 3)) {
@@ -165,6 +180,15 @@ console.log(`  ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(summaryLine(summary));
 process.exit(newFailures.length > 0 || passingKnown.length > 0 ? 1 : 0);
 
+/** `--digest`: what a run did, in one line to compare between two versions of the harness. */
+function digestLine(result) {
+  const counts = ['lost', 'diverged', 'resurrected', 'falseConflicts']
+    .map((key) => `${key} ${result[key].length}`)
+    .join(', ');
+  const error = result.error === undefined ? '' : ', error';
+  return `  seed ${result.seed} ops ${result.ops} devices ${result.devices}, ${counts}${error}, digest ${result.digest}`;
+}
+
 function report(result) {
   console.log(`seed ${result.seed} (${result.devices} devices, ${result.ops} ops) FAILED:`);
   if (result.error !== undefined) console.log(`  error: ${result.error || '(no message)'}`);
@@ -191,6 +215,7 @@ async function runInWorkers(onRun) {
     const count = Math.min(share, runs - first);
     const args = ['--worker', '--runs', String(count), '--seed', String(seed + first)];
     args.push('--faults', String(faults), '--blob-batch', String(blobsPerBatch));
+    if (values.digest) args.push('--digest');
     if (maxOps !== undefined) args.push('--ops', String(maxOps));
     jobs.push(
       new Promise((resolve, reject) => {

@@ -32,6 +32,7 @@ import type { SyncEvent } from '../../plugin/sync/sync-engine';
 import type { SyncFileRecord, SyncStateStore, SyncVault } from '../../plugin/sync/sync-ports';
 import { MemoryVault } from '../../test/fakes/memory-vault';
 import { CompanionHost, SIM_TOKEN, SharedCompanionApp } from './companion-host';
+import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -40,11 +41,14 @@ import { dirname, join } from 'node:path';
 
 export class Rng {
   private state: number;
+  /** How many numbers were drawn (part of a run's digest: the same scenario draws as many). */
+  draws = 0;
   constructor(seed: number) {
     this.state = seed >>> 0;
   }
   /** mulberry32 */
   next(): number {
+    this.draws++;
     this.state = (this.state + 0x6d2b79f5) >>> 0;
     let value = this.state;
     value = Math.imul(value ^ (value >>> 15), value | 1);
@@ -75,6 +79,12 @@ export interface RunResult {
   readonly falseConflicts: string[];
   /** An exception that ended the run (a failure too). */
   readonly error?: string;
+  /**
+   * With `digest: true`: a hash of what the run did and ended with (every trace line, the
+   * numbers drawn, every vault's files and every device's events), so two versions of the
+   * harness can be shown to replay each seed alike.
+   */
+  readonly digest?: string;
 }
 
 export function failed(result: RunResult): boolean {
@@ -103,6 +113,8 @@ export interface RunOptions {
    */
   readonly blobsPerBatch?: number;
   readonly trace?: (line: string) => void;
+  /** Adds `digest` to the result. */
+  readonly digest?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -491,13 +503,16 @@ async function runOneUnguarded(seed: number, options: RunOptions): Promise<RunRe
   const rng = new Rng(seed);
   const faults = options.faults ?? 1;
   const shared = options.app ?? (await SharedCompanionApp.create());
-  const world = new World(
-    shared,
-    rng,
-    faults,
-    options.trace ?? (() => undefined),
-    options.blobsPerBatch ?? 1,
-  );
+  const digest = options.digest ? new RunDigest() : null;
+  const userTrace = options.trace;
+  const trace =
+    digest === null
+      ? (userTrace ?? (() => undefined))
+      : (line: string) => {
+          digest.line(line);
+          userTrace?.(line);
+        };
+  const world = new World(shared, rng, faults, trace, options.blobsPerBatch ?? 1);
   const deviceCount = 2 + rng.int(4);
   const maxOps = Math.min(options.maxOps ?? Infinity, 20 + rng.int(60));
   try {
@@ -519,11 +534,13 @@ async function runOneUnguarded(seed: number, options: RunOptions): Promise<RunRe
     }
     await heal(world);
     if (options.trace) dump(world);
-    if (options.trace) {
+    if (userTrace) {
+      // Straight to the caller: timings differ from one run to the next, the digest must not.
       for (const [kind, { count, ms }] of world.timing)
-        world.trace(`timing ${kind}: ${count} × ${(ms / count).toFixed(1)} ms`);
+        userTrace(`timing ${kind}: ${count} × ${(ms / count).toFixed(1)} ms`);
     }
-    return check(world, seed, deviceCount);
+    const result = check(world, seed, deviceCount);
+    return digest === null ? result : { ...result, digest: digest.finish(world, result) };
   } catch (error) {
     return {
       seed,
@@ -846,6 +863,44 @@ function snapshot(world: World): string {
   return parts.join('\n');
 }
 
+/**
+ * A hash of what a run did (`RunOptions.digest`). The companion's file and hold ids are random
+ * (16 base64url characters, companion/sync/journal.ts and commit.ts), so each is hashed as the
+ * order it first appeared in: the same run gives the same digest in any process.
+ */
+class RunDigest {
+  private readonly hash = createHash('sha256');
+  private readonly ids = new Map<string, number>();
+
+  line(text: string): void {
+    this.hash.update(
+      `${text.replace(/(?<![\w-])[\w-]{16}(?![\w-])/g, (id) => {
+        let order = this.ids.get(id);
+        if (order === undefined) this.ids.set(id, (order = this.ids.size));
+        return `#${order}`;
+      })}\n`,
+    );
+  }
+
+  /** The trace so far, then the numbers drawn, every file and event, and the result. */
+  finish(world: World, result: RunResult): string {
+    this.line(`draws ${world.rng.draws}`);
+    for (const [path, bytes] of [...world.host.files()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      this.line(`companion ${path}`);
+      this.hash.update(bytes);
+    }
+    for (const device of world.devices) {
+      for (const path of device.vault.paths()) {
+        this.line(`${device.name} ${path}`);
+        this.hash.update(device.vault.bytes(path) ?? new Uint8Array());
+      }
+      for (const event of device.events) this.line(`${device.name} ${JSON.stringify(event)}`);
+    }
+    this.line(JSON.stringify(result));
+    return this.hash.digest('hex').slice(0, 16);
+  }
+}
+
 function short(text: string): string {
   const json = JSON.stringify(text);
   return json.length > 400 ? `${json.slice(0, 400)}… (${text.length} characters)` : json;
@@ -983,6 +1038,7 @@ export async function runSimulation(options: {
   maxOps?: number;
   faults?: number;
   blobsPerBatch?: number;
+  digest?: boolean;
   onRun?: (result: RunResult, index: number) => void;
 }): Promise<SimulationSummary> {
   let ops = 0;
@@ -999,6 +1055,7 @@ export async function runSimulation(options: {
         ...(options.maxOps === undefined ? {} : { maxOps: options.maxOps }),
         ...(options.faults === undefined ? {} : { faults: options.faults }),
         ...(options.blobsPerBatch === undefined ? {} : { blobsPerBatch: options.blobsPerBatch }),
+        ...(options.digest === undefined ? {} : { digest: options.digest }),
       });
       ops += result.ops;
       lost += result.lost.length;
