@@ -1,6 +1,7 @@
 import type { AuditClient, AuditEntry, AuditOutcome } from '../../shared/protocol/audit';
 import type { Clock } from '../../shared/ports';
 import type { SqliteDatabase } from '../db/open';
+import { PreparedStatements } from '../db/statements';
 import type { ToolRun } from '../../shared/protocol/tools';
 
 /** docs/clients.md: 90 days are kept. */
@@ -45,15 +46,18 @@ export class AuditCursorError extends Error {
  */
 export class AuditLog {
   private lastPrune = Number.NEGATIVE_INFINITY;
+  private readonly statements: PreparedStatements;
 
   constructor(
-    private readonly db: SqliteDatabase,
+    db: SqliteDatabase,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.statements = new PreparedStatements(db);
+  }
 
   record(entry: AuditRecord): void {
     const now = this.clock.now();
-    this.db
+    this.statements
       .prepare(
         `INSERT INTO audit_log (at, token_name, client, action, target, outcome, error_code,
                                 source, duration_ms, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -77,13 +81,14 @@ export class AuditLog {
   prune(): number {
     const now = this.clock.now();
     this.lastPrune = now;
-    return this.db.prepare('DELETE FROM audit_log WHERE at < ?').run(now - AUDIT_RETENTION_MS)
-      .changes;
+    return this.statements
+      .prepare('DELETE FROM audit_log WHERE at < ?')
+      .run(now - AUDIT_RETENTION_MS).changes;
   }
 
   /** Tool runs (rows with a source), newest first (docs/tools.md `GET /api/v1/tools/runs`). */
   toolRuns(limit: number): ToolRun[] {
-    const rows = this.db
+    const rows = this.statements
       .prepare(
         `SELECT id, at, token_name, client, action, outcome, error_code, source, duration_ms, reason
            FROM audit_log WHERE source IS NOT NULL AND at >= ? ORDER BY id DESC LIMIT ?`,
@@ -116,7 +121,7 @@ export class AuditLog {
   } {
     const before =
       query.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(query.cursor);
-    const rows = this.db
+    const rows = this.statements
       .prepare(
         `SELECT id, at, token_name, client, action, target, outcome, error_code
            FROM audit_log WHERE id < ? AND at >= ? ORDER BY id DESC LIMIT ?`,

@@ -11,6 +11,7 @@ import {
 import type { Language } from '../../shared/search';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../db/open';
+import { PreparedStatements } from '../db/statements';
 import { toFtsQuery } from './fts-query';
 import { vectorTable } from './index-store';
 import { loadVectorExtension } from './vector-extension';
@@ -123,7 +124,7 @@ export const OFTEN_CITED = 3;
 
 export class SqliteIndexQueries implements IndexQueries {
   private readonly weights: ColumnWeights;
-  private readonly statements = new Map<string, Statement<unknown[], unknown>>();
+  private readonly statements: PreparedStatements;
   private cachedModel: { key: string; model: QueryableModel | null } | undefined;
 
   constructor(
@@ -131,6 +132,7 @@ export class SqliteIndexQueries implements IndexQueries {
     private readonly options: IndexQueriesOptions = {},
   ) {
     loadVectorExtension(db);
+    this.statements = new PreparedStatements(db);
     this.weights = { ...DEFAULT_COLUMN_WEIGHTS, ...options.weights };
     for (const [column, weight] of Object.entries(this.weights)) {
       if (!Number.isFinite(weight) || weight < 0) {
@@ -609,14 +611,9 @@ export class SqliteIndexQueries implements IndexQueries {
     return { id: chosen.model, dims: chosen.dims, rowId: chosen.id };
   }
 
-  /** Prepared once per SQL text: preparing costs as much as a small query. */
+  /** Prepared once per SQL text (PreparedStatements). */
   private statement(sql: string): Statement<unknown[], unknown> {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    return this.statements.prepare(sql);
   }
 }
 

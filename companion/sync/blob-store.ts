@@ -5,6 +5,7 @@ import { mkdir, open, readFile, rename, rm, stat, truncate, unlink } from 'node:
 import { join } from 'node:path';
 import type { Clock } from '../../shared/ports';
 import type { SqliteDatabase } from '../db/open';
+import { PreparedStatements } from '../db/statements';
 import { hashFile } from '../vault/atomic-write';
 
 /*
@@ -48,12 +49,12 @@ export interface BlobStoreOptions {
 export class BlobStore {
   readonly root: string;
   readonly maxFileBytes: number;
-  private readonly db: SqliteDatabase;
+  private readonly statements: PreparedStatements;
   private readonly clock: Clock;
 
   constructor(options: BlobStoreOptions) {
     this.root = options.root;
-    this.db = options.db;
+    this.statements = new PreparedStatements(options.db);
     this.clock = options.clock;
     this.maxFileBytes = options.maxFileBytes;
     // Uploads cut off by a stop or crash; `partial/` is kept (those resume).
@@ -244,7 +245,7 @@ export class BlobStore {
   /** Deletes a version's bytes (history pruning). */
   async remove(hash: string): Promise<void> {
     await rm(this.pathOf(hash), { force: true });
-    this.db.prepare('DELETE FROM sync_blobs WHERE hash = ?').run(hash);
+    this.statements.prepare('DELETE FROM sync_blobs WHERE hash = ?').run(hash);
   }
 
   private async settle(temp: string, hash: string, size: number): Promise<'created' | 'existing'> {
@@ -260,7 +261,7 @@ export class BlobStore {
   }
 
   private remember(hash: string, size: number): void {
-    this.db
+    this.statements
       .prepare('INSERT OR IGNORE INTO sync_blobs (hash, size, stored_at) VALUES (?, ?, ?)')
       .run(hash, size, this.clock.now());
   }

@@ -1,5 +1,6 @@
 import type { SyncChange, SyncOpKind } from '../../shared/protocol/sync';
 import type { SqliteDatabase } from '../db/open';
+import { PreparedStatements } from '../db/statements';
 
 /*
  * The sync tables (db/migrations/008-sync.ts) behind one small API: the journal, the current
@@ -52,37 +53,43 @@ export function pathKey(path: string): string {
 }
 
 export class SyncStore {
+  private readonly statements: PreparedStatements;
+
   constructor(
     readonly db: SqliteDatabase,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.statements = new PreparedStatements(db);
+  }
 
   head(): number {
-    const row = this.db.prepare('SELECT MAX(seq) AS seq FROM sync_journal').get() as {
+    const row = this.statements.prepare('SELECT MAX(seq) AS seq FROM sync_journal').get() as {
       seq: number | null;
     };
     return row.seq ?? 0;
   }
 
   file(fileId: string): SyncFileRow | undefined {
-    return this.db.prepare('SELECT * FROM sync_files WHERE file_id = ?').get(fileId) as
+    return this.statements.prepare('SELECT * FROM sync_files WHERE file_id = ?').get(fileId) as
       SyncFileRow | undefined;
   }
 
   /** The live file at `path`, compared case-insensitively. */
   liveAt(path: string): SyncFileRow | undefined {
-    return this.db
+    return this.statements
       .prepare('SELECT * FROM sync_files WHERE path_key = ? AND deleted = 0')
       .get(pathKey(path)) as SyncFileRow | undefined;
   }
 
   liveFiles(): SyncFileRow[] {
-    return this.db.prepare('SELECT * FROM sync_files WHERE deleted = 0').all() as SyncFileRow[];
+    return this.statements
+      .prepare('SELECT * FROM sync_files WHERE deleted = 0')
+      .all() as SyncFileRow[];
   }
 
   liveCount(): number {
     return (
-      this.db.prepare('SELECT COUNT(*) AS n FROM sync_files WHERE deleted = 0').get() as {
+      this.statements.prepare('SELECT COUNT(*) AS n FROM sync_files WHERE deleted = 0').get() as {
         n: number;
       }
     ).n;
@@ -92,7 +99,7 @@ export class SyncStore {
   append(entry: NewJournalEntry): number {
     const time = this.now();
     const seq = Number(
-      this.db
+      this.statements
         .prepare(
           `INSERT INTO sync_journal (file_id, path, op, hash, size, mtime, device, time, from_path)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -111,7 +118,7 @@ export class SyncStore {
     );
     const deleted = entry.op === 'delete' ? 1 : 0;
     const disk = entry.op === 'delete' ? null : (entry.disk ?? null);
-    this.db
+    this.statements
       .prepare(
         `INSERT INTO sync_files (file_id, path, path_key, hash, size, mtime, deleted, seq, disk_mtime, disk_size)
          VALUES (@file_id, @path, @path_key, @hash, @size, @mtime, @deleted, @seq, @disk_mtime, @disk_size)
@@ -136,21 +143,21 @@ export class SyncStore {
 
   /** Records what the disk holds for a file whose content is already journalled. */
   setDiskStat(fileId: string, disk: { mtime: number; size: number } | null): void {
-    this.db
+    this.statements
       .prepare('UPDATE sync_files SET disk_mtime = ?, disk_size = ? WHERE file_id = ?')
       .run(disk?.mtime ?? null, disk?.size ?? null, fileId);
   }
 
   /** Journal entries after `since`, oldest first. */
   entriesAfter(since: number, limit: number): JournalRow[] {
-    return this.db
+    return this.statements
       .prepare('SELECT * FROM sync_journal WHERE seq > ? ORDER BY seq LIMIT ?')
       .all(since, limit) as JournalRow[];
   }
 
   /** The live files at their latest seq (with who made it), after `afterSeq`, in seq order. */
   snapshotAfter(afterSeq: number, limit: number): Array<SyncFileRow & { device: string }> {
-    return this.db
+    return this.statements
       .prepare(
         `SELECT f.*, j.device AS device FROM sync_files f JOIN sync_journal j ON j.seq = f.seq
           WHERE f.deleted = 0 AND f.seq > ? ORDER BY f.seq LIMIT ?`,
@@ -160,7 +167,7 @@ export class SyncStore {
 
   /** A file's versions, newest first. */
   versions(fileId: string): JournalRow[] {
-    return this.db
+    return this.statements
       .prepare(
         `SELECT j.* FROM sync_journal j JOIN sync_blobs b ON b.hash = j.hash
           WHERE j.file_id = ? AND j.op != 'delete' ORDER BY j.seq DESC`,
@@ -172,7 +179,7 @@ export class SyncStore {
   fileEverAt(path: string): SyncFileRow | undefined {
     const live = this.liveAt(path);
     if (live) return live;
-    const row = this.db
+    const row = this.statements
       .prepare('SELECT file_id FROM sync_journal WHERE path = ? ORDER BY seq DESC LIMIT 1')
       .get(path) as { file_id: string } | undefined;
     return row ? this.file(row.file_id) : undefined;
@@ -180,7 +187,7 @@ export class SyncStore {
 
   /** Deleted files whose last version is held, most recently deleted first. */
   trash(beforeSeq: number, limit: number): Array<SyncFileRow & { time: number; device: string }> {
-    return this.db
+    return this.statements
       .prepare(
         `SELECT f.*, j.time AS time, j.device AS device FROM sync_files f
            JOIN sync_journal j ON j.seq = f.seq
@@ -193,7 +200,7 @@ export class SyncStore {
   // --- devices -------------------------------------------------------------------------------
 
   touchDevice(name: string, lastSeq?: number): void {
-    this.db
+    this.statements
       .prepare(
         `INSERT INTO sync_devices (name, last_seq, last_seen) VALUES (?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen,
@@ -204,7 +211,7 @@ export class SyncStore {
 
   /** The device must exist (`touchDevice`). */
   setDeviceBase(device: string, fileId: string, hash: string): void {
-    this.db
+    this.statements
       .prepare(
         `INSERT INTO sync_device_bases (device, file_id, hash) VALUES (?, ?, ?)
          ON CONFLICT (device, file_id) DO UPDATE SET hash = excluded.hash`,
@@ -213,14 +220,14 @@ export class SyncStore {
   }
 
   clearDeviceBase(device: string, fileId: string): void {
-    this.db
+    this.statements
       .prepare('DELETE FROM sync_device_bases WHERE device = ? AND file_id = ?')
       .run(device, fileId);
   }
 
   /** Unpairing: the device's bases stop protecting versions. */
   forgetDevice(name: string): void {
-    this.db.prepare('DELETE FROM sync_devices WHERE name = ?').run(name);
+    this.statements.prepare('DELETE FROM sync_devices WHERE name = ?').run(name);
   }
 
   /**
@@ -229,12 +236,12 @@ export class SyncStore {
    */
   heldBases(): Set<string> {
     const held = new Set<string>();
-    for (const row of this.db.prepare('SELECT hash FROM sync_device_bases').all() as Array<{
+    for (const row of this.statements.prepare('SELECT hash FROM sync_device_bases').all() as Array<{
       hash: string;
     }>) {
       held.add(row.hash);
     }
-    const rows = this.db
+    const rows = this.statements
       .prepare(
         `SELECT j.hash FROM sync_devices d
            JOIN sync_journal j ON j.seq = (
@@ -249,28 +256,29 @@ export class SyncStore {
   // --- holds and stored answers -------------------------------------------------------------
 
   addHold(id: string, device: string, request: string): void {
-    this.db
+    this.statements
       .prepare('INSERT INTO sync_holds (id, device, request, created_at) VALUES (?, ?, ?, ?)')
       .run(id, device, request, this.now());
   }
 
   hold(id: string): { id: string; device: string; request: string } | undefined {
-    return this.db.prepare('SELECT id, device, request FROM sync_holds WHERE id = ?').get(id) as
-      { id: string; device: string; request: string } | undefined;
+    return this.statements
+      .prepare('SELECT id, device, request FROM sync_holds WHERE id = ?')
+      .get(id) as { id: string; device: string; request: string } | undefined;
   }
 
   removeHold(id: string): void {
-    this.db.prepare('DELETE FROM sync_holds WHERE id = ?').run(id);
+    this.statements.prepare('DELETE FROM sync_holds WHERE id = ?').run(id);
   }
 
   storedCommit(device: string, key: string): { results: string; touched: string } | undefined {
-    return this.db
+    return this.statements
       .prepare('SELECT results, touched FROM sync_commits WHERE device = ? AND commit_key = ?')
       .get(device, key) as { results: string; touched: string } | undefined;
   }
 
   storeCommit(device: string, key: string, results: string, touched: string): void {
-    this.db
+    this.statements
       .prepare(
         `INSERT INTO sync_commits (device, commit_key, results, touched, created_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (device, commit_key) DO UPDATE SET results = excluded.results,
@@ -280,7 +288,8 @@ export class SyncStore {
   }
 
   pruneCommits(olderThan: number): number {
-    return this.db.prepare('DELETE FROM sync_commits WHERE created_at < ?').run(olderThan).changes;
+    return this.statements.prepare('DELETE FROM sync_commits WHERE created_at < ?').run(olderThan)
+      .changes;
   }
 }
 
