@@ -34,12 +34,17 @@ describe('sync-sim', () => {
     'replays a seed: the same run twice does the same operations',
     { timeout: 120_000 },
     async () => {
-      const first = await runOne(7, { maxOps: 10, faults: 0 });
-      const second = await runOne(7, { maxOps: 10, faults: 0 });
+      const first = await runOne(7, { maxOps: 10, faults: 0, digest: true });
+      const second = await runOne(7, { maxOps: 10, faults: 0, digest: true });
       expect(first.error).toBeUndefined();
       expect(second.ops).toBe(first.ops);
       expect(second.devices).toBe(first.devices);
       expect(failed(second)).toBe(failed(first));
+      // The companion's file ids are random; the digest sees past them.
+      expect(first.digest).toMatch(/^[0-9a-f]{16}$/);
+      expect(second.digest).toBe(first.digest);
+      const other = await runOne(8, { maxOps: 10, faults: 0, digest: true });
+      expect(other.digest).not.toBe(first.digest);
     },
   );
 
