@@ -13,16 +13,17 @@
 //   Chromium:     a device in headless Chromium (scripts/bench/sync-browser-page.ts: the engine
 //                 with its real IndexedDB store, the vault in OPFS) makes its first sync, then is
 //                 loaded again with nothing changed; its memory sampled every 250 ms: JS heap
-//                 used (DevTools Runtime.getHeapUsage), the renderer's RSS and every Chromium
-//                 process's RSS (the IndexedDB back end lives outside the renderer), above the
-//                 idle page's (after a collection);
+//                 used (DevTools Runtime.getHeapUsage), the renderer's and every Chromium
+//                 process's PSS (the IndexedDB back end lives outside the renderer; PSS counts
+//                 a page shared by several processes once) and RSS, above the idle page's
+//                 (after a collection);
 //   companion:    its RSS (from /proc) idle, peak during each first sync, and after --quiet-s.
 // Targets are a column of the table; a miss is reported, not a failure.
 //
 //   node scripts/bench/sync.mjs [--notes 10000] [--edits 50] [--quiet-s 10] [--no-browser]
 //                               [--cli path/to/dist/companion/cli.mjs]
 //
-// Builds dist/companion first unless --cli names a build. Linux only (RSS from /proc).
+// Builds dist/companion first unless --cli names a build. Linux only (RSS and PSS from /proc).
 import esbuild from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -307,22 +308,63 @@ function chromiumProcesses() {
     .map((pid) => ({ pid, type: types.get(pid) }));
 }
 
+/**
+ * A process's proportional set size: its private pages plus its share of every page it maps
+ * with others. Summed over Chromium's processes it counts each page once; RSS counts a page
+ * once per process mapping it, so a utility process Chromium starts mid-sync (IndexedDB's, the
+ * file system's) adds the whole shared Chromium binary and libraries again to an RSS sum.
+ */
+function pssOf(pid) {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  return Number(/^Pss:\s+(\d+)/m.exec(text)[1]) * 1024;
+}
+
+/**
+ * CPU seconds (user + system) Chromium's processes have used so far: with other work on the
+ * machine, a phase's wall time says how busy the machine was as much as how much work the
+ * device did; its CPU time says the latter.
+ */
+function chromiumCpuSeconds() {
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  let ticks = 0;
+  for (const { pid } of chromiumProcesses()) {
+    if (pid === companion.child.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime: fields 14 and 15 of /proc/<pid>/stat, 12 and 13 after the name.
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / ticksPerSecond;
+}
+
 function chromiumRss() {
   let renderer = 0;
   let all = 0;
+  let rendererPss = 0;
+  let allPss = 0;
   for (const { pid, type } of chromiumProcesses()) {
+    // The companion is a child of this process too, not of Chromium.
+    if (pid === companion.child.pid) continue;
     let rss;
+    let pss;
     try {
       rss = rssOf(pid);
+      pss = pssOf(pid);
     } catch {
       continue;
     }
-    // The companion is a child of this process too, not of Chromium.
-    if (pid === companion.child.pid) continue;
     all += rss;
-    if (type === 'renderer') renderer += rss;
+    allPss += pss;
+    if (type === 'renderer') {
+      renderer += rss;
+      rendererPss += pss;
+    }
   }
-  return { renderer, all };
+  return { renderer, all, rendererPss, allPss };
 }
 
 async function runBrowser(companionBase) {
@@ -340,7 +382,7 @@ async function runBrowser(companionBase) {
       await sleep(500);
       const idleHeap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
       const idleRss = chromiumRss();
-      const peak = { heap: idleHeap, renderer: idleRss.renderer, all: idleRss.all };
+      const peak = { heap: idleHeap, ...idleRss };
       let sampling = true;
       const sampler = (async () => {
         while (sampling) {
@@ -349,19 +391,31 @@ async function runBrowser(companionBase) {
           peak.heap = Math.max(peak.heap, usedSize);
           peak.renderer = Math.max(peak.renderer, rss.renderer);
           peak.all = Math.max(peak.all, rss.all);
+          peak.rendererPss = Math.max(peak.rendererPss, rss.rendererPss);
+          peak.allPss = Math.max(peak.allPss, rss.allPss);
           await sleep(250);
         }
       })();
+      const cpuBefore = chromiumCpuSeconds();
       const result = await page.evaluate(() => globalThis.benchStart());
+      const cpuSeconds = chromiumCpuSeconds() - cpuBefore;
       sampling = false;
       await sampler;
       await cdp.send('HeapProfiler.collectGarbage');
       const afterHeap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
       const storage = await page.evaluate(() => navigator.storage.estimate());
       console.error(
-        `  Chromium ${phase}: ${(result.ms / 1000).toFixed(1)} s, ${result.files} files; ${result.times}`,
+        `  Chromium ${phase}: ${(result.ms / 1000).toFixed(1)} s (Chromium CPU ${cpuSeconds.toFixed(2)} s), ${result.files} files; ${result.times}`,
       );
-      return { ...result, idleHeap, idleRss, peak, afterHeap, storageBytes: storage.usage };
+      return {
+        ...result,
+        cpuSeconds,
+        idleHeap,
+        idleRss,
+        peak,
+        afterHeap,
+        storageBytes: storage.usage,
+      };
     };
     const first = await runPhase('first');
     const reopen = await runPhase('reopen');
@@ -408,27 +462,32 @@ function printTable() {
   if (browser) {
     const { first: bf, reopen: br } = browser;
     const over = (peak, idle) => peak - idle;
-    const allOver = over(bf.peak.all, bf.idleRss.all);
+    const allOver = over(bf.peak.allPss, bf.idleRss.allPss);
     rows.push(
       [
         'Chromium device (IndexedDB, OPFS vault): first sync',
         '—',
-        `${s(bf.ms)} (${count(bf.files)} files, ${count(bf.requests)} requests)`,
+        `${s(bf.ms)} (${count(bf.files)} files, ${count(bf.requests)} requests; Chromium's CPU ${bf.cpuSeconds.toFixed(1)} s)`,
       ],
       [
-        'Chromium device: peak memory above idle during the first sync, all Chromium processes (RSS)',
+        'Chromium device: peak memory above idle during the first sync, all Chromium processes (PSS)',
         `≤ ${TARGETS.deviceMb} MB`,
-        `${mb(allOver)} ${mark(allOver <= TARGETS.deviceMb * 2 ** 20)} (idle ${mb(bf.idleRss.all)})`,
+        `${mb(allOver)} ${mark(allOver <= TARGETS.deviceMb * 2 ** 20)} (idle ${mb(bf.idleRss.allPss)})`,
       ],
       [
-        '… of which the renderer (RSS) / the JS heap used',
+        '… of which the renderer (PSS) / the JS heap used',
         '—',
-        `${mb(over(bf.peak.renderer, bf.idleRss.renderer))} / ${mb(over(bf.peak.heap, bf.idleHeap))} (idle ${mb(bf.idleRss.renderer)} / ${mb(bf.idleHeap)}; heap after a collection ${mb(bf.afterHeap)})`,
+        `${mb(over(bf.peak.rendererPss, bf.idleRss.rendererPss))} / ${mb(over(bf.peak.heap, bf.idleHeap))} (idle ${mb(bf.idleRss.rendererPss)} / ${mb(bf.idleHeap)}; heap after a collection ${mb(bf.afterHeap)})`,
+      ],
+      [
+        'the same peaks as RSS sums: all Chromium processes / the renderer',
+        '—',
+        `${mb(over(bf.peak.all, bf.idleRss.all))} / ${mb(over(bf.peak.renderer, bf.idleRss.renderer))} (idle ${mb(bf.idleRss.all)} / ${mb(bf.idleRss.renderer)})`,
       ],
       [
         'Chromium device opening with nothing changed, to "in sync" (IndexedDB read included)',
         `≤ ${TARGETS.openS} s`,
-        `${s(br.ms)} ${mark(br.ms <= TARGETS.openS * 1000)} (${br.requests} request${br.requests === 1 ? '' : 's'})`,
+        `${s(br.ms)} ${mark(br.ms <= TARGETS.openS * 1000)} (${br.requests} request${br.requests === 1 ? '' : 's'}; Chromium's CPU ${br.cpuSeconds.toFixed(2)} s)`,
       ],
     );
   }
