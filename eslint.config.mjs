@@ -187,6 +187,9 @@ export default defineConfig([
     files: ['companion/web/**/*.ts'],
     languageOptions: { globals: { ...globals.browser, ...globals.serviceworker } },
   },
+  // The type-checked rules see plugin/tsconfig.json (the root options, the plugin's files and
+  // what they import): the project service takes the nearest tsconfig, and the root one would
+  // make it build a program of the companion, the tests and their types too (about 7 CPU-s).
   {
     files: ['plugin/**/*.ts'],
     languageOptions: {

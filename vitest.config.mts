@@ -1,6 +1,42 @@
 import { availableParallelism } from 'node:os';
+import { relative, sep } from 'node:path';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The longest files, longest first (a bare-clone `vitest run` on the 2-core CI machine; most
+ * of their time is spent waiting: a companion child process, a sync-sim run to its deadline).
+ * Vitest queues projects one after another in name order, and without a results cache (CI,
+ * a fresh clone) orders a project's files by size: open-seeds.test.ts, the longest, started
+ * last and ran alone for its last minute and a half while the other worker was idle. Started
+ * first, they overlap the rest (and the lint beside vitest in `npm test`).
+ */
+const STARTED_FIRST = [
+  'test/scripts/sync-sim/open-seeds.test.ts',
+  'test/e2e/clients-cli.test.ts',
+  'test/e2e/companion-cli.test.ts',
+  'test/e2e/vault-cli.test.ts',
+  'test/e2e/task-durability.test.ts',
+  'test/e2e/digest-durability.test.ts',
+  'test/plugin/sync/sync-sim-replays.test.ts',
+];
+
+/** Vitest's order, with the STARTED_FIRST files moved to the front in that list's order. */
+class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const file = relative(spec.project.config.root, spec.moduleId).split(sep).join('/');
+      const index = STARTED_FIRST.indexOf(file);
+      return index === -1 ? STARTED_FIRST.length : index;
+    };
+    return sorted
+      .map((spec, position) => ({ spec, position, rank: rank(spec) }))
+      .sort((a, b) => a.rank - b.rank || a.position - b.position)
+      .map(({ spec }) => spec);
+  }
+}
 
 /**
  * The tests that load the real embedding model (USE-lite weights on TF.js or ONNX, in process
@@ -65,6 +101,7 @@ export default defineConfig({
     // Vitest's default is one worker fewer than cores: one on a 2-core machine, where most test
     // files wait (child processes, sockets, timers, Chromium) more than they compute.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {

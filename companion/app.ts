@@ -24,6 +24,7 @@ import { registerImportRoutes } from './notes/import-routes';
 import { registerRateLimits } from './http/rate-limits';
 import type { RateLimitOverrides } from './http/rate-limits';
 import { partAwareValidator } from './http/part-aware-validator';
+import { firstUseCompilers } from './http/first-use-compilers';
 import { createLogger } from './logging';
 import type { Logger } from './logging';
 import { registerHttpMetrics } from './metrics/http-metrics';
@@ -147,6 +148,12 @@ export interface AppDeps {
     ToolServiceOptions,
     'offline' | 'timeoutMs' | 'outputCapChars' | 'askTimeoutMs' | 'connectTimeoutMs' | 'schedule'
   >;
+  /**
+   * When routes' schemas compile: at start (the default: a broken schema stops the server), or
+   * on each route's first request, for an app that answers a few and stops (the command line's
+   * local connection; see http/first-use-compilers.ts).
+   */
+  readonly compileSchemas?: 'at-start' | 'on-first-use';
 }
 
 declare module 'fastify' {
@@ -198,7 +205,12 @@ export async function buildApp(
     // `verbose` hands each validation error its schema, whose `description` (shared/protocol/
     // formats.ts) names what was expected instead of Ajv's raw pattern.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', verbose: true } },
-    schemaController: { compilersFactory: { buildValidator: partAwareValidator() } },
+    schemaController: {
+      compilersFactory:
+        deps.compileSchemas === 'on-first-use'
+          ? firstUseCompilers(partAwareValidator())
+          : { buildValidator: partAwareValidator() },
+    },
     ...(transport.https ? { https: { cert: transport.https.cert, key: transport.https.key } } : {}),
     ...(transport.connectionTimeoutMs !== undefined
       ? { connectionTimeout: transport.connectionTimeoutMs }

@@ -1,10 +1,22 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiHttpError } from '../http/api-error';
 import { TOOL_LIMITS } from '../http/rate-limits';
 import type { RateLimitCheck } from '../http/rate-limits';
-import { createMcpServer } from './mcp-server';
 import type { ToolRegistry } from '../tools';
+
+/**
+ * The MCP SDK's server side, imported on the first `/mcp` request: loading it (and its zod
+ * schemas) at start cost every companion and every command-line call about a tenth of a
+ * second of CPU, and most never serve MCP.
+ */
+async function importServerSdk() {
+  const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('./mcp-server'),
+  ]);
+  return { StreamableHTTPServerTransport, createMcpServer };
+}
+let serverSdk: ReturnType<typeof importServerSdk> | undefined;
 
 /**
  * The Model Context Protocol over Streamable HTTP at `/mcp` (docs/clients.md), behind the same bearer
@@ -27,6 +39,8 @@ export function registerMcpRoute(
       const limit = TOOL_LIMITS[tool];
       if (limit !== undefined) await checkRateLimit(request, limit);
     }
+    const { StreamableHTTPServerTransport, createMcpServer } = await (serverSdk ??=
+      importServerSdk());
     const server = createMcpServer(registry, { identity, client: 'mcp' });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -106,6 +106,8 @@ export async function openLocal(options: ConnectOptions): Promise<CompanionConne
     reminderPlan: new ReadOnlyReminderPlan(db, reminderSource, clock),
     indexAfterWrite: indexAfterWrite(indexer),
     ...(embedder ? { embedder } : {}),
+    // One or two requests per command: compiling all routes' schemas first cost about a second.
+    compileSchemas: 'on-first-use',
   });
   return {
     kind: 'local',

@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
 import type { Clock } from '../../shared/ports';
 import {
   caseInsensitiveExists,
@@ -30,62 +28,11 @@ import type { LinkFetchPolicy } from './link-fetcher';
  */
 
 export const LINKS_FOLDER = 'Cairn/Links';
-/** A clipped text beyond this is cut (a book-length page is not a clip). */
-export const CLIP_MAX_CHARS = 100_000;
-
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>()"'\]]+[^\s<>()"'\].,;:!?]/i;
 
 /** The first http(s) URL in a memory's text, if any. */
 export function firstUrl(text: string): string | undefined {
   return URL_IN_TEXT.exec(text)?.[0];
-}
-
-export interface ExtractedPage {
-  title: string;
-  /** Paragraphs separated by blank lines. */
-  text: string;
-}
-
-/** Title and main text of an HTML page; a page Readability finds no article in gives its body text. */
-export function extractPage(html: string, url: string): ExtractedPage {
-  const { document } = parseHTML(html);
-  const fallbackTitle = (document.querySelector('title')?.textContent ?? '').trim();
-  const article = new Readability(document as unknown as Document).parse();
-  const title = (article?.title ?? '').trim() || fallbackTitle || new URL(url).hostname;
-  const blocks: string[] = [];
-  if (article?.content) {
-    const { document: content } = parseHTML(`<html><body>${article.content}</body></html>`);
-    for (const element of content.querySelectorAll('h1,h2,h3,h4,h5,h6,p,li,blockquote,pre')) {
-      // Nested blocks (a <p> inside an <li>) are read once, at their outermost block.
-      if (element.parentElement?.closest('p,li,blockquote,pre')) continue;
-      const tag = element.tagName.toLowerCase();
-      if (tag === 'pre') {
-        // Code keeps its lines; a fence longer than any backtick run inside keeps it closed.
-        const code = (element.textContent ?? '').replace(/\s+$/, '');
-        if (code === '') continue;
-        const fence = '`'.repeat(
-          Math.max(3, ...[...code.matchAll(/`+/g)].map((m) => m[0].length + 1)),
-        );
-        blocks.push(`${fence}\n${code}\n${fence}`);
-        continue;
-      }
-      const words = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
-      if (words === '') continue;
-      blocks.push(
-        tag.startsWith('h') && tag.length === 2
-          ? `${'#'.repeat(Math.min(6, Number(tag[1]) + 1))} ${words}`
-          : tag === 'li'
-            ? `- ${words}`
-            : tag === 'blockquote'
-              ? `> ${words}`
-              : words,
-      );
-    }
-  }
-  let text = blocks.join('\n\n');
-  if (text === '') text = (article?.textContent ?? '').replace(/\s+/g, ' ').trim();
-  if (text.length > CLIP_MAX_CHARS) text = `${text.slice(0, CLIP_MAX_CHARS)}\n\n(cut)`;
-  return { title: title.replace(/\s+/g, ' ').slice(0, 200), text };
 }
 
 export interface LinkClipperDeps {
@@ -173,6 +120,8 @@ export class LinkClipper {
    */
   async clip(url: string, memoryId: string): Promise<ClippedLink> {
     const page = await fetchLinkPage(url, this.deps.policy);
+    // The DOM and Readability load with the first link clipped, not with every app.
+    const { extractPage } = await import('./link-page');
     const { title, text } = extractPage(page.html, page.url);
     const fetched = formatInZone(this.deps.clock.now(), this.deps.zone);
     const memoryLink = `[[${MEMORY_PATH.replace(/\.md$/, '')}#^${memoryId}]]`;

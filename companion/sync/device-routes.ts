@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { toString as qrToString } from 'qrcode';
 import { SyncCommitResponse } from '../../shared/protocol/sync';
 import {
   SyncPairRequest,
@@ -57,6 +56,8 @@ export async function pairDevice(
   }
   const url = request.url.replace(/\/+$/, '');
   const link = syncPairingLink({ url, token: created.token, device: request.device });
+  // Imported when a device is paired, not with every app (the command line builds one a call).
+  const { toString: qrToString } = await import('qrcode');
   const qrSvg = await qrToString(link, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
   const address = checkSyncAddress(url);
   return {

@@ -1,8 +1,6 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { AbortSignalLike } from '../../shared/chat/ports';
 import type {
@@ -25,6 +23,29 @@ const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
 /** What is kept of a stdio server's stderr, to say why it stopped. */
 const STDERR_TAIL_CHARS = 2_000;
+
+/**
+ * The MCP SDK's client side, imported when the first server connects: most companions (and
+ * every command-line call that builds the app) have no MCP servers configured, and the SDK
+ * with its schemas is about a fifth of a second of CPU to load.
+ */
+async function importClientSdk() {
+  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }, ajv] =
+    await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      import('@modelcontextprotocol/sdk/validation/ajv'),
+    ]);
+  return {
+    Client,
+    StdioClientTransport,
+    StreamableHTTPClientTransport,
+    validators: new ajv.AjvJsonSchemaValidator(),
+  };
+}
+type ClientSdk = Awaited<ReturnType<typeof importClientSdk>>;
+let clientSdk: Promise<ClientSdk> | undefined;
 
 export class ToolServerConfigError extends Error {
   override name = 'ToolServerConfigError';
@@ -79,7 +100,6 @@ export interface McpServerPoolOptions {
  */
 export class McpServerPool implements ExternalTools {
   private readonly servers = new Map<string, ServerState>();
-  private readonly validators = new AjvJsonSchemaValidator();
   private closed = false;
 
   constructor(private readonly options: McpServerPoolOptions) {}
@@ -305,10 +325,23 @@ export class McpServerPool implements ExternalTools {
     server.stderrTail = '';
     delete server.transportError;
     const timeoutMs = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    const client = new Client({ name: 'cairn', version: COMPANION_VERSION }, { capabilities: {} });
+    let sdk: ClientSdk;
+    try {
+      sdk = await (clientSdk ??= importClientSdk());
+    } catch (error) {
+      clientSdk = undefined;
+      this.markDown(server, generation, describe(error));
+      return;
+    }
+    // Removed or closed while the SDK loaded: nothing to start.
+    if (this.closed || !current()) return;
+    const client = new sdk.Client(
+      { name: 'cairn', version: COMPANION_VERSION },
+      { capabilities: {} },
+    );
     let transport: Transport;
     try {
-      transport = this.transportFor(server);
+      transport = this.transportFor(server, sdk);
     } catch (error) {
       this.markDown(server, generation, describe(error));
       return;
@@ -329,7 +362,9 @@ export class McpServerPool implements ExternalTools {
         return;
       }
       server.client = client;
-      server.tools = listed.tools.map((tool) => this.compile(server.config.name, tool));
+      server.tools = listed.tools.map((tool) =>
+        this.compile(server.config.name, tool, sdk.validators),
+      );
       server.state = 'up';
       server.error = null;
       server.attempts = 0;
@@ -345,17 +380,17 @@ export class McpServerPool implements ExternalTools {
     }
   }
 
-  private transportFor(server: ServerState): Transport {
+  private transportFor(server: ServerState, sdk: ClientSdk): Transport {
     const { command, args, url, headers } = server.config;
     if (command !== undefined) {
-      const transport = new StdioClientTransport({ command, args: args ?? [], stderr: 'pipe' });
+      const transport = new sdk.StdioClientTransport({ command, args: args ?? [], stderr: 'pipe' });
       transport.stderr?.on('data', (chunk: Buffer) => {
         server.stderrTail = (server.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
       });
       return transport;
     }
     if (url === undefined) throw new ToolServerConfigError('give a command or a url', 'command');
-    return new StreamableHTTPClientTransport(new URL(url), {
+    return new sdk.StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: headers ?? {} },
       reconnectionOptions: {
         maxReconnectionDelay: RETRY_MAX_MS,
@@ -374,6 +409,7 @@ export class McpServerPool implements ExternalTools {
       inputSchema: Record<string, unknown>;
       annotations?: { readOnlyHint?: boolean | undefined } | undefined;
     },
+    validators: AjvJsonSchemaValidator,
   ): ServerTool {
     const listed: ServerTool = {
       name: `${server}__${tool.name.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 128),
@@ -383,7 +419,7 @@ export class McpServerPool implements ExternalTools {
       readOnly: tool.annotations?.readOnlyHint === true,
     };
     try {
-      listed.validator = this.validators.getValidator(tool.inputSchema as never);
+      listed.validator = validators.getValidator(tool.inputSchema as never);
     } catch (error) {
       listed.schemaError = describe(error);
       this.options.log?.('MCP tool schema does not compile', {

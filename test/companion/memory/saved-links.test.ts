@@ -4,7 +4,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { extractPage } from '../../../companion/memory/link-clipper';
+import { extractPage } from '../../../companion/memory/link-page';
 import { linkProblem } from '../../../companion/memory/link-fetcher';
 import { repoRoot } from '../../helpers/corpora';
 import { authorized, buildTestApp } from '../helpers/app';
