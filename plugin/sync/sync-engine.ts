@@ -701,6 +701,28 @@ export class SyncEngine {
   }
 
   /**
+   * Whether a rename event `from` → `to`, with the record `atTarget` at `to`, is the user's move
+   * onto the path of a file deleted here (its record waiting for its delete to be committed),
+   * not the engine's own move seen late: nothing is left at `from` (after the engine's move, a
+   * record at `from` is of a file written there since), and the file at `to` is not the one
+   * `atTarget` recorded. A file kept on the companion (not downloaded) has no file to delete.
+   */
+  private async movedOntoDeleted(
+    from: string,
+    to: string,
+    atTarget: SyncFileRecord,
+  ): Promise<boolean> {
+    if (atTarget.notDownloaded || from.toLowerCase() === to.toLowerCase()) return false;
+    if ((await this.vault.stat(from)) !== null) return false;
+    const there = await this.vault.stat(to);
+    return (
+      there !== null &&
+      there.path === to &&
+      !(there.size === atTarget.size && there.mtime === atTarget.mtime)
+    );
+  }
+
+  /**
    * The file of `record` here: the one at its path, or at a case variant of it (the port's
    * lookups match letter case loosely), unless another record is at that very spelling. Then
    * that file is the other record's, and this one's is gone (moved away or deleted with no event
@@ -758,6 +780,10 @@ export class SyncEngine {
   ): Promise<void> {
     const stat = await this.statOwn(record);
     if (stat === null) {
+      // Its path here given to another file moved there after it was deleted: left to the
+      // scan, whose delete loses to this edit and lets the file come like one from elsewhere
+      // (`settle`). Written back where the moved file came from, it would go up as a move.
+      if (await this.pathTakenSince(record)) return;
       // Deleted here but edited there: the edit wins, the file comes back.
       const bytes = await this.blob(hash);
       const written = await this.vault.write(record.path, bytes, { absent: true });
@@ -837,11 +863,13 @@ export class SyncEngine {
     if (ops.length === 0) return 0;
     // Deletes go in batches of their own, so a mass-delete hold keeps nothing else waiting.
     const deletes = ops.filter((item) => 'delete' in item.op);
-    // A new file at the path of a file deleted here goes after that delete (sent before it, it
-    // would meet the old file there and become a conflict copy); while the delete is held, it
-    // waits too.
+    // A new file at the path of a file deleted here, or a file moved there, goes after that
+    // delete (sent before it, it would meet the old file there and become a conflict copy);
+    // while the delete is held, it waits too.
     const isNewAt = (item: PendingOp, paths: ReadonlySet<string>): boolean =>
-      'hash' in item.op && item.op.base === null && paths.has(item.op.path.toLowerCase());
+      'rename_to' in item.op
+        ? paths.has(item.op.rename_to.toLowerCase())
+        : 'hash' in item.op && item.op.base === null && paths.has(item.op.path.toLowerCase());
     const vacated = new Set(deletes.map((item) => this.syncedKey(item.record)));
     const writes = ops.filter((item) => !('delete' in item.op) && !isNewAt(item, vacated));
     let sent = 0;
@@ -876,10 +904,32 @@ export class SyncEngine {
     for (const [from, to] of renames) {
       const record = await this.store.getFile(from);
       if (!record) continue;
-      // The engine's own moves (a remote rename applied here) fire rename events too, seen here
-      // after the state moved on: the record is at `to` already, and `from` may hold another
-      // file since (a remote new file written there after the move). Not a move of that file.
-      if (from !== to && (await this.store.getFile(to))) continue;
+      const atTarget = from === to ? undefined : await this.store.getFile(to);
+      if (atTarget) {
+        // The engine's own moves (a remote rename applied here) fire rename events too, seen
+        // here after the state moved on: the record is at `to` already, and `from` may hold
+        // another file since (a remote new file written there after the move). Not a move of
+        // that file.
+        if (!(await this.movedOntoDeleted(from, to, atTarget))) continue;
+        // The user deleted the file at `to` (its delete not committed yet) and moved this one
+        // there. Skipped, the move would be lost: the moved file taken for an edit of the
+        // deleted one (its lines dropped by the merge, or a note deleted elsewhere back), and
+        // this one for a delete (a remote edit of it written back at its old path, a second
+        // copy). The records change places: the deleted file's, at the path this one left
+        // (no file there), goes up as its delete, and the move after it (`commitLocal`).
+        await this.unshadow(record);
+        const moved = { ...record, path: to, shadowedSeq: undefined };
+        if (atTarget.fileId && atTarget.base) {
+          await this.store.update([moved, { ...atTarget, path: from }]);
+        } else {
+          // Never committed: nothing to tell the companion (a file it kept out is pulled again).
+          await this.unshadow(atTarget);
+          await this.store.update([moved], [from]);
+        }
+        this.movedRecords.set(from, to);
+        this.touched.add(to);
+        continue;
+      }
       // The record is of a file the engine wrote at `from` after the move (the move happened
       // while the write was in progress): it stays; the moved file is a new one to it.
       const left = from === to ? null : await this.vault.stat(from);
@@ -1345,7 +1395,10 @@ export class SyncEngine {
           await this.store.update([], [record.path]);
           return;
         }
-        if ('delete' in op && (await this.madeSinceDelete(record))) {
+        if (
+          'delete' in op &&
+          ((await this.madeSinceDelete(record)) || (await this.pathTakenSince(record)))
+        ) {
           // The delete lost (an edit elsewhere kept the file), and a file was made here at its
           // path since the delete went up: a new note, not the kept one. Taken for the kept file,
           // it would be moved to the companion's path and committed as an edit of it, dropping
@@ -1659,6 +1712,17 @@ export class SyncEngine {
     } catch {
       return false; // not text: the companion adds nothing to such a copy
     }
+  }
+
+  /**
+   * True when the record of a file deleted here is away from the companion's path of it, which
+   * another record holds: a file the user moved there after the delete (`applyLocalRenames`).
+   */
+  private async pathTakenSince(record: SyncFileRecord): Promise<boolean> {
+    if (record.syncedPath === null || record.syncedPath === record.path) return false;
+    const there = await this.vault.stat(record.syncedPath);
+    const holder = there && (await this.store.getFile(there.path));
+    return holder !== undefined && holder !== null && holder.fileId !== record.fileId;
   }
 
   /** True when a file other than the deleted one is at the path of `record` (made after it). */

@@ -1170,6 +1170,99 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('a note moved onto the path of a note deleted here keeps its move and a remote edit', async () => {
+    // A rename event whose target still held the deleted note's record (its delete not yet
+    // committed) was skipped as if it were the engine's own move seen late. The moved note's
+    // record stayed at its old path with no file: the pull wrote the laptop's edit of it back
+    // there, and the moved file went up as an edit of the deleted note. Trip was then in two
+    // notes, and a concurrent edit of the deleted one would have merged into the wrong note.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({
+      files: { 'inbox.md': '# Inbox\n- L2 server\n~2\n', 'Trip.md': TRIP, ...others },
+    });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    phone.vault.userDelete('inbox.md');
+    phone.vault.userRename('Trip.md', 'inbox.md');
+    phone.vault.userWrite('inbox.md', `${TRIP}- L3 phone\n~3\n`);
+    laptop.vault.userWrite('Trip.md', `${TRIP}- L4 laptop\n~4\n`);
+    await laptop.engine.sync();
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    const mine = (paths: string[]): string[] => paths.filter((path) => !/^n\d/.test(path));
+    expect(mine(readdirSync(t.vault))).toEqual(['inbox.md']);
+    expect(onDisk('inbox.md')).toBe(`${TRIP}- L4 laptop\n~4\n- L3 phone\n~3\n`);
+    for (const device of [phone, laptop]) {
+      expect(mine(device.vault.paths())).toEqual(['inbox.md']);
+      expect(device.vault.text('inbox.md')).toBe(onDisk('inbox.md'));
+    }
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
+  it('a note moved onto the path of a note deleted here, edited elsewhere, lands beside it', async () => {
+    // The deleted note was edited on the laptop: its delete loses and it comes back at its
+    // path, where the moved note now is; the move then lands beside it (a rename onto a taken
+    // path), not the deleted note written back at the moved note's old path and moved there.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const INBOX = '# Inbox\n- L2 server\n~2\n- L3 laptop\n~3\n';
+    t = await buildSyncTestApp({
+      files: { 'inbox.md': '# Inbox\n- L2 server\n~2\n', 'Trip.md': TRIP, ...others },
+    });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    phone.vault.userDelete('inbox.md');
+    phone.vault.userRename('Trip.md', 'inbox.md');
+    laptop.vault.userWrite('inbox.md', INBOX);
+    await laptop.engine.sync();
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    const mine = (paths: string[]): string[] => paths.filter((path) => !/^n\d/.test(path));
+    const copies = mine(readdirSync(t.vault)).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(copies[0]).toMatch(/^inbox\.conflict-/);
+    expect(onDisk(copies[0] as string)).toBe(TRIP);
+    expect(onDisk('inbox.md')).toBe(INBOX);
+    expect(onDisk('Trip.md')).toBeUndefined();
+    for (const device of [phone, laptop]) {
+      expect(mine(device.vault.paths())).toEqual(mine(readdirSync(t.vault)));
+      for (const path of copies) expect(device.vault.text(path)).toBe(onDisk(path));
+    }
+    expect(phone.events.filter((event) => event.kind === 'problem')).toEqual([]);
+  });
+
+  it('a note moved onto a case variant of a note deleted here is sent after that delete', async () => {
+    // seed 62106274 (37 ops), on Linux: Projects/Plan.md deleted, Ideas.md renamed to
+    // projects/plan.md. The rename went up before the delete, met the deleted note at the
+    // companion's (case-insensitive) path and landed beside it: a conflict copy of nothing.
+    const IDEAS = '# Ideas\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({
+      files: { 'Projects/Plan.md': '# Plan\n- L2 server\n~2\n', 'Ideas.md': IDEAS },
+    });
+    const linux = testDevice(t, 'Linux laptop');
+    await linux.engine.sync();
+    linux.vault.userDelete('Projects/Plan.md');
+    linux.vault.userRename('Ideas.md', 'projects/plan.md');
+    for (let round = 0; round < 2; round++) await linux.engine.sync();
+    expect(readdirSync(t.vault)).toEqual(['Projects']);
+    expect(readdirSync(join(t.vault, 'Projects'))).toEqual(['plan.md']);
+    expect(onDisk('Projects/plan.md')).toBe(IDEAS);
+    expect(linux.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
   it('starts again from the whole listing when the companion answers 410 CURSOR_EXPIRED', async () => {
     // DESIGN §9: a companion whose database was replaced has a shorter journal; the device's
     // position is ahead of it. It lists everything again and relinks its files by hash.
