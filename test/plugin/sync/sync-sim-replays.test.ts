@@ -1222,4 +1222,20 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
     sameAsCompanion(laptop);
   });
+  it('a note moved onto a case variant of a note deleted here is no conflict copy', async () => {
+    // seed 9501418 (34 ops): on Linux the user deleted inbox.md and renamed Ideas.md to
+    // Inbox.md; the rename went in the commit before the delete, met inbox.md still on the
+    // companion, and Ideas became a conflict copy of it (a false conflict: nothing overlapped).
+    const IDEAS = '# Ideas\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Ideas.md': IDEAS, 'inbox.md': '# inbox\n' } });
+    const linux = testDevice(t, 'Linux laptop');
+    await linux.engine.sync();
+    linux.vault.userDelete('inbox.md');
+    linux.vault.userRename('Ideas.md', 'Inbox.md');
+    await linux.engine.sync();
+    await linux.engine.sync();
+    expect(readdirSync(t.vault).sort()).toEqual(['Inbox.md']);
+    expect(onDisk('Inbox.md')).toBe(IDEAS);
+    sameAsCompanion(linux);
+  });
 });
