@@ -750,6 +750,17 @@ export class SyncEngine {
       await this.store.update([updated]);
       return updated;
     }
+    const holder = path === record.path ? undefined : await this.store.getFile(path);
+    if (holder !== undefined && holder.fileId !== record.fileId && !holder.notDownloaded) {
+      if ((await this.statOwn(holder)) === null) {
+        // Another record holds the new path, its file gone here (renamed there and deleted, its
+        // rename or delete not committed yet: the app was closed, and a pull comes first).
+        // Records are kept by path: moved there, this one would write over it, and that delete
+        // would never reach the companion. The move waits until the scan has committed it.
+        if (seq !== undefined) this.blocked(seq);
+        return null;
+      }
+    }
     const own = await this.statOwn(record);
     const outcome = own === null ? 'changed' : await this.vault.rename(record.path, path);
     if (outcome === 'changed') {
@@ -863,13 +874,15 @@ export class SyncEngine {
     if (ops.length === 0) return 0;
     // Deletes go in batches of their own, so a mass-delete hold keeps nothing else waiting.
     const deletes = ops.filter((item) => 'delete' in item.op);
-    // A new file at the path of a file deleted here, or a file moved there, goes after that
-    // delete (sent before it, it would meet the old file there and become a conflict copy);
-    // while the delete is held, it waits too.
-    const isNewAt = (item: PendingOp, paths: ReadonlySet<string>): boolean =>
-      'rename_to' in item.op
-        ? paths.has(item.op.rename_to.toLowerCase())
-        : 'hash' in item.op && item.op.base === null && paths.has(item.op.path.toLowerCase());
+    // A new file at the path of a file deleted here, or a file moved there (a case variant
+    // too), goes after that delete: sent before it, it would meet the old file there and
+    // become a conflict copy. While the delete is held, it waits too.
+    const isNewAt = (item: PendingOp, paths: ReadonlySet<string>): boolean => {
+      if ('delete' in item.op) return false;
+      const at = ('rename_to' in item.op ? item.op.rename_to : item.op.path).toLowerCase();
+      const arrives = item.op.base === null || at !== this.syncedKey(item.record);
+      return arrives && paths.has(at);
+    };
     const vacated = new Set(deletes.map((item) => this.syncedKey(item.record)));
     const writes = ops.filter((item) => !('delete' in item.op) && !isNewAt(item, vacated));
     let sent = 0;

@@ -1289,4 +1289,46 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(await phone.store.getSeq()).toBeLessThanOrEqual(3);
     expect(phone.events.filter((event) => event.kind === 'problem')).toEqual([]);
   });
+  it('a note moved onto a path whose note was renamed there and deleted here still goes', async () => {
+    // seed 9505498 (33 ops): the user renamed Trip.md to Log.md and deleted it, and the app was
+    // killed before committing either. Another device renamed Daily.md to Log.md. On open the
+    // pull came first: the move was applied onto Log.md, and as records are kept by path, the
+    // new record wrote over Trip's, whose delete so never reached the companion (Trip.md stayed
+    // there, and missing on this device).
+    t = await buildSyncTestApp({
+      files: { 'Trip.md': '# Trip\n- L1 server\n~1\n', 'Daily.md': '# Daily\n' },
+    });
+    const phone = testDevice(t, 'Linux phone');
+    const laptop = testDevice(t, 'Linux laptop');
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    phone.vault.userRename('Trip.md', 'Log.md');
+    phone.vault.userDelete('Log.md');
+    laptop.vault.userRename('Daily.md', 'Log.md');
+    await laptop.engine.sync();
+    await phone.engine.pull();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    expect(onDisk('Trip.md')).toBeUndefined();
+    expect(onDisk('Log.md')).toBe('# Daily\n');
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
+  it('a note moved onto a case variant of a note deleted here is no conflict copy', async () => {
+    // seed 9501418 (34 ops): on Linux the user deleted inbox.md and renamed Ideas.md to
+    // Inbox.md; the rename went in the commit before the delete, met inbox.md still on the
+    // companion, and Ideas became a conflict copy of it (a false conflict: nothing overlapped).
+    const IDEAS = '# Ideas\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Ideas.md': IDEAS, 'inbox.md': '# inbox\n' } });
+    const linux = testDevice(t, 'Linux laptop');
+    await linux.engine.sync();
+    linux.vault.userDelete('inbox.md');
+    linux.vault.userRename('Ideas.md', 'Inbox.md');
+    await linux.engine.sync();
+    await linux.engine.sync();
+    expect(readdirSync(t.vault).sort()).toEqual(['Inbox.md']);
+    expect(onDisk('Inbox.md')).toBe(IDEAS);
+    sameAsCompanion(linux);
+  });
 });
