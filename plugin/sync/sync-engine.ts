@@ -1651,7 +1651,10 @@ export class SyncEngine {
   /** Whether the copy `copyHash` is the version `sent` and only the keys a copy gets added. */
   private async holdsOnly(copyHash: string, sent: string): Promise<boolean> {
     if (copyHash === sent) return true;
-    const [copy, mine] = await Promise.all([this.blob(copyHash), this.blob(sent)]);
+    // One after the other: the engine has one request in flight at a time (the simulation
+    // runs a device until its next request; two at once left it waiting on one never announced).
+    const copy = await this.blob(copyHash);
+    const mine = await this.blob(sent);
     try {
       const decode = (bytes: Uint8Array): string =>
         new TextDecoder('utf-8', { fatal: true }).decode(bytes);

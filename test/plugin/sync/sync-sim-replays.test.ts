@@ -920,6 +920,50 @@ describe('SyncEngine replays of simulation failures', () => {
     }
   });
 
+  it('a device checking a copy of a note deleted here has one request in flight at a time', async () => {
+    // seed 62106690 (76 ops): the answer above made the engine fetch the copy and the version
+    // sent at once (Promise.all). The simulation lets a device run until its next request, so
+    // with both queued, the first answer delivered left it waiting on the second, which no
+    // request announced: the run waited until its 120 s deadline. The engine keeps to one
+    // request at a time (the simulation's model of a device, and of requestUrl's one queue).
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const blobsFetched: string[] = [];
+    const deleting = racing(
+      (url) => url.endsWith('/commit'),
+      () => phone.vault.userDelete('Inbox.md'),
+    );
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          if (request.url.includes('/blobs/')) blobsFetched.push(request.url);
+          mostInFlight = Math.max(mostInFlight, ++inFlight);
+          try {
+            return await deleting.request(request);
+          } finally {
+            inFlight--;
+          }
+        },
+      },
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userDelete('Inbox.md');
+    await laptop.engine.sync();
+    laptop.vault.userWrite('Inbox.md', '# New\n- L3 laptop\n~3\n');
+    await laptop.engine.sync();
+    const SENT = `${INBOX}- L2 phone\n~2\n`;
+    phone.vault.userWrite('Inbox.md', SENT);
+    await phone.engine.sync();
+    // The copy's check ran (only it fetches the version this device sent), one request after
+    // the other.
+    expect(blobsFetched.some((url) => url.endsWith(`/blobs/${hashOf(SENT)}`))).toBe(true);
+    expect(mostInFlight).toBe(1);
+  });
+
   it('a new note edited as the companion’s version came, its copy edited too, stays new', async () => {
     // seed 38000197 (75 ops): as above, but the note was edited while the companion's version
     // was fetched, after the note was found unedited: the write found other bytes, and the note
