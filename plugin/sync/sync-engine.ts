@@ -1468,6 +1468,19 @@ export class SyncEngine {
         stat = await this.statOwn(current);
       }
     }
+    if (
+      stat === null &&
+      copy?.placedBefore === true &&
+      current.fileId === server.fileId &&
+      current.base === server.hash
+    ) {
+      // This answer was applied whole before the app died (its commit resent): the copy placed
+      // and the path given the companion's version, recorded so. What was deleted here since is
+      // that version, seen here, not this device's (the copy, kept). The record stays, so its
+      // delete is committed next against the companion's version (losing to any edit made
+      // elsewhere since); written back, it would be a note back that its deleter saw.
+      return;
+    }
     if (stat === null && copy !== undefined) {
       // Deleted here after its version went up and came back a conflict copy: what was
       // deleted is that version, the copy; the path's note (the companion's, never seen here)

@@ -381,6 +381,40 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Plan.md')).toBe(`${PLAN}- L3 phone\n~3\n`);
   });
 
+  it('a note that took the companion’s version, deleted before its answer came again, stays deleted', async () => {
+    // seed 9300459 (69 ops): a new note met the companion's at its path; the answer was applied
+    // whole (the copy placed, the path given the companion's version and recorded so) and the
+    // app killed before the commit was marked done. The user then deleted the note, the
+    // companion's version seen here. Answered again, the gone file was taken for one that may
+    // have been this device's version, and the companion's was written back: a note back.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const phone = testDevice(t, 'Pixel 8');
+    const clearPending = phone.store.setPendingCommit.bind(phone.store);
+    let killOnDone = true;
+    phone.store.setPendingCommit = (pending) => {
+      if (pending === null && killOnDone) {
+        killOnDone = false;
+        return Promise.reject(new Error('killed'));
+      }
+      return clearPending(pending);
+    };
+    phone.vault.userWrite('Plan.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Plan.md')).toBe(PLAN);
+    expect(await phone.store.getPendingCommit()).not.toBeNull();
+    phone.vault.userDelete('Plan.md');
+    phone.restart();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(onDisk('Plan.md')).toBeUndefined();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk(copies[0] as string)).toContain(MINE);
+    sameAsCompanion(phone);
+  });
+
   it('a note deleted while its merged commit went unanswered, then made again, gets the merge', async () => {
     // seed 207177161 (48 ops): the device's daily note (the template) met the companion's at
     // commit and was merged (the companion's stays); the answer was lost and the user deleted
