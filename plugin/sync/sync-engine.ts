@@ -1241,9 +1241,32 @@ export class SyncEngine {
     // the file looks deleted here (and its conflict copy, holding its lines, would be deleted).
     await this.applyLocalRenames();
     // The record may have moved since the op was built (a rename applied meanwhile).
-    const found =
-      (item.record.fileId ? await this.store.findByFileId(item.record.fileId) : undefined) ??
-      (await this.store.getFile(this.followMoves(item.record.path)));
+    const byFileId = item.record.fileId
+      ? await this.store.findByFileId(item.record.fileId)
+      : undefined;
+    const found = byFileId ?? (await this.store.getFile(this.followMoves(item.record.path)));
+    if (
+      item.record.fileId !== null &&
+      byFileId === undefined &&
+      found?.fileId &&
+      found.fileId !== item.record.fileId
+    ) {
+      // This file's record is gone and another file's holds its path (a new file's answer,
+      // settled just before, gave that path the companion's file: a moved-away file's record
+      // was still there). Taken for this file, that one would be moved to this file's path and
+      // committed as its edit (seed 9800132: the companion's note gone from its path). What the
+      // companion kept of this file comes like a file from elsewhere: the pull goes back before
+      // its entry (an accepted delete leaves nothing to bring).
+      if (
+        result.status !== 'held' &&
+        result.status !== 'rejected' &&
+        !('delete' in op && result.status === 'accepted')
+      ) {
+        this.blocked(result.seq);
+        if ((await this.store.getSeq()) > result.seq - 1) await this.store.setSeq(result.seq - 1);
+      }
+      return;
+    }
     const record = found ?? item.record;
     if (
       item.record.fileId === null &&

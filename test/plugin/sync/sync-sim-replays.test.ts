@@ -415,6 +415,46 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('a delete answered after another file took its record’s path moves nothing there', async () => {
+    // seed 9800132 (36 ops): on Linux, Log.md was moved to Projects/Plan.md (the companion's
+    // note's path, not here yet) and on to Projects/plan.md; the pull kept the companion's note
+    // out. One pass committed Projects/plan.md as new (a conflict: the path took the companion's
+    // note, recorded where Log.md's record was) and Log.md as deleted (kept: edited elsewhere).
+    // That answer, its file's record gone, took the path's record for it and moved the
+    // companion's Projects/Plan.md to Log.md: missing here for good.
+    const LOG = '# Log\n- L1 server\n~1\n';
+    const PLAN = '# Plan\n- L2 server\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Log.md': LOG, 'Projects/Plan.md': PLAN } });
+    const laptop = testDevice(t, 'MacBook');
+    await laptop.engine.sync();
+    const linux = testDevice(t, 'Linux laptop', {
+      transport: racing(
+        (url) => url.endsWith(`/blobs/${hashOf(PLAN)}`),
+        () => {
+          linux.vault.userRename('Log.md', 'Projects/Plan.md');
+          linux.vault.userWrite('Projects/Plan.md', `${LOG}- L3 linux\n~3\n`);
+          linux.vault.userRename('Projects/Plan.md', 'Projects/plan.md');
+        },
+      ),
+      engine: { blobsPerBatch: 1 },
+    });
+    await linux.engine.pull();
+    laptop.vault.userWrite('Log.md', `${LOG}- L4 laptop\n~4\n`);
+    await laptop.engine.sync();
+    for (let round = 0; round < 3; round++) {
+      await linux.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(onDisk('Projects/Plan.md')).toBe(PLAN);
+    expect(linux.vault.text('Projects/Plan.md')).toBe(PLAN);
+    expect(onDisk('Log.md')).toContain('- L4 laptop\n');
+    expect(onDisk('Log.md')).not.toContain('L2 server');
+    const copy = readdirSync(join(t.vault, 'Projects')).find((name) => name.includes('.conflict-'));
+    expect(onDisk(`Projects/${copy ?? ''}`)).toContain('- L3 linux\n');
+    expect(linux.vault.text('Log.md')).toBe(onDisk('Log.md'));
+    expect(linux.vault.paths().sort()).toEqual(laptop.vault.paths().sort());
+  });
+
   it('a note deleted while its merged commit went unanswered, then made again, gets the merge', async () => {
     // seed 207177161 (48 ops): the device's daily note (the template) met the companion's at
     // commit and was merged (the companion's stays); the answer was lost and the user deleted

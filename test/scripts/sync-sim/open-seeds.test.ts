@@ -70,6 +70,11 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // recorded), the app killed before the commit was marked done, the note deleted: answered
   // again, the companion's version was written back.
   [9300459, 'a note back: Projects/Plan.md, deleted by dev1'],
+  // A delete's answer settled after another file's answer took its record's path: the path's
+  // record (the companion's note) taken for it and moved to the deleted file's path.
+  [9800132, 'Projects/Plan.md missing on dev2'],
+  // Passing since that fix; its own run was not traced (the same symptom, maybe the same cause).
+  [62107073, 'projects/plan.md missing on dev2'],
 ];
 
 /**
@@ -84,7 +89,6 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   [62106098, 'a false conflict copy of a conflict copy of Ideas.md'],
   [62106274, 'a false conflict copy of Projects/plan.md'],
   [62106887, 'a conflict copy of Trip.md back, deleted by dev0'],
-  [62107073, 'projects/plan.md missing on dev2'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
