@@ -1304,9 +1304,32 @@ export class SyncEngine {
     // the file looks deleted here (and its conflict copy, holding its lines, would be deleted).
     await this.applyLocalRenames();
     // The record may have moved since the op was built (a rename applied meanwhile).
-    const found =
-      (item.record.fileId ? await this.store.findByFileId(item.record.fileId) : undefined) ??
-      (await this.store.getFile(this.followMoves(item.record.path)));
+    const byFileId = item.record.fileId
+      ? await this.store.findByFileId(item.record.fileId)
+      : undefined;
+    const found = byFileId ?? (await this.store.getFile(this.followMoves(item.record.path)));
+    if (
+      item.record.fileId !== null &&
+      byFileId === undefined &&
+      found?.fileId &&
+      found.fileId !== item.record.fileId
+    ) {
+      // This file's record is gone and another file's holds its path (a new file's answer,
+      // settled just before, gave that path the companion's file: a moved-away file's record
+      // was still there). Taken for this file, that one would be moved to this file's path and
+      // committed as its edit (seed 9800132: the companion's note gone from its path). What the
+      // companion kept of this file comes like a file from elsewhere: the pull goes back before
+      // its entry (an accepted delete leaves nothing to bring).
+      if (
+        result.status !== 'held' &&
+        result.status !== 'rejected' &&
+        !('delete' in op && result.status === 'accepted')
+      ) {
+        this.blocked(result.seq);
+        if ((await this.store.getSeq()) > result.seq - 1) await this.store.setSeq(result.seq - 1);
+      }
+      return;
+    }
     const record = found ?? item.record;
     if (
       item.record.fileId === null &&
@@ -1534,6 +1557,19 @@ export class SyncEngine {
         stat = await this.statOwn(current);
       }
     }
+    if (
+      stat === null &&
+      copy?.placedBefore === true &&
+      current.fileId === server.fileId &&
+      current.base === server.hash
+    ) {
+      // This answer was applied whole before the app died (its commit resent): the copy placed
+      // and the path given the companion's version, recorded so. What was deleted here since is
+      // that version, seen here, not this device's (the copy, kept). The record stays, so its
+      // delete is committed next against the companion's version (losing to any edit made
+      // elsewhere since); written back, it would be a note back that its deleter saw.
+      return;
+    }
     if (stat === null && copy !== undefined) {
       // Deleted here after its version went up and came back a conflict copy: what was
       // deleted is that version, the copy; the path's note (the companion's, never seen here)
@@ -1717,7 +1753,10 @@ export class SyncEngine {
   /** Whether the copy `copyHash` is the version `sent` and only the keys a copy gets added. */
   private async holdsOnly(copyHash: string, sent: string): Promise<boolean> {
     if (copyHash === sent) return true;
-    const [copy, mine] = await Promise.all([this.blob(copyHash), this.blob(sent)]);
+    // One after the other: the engine has one request in flight at a time (the simulation
+    // runs a device until its next request; two at once left it waiting on one never announced).
+    const copy = await this.blob(copyHash);
+    const mine = await this.blob(sent);
     try {
       const decode = (bytes: Uint8Array): string =>
         new TextDecoder('utf-8', { fatal: true }).decode(bytes);

@@ -242,6 +242,8 @@ class World {
   readonly ghosts: HttpRequest[] = [];
   /** Off while healing: requests are answered at once and nothing fails. */
   faultsOn = true;
+  /** Set when a device did what the simulation cannot run (the run then ends with it). */
+  broken: string | undefined;
   ops = 0;
 
   constructor(
@@ -455,10 +457,25 @@ class SimDevice {
     return result;
   }
 
+  /** Whether a request this engine (`epoch`) sent is still waiting for delivery or its answer. */
+  private inFlight(epoch: number): boolean {
+    const mine = (pending: PendingRequest): boolean =>
+      pending.device === this && pending.epoch === epoch;
+    return (
+      this.world.requests.some(mine) || this.world.answers.some((answer) => mine(answer.pending))
+    );
+  }
+
   private send(epoch: number, request: HttpRequest): Promise<HttpResponse> {
     if (epoch !== this.epoch) return never();
     if (!this.online) return Promise.reject(new Error('offline'));
     if (!this.world.faultsOn) return this.world.serve(request);
+    if (this.inFlight(epoch)) {
+      // A step runs a device until its next request: with two in flight, an answer to one may
+      // leave it waiting on the other, which nothing announces (seed 62106690 waited until
+      // the deadline). The run ends at once, saying so.
+      this.world.broken ??= `${this.name} sent ${request.method} ${request.url} with another request in flight (the simulation runs one request per device at a time)`;
+    }
     return new Promise((resolve, reject) => {
       this.world.requests.push({ device: this, epoch, request, resolve, reject });
       this.signal();
@@ -531,6 +548,7 @@ async function runOneUnguarded(seed: number, options: RunOptions): Promise<RunRe
       const done = world.ops >= maxOps;
       if (done && world.requests.length === 0 && world.answers.length === 0) break;
       await step(world, done);
+      if (world.broken !== undefined) throw new Error(world.broken);
     }
     await heal(world);
     if (options.trace) dump(world);

@@ -381,6 +381,80 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Plan.md')).toBe(`${PLAN}- L3 phone\n~3\n`);
   });
 
+  it('a note that took the companion’s version, deleted before its answer came again, stays deleted', async () => {
+    // seed 9300459 (69 ops): a new note met the companion's at its path; the answer was applied
+    // whole (the copy placed, the path given the companion's version and recorded so) and the
+    // app killed before the commit was marked done. The user then deleted the note, the
+    // companion's version seen here. Answered again, the gone file was taken for one that may
+    // have been this device's version, and the companion's was written back: a note back.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    const phone = testDevice(t, 'Pixel 8');
+    const clearPending = phone.store.setPendingCommit.bind(phone.store);
+    let killOnDone = true;
+    phone.store.setPendingCommit = (pending) => {
+      if (pending === null && killOnDone) {
+        killOnDone = false;
+        return Promise.reject(new Error('killed'));
+      }
+      return clearPending(pending);
+    };
+    phone.vault.userWrite('Plan.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Plan.md')).toBe(PLAN);
+    expect(await phone.store.getPendingCommit()).not.toBeNull();
+    phone.vault.userDelete('Plan.md');
+    phone.restart();
+    await phone.engine.sync();
+    await phone.engine.sync();
+    expect(onDisk('Plan.md')).toBeUndefined();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk(copies[0] as string)).toContain(MINE);
+    sameAsCompanion(phone);
+  });
+
+  it('a delete answered after another file took its record’s path moves nothing there', async () => {
+    // seed 9800132 (36 ops): on Linux, Log.md was moved to Projects/Plan.md (the companion's
+    // note's path, not here yet) and on to Projects/plan.md; the pull kept the companion's note
+    // out. One pass committed Projects/plan.md as new (a conflict: the path took the companion's
+    // note, recorded where Log.md's record was) and Log.md as deleted (kept: edited elsewhere).
+    // That answer, its file's record gone, took the path's record for it and moved the
+    // companion's Projects/Plan.md to Log.md: missing here for good.
+    const LOG = '# Log\n- L1 server\n~1\n';
+    const PLAN = '# Plan\n- L2 server\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Log.md': LOG, 'Projects/Plan.md': PLAN } });
+    const laptop = testDevice(t, 'MacBook');
+    await laptop.engine.sync();
+    const linux = testDevice(t, 'Linux laptop', {
+      transport: racing(
+        (url) => url.endsWith(`/blobs/${hashOf(PLAN)}`),
+        () => {
+          linux.vault.userRename('Log.md', 'Projects/Plan.md');
+          linux.vault.userWrite('Projects/Plan.md', `${LOG}- L3 linux\n~3\n`);
+          linux.vault.userRename('Projects/Plan.md', 'Projects/plan.md');
+        },
+      ),
+      engine: { blobsPerBatch: 1 },
+    });
+    await linux.engine.pull();
+    laptop.vault.userWrite('Log.md', `${LOG}- L4 laptop\n~4\n`);
+    await laptop.engine.sync();
+    for (let round = 0; round < 3; round++) {
+      await linux.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(onDisk('Projects/Plan.md')).toBe(PLAN);
+    expect(linux.vault.text('Projects/Plan.md')).toBe(PLAN);
+    expect(onDisk('Log.md')).toContain('- L4 laptop\n');
+    expect(onDisk('Log.md')).not.toContain('L2 server');
+    const copy = readdirSync(join(t.vault, 'Projects')).find((name) => name.includes('.conflict-'));
+    expect(onDisk(`Projects/${copy ?? ''}`)).toContain('- L3 linux\n');
+    expect(linux.vault.text('Log.md')).toBe(onDisk('Log.md'));
+    expect(linux.vault.paths().sort()).toEqual(laptop.vault.paths().sort());
+  });
+
   it('a note deleted while its merged commit went unanswered, then made again, gets the merge', async () => {
     // seed 207177161 (48 ops): the device's daily note (the template) met the companion's at
     // commit and was merged (the companion's stays); the answer was lost and the user deleted
@@ -918,6 +992,50 @@ describe('SyncEngine replays of simulation failures', () => {
       expect(device.vault.paths()).toEqual(['Inbox.md']);
       expect(device.vault.text('Inbox.md')).toBe(NEW);
     }
+  });
+
+  it('a device checking a copy of a note deleted here has one request in flight at a time', async () => {
+    // seed 62106690 (76 ops): the answer above made the engine fetch the copy and the version
+    // sent at once (Promise.all). The simulation lets a device run until its next request, so
+    // with both queued, the first answer delivered left it waiting on the second, which no
+    // request announced: the run waited until its 120 s deadline. The engine keeps to one
+    // request at a time (the simulation's model of a device, and of requestUrl's one queue).
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const blobsFetched: string[] = [];
+    const deleting = racing(
+      (url) => url.endsWith('/commit'),
+      () => phone.vault.userDelete('Inbox.md'),
+    );
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          if (request.url.includes('/blobs/')) blobsFetched.push(request.url);
+          mostInFlight = Math.max(mostInFlight, ++inFlight);
+          try {
+            return await deleting.request(request);
+          } finally {
+            inFlight--;
+          }
+        },
+      },
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userDelete('Inbox.md');
+    await laptop.engine.sync();
+    laptop.vault.userWrite('Inbox.md', '# New\n- L3 laptop\n~3\n');
+    await laptop.engine.sync();
+    const SENT = `${INBOX}- L2 phone\n~2\n`;
+    phone.vault.userWrite('Inbox.md', SENT);
+    await phone.engine.sync();
+    // The copy's check ran (only it fetches the version this device sent), one request after
+    // the other.
+    expect(blobsFetched.some((url) => url.endsWith(`/blobs/${hashOf(SENT)}`))).toBe(true);
+    expect(mostInFlight).toBe(1);
   });
 
   it('a new note edited as the companion’s version came, its copy edited too, stays new', async () => {
