@@ -750,16 +750,22 @@ export class SyncEngine {
       await this.store.update([updated]);
       return updated;
     }
-    const holder = path === record.path ? undefined : await this.store.getFile(path);
-    if (holder !== undefined && holder.fileId !== record.fileId && !holder.notDownloaded) {
-      if ((await this.statOwn(holder)) === null) {
-        // Another record holds the new path, its file gone here (renamed there and deleted, its
-        // rename or delete not committed yet: the app was closed, and a pull comes first).
-        // Records are kept by path: moved there, this one would write over it, and that delete
-        // would never reach the companion. The move waits until the scan has committed it.
-        if (seq !== undefined) this.blocked(seq);
-        return null;
-      }
+    // A pulled move only (an answer's, `seq` undefined, settles the records it names itself).
+    const holder =
+      seq === undefined || path === record.path ? undefined : await this.store.getFile(path);
+    if (
+      seq !== undefined &&
+      holder !== undefined &&
+      holder.fileId !== record.fileId &&
+      !holder.notDownloaded &&
+      (await this.statOwn(holder)) === null
+    ) {
+      // Another record holds the new path, its file gone here (renamed there and deleted, its
+      // rename or delete not committed yet: the app was closed, and a pull comes first).
+      // Records are kept by path: moved there, this one would write over it, and that delete
+      // would never reach the companion. The move waits until the scan has committed it.
+      this.blocked(seq);
+      return null;
     }
     const own = await this.statOwn(record);
     const outcome = own === null ? 'changed' : await this.vault.rename(record.path, path);

@@ -82,8 +82,7 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // From the 10,000 runs from 9500000 of the last round. A remote move applied onto a path
   // whose record (a note renamed there and deleted, app closed) wrote over it, so that delete
   // never went up; and a rename onto a case variant of a note deleted here sent first.
-  [9505498, 'Trip.md missing on dev3, back on the companion: its delete written over'],
-  [9505152, 'a file missing on a device: the same remote move over a gone record'],
+  [9505152, 'a file missing on a device: a remote move over a gone record'],
   [9501418, 'a false conflict copy of Inbox.md: moved onto a deleted inbox.md’s path'],
 ];
 
@@ -95,6 +94,11 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
 const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBatch?: number]> = [
   [9300422, 'a false conflict copy of a conflict copy of projects/Plan.md'],
   [9400259, 'a conflict copy back, deleted by dev3 (downloads in batches)', 256],
+  // Still failing after the replayed fix of its first failure (a remote move onto the path of a
+  // note renamed there and deleted here, in sync-sim-replays.test.ts): the run changed with the
+  // fixes merged since, and Trip.md's delete by dev3 (renamed, deleted, app killed) still never
+  // reaches the companion. Not traced again.
+  [9505498, 'Trip.md missing on dev3, back on the companion (deleted by dev3)'],
   // From 2,000 fresh runs from 62105912 (lost 0), not traced yet.
   [62106098, 'a false conflict copy of a conflict copy of Ideas.md'],
   [62106887, 'a conflict copy of Trip.md back, deleted by dev0'],
