@@ -102,6 +102,13 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // From 2,000 fresh runs from 62105912 (lost 0), not traced yet.
   [62106098, 'a false conflict copy of a conflict copy of Ideas.md'],
   [62106887, 'a conflict copy of Trip.md back, deleted by dev0'],
+  // Failing since the record swap of a move onto a deleted note's path (passing before it;
+  // traced, nothing lost): with the app closed, Inbox.md was moved to Trip.md (no event), and
+  // after the start Notes/Meeting.md was moved onto Inbox.md. The file at Inbox.md hides the
+  // unseen move (its record's path is not empty), and the rename event reads as a move onto a
+  // deleted note's path: the records swap, Inbox's record follows Notes/Meeting.md's path, and
+  // its rename there meets the kept Notes/Meeting.md as a copy.
+  [63000045, 'a false conflict copy of Notes/Meeting.md: an unseen move read as a delete'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
