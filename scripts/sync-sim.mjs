@@ -94,15 +94,13 @@ const bundle = values.worker
   : await bundleForNode('cairn-sync-sim', { simulation: 'scripts/sync-sim/simulation.ts' });
 const { runOne, runSimulation, shrink, summaryLine, failed } = await bundle.load('simulation');
 
+/** A range of runs, as one process or a worker runs it. */
+const rangeOptions = { runs, seed, maxOps, faults, blobsPerBatch, digest: values.digest };
+
 if (values.worker) {
   // Runs its range and sends each result to the parent.
   const summary = await runSimulation({
-    runs,
-    seed,
-    maxOps,
-    faults,
-    blobsPerBatch,
-    digest: values.digest,
+    ...rangeOptions,
     onRun: (result) => process.send?.({ kind: 'run', result }),
   });
   process.send?.({ kind: 'done', runs: summary.runs });
@@ -141,17 +139,7 @@ const onRun = (result) => {
   }
 };
 const summary =
-  workers === 1
-    ? await runSimulation({
-        runs,
-        seed,
-        maxOps,
-        faults,
-        blobsPerBatch,
-        digest: values.digest,
-        onRun,
-      })
-    : await runInWorkers(onRun);
+  workers === 1 ? await runSimulation({ ...rangeOptions, onRun }) : await runInWorkers(onRun);
 const newFailures = summary.failures.filter((failure) => !knownFailing.has(failure.seed));
 for (const failure of newFailures.slice(0, 3)) {
   if (values['no-shrink']) break;

@@ -695,9 +695,16 @@ export class SyncEngine {
    */
   private async unshadow(record: SyncFileRecord): Promise<void> {
     if (record.shadowedSeq === undefined) return;
-    this.blocked(record.shadowedSeq);
-    const before = record.shadowedSeq - 1;
-    if ((await this.store.getSeq()) > before) await this.store.setSeq(before);
+    await this.pullAgainFrom(record.shadowedSeq);
+  }
+
+  /**
+   * The journal entry `seq` is pulled again: in this pass (`blocked`) and after a crash too (the
+   * saved pull position goes back before it now, not at the end of the pass).
+   */
+  private async pullAgainFrom(seq: number): Promise<void> {
+    this.blocked(seq);
+    if ((await this.store.getSeq()) > seq - 1) await this.store.setSeq(seq - 1);
   }
 
   /**
@@ -751,21 +758,21 @@ export class SyncEngine {
       return updated;
     }
     // A pulled move only (an answer's, `seq` undefined, settles the records it names itself).
-    const holder =
-      seq === undefined || path === record.path ? undefined : await this.store.getFile(path);
-    if (
-      seq !== undefined &&
-      holder !== undefined &&
-      holder.fileId !== record.fileId &&
-      !holder.notDownloaded &&
-      (await this.statOwn(holder)) === null
-    ) {
-      // Another record holds the new path, its file gone here (renamed there and deleted, its
-      // rename or delete not committed yet: the app was closed, and a pull comes first).
-      // Records are kept by path: moved there, this one would write over it, and that delete
-      // would never reach the companion. The move waits until the scan has committed it.
-      this.blocked(seq);
-      return null;
+    if (seq !== undefined && path !== record.path) {
+      const holder = await this.store.getFile(path);
+      if (
+        holder !== undefined &&
+        holder.fileId !== record.fileId &&
+        !holder.notDownloaded &&
+        (await this.statOwn(holder)) === null
+      ) {
+        // Another record holds the new path, its file gone here (renamed there and deleted, its
+        // rename or delete not committed yet: the app was closed, and a pull comes first).
+        // Records are kept by path: moved there, this one would write over it, and that delete
+        // would never reach the companion. The move waits until the scan has committed it.
+        this.blocked(seq);
+        return null;
+      }
     }
     const own = await this.statOwn(record);
     const outcome = own === null ? 'changed' : await this.vault.rename(record.path, path);
@@ -1331,8 +1338,7 @@ export class SyncEngine {
         result.status !== 'rejected' &&
         !('delete' in op && result.status === 'accepted')
       ) {
-        this.blocked(result.seq);
-        if ((await this.store.getSeq()) > result.seq - 1) await this.store.setSeq(result.seq - 1);
+        await this.pullAgainFrom(result.seq);
       }
       return;
     }
@@ -1448,8 +1454,7 @@ export class SyncEngine {
           // the pull goes back before the kept file's entry, so it comes like a file from
           // elsewhere (kept out of this path while the new note is there).
           await this.store.update([], [record.path]);
-          this.blocked(result.seq);
-          if ((await this.store.getSeq()) > result.seq - 1) await this.store.setSeq(result.seq - 1);
+          await this.pullAgainFrom(result.seq);
           return;
         }
         await this.adopt(
