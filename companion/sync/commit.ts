@@ -433,6 +433,10 @@ export class SyncCommitter {
         : mergeLines(base, ours, theirs);
       if (!result.clean || mergeBrokeJson(occupant.path, [base, ours, theirs], result.text))
         return null;
+      // The device never saw what the companion's file lost since that version (its record of
+      // the file is gone, or it never had one): a line of its file missing from the merge was
+      // deleted by someone else's edit, and is kept in a conflict copy instead.
+      if (!insertsInto(ours, result.text)) return null;
       return (await blobs.putBytes(Buffer.from(result.text, 'utf8'))).hash;
     }
     return null;

@@ -269,6 +269,23 @@ describe('POST /api/v1/sync/commit', () => {
       expect(readdirSync(t.vault).filter((name) => name.includes('.conflict-'))).toEqual([]);
     });
 
+    it('the device one an older version with lines added, a line since deleted: a conflict copy', async () => {
+      // seed 566059936: a device that renamed a note while closed sent it up as a new file; the
+      // companion's file had meanwhile lost the note's first line to an "edit" (another note moved
+      // onto its path). Merged against the old version, that line was gone from every file.
+      t = await buildSyncTestApp({ files: { 'Ideas.md': '# Ideas\n- one (server)\n' } });
+      t.write('Ideas.md', '# Meeting\n- agenda\n');
+      await t.sync.journal.rescan();
+      const hash = await t.upload('# Ideas\n- one (server)\n- two (laptop)\n');
+      const result = only(
+        (await t.commit('Laptop', [{ path: 'Ideas.md', base: null, hash }])).results,
+        'conflict',
+      );
+      expect(readFileSync(join(t.vault, 'Ideas.md'), 'utf8')).toBe('# Meeting\n- agenda\n');
+      const copy = readFileSync(join(t.vault, result.copy_path), 'utf8');
+      expect(copy).toContain('- one (server)\n- two (laptop)\n');
+    });
+
     it('meets a file another program made in other letter case, not yet journalled', async () => {
       // seed 1009: the new file was refused (INVALID_PATH, a case clash) and never synced.
       t = await buildSyncTestApp();

@@ -84,6 +84,12 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // never went up; and a rename onto a case variant of a note deleted here sent first.
   [9505152, 'a file missing on a device: a remote move over a gone record'],
   [9501418, 'a false conflict copy of Inbox.md: moved onto a deleted inbox.md’s path'],
+  // The only lost line in 34,000 fresh runs (traced): dev1, closed, moved Ideas.md to inbox.md
+  // and Notes/Meeting.md onto Ideas.md. On start Ideas.md read as an edit of the old Ideas
+  // (every line replaced) and inbox.md as a new file; the companion joined the new file with an
+  // old version of Ideas though its file had lost L4 since, so L4 was in no file. A new file is
+  // now joined only when the merge keeps each of its lines (commit.test.ts).
+  [566059936, 'a lost line: L4, by the server'],
 ];
 
 /**
@@ -109,9 +115,7 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // deleted note's path: the records swap, Inbox's record follows Notes/Meeting.md's path, and
   // its rename there meets the kept Notes/Meeting.md as a copy.
   [63000045, 'a false conflict copy of Notes/Meeting.md: an unseen move read as a delete'],
-  // From 2,000 fresh runs from 566059536 on the final engine of this round, not traced. The
-  // first is the only lost line in this round's 34,000 fresh runs: trace it first.
-  [566059936, 'a lost line: L4, by the server'],
+  // From 2,000 fresh runs from 566059536 on the final engine of last stop, not traced.
   [566059953, 'a conflict copy of inbox.md back, deleted by dev1'],
   [566059972, 'a false conflict copy of a conflict copy of projects/plan.md'],
   [566060024, 'a false conflict copy of Projects/Plan.md'],
