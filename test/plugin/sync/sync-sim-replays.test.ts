@@ -1434,4 +1434,72 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
     sameAsCompanion(laptop);
   });
+
+  it('a new note’s conflict answer applied again keeps the copy after the path took another note', async () => {
+    // seed 800007146 (67 ops): a new Plan.md went up as another device moved Trip.md onto that
+    // path; the phone's edit of Trip.md went in the same commit. The answer placed the new
+    // note's copy, removed the note and moved Trip.md to Plan.md, then a download failed and
+    // the commit was resent. Answered again, the record at Plan.md (Trip's, with the phone's
+    // edit of it) was taken for the new note edited since: Trip's bytes went into the copy, and
+    // up as an edit of it that dropped the new note's lines.
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const MINE = '# Plan\n- L27 phone\n~27\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const inner = new InjectTransport(() => t.app);
+    const laptop = testDevice(t, 'Linux laptop');
+    let beforeCommit: (() => Promise<void>) | undefined;
+    let commitAnswered = false;
+    let blobsAfterCommit = 0;
+    let failUpload = false;
+    const phone = testDevice(t, 'Linux phone', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          if (failUpload && request.method === 'PUT') {
+            failUpload = false;
+            return Promise.reject(new Error('offline'));
+          }
+          if (request.url.endsWith('/commit') && beforeCommit) {
+            const work = beforeCommit;
+            beforeCommit = undefined;
+            await work();
+          }
+          if (commitAnswered && request.url.includes('/blobs/') && request.method === 'GET') {
+            // The copy's download goes; the merged Trip's fails once.
+            if (++blobsAfterCommit === 2) return Promise.reject(new Error('network down'));
+          }
+          const response = await inner.request(request);
+          if (request.url.endsWith('/commit')) commitAnswered = true;
+          return response;
+        },
+      },
+    });
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    // Its first upload failed: the new note has a record (a new file's), so it goes first.
+    phone.vault.userWrite('Plan.md', MINE);
+    failUpload = true;
+    await expect(phone.engine.sync()).rejects.toThrow('offline');
+    phone.vault.userWrite('Trip.md', `${TRIP}- L2 phone\n~2\n`);
+    beforeCommit = async () => {
+      laptop.vault.userRename('Trip.md', 'Plan.md');
+      laptop.vault.userWrite('Plan.md', `${TRIP}- L3 laptop\n~3\n`);
+      await laptop.engine.sync();
+    };
+    await expect(phone.engine.sync()).rejects.toThrow('network down');
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    expect(onDisk(copies[0] as string)).toContain('- L27 phone\n~27\n');
+    expect(onDisk(copies[0] as string)).not.toContain('L1 server');
+    // Trip's note keeps both edits (it is moved back to Trip.md today: the move met the new
+    // note at Plan.md and the phone's path won, a move undone, nothing lost).
+    const trip = onDisk('Plan.md') ?? onDisk('Trip.md');
+    expect(trip).toContain('- L2 phone\n');
+    expect(trip).toContain('- L3 laptop\n');
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
 });
