@@ -1664,11 +1664,20 @@ export class SyncEngine {
         return;
       }
       const copyRecord = await this.store.findByFileId(copy.fileId);
+      // This answer applied before (the copy placed, then the app died or a download failed,
+      // and the commit was answered again): the path may have taken the companion's version,
+      // been moved away with the app closed and a new note made there (seed 800064617), or had
+      // another file moved there (seed 800007146): bytes that are no edit of `sent`, while the
+      // copy may be this device's only one of it. Written over the copy based on `sent`, they
+      // drop its every line. So then only bytes that keep every line of `sent` move; others
+      // stay at the path (a new note's as a new file, below).
+      const sentText = copy.placedBefore ? decode(await this.blob(sent)) : null;
       // The copy holds `copyHash`; edits typed meanwhile move too (a few rounds at most).
       let copyHash = copy.hash;
       for (let round = 0; copyRecord && round < 3; round++) {
         if ((await this.vault.stat(current.path)) === null) break;
         const mine = await this.vault.read(current.path);
+        if (sentText !== null && !insertsInto(sentText, decode(mine))) break;
         const mineHash = await sha256Hex(mine);
         const moved = await this.vault.write(copyRecord.path, mine, { hash: copyHash });
         if (moved === 'changed') break;

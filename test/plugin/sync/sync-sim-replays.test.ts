@@ -960,6 +960,42 @@ describe('SyncEngine replays of simulation failures', () => {
     for (const name of files) expect(phone.vault.text(name)).toBe(onDisk(name));
   });
 
+  it('a new note made where the companion’s version was, after the app died, leaves the copy', async () => {
+    // seed 800064617 (26 ops): dev1's new Inbox.md met the companion's and became a conflict
+    // copy; the companion's version was written at the path and the app killed before that was
+    // recorded. The app closed, the user moved that version away and made a new note at the
+    // path. Answered again, the new note was taken for edits of the version sent and written
+    // over the copy, based on it: the copy's merge dropped every line of it (L6 lost).
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const MINE = '# Mine\n- L2 phone\n~2\n';
+    const NEW = '# New\n- L3 phone\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const phone = testDevice(t, 'Pixel 8');
+    const update = phone.store.update.bind(phone.store);
+    let killed = false;
+    phone.store.update = (put, remove) => {
+      if (!killed && put.some((record) => record.path === 'Trip.md' && record.fileId !== null)) {
+        killed = true;
+        return Promise.reject(new Error('killed'));
+      }
+      return update(put, remove);
+    };
+    phone.vault.userWrite('Trip.md', MINE);
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Trip.md')).toBe(TRIP);
+    const copy = phone.vault.paths().find((path) => path.includes('.conflict-')) as string;
+    expect(phone.vault.text(copy)).toContain(MINE);
+    phone.restart();
+    phone.vault.userRename('Trip.md', 'Moved.md', { silent: true });
+    phone.vault.userWrite('Trip.md', NEW, { silent: true });
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    const all = readdirSync(t.vault)
+      .map((name) => onDisk(name) ?? '')
+      .join('');
+    for (const line of ['L1 server', 'L2 phone', 'L3 phone']) expect(all).toContain(line);
+    sameAsCompanion(phone);
+  });
+
   it('an edit of a note deleted elsewhere, deleted here as it went up, stays deleted', async () => {
     // seed 35000166 (77 ops): dev3's edit of Inbox.md went up after dev0 deleted the note and
     // dev2 made a new one at its path; the companion brought the edited note back beside it as
