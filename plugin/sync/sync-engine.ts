@@ -1413,19 +1413,6 @@ export class SyncEngine {
         // Placed already when this answer was applied before the app died (its commit resent):
         // that record is the copy's, wherever the user moved it; a second one would stay forever.
         const placedBefore = (await this.store.findByFileId(result.copy_file_id)) !== undefined;
-        if (
-          placedBefore &&
-          item.record.fileId === null &&
-          record.fileId === result.file_id &&
-          record.base !== result.hash
-        ) {
-          // A new file's answer applied before (its commit resent): the copy holds the new
-          // file's bytes, and the path's record is the companion's file, but not as this answer
-          // left it (moved here from elsewhere since, or pulled newer). Its bytes are that file's
-          // own, not edits of the new file: moved into the copy, they would go up as an edit
-          // that drops the new file's lines (seed 800007146). That file's own op or pull settles it.
-          return;
-        }
         if (!('delete' in op) && (await this.statOwn(record)) === null) {
           // The file was deleted here after its version was sent: that version, now the copy,
           // is not written here; recorded without a file, the copy's delete is committed next.

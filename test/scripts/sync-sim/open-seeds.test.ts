@@ -94,11 +94,13 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // two other lost lines of L2 (by the server): passing with the fix of 566059936, not traced.
   [800059657, 'a lost line: L2, by the server'],
   [800064684, 'a lost line: L2, by the server'],
-  // Traced: a new note's conflict answer applied again (its commit resent after a failed
-  // download) took the record at the note's path (another note moved there by that answer)
-  // for the new note edited since, and moved that note's bytes into the copy (replayed in
-  // sync-sim-replays.test.ts).
+  // Traced, one mechanism: a conflict answer applied again (its commit resent after a crash or
+  // a failed download) took the bytes at the path (another note moved there, or a new note
+  // made there with the app closed) for edits of the version sent, and wrote them over the
+  // copy, its every line dropped by the copy's merge. Only bytes keeping every line of the
+  // version sent move now (both replayed in sync-sim-replays.test.ts).
   [800007146, 'a lost line: L27, by dev2'],
+  [800064617, 'a lost line: L6, by dev1'],
 ];
 
 /**
