@@ -906,7 +906,15 @@ export class SyncEngine {
       sent += group.length;
     };
     await commitAll(writes.filter((item) => !isNewAt(item, this.heldPaths())));
-    await commitAll(deletes);
+    // A delete whose file a write's answer just gave to a file here (a new file joined to it,
+    // its gone record dropped: adopt) is no delete any more: sent, it would drop that file.
+    const stillGone: PendingOp[] = [];
+    for (const item of deletes) {
+      const fileId = 'file_id' in item.op ? item.op.file_id : undefined;
+      const now = fileId ? await this.store.findByFileId(fileId) : undefined;
+      if (now === undefined || now.path === item.record.path) stillGone.push(item);
+    }
+    await commitAll(stillGone);
     const held = this.heldPaths();
     await commitAll(ops.filter((item) => isNewAt(item, vacated) && !isNewAt(item, held)));
     if (sent > 0) this.onEvent({ kind: 'committed', ops: sent });
@@ -1531,7 +1539,16 @@ export class SyncEngine {
     retries = 0,
   ): Promise<void> {
     let current = record;
-    const twin = await this.store.findByFileId(server.fileId);
+    let twin = await this.store.findByFileId(server.fileId);
+    if (twin && twin.path !== record.path && (await this.vault.stat(twin.path)) === null) {
+      // The companion's file has a record here but no file, under any spelling (a conflict
+      // copy recorded gone, its delete still to go: its version was taken for deleted when it
+      // had been moved here with the app closed, to this very path, seed 800013729). This file
+      // is that file here now: it takes the record. Removed as a twin, the record's delete
+      // would go next and drop the companion's file, lines this device never saw deleted.
+      await this.store.update([], [twin.path]);
+      twin = undefined;
+    }
     if (twin && twin.path !== record.path) {
       // The companion's file is here already, at another path (a new file of ours that met it
       // at a path that only differs in case): this file was just our version of it, which the

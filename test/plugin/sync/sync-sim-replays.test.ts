@@ -1538,4 +1538,51 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
     sameAsCompanion(laptop);
   });
+
+  it('a conflict copy taken for deleted, moved here to where it was moved elsewhere, stays', async () => {
+    // seed 800013729 (71 ops): a new note's commit made a conflict copy of it; the answer was
+    // lost, the note moved to Log.md and the app killed. On reopening, the resent commit's
+    // answer found no file at the note's path: the copy was recorded gone, its delete to go.
+    // Meanwhile the laptop had moved the copy to Log.md too. This device's Log.md went up as
+    // new and joined the copy there; taken for a stale twin of the gone record, it was deleted
+    // here, and the gone record's delete (collected in the same pass) dropped the copy: the
+    // note's lines were nowhere.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    const SERVER = '# Meeting\n- L1 server\n~1\n';
+    const MINE = '# Ideas\n- L2 phone\n~2\n- L3 phone\n~3\n';
+    t = await buildSyncTestApp({ files: { 'Meeting.md': SERVER, ...others } });
+    let lose = false;
+    const inner = new InjectTransport(() => t.app);
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          const response = await inner.request(request);
+          if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
+          return response;
+        },
+      },
+    });
+    const laptop = testDevice(t, 'MacBook');
+    phone.vault.userWrite('Meeting.md', MINE);
+    lose = true;
+    await expect(phone.engine.sync()).rejects.toThrow();
+    const copies = readdirSync(t.vault).filter((name) => name.includes('.conflict-'));
+    expect(copies).toHaveLength(1);
+    phone.vault.userRename('Meeting.md', 'Log.md');
+    phone.restart();
+    lose = false;
+    await laptop.engine.sync();
+    laptop.vault.userRename(copies[0] as string, 'Log.md');
+    await laptop.engine.sync();
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(onDisk('Meeting.md')).toBe(SERVER);
+    expect(onDisk('Log.md') ?? '').toContain(MINE);
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
 });
