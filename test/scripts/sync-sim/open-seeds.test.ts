@@ -94,6 +94,8 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // two other lost lines of L2 (by the server): passing with the fix of 566059936, not traced.
   [800059657, 'a lost line: L2, by the server'],
   [800064684, 'a lost line: L2, by the server'],
+  // The long run's sixth run with a lost line: passing on this stop's final engine, not traced.
+  [800047635, 'a lost line: L4, by the server'],
   // Traced, one mechanism: a conflict answer applied again (its commit resent after a crash or
   // a failed download) took the bytes at the path (another note moved there, or a new note
   // made there with the app closed) for edits of the version sent, and wrote them over the
