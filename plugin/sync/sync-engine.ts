@@ -1540,12 +1540,21 @@ export class SyncEngine {
   ): Promise<void> {
     let current = record;
     let twin = await this.store.findByFileId(server.fileId);
-    if (twin && twin.path !== record.path && (await this.vault.stat(twin.path)) === null) {
-      // The companion's file has a record here but no file, under any spelling (a conflict
-      // copy recorded gone, its delete still to go: its version was taken for deleted when it
-      // had been moved here with the app closed, to this very path, seed 800013729). This file
-      // is that file here now: it takes the record. Removed as a twin, the record's delete
-      // would go next and drop the companion's file, lines this device never saw deleted.
+    if (
+      twin &&
+      twin.path !== record.path &&
+      copy === undefined &&
+      server.hash === twin.base &&
+      (await this.vault.stat(twin.path)) === null
+    ) {
+      // The companion's file has a record here but no file, under any spelling, and this file
+      // joined it as the very version recorded (a conflict copy recorded gone, its delete still
+      // to go: its version was taken for deleted when it had been moved here with the app
+      // closed, to this very path, seed 800013729). This file is that file here now: it takes
+      // the record. Removed as a twin, the record's delete would go next and drop the
+      // companion's file, lines this device never saw deleted. A file that met it as a conflict
+      // (its own copy made) is a new one: the record's delete, the user's, still goes (seed
+      // 910001101: a note deleted here was back).
       await this.store.update([], [twin.path]);
       twin = undefined;
     }

@@ -1585,4 +1585,48 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
     sameAsCompanion(laptop);
   });
+
+  it('a note deleted here, moved elsewhere onto the path of a new note made here, stays deleted', async () => {
+    // seed 910001101 (25 ops): the phone deleted Trip.md and made a new Log.md as the laptop
+    // moved Trip.md to Log.md. The new note met Trip's file there as a conflict (its copy
+    // made); Trip's record, its file gone, was taken for that note's, so Trip's delete was not
+    // sent and the deleted note came back at Log.md.
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    const MINE = '# Log\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const inner = new InjectTransport(() => t.app);
+    const laptop = testDevice(t, 'Linux laptop');
+    let beforeCommit: (() => Promise<void>) | undefined;
+    const phone = testDevice(t, 'Linux phone', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          if (request.url.endsWith('/commit') && beforeCommit) {
+            const work = beforeCommit;
+            beforeCommit = undefined;
+            await work();
+          }
+          return inner.request(request);
+        },
+      },
+    });
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    phone.vault.userDelete('Trip.md');
+    phone.vault.userWrite('Log.md', MINE);
+    beforeCommit = async () => {
+      laptop.vault.userRename('Trip.md', 'Log.md');
+      await laptop.engine.sync();
+    };
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    const all = readdirSync(t.vault)
+      .map((name) => onDisk(name) ?? '')
+      .join('');
+    expect(all).not.toContain('L1 server');
+    expect(all).toContain('- L2 phone\n~2\n');
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
 });
