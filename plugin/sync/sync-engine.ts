@@ -130,6 +130,8 @@ export class SyncEngine {
   private readonly renames: [string, string][] = [];
   /** Records moved by local renames (old path → new), so a commit's answer finds new files. */
   private readonly movedRecords = new Map<string, string>();
+  /** file_ids whose gone record a joining file took in this pass (adopt): their deletes stay. */
+  private readonly joinedGone = new Set<string>();
   /** path → hash the companion refused for good (too large, not portable): not retried. */
   private readonly refused = new Map<string, string>();
   /**
@@ -905,16 +907,17 @@ export class SyncEngine {
       }
       sent += group.length;
     };
+    this.joinedGone.clear();
     await commitAll(writes.filter((item) => !isNewAt(item, this.heldPaths())));
     // A delete whose file a write's answer just gave to a file here (a new file joined to it,
     // its gone record dropped: adopt) is no delete any more: sent, it would drop that file.
-    const stillGone: PendingOp[] = [];
-    for (const item of deletes) {
-      const fileId = 'file_id' in item.op ? item.op.file_id : undefined;
-      const now = fileId ? await this.store.findByFileId(fileId) : undefined;
-      if (now === undefined || now.path === item.record.path) stillGone.push(item);
-    }
-    await commitAll(stillGone);
+    // (Kept in memory, not looked up: an await per delete would move every later step.)
+    await commitAll(
+      deletes.filter((item) => {
+        const fileId = 'file_id' in item.op ? item.op.file_id : undefined;
+        return fileId === undefined || !this.joinedGone.has(fileId);
+      }),
+    );
     const held = this.heldPaths();
     await commitAll(ops.filter((item) => isNewAt(item, vacated) && !isNewAt(item, held)));
     if (sent > 0) this.onEvent({ kind: 'committed', ops: sent });
@@ -1556,6 +1559,7 @@ export class SyncEngine {
       // (its own copy made) is a new one: the record's delete, the user's, still goes (seed
       // 910001101: a note deleted here was back).
       await this.store.update([], [twin.path]);
+      if (twin.fileId) this.joinedGone.add(twin.fileId);
       twin = undefined;
     }
     if (twin && twin.path !== record.path) {
