@@ -41,15 +41,18 @@ function sameAsCompanion(device: {
   for (const name of names) expect(device.vault.text(name)).toBe(onDisk(name));
 }
 
-/** A transport that runs `before` once, just before the first request whose url matches. */
-function racing(match: (url: string) => boolean, before: () => void): HttpTransport {
+/** A transport that runs `before` once (awaited), just before the first request whose url matches. */
+function racing(
+  match: (url: string) => boolean,
+  before: () => void | Promise<void>,
+): HttpTransport {
   const inner = new InjectTransport(() => t.app);
   let done = false;
   return {
-    request(request: HttpRequest): Promise<HttpResponse> {
+    async request(request: HttpRequest): Promise<HttpResponse> {
       if (!done && match(request.url)) {
         done = true;
-        before();
+        await before();
       }
       return inner.request(request);
     },
@@ -1594,29 +1597,23 @@ describe('SyncEngine replays of simulation failures', () => {
     const TRIP = '# Trip\n- L1 server\n~1\n';
     const MINE = '# Log\n- L2 phone\n~2\n';
     t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
-    const inner = new InjectTransport(() => t.app);
     const laptop = testDevice(t, 'Linux laptop');
-    let beforeCommit: (() => Promise<void>) | undefined;
+    let armed = false;
     const phone = testDevice(t, 'Linux phone', {
-      transport: {
-        async request(request: HttpRequest): Promise<HttpResponse> {
-          if (request.url.endsWith('/commit') && beforeCommit) {
-            const work = beforeCommit;
-            beforeCommit = undefined;
-            await work();
-          }
-          return inner.request(request);
+      // Once armed: the laptop's move lands after the phone's pull, before its commit.
+      transport: racing(
+        (url) => armed && url.endsWith('/commit'),
+        async () => {
+          laptop.vault.userRename('Trip.md', 'Log.md');
+          await laptop.engine.sync();
         },
-      },
+      ),
     });
     await phone.engine.sync();
     await laptop.engine.sync();
     phone.vault.userDelete('Trip.md');
     phone.vault.userWrite('Log.md', MINE);
-    beforeCommit = async () => {
-      laptop.vault.userRename('Trip.md', 'Log.md');
-      await laptop.engine.sync();
-    };
+    armed = true;
     for (let round = 0; round < 3; round++) {
       await phone.engine.sync();
       await laptop.engine.sync();
