@@ -44,7 +44,7 @@ function sameAsCompanion(device: {
 /** A transport that runs `before` once (awaited), just before the first request whose url matches. */
 function racing(
   match: (url: string) => boolean,
-  before: () => void | Promise<void>,
+  before: () => unknown,
 ): HttpTransport {
   const inner = new InjectTransport(() => t.app);
   let done = false;
