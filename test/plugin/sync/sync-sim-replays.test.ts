@@ -42,10 +42,7 @@ function sameAsCompanion(device: {
 }
 
 /** A transport that runs `before` once (awaited), just before the first request whose url matches. */
-function racing(
-  match: (url: string) => boolean,
-  before: () => unknown,
-): HttpTransport {
+function racing(match: (url: string) => boolean, before: () => unknown): HttpTransport {
   const inner = new InjectTransport(() => t.app);
   let done = false;
   return {
