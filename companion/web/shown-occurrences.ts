@@ -27,35 +27,93 @@ function open(): Promise<IDBDatabase> {
 }
 
 /**
- * Records `tag` as shown at `now` and answers true, unless it was recorded before (then
- * false, and nothing changes). One read-write transaction, so two pushes of one occurrence
- * handled at once cannot both get true. Entries older than {@link SHOWN_KEEP_MS} go in the
- * same transaction.
+ * Where an occurrence stands on this phone: never claimed (`first`), claimed by a push whose
+ * notification is not known to have reached the screen (`unfinished`: still being shown by a
+ * push handled at the same moment, or the worker was stopped in between), or `shown`.
  */
-export async function firstShowing(tag: string, now: number): Promise<boolean> {
+export type ShowingState = 'first' | 'unfinished' | 'shown';
+
+/**
+ * One entry: when the occurrence was claimed, and whether its notification was shown. A bare
+ * number is an entry from before `shown` was kept, written after the notification was shown.
+ */
+type ShownEntry = { at: number; shown: boolean } | number;
+
+function entryTime(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { at?: unknown }).at === 'number'
+  ) {
+    return (value as { at: number }).at;
+  }
+  return undefined;
+}
+
+function entryShown(value: unknown): boolean {
+  return typeof value === 'number' || (value as { shown?: unknown }).shown === true;
+}
+
+/**
+ * Claims `tag` at `now`: answers `first` and records it (not yet shown) unless a live entry
+ * exists, then answers what that entry says and changes nothing. One read-write transaction,
+ * so two pushes of one occurrence handled at once cannot both get `first`. Entries older than
+ * {@link SHOWN_KEEP_MS} go in the same transaction.
+ */
+export async function claimShowing(tag: string, now: number): Promise<ShowingState> {
   const db = await open();
   try {
-    return await new Promise<boolean>((resolve, reject) => {
+    return await new Promise<ShowingState>((resolve, reject) => {
       const transaction = db.transaction(STORE, 'readwrite');
       const store = transaction.objectStore(STORE);
-      let first = false;
+      let state: ShowingState = 'first';
       const known = store.get(tag);
       known.onsuccess = () => {
-        const at: unknown = known.result;
-        first = typeof at !== 'number' || at < now - SHOWN_KEEP_MS;
-        if (first) store.put(now, tag);
+        const value: unknown = known.result;
+        const at = entryTime(value);
+        if (at === undefined || at < now - SHOWN_KEEP_MS) {
+          const entry: ShownEntry = { at: now, shown: false };
+          store.put(entry, tag);
+        } else {
+          state = entryShown(value) ? 'shown' : 'unfinished';
+        }
       };
       const cursor = store.openCursor();
       cursor.onsuccess = () => {
         const entry = cursor.result;
         if (!entry) return;
-        const at: unknown = entry.value;
-        if (entry.key !== tag && (typeof at !== 'number' || at < now - SHOWN_KEEP_MS)) {
-          entry.delete();
-        }
+        const at = entryTime(entry.value);
+        if (entry.key !== tag && (at === undefined || at < now - SHOWN_KEEP_MS)) entry.delete();
         entry.continue();
       };
-      transaction.oncomplete = () => resolve(first);
+      transaction.oncomplete = () => resolve(state);
+      transaction.onerror = () => reject(transaction.error ?? new Error('IndexedDB write failed'));
+      transaction.onabort = () => reject(transaction.error ?? new Error('IndexedDB write aborted'));
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Records that `tag`'s notification reached the screen, so a later repeat that finds none
+ * there knows the person dismissed it. Written only after `showNotification` resolved: a
+ * worker stopped before this leaves the entry `unfinished`, and a repeat then shows it again
+ * (a repeat seen is better than a reminder lost).
+ */
+export async function markShown(tag: string, now: number): Promise<void> {
+  const db = await open();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const transaction = db.transaction(STORE, 'readwrite');
+      const store = transaction.objectStore(STORE);
+      const known = store.get(tag);
+      known.onsuccess = () => {
+        const entry: ShownEntry = { at: entryTime(known.result) ?? now, shown: true };
+        store.put(entry, tag);
+      };
+      transaction.oncomplete = () => resolve();
       transaction.onerror = () => reject(transaction.error ?? new Error('IndexedDB write failed'));
       transaction.onabort = () => reject(transaction.error ?? new Error('IndexedDB write aborted'));
     });

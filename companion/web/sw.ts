@@ -1,7 +1,8 @@
 import { companionApi } from './api-client';
 import { clickOutcome, isOccurrenceTag, notificationFromPush } from './notification-actions';
 import type { NotificationSpec, ReminderPush } from './notification-actions';
-import { firstShowing, forgetShowing } from './shown-occurrences';
+import { claimShowing, forgetShowing, markShown } from './shown-occurrences';
+import type { ShowingState } from './shown-occurrences';
 import { registerOfflineShell } from './offline-shell';
 import type { OfflineShellScope } from './offline-shell';
 import { readToken } from './token-store';
@@ -61,28 +62,36 @@ worker.addEventListener('push', (event) => {
  * left in doubt, docs/delivery.md) is still shown, because browsers require every push to
  * show a notification (Safari revokes a subscription whose pushes show none), but silently:
  * over the first while that is on screen (the same notification), or, once the first was
- * dismissed or acted on, only to be closed at once, so it does not come back. When the record
- * cannot be read, the occurrence is shown as new: a repeat seen is better than a reminder lost.
+ * dismissed or acted on, only to be closed at once, so it does not come back.
+ *
+ * "Dismissed" needs the first to have reached the screen: it is recorded as shown only after
+ * `showNotification` resolved. A repeat that finds the first claimed but not shown (handled at
+ * the same moment, or its worker was stopped in between) shows it as new; the tag makes it
+ * replace the first, and `renotify: false` keeps a replacement from alerting twice. When the
+ * record cannot be read, the occurrence is shown as new: a repeat seen is better than a
+ * reminder lost.
  */
 async function showOnce(spec: NotificationSpec): Promise<void> {
   const { tag } = spec.options;
-  let first = true;
-  if (isOccurrenceTag(tag)) {
+  const occurrence = isOccurrenceTag(tag);
+  let state: ShowingState = 'first';
+  if (occurrence) {
     try {
-      first = await firstShowing(tag, Date.now());
+      state = await claimShowing(tag, Date.now());
     } catch {
-      first = true;
+      state = 'first';
     }
   }
   const { registration } = worker;
-  if (first) {
+  if (state !== 'shown') {
     try {
       await registration.showNotification(spec.title, spec.options);
     } catch (error) {
       // Not shown: a repeat must not be taken for one already seen.
-      if (isOccurrenceTag(tag)) await forgetShowing(tag).catch(() => undefined);
+      if (occurrence && state === 'first') await forgetShowing(tag).catch(() => undefined);
       throw error;
     }
+    if (occurrence) await markShown(tag, Date.now()).catch(() => undefined);
     return;
   }
   const onScreen = (await registration.getNotifications({ tag })).length > 0;

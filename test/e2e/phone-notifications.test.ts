@@ -10,6 +10,12 @@ import type { TestApp } from '../companion/helpers/app';
 // dismissed; another occurrence its own.
 const availability = browserAvailability();
 
+function isShownEntry(value: unknown): boolean {
+  return (
+    typeof value === 'object' && value !== null && (value as { shown?: unknown }).shown === true
+  );
+}
+
 describe.skipIf(!availability.available)('phone notifications in Chromium', () => {
   let web: { webRoot: string; remove: () => void };
   let testApp: TestApp;
@@ -83,7 +89,24 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
         const registration = await navigator.serviceWorker.ready;
         for (const shown of await registration.getNotifications()) shown.close();
       });
-    return { page, deliver, tags, waitFor, dismissAll };
+    /** The worker's record of `tag`, as IndexedDB holds it. */
+    const entry = (tag: string) =>
+      page.evaluate(
+        (key) =>
+          new Promise<unknown>((resolve, reject) => {
+            const request = indexedDB.open('cairn-notifications');
+            request.onerror = () => reject(request.error);
+            request.onsuccess = () => {
+              const read = request.result.transaction('shown').objectStore('shown').get(key);
+              read.onsuccess = () => {
+                resolve(read.result);
+                request.result.close();
+              };
+            };
+          }),
+        tag,
+      );
+    return { page, deliver, tags, waitFor, dismissAll, entry };
   }
 
   it('replaces a repeated delivery of one occurrence instead of adding one', async () => {
@@ -110,13 +133,21 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
     await page.close();
   });
   it('does not show an occurrence again once the first was dismissed', async () => {
-    const { page, deliver, tags, waitFor, dismissAll } = await pushablePage();
+    const { page, deliver, tags, waitFor, dismissAll, entry } = await pushablePage();
     await dismissAll();
     for (let attempt = 0; attempt < 6 && (await tags()).length === 0; attempt++) {
       await deliver('r-k2m9', '2026-11-24T07:30:00Z');
       await waitFor(1);
     }
-    expect(await tags()).toEqual([`reminder:r-k2m9@${Date.parse('2026-11-24T07:30:00Z')}`]);
+    const first = `reminder:r-k2m9@${Date.parse('2026-11-24T07:30:00Z')}`;
+    expect(await tags()).toEqual([first]);
+    // The worker records it shown just after it reached the screen; a person takes longer
+    // than that to swipe it away, so the test waits for the record as the person would.
+    const deadline = Date.now() + 10_000;
+    while (!isShownEntry(await entry(first)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await entry(first)).toEqual({ at: expect.any(Number), shown: true });
     // The person swipes it away; the companion, unsure after a kill, sends it again.
     await dismissAll();
     expect(await tags()).toEqual([]);
@@ -147,6 +178,56 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
       `reminder:r-k2m9@${Date.parse('2026-11-24T07:30:00Z')}`,
       `reminder:r-k2m9@${Date.parse('2026-11-25T07:30:00Z')}`,
     ]);
+    await page.close();
+  });
+
+  it('shows an occurrence at once when its pushes arrive together, and keeps it on screen', async () => {
+    const { page, deliver, tags, waitFor, dismissAll, entry } = await pushablePage();
+    await dismissAll();
+    // Warm the worker with another occurrence, so the burst below reaches a running worker.
+    for (let attempt = 0; attempt < 6 && (await tags()).length === 0; attempt++) {
+      await deliver('r-w4rm', '2026-11-20T07:00:00Z');
+      await waitFor(1);
+    }
+    await dismissAll();
+    // Resends that reach the phone while the first is still being shown: the ones that find
+    // it claimed but not on screen yet must not take it for dismissed and close it.
+    await Promise.all(Array.from({ length: 5 }, () => deliver('r-b8st', '2026-11-26T18:00:00Z')));
+    const tag = `reminder:r-b8st@${Date.parse('2026-11-26T18:00:00Z')}`;
+    expect(await waitFor(1)).toEqual([tag]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await tags()).toEqual([tag]);
+    expect(await entry(tag)).toEqual({ at: expect.any(Number), shown: true });
+    await page.close();
+  });
+
+  it('shows an occurrence again whose first push was stopped before it reached the screen', async () => {
+    const { page, deliver, tags, waitFor, dismissAll } = await pushablePage();
+    await dismissAll();
+    const tag = `reminder:r-st0p@${Date.parse('2026-11-27T06:00:00Z')}`;
+    // What a worker stopped between claiming the occurrence and showing it leaves behind.
+    await page.evaluate(
+      (key) =>
+        new Promise<void>((resolve, reject) => {
+          const request = indexedDB.open('cairn-notifications', 1);
+          request.onupgradeneeded = () => request.result.createObjectStore('shown');
+          request.onerror = () => reject(request.error);
+          request.onsuccess = () => {
+            const transaction = request.result.transaction('shown', 'readwrite');
+            transaction.objectStore('shown').put({ at: Date.now(), shown: false }, key);
+            transaction.oncomplete = () => {
+              request.result.close();
+              resolve();
+            };
+          };
+        }),
+      tag,
+    );
+    for (let attempt = 0; attempt < 6 && (await tags()).length === 0; attempt++) {
+      await deliver('r-st0p', '2026-11-27T06:00:00Z');
+      await waitFor(1);
+    }
+    expect(await tags()).toEqual([tag]);
     await page.close();
   });
 });
