@@ -48,6 +48,12 @@ export interface SyncVault {
   list(): Promise<VaultFileStat[]>;
   /** The file at `path` (or at a case variant of it), or null when there is none. */
   stat(path: string): Promise<VaultFileStat | null>;
+  /**
+   * The bytes of the file at exactly `path`, letter case included, unlike the lookups above:
+   * every read follows a listing or a stat that named the file, and a case variant there now is
+   * another file, moved onto it since (read for this one, its bytes would go up as this file's
+   * edit, seed 1200001196). Throws when there is none, as for a file gone since.
+   */
   read(path: string): Promise<Uint8Array>;
   /**
    * Writes `bytes` to `path` (creating folders) if `expect` still holds, at once and whole.

@@ -85,7 +85,8 @@ class OpfsVault implements SyncVault {
 
   async read(path: string): Promise<Uint8Array> {
     const found = await this.handle(path);
-    if (!found) throw new Error(`ENOENT: ${path}`);
+    // Exactly this path (the port's contract): a case variant is another file.
+    if (!found || found.path !== path) throw new Error(`ENOENT: ${path}`);
     return new Uint8Array(await (await found.handle.getFile()).arrayBuffer());
   }
 

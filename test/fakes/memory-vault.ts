@@ -64,8 +64,9 @@ export class MemoryVault implements SyncVault {
   }
 
   read(path: string): Promise<Uint8Array> {
+    // Exactly this path (the port's contract): a case variant is another file.
     const file = this.find(path)?.file;
-    if (!file) return Promise.reject(new Error(`ENOENT: ${path}`));
+    if (!file || file.path !== path) return Promise.reject(new Error(`ENOENT: ${path}`));
     return Promise.resolve(file.bytes.slice());
   }
 

@@ -68,10 +68,11 @@ export class ObsidianSyncVault implements SyncVault {
   }
 
   async read(path: string): Promise<Uint8Array> {
+    const target = normalizePath(path);
     const file = this.find(path);
-    return new Uint8Array(
-      await this.app.vault.adapter.readBinary(file?.path ?? normalizePath(path)),
-    );
+    // Exactly this path (the port's contract): a case variant is another file, moved onto it.
+    if (file && file.path !== target) throw new Error(`ENOENT: ${target} (${file.path} is there)`);
+    return new Uint8Array(await this.app.vault.adapter.readBinary(file?.path ?? target));
   }
 
   async write(

@@ -49,6 +49,15 @@ describe('ObsidianSyncVault: case variants through the folded index', () => {
     expect(await vault.stat('other.md')).toBeNull();
   });
 
+  it('reads exactly the path asked for: a case variant there is another file', async () => {
+    const { app, vault } = open({});
+    await app.vault.create('Trip.md', 'trip');
+    // (Reads of the very path go to the adapter; e2e/sync-two-devices has them on real files.)
+    expect((await vault.stat('trip.md'))?.path).toBe('Trip.md');
+    // Listed as trip.md, and Trip.md is there now (moved onto it): not that file's bytes.
+    await expect(vault.read('trip.md')).rejects.toThrow(/ENOENT/);
+  });
+
   it('a folder moved (one event for the folder) moves its files in the index too', async () => {
     const { app, vault } = open({ 'Notes/Trip.md': 'trip', 'Notes/Deep/Plan.md': 'plan' });
     expect((await vault.stat('notes/trip.md'))?.path).toBe('Notes/Trip.md');
