@@ -889,16 +889,24 @@ export class SyncEngine {
     if (ops.length === 0) return 0;
     // Deletes go in batches of their own, so a mass-delete hold keeps nothing else waiting.
     const deletes = ops.filter((item) => 'delete' in item.op);
-    // A new file at the path of a file deleted here, or a file moved there (a case variant
-    // too), goes after that delete: sent before it, it would meet the old file there and
-    // become a conflict copy. While the delete is held, it waits too.
+    // A new file at the path of a file deleted or moved away here, or a file moved there (a
+    // case variant too), goes after that delete or move: sent before it, it would meet the old
+    // file there and become a conflict copy. While the delete is held, it waits too.
+    const target = (item: PendingOp): string | null =>
+      'delete' in item.op
+        ? null
+        : ('rename_to' in item.op ? item.op.rename_to : item.op.path).toLowerCase();
     const isNewAt = (item: PendingOp, paths: ReadonlySet<string>): boolean => {
-      if ('delete' in item.op) return false;
-      const at = ('rename_to' in item.op ? item.op.rename_to : item.op.path).toLowerCase();
+      const at = target(item);
+      if (at === null) return false;
       const arrives = item.op.base === null || at !== this.syncedKey(item.record);
       return arrives && paths.has(at);
     };
-    const vacated = new Set(deletes.map((item) => this.syncedKey(item.record)));
+    const movedAway = ops.filter((item) => {
+      const at = target(item);
+      return at !== null && item.op.base !== null && at !== this.syncedKey(item.record);
+    });
+    const vacated = new Set([...deletes, ...movedAway].map((item) => this.syncedKey(item.record)));
     const writes = ops.filter((item) => !('delete' in item.op) && !isNewAt(item, vacated));
     let sent = 0;
     const commitAll = async (group: PendingOp[]): Promise<void> => {
@@ -1180,6 +1188,24 @@ export class SyncEngine {
         continue;
       }
       if (this.heldFileIds.has(record.fileId)) continue;
+      if (
+        record.syncedPath !== null &&
+        record.syncedPath !== record.path &&
+        (await this.newFileAt(record.syncedPath)) &&
+        !(await this.parkedBySwap(record))
+      ) {
+        // Moved here, then deleted, before the move went up, and a new note made here at the
+        // path it left: the move goes first, the delete next round. Sent alone, a delete that
+        // loses to an edit made elsewhere keeps the note at that path, and the new note's
+        // commit meets it: a conflict copy of nothing shared (seed 1073465334). Moved first,
+        // the kept note stays where this device last had it, and the new note has its path.
+        ops.push({
+          op: { file_id: record.fileId, base: record.base, rename_to: record.path },
+          record,
+          sent: record.base,
+        });
+        continue;
+      }
       ops.push({
         op: { file_id: record.fileId, base: record.base, delete: true },
         record,
@@ -1400,6 +1426,23 @@ export class SyncEngine {
             );
             return;
           }
+          if ('rename_to' in op && (await this.statOwn(record)) === null) {
+            // A move sent for a file deleted here (moved, then deleted: the move goes first),
+            // onto a path another file holds: the companion put it at the copy's name. The
+            // record follows it there without a file, so its delete is committed next.
+            await this.store.update(
+              [
+                {
+                  ...record,
+                  path: result.copy_path,
+                  syncedPath: result.copy_path,
+                  seq: result.seq,
+                },
+              ],
+              record.path === result.copy_path ? [] : [record.path],
+            );
+            return;
+          }
           // A rename onto a path another file holds: the companion put this very file (its
           // file_id) at the copy's name instead. It moves there here too; the other file is
           // the other file, pulled like any.
@@ -1477,6 +1520,26 @@ export class SyncEngine {
         return;
       }
     }
+  }
+
+  /** Whether a file this device has not committed yet is at `path` (a new note made there). */
+  private async newFileAt(path: string): Promise<boolean> {
+    const stat = await this.vault.stat(path);
+    if (stat === null || stat.path !== path) return false;
+    const there = await this.store.getFile(path);
+    return there === undefined || there.fileId === null;
+  }
+
+  /**
+   * Whether `record` is the deleted half of a record swap (a file moved onto the path of one
+   * deleted here, `applyLocalRenames`): the deleted file's record parked at the path the mover
+   * left, the mover's at the deleted file's. Its path is no move of the user's: only its delete
+   * goes.
+   */
+  private async parkedBySwap(record: SyncFileRecord): Promise<boolean> {
+    if (record.syncedPath === null) return false;
+    const atSynced = await this.store.getFile(record.syncedPath);
+    return atSynced !== undefined && atSynced.syncedPath === record.path;
   }
 
   /** A conflict copy of a version deleted here: recorded without a file, so its delete goes. */
@@ -1619,6 +1682,14 @@ export class SyncEngine {
       // companion's version before the delete, and the copy is then this device's only one.
       // Both are kept (the companion's comes back below): a note back, never lines lost.
       if (!copy.placedBefore) await this.deleteCopy(copy);
+    } else if (stat === null && op !== undefined && 'rename_to' in op) {
+      // A move sent for a file deleted here (moved, then deleted: the move goes first): the
+      // record takes the companion's path, and the delete is committed next, against what this
+      // device saw (`sent`); edits made elsewhere since keep the note there, and it comes back.
+      await this.store.update([
+        { ...current, fileId: server.fileId, base: sent, syncedPath: server.path, seq: server.seq },
+      ]);
+      return;
     } else if (stat === null && op !== undefined && !('delete' in op) && server.hash === sent) {
       // Deleted here after the op was sent, and the companion took it as sent: that delete is
       // committed next, against `sent`. (When lines from elsewhere were merged in, that delete

@@ -109,6 +109,23 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [800013729, 'two lost lines (L30, L40 by dev3): a copy recorded gone, joined here'],
   // Passing since that fix; its run was not traced.
   [566060024, 'a false conflict copy of Projects/Plan.md'],
+  // Traced: dev0 moved Notes/Meeting.md to Trip.md and deleted it before the move went up, and
+  // made a new Notes/Meeting.md. The delete alone lost to dev1's edits and kept the note at
+  // Notes/Meeting.md, where the new note's commit met it. When a new note is at the path a
+  // deleted note was moved off, the move goes first now (replayed in sync-sim-replays.test.ts).
+  [1073465334, 'a false conflict copy of Notes/Meeting.md: moved, deleted, a new note there'],
+  // Passing since that fix, not traced one by one.
+  [9505498, 'Trip.md missing on dev3, back on the companion (deleted by dev3)'],
+  [63000045, 'a false conflict copy of Notes/Meeting.md: an unseen move read as a delete'],
+  [566059972, 'a false conflict copy of a conflict copy of projects/plan.md'],
+  // Traced: between the scan's listing and its reads, a case-insensitive device moved
+  // projects/plan.md away and Trip.md onto Projects/Plan.md; the read of projects/plan.md
+  // found Trip's bytes, which went up as the plan's edit, and Trip's lines were later merged
+  // away. Reads are of exactly the listed path now (both replayed in sync-sim-replays.test.ts,
+  // with the move onto a path another move leaves, which made a copy once the read was right).
+  [1200001196, 'two lost lines (L12, L13 by dev2): a read found a file moved onto a case variant'],
+  // Passing since a move onto a path another move leaves goes after it; not traced.
+  [1073464570, 'a false conflict copy of Shopping.md'],
 ];
 
 /**
@@ -119,31 +136,17 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
 const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBatch?: number]> = [
   [9300422, 'a false conflict copy of a conflict copy of projects/Plan.md'],
   [9400259, 'a conflict copy back, deleted by dev3 (downloads in batches)', 256],
-  // Still failing after the replayed fix of its first failure (a remote move onto the path of a
-  // note renamed there and deleted here, in sync-sim-replays.test.ts): the run changed with the
-  // fixes merged since, and Trip.md's delete by dev3 (renamed, deleted, app killed) still never
-  // reaches the companion. Not traced again.
-  [9505498, 'Trip.md missing on dev3, back on the companion (deleted by dev3)'],
   // From 2,000 fresh runs from 62105912 (lost 0), not traced yet.
   [62106098, 'a false conflict copy of a conflict copy of Ideas.md'],
   [62106887, 'a conflict copy of Trip.md back, deleted by dev0'],
-  // Failing since the record swap of a move onto a deleted note's path (passing before it;
-  // traced, nothing lost): with the app closed, Inbox.md was moved to Trip.md (no event), and
-  // after the start Notes/Meeting.md was moved onto Inbox.md. The file at Inbox.md hides the
-  // unseen move (its record's path is not empty), and the rename event reads as a move onto a
-  // deleted note's path: the records swap, Inbox's record follows Notes/Meeting.md's path, and
-  // its rename there meets the kept Notes/Meeting.md as a copy.
-  [63000045, 'a false conflict copy of Notes/Meeting.md: an unseen move read as a delete'],
   // From 2,000 fresh runs from 566059536 on the final engine of last stop, not traced.
   [566059953, 'a conflict copy of inbox.md back, deleted by dev1'],
-  [566059972, 'a false conflict copy of a conflict copy of projects/plan.md'],
   [566060129, 'a false conflict copy of Trip.md'],
   // Passing between two of this stop's fixes (an await more shifted its run), failing again.
   [566060591, 'a false conflict copy of Trip.md'],
   [566061097, 'a false conflict copy of Notes/Meeting.md'],
   [566061351, 'Ideas.md back, deleted by dev2'],
   // From 2,000 fresh runs from 1073463561 on this engine (lost 0, diverged 0).
-  [1073464570, 'a false conflict copy of Shopping.md'],
   // Traced: dev0's new Trip.md went up, its answers dropped; meanwhile dev0 deleted it and
   // moved Projects/Plan.md onto its path. The answer that landed (a conflict) placed the copy
   // of the version sent, which the user had deleted: the file at the path was another note.
@@ -157,13 +160,6 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   [1073464045, 'Shopping.md back, deleted by dev1 (the app died between write and record)'],
   [1073464099, 'a false conflict copy of a conflict copy of projects/plan.md'],
   [1073465314, 'a false conflict copy of Daily/2026-11-22.md'],
-  // Traced: dev0 moved Notes/Meeting.md to Trip.md and deleted it before the move went up;
-  // the delete alone lost to dev1's edits and kept the note at Notes/Meeting.md, where dev0
-  // had made a new note since: its commit met the kept one. Sending the move first fixes this
-  // seed (and 9505498, 63000045, 566059972), but splits a held mass delete across rounds and
-  // moves the records parked by the record swap of a move onto a deleted note's path: not
-  // landed.
-  [1073465334, 'a false conflict copy of Notes/Meeting.md: moved, deleted, a new note there'],
   // Traced: the same window as 1073464045 (projects/plan.md written, the app died, deleted).
   [1073465340, 'projects/plan.md back, deleted by dev3 (the app died between write and record)'],
 ];
