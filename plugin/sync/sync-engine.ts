@@ -1690,6 +1690,33 @@ export class SyncEngine {
         { ...current, fileId: server.fileId, base: sent, syncedPath: server.path, seq: server.seq },
       ]);
       return;
+    } else if (
+      stat === null &&
+      copy === undefined &&
+      op !== undefined &&
+      'hash' in op &&
+      server.hash !== sent &&
+      insertsInto(
+        withoutConflictKeys(new TextDecoder().decode(await this.blob(server.hash))),
+        withoutConflictKeys(new TextDecoder().decode(await this.blob(sent))),
+      )
+    ) {
+      // Deleted here after its edit was sent, and merged there into a version with no line this
+      // device did not send (what came from elsewhere only took lines out; a conflict copy's
+      // own two keys, the companion's, aside): every line of it was seen here, so the delete
+      // stands. Committed next against that version; written back,
+      // it would be a note back that its deleter saw whole (seed 1300001342: a conflict copy
+      // edited, moved and deleted while the edit was on its way).
+      await this.store.update([
+        {
+          ...current,
+          fileId: server.fileId,
+          base: server.hash,
+          syncedPath: server.path,
+          seq: server.seq,
+        },
+      ]);
+      return;
     } else if (stat === null && op !== undefined && !('delete' in op) && server.hash === sent) {
       // Deleted here after the op was sent, and the companion took it as sent: that delete is
       // committed next, against `sent`. (When lines from elsewhere were merged in, that delete

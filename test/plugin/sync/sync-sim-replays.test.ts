@@ -268,6 +268,42 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
   });
 
+  it('a note deleted while its edit went up stays deleted when the merge adds nothing new', async () => {
+    // seed 1300001342 (50 ops): a conflict copy edited here, then moved and deleted while the
+    // edit was on its way; the companion merged it with its own front matter and the answer
+    // wrote the merge back: a note back that its deleter had seen whole. A merge with no line
+    // the device did not send (another device only took lines out) lets the delete stand.
+    const TRIP = '# Trip\n- L1 server\n~1\n- L2 server\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const laptop = testDevice(t, 'MacBook');
+    let armed = false;
+    let raced = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => armed && url.endsWith('/commit'),
+        () => {
+          raced = true;
+          phone.vault.userRename('Trip.md', 'Log.md');
+          phone.vault.userDelete('Log.md');
+        },
+      ),
+    });
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    laptop.vault.userWrite('Trip.md', '# Trip\n- L1 server\n~1\n');
+    await laptop.engine.sync();
+    armed = true;
+    phone.vault.userWrite('Trip.md', `${TRIP}- L3 phone\n~3\n`);
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(raced).toBe(true);
+    expect(readdirSync(t.vault)).toEqual([]);
+    expect(phone.vault.paths()).toEqual([]);
+    expect(laptop.vault.paths()).toEqual([]);
+  });
+
   it('a note moved, deleted and made again at its old path: the move goes first', async () => {
     // Once a held mass delete (seed 1073465334's mechanism): the record of a note moved here
     // and deleted went up as a delete of the note at its old path, where a new note was made

@@ -126,6 +126,12 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [1200001196, 'two lost lines (L12, L13 by dev2): a read found a file moved onto a case variant'],
   // Passing since a move onto a path another move leaves goes after it; not traced.
   [1073464570, 'a false conflict copy of Shopping.md'],
+  // Traced: a conflict copy edited here, then moved and deleted while the edit was on its way;
+  // merged there with the copy's own front matter, the answer wrote it back. A merge with no
+  // line this device did not send lets the delete stand (replayed in sync-sim-replays.test.ts).
+  [1300001342, 'a conflict copy of Trip.md back, deleted by dev1 while its edit went up'],
+  // Passing since that fix; not traced.
+  [566061097, 'a false conflict copy of Notes/Meeting.md'],
 ];
 
 /**
@@ -144,7 +150,6 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   [566060129, 'a false conflict copy of Trip.md'],
   // Passing between two of this stop's fixes (an await more shifted its run), failing again.
   [566060591, 'a false conflict copy of Trip.md'],
-  [566061097, 'a false conflict copy of Notes/Meeting.md'],
   [566061351, 'Ideas.md back, deleted by dev2'],
   // From 2,000 fresh runs from 1073463561 on this engine (lost 0, diverged 0).
   // Traced: dev0's new Trip.md went up, its answers dropped; meanwhile dev0 deleted it and
@@ -162,6 +167,22 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   [1073465314, 'a false conflict copy of Daily/2026-11-22.md'],
   // Traced: the same window as 1073464045 (projects/plan.md written, the app died, deleted).
   [1073465340, 'projects/plan.md back, deleted by dev3 (the app died between write and record)'],
+  // From 2,000 fresh runs from 1200000000 and 2,000 from 1300000000 on this stop's engine
+  // (lost 0, diverged 0 in both), not traced.
+  [1200000148, 'a false conflict copy of Projects/Plan.md'],
+  [1200001226, 'a false conflict copy of Log.md'],
+  [1200000236, 'a false conflict copy of a conflict copy of projects/Plan.md'],
+  [1200000531, 'Projects/Plan.md back, deleted by dev1'],
+  [1200001587, 'a false conflict copy of Inbox.md'],
+  [1200001734, 'Notes/Meeting.md back, deleted by dev2'],
+  [1200001761, 'inbox.md back, deleted by dev1'],
+  [1200001931, 'a false conflict copy of Ideas.md'],
+  [1300000008, 'a false conflict copy of a conflict copy of Notes/Meeting.md'],
+  [1300000121, 'a conflict copy of inbox.md back, deleted by dev3'],
+  [1300001294, 'a false conflict copy of Trip.md'],
+  [1300001574, 'a conflict copy of inbox.md back, deleted by dev3'],
+  [1300001796, 'a false conflict copy of Trip.md'],
+  [1300000872, 'a false conflict copy of Inbox.md'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
