@@ -175,7 +175,9 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   [1200000531, 'Projects/Plan.md back, deleted by dev1'],
   [1200001587, 'a false conflict copy of Inbox.md'],
   [1200001734, 'Notes/Meeting.md back, deleted by dev2'],
-  [1200001761, 'inbox.md back, deleted by dev1'],
+  // Traced: the write-then-record window of 1073464045 during dev2's first pull (its seq still
+  // 0): the listing since 0 names no deletes, so the unrecorded file went up as a new note.
+  [1200001761, 'inbox.md back, deleted by dev1 (the app died between write and record)'],
   [1200001931, 'a false conflict copy of Ideas.md'],
   [1300000008, 'a false conflict copy of a conflict copy of Notes/Meeting.md'],
   [1300000121, 'a conflict copy of inbox.md back, deleted by dev3'],
