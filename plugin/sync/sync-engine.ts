@@ -1157,6 +1157,23 @@ export class SyncEngine {
       fresh.push({ stat, hash: await sha256Hex(bytes) });
     }
 
+    // From the listing and the records read above, not looked up again: an await per record
+    // would move every later step of the simulation's runs.
+    const recordAt = new Map(records.map((record) => [record.path, record]));
+    /** Whether a file this device has not committed yet is at `path` (a new note made there). */
+    const newFileAt = (path: string): boolean => {
+      if (byKey.get(this.key(path))?.path !== path) return false;
+      const there = recordAt.get(path);
+      return there === undefined || there.fileId === null;
+    };
+    /**
+     * Whether `record` is the deleted half of a record swap (a file moved onto the path of one
+     * deleted here, `applyLocalRenames`): the deleted file's record parked at the path the mover
+     * left, the mover's at the deleted file's. Its path is no move of the user's: only its
+     * delete goes.
+     */
+    const parkedBySwap = (record: SyncFileRecord): boolean =>
+      record.syncedPath !== null && recordAt.get(record.syncedPath)?.syncedPath === record.path;
     for (const record of missing) {
       if (waiting.has(record)) continue;
       // Moved while nobody was watching (or the rename event was lost in a crash): a new file
@@ -1191,8 +1208,8 @@ export class SyncEngine {
       if (
         record.syncedPath !== null &&
         record.syncedPath !== record.path &&
-        (await this.newFileAt(record.syncedPath)) &&
-        !(await this.parkedBySwap(record))
+        newFileAt(record.syncedPath) &&
+        !parkedBySwap(record)
       ) {
         // Moved here, then deleted, before the move went up, and a new note made here at the
         // path it left: the move goes first, the delete next round. Sent alone, a delete that
@@ -1520,26 +1537,6 @@ export class SyncEngine {
         return;
       }
     }
-  }
-
-  /** Whether a file this device has not committed yet is at `path` (a new note made there). */
-  private async newFileAt(path: string): Promise<boolean> {
-    const stat = await this.vault.stat(path);
-    if (stat === null || stat.path !== path) return false;
-    const there = await this.store.getFile(path);
-    return there === undefined || there.fileId === null;
-  }
-
-  /**
-   * Whether `record` is the deleted half of a record swap (a file moved onto the path of one
-   * deleted here, `applyLocalRenames`): the deleted file's record parked at the path the mover
-   * left, the mover's at the deleted file's. Its path is no move of the user's: only its delete
-   * goes.
-   */
-  private async parkedBySwap(record: SyncFileRecord): Promise<boolean> {
-    if (record.syncedPath === null) return false;
-    const atSynced = await this.store.getFile(record.syncedPath);
-    return atSynced !== undefined && atSynced.syncedPath === record.path;
   }
 
   /** A conflict copy of a version deleted here: recorded without a file, so its delete goes. */
