@@ -187,6 +187,25 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   [1300001574, 'a conflict copy of inbox.md back, deleted by dev3'],
   [1300001796, 'a false conflict copy of Trip.md'],
   [1300000872, 'a false conflict copy of Inbox.md'],
+  // From 2,000 fresh runs from 1400000000 on the final engine of this stop (lost 0, diverged 0;
+  // all nine fail on the engine at its start too, with one more), not traced.
+  [1400000095, 'a false conflict copy of a conflict copy of Notes/Meeting.md'],
+  [1400001441, 'a false conflict copy of Shopping.md'],
+  [1400001646, 'a false conflict copy of Trip.md'],
+  [1400001699, 'Trip.md back, deleted by dev0'],
+  [1400000766, 'a false conflict copy of Trip.md'],
+  [1400001773, 'a false conflict copy of Inbox.md'],
+  [1400001797, 'a false conflict copy of Ideas.md'],
+  [1400001832, 'a false conflict copy of a conflict copy of Ideas.md'],
+  [1400000918, 'a conflict copy of projects/plan.md back, deleted by dev3'],
+  // From 2,000 fresh runs from 1500000000 on the final engine (lost 0, diverged 0), not traced.
+  [1500001298, 'a false conflict copy of a conflict copy of Log.md'],
+  [1500000735, 'projects/plan.md back, deleted by dev1'],
+  [1500000776, 'a false conflict copy of Notes/Meeting.md'],
+  // Passing on the engine at the start of this stop. Checked: the delete-stands rule of
+  // 1300001342 never applies in this run; the two versions it reads to decide moved the run's
+  // later steps (as an await does), and a false copy of inbox.md followed. Not traced further.
+  [1500000688, 'a false conflict copy of inbox.md'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
