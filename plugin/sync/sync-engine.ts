@@ -1159,11 +1159,14 @@ export class SyncEngine {
 
     // From the listing and the records read above, not looked up again: an await per record
     // would move every later step of the simulation's runs.
-    const recordAt = new Map(records.map((record) => [record.path, record]));
+    // Built on first use: most scans have no moved-then-deleted record to ask about.
+    let byPath: Map<string, SyncFileRecord> | undefined;
+    const recordAt = (path: string): SyncFileRecord | undefined =>
+      (byPath ??= new Map(records.map((record) => [record.path, record]))).get(path);
     /** Whether a file this device has not committed yet is at `path` (a new note made there). */
     const newFileAt = (path: string): boolean => {
       if (byKey.get(this.key(path))?.path !== path) return false;
-      const there = recordAt.get(path);
+      const there = recordAt(path);
       return there === undefined || there.fileId === null;
     };
     /**
@@ -1173,7 +1176,7 @@ export class SyncEngine {
      * delete goes.
      */
     const parkedBySwap = (record: SyncFileRecord): boolean =>
-      record.syncedPath !== null && recordAt.get(record.syncedPath)?.syncedPath === record.path;
+      record.syncedPath !== null && recordAt(record.syncedPath)?.syncedPath === record.path;
     for (const record of missing) {
       if (waiting.has(record)) continue;
       // Moved while nobody was watching (or the rename event was lost in a crash): a new file
