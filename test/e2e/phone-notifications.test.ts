@@ -83,6 +83,13 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
       }
       return found;
     };
+    /** A push reaching a worker still starting can be dropped: delivers until one shows. */
+    const deliverUntilShown = async (reminderId: string, occurrence: string) => {
+      for (let attempt = 0; attempt < 6 && (await tags()).length === 0; attempt++) {
+        await deliver(reminderId, occurrence);
+        await waitFor(1);
+      }
+    };
     /** Closes every notification shown, as a person swiping them away (or tapping Done). */
     const dismissAll = () =>
       page.evaluate(async () => {
@@ -106,18 +113,14 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
           }),
         tag,
       );
-    return { page, deliver, tags, waitFor, dismissAll, entry };
+    return { page, deliver, deliverUntilShown, tags, waitFor, dismissAll, entry };
   }
 
   it('replaces a repeated delivery of one occurrence instead of adding one', async () => {
-    const { page, deliver: push, tags, waitFor } = await pushablePage();
+    const { page, deliver: push, deliverUntilShown, tags, waitFor } = await pushablePage();
     const deliver = (occurrence: string) => push('r-x81c', occurrence);
 
-    // A push reaching a worker still starting can be dropped: deliver until the first shows.
-    for (let attempt = 0; attempt < 6 && (await tags()).length === 0; attempt++) {
-      await deliver('2026-11-23T09:00:00+01:00');
-      await waitFor(1);
-    }
+    await deliverUntilShown('r-x81c', '2026-11-23T09:00:00+01:00');
     // The same occurrence again, once as written and once in UTC: still one notification.
     await deliver('2026-11-23T09:00:00+01:00');
     await deliver('2026-11-23T08:00:00Z');
@@ -133,12 +136,10 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
     await page.close();
   });
   it('does not show an occurrence again once the first was dismissed', async () => {
-    const { page, deliver, tags, waitFor, dismissAll, entry } = await pushablePage();
+    const { page, deliver, deliverUntilShown, tags, waitFor, dismissAll, entry } =
+      await pushablePage();
     await dismissAll();
-    for (let attempt = 0; attempt < 6 && (await tags()).length === 0; attempt++) {
-      await deliver('r-k2m9', '2026-11-24T07:30:00Z');
-      await waitFor(1);
-    }
+    await deliverUntilShown('r-k2m9', '2026-11-24T07:30:00Z');
     const first = `reminder:r-k2m9@${Date.parse('2026-11-24T07:30:00Z')}`;
     expect(await tags()).toEqual([first]);
     // The worker records it shown just after it reached the screen; a person takes longer
@@ -182,13 +183,11 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
   });
 
   it('shows an occurrence at once when its pushes arrive together, and keeps it on screen', async () => {
-    const { page, deliver, tags, waitFor, dismissAll, entry } = await pushablePage();
+    const { page, deliver, deliverUntilShown, tags, waitFor, dismissAll, entry } =
+      await pushablePage();
     await dismissAll();
     // Warm the worker with another occurrence, so the burst below reaches a running worker.
-    for (let attempt = 0; attempt < 6 && (await tags()).length === 0; attempt++) {
-      await deliver('r-w4rm', '2026-11-20T07:00:00Z');
-      await waitFor(1);
-    }
+    await deliverUntilShown('r-w4rm', '2026-11-20T07:00:00Z');
     await dismissAll();
     // Resends that reach the phone while the first is still being shown: the ones that find
     // it claimed but not on screen yet must not take it for dismissed and close it.
@@ -202,7 +201,7 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
   });
 
   it('shows an occurrence again whose first push was stopped before it reached the screen', async () => {
-    const { page, deliver, tags, waitFor, dismissAll } = await pushablePage();
+    const { page, deliverUntilShown, tags, dismissAll } = await pushablePage();
     await dismissAll();
     const tag = `reminder:r-st0p@${Date.parse('2026-11-27T06:00:00Z')}`;
     // What a worker stopped between claiming the occurrence and showing it leaves behind.
@@ -223,10 +222,7 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
         }),
       tag,
     );
-    for (let attempt = 0; attempt < 6 && (await tags()).length === 0; attempt++) {
-      await deliver('r-st0p', '2026-11-27T06:00:00Z');
-      await waitFor(1);
-    }
+    await deliverUntilShown('r-st0p', '2026-11-27T06:00:00Z');
     expect(await tags()).toEqual([tag]);
     await page.close();
   });

@@ -33,6 +33,13 @@ function expectNoCopyOfACopy(lines: readonly string[]): void {
 }
 
 /** The device holds the companion's files, byte for byte (a flat vault). */
+/** Every file at the top of the companion's vault, one after another (lines looked for in any). */
+function companionText(): string {
+  return readdirSync(t.vault)
+    .map((name) => onDisk(name) ?? '')
+    .join('');
+}
+
 function sameAsCompanion(device: {
   vault: { paths(): string[]; text(path: string): string | undefined };
 }): void {
@@ -1069,9 +1076,7 @@ describe('SyncEngine replays of simulation failures', () => {
       await phone.engine.sync();
       await laptop.engine.sync();
     }
-    const all = readdirSync(t.vault)
-      .map((name) => onDisk(name) ?? '')
-      .join('');
+    const all = companionText();
     expect(all).not.toContain('L1 server');
     expect(all).toContain('L2 phone');
     expect(all).toContain('L3 laptop');
@@ -1141,9 +1146,7 @@ describe('SyncEngine replays of simulation failures', () => {
     phone.vault.userRename('Trip.md', 'Moved.md', { silent: true });
     phone.vault.userWrite('Trip.md', NEW, { silent: true });
     for (let round = 0; round < 3; round++) await phone.engine.sync();
-    const all = readdirSync(t.vault)
-      .map((name) => onDisk(name) ?? '')
-      .join('');
+    const all = companionText();
     for (const line of ['L1 server', 'L2 phone', 'L3 phone']) expect(all).toContain(line);
     sameAsCompanion(phone);
   });
@@ -1767,9 +1770,7 @@ describe('SyncEngine replays of simulation failures', () => {
       await phone.engine.sync();
       await laptop.engine.sync();
     }
-    const all = readdirSync(t.vault)
-      .map((name) => onDisk(name) ?? '')
-      .join('');
+    const all = companionText();
     expect(all).not.toContain('L1 server');
     expect(all).toContain('- L2 phone\n~2\n');
     sameAsCompanion(phone);
