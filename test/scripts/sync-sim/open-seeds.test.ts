@@ -206,6 +206,9 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // 1300001342 never applies in this run; the two versions it reads to decide moved the run's
   // later steps (as an await does), and a false copy of inbox.md followed. Not traced further.
   [1500000688, 'a false conflict copy of inbox.md'],
+  // From 2,000 fresh runs from 1072837733 on the final engine (lost 0, diverged 0), not traced.
+  [1072839001, 'a false conflict copy of a conflict copy of Shopping.md'],
+  [1072839079, 'Shopping.md back, deleted by dev0'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
