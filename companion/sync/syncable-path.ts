@@ -32,13 +32,8 @@ export function isSyncableFolder(path: string): boolean {
 /** A settings file: synced only to devices that ask (`settings=1`), never in the trash list. */
 export { inSettingsFolder as isSettingsPath };
 
-/** Text files are merged three ways (DESIGN §9); everything else gets a conflict copy. */
-const TEXT_EXTENSIONS = ['.md', '.canvas', '.txt', '.base', '.json'];
-
-export function isMergeableText(path: string): boolean {
-  const lower = path.toLowerCase();
-  return TEXT_EXTENSIONS.some((extension) => lower.endsWith(extension));
-}
+/** Text files are merged three ways; the rule is the protocol's, devices read it too. */
+export { isMergeableText } from '../../shared/protocol/sync';
 
 export function isMarkdown(path: string): boolean {
   return path.toLowerCase().endsWith('.md');

@@ -10,6 +10,14 @@ import { VaultPath } from './formats';
  * holds (mass delete, until `confirm`) or rejects, op by op.
  */
 
+/** Text files are merged three ways (DESIGN §9); everything else gets a conflict copy. */
+const MERGEABLE_TEXT_EXTENSIONS = ['.md', '.canvas', '.txt', '.base', '.json'];
+
+export function isMergeableText(path: string): boolean {
+  const lower = path.toLowerCase();
+  return MERGEABLE_TEXT_EXTENSIONS.some((extension) => lower.endsWith(extension));
+}
+
 /** Lowercase hex SHA-256 of a file's bytes: the name of a version. */
 export const SyncHash = () =>
   Type.String({ pattern: '^[0-9a-f]{64}$', description: 'a lowercase hex SHA-256' });
