@@ -14,7 +14,11 @@
  */
 import { insertsInto } from '../../shared/markdown/merge-lines';
 import type { Clock } from '../../shared/ports';
-import { SYNC_BLOB_BATCH_MAX_BYTES, SYNC_BLOB_BATCH_MAX_HASHES } from '../../shared/protocol/sync';
+import {
+  SYNC_BLOB_BATCH_MAX_BYTES,
+  SYNC_BLOB_BATCH_MAX_HASHES,
+  isMergeableText,
+} from '../../shared/protocol/sync';
 import type { SyncChange, SyncOp, SyncOpResult } from '../../shared/protocol/sync';
 import type { SyncApi } from './sync-client';
 import { SyncRequestError } from './sync-client';
@@ -23,6 +27,7 @@ import { sha256Hex } from './sync-hash';
 import { WHOLE_VAULT } from './sync-scope';
 import type { SyncScope } from './sync-scope';
 import type {
+  DownloadBegun,
   PendingCommitItem,
   SyncFileRecord,
   SyncStateStore,
@@ -567,11 +572,16 @@ export class SyncEngine {
         return;
       }
       const bytes = await this.blob(change.hash);
-      const written = await this.vault.write(change.path, bytes, { absent: true });
+      const begun: DownloadBegun | null =
+        stale === undefined && isMergeableText(change.path)
+          ? { fileId: change.file_id, hash: change.hash, syncedPath: change.path, seq: change.seq }
+          : null;
+      const written = await this.writeDownload(change.path, bytes, begun);
       if (written !== 'changed') {
+        const before = stale?.path ?? (begun ? change.path : undefined);
         await this.store.update(
           [linked(written, change.file_id, change.hash, change.path, change.seq)],
-          stale && stale.path !== written.path ? [stale.path] : [],
+          before !== undefined && before !== written.path ? [before] : [],
         );
         return;
       }
@@ -1007,6 +1017,9 @@ export class SyncEngine {
     const listed = (await this.vault.list()).filter((stat) => this.scope.includes(stat.path));
     const here = new Set(listed.map((stat) => this.key(stat.path)));
     const records = await this.store.allFiles();
+    for (const record of records) {
+      if (record.download) await this.settleDownload(record, record.download, listed);
+    }
     const recorded = new Set(records.map((record) => this.key(record.path)));
     const gone = new Map<number, SyncFileRecord[]>();
     for (const record of records) {
@@ -1960,8 +1973,94 @@ export class SyncEngine {
       return;
     }
     const bytes = await this.blob(hash);
-    const written = await this.vault.write(path, bytes, { absent: true });
-    if (written !== 'changed') await this.store.update([linked(written, fileId, hash, path, seq)]);
+    const begun = isMergeableText(path) ? { fileId, hash, syncedPath: path, seq } : null;
+    const written = await this.writeDownload(path, bytes, begun);
+    if (written !== 'changed') {
+      await this.store.update(
+        [linked(written, fileId, hash, path, seq)],
+        begun && written.path !== path ? [path] : [],
+      );
+    }
+  }
+
+  /**
+   * Writes a downloaded file at a path with no file and (`begun`) no record, saving first what
+   * it is. Without that, an app that dies between the write and its record meets the file on
+   * its next open as one of its own, never committed: edited since, it goes up as a new file
+   * and meets the companion's at its path, a conflict copy of edits that never overlapped
+   * (seed 1300001294). `settleDownload` reads what the crash left.
+   */
+  private async writeDownload(
+    path: string,
+    bytes: Uint8Array,
+    begun: DownloadBegun | null,
+  ): Promise<VaultFileStat | 'changed'> {
+    if (begun) await this.store.update([downloadRecord(path, begun)]);
+    let written: VaultFileStat | 'changed';
+    try {
+      written = await this.vault.write(path, bytes, { absent: true });
+    } catch (error) {
+      // The record is settled by the next pass, as after a crash.
+      if (begun) this.unseenMovesFound = false;
+      throw error;
+    }
+    // Someone made a file there first: it is theirs, and nothing of this download is left.
+    if (written === 'changed' && begun) await this.store.update([], [path]);
+    return written;
+  }
+
+  /**
+   * A download that a crash cut off before its record (`writeDownload`): the file at its path
+   * says what happened. The very bytes: linked. Those bytes with lines added (the user wrote in
+   * it since): linked with the download as their base, so the next scan commits the added lines
+   * as an edit, merged into the companion's note. Anything else stays what it looks like, this
+   * device's own new file (the companion keeps it beside its own), and no file at all is read
+   * as "never written": the pull writes it again (a note deleted in that window comes back,
+   * never a note lost; docs/sync.md).
+   */
+  private async settleDownload(
+    record: SyncFileRecord,
+    begun: DownloadBegun,
+    listed: readonly VaultFileStat[],
+  ): Promise<void> {
+    const key = this.key(record.path);
+    const stat = listed.find((candidate) => this.key(candidate.path) === key);
+    if (stat !== undefined) {
+      const bytes = await this.vault.read(stat.path);
+      const hash = await sha256Hex(bytes);
+      if (hash === begun.hash || (await this.addsToDownload(bytes, begun.hash))) {
+        await this.store.update(
+          [
+            {
+              ...linked(stat, begun.fileId, begun.hash, begun.syncedPath, begun.seq),
+              localHash: hash,
+            },
+          ],
+          stat.path === record.path ? [] : [record.path],
+        );
+        return;
+      }
+    }
+    await this.store.update([], [record.path]);
+  }
+
+  /**
+   * Whether `bytes` are the companion's version `hash` with lines inserted and none removed: an
+   * edit of it that merges without taking anything away, whoever made it. A version the
+   * companion no longer keeps, or bytes that are not text, are not.
+   */
+  private async addsToDownload(bytes: Uint8Array, hash: string): Promise<boolean> {
+    const text = decodeUtf8(bytes);
+    if (text === null) return false;
+    let version: Uint8Array;
+    try {
+      version = await this.api.getBlob(hash);
+    } catch (error) {
+      if (error instanceof SyncRequestError && error.status === 404) return false;
+      throw error;
+    }
+    const versionText = decodeUtf8(version);
+    return versionText !== null && insertsInto(versionText, text);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -2045,6 +2144,29 @@ function caseClashes(listed: readonly VaultFileStat[]): Set<string> {
 
 function fingerprint(record: SyncFileRecord, local: LocalState): SyncFileRecord {
   return { ...record, localHash: local.hash, size: local.stat.size, mtime: local.stat.mtime };
+}
+
+/** The record saved before a download is written (`SyncFileRecord.download`). */
+function downloadRecord(path: string, begun: DownloadBegun): SyncFileRecord {
+  return {
+    path,
+    fileId: null,
+    base: null,
+    syncedPath: null,
+    localHash: null,
+    size: 0,
+    mtime: 0,
+    download: begun,
+  };
+}
+
+/** The text of UTF-8 bytes, or null for bytes that are not. */
+function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }
 
 function notDownloadedRecord(change: SyncChange): SyncFileRecord {

@@ -109,6 +109,23 @@ export interface SyncFileRecord {
    * placeholder file is written that could be uploaded over the real one.
    */
   readonly notDownloaded?: true;
+  /**
+   * Saved at a path with no file, just before a downloaded text file is written there (its
+   * other fields are those of a file never committed: null ids, 0 size). The write's own record
+   * replaces it; a crash between the two leaves it, and the next open tells what happened from
+   * the file (docs/sync.md "A crash between a download and its record").
+   */
+  readonly download?: DownloadBegun;
+}
+
+/** What a download about to be written would link: the companion's file and version. */
+export interface DownloadBegun {
+  readonly fileId: string;
+  readonly hash: string;
+  /** The companion's path of the file at `hash`. */
+  readonly syncedPath: string;
+  /** The journal entry of that version. */
+  readonly seq: number;
 }
 
 /**

@@ -784,7 +784,8 @@ describe('SyncEngine replays of simulation failures', () => {
     const update = phone.store.update.bind(phone.store);
     let killed = false;
     phone.store.update = (put, remove) => {
-      if (!killed && put.some((record) => record.path.includes('.conflict-'))) {
+      // The copy's own record, saved after it was written (not the one saved before).
+      if (!killed && put.some((r) => r.path.includes('.conflict-') && r.fileId !== null)) {
         killed = true;
         return Promise.reject(new Error('killed'));
       }
@@ -1775,5 +1776,87 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(all).toContain('- L2 phone\n~2\n');
     sameAsCompanion(phone);
     sameAsCompanion(laptop);
+  });
+
+  /** A device whose app dies as it saves the record of its download of `path`. */
+  function diesRecordingDownload(path: string, name = 'Pixel 8') {
+    const phone = testDevice(t, name);
+    const update = phone.store.update.bind(phone.store);
+    let killed = false;
+    phone.store.update = (put, remove) => {
+      if (!killed && put.some((record) => record.path === path && record.fileId !== null)) {
+        killed = true;
+        return Promise.reject(new Error('killed'));
+      }
+      return update(put, remove);
+    };
+    return phone;
+  }
+
+  it('a note downloaded just before the app died, then added to, is an edit of it', async () => {
+    // seed 1300001294 (40 ops): the first pull wrote Trip.md and the app died before its
+    // record was saved. Reopened, the user added a line; the file looked like one made here,
+    // went up as a new note and met the companion's at its path: a conflict copy, though
+    // nobody's edits overlapped.
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const phone = diesRecordingDownload('Trip.md');
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Trip.md')).toBe(TRIP);
+    phone.vault.userWrite('Trip.md', `${TRIP}- L2 phone\n~2\n`, { silent: true });
+    // Changed on the companion meanwhile: the phone's file still has the line as it was, so
+    // only knowing what it was written from tells an edit of it from another note.
+    t.write('Trip.md', '# Trip\n- L3 server\n~1\n');
+    await t.sync.journal.rescan();
+    phone.restart();
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(readdirSync(t.vault)).toEqual(['Trip.md']);
+    expect(onDisk('Trip.md')).toBe('# Trip\n- L3 server\n~1\n- L2 phone\n~2\n');
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+    sameAsCompanion(phone);
+  });
+
+  it('a note downloaded just before the app died, then cut, is no edit that removes lines', async () => {
+    // The same window, but the user took a line out: the file no longer holds every line of
+    // the version written, so it could be another note made at that path. It goes up as the
+    // device's own new file (the companion decides, and keeps what both hold), never as an
+    // edit of the companion's note that removes its lines.
+    const TRIP = '# Trip\n- L1 server\n~1\n- L2 server\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const phone = diesRecordingDownload('Trip.md');
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    phone.vault.userWrite('Trip.md', '# Trip\n- L1 server\n~1\n', { silent: true });
+    phone.restart();
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(onDisk('Trip.md')).toBe(TRIP);
+    expect(companionText()).toContain('- L2 server\n~2\n');
+    sameAsCompanion(phone);
+  });
+
+  it('a note whose download the app died writing is written again', async () => {
+    // The window before the write: the record of the download begun is there, the file is
+    // not. Read as "never written", the next pull writes it (a note deleted in the window
+    // between the write and its record comes back the same way: nothing is lost).
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const phone = testDevice(t, 'Pixel 8');
+    const write = phone.vault.write.bind(phone.vault);
+    let killed = false;
+    phone.vault.write = (path, bytes, expected) => {
+      if (!killed && path === 'Trip.md') {
+        killed = true;
+        return Promise.reject(new Error('killed'));
+      }
+      return write(path, bytes, expected);
+    };
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.paths()).toEqual([]);
+    expect((await phone.store.getFile('Trip.md'))?.download?.hash).toBe(hashOf(TRIP));
+    phone.restart();
+    await phone.engine.sync();
+    expect(phone.vault.text('Trip.md')).toBe(TRIP);
+    expect((await phone.store.getFile('Trip.md'))?.download).toBeUndefined();
+    expect((await phone.store.getFile('Trip.md'))?.base).toBe(hashOf(TRIP));
+    sameAsCompanion(phone);
   });
 });

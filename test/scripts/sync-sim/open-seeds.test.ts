@@ -139,76 +139,14 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
  * first is also `--known-failing` in .ci/run's 500 runs.
  */
 const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBatch?: number]> = [
-  [9300422, 'a false conflict copy of a conflict copy of projects/Plan.md'],
-  [9400259, 'a conflict copy back, deleted by dev3 (downloads in batches)', 256],
-  // From 2,000 fresh runs from 62105912 (lost 0), not traced yet.
-  [62106098, 'a false conflict copy of a conflict copy of Ideas.md'],
-  [62106887, 'a conflict copy of Trip.md back, deleted by dev0'],
-  // From 2,000 fresh runs from 566059536 on the final engine of last stop, not traced.
-  [566059953, 'a conflict copy of inbox.md back, deleted by dev1'],
+  // The record saved before each download (seed 1300001294) is one more state write in nearly
+  // every run, so every seed's run changed: of the 45 open seeds before it, these failed still;
+  // the other 44 named runs that are gone (their mechanisms, where traced, are in the git
+  // history of this file and in docs/sync.md).
   [566060129, 'a false conflict copy of Trip.md'],
-  // Passing between two of this stop's fixes (an await more shifted its run), failing again.
-  [566060591, 'a false conflict copy of Trip.md'],
-  [566061351, 'Ideas.md back, deleted by dev2'],
-  // From 2,000 fresh runs from 1073463561 on this engine (lost 0, diverged 0).
-  // Traced: dev0's new Trip.md went up, its answers dropped; meanwhile dev0 deleted it and
-  // moved Projects/Plan.md onto its path. The answer that landed (a conflict) placed the copy
-  // of the version sent, which the user had deleted: the file at the path was another note.
-  [1073463645, 'a conflict copy of Trip.md back, deleted by dev0'],
-  [1073463901, 'a false conflict copy of Notes/Meeting.md'],
-  [1073465004, 'a false conflict copy of a conflict copy of Shopping.md'],
-  // Traced: the first pull wrote Shopping.md and the app died before its record was written;
-  // with the app closed the user edited and deleted it. On start nothing says this device ever
-  // had it (no record, no file), so the companion's note comes back. Telling "the write never
-  // happened" from "written, then deleted" needs evidence outside the file (docs/sync.md).
-  [1073464045, 'Shopping.md back, deleted by dev1 (the app died between write and record)'],
-  [1073464099, 'a false conflict copy of a conflict copy of projects/plan.md'],
-  [1073465314, 'a false conflict copy of Daily/2026-11-22.md'],
-  // Traced: the same window as 1073464045 (projects/plan.md written, the app died, deleted).
-  [1073465340, 'projects/plan.md back, deleted by dev3 (the app died between write and record)'],
-  // Passing while the fix of 1073465334 looked records up with awaits (which moved the run's
-  // crash points), failing again once it read them from the scan's own listing: not a fix.
-  [63000045, 'a false conflict copy of Notes/Meeting.md: an unseen move read as a delete'],
-  // From 2,000 fresh runs from 1200000000 and 2,000 from 1300000000 on this stop's engine
-  // (lost 0, diverged 0 in both), not traced.
-  [1200000148, 'a false conflict copy of Projects/Plan.md'],
-  [1200001226, 'a false conflict copy of Log.md'],
-  [1200000236, 'a false conflict copy of a conflict copy of projects/Plan.md'],
-  [1200000531, 'Projects/Plan.md back, deleted by dev1'],
-  [1200001587, 'a false conflict copy of Inbox.md'],
-  [1200001734, 'Notes/Meeting.md back, deleted by dev2'],
-  // Traced: the write-then-record window of 1073464045 during dev2's first pull (its seq still
-  // 0): the listing since 0 names no deletes, so the unrecorded file went up as a new note.
-  [1200001761, 'inbox.md back, deleted by dev1 (the app died between write and record)'],
-  [1200001931, 'a false conflict copy of Ideas.md'],
-  [1300000008, 'a false conflict copy of a conflict copy of Notes/Meeting.md'],
-  [1300000121, 'a conflict copy of inbox.md back, deleted by dev3'],
-  [1300001294, 'a false conflict copy of Trip.md'],
-  [1300001574, 'a conflict copy of inbox.md back, deleted by dev3'],
-  [1300001796, 'a false conflict copy of Trip.md'],
-  [1300000872, 'a false conflict copy of Inbox.md'],
-  // From 2,000 fresh runs from 1400000000 on the final engine of this stop (lost 0, diverged 0;
-  // all nine fail on the engine at its start too, with one more), not traced.
-  [1400000095, 'a false conflict copy of a conflict copy of Notes/Meeting.md'],
-  [1400001441, 'a false conflict copy of Shopping.md'],
-  [1400001646, 'a false conflict copy of Trip.md'],
-  [1400001699, 'Trip.md back, deleted by dev0'],
-  [1400000766, 'a false conflict copy of Trip.md'],
-  [1400001773, 'a false conflict copy of Inbox.md'],
-  [1400001797, 'a false conflict copy of Ideas.md'],
-  [1400001832, 'a false conflict copy of a conflict copy of Ideas.md'],
-  [1400000918, 'a conflict copy of projects/plan.md back, deleted by dev3'],
-  // From 2,000 fresh runs from 1500000000 on the final engine (lost 0, diverged 0), not traced.
-  [1500001298, 'a false conflict copy of a conflict copy of Log.md'],
-  [1500000735, 'projects/plan.md back, deleted by dev1'],
-  [1500000776, 'a false conflict copy of Notes/Meeting.md'],
-  // Passing on the engine at the start of this stop. Checked: the delete-stands rule of
-  // 1300001342 never applies in this run; the two versions it reads to decide moved the run's
-  // later steps (as an await does), and a false copy of inbox.md followed. Not traced further.
-  [1500000688, 'a false conflict copy of inbox.md'],
-  // From 2,000 fresh runs from 1072837733 on the final engine (lost 0, diverged 0), not traced.
-  [1072839001, 'a false conflict copy of a conflict copy of Shopping.md'],
-  [1072839079, 'Shopping.md back, deleted by dev0'],
+  // From 1,000 fresh runs from 1600000000 on it (lost 0, diverged 0), not traced.
+  [1600000699, 'a false conflict copy of a conflict copy of Projects/Plan.md'],
+  [1600000757, 'Trip.md back, deleted by dev2'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
