@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../shared/ports';
-import { insertsInto, mergeLines } from '../../shared/markdown/merge-lines';
+import { decodeUtf8, insertsInto, mergeLines } from '../../shared/markdown/merge-lines';
 import { mergeNote } from '../../shared/markdown/merge-note';
 import { parseFrontMatter, updateFrontMatter } from '../../shared/markdown/front-matter';
 import type { AuditClient } from '../../shared/protocol/audit';
@@ -828,16 +828,6 @@ function isRace(error: unknown): boolean {
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-function decodeUtf8(bytes: Uint8Array): string | null {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return null;
-  }
 }
 
 async function diskStat(absolute: string): Promise<{ mtime: number; size: number } | null> {

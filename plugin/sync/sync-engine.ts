@@ -12,7 +12,7 @@
  * not rewritten); a commit the device did not record is sent again and the companion answers it
  * as already applied. Only one file's bytes are held at a time.
  */
-import { insertsInto } from '../../shared/markdown/merge-lines';
+import { decodeUtf8, insertsInto } from '../../shared/markdown/merge-lines';
 import type { Clock } from '../../shared/ports';
 import {
   SYNC_BLOB_BATCH_MAX_BYTES,
@@ -2158,15 +2158,6 @@ function downloadRecord(path: string, begun: DownloadBegun): SyncFileRecord {
     mtime: 0,
     download: begun,
   };
-}
-
-/** The text of UTF-8 bytes, or null for bytes that are not. */
-function decodeUtf8(bytes: Uint8Array): string | null {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return null;
-  }
 }
 
 function notDownloadedRecord(change: SyncChange): SyncFileRecord {

@@ -113,7 +113,7 @@ export interface SyncFileRecord {
    * Saved at a path with no file, just before a downloaded text file is written there (its
    * other fields are those of a file never committed: null ids, 0 size). The write's own record
    * replaces it; a crash between the two leaves it, and the next open tells what happened from
-   * the file (docs/sync.md "A crash between a download and its record").
+   * the file (docs/sync.md, "A client in outline", item 5).
    */
   readonly download?: DownloadBegun;
 }

@@ -176,6 +176,17 @@ export function insertsInto(part: string, whole: string): boolean {
   return at === partLines.length;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The text of UTF-8 bytes (a byte-order mark kept), or null for bytes that are not text. */
+export function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 /** Lines with their terminators (`\n` or `\r\n`); the last may have none. */
 function splitKeepingEnds(text: string): string[] {
   if (text === '') return [];
