@@ -1853,6 +1853,19 @@ export class SyncEngine {
       }
     }
     if (local.hash !== sent) {
+      // Edited here since: the edits continue `sent`, the base of the next commit.
+      if (server.hash !== sent) {
+        // The companion merged lines from elsewhere into it: the record stays just before the
+        // answer's entry and the pull goes back to it (the cursor first: a crash between the
+        // two only lists entries again), so that version comes as a remote edit: kept out of
+        // edits made here, and written when the file is `sent` again or deleted (the delete
+        // loses to those lines). Recorded at the answer's `seq`, a file made again with
+        // `sent`'s bytes (the daily note from its template, after the app died) would look
+        // unchanged and never get them (seed 137361585).
+        await this.pullAgainFrom(server.seq);
+        await this.store.update([{ ...known, base: sent, seq: server.seq - 1 }]);
+        return;
+      }
       await this.store.update([{ ...known, base: sent }]);
       return;
     }

@@ -1859,4 +1859,56 @@ describe('SyncEngine replays of simulation failures', () => {
     expect((await phone.store.getFile('Trip.md'))?.base).toBe(hashOf(TRIP));
     sameAsCompanion(phone);
   });
+
+  it.each([
+    ['deleted and made again from its template', true],
+    ['put back to its template', false],
+  ])('a daily note merged there, edited, %s, gets the merge', async (_, deleted) => {
+    // seed 137361585 (35 ops): the phone's daily note, just its template, went up as a new
+    // note and the companion joined it into its own (lines from another device). The user
+    // had typed meanwhile, so the record kept the template as its base, at the answer's seq.
+    // Then the note was deleted and the app died; reopened, the daily note was made again
+    // from its template: the base's very bytes, so it looked unchanged, and the phone kept
+    // "# Daily\n" for good while the companion had the other device's line.
+    const DAILY = 'Daily/2026-11-22.md';
+    const LAPTOP = '# Daily\n- L1 laptop\n~1\n';
+    t = await buildSyncTestApp({ files: { [DAILY]: LAPTOP } });
+    const inner = new InjectTransport(() => t.app);
+    let commits = 0;
+    let answered = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          // The app dies at its first request after the commit's answer was recorded.
+          if (answered) throw new Error('killed');
+          if (request.url.endsWith('/commit') && ++commits === 1) {
+            // The user types as the commit goes.
+            phone.vault.userWrite(DAILY, '# Daily\n- L2 phone\n~2\n', { silent: true });
+          }
+          return inner.request(request);
+        },
+      },
+    });
+    const update = phone.store.update.bind(phone.store);
+    phone.store.update = async (put, remove) => {
+      await update(put, remove);
+      if (commits === 1 && put.some((record) => record.path === DAILY && record.fileId !== null))
+        answered = true;
+    };
+    phone.vault.userWrite(DAILY, '# Daily\n', { silent: true });
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(onDisk(DAILY)).toBe(LAPTOP);
+    answered = false;
+    commits = 2;
+    if (deleted) phone.vault.userDelete(DAILY, { silent: true });
+    else phone.vault.userWrite(DAILY, '# Daily\n', { silent: true });
+    phone.restart();
+    await phone.engine.pull();
+    // What the held daily-note creation does once the first pull landed: create only if absent.
+    if (!phone.vault.has(DAILY)) phone.vault.userWrite(DAILY, '# Daily\n');
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    // The laptop's line, which the phone never saw, is there (a delete loses to it).
+    expect(onDisk(DAILY)).toBe(LAPTOP);
+    expect(phone.vault.text(DAILY)).toBe(LAPTOP);
+  });
 });
