@@ -820,9 +820,19 @@ export class SyncEngine {
       // scan, whose delete loses to this edit and lets the file come like one from elsewhere
       // (`settle`). Written back where the moved file came from, it would go up as a move.
       if (await this.pathTakenSince(record)) return;
-      // Deleted here but edited there: the edit wins, the file comes back.
+      // Deleted here but edited there: the edit wins, the file comes back, at the companion's
+      // path. The record's own may be where a file moved onto its path came from (the records
+      // changed places, `applyLocalRenames`), or a move of it never sent: written there, it
+      // would go up as a move nobody made (seed 211000230). Where another record still holds
+      // the companion's path (a file moved there, deleted since, its delete not sent), it is
+      // left to the scan: that delete goes first.
+      const target = record.syncedPath ?? record.path;
+      if (target !== record.path) {
+        const holder = await this.store.getFile(target);
+        if (holder && holder.fileId !== record.fileId) return;
+      }
       const bytes = await this.blob(hash);
-      const written = await this.vault.write(record.path, bytes, { absent: true });
+      const written = await this.vault.write(target, bytes, { absent: true });
       if (written === 'changed') return;
       await this.store.update(
         [linked(written, record.fileId ?? '', hash, record.syncedPath ?? record.path, seq)],
@@ -1657,9 +1667,11 @@ export class SyncEngine {
       }
       return;
     }
+    let moveBlocked = false;
     if (server.path !== record.path) {
       const moved = await this.applyRemoteMove({ ...record, syncedPath: record.path }, server.path);
       if (moved) current = moved;
+      else moveBlocked = true;
     }
     let stat = await this.statOwn(current);
     if (stat === null && this.renames.length > 0) {
@@ -1758,11 +1770,19 @@ export class SyncEngine {
     // follows the file, replacing any record of it there (this very file, renamed here).
     if (stat.path !== current.path) current = await this.moveRecord(current, stat.path);
     const local = await this.localState(current, stat);
+    if (moveBlocked) {
+      // The companion's path is taken here by another file: the file stays where it is, and the
+      // pull goes back to the answer's entry, which moves it once that path is free (it waits
+      // there, `blocked`). Recorded at the companion's path, the path here would look like this
+      // device's own move back, sent as a rename nobody made (seed 211000777: it met a note
+      // made since at the old path, a conflict copy).
+      await this.pullAgainFrom(server.seq);
+    }
     const known = {
       ...fingerprint(current, local),
       fileId: server.fileId,
-      syncedPath: server.path,
-      seq: server.seq,
+      syncedPath: moveBlocked ? current.path : server.path,
+      seq: moveBlocked ? server.seq - 1 : server.seq,
       shadowedSeq: undefined,
     };
     if (local.hash === server.hash) {

@@ -1911,4 +1911,73 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk(DAILY)).toBe(LAPTOP);
     expect(phone.vault.text(DAILY)).toBe(LAPTOP);
   });
+
+  it('a note deleted here, edited there, comes back at its path, not where a file moved from', async () => {
+    // seed 211000230 (68 ops): the phone deleted Plan.md, moved its daily note onto that path
+    // (the two records changed places, so the deleted note's delete goes up) and deleted the
+    // moved note too. The companion's program had added a line to Plan.md: pulled, the edit
+    // won over the delete and the note came back at the daily note's old path, then went up
+    // as a move nobody made, and met the daily note kept there: a conflict copy.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    // Enough other notes that two deletes are no mass delete held for confirmation.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN, 'Daily.md': '# Daily\n', ...others } });
+    const phone = testDevice(t, 'Pixel 8');
+    await phone.engine.sync();
+    phone.vault.userDelete('Plan.md');
+    phone.vault.userRename('Daily.md', 'Plan.md');
+    // A pull that applies anything follows the moves first: here the records change places.
+    t.write('n0.md', '0\n- L3 server\n');
+    await t.sync.journal.rescan();
+    await phone.engine.pull();
+    expect((await phone.store.getFile('Daily.md'))?.syncedPath).toBe('Plan.md');
+    phone.vault.userDelete('Plan.md');
+    t.write('Plan.md', `${PLAN}- L2 server\n~2\n`);
+    await t.sync.journal.rescan();
+    await phone.engine.pull();
+    expect(phone.vault.paths()).toEqual(Object.keys(others).sort());
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    // The daily note's delete stands; Plan.md's lost to the line its deleter never saw.
+    expect(readdirSync(t.vault).sort()).toEqual([...Object.keys(others), 'Plan.md'].sort());
+    expect(onDisk('Plan.md')).toBe(`${PLAN}- L2 server\n~2\n`);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+    sameAsCompanion(phone);
+  });
+
+  it('a note moved there onto a path taken here stays put, never sent back as a move', async () => {
+    // seed 211000777 (45 ops): the laptop moved Meeting.md to Plan.md; the phone, with a note
+    // of its own at Plan.md, sent an edit of Meeting.md. The answer named the note's new path,
+    // where the phone could not move it, yet the record took that path: the note's place here
+    // looked like the phone's own move back, sent as a rename, which met a note made since at
+    // Meeting.md: a conflict copy nobody's edits caused.
+    const MEETING = '# Meeting\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Meeting.md': MEETING } });
+    const laptop = testDevice(t, 'Linux laptop');
+    const phone = testDevice(t, 'Pixel 8');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userRename('Meeting.md', 'Plan.md');
+    await laptop.engine.sync();
+    phone.vault.userWrite('Meeting.md', `${MEETING}- L2 phone\n~2\n`);
+    phone.vault.userWrite('Plan.md', '# Mine\n- L3 phone\n~3\n');
+    for (let round = 0; round < 2; round++) await phone.engine.sync();
+    // The note stays where the laptop moved it (the phone's own Plan.md went to a copy).
+    expect(onDisk('Meeting.md')).toBeUndefined();
+    expect(onDisk('Plan.md')).toBe(`${MEETING}- L2 phone\n~2\n`);
+    t.write('Meeting.md', '# Another\n- L4 server\n~4\n');
+    await t.sync.journal.rescan();
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    const names = readdirSync(t.vault).sort();
+    expect(names.filter((name) => name.startsWith('Meeting.'))).toEqual(['Meeting.md']);
+    expect(onDisk('Meeting.md')).toBe('# Another\n- L4 server\n~4\n');
+    expect(companionText()).toContain('- L2 phone\n~2\n');
+    expect(companionText()).toContain('- L3 phone\n~3\n');
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
 });

@@ -137,6 +137,13 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // template, it looked unchanged for good. The record now stays before that entry and the
   // pull goes back to it (replayed in sync-sim-replays.test.ts).
   [137361585, 'dev1 keeps its daily note from the template, not the companion’s'],
+  // A note deleted here, edited there, written back at the path a file moved onto its own
+  // path came from, then sent up as a move nobody made (replayed in sync-sim-replays.test.ts).
+  [211000230, 'a false conflict copy of Daily/2026-11-22.md'],
+  // A move answered for a path taken here: the record took the companion's path anyway, and
+  // the note's place here went up as a rename back (replayed in sync-sim-replays.test.ts).
+  [211000777, 'a false conflict copy of Notes/Meeting.md'],
+  [211001085, 'a false conflict copy of projects/Plan.md (passes since the same fix)'],
 ];
 
 /**
@@ -151,8 +158,8 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // git history of this file and in docs/sync.md). 566060129 passes since the merged-record
   // fix (137361585), as do 137362789 and 137363000: each run takes that fix's branch, which
   // changes its requests after it, so none is counted as fixed; they are removed.
-  // From 1,000 fresh runs from 1600000000 on it (lost 0, diverged 0), not traced.
-  [1600000699, 'a false conflict copy of a conflict copy of Projects/Plan.md'],
+  // From 1,000 fresh runs from 1600000000 on it (lost 0, diverged 0), not traced. 1600000699
+  // (a copy of a copy of Projects/Plan.md) passes since the blocked-move fix (211000777).
   [1600000757, 'Trip.md back, deleted by dev2'],
   // The CI's 500 runs from 9300000 on it (lost 0, diverged 0), not traced.
   [9300321, 'a note back or a false copy (CI run)'],
