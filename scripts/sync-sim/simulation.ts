@@ -152,15 +152,18 @@ class Bookkeeping {
   readonly creations = new Map<string, Set<string>>();
   /** Case-folded note path → when (`clock`) notes were created (or renamed) there. */
   readonly creationTimes = new Map<string, number[]>();
+  /** Header → every case-folded path a note with it was made at or moved from or to. */
+  readonly pathsOf = new Map<string, Set<string>>();
   /**
    * Notes deleted by a device: their header, the tokens the device's copy had, the case-folded
-   * path and when (`clock`).
+   * path, every path the note had (`pathsOf`, that one too) and when (`clock`).
    */
   readonly deletions: {
     device: string;
     header: string;
     tokens: Set<string>;
     path: string;
+    paths: Set<string>;
     at: number;
   }[] = [];
   /** Header → every token ever written into a note with it. */
@@ -179,8 +182,15 @@ class Bookkeeping {
     return token;
   }
 
-  created(path: string, by: string): void {
+  /** A note made at `path` (or moved there `from` another), its header when it has its own. */
+  created(path: string, by: string, header?: string, from?: string): void {
     const key = path.toLowerCase();
+    if (header !== undefined) {
+      let known = this.pathsOf.get(header);
+      if (!known) this.pathsOf.set(header, (known = new Set()));
+      known.add(key);
+      if (from !== undefined) known.add(from.toLowerCase());
+    }
     let set = this.creations.get(key);
     if (!set) this.creations.set(key, (set = new Set()));
     set.add(by);
@@ -189,11 +199,13 @@ class Bookkeeping {
   }
 
   deleted(device: string, path: string, text: string): void {
+    const header = headerOf(text);
     this.deletions.push({
       device,
-      header: headerOf(text),
+      header,
       tokens: new Set(tokensOf(text)),
       path: path.toLowerCase(),
+      paths: new Set([path.toLowerCase(), ...(this.pathsOf.get(header) ?? [])]),
       at: ++this.clock,
     });
   }
@@ -732,7 +744,7 @@ function userOp(world: World, device: SimDevice): void {
     // synced: docs/sync.md); people make them by accident, the simulation does not.
     if (hasFolded(vault, path)) return;
     const header = `# H${++book.tokens}`;
-    book.created(path, device.name);
+    book.created(path, device.name, header);
     vault.userWrite(path, `${header}\n${slot(book.token(device.name, header), device.name)}`, {
       silent,
     });
@@ -757,7 +769,7 @@ function userOp(world: World, device: SimDevice): void {
     ) {
       return;
     }
-    book.created(target, device.name);
+    book.created(target, device.name, header, note);
     vault.userRename(note, target, { silent });
     world.trace(`${device.name} renames ${note} → ${target}`);
     return;
@@ -815,7 +827,7 @@ function serverCreate(world: World): void {
   const taken = new Set([...world.host.files().keys()].map((known) => known.toLowerCase()));
   if (existsSync(absolute) || taken.has(path.toLowerCase())) return;
   const header = `# H${++book.tokens}`;
-  book.created(path, 'server');
+  book.created(path, 'server', header);
   mkdirSync(dirname(absolute), { recursive: true });
   writeFileSync(absolute, `${header}\n${slot(book.token('server', header), 'server')}`);
 }
@@ -978,7 +990,7 @@ function check(world: World, seed: number, devices: number): RunResult {
 
   const resurrected: string[] = [];
   /** Deletions that lost to an edit (their notes are back, rightly): their path and time. */
-  const overridden: { path: string; at: number }[] = [];
+  const overridden: { paths: Set<string>; at: number }[] = [];
   for (const deletion of book.deletions) {
     if (deletion.header === '' || deletion.header === headerOf(DAILY_TEMPLATE)) continue;
     const back = texts.filter(([, text]) => headerOf(text) === deletion.header);
@@ -999,7 +1011,7 @@ function check(world: World, seed: number, devices: number): RunResult {
       (removal) => removal.at > deletion.at || deletion.tokens.has(removal.token),
     );
     if (later.length > 0 || removedUnseen) {
-      overridden.push({ path: deletion.path, at: deletion.at });
+      overridden.push({ paths: deletion.paths, at: deletion.at });
       continue;
     }
     // Deleted elsewhere too, or kept by another device's unchanged copy: count the file once.
@@ -1017,11 +1029,13 @@ function check(world: World, seed: number, devices: number): RunResult {
     const key = original.toLowerCase();
     const creators = book.creations.get(key);
     if (creators && creators.size >= 2) continue;
-    // Two notes at one path all the same: a note deleted there came back (an edit won over
-    // its delete) after another note was made at its path (by anyone, its deleter too).
+    // Two notes at one path all the same: a note deleted came back (an edit won over its
+    // delete) after another note was made at a path it had (by anyone, its deleter too): the
+    // path it was deleted at, or one it was moved from before (an edit sent by a device that
+    // never saw the move brings it back where that device had it).
     const times = book.creationTimes.get(key) ?? [];
     const revivedUnderAnother = overridden.some(
-      (deletion) => deletion.path === key && times.some((at) => at > deletion.at),
+      (deletion) => deletion.paths.has(key) && times.some((at) => at > deletion.at),
     );
     if (revivedUnderAnother) continue;
     falseConflicts.push(`${copy} (of ${original})`);
