@@ -72,6 +72,16 @@ interface StoredCommit {
   readonly ops: string;
   /** (file_id, seq) the commit left each file at: a retry is replayed while they still stand. */
   readonly files: ReadonlyArray<readonly [string, number]>;
+  /** Asked for with `replay_only` before it was ever applied: it never will be. */
+  readonly withdrawn?: true;
+}
+
+function withdrawnError(commitId: string): ApiHttpError {
+  return new ApiHttpError(
+    'COMMIT_WITHDRAWN',
+    `commit ${commitId} was never applied and is withdrawn: nothing of it will be; send the changes again with a new commit_id`,
+    'commit_id',
+  );
 }
 
 /** The disk changed between the check and the write: look again, then decide again. */
@@ -142,6 +152,28 @@ export class SyncCommitter {
       const opsHash = sha256(JSON.stringify(request.ops));
       const key = request.commit_id === undefined ? `ops:${opsHash}` : `id:${request.commit_id}`;
       const replay = this.replay(request.device, key, opsHash, request.commit_id !== undefined);
+      if (request.replay_only === true) {
+        if (request.commit_id === undefined) {
+          throw new ApiHttpError(
+            'VALIDATION_ERROR',
+            'replay_only needs the commit_id of the batch to replay',
+            'commit_id',
+          );
+        }
+        if (replay !== undefined) {
+          this.auditOps(request.ops, replay, who, true);
+          return { results: replay, replayed: true };
+        }
+        // Never applied: withdrawn for good, so that the batch, still on its way, cannot be
+        // applied after the device has built its ops again.
+        this.store.storeCommit(
+          request.device,
+          key,
+          '[]',
+          JSON.stringify({ ops: opsHash, files: [], withdrawn: true } satisfies StoredCommit),
+        );
+        throw withdrawnError(request.commit_id);
+      }
       if (replay !== undefined) {
         const retry = replay.flatMap((result, index) => (isRetryable(result) ? [index] : []));
         if (retry.length === 0) {
@@ -219,6 +251,7 @@ export class SyncCommitter {
     const stored = this.store.storedCommit(device, key);
     if (stored === undefined) return undefined;
     const touched = JSON.parse(stored.touched) as StoredCommit;
+    if (touched.withdrawn === true) throw withdrawnError(key.slice('id:'.length));
     if (byId) {
       if (touched.ops !== opsHash) {
         throw new ApiHttpError(

@@ -69,8 +69,15 @@ export interface SyncApi {
   getBlobs(hashes: readonly string[]): Promise<Map<string, Uint8Array>>;
   /** Uploads a version's bytes (idempotent: a blob already held is fine). */
   putBlob(hash: string, bytes: Uint8Array): Promise<void>;
-  /** `commitId` is reused when the same batch is retried. */
-  commit(ops: readonly SyncOp[], commitId: string): Promise<SyncCommitResponse>;
+  /**
+   * `commitId` is reused when the same batch is retried. `replayOnly`: only its stored answer
+   * (a batch never applied is withdrawn: `COMMIT_WITHDRAWN`, docs/sync.md).
+   */
+  commit(
+    ops: readonly SyncOp[],
+    commitId: string,
+    options?: { readonly replayOnly?: boolean },
+  ): Promise<SyncCommitResponse>;
   confirm(hold: string): Promise<SyncCommitResponse>;
 }
 
@@ -165,11 +172,20 @@ export class CompanionSyncClient implements SyncApi {
     this.expect(response, [200, 201], SyncBlobPutResponse, `PUT blobs/${hash.slice(0, 12)}`);
   }
 
-  async commit(ops: readonly SyncOp[], commitId: string): Promise<SyncCommitResponse> {
+  async commit(
+    ops: readonly SyncOp[],
+    commitId: string,
+    options: { readonly replayOnly?: boolean } = {},
+  ): Promise<SyncCommitResponse> {
     const response = await this.send({
       method: 'POST',
       path: '/commit',
-      body: JSON.stringify({ device: this.device(), ops, commit_id: commitId }),
+      body: JSON.stringify({
+        device: this.device(),
+        ops,
+        commit_id: commitId,
+        ...(options.replayOnly === true ? { replay_only: true } : {}),
+      }),
     });
     const answer = this.expect(response, [200], SyncCommitResponse, 'POST commit');
     if (answer.results.length !== ops.length) {

@@ -19,7 +19,12 @@ import {
   SYNC_BLOB_BATCH_MAX_HASHES,
   isMergeableText,
 } from '../../shared/protocol/sync';
-import type { SyncChange, SyncOp, SyncOpResult } from '../../shared/protocol/sync';
+import type {
+  SyncChange,
+  SyncCommitResponse,
+  SyncOp,
+  SyncOpResult,
+} from '../../shared/protocol/sync';
 import type { SyncApi } from './sync-client';
 import { SyncRequestError } from './sync-client';
 import { withoutConflictKeys } from './conflict-copies';
@@ -1336,10 +1341,18 @@ export class SyncEngine {
       sinceSeq: await this.store.getSeq(),
       items: batch,
     };
-    // Saved before it is sent: if the answer never arrives, the same batch goes again with the
-    // same id, and the companion answers it from its record instead of applying it twice.
+    // Saved before it is sent: if the answer never arrives, its id is asked for again
+    // (`resendPending`), and the companion answers it from its record or withdraws it.
     await this.store.setPendingCommit(pending);
-    const answer = await this.send(pending.items, pending.commitId);
+    let answer: SyncCommitResponse;
+    try {
+      answer = await this.send(pending.items, pending.commitId);
+    } catch (error) {
+      // Refused before anything was applied (429: the companion did nothing with it): sent again
+      // whole once the wait is over, first in the next pass.
+      if (isRateLimited(error)) await this.store.setPendingCommit({ ...pending, refused: true });
+      throw error;
+    }
     await this.settleAll(pending.items, answer.results);
     await this.store.setPendingCommit(null);
   }
@@ -1353,18 +1366,34 @@ export class SyncEngine {
     const pending = await this.store.getPendingCommit();
     if (!pending) return;
     this.movedRecords.clear();
-    const answer = await this.send(pending.items, pending.commitId);
-    await this.settleAll(pending.items, answer.results);
+    // Only its answer: a batch the companion never got is withdrawn, and this pass builds its
+    // ops again from the vault as it is now. Applied now as it was built, a file moved or
+    // edited since would be sent as it was then (seed 211001907: a note moved while offline
+    // made again at its old path, beside its move: the same note twice).
+    let answer: SyncCommitResponse | null;
+    try {
+      answer = await this.send(pending.items, pending.commitId, {
+        replayOnly: pending.refused !== true,
+      });
+    } catch (error) {
+      if (!(error instanceof SyncRequestError && error.apiCode === 'COMMIT_WITHDRAWN')) throw error;
+      answer = null;
+    }
+    if (answer) await this.settleAll(pending.items, answer.results);
     if ((await this.store.getSeq()) > pending.sinceSeq) await this.store.setSeq(pending.sinceSeq);
     await this.store.setPendingCommit(null);
     await this.pullAll();
   }
 
-  private async send(items: readonly PendingOp[], commitId: string) {
+  private async send(
+    items: readonly PendingOp[],
+    commitId: string,
+    options?: { readonly replayOnly?: boolean },
+  ) {
     const ops = items.map((item) => item.op);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.api.commit(ops, commitId);
+        return await this.api.commit(ops, commitId, options);
       } catch (error) {
         // A 429 is not retried at once: the runner waits its Retry-After, then the pass sends
         // the same pending commit again (the companion did nothing with this one).

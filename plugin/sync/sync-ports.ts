@@ -139,6 +139,12 @@ export interface PendingCommit {
   /** The journal position when it was sent: changes after it are pulled again once it settles. */
   readonly sinceSeq: number;
   readonly items: readonly PendingCommitItem[];
+  /**
+   * Answered 429: the companion applied none of it, so it is sent again as it was (first in the
+   * next pass, before a pull spends the budget). Without it its fate is unknown, and only its
+   * stored answer is asked for (`replay_only`).
+   */
+  readonly refused?: true;
 }
 
 export interface PendingCommitItem {

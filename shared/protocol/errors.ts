@@ -17,6 +17,11 @@ export const API_ERROR_STATUS = {
   CONFLICT: 409,
   /** A pagination cursor whose result snapshot is gone (expired, or the server restarted). */
   CURSOR_EXPIRED: 410,
+  /**
+   * A sync commit asked for with `replay_only` that the companion never applied: its id is
+   * withdrawn, and nothing sent with it will be applied (docs/sync.md).
+   */
+  COMMIT_WITHDRAWN: 409,
   PAYLOAD_TOO_LARGE: 413,
   /** The request line is longer than the HTTP parser takes (a query string pasted in). */
   URI_TOO_LONG: 414,

@@ -219,6 +219,14 @@ export const SyncCommitRequest = Type.Object(
         description: 'an id of 8–64 letters, digits, _ or -',
       }),
     ),
+    /**
+     * With `commit_id`: only the stored answer of that batch, never applied now. A batch the
+     * companion never got (its request lost) is withdrawn instead, answered `409
+     * COMMIT_WITHDRAWN`, and refused the same way if it arrives later: a device resending a
+     * batch from before the app died or went offline builds its ops again from what is there
+     * now, and bytes moved or edited since are never applied as they were.
+     */
+    replay_only: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

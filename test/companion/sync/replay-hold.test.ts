@@ -84,6 +84,59 @@ describe('idempotent commits', () => {
     expect(misuse.json()).toMatchObject({ error: { field: 'commit_id' } });
   });
 
+  it('replay_only answers a batch applied before, and withdraws one never applied for good', async () => {
+    t = await buildSyncTestApp({ files: { 'a.md': 'v1\n' } });
+    const a = await file('a.md');
+    const v2 = await t.upload('v2\n');
+    const ops: SyncOp[] = [{ path: 'a.md', file_id: a.file_id, base: a.hash, hash: v2 }];
+    const post = (payload: object) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/sync/commit', headers: authorized, payload });
+    // Applied before: its stored answer, nothing applied again.
+    const first = await t.commit('Pixel 8', ops, 'batch-0001');
+    const head = (await listed()).next;
+    const asked = await post({
+      device: 'Pixel 8',
+      ops,
+      commit_id: 'batch-0001',
+      replay_only: true,
+    });
+    expect(asked.statusCode).toBe(200);
+    expect(asked.json()).toEqual({ results: first.results, replayed: true });
+    expect((await listed()).next).toBe(head);
+    // Never applied (its request lost on the way): withdrawn, and nothing of it is written.
+    const note: SyncOp[] = [{ path: 'b.md', base: null, hash: v2 }];
+    const unknown = await post({
+      device: 'Pixel 8',
+      ops: note,
+      commit_id: 'batch-0002',
+      replay_only: true,
+    });
+    expect(unknown.statusCode).toBe(409);
+    expect(unknown.json()).toMatchObject({
+      error: { code: 'COMMIT_WITHDRAWN', field: 'commit_id' },
+    });
+    expect(existsSync(join(t.vault, 'b.md'))).toBe(false);
+    // The lost request arriving late is refused the same way, and asking again too.
+    const late = await post({ device: 'Pixel 8', ops: note, commit_id: 'batch-0002' });
+    expect(late.statusCode).toBe(409);
+    expect(late.json()).toMatchObject({ error: { code: 'COMMIT_WITHDRAWN' } });
+    const again = await post({
+      device: 'Pixel 8',
+      ops: note,
+      commit_id: 'batch-0002',
+      replay_only: true,
+    });
+    expect(again.statusCode).toBe(409);
+    expect(existsSync(join(t.vault, 'b.md'))).toBe(false);
+    expect((await listed()).next).toBe(head);
+    // replay_only names the batch by its id.
+    const nameless = await post({ device: 'Pixel 8', ops: note, replay_only: true });
+    expect(nameless.statusCode).toBe(400);
+    expect(nameless.json()).toMatchObject({
+      error: { code: 'VALIDATION_ERROR', field: 'commit_id' },
+    });
+  });
+
   it('a retry after uploading missing bytes applies those ops, and keeps the other answers', async () => {
     t = await buildSyncTestApp({ files: { 'a.md': 'one\n' } });
     const a = await file('a.md');

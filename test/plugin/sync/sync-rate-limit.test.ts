@@ -92,6 +92,8 @@ describe('a device meeting the sync rate limits', () => {
       'Packing.md',
       'Trip.md',
     ]);
+    // Refused, so known to be unapplied: sent again whole, not only asked for.
+    expect(pending?.refused).toBe(true);
     t.clock.advance(60_000);
     let passes = 0;
     let limited = 1;

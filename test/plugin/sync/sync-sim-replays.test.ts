@@ -1980,4 +1980,45 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
     sameAsCompanion(laptop);
   });
+
+  it('a batch whose request was lost is built again, never applied as it was', async () => {
+    // seed 211001907 (52 ops): offline, the phone's commit of its new Trip.md never reached the
+    // companion; the user then moved the note to Inbox.md. Online again, the saved batch went
+    // as it was: Trip.md made from the old bytes, and the move's file new beside it: the same
+    // note twice (and the note moved onto Trip.md since, a conflict copy of it). Now only its answer is asked for; never applied, it is withdrawn and built
+    // again from the vault as it is.
+    const others = Object.fromEntries(
+      Array.from({ length: 5 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({ files: others });
+    const inner = new InjectTransport(() => t.app);
+    let offline = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          if (offline && request.url.endsWith('/commit')) {
+            return Promise.reject(new TypeError('fetch failed'));
+          }
+          return inner.request(request);
+        },
+      },
+    });
+    await phone.engine.sync();
+    phone.vault.userWrite('Trip.md', '# Trip\n- L1 phone\n~1\n');
+    offline = true;
+    await expect(phone.engine.sync()).rejects.toThrow();
+    expect(await phone.store.getPendingCommit()).toBeDefined();
+    phone.vault.userRename('Trip.md', 'Inbox.md');
+    phone.vault.userWrite('Inbox.md', '# Trip\n- L1 phone\n~1\n- L2 phone\n~2\n');
+    // Another note takes the path the new one left.
+    phone.vault.userRename('n0.md', 'Trip.md');
+    offline = false;
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    const moved = Object.keys(others).filter((name) => name !== 'n0.md');
+    expect(readdirSync(t.vault).sort()).toEqual(['Inbox.md', 'Trip.md', ...moved].sort());
+    expect(onDisk('Inbox.md')).toBe('# Trip\n- L1 phone\n~1\n- L2 phone\n~2\n');
+    expect(onDisk('Trip.md')).toBe('0\n');
+    expect(await phone.store.getPendingCommit()).toBeUndefined();
+    sameAsCompanion(phone);
+  });
 });
