@@ -176,6 +176,13 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // From 2,000 fresh runs from 137361473 on it (lost 0), not traced. 137361869 (a copy of
   // Ideas.md) passes since commits resent are only asked for (211001907).
   [137362154, 'Ideas.md back, deleted by dev1'],
+  // From 2,000 fresh runs from 214000000 on the engine of 2026-12-03 (lost 0, diverged 0), not
+  // traced.
+  [214001022, 'a false conflict copy of a conflict copy of projects/Plan.md'],
+  [214001201, 'Notes/Meeting.md back, deleted by dev2'],
+  [214001263, 'a false conflict copy of Notes/Meeting.md'],
+  [214000309, 'a conflict copy of Projects/Plan.md back, deleted by dev0'],
+  [214001619, 'a false conflict copy of Ideas.md'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
