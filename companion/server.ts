@@ -173,6 +173,12 @@ async function startOnLockedFolder(
 
   // Before anything writes into the vault: temp files a killed write left behind.
   const leftovers = await removeLeftoverTemps(config.vault);
+  if (leftovers.restored.length > 0) {
+    options.logger.warn(
+      { restored: leftovers.restored },
+      'put back notes an interrupted vault write had moved aside',
+    );
+  }
   if (leftovers.removed.length > 0 || leftovers.failed.length > 0) {
     options.logger.warn(
       { removed: leftovers.removed.length, failed: leftovers.failed },

@@ -240,19 +240,35 @@ async function withConflictCopies(vault, path) {
   return { text: texts.join('\n'), copies: copies.length };
 }
 
+/**
+ * Reads the note as a sync tool or editor does, trying again when its name is empty for a
+ * moment: Cairn moves the note aside for the microseconds between two system calls when it
+ * replaces it (docs/vault-writes.md), and a tool that read then would see no file.
+ */
+async function readNote(file) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await readFile(file, 'utf8');
+    } catch (error) {
+      if (error.code !== 'ENOENT' || tries >= 100) throw error;
+      await sleep(1);
+    }
+  }
+}
+
 /** How an outside program adds `line` to a note, per writer kind. */
 const OUTSIDE_WRITERS = {
   append: (file, line) => appendFile(file, `${line}\n`),
   // Sync tools: read, write the new text to a temp file, rename it over the note.
   rename: async (file, line) => {
-    const text = await readFile(file, 'utf8');
+    const text = await readNote(file);
     const temp = join(dirname(file), `.${basename(file)}.sync-${randomBytes(4).toString('hex')}`);
     await writeFile(temp, `${text}${text.endsWith('\n') ? '' : '\n'}${line}\n`);
     await rename(temp, file);
   },
   // Editors saving: read, then truncate and rewrite the note's own file.
   inplace: async (file, line) => {
-    const text = await readFile(file, 'utf8');
+    const text = await readNote(file);
     await writeFile(file, `${text}${text.endsWith('\n') ? '' : '\n'}${line}\n`);
   },
 };

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants, renameSync, statSync } from 'node:fs';
+import { constants, linkSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import {
   access,
   chmod,
@@ -134,6 +134,13 @@ export interface EditHooks {
    * that the note is still the witnessed file (to land a change in the window that check closes).
    */
   beforeRename?(attempt: number): Promise<void> | void;
+  /**
+   * Runs synchronously after the last inode check, directly before the note is swapped (to land
+   * another program's rename in the few microseconds between them, which no check can close).
+   */
+  inLastWindow?(attempt: number): void;
+  /** Runs synchronously while the note is moved aside by the swap (to make the note anew then). */
+  whileAside?(): void;
   /** Runs right after the rename (to land a stale version over Cairn's, as a sync tool may). */
   afterRename?(attempt: number): Promise<void> | void;
   /** Names conflict copies; the system clock when absent. */
@@ -254,13 +261,16 @@ async function editResolved(
         continue;
       }
       await hooks.beforeRename?.(attempt);
-      if (witness !== null) {
+      // What another program renamed over the note after the last check: moved aside by the
+      // swap, not destroyed, and merged in below.
+      let displaced: string | null = null;
+      if (witness === null) {
+        renameSync(temp, absolute);
+      } else {
         // A writer that renames its own file over the note (sync tools, many editors) after the
-        // witness was made leaves the witness on a file that is no longer the note, and the
-        // rename below would drop that writer's file unseen. So the last check compares the
-        // note's inode with the witness's, synchronously and directly before the rename: no
-        // await between them, so nothing of this process runs in between. The window left is
-        // the few microseconds between the two system calls (docs/vault-writes.md).
+        // witness was made leaves the witness on a file that is no longer the note. This check
+        // (synchronous, directly before the swap) sees nearly all of them before anything is
+        // written; the swap keeps the rest (see swapIn).
         if (replacedSinceWitness(absolute, witness, relative)) {
           const theirs = await readCurrent(absolute, relative);
           after = reconcile(
@@ -273,25 +283,56 @@ async function editResolved(
           before = theirs;
           continue;
         }
+        hooks.inLastWindow?.(attempt);
+        const swap = swapIn(temp, absolute, witness, relative, hooks.whileAside);
+        if (swap.taken) {
+          // Someone made the note anew in the instant it was aside: build on theirs.
+          const theirs = await readCurrent(absolute, relative);
+          await keepAsideUnlessHeld(vault, relative, swap.aside, theirs.text, hooks.clock);
+          after = reconcile(
+            relative,
+            before.text,
+            after,
+            withRecentWrites(absolute, theirs.text),
+            edit,
+          );
+          before = theirs;
+          continue;
+        }
+        displaced = swap.displaced ? swap.aside : null;
+        if (displaced === null) await unlink(swap.aside).catch(() => undefined);
       }
-      renameSync(temp, absolute);
       const generation = recordWrite(absolute, now.text, after);
       await hooks.afterRename?.(attempt);
       await syncFolder(dirname(absolute));
+      let conflictCopy: string | undefined;
+      if (displaced !== null) {
+        const theirs = await readCurrent(displaced, relative);
+        conflictCopy = await keepLateChange(
+          vault,
+          absolute,
+          relative,
+          now.text,
+          theirs.text,
+          hooks,
+          lateMerges,
+        );
+        await unlink(displaced).catch(() => undefined);
+      }
       const replaced =
         witness === null ? now : await settledText(witness, relative, hooks.lateWriteGraceMs);
-      let conflictCopy =
-        replaced.hash === now.hash
-          ? undefined
-          : await keepLateChange(
-              vault,
-              absolute,
-              relative,
-              now.text,
-              replaced.text,
-              hooks,
-              lateMerges,
-            );
+      if (replaced.hash !== now.hash) {
+        const copy = await keepLateChange(
+          vault,
+          absolute,
+          relative,
+          now.text,
+          replaced.text,
+          hooks,
+          lateMerges,
+        );
+        conflictCopy ??= copy;
+      }
       conflictCopy ??= await keepOursOnDisk(vault, absolute, relative, hooks, lateMerges);
       if (witness !== null && (hooks.lateWatchMs ?? LATE_WATCH_MS).length > 0) {
         watchReplaced(vault, absolute, relative, witness, replaced, hooks, lateMerges);
@@ -463,6 +504,81 @@ function replacedSinceWitness(absolute: string, witness: string, relative: strin
     throw error;
   }
   return note.ino !== held.ino || note.dev !== held.dev;
+}
+
+/**
+ * Puts `temp` at the note's name in place of the file there, without destroying that file: the
+ * note is first renamed aside (atomic, so whatever file is at the name at that instant is the
+ * one moved, even one another program renamed over it a microsecond after the last check),
+ * then `temp` is linked to the name, which fails if someone made the note anew in the instant
+ * between the two calls. A plain rename over the note would destroy a file renamed in at the
+ * last moment with no name left to read it by; only Linux's renameat2(RENAME_EXCHANGE), which
+ * Node does not offer, would do this in one call. The price is that the name is empty for the
+ * time between two back-to-back system calls (docs/vault-writes.md).
+ *
+ * `displaced`: the file moved aside is not the witnessed one (someone renamed theirs in after
+ * the check), so its text has to be merged. `taken`: the note was made anew meanwhile and
+ * `temp` was not put in place. Either way the moved file is at `aside` until the caller is done
+ * with it; a crash before that leaves it for the next start to put back (leftover-temps.ts).
+ */
+function swapIn(
+  temp: string,
+  absolute: string,
+  witness: string,
+  relative: string,
+  whileAside?: () => void,
+): { readonly aside: string; readonly displaced: boolean; readonly taken: boolean } {
+  const aside = asideName(absolute);
+  try {
+    renameSync(absolute, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new VaultWriteError(
+        'NOT_FOUND',
+        `${relative} was deleted while Cairn was editing it; nothing was written`,
+      );
+    }
+    throw error;
+  }
+  let taken = false;
+  try {
+    whileAside?.();
+    linkSync(temp, absolute);
+  } catch (error) {
+    taken = (error as NodeJS.ErrnoException).code === 'EEXIST';
+    if (!taken) {
+      // Nothing was written: the note goes back where it was.
+      try {
+        linkSync(aside, absolute);
+        unlinkSync(aside);
+      } catch {
+        // Left aside under its name: the next start puts it back (leftover-temps.ts).
+      }
+      throw error;
+    }
+  }
+  const moved = statSync(aside);
+  const held = statSync(witness);
+  return { aside, displaced: moved.ino !== held.ino || moved.dev !== held.dev, taken };
+}
+
+/**
+ * The file that was aside when the note was made anew: dropped when the new note holds all its
+ * lines (its writer read it first), else kept beside the note as a conflict copy.
+ */
+async function keepAsideUnlessHeld(
+  vault: string,
+  relative: string,
+  aside: string,
+  current: string,
+  clock: Clock | undefined,
+): Promise<void> {
+  try {
+    const held = await readFile(aside, 'utf8');
+    if (!containsLines(current, held)) await linkConflictCopy(vault, relative, aside, clock);
+  } finally {
+    await unlink(aside).catch(() => undefined);
+  }
 }
 
 /**
@@ -817,8 +933,23 @@ function tempName(target: string): string {
   return join(dirname(target), `.${basename(target)}.cairn-${randomBytes(6).toString('hex')}.tmp`);
 }
 
-/** Exactly the names `tempName` makes (and nothing a user would name a file). */
-export const TEMP_FILE_NAME = /^\..+\.cairn-[0-9a-f]{12}\.tmp$/;
+/**
+ * `.name.cairn-aside-<12 hex>.tmp` beside the note: the note itself, moved aside for a moment
+ * (swapIn, removeVaultFile). Unlike other temps, the next start puts it back when the note's
+ * name is empty (a crash between moving it and putting something in its place).
+ */
+function asideName(target: string): string {
+  return join(
+    dirname(target),
+    `.${basename(target)}.cairn-aside-${randomBytes(6).toString('hex')}.tmp`,
+  );
+}
+
+/** Exactly the names `tempName` and `asideName` make (and nothing a user would name a file). */
+export const TEMP_FILE_NAME = /^\..+\.cairn-(?:aside-)?[0-9a-f]{12}\.tmp$/;
+
+/** An `asideName`, with the name of the note it was moved from. */
+export const ASIDE_FILE_NAME = /^\.(.+)\.cairn-aside-[0-9a-f]{12}\.tmp$/;
 
 async function writeTemp(
   target: string,
@@ -916,7 +1047,10 @@ export async function writeVaultFileFrom(
   path: string,
   source: string,
   expectedHash: string | null,
-  hooks: Pick<EditHooks, 'clock' | 'beforeRename' | 'lateWriteGraceMs'> = {},
+  hooks: Pick<
+    EditHooks,
+    'clock' | 'beforeRename' | 'inLastWindow' | 'whileAside' | 'lateWriteGraceMs'
+  > = {},
 ): Promise<{ path: string; conflictCopy?: string }> {
   const resolved = await resolveVaultPath(vault, path, 'write');
   if (!resolved.ok) throw pathRefusal(resolved, 'path');
@@ -964,24 +1098,55 @@ export async function writeVaultFileFrom(
         throw new VaultWriteError('CONFLICT', `${relative} changed on disk; nothing was written`);
       }
       await hooks.beforeRename?.(1);
+      if (witness === null) {
+        renameSync(temp, absolute);
+        await syncFolder(dirname(absolute));
+        return { path: relative };
+      }
       // As in editResolved: a writer that renamed its own file over the note since the witness
-      // was made is seen here, synchronously and directly before the rename.
-      if (witness !== null && replacedSinceWitness(absolute, witness, relative)) {
+      // was made is seen here, synchronously and directly before the swap, and the swap keeps
+      // one that lands after the check.
+      if (replacedSinceWitness(absolute, witness, relative)) {
         throw new VaultWriteError(
           'CONFLICT',
           `${relative} was replaced on disk; nothing was written`,
         );
       }
-      renameSync(temp, absolute);
+      hooks.inLastWindow?.(1);
+      const swap = swapIn(temp, absolute, witness, relative, hooks.whileAside);
+      if (swap.taken) {
+        // Made anew meanwhile: nothing was written. The version moved aside is kept unless it is
+        // the expected one (the caller has those bytes already).
+        try {
+          if (swap.displaced || (await hashFile(swap.aside)).hash !== expectedHash) {
+            await linkConflictCopy(vault, relative, swap.aside, hooks.clock);
+          }
+        } finally {
+          await unlink(swap.aside).catch(() => undefined);
+        }
+        throw new VaultWriteError('CONFLICT', `${relative} changed on disk; nothing was written`);
+      }
       await syncFolder(dirname(absolute));
-      if (witness === null) return { path: relative };
+      let displacedCopy: string | undefined;
+      try {
+        // Someone renamed theirs in after the check: kept beside the new version.
+        if (swap.displaced) {
+          displacedCopy = await linkConflictCopy(vault, relative, swap.aside, hooks.clock);
+        }
+      } finally {
+        await unlink(swap.aside).catch(() => undefined);
+      }
       const graceMs = hooks.lateWriteGraceMs ?? LATE_WRITE_GRACE_MS;
       if (graceMs > 0) await new Promise((done) => setTimeout(done, graceMs));
       const replaced = await hashFile(witness);
-      if (replaced.hash === expectedHash) return { path: relative };
+      if (replaced.hash === expectedHash) {
+        return displacedCopy === undefined
+          ? { path: relative }
+          : { path: relative, conflictCopy: displacedCopy };
+      }
       // Someone wrote into the old file after the check: keep their version beside the new one.
       const conflictCopy = await linkConflictCopy(vault, relative, witness, hooks.clock);
-      return { path: relative, conflictCopy };
+      return { path: relative, conflictCopy: displacedCopy ?? conflictCopy };
     } finally {
       await unlink(temp).catch(() => undefined);
       if (witness !== null) await unlink(witness).catch(() => undefined);
@@ -1012,7 +1177,7 @@ export async function removeVaultFile(
     return;
   }
   await oneAtATime(absolute, async () => {
-    const aside = tempName(absolute);
+    const aside = asideName(absolute);
     try {
       await rename(absolute, aside);
     } catch (error) {

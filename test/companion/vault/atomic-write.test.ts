@@ -1,6 +1,7 @@
 import {
   appendFileSync,
   chmodSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -16,8 +17,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createVaultFile,
   editVaultFile,
+  contentHash,
   TEMP_FILE_NAME,
   VaultWriteError,
+  writeVaultFileFrom,
 } from '../../../companion/vault/atomic-write';
 import { tempDir } from '../helpers/app';
 
@@ -290,6 +293,90 @@ describe('editVaultFile', () => {
     for (const line of lines) expect(text).toContain(line);
   });
 
+  it('keeps a version renamed over the note after the last check, in the instant before the swap', async () => {
+    // Another program's rename lands between Cairn's last inode check and its own replace of
+    // the note: a plain rename over the note would destroy that file unseen.
+    let raced = false;
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
+      inLastWindow: () => {
+        if (!raced) {
+          raced = true;
+          renameOver(
+            'Notes/a.md',
+            'line one\n- [ ] task\nline three\nrenamed in at the last instant\n',
+          );
+        }
+      },
+    });
+    expect(result.conflictCopy).toBeUndefined();
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one\n- [x] task\nline three\nrenamed in at the last instant\n',
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('keeps a last-instant version that cannot be merged as a conflict copy', async () => {
+    const clock = { now: () => Date.parse('2026-12-03T14:00:00Z') };
+    let raced = false;
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
+      clock,
+      inLastWindow: () => {
+        if (raced) return;
+        raced = true;
+        renameOver('Notes/a.md', 'line one\n- [ ] task, rewritten\n');
+      },
+    });
+    expect(result.conflictCopy).toBe('Notes/a.conflict-20261203-140000.md');
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe(
+      'line one\n- [x] task\nline three\n',
+    );
+    expect(readFileSync(join(vault, 'Notes/a.conflict-20261203-140000.md'), 'utf8')).toBe(
+      'line one\n- [ ] task, rewritten\n',
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('builds on a note made anew while the old one was aside, and loses neither', async () => {
+    // A writer that read the note saves its version in the microseconds the name is empty.
+    const note = join(vault, 'Notes/a.md');
+    let raced = false;
+    const result = await editVaultFile(vault, 'Notes/a.md', checkTask, {
+      ...NO_WATCH,
+      whileAside: () => {
+        if (raced) return;
+        raced = true;
+        writeFileSync(note, 'line one\n- [ ] task\nline three\nsaved meanwhile\n');
+      },
+    });
+    expect(result.conflictCopy).toBeUndefined();
+    expect(readFileSync(note, 'utf8')).toBe('line one\n- [x] task\nline three\nsaved meanwhile\n');
+    expect(readdirSync(join(vault, 'Notes'))).toEqual(['a.md']);
+  });
+
+  it('keeps the note as a copy when a writer made a new file while it was aside', async () => {
+    // A blind append into the empty name makes a one-line file: the note's text is not in it.
+    const clock = { now: () => Date.parse('2026-12-03T14:00:00Z') };
+    const note = join(vault, 'Notes/a.md');
+    const error = await rejection(
+      editVaultFile(vault, 'Notes/a.md', checkTask, {
+        ...NO_WATCH,
+        clock,
+        whileAside: () => {
+          if (existsSync(note)) throw new Error('the note was not aside');
+          appendFileSync(note, 'appended\n');
+        },
+      }),
+    );
+    expect(error.code).toBe('CONFLICT');
+    expect(readFileSync(note, 'utf8')).toBe('appended\n');
+    expect(readFileSync(join(vault, 'Notes/a.conflict-20261203-140000.md'), 'utf8')).toBe(
+      'line one\n- [ ] task\nline three\n',
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
   it('names its temp files so that start-up can find exactly them', async () => {
     const seen: string[] = [];
     await editVaultFile(vault, 'Notes/a.md', checkTask, {
@@ -376,5 +463,57 @@ describe('createVaultFile', () => {
     );
     expect((await rejection(createVaultFile(vault, '../x.md', 'y'))).code).toBe('VALIDATION_ERROR');
     rmSync(join(vault, 'Notes/Call.md'));
+  });
+});
+
+describe('writeVaultFileFrom', () => {
+  const clock = { now: () => Date.parse('2026-12-03T14:00:00Z') };
+  const original = 'line one\n- [ ] task\nline three\n';
+  const source = (): string => {
+    const path = join(dir.path, 'blob');
+    writeFileSync(path, 'from another device\n');
+    return path;
+  };
+
+  it('replaces the version it names and leaves no temp file', async () => {
+    const result = await writeVaultFileFrom(vault, 'Notes/a.md', source(), contentHash(original), {
+      lateWriteGraceMs: 0,
+    });
+    expect(result).toEqual({ path: 'Notes/a.md' });
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe('from another device\n');
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('keeps a version renamed in after the last check as a conflict copy', async () => {
+    const result = await writeVaultFileFrom(vault, 'Notes/a.md', source(), contentHash(original), {
+      clock,
+      lateWriteGraceMs: 0,
+      inLastWindow: () => {
+        const temp = join(vault, 'Notes/.sync-tool.tmp');
+        writeFileSync(temp, `${original}renamed in at the last instant\n`);
+        renameSync(temp, join(vault, 'Notes/a.md'));
+      },
+    });
+    expect(result.conflictCopy).toBe('Notes/a.conflict-20261203-140000.md');
+    expect(readFileSync(join(vault, 'Notes/a.md'), 'utf8')).toBe('from another device\n');
+    expect(readFileSync(join(vault, 'Notes/a.conflict-20261203-140000.md'), 'utf8')).toBe(
+      `${original}renamed in at the last instant\n`,
+    );
+    expect(leftovers(join(vault, 'Notes'))).toEqual([]);
+  });
+
+  it('writes nothing over a note made anew while the old one was aside', async () => {
+    const note = join(vault, 'Notes/a.md');
+    const error = await rejection(
+      writeVaultFileFrom(vault, 'Notes/a.md', source(), contentHash(original), {
+        clock,
+        lateWriteGraceMs: 0,
+        whileAside: () => writeFileSync(note, 'saved meanwhile\n'),
+      }),
+    );
+    expect(error.code).toBe('CONFLICT');
+    expect(readFileSync(note, 'utf8')).toBe('saved meanwhile\n');
+    // The version it moved aside was the one it named: the caller has it, no copy is made.
+    expect(readdirSync(join(vault, 'Notes'))).toEqual(['a.md']);
   });
 });
