@@ -244,6 +244,11 @@ async function editResolved(
   let before = await readCurrent(absolute, relative);
   const original = before.text;
   let after = edit(before.text);
+  /** The next attempt starts from their version, with Cairn's edit reconciled onto it. */
+  const buildOn = (theirs: Awaited<ReturnType<typeof readCurrent>>): void => {
+    after = reconcile(relative, before.text, after, withRecentWrites(absolute, theirs.text), edit);
+    before = theirs;
+  };
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     if (after === before.text) {
       return { path: relative, before: original, after, changed: false };
@@ -256,8 +261,7 @@ async function editResolved(
       witness = await witnessLink(absolute, relative);
       const now = await readCurrent(witness ?? absolute, relative);
       if (now.hash !== before.hash) {
-        after = reconcile(relative, before.text, after, withRecentWrites(absolute, now.text), edit);
-        before = now;
+        buildOn(now);
         continue;
       }
       await hooks.beforeRename?.(attempt);
@@ -272,15 +276,7 @@ async function editResolved(
         // (synchronous, directly before the swap) sees nearly all of them before anything is
         // written; the swap keeps the rest (see swapIn).
         if (replacedSinceWitness(absolute, witness, relative)) {
-          const theirs = await readCurrent(absolute, relative);
-          after = reconcile(
-            relative,
-            before.text,
-            after,
-            withRecentWrites(absolute, theirs.text),
-            edit,
-          );
-          before = theirs;
+          buildOn(await readCurrent(absolute, relative));
           continue;
         }
         hooks.inLastWindow?.(attempt);
@@ -289,14 +285,7 @@ async function editResolved(
           // Someone made the note anew in the instant it was aside: build on theirs.
           const theirs = await readCurrent(absolute, relative);
           await keepAsideUnlessHeld(vault, relative, swap.aside, theirs.text, hooks.clock);
-          after = reconcile(
-            relative,
-            before.text,
-            after,
-            withRecentWrites(absolute, theirs.text),
-            edit,
-          );
-          before = theirs;
+          buildOn(theirs);
           continue;
         }
         displaced = swap.displaced ? swap.aside : null;
