@@ -33,6 +33,7 @@ import { WHOLE_VAULT } from './sync-scope';
 import type { SyncScope } from './sync-scope';
 import type {
   DownloadBegun,
+  PendingCommit,
   PendingCommitItem,
   SyncFileRecord,
   SyncStateStore,
@@ -140,6 +141,8 @@ export class SyncEngine {
   private readonly renames: [string, string][] = [];
   /** Records moved by local renames (old path → new), so a commit's answer finds new files. */
   private readonly movedRecords = new Map<string, string>();
+  /** The commit being sent or settled: the moves above are saved with it (`PendingCommit`). */
+  private unanswered: PendingCommit | null = null;
   /** file_ids whose gone record a joining file took in this pass (adopt): their deletes stay. */
   private readonly joinedGone = new Set<string>();
   /** path → hash the companion refused for good (too large, not portable): not retried. */
@@ -971,6 +974,18 @@ export class SyncEngine {
 
   private async applyLocalRenames(): Promise<void> {
     const renames = this.renames.splice(0);
+    await this.moveRecords(renames);
+    // Saved with the commit on its way: if the app dies before its answer is settled, the
+    // answer settled on start finds a new file's record where it went (seed 459925569: found
+    // at its old path, another note's record moved there, it was dropped, the note sent again
+    // as a new one).
+    if (this.unanswered !== null && renames.length > 0 && this.movedRecords.size > 0) {
+      this.unanswered = { ...this.unanswered, moved: [...this.movedRecords] };
+      await this.store.setPendingCommit(this.unanswered);
+    }
+  }
+
+  private async moveRecords(renames: readonly (readonly [string, string])[]): Promise<void> {
     for (const [from, to] of renames) {
       const record = await this.store.getFile(from);
       if (!record) continue;
@@ -1344,17 +1359,22 @@ export class SyncEngine {
     // Saved before it is sent: if the answer never arrives, its id is asked for again
     // (`resendPending`), and the companion answers it from its record or withdraws it.
     await this.store.setPendingCommit(pending);
-    let answer: SyncCommitResponse;
+    this.unanswered = pending;
     try {
-      answer = await this.send(pending.items, pending.commitId);
-    } catch (error) {
-      // Refused before anything was applied (429: the companion did nothing with it): sent again
-      // whole once the wait is over, first in the next pass.
-      if (isRateLimited(error)) await this.store.setPendingCommit({ ...pending, refused: true });
-      throw error;
+      let answer: SyncCommitResponse;
+      try {
+        answer = await this.send(pending.items, pending.commitId);
+      } catch (error) {
+        // Refused before anything was applied (429: the companion did nothing with it): sent
+        // again whole once the wait is over, first in the next pass.
+        if (isRateLimited(error)) await this.store.setPendingCommit({ ...pending, refused: true });
+        throw error;
+      }
+      await this.settleAll(pending.items, answer.results);
+      await this.store.setPendingCommit(null);
+    } finally {
+      this.unanswered = null;
     }
-    await this.settleAll(pending.items, answer.results);
-    await this.store.setPendingCommit(null);
   }
 
   /**
@@ -1366,6 +1386,17 @@ export class SyncEngine {
     const pending = await this.store.getPendingCommit();
     if (!pending) return;
     this.movedRecords.clear();
+    for (const [from, to] of pending.moved ?? []) this.movedRecords.set(from, to);
+    this.unanswered = pending;
+    try {
+      await this.settlePending(pending);
+    } finally {
+      this.unanswered = null;
+    }
+    await this.pullAll();
+  }
+
+  private async settlePending(pending: PendingCommit): Promise<void> {
     // Only its answer: a batch the companion never got is withdrawn, and this pass builds its
     // ops again from the vault as it is now. Applied now as it was built, a file moved or
     // edited since would be sent as it was then (seed 211001907: a note moved while offline
@@ -1382,7 +1413,6 @@ export class SyncEngine {
     if (answer) await this.settleAll(pending.items, answer.results);
     if ((await this.store.getSeq()) > pending.sinceSeq) await this.store.setSeq(pending.sinceSeq);
     await this.store.setPendingCommit(null);
-    await this.pullAll();
   }
 
   private async send(
@@ -1698,7 +1728,20 @@ export class SyncEngine {
     }
     let moveBlocked = false;
     if (server.path !== record.path) {
-      const moved = await this.applyRemoteMove({ ...record, syncedPath: record.path }, server.path);
+      // Moved here after the op went up (the settle applied the move), and the companion kept
+      // the file where it was sent: the move is this device's, committed next. Moved back to
+      // the sent path, the user's move would be undone and the record parked there written over
+      // (a note deleted here, its delete still to go: seed 459924914).
+      const sentTo =
+        op === undefined
+          ? undefined
+          : 'path' in op
+            ? op.path
+            : 'rename_to' in op
+              ? op.rename_to
+              : undefined;
+      const syncedPath = sentTo === server.path ? server.path : record.path;
+      const moved = await this.applyRemoteMove({ ...record, syncedPath }, server.path);
       if (moved) current = moved;
       else moveBlocked = true;
     }

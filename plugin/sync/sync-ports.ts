@@ -145,6 +145,11 @@ export interface PendingCommit {
    * stored answer is asked for (`replay_only`).
    */
   readonly refused?: true;
+  /**
+   * Local moves applied to the records while it was unanswered (old path → new path, in order):
+   * its answer, settled after a crash, finds a new file's record where the file went.
+   */
+  readonly moved?: readonly (readonly [from: string, to: string])[];
 }
 
 export interface PendingCommitItem {

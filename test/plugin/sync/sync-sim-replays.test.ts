@@ -2021,4 +2021,88 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(await phone.store.getPendingCommit()).toBeUndefined();
     sameAsCompanion(phone);
   });
+
+  it('a new note moved onto a note deleted here as its commit is answered keeps the move', async () => {
+    // seed 459924914 (28 ops): dev0 sent its new Shopping.md; before the answer came, the user
+    // deleted Ideas.md and moved Shopping.md onto it. The records changed places (the deleted
+    // note's parked at Shopping.md, for its delete), then the answer moved the file back to
+    // Shopping.md, the path it was sent under, and its record was written over the parked one:
+    // the delete never went up, and Ideas.md was on the companion only.
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({ files: { 'Ideas.md': '# Ideas\n- L1 server\n~1\n', ...others } });
+    const SHOPPING = '# Shopping\n- L2 phone\n~2\n';
+    const inner = new InjectTransport(() => t.app);
+    let moveAsAnswered = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          const response = await inner.request(request);
+          if (moveAsAnswered && request.url.endsWith('/commit')) {
+            moveAsAnswered = false;
+            phone.vault.userDelete('Ideas.md');
+            phone.vault.userRename('Shopping.md', 'Ideas.md');
+          }
+          return response;
+        },
+      },
+    });
+    await phone.engine.sync();
+    phone.vault.userWrite('Shopping.md', SHOPPING);
+    moveAsAnswered = true;
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    const mine = (paths: string[]): string[] => paths.filter((path) => !/^n\d/.test(path));
+    expect(mine(readdirSync(t.vault))).toEqual(['Ideas.md']);
+    expect(onDisk('Ideas.md')).toBe(SHOPPING);
+    expect(mine(phone.vault.paths())).toEqual(['Ideas.md']);
+    expect(phone.vault.text('Ideas.md')).toBe(SHOPPING);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
+  it('a new note moved as its commit went up, the app killed, is answered where it went', async () => {
+    // seed 459925569 (58 ops): dev1 sent its new Trip.md and moved it to Log.md before the
+    // answer; another note was moved onto Trip.md, and the app died before the answer was
+    // settled. Answered again on start, the new note's record was no longer found (the move
+    // was remembered in memory only), the path's record was the other note's: the answer was
+    // dropped. Log.md went up as a new note (the same note twice), and the other note's move
+    // onto Trip.md met the companion's Trip.md: a conflict copy of edits that never overlapped.
+    t = await buildSyncTestApp({ files: { 'Other.md': '# Other\n- L1 server\n~1\n' } });
+    const TRIP = '# Trip\n- L2 phone\n~2\n';
+    const inner = new InjectTransport(() => t.app);
+    let moveAsAnswered = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          const response = await inner.request(request);
+          if (moveAsAnswered && request.url.endsWith('/commit')) {
+            moveAsAnswered = false;
+            phone.vault.userRename('Trip.md', 'Log.md');
+            phone.vault.userRename('Other.md', 'Trip.md');
+          }
+          return response;
+        },
+      },
+    });
+    await phone.engine.sync();
+    // The app dies at the first record written after the two moves were applied.
+    const update = phone.store.update.bind(phone.store);
+    let moves = 0;
+    phone.store.update = (put, remove = []) => {
+      if (remove.length > 0) moves++;
+      else if (moves >= 2) return Promise.reject(new Error('killed'));
+      return update(put, remove);
+    };
+    phone.vault.userWrite('Trip.md', TRIP);
+    moveAsAnswered = true;
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    phone.store.update = update;
+    phone.restart();
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(readdirSync(t.vault).sort()).toEqual(['Log.md', 'Trip.md']);
+    expect(onDisk('Log.md')).toBe(TRIP);
+    expect(onDisk('Trip.md')).toBe('# Other\n- L1 server\n~1\n');
+    sameAsCompanion(phone);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
 });
