@@ -153,6 +153,27 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // fingerprint is cleared before each overwrite (not replayed alone: a plain crash there
   // recovers on its own, this run needs the blocked move around it).
   [213001522, 'Ideas.md only on dev2, projects/plan.md missing there'],
+  // A file moved as its commit was answered, moved back to the path it was sent under (both
+  // replayed in sync-sim-replays.test.ts).
+  [459924914, 'Ideas.md missing on dev0: a deleted note’s record written over by the move back'],
+  [459925569, 'a false conflict copy of Trip.md: the move forgotten in a crash, the note twice'], // Open until this stop, passing since a file moved as its commit is answered keeps its move.
+  // Traced on the engine before (a diverged file, there moved back by the answer, is the one
+  // taking the new branch now):
+  [215004877, 'a file only on one side (diverged)'],
+  [215008835, 'a file only on one side (diverged)'],
+  [215015177, 'a file only on one side (diverged)'],
+  [215015285, 'a file only on one side (diverged)'],
+  // Not traced: each run takes that fix's branch or saves its moves with the commit, which
+  // changes its requests after it; kept as plain tests, not counted as fixed.
+  [214000309, 'a conflict copy of Projects/Plan.md back, deleted by dev0'],
+  [214001619, 'a false conflict copy of Ideas.md'],
+  [215000594, 'a file only on one side (diverged)'],
+  [215001172, 'a file only on one side (diverged)'],
+  [215001400, 'a file only on one side (diverged)'],
+  [215002320, 'a file only on one side (diverged)'],
+  [741185160, 'a false conflict copy of a conflict copy of Trip.md'],
+  [741185188, 'a false conflict copy of a conflict copy of Projects/plan.md'],
+  [741185468, 'a conflict copy of projects/plan.md back, deleted by dev0'],
 ];
 
 /**
@@ -181,24 +202,24 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   [214001022, 'a false conflict copy of a conflict copy of projects/Plan.md'],
   [214001201, 'Notes/Meeting.md back, deleted by dev2'],
   [214001263, 'a false conflict copy of Notes/Meeting.md'],
-  [214000309, 'a conflict copy of Projects/Plan.md back, deleted by dev0'],
-  [214001619, 'a false conflict copy of Ideas.md'],
-  // The divergences of 20,000 fresh runs from 215000000 on the same engine (lost 0; 53 runs
-  // failed), not traced: a file missing on a device or not on the companion.
-  [215000594, 'a file only on one side (diverged)'],
-  [215001172, 'a file only on one side (diverged)'],
-  [215001400, 'a file only on one side (diverged)'],
-  [215002320, 'a file only on one side (diverged)'],
-  [215004877, 'a file only on one side (diverged)'],
-  [215008835, 'a file only on one side (diverged)'],
-  [215015177, 'a file only on one side (diverged)'],
-  [215015285, 'a file only on one side (diverged)'],
+  // The eight divergences of 20,000 fresh runs from 215000000 on the same engine, and five
+  // more from 214000000 and 741184740, pass since a file moved as its commit is answered keeps
+  // its move (FIXED_SEEDS).
   // From 2,000 fresh runs from 741184740 (lost 0, diverged 0), not traced.
   [741184748, 'a conflict copy of Shopping.md back, deleted by dev2'],
-  [741185160, 'a false conflict copy of a conflict copy of Trip.md'],
-  [741185188, 'a false conflict copy of a conflict copy of Projects/plan.md'],
-  [741185468, 'a conflict copy of projects/plan.md back, deleted by dev0'],
   [741185999, 'a false conflict copy of a conflict copy of Ideas.md'],
+  // From 2,000 fresh runs from 459924114 (lost 0; 4 failed). 459924914 (Ideas.md missing on
+  // dev0) and 459925569 (a false copy of Trip.md) are fixed and replayed in
+  // sync-sim-replays.test.ts (a file moved as its commit is answered keeps its move). Traced:
+  // dev3, closed, deleted inbox.md and made a new inbox.md; on start the pull moved the new
+  // file as the old one (moved elsewhere to a conflict copy's name) and it went up as an edit
+  // replacing every line, which met the other device's edits: a copy. Not told apart from a
+  // note whose every line was rewritten while the app was closed.
+  [459925576, 'a false conflict copy of a conflict copy of Log.md: deleted, made anew, closed'],
+  // Traced, by design (docs/sync.md, a client in outline, 5): dev4 died between writing a
+  // download and recording it, and the note was deleted with the app closed; on start nothing
+  // tells that from a write that never happened, and the note is downloaded again.
+  [459925972, 'Ideas.md back, deleted by dev4 after a crash mid-download (by design)'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
