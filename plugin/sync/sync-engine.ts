@@ -141,6 +141,11 @@ export class SyncEngine {
   private readonly renames: [string, string][] = [];
   /** Records moved by local renames (old path → new), so a commit's answer finds new files. */
   private readonly movedRecords = new Map<string, string>();
+  /**
+   * Answers of this batch whose move to the companion's path another file here blocked
+   * (file_id → that path): tried again once the batch is settled (`retryBlockedMoves`).
+   */
+  private readonly blockedAnswerMoves = new Map<string, string>();
   /** The commit being sent or settled: the moves above are saved with it (`PendingCommit`). */
   private unanswered: PendingCommit | null = null;
   /** file_ids whose gone record a joining file took in this pass (adopt): their deletes stay. */
@@ -1443,10 +1448,31 @@ export class SyncEngine {
       this.onEvent({ kind: 'held', hold: held.hold, deletes: held.deletes, files: held.files });
       return;
     }
+    this.blockedAnswerMoves.clear();
     for (const [index, item] of batch.entries()) {
       const result = results[index];
       if (result) await this.settle(item, result);
     }
+    await this.retryBlockedMoves();
+  }
+
+  /**
+   * A move an answer could not make because another file held the companion's path, tried
+   * again once the whole batch is settled: that file may have gone with a later op's answer (a
+   * new file found to be this very note's version, deleted as its twin). Left to the pull, a
+   * conflict answer's move would never come: pulled again from the answer's entry (the copy's),
+   * the note's own entry is older, and the note stays at a path the companion moved it off
+   * (seed 871000382).
+   */
+  private async retryBlockedMoves(): Promise<void> {
+    for (const [fileId, path] of this.blockedAnswerMoves) {
+      const record = await this.store.findByFileId(fileId);
+      if (!record || record.path === path || record.syncedPath !== record.path) continue;
+      if ((await this.store.getFile(path)) !== undefined) continue;
+      if ((await this.vault.stat(path)) !== null) continue;
+      await this.applyRemoteMove(record, path);
+    }
+    this.blockedAnswerMoves.clear();
   }
 
   /** Records what the companion did with one op, downloading what it made of it. */
@@ -1843,9 +1869,10 @@ export class SyncEngine {
     if (stat.path !== current.path) current = await this.moveRecord(current, stat.path);
     const local = await this.localState(current, stat);
     if (moveBlocked) {
+      if (server.fileId) this.blockedAnswerMoves.set(server.fileId, server.path);
       // The companion's path is taken here by another file: the file stays where it is, and the
       // pull goes back to the answer's entry, which moves it once that path is free (it waits
-      // there, `blocked`). Recorded at the companion's path, the path here would look like this
+      // there, `blocked`), or the batch's end does when a later op's answer frees it. Recorded at the companion's path, the path here would look like this
       // device's own move back, sent as a rename nobody made (seed 211000777: it met a note
       // made since at the old path, a conflict copy).
       await this.pullAgainFrom(server.seq);
