@@ -375,14 +375,16 @@ export class SyncEngine {
   private async pass(): Promise<void> {
     // Renames seen here first: a remote delete or move must find the file where it is now.
     await this.applyLocalRenames();
+    // Read once for both steps: each state call is one more step a crash can fall between.
+    let pending = await this.store.getPendingCommit();
     if (!this.unseenMovesFound) {
-      await this.findUnseenMoves();
+      pending = await this.findUnseenMoves(pending);
       this.unseenMovesFound = true;
     }
     // A commit whose answer was lost is settled first: the pull would take the conflict copies
     // it made of this device's versions for files from elsewhere, and write back one of a file
     // deleted here since.
-    await this.resendPending();
+    await this.resendPending(pending);
     await this.pullAll();
     await this.fetchWithinLimit();
     // A file renamed and edited is committed as a rename, then (next round) as an edit.
@@ -800,6 +802,27 @@ export class SyncEngine {
       }
     }
     const own = await this.statOwn(record);
+    if (
+      seq !== undefined &&
+      own !== null &&
+      path !== record.path &&
+      record.base !== null &&
+      // Changed since recorded (only then read: a folder moved elsewhere moves many files).
+      (!(own.size === record.size && own.mtime === record.mtime) ||
+        (record.localHash !== null && record.localHash !== record.base)) &&
+      (await this.vault.stat(path)) === null &&
+      (await this.sharesNoLine(record.base, own.path))
+    ) {
+      // The file at the record's path keeps no line of the version recorded: not this note
+      // edited, but a new one made where it was deleted (the app closed, or before a scan saw
+      // the delete). Moved as this note, its text would go up as an edit replacing every line
+      // and meet the edits made elsewhere as a conflict copy (seeds 9300233, 459925576). The
+      // record follows the move without a file, so its delete goes next (an edit made there
+      // wins: the note comes back at the companion's path), and the file here is a new one.
+      const moved = { ...record, path, syncedPath: path };
+      await this.store.update([moved], [record.path]);
+      return moved;
+    }
     const outcome = own === null ? 'changed' : await this.vault.rename(record.path, path);
     if (outcome === 'changed') {
       // Already done by a pass that crashed before recording it?
@@ -819,6 +842,29 @@ export class SyncEngine {
     const moved = { ...record, path, syncedPath: path };
     await this.store.update([moved], record.path === path ? [] : [record.path]);
     return moved;
+  }
+
+  /**
+   * Whether the text file at `path` keeps no non-blank line of the version `base` (both text):
+   * another note, not an edit of that one. A blob out of reach answers no.
+   */
+  private async sharesNoLine(base: string, path: string): Promise<boolean> {
+    let was: string | null;
+    try {
+      was = decodeUtf8(await this.blob(base));
+    } catch {
+      return false;
+    }
+    const now = decodeUtf8(await this.vault.read(path));
+    if (was === null || now === null) return false;
+    const lines = (text: string): string[] =>
+      text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+    const kept = new Set(lines(now));
+    const before = lines(was);
+    return before.length > 0 && !before.some((line) => kept.has(line));
   }
 
   /** New bytes on the companion for a file this device has. */
@@ -1048,7 +1094,9 @@ export class SyncEngine {
    * old path first, and the moved file would go up as a new one (a note deleted elsewhere back).
    * Only unrecorded files of a gone record's size are read, one at a time.
    */
-  private async findUnseenMoves(): Promise<void> {
+  private async findUnseenMoves(
+    pending: PendingCommit | undefined,
+  ): Promise<PendingCommit | undefined> {
     const listed = (await this.vault.list()).filter((stat) => this.scope.includes(stat.path));
     const here = new Set(listed.map((stat) => this.key(stat.path)));
     const records = await this.store.allFiles();
@@ -1056,6 +1104,7 @@ export class SyncEngine {
       if (record.download) await this.settleDownload(record, record.download, listed);
     }
     const recorded = new Set(records.map((record) => this.key(record.path)));
+    const settled = pending && (await this.findMovedUnanswered(pending, listed, here, recorded));
     const gone = new Map<number, SyncFileRecord[]>();
     for (const record of records) {
       if (record.notDownloaded || !record.fileId || !record.base || !record.localHash) continue;
@@ -1065,7 +1114,7 @@ export class SyncEngine {
       if (sameSize) sameSize.push(record);
       else gone.set(record.size, [record]);
     }
-    if (gone.size === 0) return;
+    if (gone.size === 0) return settled;
     for (const stat of listed) {
       const candidates = gone.get(stat.size);
       if (!candidates || candidates.length === 0 || recorded.has(this.key(stat.path))) continue;
@@ -1079,6 +1128,60 @@ export class SyncEngine {
       );
       this.movedRecords.set(record.path, stat.path);
     }
+    return settled;
+  }
+
+  /**
+   * On start, before the unanswered commit is settled: a new file it sent, moved with the app
+   * closed (no rename event). Its record has no bytes recorded of its own to be found by, but
+   * the commit holds the version sent: an unrecorded text file that keeps every line of it (in
+   * order, lines added allowed) is that file moved. Its answer then finds it there; left at the
+   * old path, the file looked deleted (a delete that loses to an edit made elsewhere, the note
+   * kept) and the moved one went up as a new note: the same note twice (seed 871001365).
+   */
+  private async findMovedUnanswered(
+    pending: PendingCommit,
+    listed: readonly VaultFileStat[],
+    here: ReadonlySet<string>,
+    recorded: Set<string>,
+  ): Promise<PendingCommit> {
+    const moved: [string, string][] = [];
+    for (const item of pending.items) {
+      const op = item.op;
+      if (!('path' in op) || op.base !== null || item.record.fileId !== null) continue;
+      if (here.has(this.key(op.path))) continue;
+      const record = await this.store.getFile(op.path);
+      if (!record || record.fileId !== null) continue;
+      let sentText: string | null;
+      try {
+        sentText = decodeUtf8(await this.blob(item.sent));
+      } catch {
+        // Not on the companion (or out of reach): left as it was, the resend decides.
+        continue;
+      }
+      if (sentText === null || sentText.trim() === '') continue;
+      const matches: VaultFileStat[] = [];
+      for (const stat of listed) {
+        if (recorded.has(this.key(stat.path)) || stat.size < record.size) continue;
+        const text = decodeUtf8(await this.vault.read(stat.path));
+        if (text !== null && insertsInto(sentText, text)) matches.push(stat);
+      }
+      // Only one file can be it; two (a template's lines in both) are left alone.
+      const [stat] = matches;
+      if (stat === undefined || matches.length > 1) continue;
+      await this.store.update(
+        [{ ...record, path: stat.path, size: stat.size, mtime: stat.mtime }],
+        [record.path],
+      );
+      recorded.add(this.key(stat.path));
+      moved.push([record.path, stat.path]);
+      this.touched.add(stat.path);
+    }
+    if (moved.length === 0) return pending;
+    for (const [from, to] of moved) this.movedRecords.set(from, to);
+    const updated = { ...pending, moved: [...(pending.moved ?? []), ...moved] };
+    await this.store.setPendingCommit(updated);
+    return updated;
   }
 
   /** Where the record once at `path` is now, after the local renames applied since. */
@@ -1387,8 +1490,7 @@ export class SyncEngine {
    * sent again with its id, settled, and the journal pulled again from where it was sent, since
    * the pulls meanwhile skipped its files (they looked changed here).
    */
-  private async resendPending(): Promise<void> {
-    const pending = await this.store.getPendingCommit();
+  private async resendPending(pending: PendingCommit | undefined): Promise<void> {
     if (!pending) return;
     this.movedRecords.clear();
     for (const [from, to] of pending.moved ?? []) this.movedRecords.set(from, to);
@@ -1757,7 +1859,9 @@ export class SyncEngine {
       // Moved here after the op went up (the settle applied the move), and the companion kept
       // the file where it was sent: the move is this device's, committed next. Moved back to
       // the sent path, the user's move would be undone and the record parked there written over
-      // (a note deleted here, its delete still to go: seed 459924914).
+      // (a note deleted here, its delete still to go: seed 459924914). Not for a conflict
+      // answer: the moved bytes are then the copy's, the path's file is the companion's own,
+      // and the file goes back to take it (its bytes are in the copy).
       const sentTo =
         op === undefined
           ? undefined
@@ -1766,7 +1870,7 @@ export class SyncEngine {
             : 'rename_to' in op
               ? op.rename_to
               : undefined;
-      const syncedPath = sentTo === server.path ? server.path : record.path;
+      const syncedPath = copy === undefined && sentTo === server.path ? server.path : record.path;
       const moved = await this.applyRemoteMove({ ...record, syncedPath }, server.path);
       if (moved) current = moved;
       else moveBlocked = true;

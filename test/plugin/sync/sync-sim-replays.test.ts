@@ -2135,4 +2135,82 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
     sameAsCompanion(laptop);
   });
+
+  it('a new note moved and edited with the app closed before its answer settled is moved', async () => {
+    // seed 871001365 (77 ops): dev0 sent its new Projects/Plan.md and died before the answer;
+    // closed, the note was moved to Ideas.md and a line added. On start the answer found no
+    // file at the path it was sent under: the note was taken for deleted (a delete that lost to
+    // another device's edit, so it stayed) and Ideas.md went up as a new note, the same note
+    // twice (and later a copy against a note made at a case variant of its path).
+    t = await buildSyncTestApp({ files: { 'n0.md': '0\n' } });
+    const PLAN = '# Plan\n- L1 phone\n~1\n';
+    const inner = new InjectTransport(() => t.app);
+    let lose = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          const response = await inner.request(request);
+          if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
+          return response;
+        },
+      },
+    });
+    const laptop = testDevice(t, 'MacBook');
+    await phone.engine.sync();
+    phone.vault.userWrite('Plan.md', PLAN);
+    lose = true;
+    await expect(phone.engine.sync()).rejects.toThrow();
+    lose = false;
+    // The app is closed: these make no events it sees.
+    phone.restart();
+    const closed = phone.engine;
+    phone.vault.userRename('Plan.md', 'Ideas.md');
+    phone.vault.userWrite('Ideas.md', `${PLAN}- L2 phone\n~2\n`);
+    phone.restart();
+    expect(phone.engine).not.toBe(closed);
+    await laptop.engine.sync();
+    laptop.vault.userWrite('Plan.md', `${PLAN}- L3 laptop\n~3\n`);
+    await laptop.engine.sync();
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(readdirSync(t.vault).sort()).toEqual(['Ideas.md', 'n0.md']);
+    expect(onDisk('Ideas.md')).toContain('- L2 phone\n');
+    expect(onDisk('Ideas.md')).toContain('- L3 laptop\n');
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
+
+  it('a note deleted and made anew with the app closed, moved elsewhere, is two notes', async () => {
+    // seeds 9300233 (79 ops) and 459925576: closed, the phone deleted Inbox.md and made a new
+    // Inbox.md; the laptop moved the note to Shopping.md and added a line. On start the pull
+    // moved the new file as the note, and its text went up as an edit replacing every line,
+    // which met the laptop's: a conflict copy, though the new note and the moved one share no
+    // line and the path it was made at was free.
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    const NEW = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    phone.restart();
+    phone.vault.userDelete('Inbox.md');
+    phone.vault.userWrite('Inbox.md', NEW);
+    phone.restart();
+    laptop.vault.userRename('Inbox.md', 'Shopping.md');
+    laptop.vault.userWrite('Shopping.md', `${INBOX}- L3 laptop\n~3\n`);
+    await laptop.engine.sync();
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(readdirSync(t.vault).sort()).toEqual(['Inbox.md', 'Shopping.md']);
+    expect(onDisk('Inbox.md')).toBe(NEW);
+    expect(onDisk('Shopping.md')).toBe(`${INBOX}- L3 laptop\n~3\n`);
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
 });
