@@ -907,8 +907,10 @@ export class SyncEngine {
     }
     if (local.hash !== record.base) {
       // Changed here too: never overwritten. The next commit sends it against the old base and
-      // the companion merges.
-      await this.remember(record, local);
+      // the companion merges. Should the change go away first, this entry comes again.
+      await this.store.update([
+        { ...fingerprint(record, local), skippedSeq: record.skippedSeq ?? seq },
+      ]);
       return;
     }
     const bytes = await this.blob(hash);
@@ -1422,7 +1424,15 @@ export class SyncEngine {
           rename_to: current.path,
         });
       }
-      if (local.hash === current.base) return null;
+      if (local.hash === current.base) {
+        if (current.skippedSeq !== undefined) {
+          // Back at its base with a companion entry skipped meanwhile (seed 983002167): pulled
+          // again, at the end of this pass, else this file would keep the older version.
+          await this.pullAgainFrom(current.skippedSeq);
+          await this.store.update([{ ...current, skippedSeq: undefined }]);
+        }
+        return null;
+      }
       return this.upload(current, local, {
         path: current.path,
         file_id: current.fileId,

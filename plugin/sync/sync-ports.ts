@@ -103,6 +103,13 @@ export interface SyncFileRecord {
    */
   readonly shadowedSeq?: number;
   /**
+   * The first companion entry of this file skipped while it was changed here (the change goes
+   * up against `base` and merges with it). If the change goes away instead (the file back at
+   * `base`: a daily note deleted and made again from its template), that entry is pulled again:
+   * nothing would commit, and the companion's version would never come.
+   */
+  readonly skippedSeq?: number;
+  /**
    * A companion file above this device's download limit (docs/sync.md "Large files on
    * phones"): known by `fileId`, `base` (its hash) and `size`, but not in this vault until the
    * user opens it. Its absence is never a delete, and nothing is ever committed from it: no

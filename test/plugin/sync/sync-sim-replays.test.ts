@@ -2213,4 +2213,39 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(laptop);
     expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
   });
+
+  it('a remote edit skipped while the note was changed here comes when the change goes', async () => {
+    // seed 983002167 (41 ops): a server program added a line to the daily note while dev1 had
+    // typed in it; the pull skipped that entry (changed here: the edit goes up and merges),
+    // then dev1 deleted the note and it was made again from its template, its base: nothing
+    // to commit, the entry passed, and dev1 kept the template for good.
+    const DAILY = '# Daily\n';
+    t = await buildSyncTestApp({ files: { 'Daily/2026-11-22.md': DAILY } });
+    const inner = new InjectTransport(() => t.app);
+    let offline = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          if (offline && !request.url.includes('/changes')) {
+            return Promise.reject(new TypeError('fetch failed'));
+          }
+          return inner.request(request);
+        },
+      },
+    });
+    const laptop = testDevice(t, 'MacBook');
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    laptop.vault.userWrite('Daily/2026-11-22.md', `${DAILY}- L1 laptop\n~1\n`);
+    await laptop.engine.sync();
+    phone.vault.userWrite('Daily/2026-11-22.md', `${DAILY}- L2 phone\n~2\n`);
+    offline = true;
+    await expect(phone.engine.sync()).rejects.toThrow();
+    phone.vault.userDelete('Daily/2026-11-22.md');
+    phone.vault.userWrite('Daily/2026-11-22.md', DAILY);
+    offline = false;
+    for (let round = 0; round < 2; round++) await phone.engine.sync();
+    expect(onDisk('Daily/2026-11-22.md')).toBe(`${DAILY}- L1 laptop\n~1\n`);
+    expect(phone.vault.text('Daily/2026-11-22.md')).toBe(onDisk('Daily/2026-11-22.md'));
+  });
 });

@@ -171,6 +171,12 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // sync-sim-replays.test.ts). 9300233 failed in .ci/run's 500 runs after the change above.
   [459925576, 'a false conflict copy of a conflict copy of Log.md: deleted, made anew, closed'],
   [9300233, 'a false conflict copy of Shopping.md: inbox.md deleted, Inbox.md made, moved'],
+  // A remote edit skipped while the note was changed here, the change then gone (replayed in
+  // sync-sim-replays.test.ts).
+  [983002167, 'the daily note kept at its template on dev1'],
+  // Passing since that change, not traced (from the same 3,000 runs from 983000000).
+  [983001156, 'inbox.conflict back, deleted by dev1'],
+  [983002819, 'a false conflict copy of a conflict copy of Trip.md'],
   // Open until the same change (the pass reads the unanswered commit once, before the moves
   // are looked for, which moves its steps); none takes the new branch, so none counts as
   // fixed; not traced.
@@ -224,6 +230,14 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // lines it keeps of the version recorded: 459925576; a local move is not.)
   [871000344, 'a false conflict copy of projects/plan.md: deleted, made anew, moved'],
   [871001748, 'a false conflict copy of a conflict copy of log.md (not traced)'],
+  // From 3,000 fresh runs from 983000000 (lost 0; 9 failed; three pass, in FIXED_SEEDS), not
+  // traced yet.
+  [983000174, 'a false conflict copy of Notes/Meeting.md'],
+  [983002493, 'Log.md back, deleted by dev1'],
+  [983002640, 'Trip.md with other bytes on dev2, Projects/plan.md missing there'],
+  [983002641, 'Projects/Plan.md back, deleted by dev1'],
+  [983002906, 'a false conflict copy of projects/Plan.md'],
+  [983002961, 'Inbox.conflict back, deleted by dev0'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
