@@ -2248,4 +2248,46 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(onDisk('Daily/2026-11-22.md')).toBe(`${DAILY}- L1 laptop\n~1\n`);
     expect(phone.vault.text('Daily/2026-11-22.md')).toBe(onDisk('Daily/2026-11-22.md'));
   });
+
+  it('a note moved onto a case variant of a path as a pull writes there stays one note', async () => {
+    // Near seed 983002961 (33 ops; its exact path, a rename event met by a record the pull made
+    // for the moved file, is open in open-seeds.test.ts): on a case-insensitive phone, Trip.md
+    // is moved to inbox.md just as the pull writes the companion's new Inbox.md, while the
+    // laptop edits Trip.md. The move goes up as one (to a copy's name, the companion holding
+    // Inbox.md), with the laptop's line: never the note twice, nor a delete of it.
+    const TRIP = '# Trip\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
+    const phone = testDevice(t, 'Pixel 8', { caseInsensitive: true });
+    let moveAsDownloaded = false;
+    const write = phone.vault.write.bind(phone.vault);
+    phone.vault.write = (path, bytes, expect) => {
+      if (moveAsDownloaded && path === 'Inbox.md') {
+        moveAsDownloaded = false;
+        phone.vault.userRename('Trip.md', 'inbox.md');
+      }
+      return write(path, bytes, expect);
+    };
+    const laptop = testDevice(t, 'MacBook');
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    laptop.vault.userWrite('Trip.md', `${TRIP}- L3 laptop\n~3\n`);
+    await laptop.engine.sync();
+    moveAsDownloaded = true;
+    t.write('Inbox.md', '# Inbox\n- L2 server\n~2\n');
+    await t.sync.journal.rescan();
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    const names = readdirSync(t.vault).sort();
+    expect(names).not.toContain('Trip.md');
+    expect(onDisk('Inbox.md')).toBe('# Inbox\n- L2 server\n~2\n');
+    // The moved note once, with the laptop's line, under a copy's name (Inbox.md holds that
+    // path on the companion).
+    const moved = names.filter((name) => onDisk(name)?.includes('- L1 server'));
+    expect(moved).toHaveLength(1);
+    expect(onDisk(moved[0] as string)).toContain('- L3 laptop\n');
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
 });
