@@ -146,6 +146,8 @@ export class SyncEngine {
    * (file_id → that path): tried again once the batch is settled (`retryBlockedMoves`).
    */
   private readonly blockedAnswerMoves = new Map<string, string>();
+  /** The end of the last page listed by a pull (`pollFrom`). */
+  private listedUpTo = 0;
   /** The commit being sent or settled: the moves above are saved with it (`PendingCommit`). */
   private unanswered: PendingCommit | null = null;
   /** file_ids whose gone record a joining file took in this pass (adopt): their deletes stay. */
@@ -372,6 +374,16 @@ export class SyncEngine {
     return this.store.getSeq();
   }
 
+  /**
+   * Where the long poll waits from: past every entry this engine has listed. The saved
+   * position stays before an entry that could not be applied yet (a path taken here): polled
+   * from there, the companion would answer at once, again and again, until that path is free;
+   * the next pass (a local change, or a new entry) tries that entry again.
+   */
+  async pollFrom(): Promise<number> {
+    return Math.max(await this.store.getSeq(), this.listedUpTo);
+  }
+
   private async pass(): Promise<void> {
     // Renames seen here first: a remote delete or move must find the file where it is now.
     await this.applyLocalRenames();
@@ -461,6 +473,7 @@ export class SyncEngine {
       since = page.next;
       if (!page.more) break;
     }
+    this.listedUpTo = since;
     if (listed) await this.applyUnlisted(listed);
     if (!this.firstPullLanded) {
       this.firstPullLanded = true;
@@ -2141,6 +2154,8 @@ export class SyncEngine {
 
   /** After `410 CURSOR_EXPIRED`: the records keep only what this device knows of its files. */
   private async forgetCompanion(): Promise<void> {
+    // Positions in the journal replaced mean nothing in the new one.
+    this.listedUpTo = 0;
     await this.store.setPendingCommit(null);
     const records = await this.store.allFiles();
     await this.store.update(

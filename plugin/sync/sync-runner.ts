@@ -145,7 +145,7 @@ export class SyncRunner {
     this.polling = true;
     try {
       while (this.running && this.retryTimer === null) {
-        const since = await this.engine.seq();
+        const since = await this.engine.pollFrom();
         const answer = await this.api.changes(since, {
           wait: this.pollSeconds,
           limit: 1,

@@ -10,6 +10,7 @@ import type {
   HttpTransport,
 } from '../../../plugin/connection/http-transport';
 import { InjectTransport } from '../../helpers/inject-transport';
+import { TEST_TOKEN } from '../../companion/helpers/app';
 import { testDevice } from './sync-device';
 
 let t: SyncTestApp;
@@ -293,5 +294,32 @@ describe('SyncEngine against the real companion', () => {
     await t.sync.journal.rescan();
     await phone.engine.sync();
     expect(phone.vault.text('a.md')).toBe(`${NOTE}edited on the server\n`);
+  });
+});
+
+describe('the long poll past an entry that waits for a path', () => {
+  it('waits from the end of what was listed, not from the saved position before it', async () => {
+    // A remote move onto a path another file holds here waits (PATH_TAKEN), and the saved
+    // position stays before it, so a crash cannot skip it. Polled from there, the companion
+    // would answer at once, again and again, as long as the path stayed taken.
+    t = await buildSyncTestApp({ files: { 'Meeting.md': '# Meeting\n- L1 server\n~1\n' } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userRename('Meeting.md', 'Plan.md');
+    await laptop.engine.sync();
+    phone.vault.userWrite('Plan.md', '# Mine\n- L2 phone\n~2\n');
+    await phone.engine.pull();
+    expect(phone.vault.text('Meeting.md')).toBe('# Meeting\n- L1 server\n~1\n');
+    const saved = await phone.engine.seq();
+    const polledFrom = await phone.engine.pollFrom();
+    expect(polledFrom).toBeGreaterThan(saved);
+    const answer = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/sync/changes?since=${polledFrom}&device=Pixel%208&limit=1`,
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
+    expect(answer.json()).toMatchObject({ changes: [] });
   });
 });
