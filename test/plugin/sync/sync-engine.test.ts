@@ -11,6 +11,8 @@ import type {
 } from '../../../plugin/connection/http-transport';
 import { InjectTransport } from '../../helpers/inject-transport';
 import { TEST_TOKEN } from '../../companion/helpers/app';
+import { CompanionSyncClient } from '../../../plugin/sync/sync-client';
+import { SyncRunner } from '../../../plugin/sync/sync-runner';
 import { testDevice } from './sync-device';
 
 let t: SyncTestApp;
@@ -321,5 +323,49 @@ describe('the long poll past an entry that waits for a path', () => {
       headers: { authorization: `Bearer ${TEST_TOKEN}` },
     });
     expect(answer.json()).toMatchObject({ changes: [] });
+  });
+
+  it('keeps the runner waiting, not asking again and again, while the path stays taken', async () => {
+    // Two files whose names differ only in case are never committed (CASE_CLASH), so the
+    // remote move onto one of them waits for as long as the user leaves them.
+    t = await buildSyncTestApp({ files: { 'Meeting.md': '# Meeting\n- L1 server\n~1\n' } });
+    const laptop = testDevice(t, 'MacBook');
+    let polls = 0;
+    const inner = new InjectTransport(() => t.app);
+    const phone = testDevice(t, 'Linux laptop', {
+      transport: {
+        request(request: HttpRequest): Promise<HttpResponse> {
+          if (request.url.includes('wait=')) polls++;
+          return inner.request(request);
+        },
+      },
+    });
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    laptop.vault.userRename('Meeting.md', 'Plan.md');
+    await laptop.engine.sync();
+    phone.vault.userWrite('Plan.md', '# Mine\n- L2 phone\n~2\n');
+    phone.vault.userWrite('plan.md', '# Also mine\n- L3 phone\n~3\n');
+    const api = new CompanionSyncClient(
+      phone.transport,
+      () => ({ url: 'http://companion.test', token: TEST_TOKEN, offlineMode: false }),
+      () => 'Linux laptop',
+    );
+    const timers = {
+      setTimeout: (callback: () => void, ms: number) =>
+        setTimeout(callback, ms) as unknown as number,
+      clearTimeout: (handle: number) => clearTimeout(handle),
+    };
+    const runner = new SyncRunner(phone.engine, api, timers, { pollSeconds: 1 });
+    runner.start();
+    try {
+      await expect.poll(() => polls, { timeout: 10_000 }).toBeGreaterThan(0);
+      await new Promise((done) => setTimeout(done, 1_500));
+    } finally {
+      runner.stop();
+    }
+    expect(phone.vault.text('Meeting.md')).toBe('# Meeting\n- L1 server\n~1\n');
+    // Each poll waits its second: two or three in 1.5 s, not one per round trip.
+    expect(polls).toBeLessThanOrEqual(4);
   });
 });
