@@ -958,7 +958,7 @@ export class SyncEngine {
       // has already applied. Dropped now, a moved file would be new (or an edit of the file at
       // its new path) and bring the deleted note back.
       if (change.seq !== undefined && (record.seq ?? 0) < change.seq) {
-        await this.store.update([{ ...record, seq: change.seq }]);
+        await this.store.update([{ ...record, seq: change.seq, deletedThere: change.seq }]);
       }
       return;
     }
@@ -1069,7 +1069,7 @@ export class SyncEngine {
         // copy). The records change places: the deleted file's, at the path this one left
         // (no file there), goes up as its delete, and the move after it (`commitLocal`).
         await this.unshadow(record);
-        const moved = { ...record, path: to, shadowedSeq: undefined };
+        const moved = { ...record, path: to, shadowedSeq: undefined, deletedThere: undefined };
         if (atTarget.fileId && atTarget.base) {
           await this.store.update([moved, { ...atTarget, path: from }]);
         } else {
@@ -1093,7 +1093,7 @@ export class SyncEngine {
       await this.unshadow(record);
       // A folder rename arrives as one event per file, each handled here the same way.
       await this.store.update(
-        [{ ...record, path: to, shadowedSeq: undefined }],
+        [{ ...record, path: to, shadowedSeq: undefined, deletedThere: undefined }],
         from === to ? [] : [from],
       );
       if (from !== to) this.movedRecords.set(from, to);
@@ -1138,7 +1138,15 @@ export class SyncEngine {
       if (index < 0) continue;
       const [record] = candidates.splice(index, 1) as [SyncFileRecord];
       await this.store.update(
-        [{ ...record, path: stat.path, size: stat.size, mtime: stat.mtime }],
+        [
+          {
+            ...record,
+            path: stat.path,
+            size: stat.size,
+            mtime: stat.mtime,
+            deletedThere: undefined,
+          },
+        ],
         [record.path],
       );
       this.movedRecords.set(record.path, stat.path);
@@ -1414,6 +1422,21 @@ export class SyncEngine {
     known?: LocalState,
   ): Promise<PendingOp | null> {
     const local = known ?? (await this.localState(record, stat));
+    if (record?.deletedThere !== undefined && record.path === stat.path) {
+      // Deleted on the companion while gone here, and a file made at its path since (seed
+      // 1040000843: the daily note, deleted elsewhere, made again from its template on open,
+      // the very bytes of the base): a new file. Taken for the deleted one, it looked
+      // unchanged, was never sent, and stayed on this device only.
+      record = {
+        ...record,
+        fileId: null,
+        base: null,
+        syncedPath: null,
+        seq: undefined,
+        deletedThere: undefined,
+      };
+      await this.store.update([record]);
+    }
     const current = await this.remember(record, local);
     if (this.refused.get(current.path) === local.hash) return null;
     const isNewName = !current.fileId || !current.base || current.syncedPath !== current.path;
@@ -2389,7 +2412,8 @@ export class SyncEngine {
   }
 
   private async moveRecord(record: SyncFileRecord, path: string): Promise<SyncFileRecord> {
-    const moved = { ...record, path };
+    // Its file found elsewhere: that file is this one (moved), not one made where it was.
+    const moved = { ...record, path, deletedThere: undefined };
     await this.store.update([moved], [record.path]);
     return moved;
   }

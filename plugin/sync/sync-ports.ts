@@ -110,6 +110,13 @@ export interface SyncFileRecord {
    */
   readonly skippedSeq?: number;
   /**
+   * The companion's delete of this file (its `seq`), pulled when the file was gone here too:
+   * the record waits for the scan (a file moved with no event is found by its bytes). A file
+   * at its path by then was made since (a daily note made again from its template, the very
+   * bytes of `base`): a new file, never this deleted one looking unchanged.
+   */
+  readonly deletedThere?: number;
+  /**
    * A companion file above this device's download limit (docs/sync.md "Large files on
    * phones"): known by `fileId`, `base` (its hash) and `size`, but not in this vault until the
    * user opens it. Its absence is never a delete, and nothing is ever committed from it: no

@@ -2290,4 +2290,35 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
     sameAsCompanion(laptop);
   });
+
+  it('a daily note deleted everywhere, made again from its template on open, goes up', async () => {
+    // seed 1040000843 (70 ops): dev2, closed, deleted the daily note (its template only); the
+    // laptop deleted it too. On open the pull found the companion's delete with no file here:
+    // the record waited for the scan. The note was made again from the template once the first
+    // pull landed, with the very bytes of the record's base: it looked unchanged, was never
+    // sent, and stayed on that device only.
+    const DAILY = '# Daily\n';
+    const others = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`n${index}.md`, `${index}\n`]),
+    );
+    t = await buildSyncTestApp({ files: { 'Daily/2026-11-22.md': DAILY, ...others } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    phone.restart();
+    phone.vault.userDelete('Daily/2026-11-22.md');
+    phone.restart();
+    laptop.vault.userDelete('Daily/2026-11-22.md');
+    await laptop.engine.sync();
+    const engine = phone.engine;
+    void engine.firstPullDone.then(() => phone.vault.userWrite('Daily/2026-11-22.md', DAILY));
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(onDisk('Daily/2026-11-22.md')).toBe(DAILY);
+    expect(phone.vault.text('Daily/2026-11-22.md')).toBe(DAILY);
+    expect(laptop.vault.text('Daily/2026-11-22.md')).toBe(DAILY);
+  });
 });
