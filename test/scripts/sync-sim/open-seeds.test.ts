@@ -241,6 +241,11 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   [983002641, 'Projects/Plan.md back, deleted by dev1'],
   [983002906, 'a false conflict copy of projects/Plan.md'],
   [983002961, 'Inbox.conflict back, deleted by dev0'],
+  // From 15,000 fresh runs from 1040000000 on the engine of fe351c3 (lost 0; 35 failed, one
+  // fixed since, in FIXED_SEEDS): the two with divergences, not traced. The other 32 (notes
+  // back and false copies) are named by that run's log only.
+  [1040011590, 'two files differ on a device (diverged)'],
+  [1040004472, 'a file differs on a device, a note back (diverged)'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
