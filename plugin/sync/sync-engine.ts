@@ -2018,20 +2018,26 @@ export class SyncEngine {
     // follows the file, replacing any record of it there (this very file, renamed here).
     if (stat.path !== current.path) current = await this.moveRecord(current, stat.path);
     const local = await this.localState(current, stat);
+    // A conflict answer's `seq` is the copy's entry: the companion's file has no entry from
+    // there on, so a pull again from it would never bring its move (seed 1040011590: the note
+    // kept at the path it was moved to here, for good). The pull lists the live files from
+    // the start instead, each once at its latest entry, and this record counts none as seen.
+    const conflictBlocked = moveBlocked && copy !== undefined;
     if (moveBlocked) {
       if (server.fileId) this.blockedAnswerMoves.set(server.fileId, server.path);
-      // The companion's path is taken here by another file: the file stays where it is, and the
-      // pull goes back to the answer's entry, which moves it once that path is free (it waits
-      // there, `blocked`), or the batch's end does when a later op's answer frees it. Recorded at the companion's path, the path here would look like this
-      // device's own move back, sent as a rename nobody made (seed 211000777: it met a note
-      // made since at the old path, a conflict copy).
-      await this.pullAgainFrom(server.seq);
+      // The companion's path is taken here by another file: the file stays where it is, and
+      // the pull goes back to the answer's entry, which moves it once that path is free (it
+      // waits there, `blocked`), or the batch's end does when a later op's answer frees it.
+      // Recorded at the companion's path, the path here would look like this device's own
+      // move back, sent as a rename nobody made (seed 211000777: it met a note made since at
+      // the old path, a conflict copy).
+      await this.pullAgainFrom(conflictBlocked ? 1 : server.seq);
     }
     const known = {
       ...fingerprint(current, local),
       fileId: server.fileId,
       syncedPath: moveBlocked ? current.path : server.path,
-      seq: moveBlocked ? server.seq - 1 : server.seq,
+      seq: conflictBlocked ? undefined : moveBlocked ? server.seq - 1 : server.seq,
       shadowedSeq: undefined,
     };
     if (local.hash === server.hash) {

@@ -2321,4 +2321,39 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.vault.text('Daily/2026-11-22.md')).toBe(DAILY);
     expect(laptop.vault.text('Daily/2026-11-22.md')).toBe(DAILY);
   });
+
+  it('a conflict answer whose move a new note here blocks moves once that note goes', async () => {
+    // seed 1040011590 (59 ops): dev1 sent a new Inbox.md, which met the companion's as a
+    // conflict copy; before the answer the note was moved to Plan.md and a new Inbox.md made.
+    // The answer's move back was blocked, and the pull went back to the answer's entry, the
+    // copy's: the companion's note's own entry was older and never came again. Plan.md kept
+    // the companion's note under the wrong path for good, and Inbox.md never came.
+    const SERVER = '# Inbox\n- L1 server\n~1\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER, 'n0.md': '0\n' } });
+    const inner = new InjectTransport(() => t.app);
+    let moveAsAnswered = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: {
+        async request(request: HttpRequest): Promise<HttpResponse> {
+          const response = await inner.request(request);
+          if (moveAsAnswered && request.url.endsWith('/commit')) {
+            moveAsAnswered = false;
+            phone.vault.userRename('Inbox.md', 'Plan.md');
+            phone.vault.userWrite('Inbox.md', '# Other\n- L3 phone\n~3\n');
+          }
+          return response;
+        },
+      },
+    });
+    phone.vault.userWrite('Inbox.md', '# Mine\n- L2 phone\n~2\n');
+    moveAsAnswered = true;
+    for (let round = 0; round < 2; round++) await phone.engine.sync();
+    // The user moves the new note away: the path is free, and the companion's note comes.
+    phone.vault.userRename('Inbox.md', 'Other.md');
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(companionText()).toContain('- L1 server\n');
+    expect(companionText()).toContain('- L2 phone\n');
+    expect(companionText()).toContain('- L3 phone\n');
+    sameAsCompanion(phone);
+  });
 });

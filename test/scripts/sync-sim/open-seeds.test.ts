@@ -180,6 +180,11 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // A companion delete pulled for a daily note gone here, the note made again from its
   // template before the scan (replayed in sync-sim-replays.test.ts).
   [1040000843, 'Daily/2026-11-22.md on dev2 only'],
+  // A conflict answer's move blocked by a file here, the pull gone back to the copy's entry
+  // (replayed in sync-sim-replays.test.ts); 983002640 takes the same branch on its failing
+  // file.
+  [1040011590, 'Projects/Plan.md with other bytes on dev1, Inbox.md missing there'],
+  [983002640, 'Trip.md with other bytes on dev2, Projects/plan.md missing there'],
   // Open until the same change (the pass reads the unanswered commit once, before the moves
   // are looked for, which moves its steps); none takes the new branch, so none counts as
   // fixed; not traced.
@@ -237,14 +242,12 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // traced yet.
   [983000174, 'a false conflict copy of Notes/Meeting.md'],
   [983002493, 'Log.md back, deleted by dev1'],
-  [983002640, 'Trip.md with other bytes on dev2, Projects/plan.md missing there'],
   [983002641, 'Projects/Plan.md back, deleted by dev1'],
   [983002906, 'a false conflict copy of projects/Plan.md'],
   [983002961, 'Inbox.conflict back, deleted by dev0'],
-  // From 15,000 fresh runs from 1040000000 on the engine of fe351c3 (lost 0; 35 failed, one
-  // fixed since, in FIXED_SEEDS): the two with divergences, not traced. The other 32 (notes
-  // back and false copies) are named by that run's log only.
-  [1040011590, 'two files differ on a device (diverged)'],
+  // From 15,000 fresh runs from 1040000000 on the engine of fe351c3 (lost 0; 35 failed; two
+  // fixed since, in FIXED_SEEDS): the other divergence, not traced. The other 32 (notes back
+  // and false copies) are named by that run's log only.
   [1040004472, 'a file differs on a device, a note back (diverged)'],
 ];
 
