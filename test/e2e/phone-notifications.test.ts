@@ -124,9 +124,14 @@ describe.skipIf(!availability.available)('phone notifications in Chromium', () =
     // The same occurrence again, once as written and once in UTC: still one notification.
     await deliver('2026-11-23T09:00:00+01:00');
     await deliver('2026-11-23T08:00:00Z');
-    // The next week's occurrence is a notification of its own.
-    await deliver('2026-11-30T09:00:00+01:00');
-    const shown = await waitFor(2);
+    // The next week's occurrence is a notification of its own. Delivered until it shows (a
+    // push reaching a worker that is restarting can be dropped, as in deliverUntilShown): its
+    // repeats must not add a third.
+    let shown = await tags();
+    for (let attempt = 0; attempt < 6 && shown.length < 2; attempt++) {
+      await deliver('2026-11-30T09:00:00+01:00');
+      shown = await waitFor(2);
+    }
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await tags()).toEqual(shown);
     expect(shown).toEqual([
