@@ -20,8 +20,10 @@
 //           its own throwaway certificate, trusted through NODE_EXTRA_CA_CERTS); the companion
 //           is killed with SIGKILL --kills times, half in each due burst (while its sends are in
 //           flight), and restarted each time.
-//           Then every (reminder, device) must have been delivered exactly once: lost and
-//           duplicated are counted.
+//           Then every (reminder, device) must have been delivered, and a repeat is allowed
+//           only as docs/delivery.md promises: after a kill, at most SEND_WINDOW (8) per kill.
+//           Lost, repeats with no kill between their copies, and repeats over a kill's bound
+//           fail the run; the other repeats are counted and printed.
 //   load    --load-clients clients (one token, one address) on search and answer for
 //           --load-seconds s, plus GET /health every 100 ms: p50/p99 and how many got 429.
 //   pdf     --bombs PDF decompression bombs (each inflating to --bomb-mb MB) uploaded at once
@@ -45,6 +47,7 @@ import {
   rm,
   writeFile,
 } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -53,6 +56,14 @@ import { parseArgs } from 'node:util';
 import { deflateSync } from 'node:zlib';
 
 const repo = resolve(fileURLToPath(import.meta.url), '../..');
+// The delivery log's bound on messages in doubt at a kill, read from its one definition
+// (this script runs the built CLI, which does not export it).
+const SEND_WINDOW = Number(
+  /export const SEND_WINDOW = (\d+);/.exec(
+    readFileSync(join(repo, 'companion/reminders/scheduler.ts'), 'utf8'),
+  )?.[1] ?? NaN,
+);
+if (!Number.isInteger(SEND_WINDOW)) throw new Error('SEND_WINDOW not found in scheduler.ts');
 const PARTS = ['edits', 'kill', 'load', 'pdf', 'uploads'];
 const WRITERS = ['append', 'rename', 'inplace'];
 const { values } = parseArgs({
@@ -704,7 +715,13 @@ async function killAroundDueReminders() {
       if (bad) console.log('first refused:', bad.vapid, bad.decryptError);
       console.log('missed:', missed.text.slice(0, 400));
     }
-    return lost + duplicated;
+    // docs/delivery.md: at least once per device; twice only after a kill, at most
+    // SEND_WINDOW per kill (a push service keeps no record a restarted sender could ask).
+    const overBound = duplicatesAfterKill
+      .slice(1)
+      .reduce((sum, n) => sum + Math.max(0, n - SEND_WINDOW), 0);
+    console.log(`| repeats over the bound of ${SEND_WINDOW} per kill | ${overBound} |`);
+    return lost + duplicatesAfterKill[0] + overBound;
   } catch (error) {
     console.error(`kill run failed: ${error.stack ?? error}`);
     throw error;
