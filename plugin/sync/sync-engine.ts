@@ -1168,7 +1168,8 @@ export class SyncEngine {
     here: ReadonlySet<string>,
     recorded: Set<string>,
   ): Promise<PendingCommit> {
-    const moved: [string, string][] = [];
+    // The gone new files first (few: those of one commit), so each candidate is read once.
+    const gone: { record: SyncFileRecord; sentText: string; matches: VaultFileStat[] }[] = [];
     for (const item of pending.items) {
       const op = item.op;
       if (!('path' in op) || op.base !== null || item.record.fileId !== null) continue;
@@ -1183,15 +1184,27 @@ export class SyncEngine {
         continue;
       }
       if (sentText === null || sentText.trim() === '') continue;
-      const matches: VaultFileStat[] = [];
-      for (const stat of listed) {
-        if (recorded.has(this.key(stat.path)) || stat.size < record.size) continue;
-        const text = decodeUtf8(await this.vault.read(stat.path));
-        if (text !== null && insertsInto(sentText, text)) matches.push(stat);
+      gone.push({ record, sentText, matches: [] });
+    }
+    if (gone.length === 0) return pending;
+    const smallest = Math.min(...gone.map((file) => file.record.size));
+    for (const stat of listed) {
+      if (recorded.has(this.key(stat.path)) || stat.size < smallest) continue;
+      const text = decodeUtf8(await this.vault.read(stat.path));
+      if (text === null) continue;
+      for (const file of gone) {
+        if (stat.size >= file.record.size && insertsInto(file.sentText, text)) {
+          file.matches.push(stat);
+        }
       }
-      // Only one file can be it; two (a template's lines in both) are left alone.
+    }
+    const moved: [string, string][] = [];
+    for (const { record, matches } of gone) {
+      // Only one file can be it; two (a template's lines in both) are left alone, and so is a
+      // file that two gone ones would both claim.
       const [stat] = matches;
       if (stat === undefined || matches.length > 1) continue;
+      if (gone.some((other) => other.record !== record && other.matches.includes(stat))) continue;
       await this.store.update(
         [{ ...record, path: stat.path, size: stat.size, mtime: stat.mtime }],
         [record.path],
