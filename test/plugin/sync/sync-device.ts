@@ -2,12 +2,29 @@ import { MemorySyncStateStore } from '../../../plugin/sync/memory-state-store';
 import { CompanionSyncClient } from '../../../plugin/sync/sync-client';
 import { SyncEngine } from '../../../plugin/sync/sync-engine';
 import type { SyncEngineOptions, SyncEvent } from '../../../plugin/sync/sync-engine';
-import type { HttpTransport } from '../../../plugin/connection/http-transport';
+import type {
+  HttpRequest,
+  HttpResponse,
+  HttpTransport,
+} from '../../../plugin/connection/http-transport';
 import { ManualClock } from '../../fakes/clock';
 import { MemoryVault } from '../../fakes/memory-vault';
 import { TEST_TOKEN } from '../../companion/helpers/app';
 import type { SyncTestApp } from '../../companion/sync/sync-app';
 import { InjectTransport } from '../../helpers/inject-transport';
+
+/**
+ * A transport to the test companion whose every request `around` sees first: it may act before
+ * or after sending (`send()`), fail the request (throw, or a rejected promise) or answer itself.
+ * A lost answer is `await send()` and then a throw: the companion applied the request.
+ */
+export function intercept(
+  t: { app: SyncTestApp['app'] },
+  around: (request: HttpRequest, send: () => Promise<HttpResponse>) => Promise<HttpResponse>,
+): HttpTransport {
+  const inner = new InjectTransport(() => t.app);
+  return { request: (request) => around(request, () => inner.request(request)) };
+}
 
 /** A device: an in-memory vault, its saved sync state and the real engine, on a real companion. */
 export interface TestDevice {

@@ -13,7 +13,7 @@ import { InjectTransport } from '../../helpers/inject-transport';
 import { TEST_TOKEN } from '../../companion/helpers/app';
 import { CompanionSyncClient } from '../../../plugin/sync/sync-client';
 import { SyncRunner } from '../../../plugin/sync/sync-runner';
-import { testDevice } from './sync-device';
+import { intercept, testDevice } from './sync-device';
 
 let t: SyncTestApp;
 afterEach(async () => {
@@ -331,14 +331,11 @@ describe('the long poll past an entry that waits for a path', () => {
     t = await buildSyncTestApp({ files: { 'Meeting.md': '# Meeting\n- L1 server\n~1\n' } });
     const laptop = testDevice(t, 'MacBook');
     let polls = 0;
-    const inner = new InjectTransport(() => t.app);
     const phone = testDevice(t, 'Linux laptop', {
-      transport: {
-        request(request: HttpRequest): Promise<HttpResponse> {
-          if (request.url.includes('wait=')) polls++;
-          return inner.request(request);
-        },
-      },
+      transport: intercept(t, (request, send) => {
+        if (request.url.includes('wait=')) polls++;
+        return send();
+      }),
     });
     await laptop.engine.sync();
     await phone.engine.sync();

@@ -12,7 +12,7 @@ import type {
 import { buildSyncTestApp, hashOf } from '../../companion/sync/sync-app';
 import type { SyncTestApp } from '../../companion/sync/sync-app';
 import { InjectTransport } from '../../helpers/inject-transport';
-import { testDevice } from './sync-device';
+import { intercept, testDevice } from './sync-device';
 
 let t: SyncTestApp;
 afterEach(async () => {
@@ -50,17 +50,14 @@ function sameAsCompanion(device: {
 
 /** A transport that runs `before` once (awaited), just before the first request whose url matches. */
 function racing(match: (url: string) => boolean, before: () => unknown): HttpTransport {
-  const inner = new InjectTransport(() => t.app);
   let done = false;
-  return {
-    async request(request: HttpRequest): Promise<HttpResponse> {
-      if (!done && match(request.url)) {
-        done = true;
-        await before();
-      }
-      return inner.request(request);
-    },
-  };
+  return intercept(t, async (request, send) => {
+    if (!done && match(request.url)) {
+      done = true;
+      await before();
+    }
+    return send();
+  });
 }
 
 describe('SyncEngine replays of simulation failures', () => {
@@ -132,15 +129,12 @@ describe('SyncEngine replays of simulation failures', () => {
     );
     t = await buildSyncTestApp({ files: { 'Plan.md': '# Plan\n- L1 server\n~1\n', ...others } });
     let lose = false;
-    const inner = new InjectTransport(() => t.app);
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        async request(request: HttpRequest): Promise<HttpResponse> {
-          const response = await inner.request(request);
-          if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
-          return response;
-        },
-      },
+      transport: intercept(t, async (request, send) => {
+        const response = await send();
+        if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
+        return response;
+      }),
     });
     phone.vault.userWrite('Plan.md', '# Mine\n- L2 phone\n~2\n');
     lose = true;
@@ -480,20 +474,17 @@ describe('SyncEngine replays of simulation failures', () => {
     const LAPTOP = '# Plan\n- L1 laptop\n~1\n';
     t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
     const laptop = testDevice(t, 'MacBook');
-    const inner = new InjectTransport(() => t.app);
     const typed = ['- L3 phone\n~3\n', '- L4 phone\n~4\n'];
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        request(request: HttpRequest): Promise<HttpResponse> {
-          const trigger =
-            request.url.endsWith('/commit') || request.url.endsWith(`/blobs/${hashOf(LAPTOP)}`);
-          const line = trigger ? typed.shift() : undefined;
-          if (line !== undefined) {
-            phone.vault.userWrite('Plan.md', `${phone.vault.text('Plan.md') ?? ''}${line}`);
-          }
-          return inner.request(request);
-        },
-      },
+      transport: intercept(t, (request, send) => {
+        const trigger =
+          request.url.endsWith('/commit') || request.url.endsWith(`/blobs/${hashOf(LAPTOP)}`);
+        const line = trigger ? typed.shift() : undefined;
+        if (line !== undefined) {
+          phone.vault.userWrite('Plan.md', `${phone.vault.text('Plan.md') ?? ''}${line}`);
+        }
+        return send();
+      }),
     });
     await laptop.engine.sync();
     await phone.engine.sync();
@@ -625,15 +616,12 @@ describe('SyncEngine replays of simulation failures', () => {
     const SERVER_DAILY = '# Daily\n- L27 laptop\n~27\n';
     t = await buildSyncTestApp({ files: { [DAILY]: SERVER_DAILY } });
     let lose = false;
-    const inner = new InjectTransport(() => t.app);
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        async request(request: HttpRequest): Promise<HttpResponse> {
-          const response = await inner.request(request);
-          if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
-          return response;
-        },
-      },
+      transport: intercept(t, async (request, send) => {
+        const response = await send();
+        if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
+        return response;
+      }),
     });
     phone.vault.userWrite(DAILY, TEMPLATE);
     lose = true;
@@ -663,15 +651,12 @@ describe('SyncEngine replays of simulation failures', () => {
     const PLAN = '# Plan\n- L1 server\n~1\n';
     t = await buildSyncTestApp({ files: { 'projects/plan.md': PLAN } });
     let offline = false;
-    const inner = new InjectTransport(() => t.app);
     const phone = testDevice(t, 'iPhone', {
       caseInsensitive: true,
-      transport: {
-        request(request: HttpRequest): Promise<HttpResponse> {
-          if (offline) return Promise.reject(new Error('offline'));
-          return inner.request(request);
-        },
-      },
+      transport: intercept(t, (request, send) => {
+        if (offline) return Promise.reject(new Error('offline'));
+        return send();
+      }),
     });
     phone.vault.userWrite('Projects/Plan.md', '# Mine\n- L2 phone\n~2\n');
     await phone.engine.pull();
@@ -1048,16 +1033,12 @@ describe('SyncEngine replays of simulation failures', () => {
     const THEIRS = '# Theirs\n- L3 laptop\n~3\n';
     t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
     let offline = false;
-    const inner = new InjectTransport(() => t.app);
     const phone = testDevice(t, 'iPhone', {
       caseInsensitive: true,
-      transport: {
-        request(request: HttpRequest): Promise<HttpResponse> {
-          if (offline && request.url.endsWith('/commit'))
-            return Promise.reject(new Error('offline'));
-          return inner.request(request);
-        },
-      },
+      transport: intercept(t, (request, send) => {
+        if (offline && request.url.endsWith('/commit')) return Promise.reject(new Error('offline'));
+        return send();
+      }),
     });
     const laptop = testDevice(t, 'Linux laptop');
     await phone.engine.sync();
@@ -1293,19 +1274,16 @@ describe('SyncEngine replays of simulation failures', () => {
     const SERVER = '# Daily\n- L1 server\n~1\n';
     const MINE = '# Daily\n- L2 phone\n~2\n';
     t = await buildSyncTestApp({ files: { 'Daily.md': SERVER } });
-    const inner = new InjectTransport(() => t.app);
     let committed = false;
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        request(request: HttpRequest): Promise<HttpResponse> {
-          if (request.url.endsWith('/commit')) committed = true;
-          else if (committed && request.url.includes('/blobs/')) {
-            committed = false;
-            phone.vault.userRename('Daily.md', 'Inbox.md');
-          }
-          return inner.request(request);
-        },
-      },
+      transport: intercept(t, (request, send) => {
+        if (request.url.endsWith('/commit')) committed = true;
+        else if (committed && request.url.includes('/blobs/')) {
+          committed = false;
+          phone.vault.userRename('Daily.md', 'Inbox.md');
+        }
+        return send();
+      }),
     });
     phone.vault.userWrite('Daily.md', MINE);
     for (let round = 0; round < 3; round++) await phone.engine.sync();
@@ -1322,21 +1300,18 @@ describe('SyncEngine replays of simulation failures', () => {
     const SERVER = '# Inbox\n- L1 server\n~1\n';
     const MINE = '# Mine\n- L2 phone\n~2\n';
     t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER } });
-    const inner = new InjectTransport(() => t.app);
     let commits = 0;
     let dropUploads = false;
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        request(request: HttpRequest): Promise<HttpResponse> {
-          if (request.url.endsWith('/commit') && ++commits === 1) {
-            phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`);
-          }
-          if (dropUploads && request.method === 'PUT') {
-            return Promise.reject(new Error('connection reset'));
-          }
-          return inner.request(request);
-        },
-      },
+      transport: intercept(t, (request, send) => {
+        if (request.url.endsWith('/commit') && ++commits === 1) {
+          phone.vault.userWrite('Inbox.md', `${MINE}- L3 phone\n~3\n`);
+        }
+        if (dropUploads && request.method === 'PUT') {
+          return Promise.reject(new Error('connection reset'));
+        }
+        return send();
+      }),
     });
     const write = phone.vault.write.bind(phone.vault);
     phone.vault.write = (path, bytes, expect) => {
@@ -1637,33 +1612,30 @@ describe('SyncEngine replays of simulation failures', () => {
     const TRIP = '# Trip\n- L1 server\n~1\n';
     const MINE = '# Plan\n- L27 phone\n~27\n';
     t = await buildSyncTestApp({ files: { 'Trip.md': TRIP } });
-    const inner = new InjectTransport(() => t.app);
     const laptop = testDevice(t, 'Linux laptop');
     let beforeCommit: (() => Promise<void>) | undefined;
     let commitAnswered = false;
     let blobsAfterCommit = 0;
     let failUpload = false;
     const phone = testDevice(t, 'Linux phone', {
-      transport: {
-        async request(request: HttpRequest): Promise<HttpResponse> {
-          if (failUpload && request.method === 'PUT') {
-            failUpload = false;
-            return Promise.reject(new Error('offline'));
-          }
-          if (request.url.endsWith('/commit') && beforeCommit) {
-            const work = beforeCommit;
-            beforeCommit = undefined;
-            await work();
-          }
-          if (commitAnswered && request.url.includes('/blobs/') && request.method === 'GET') {
-            // The copy's download goes; the merged Trip's fails once.
-            if (++blobsAfterCommit === 2) return Promise.reject(new Error('network down'));
-          }
-          const response = await inner.request(request);
-          if (request.url.endsWith('/commit')) commitAnswered = true;
-          return response;
-        },
-      },
+      transport: intercept(t, async (request, send) => {
+        if (failUpload && request.method === 'PUT') {
+          failUpload = false;
+          return Promise.reject(new Error('offline'));
+        }
+        if (request.url.endsWith('/commit') && beforeCommit) {
+          const work = beforeCommit;
+          beforeCommit = undefined;
+          await work();
+        }
+        if (commitAnswered && request.url.includes('/blobs/') && request.method === 'GET') {
+          // The copy's download goes; the merged Trip's fails once.
+          if (++blobsAfterCommit === 2) return Promise.reject(new Error('network down'));
+        }
+        const response = await send();
+        if (request.url.endsWith('/commit')) commitAnswered = true;
+        return response;
+      }),
     });
     await phone.engine.sync();
     await laptop.engine.sync();
@@ -1710,15 +1682,12 @@ describe('SyncEngine replays of simulation failures', () => {
     const MINE = '# Ideas\n- L2 phone\n~2\n- L3 phone\n~3\n';
     t = await buildSyncTestApp({ files: { 'Meeting.md': SERVER, ...others } });
     let lose = false;
-    const inner = new InjectTransport(() => t.app);
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        async request(request: HttpRequest): Promise<HttpResponse> {
-          const response = await inner.request(request);
-          if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
-          return response;
-        },
-      },
+      transport: intercept(t, async (request, send) => {
+        const response = await send();
+        if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
+        return response;
+      }),
     });
     const laptop = testDevice(t, 'MacBook');
     phone.vault.userWrite('Meeting.md', MINE);
@@ -1873,21 +1842,18 @@ describe('SyncEngine replays of simulation failures', () => {
     const DAILY = 'Daily/2026-11-22.md';
     const LAPTOP = '# Daily\n- L1 laptop\n~1\n';
     t = await buildSyncTestApp({ files: { [DAILY]: LAPTOP } });
-    const inner = new InjectTransport(() => t.app);
     let commits = 0;
     let answered = false;
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        async request(request: HttpRequest): Promise<HttpResponse> {
-          // The app dies at its first request after the commit's answer was recorded.
-          if (answered) throw new Error('killed');
-          if (request.url.endsWith('/commit') && ++commits === 1) {
-            // The user types as the commit goes.
-            phone.vault.userWrite(DAILY, '# Daily\n- L2 phone\n~2\n', { silent: true });
-          }
-          return inner.request(request);
-        },
-      },
+      transport: intercept(t, async (request, send) => {
+        // The app dies at its first request after the commit's answer was recorded.
+        if (answered) throw new Error('killed');
+        if (request.url.endsWith('/commit') && ++commits === 1) {
+          // The user types as the commit goes.
+          phone.vault.userWrite(DAILY, '# Daily\n- L2 phone\n~2\n', { silent: true });
+        }
+        return send();
+      }),
     });
     const update = phone.store.update.bind(phone.store);
     phone.store.update = async (put, remove) => {
@@ -1991,17 +1957,14 @@ describe('SyncEngine replays of simulation failures', () => {
       Array.from({ length: 5 }, (_, index) => [`n${index}.md`, `${index}\n`]),
     );
     t = await buildSyncTestApp({ files: others });
-    const inner = new InjectTransport(() => t.app);
     let offline = false;
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        request(request: HttpRequest): Promise<HttpResponse> {
-          if (offline && request.url.endsWith('/commit')) {
-            return Promise.reject(new TypeError('fetch failed'));
-          }
-          return inner.request(request);
-        },
-      },
+      transport: intercept(t, (request, send) => {
+        if (offline && request.url.endsWith('/commit')) {
+          return Promise.reject(new TypeError('fetch failed'));
+        }
+        return send();
+      }),
     });
     await phone.engine.sync();
     phone.vault.userWrite('Trip.md', '# Trip\n- L1 phone\n~1\n');
@@ -2033,20 +1996,17 @@ describe('SyncEngine replays of simulation failures', () => {
     );
     t = await buildSyncTestApp({ files: { 'Ideas.md': '# Ideas\n- L1 server\n~1\n', ...others } });
     const SHOPPING = '# Shopping\n- L2 phone\n~2\n';
-    const inner = new InjectTransport(() => t.app);
     let moveAsAnswered = false;
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        async request(request: HttpRequest): Promise<HttpResponse> {
-          const response = await inner.request(request);
-          if (moveAsAnswered && request.url.endsWith('/commit')) {
-            moveAsAnswered = false;
-            phone.vault.userDelete('Ideas.md');
-            phone.vault.userRename('Shopping.md', 'Ideas.md');
-          }
-          return response;
-        },
-      },
+      transport: intercept(t, async (request, send) => {
+        const response = await send();
+        if (moveAsAnswered && request.url.endsWith('/commit')) {
+          moveAsAnswered = false;
+          phone.vault.userDelete('Ideas.md');
+          phone.vault.userRename('Shopping.md', 'Ideas.md');
+        }
+        return response;
+      }),
     });
     await phone.engine.sync();
     phone.vault.userWrite('Shopping.md', SHOPPING);
@@ -2069,20 +2029,17 @@ describe('SyncEngine replays of simulation failures', () => {
     // onto Trip.md met the companion's Trip.md: a conflict copy of edits that never overlapped.
     t = await buildSyncTestApp({ files: { 'Other.md': '# Other\n- L1 server\n~1\n' } });
     const TRIP = '# Trip\n- L2 phone\n~2\n';
-    const inner = new InjectTransport(() => t.app);
     let moveAsAnswered = false;
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        async request(request: HttpRequest): Promise<HttpResponse> {
-          const response = await inner.request(request);
-          if (moveAsAnswered && request.url.endsWith('/commit')) {
-            moveAsAnswered = false;
-            phone.vault.userRename('Trip.md', 'Log.md');
-            phone.vault.userRename('Other.md', 'Trip.md');
-          }
-          return response;
-        },
-      },
+      transport: intercept(t, async (request, send) => {
+        const response = await send();
+        if (moveAsAnswered && request.url.endsWith('/commit')) {
+          moveAsAnswered = false;
+          phone.vault.userRename('Trip.md', 'Log.md');
+          phone.vault.userRename('Other.md', 'Trip.md');
+        }
+        return response;
+      }),
     });
     await phone.engine.sync();
     // The app dies at the first record written after the two moves were applied.
@@ -2144,16 +2101,13 @@ describe('SyncEngine replays of simulation failures', () => {
     // twice (and later a copy against a note made at a case variant of its path).
     t = await buildSyncTestApp({ files: { 'n0.md': '0\n' } });
     const PLAN = '# Plan\n- L1 phone\n~1\n';
-    const inner = new InjectTransport(() => t.app);
     let lose = false;
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        async request(request: HttpRequest): Promise<HttpResponse> {
-          const response = await inner.request(request);
-          if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
-          return response;
-        },
-      },
+      transport: intercept(t, async (request, send) => {
+        const response = await send();
+        if (lose && request.url.endsWith('/commit')) throw new Error('connection reset');
+        return response;
+      }),
     });
     const laptop = testDevice(t, 'MacBook');
     await phone.engine.sync();
@@ -2221,17 +2175,14 @@ describe('SyncEngine replays of simulation failures', () => {
     // to commit, the entry passed, and dev1 kept the template for good.
     const DAILY = '# Daily\n';
     t = await buildSyncTestApp({ files: { 'Daily/2026-11-22.md': DAILY } });
-    const inner = new InjectTransport(() => t.app);
     let offline = false;
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        request(request: HttpRequest): Promise<HttpResponse> {
-          if (offline && !request.url.includes('/changes')) {
-            return Promise.reject(new TypeError('fetch failed'));
-          }
-          return inner.request(request);
-        },
-      },
+      transport: intercept(t, (request, send) => {
+        if (offline && !request.url.includes('/changes')) {
+          return Promise.reject(new TypeError('fetch failed'));
+        }
+        return send();
+      }),
     });
     const laptop = testDevice(t, 'MacBook');
     await phone.engine.sync();
@@ -2330,20 +2281,17 @@ describe('SyncEngine replays of simulation failures', () => {
     // the companion's note under the wrong path for good, and Inbox.md never came.
     const SERVER = '# Inbox\n- L1 server\n~1\n';
     t = await buildSyncTestApp({ files: { 'Inbox.md': SERVER, 'n0.md': '0\n' } });
-    const inner = new InjectTransport(() => t.app);
     let moveAsAnswered = false;
     const phone = testDevice(t, 'Pixel 8', {
-      transport: {
-        async request(request: HttpRequest): Promise<HttpResponse> {
-          const response = await inner.request(request);
-          if (moveAsAnswered && request.url.endsWith('/commit')) {
-            moveAsAnswered = false;
-            phone.vault.userRename('Inbox.md', 'Plan.md');
-            phone.vault.userWrite('Inbox.md', '# Other\n- L3 phone\n~3\n');
-          }
-          return response;
-        },
-      },
+      transport: intercept(t, async (request, send) => {
+        const response = await send();
+        if (moveAsAnswered && request.url.endsWith('/commit')) {
+          moveAsAnswered = false;
+          phone.vault.userRename('Inbox.md', 'Plan.md');
+          phone.vault.userWrite('Inbox.md', '# Other\n- L3 phone\n~3\n');
+        }
+        return response;
+      }),
     });
     phone.vault.userWrite('Inbox.md', '# Mine\n- L2 phone\n~2\n');
     moveAsAnswered = true;
