@@ -27,7 +27,7 @@ import type {
 } from '../../shared/protocol/sync';
 import type { SyncApi } from './sync-client';
 import { SyncRequestError } from './sync-client';
-import { withoutConflictKeys } from './conflict-copies';
+import { conflictCopy, withoutConflictKeys } from './conflict-copies';
 import { sha256Hex } from './sync-hash';
 import { WHOLE_VAULT } from './sync-scope';
 import type { SyncScope } from './sync-scope';
@@ -107,6 +107,14 @@ const MAX_COMMIT_ROUNDS = 3;
 /** Sends of one batch when no answer arrives, with the same commit id (the companion applies it once). */
 const COMMIT_ATTEMPTS = 3;
 
+/** Files larger than this are never checked for being made anew (`madeAnew`): edits. */
+const ANEW_CHECK_MAX_BYTES = 1024 * 1024;
+/**
+ * A base with fewer non-blank lines is never "another note" when none is kept: rewriting every
+ * line of a title or a one-line task is an ordinary edit (its history stays the file's).
+ */
+const ANEW_MIN_LINES = 3;
+
 /** Reject codes after which the op is not retried until the file changes again. */
 const REFUSED_CODES = new Set(['INVALID_PATH', 'TOO_LARGE']);
 
@@ -170,6 +178,13 @@ export class SyncEngine {
   private readonly holds = new Map<string, PendingOp[]>();
   /** The files of those batches: not sent again while they wait. */
   private readonly heldFileIds = new Set<string>();
+  /**
+   * Files whose held delete (made anew here, `madeAnew`) the user cancelled: the file here is
+   * then committed as an edit, not deleted again (which would hold again, for ever).
+   */
+  private readonly editsNotAnew = new Set<string>();
+  /** Versions found to be edits by `madeAnew` (path → local hash): not checked again. */
+  private readonly notAnew = new Map<string, string>();
   /**
    * Bytes fetched ahead (`POST blobs/batch`) for the stretch of a pulled page being applied;
    * emptied after it, so at most one batch (BATCH_BYTES) is held at a time.
@@ -279,7 +294,8 @@ export class SyncEngine {
         if (record.fileId === null || record.base === null) continue;
         const bytes = await this.blob(record.base);
         const written = await this.vault.write(record.path, bytes, { absent: true });
-        if (written !== 'changed') {
+        if (written === 'changed') this.editsNotAnew.add(record.fileId);
+        else {
           await this.store.update([
             linked(
               written,
@@ -858,8 +874,30 @@ export class SyncEngine {
   }
 
   /**
-   * Whether the text file at `path` keeps no non-blank line of the version `base` (both text):
-   * another note, not an edit of that one. A blob out of reach answers no.
+   * Whether the file `local` found at its record's path is a new note rather than an edit: it
+   * changed since recorded, and keeps no line of the committed version (`sharesNoLine`).
+   */
+  private async madeAnew(record: SyncFileRecord, local: LocalState): Promise<boolean> {
+    if (!record.fileId || !record.base || record.notDownloaded) return false;
+    if (record.deletedThere !== undefined || this.editsNotAnew.has(record.fileId)) return false;
+    if (local.stat.path !== record.path || local.stat.size > ANEW_CHECK_MAX_BYTES) return false;
+    // A conflict copy's bytes are the answers' doing (its base the version this device sent,
+    // lines typed since moved in), not a note the user made: a copy "made anew" is a version
+    // misplaced there, and deleting the copy would drop its lines for the edits made to it
+    // elsewhere (seed 1300000208).
+    if (conflictCopy(record.path) !== null) return false;
+    if (local.hash === record.base || this.notAnew.get(record.path) === local.hash) return false;
+    // The base is fetched for this (the device keeps no text of its bases): one small GET per
+    // changed note and version, bounded so a large file is never held twice for it.
+    if (await this.sharesNoLine(record.base, local.stat.path)) return true;
+    this.notAnew.set(record.path, local.hash);
+    return false;
+  }
+
+  /**
+   * Whether the text file at `path` keeps no non-blank line of the version `base` (both text,
+   * the base with ANEW_MIN_LINES of them, the file with one): another note, not an edit of that
+   * one. A note emptied, or a short one rewritten, is an edit. A blob out of reach answers no.
    */
   private async sharesNoLine(base: string, path: string): Promise<boolean> {
     let was: string | null;
@@ -877,7 +915,9 @@ export class SyncEngine {
         .filter((line) => line !== '');
     const kept = new Set(lines(now));
     const before = lines(was);
-    return before.length > 0 && !before.some((line) => kept.has(line));
+    return (
+      kept.size > 0 && before.length >= ANEW_MIN_LINES && !before.some((line) => kept.has(line))
+    );
   }
 
   /** New bytes on the companion for a file this device has. */
@@ -1333,7 +1373,27 @@ export class SyncEngine {
         }
         continue;
       }
-      const op = await this.examine(current, stat, local);
+      // A file of a held batch is not sent again while the hold waits (its delete, when made
+      // anew here, would otherwise go up as an edit beside it).
+      if (current.fileId !== null && this.heldFileIds.has(current.fileId)) continue;
+      const state = local ?? (await this.localState(current, stat));
+      if (await this.madeAnew(current, state)) {
+        // Deleted and made again at its path while nobody watched (the app closed, or killed
+        // before the delete went up): the file here keeps no line of the version recorded, so
+        // it is a new note, not an edit of that one. Sent as an edit it would replace every
+        // line and meet the edits made elsewhere as a conflict copy (seed 1300000184). The
+        // delete goes first; its answer drops the record (an edit made elsewhere wins: the
+        // note comes back beside it, `madeSinceDelete`), and the next round commits this file
+        // as new.
+        ops.push({
+          op: { file_id: current.fileId as string, base: current.base as string, delete: true },
+          record: current,
+          sent: current.base as string,
+        });
+        this.touched.add(stat.path);
+        continue;
+      }
+      const op = await this.examine(current, stat, state);
       if (op) ops.push(op);
     }
 
