@@ -3,8 +3,9 @@
  * file changed underneath it: `ours` is what the writer made of `base`, `theirs` is what someone
  * else (Obsidian, a sync client, the user) made of the same `base`. Changes in different places
  * are combined, neighbouring lines included, as are lines both added at the same spot (theirs
- * first); changes to the same lines (or an insertion inside the other side's change) are a
- * conflict, and then the caller keeps both versions rather than choosing.
+ * first) and deletions one side made inside the other's change or beside its deletion; other
+ * changes to the same lines (or an insertion inside the other side's change) are a conflict,
+ * and then the caller keeps both versions rather than choosing.
  */
 
 export type LineMerge =
@@ -114,11 +115,17 @@ function combineDisjoint(
   const ourMatch = matchLines(base, ours);
   const theirMatch = matchLines(base, theirs);
   if (ourMatch === null || theirMatch === null) return null;
-  const ourHunks = hunks(base.length, ours, ourMatch, 'ours');
-  const theirHunks = hunks(base.length, theirs, theirMatch, 'theirs');
+  // A side's deletion of lines the other side's change also takes away is already done by that
+  // change: nothing of the deleting side's is lost (it wrote nothing there), so the other
+  // change stands alone (one device removed a line, another removed it with the next and wrote
+  // in their place). Two deletions that overlap delete both stretches.
+  const theirAll = hunks(base.length, theirs, theirMatch, 'theirs');
+  const ourHunks = withoutDone(hunks(base.length, ours, ourMatch, 'ours'), theirAll);
+  const theirHunks = withoutDone(theirAll, ourHunks);
   for (const mine of ourHunks) {
     for (const other of theirHunks) {
-      if (mine.start < other.end && other.start < mine.end) return null;
+      const bothDelete = mine.lines.length === 0 && other.lines.length === 0;
+      if (mine.start < other.end && other.start < mine.end && !bothDelete) return null;
     }
   }
   const all = [...theirHunks, ...ourHunks].sort(
@@ -133,6 +140,23 @@ function combineDisjoint(
   }
   out.push(...base.slice(position));
   return out;
+}
+
+/**
+ * `side`'s hunks less its pure deletions that lie inside a change of `other`'s (a hunk is a
+ * maximal run, so every line of the deletion is gone in `other` too): that change is the whole
+ * of it there. Deletions both sides made alike are dropped from the first side only, so they
+ * are applied once.
+ */
+function withoutDone(side: readonly Hunk[], other: readonly Hunk[]): Hunk[] {
+  return side.filter(
+    (hunk) =>
+      !(
+        hunk.lines.length === 0 &&
+        hunk.end > hunk.start &&
+        other.some((o) => o.end > o.start && o.start <= hunk.start && hunk.end <= o.end)
+      ),
+  );
 }
 
 /** The changes that turn `base` (of `baseLength` lines) into `other`, from their line matching. */

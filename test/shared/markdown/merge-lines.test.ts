@@ -92,6 +92,42 @@ describe('mergeLines: changes on neighbouring lines', () => {
     ).toEqual({ clean: true, text: '- one\n- THREE\n- four\n' });
   });
 
+  it('takes a deletion the other side’s change already made as done by that change', () => {
+    // One device removed a line; another removed it with the next and wrote in their place
+    // (seed 1400002335): nothing of the first's is lost, so the second's change stands.
+    const replaced = list.replace('- two\n- three\n', '- new\n');
+    expect(mergeLines(list, list.replace('- two\n', ''), replaced)).toEqual({
+      clean: true,
+      text: replaced,
+    });
+    expect(mergeLines(list, replaced, list.replace('- three\n', ''))).toEqual({
+      clean: true,
+      text: replaced,
+    });
+    // With an insertion of the deleting side elsewhere, both are kept.
+    expect(mergeLines(list, list.replace('- two\n', '').concat('- five\n'), replaced)).toEqual({
+      clean: true,
+      text: `${replaced}- five\n`,
+    });
+  });
+
+  it('deletes both stretches when deletions overlap, each line once', () => {
+    expect(
+      mergeLines(list, list.replace('- two\n- three\n', ''), list.replace('- three\n- four\n', '')),
+    ).toEqual({ clean: true, text: '- one\n' });
+    expect(mergeLines(list, list.replace('- two\n', ''), list.replace('- two\n', ''))).toEqual({
+      clean: true,
+      text: '- one\n- three\n- four\n',
+    });
+  });
+
+  it('still reports a conflict when a deletion of one side takes lines the other rewrote', () => {
+    expect(
+      mergeLines(list, list.replace('- two\n- three\n', ''), list.replace('- three', '- drei'))
+        .clean,
+    ).toBe(false);
+  });
+
   it('still reports a conflict when a line is changed by both, or an insertion lands inside a change', () => {
     expect(
       mergeLines(
