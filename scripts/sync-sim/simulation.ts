@@ -994,7 +994,20 @@ function check(world: World, seed: number, devices: number): RunResult {
   for (const deletion of book.deletions) {
     if (deletion.header === '' || deletion.header === headerOf(DAILY_TEMPLATE)) continue;
     const back = texts.filter(([, text]) => headerOf(text) === deletion.header);
-    if (back.length === 0) continue;
+    if (back.length === 0) {
+      // Gone at the end, but an edit made concurrently or after may have won over this delete
+      // for a while (deleted again later by another device): the note was back at its path
+      // then, and a new note made there met it (seed 1400000846).
+      const editedUnseen =
+        [...(book.headerTokens.get(deletion.header) ?? [])].some(
+          (token) => !deletion.tokens.has(token),
+        ) ||
+        (book.removals.get(deletion.header) ?? []).some(
+          (removal) => removal.at > deletion.at || deletion.tokens.has(removal.token),
+        );
+      if (editedUnseen) overridden.push({ paths: deletion.paths, at: deletion.at });
+      continue;
+    }
     // Edited concurrently or after the delete (a line its deleter never saw): the edit wins.
     // Such a line is one written under the note's header, or any line in the note that came
     // back (after a conflict a device's later lines merge into the note under the other's
