@@ -183,6 +183,12 @@ export class SyncEngine {
    * then committed as an edit, not deleted again (which would hold again, for ever).
    */
   private readonly editsNotAnew = new Set<string>();
+  /**
+   * New files the companion took as sent after they left this device (file id → where and
+   * what): their deletes lead the next commit. In memory: after a crash the file comes back, a
+   * note back, never lines lost.
+   */
+  private readonly goneNewFiles = new Map<string, { path: string; hash: string }>();
   /** Versions found to be edits by `madeAnew` (path → local hash): not checked again. */
   private readonly notAnew = new Map<string, string>();
   /**
@@ -1290,6 +1296,26 @@ export class SyncEngine {
     const seen = new Set<string>();
     const missing: SyncFileRecord[] = [];
     const ops: PendingOp[] = [];
+    for (const [fileId, gone] of this.goneNewFiles) {
+      // Recorded nowhere here (the path's record is another file's): the op carries a record
+      // of its own, which its answer finds no trace of and so leaves the path's record alone.
+      if ((await this.store.findByFileId(fileId)) === undefined) {
+        ops.push({
+          op: { file_id: fileId, base: gone.hash, delete: true },
+          record: {
+            path: gone.path,
+            fileId,
+            base: gone.hash,
+            syncedPath: gone.path,
+            localHash: null,
+            size: 0,
+            mtime: 0,
+          },
+          sent: gone.hash,
+        });
+      }
+    }
+    this.goneNewFiles.clear();
 
     const present: [SyncFileRecord, VaultFileStat][] = [];
     for (const record of records) {
@@ -1745,6 +1771,11 @@ export class SyncEngine {
       if (result.status === 'conflict') {
         this.onEvent({ kind: 'conflict', path: result.path, copyPath: result.copy_path });
         await this.recordCopyGone(result);
+      } else if (result.status === 'accepted' && result.hash === sent) {
+        // Taken as sent, and gone from here since (deleted, another file moved onto its path
+        // as the commit went up, seed 1500000883): its delete goes with the next round, before
+        // the other file's move onto that path. Left on the companion, it was pulled back.
+        this.goneNewFiles.set(result.file_id, { path: result.path, hash: result.hash });
       }
       return;
     }

@@ -2285,6 +2285,42 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
   });
 
+  it('a new note deleted, another moved onto its path, as its commit went up stays gone', async () => {
+    // seed 1500000883 (20 ops): dev0's new inbox.md was sent; before the answer the user
+    // deleted it and moved Projects/Plan.md onto its path. The answer found the path's record
+    // to be the moved note's and dropped the new note, whose version stayed on the companion:
+    // pulled back, it took inbox.md, and the moved note met it as a conflict copy.
+    const PLAN = '# Plan\n- L1 server\n~1\n';
+    const NEW = '# New\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': PLAN } });
+    let moveAsAnswered = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: intercept(t, async (request, send) => {
+        const response = await send();
+        if (moveAsAnswered && request.url.endsWith('/commit')) {
+          moveAsAnswered = false;
+          phone.vault.userDelete('inbox.md');
+          phone.vault.userRename('Plan.md', 'inbox.md');
+        }
+        return response;
+      }),
+    });
+    const laptop = testDevice(t, 'MacBook');
+    await phone.engine.sync();
+    await laptop.engine.sync();
+    phone.vault.userWrite('inbox.md', NEW);
+    moveAsAnswered = true;
+    for (let round = 0; round < 3; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(readdirSync(t.vault)).toEqual(['inbox.md']);
+    expect(onDisk('inbox.md')).toBe(PLAN);
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
   it('a remote edit skipped while the note was changed here comes when the change goes', async () => {
     // seed 983002167 (41 ops): a server program added a line to the daily note while dev1 had
     // typed in it; the pull skipped that entry (changed here: the edit goes up and merges),
