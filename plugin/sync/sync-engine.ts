@@ -938,6 +938,20 @@ export class SyncEngine {
       // scan, whose delete loses to this edit and lets the file come like one from elsewhere
       // (`settle`). Written back where the moved file came from, it would go up as a move.
       if (await this.pathTakenSince(record)) return;
+      if (
+        record.fileId !== null &&
+        record.base !== null &&
+        conflictCopy(record.path) !== null &&
+        (await this.onlyKeysAdded(hash, record.base))
+      ) {
+        // No edit there: the companion's version of this conflict copy is this device's own
+        // (its base) with only the copy's two keys added (its edit of the copy merged, the
+        // answer's version not fetched before the app went offline, seed 1600001850). Every
+        // line of it was seen here, so the delete stands: recorded against that version, it is
+        // committed next. (Only copies get those keys: other files are not fetched for this.)
+        await this.store.update([{ ...record, base: hash, seq }]);
+        return;
+      }
       // Deleted here but edited there: the edit wins, the file comes back, at the companion's
       // path. The record's own may be where a file moved onto its path came from (the records
       // changed places, `applyLocalRenames`), or a move of it never sent: written there, it
@@ -2303,6 +2317,16 @@ export class SyncEngine {
       })),
     );
     await this.store.setSeq(0);
+  }
+
+  /** `holdsOnly`, false when the companion no longer keeps either version (pruned history). */
+  private async onlyKeysAdded(hash: string, base: string): Promise<boolean> {
+    try {
+      return await this.holdsOnly(hash, base);
+    } catch (error) {
+      if (error instanceof SyncRequestError && error.status === 404) return false;
+      throw error;
+    }
   }
 
   /** Whether the copy `copyHash` is the version `sent` and only the keys a copy gets added. */

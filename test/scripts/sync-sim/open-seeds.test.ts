@@ -242,6 +242,15 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [1300000418, 'a false conflict copy of Log.md: a delete held, the file sent as an edit'],
   [1300000208, 'a false conflict copy of a conflict copy of Ideas.md: a copy deleted'],
   [1300001504, 'a false conflict copy of a conflict copy of inbox.md: a copy deleted'],
+  // A new note's commit went up; before the answer the user deleted it and moved another note
+  // onto its path. The answer found the path's record to be the mover's and kept nothing of
+  // the new note, so its delete was never sent and the pull brought it back.
+  [1500000883, 'inbox.md back: deleted, another note moved onto its path, as its commit went up'],
+  // dev0's edit of its conflict copy was merged with the copy's two keys; the app went offline
+  // before fetching that version and the user deleted the copy. Pulled later, the merge looked
+  // like an edit made elsewhere, which wins over a delete, though every line was dev0's own.
+  // (Replayed by this seed only: a plain test did not reach the same record state.)
+  [1600001850, 'a conflict copy of Inbox.md back: its merged edit unfetched, then deleted'],
 ];
 
 /**
@@ -274,6 +283,30 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   [1300000137, 'a conflict copy of Notes/Meeting.md back, deleted by dev1 (not traced)'],
   [1300001528, 'a conflict copy of log.md back, deleted by dev3 (not traced)'],
   [1300002528, 'Projects/Plan.md back, deleted by dev3 after a crash mid-download (by design)'],
+  // From 3,000 fresh runs from 1400000000 on the merge fix's engine (lost 0, diverged 0,
+  // 3 failed: one fixed by that merge rule, one a false count the check no longer makes).
+  // Traced: dev1 died after its first commit; closed, it moved Log.md away and edited it (no
+  // line-for-line match: not found as a move) and made a new Log.md. The new one was told
+  // apart as made anew, so the old note's delete went first; it lost to edits made elsewhere
+  // (the note kept at Log.md), and the new Log.md met it there as a copy.
+  [1400001736, 'a false conflict copy of Log.md: moved and edited while closed, made anew'],
+  // From 3,000 fresh runs from 1500000000 on the same engine (lost 0, diverged 0, 6 failed).
+  // 1500001861 and 1500001930 are by design like 459925972 (a crash between writing a download
+  // and recording it, the file then deleted); 1500000883 is fixed (in FIXED_SEEDS).
+  [1500001861, 'Inbox.md back, deleted by dev0 after a crash mid-download (by design)'],
+  [1500001930, 'Projects/Plan.md back, deleted by dev0 after a crash mid-download (by design)'],
+  [1500001344, 'Shopping.md back, deleted by dev2 (not traced)'],
+  // In .ci/run's 500 runs (--known-failing there), failing since notes made anew are told
+  // apart. Traced in part: with the app closed dev1 edited Shopping.md, moved it (in case,
+  // then to Projects/Plan.md, the app killed before that move was recorded) and made a new
+  // Shopping.md. The moved note, edited, is not found by its bytes: it went up as a new file,
+  // the old one's delete lost to edits made elsewhere, and the new Shopping.md met it.
+  [9300170, 'a false conflict copy of Shopping.md: moved and edited unseen, made anew'],
+  [1500002856, 'a conflict copy of Trip.md back, deleted by dev4 (not traced)'],
+  [1500002866, 'a false conflict copy of Shopping.md (not traced)'],
+  // From 2,400 fresh runs from 1600000000 on dca5aeb (lost 0, diverged 0, 2 failed; 1600001850
+  // fixed since, in FIXED_SEEDS), not traced.
+  [1600001273, 'a false conflict copy of a conflict copy of Projects/Plan.md'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
