@@ -1383,6 +1383,7 @@ export class SyncEngine {
       vanished.set(record.localHash, record);
     }
     const waiting = new Set<SyncFileRecord>();
+    const madeAnewHere: SyncFileRecord[] = [];
     for (const [record, stat] of present) {
       const current = stat.path === record.path ? record : await this.moveRecord(record, stat.path);
       const local = vanished.size > 0 ? await this.localState(current, stat) : undefined;
@@ -1420,17 +1421,9 @@ export class SyncEngine {
       if (await this.madeAnew(current, state)) {
         // Deleted and made again at its path while nobody watched (the app closed, or killed
         // before the delete went up): the file here keeps no line of the version recorded, so
-        // it is a new note, not an edit of that one. Sent as an edit it would replace every
-        // line and meet the edits made elsewhere as a conflict copy (seed 1300000184). The
-        // delete goes first; its answer drops the record (an edit made elsewhere wins: the
-        // note comes back beside it, `madeSinceDelete`), and the next round commits this file
-        // as new.
-        ops.push({
-          op: { file_id: current.fileId as string, base: current.base as string, delete: true },
-          record: current,
-          sent: current.base as string,
-        });
-        this.touched.add(stat.path);
+        // it is a new note, not an edit of that one (seed 1300000184). Decided below, once the
+        // unrecorded files are hashed: the note itself may be among them, moved.
+        madeAnewHere.push(current);
         continue;
       }
       const op = await this.examine(current, stat, state);
@@ -1442,6 +1435,31 @@ export class SyncEngine {
     for (const stat of unknown) {
       const bytes = await this.vault.read(stat.path);
       fresh.push({ stat, hash: await sha256Hex(bytes) });
+    }
+
+    for (const record of madeAnewHere) {
+      // Its very bytes in an unrecorded file: the note was moved there (no event seen, seed
+      // 9300170) and a new one made where it was; the record follows it, and the new file is
+      // committed next round. Else the note was deleted: its delete goes first, and its answer
+      // drops the record (an edit made elsewhere wins: the note comes back beside the new one,
+      // `madeSinceDelete`). Sent as an edit, the new file would replace every line and meet the
+      // edits made elsewhere as a conflict copy.
+      const index = fresh.findIndex(
+        (candidate) => candidate.hash === record.localHash || candidate.hash === record.base,
+      );
+      if (index >= 0) {
+        const [local] = fresh.splice(index, 1) as [LocalState];
+        const moved = await this.moveRecord(record, local.stat.path);
+        const op = await this.examine(moved, local.stat, local);
+        if (op) ops.push(op);
+      } else {
+        ops.push({
+          op: { file_id: record.fileId as string, base: record.base as string, delete: true },
+          record,
+          sent: record.base as string,
+        });
+      }
+      this.touched.add(record.path);
     }
 
     // From the listing and the records read above, not looked up again: an await per record

@@ -2201,6 +2201,34 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
   });
 
+  it('a note moved with the app closed and a new one made at its path: a move and a new note', async () => {
+    // Near seed 9300170: the old note's bytes are in an unrecorded file, so it was moved there
+    // (no event), not deleted; the new note at its path is committed next round.
+    const INBOX = '# Inbox\n- L1 server\n~1\n';
+    const NEW = '# Mine\n- L2 phone\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    const laptop = testDevice(t, 'MacBook');
+    const phone = testDevice(t, 'Pixel 8');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    const oldId = (await laptop.store.getFile('Inbox.md'))?.fileId;
+    phone.restart();
+    phone.vault.userRename('Inbox.md', 'Log.md', { silent: true });
+    phone.vault.userWrite('Inbox.md', NEW, { silent: true });
+    phone.restart();
+    for (let round = 0; round < 2; round++) {
+      await phone.engine.sync();
+      await laptop.engine.sync();
+    }
+    expect(readdirSync(t.vault).sort()).toEqual(['Inbox.md', 'Log.md']);
+    expect(onDisk('Log.md')).toBe(INBOX);
+    expect(onDisk('Inbox.md')).toBe(NEW);
+    expect((await laptop.store.getFile('Log.md'))?.fileId).toBe(oldId);
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
   it('a note made anew where one edited elsewhere was deleted keeps both, each whole', async () => {
     // The same, with the laptop's edit of the old note first: the delete loses to it (the note
     // comes back), and the new note is the one put beside it, never the two merged.
