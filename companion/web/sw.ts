@@ -54,8 +54,29 @@ worker.addEventListener('install', (event) => event.waitUntil(worker.skipWaiting
 worker.addEventListener('activate', (event) => event.waitUntil(worker.clients.claim()));
 
 worker.addEventListener('push', (event) => {
-  event.waitUntil(showOnce(notificationFromPush(readPushData(event))));
+  event.waitUntil(showInTurn(notificationFromPush(readPushData(event))));
 });
+
+/** The pushes of each tag still being handled, one after the other (`showInTurn`). */
+const handling = new Map<string, Promise<void>>();
+
+/**
+ * `showOnce`, after every earlier push of the same tag. Two repeats handled at once could
+ * interleave: the second saw the first's silent notification on screen (not yet closed), took
+ * it for the person's, and left its own there for good.
+ */
+function showInTurn(spec: NotificationSpec): Promise<void> {
+  const { tag } = spec.options;
+  const run = (handling.get(tag) ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() => showOnce(spec));
+  handling.set(tag, run);
+  const done = (): void => {
+    if (handling.get(tag) === run) handling.delete(tag);
+  };
+  run.then(done, done);
+  return run;
+}
 
 /**
  * Shows an occurrence the first time it arrives. A repeat (the companion resends what a kill
