@@ -14,6 +14,7 @@ import type { SyncTestApp } from '../../companion/sync/sync-app';
 import { InjectTransport } from '../../helpers/inject-transport';
 import { withoutConflictKeys } from '../../../plugin/sync/conflict-copies';
 import { intercept, testDevice } from './sync-device';
+import type { TestDevice } from './sync-device';
 
 let t: SyncTestApp;
 afterEach(async () => {
@@ -47,6 +48,25 @@ function sameAsCompanion(device: {
   const names = readdirSync(t.vault).sort();
   expect(device.vault.paths()).toEqual(names);
   for (const name of names) expect(device.vault.text(name)).toBe(onDisk(name));
+}
+
+/** A companion holding `files`, and a laptop and a phone that have each synced once. */
+async function laptopAndPhone(
+  files: Record<string, string>,
+): Promise<{ laptop: TestDevice; phone: TestDevice }> {
+  t = await buildSyncTestApp({ files });
+  const laptop = testDevice(t, 'MacBook');
+  const phone = testDevice(t, 'Pixel 8');
+  await laptop.engine.sync();
+  await phone.engine.sync();
+  return { laptop, phone };
+}
+
+/** `rounds` passes of each device in turn. */
+async function syncInTurn(rounds: number, ...devices: TestDevice[]): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    for (const device of devices) await device.engine.sync();
+  }
 }
 
 /** A transport that runs `before` once (awaited), just before the first request whose url matches. */
@@ -2178,20 +2198,13 @@ describe('SyncEngine replays of simulation failures', () => {
     // copy (of a conflict copy, after a case clash moved the old note to a copy's name).
     const INBOX = '# Inbox\n- L1 server\n~1\n';
     const NEW = '# Mine\n- L2 phone\n~2\n';
-    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
-    const laptop = testDevice(t, 'MacBook');
-    const phone = testDevice(t, 'Pixel 8');
-    await laptop.engine.sync();
-    await phone.engine.sync();
+    const { laptop, phone } = await laptopAndPhone({ 'Inbox.md': INBOX });
     const oldId = (await laptop.store.getFile('Inbox.md'))?.fileId;
     phone.restart();
     phone.vault.userDelete('Inbox.md');
     phone.vault.userWrite('Inbox.md', NEW);
     phone.restart();
-    for (let round = 0; round < 2; round++) {
-      await phone.engine.sync();
-      await laptop.engine.sync();
-    }
+    await syncInTurn(2, phone, laptop);
     expect(readdirSync(t.vault)).toEqual(['Inbox.md']);
     expect(onDisk('Inbox.md')).toBe(NEW);
     sameAsCompanion(phone);
@@ -2206,20 +2219,13 @@ describe('SyncEngine replays of simulation failures', () => {
     // (no event), not deleted; the new note at its path is committed next round.
     const INBOX = '# Inbox\n- L1 server\n~1\n';
     const NEW = '# Mine\n- L2 phone\n~2\n';
-    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
-    const laptop = testDevice(t, 'MacBook');
-    const phone = testDevice(t, 'Pixel 8');
-    await laptop.engine.sync();
-    await phone.engine.sync();
+    const { laptop, phone } = await laptopAndPhone({ 'Inbox.md': INBOX });
     const oldId = (await laptop.store.getFile('Inbox.md'))?.fileId;
     phone.restart();
     phone.vault.userRename('Inbox.md', 'Log.md', { silent: true });
     phone.vault.userWrite('Inbox.md', NEW, { silent: true });
     phone.restart();
-    for (let round = 0; round < 2; round++) {
-      await phone.engine.sync();
-      await laptop.engine.sync();
-    }
+    await syncInTurn(2, phone, laptop);
     expect(readdirSync(t.vault).sort()).toEqual(['Inbox.md', 'Log.md']);
     expect(onDisk('Log.md')).toBe(INBOX);
     expect(onDisk('Inbox.md')).toBe(NEW);
@@ -2235,21 +2241,14 @@ describe('SyncEngine replays of simulation failures', () => {
     const INBOX = '# Inbox\n- L1 server\n~1\n';
     const NEW = '# Mine\n- L2 phone\n~2\n';
     const EDITED = `${INBOX}- L3 laptop\n~3\n`;
-    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
-    const laptop = testDevice(t, 'MacBook');
-    const phone = testDevice(t, 'Pixel 8');
-    await laptop.engine.sync();
-    await phone.engine.sync();
+    const { laptop, phone } = await laptopAndPhone({ 'Inbox.md': INBOX });
     laptop.vault.userWrite('Inbox.md', EDITED);
     await laptop.engine.sync();
     phone.restart();
     phone.vault.userDelete('Inbox.md');
     phone.vault.userWrite('Inbox.md', NEW);
     phone.restart();
-    for (let round = 0; round < 3; round++) {
-      await phone.engine.sync();
-      await laptop.engine.sync();
-    }
+    await syncInTurn(3, phone, laptop);
     const names = readdirSync(t.vault).sort();
     expect(names).toHaveLength(2);
     const texts = names.map((name) => withoutConflictKeys(onDisk(name) ?? ''));
@@ -2260,13 +2259,11 @@ describe('SyncEngine replays of simulation failures', () => {
 
   it('a note emptied, rewritten in part, or short and rewritten, is an edit of it', async () => {
     const INBOX = '# Inbox\n- L1 server\n~1\n';
-    t = await buildSyncTestApp({
-      files: { 'Inbox.md': INBOX, 'Log.md': INBOX, 'Task.md': '- [ ] buy milk\n' },
+    const { laptop, phone } = await laptopAndPhone({
+      'Inbox.md': INBOX,
+      'Log.md': INBOX,
+      'Task.md': '- [ ] buy milk\n',
     });
-    const laptop = testDevice(t, 'MacBook');
-    const phone = testDevice(t, 'Pixel 8');
-    await laptop.engine.sync();
-    await phone.engine.sync();
     const paths = ['Inbox.md', 'Log.md', 'Task.md'];
     const idsOf = (): Promise<(string | null | undefined)[]> =>
       Promise.all(paths.map(async (path) => (await laptop.store.getFile(path))?.fileId));
@@ -2276,10 +2273,7 @@ describe('SyncEngine replays of simulation failures', () => {
     phone.vault.userWrite('Log.md', '# Inbox\n- L2 phone\n');
     phone.vault.userWrite('Task.md', '- [x] buy oat milk\n');
     phone.restart();
-    for (let round = 0; round < 2; round++) {
-      await phone.engine.sync();
-      await laptop.engine.sync();
-    }
+    await syncInTurn(2, phone, laptop);
     expect(onDisk('Inbox.md')).toBe('');
     expect(onDisk('Log.md')).toBe('# Inbox\n- L2 phone\n');
     expect(onDisk('Task.md')).toBe('- [x] buy oat milk\n');
