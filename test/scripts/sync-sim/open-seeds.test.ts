@@ -307,6 +307,11 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // From 2,400 fresh runs from 1600000000 on dca5aeb (lost 0, diverged 0, 2 failed; 1600001850
   // fixed since, in FIXED_SEEDS), not traced.
   [1600001273, 'a false conflict copy of a conflict copy of Projects/Plan.md'],
+  // From 2,000 fresh runs from 940825063 on the final engine (lost 0, diverged 0, 3 failed),
+  // not traced.
+  [940826117, 'a false conflict copy of log.md'],
+  [940826121, 'a false conflict copy of projects/plan.md'],
+  [940826150, 'a conflict copy of Trip.md back, deleted by dev1'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
