@@ -16,9 +16,11 @@
  * Then the network heals, every device syncs until nothing changes, and the run is checked:
  * lost (a line someone wrote that is nowhere, though nobody who had seen it removed it),
  * diverged (a device's files differ from the companion's), resurrected (a deleted note back
- * though nobody edited it concurrently or after), false conflicts (a conflict copy where the
- * edits did not overlap: the workload only ever edits a device's own lines, each followed by a
- * line nobody touches, so only two notes made at one path may conflict).
+ * though nobody edited it concurrently or after; a note is the files with its header, so a
+ * device that deleted one of two, its conflict copy on the same disk, kept the other), false
+ * conflicts (a conflict copy where the edits did not overlap: the workload only ever edits a
+ * device's own lines, each followed by a line nobody touches, so only two notes made at one
+ * path may conflict).
  */
 import type {
   HttpRequest,
@@ -156,7 +158,8 @@ class Bookkeeping {
   readonly pathsOf = new Map<string, Set<string>>();
   /**
    * Notes deleted by a device: their header, the tokens the device's copy had, the case-folded
-   * path, every path the note had (`pathsOf`, that one too) and when (`clock`).
+   * path, every path the note had (`pathsOf`, that one too), when (`clock`), and how many other
+   * files with its header the device kept (a conflict copy of it beside the note, say).
    */
   readonly deletions: {
     device: string;
@@ -165,6 +168,7 @@ class Bookkeeping {
     path: string;
     paths: Set<string>;
     at: number;
+    kept: number;
   }[] = [];
   /** Header → every token ever written into a note with it. */
   readonly headerTokens = new Map<string, Set<string>>();
@@ -198,7 +202,7 @@ class Bookkeeping {
     this.creationTimes.set(key, [...times, ++this.clock]);
   }
 
-  deleted(device: string, path: string, text: string): void {
+  deleted(device: string, path: string, text: string, kept: number): void {
     const header = headerOf(text);
     this.deletions.push({
       device,
@@ -207,6 +211,7 @@ class Bookkeeping {
       path: path.toLowerCase(),
       paths: new Set([path.toLowerCase(), ...(this.pathsOf.get(header) ?? [])]),
       at: ++this.clock,
+      kept,
     });
   }
 
@@ -754,7 +759,13 @@ function userOp(world: World, device: SimDevice): void {
   const text = vault.text(note) ?? '';
   const header = headerOf(text);
   if (roll < 0.2) {
-    book.deleted(device.name, note, text);
+    // Other files with this note's header the user leaves where they are (its conflict copy,
+    // shown beside it): they are not deleted by this, so their being there at the end is not
+    // the note coming back (seed 1800000741).
+    const kept = notes.filter(
+      (other) => other !== note && headerOf(vault.text(other) ?? '') === header,
+    ).length;
+    book.deleted(device.name, note, text, kept);
     for (const token of tokensOf(text)) book.removed.add(token);
     vault.userDelete(note, { silent });
     world.trace(`${device.name} deletes ${note} (${header}: ${tokensOf(text).join(' ')})`);
@@ -1027,6 +1038,8 @@ function check(world: World, seed: number, devices: number): RunResult {
       overridden.push({ paths: deletion.paths, at: deletion.at });
       continue;
     }
+    // No more files with its header than the deleter kept beside it: those stayed, none came back.
+    if (back.length <= deletion.kept) continue;
     // Deleted elsewhere too, or kept by another device's unchanged copy: count the file once.
     resurrected.push(`${back.map(([path]) => path).join(', ')} (deleted by ${deletion.device})`);
   }
