@@ -1003,7 +1003,24 @@ function check(world: World, seed: number, devices: number): RunResult {
   /** Deletions that lost to an edit (their notes are back, rightly): their path and time. */
   const overridden: { paths: Set<string>; at: number }[] = [];
   for (const deletion of book.deletions) {
-    if (deletion.header === '' || deletion.header === headerOf(DAILY_TEMPLATE)) continue;
+    if (deletion.header === '') continue;
+    if (deletion.header === headerOf(DAILY_TEMPLATE)) {
+      // Daily notes are made again from the template on open, so one at the end is not this one
+      // back. But a daily note moved elsewhere and deleted there is back if that path holds it
+      // with a line its deleter never saw: an edit won over the delete, and a note made at that
+      // path meanwhile met it (seed 1800000996: moved to Projects/Plan.md, deleted, the server
+      // appended to it, a new projects/plan.md made).
+      const revived =
+        deletion.path !== DAILY.toLowerCase() &&
+        texts.some(
+          ([path, text]) =>
+            path.toLowerCase() === deletion.path &&
+            headerOf(text) === deletion.header &&
+            tokensOf(text).some((token) => !deletion.tokens.has(token)),
+        );
+      if (revived) overridden.push({ paths: new Set([deletion.path]), at: deletion.at });
+      continue;
+    }
     const back = texts.filter(([, text]) => headerOf(text) === deletion.header);
     if (back.length === 0) {
       // Gone at the end, but an edit made concurrently or after may have won over this delete
