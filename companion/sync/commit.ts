@@ -388,13 +388,42 @@ export class SyncCommitter {
       }
       // Deleted meanwhile (or just now on disk): an edit made without seeing the delete wins
       // over it, so the file comes back with its file_id.
+      const revived = await this.revived(this.store.file(op.file_id) ?? known, op, size);
       const occupant = await this.options.journal.catchUp(op.path);
-      if (occupant !== undefined) return this.collide(device, occupant, op, size, op.file_id);
-      return this.create(device, op, size, op.file_id);
+      const result =
+        occupant !== undefined
+          ? await this.collide(device, occupant, revived.op, revived.size, op.file_id)
+          : await this.create(device, revived.op, revived.size, op.file_id);
+      return result.status === 'accepted' && result.hash !== op.hash
+        ? { ...result, status: 'merged' }
+        : result;
     }
     const occupant = await this.options.journal.catchUp(op.path);
     if (occupant !== undefined) return this.collide(device, occupant, op, size);
     return this.create(device, op, size);
+  }
+
+  /**
+   * What comes back of a deleted file an edit wins over: its last version with the device's edit
+   * merged in, as if the delete had not been, when the device edited an older version. Lines
+   * others added since that version come back with it (the delete is undone, not only the
+   * device's part of it), and their edits of the last version merge later instead of meeting
+   * the device's older text as a conflict (seed 1800002284). The device's version as sent when
+   * it edited the last version, when the two do not merge, or when either is not text.
+   */
+  private async revived(
+    deleted: SyncFileRow,
+    op: SyncPutOp,
+    size: number,
+  ): Promise<{ op: SyncPutOp; size: number }> {
+    if (op.base === null || op.base === deleted.hash || !this.options.blobs.has(deleted.hash))
+      return { op, size };
+    const merged = await this.merge(deleted, op);
+    if (merged === null || merged.hash === op.hash) return { op, size };
+    return {
+      op: { ...op, hash: merged.hash },
+      size: this.options.blobs.sizeOf(merged.hash) ?? size,
+    };
   }
 
   /** The device's version of a live file it has a base for. */

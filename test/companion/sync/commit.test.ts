@@ -383,6 +383,47 @@ describe('POST /api/v1/sync/commit', () => {
       expect(result.file_id).toBe(file.file_id);
       expect(readFileSync(join(t.vault, 'Trip.md'), 'utf8')).toBe(NOTE + 'phone line\n');
     });
+
+    it('an edit of an older version brings the deleted one back with the edit merged in', async () => {
+      t = await buildSyncTestApp({ files: { 'Trip.md': NOTE, ...tenMore() } });
+      const file = await existing('Trip.md');
+      const withLaptopLine = NOTE.replace('line one\n', 'line one\nlaptop line\n');
+      const laptopLine = await t.upload(withLaptopLine);
+      const [laptop] = (
+        await t.commit('Laptop', [
+          { path: 'Trip.md', file_id: file.file_id, base: file.hash, hash: laptopLine },
+        ])
+      ).results;
+      await t.commit('Tablet', [{ file_id: file.file_id, base: laptopLine, delete: true }]);
+      expect(existsSync(join(t.vault, 'Trip.md'))).toBe(false);
+      // The phone never saw the laptop's line nor the delete.
+      const phoneLine = await t.upload(NOTE + 'phone line\n');
+      const result = only(
+        (
+          await t.commit('Pixel 8', [
+            { path: 'Trip.md', file_id: file.file_id, base: file.hash, hash: phoneLine },
+          ])
+        ).results,
+        'merged',
+      );
+      expect(laptop?.status).toBe('accepted');
+      expect(result.file_id).toBe(file.file_id);
+      const back = withLaptopLine + 'phone line\n';
+      expect(readFileSync(join(t.vault, 'Trip.md'), 'utf8')).toBe(back);
+      // So the laptop's next edit of the version it had, made before it saw the delete, merges.
+      const laptopAgain = await t.upload(withLaptopLine.replace('# Trip\n', '# Trip 2026\n'));
+      only(
+        (
+          await t.commit('Laptop', [
+            { path: 'Trip.md', file_id: file.file_id, base: laptopLine, hash: laptopAgain },
+          ])
+        ).results,
+        'merged',
+      );
+      expect(readFileSync(join(t.vault, 'Trip.md'), 'utf8')).toBe(
+        back.replace('# Trip\n', '# Trip 2026\n'),
+      );
+    });
   });
 
   describe('renames', () => {
