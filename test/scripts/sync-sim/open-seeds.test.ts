@@ -265,6 +265,11 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // Another: a daily note moved to Projects/Plan.md and deleted there, brought back by the
   // server's edit, met a new projects/plan.md (a real conflict; the check skipped daily notes).
   [1800000996, 'a moved daily note back by an edit, a new note at its path: a real conflict'],
+  // dev0 deleted Projects/plan.md; dev1's edit of an older version brought it back as dev1 had
+  // it, without the lines added since; dev3's edit of the deleted version then met that older
+  // text as a conflict. A deleted file an edit revives is now its last version with the edit
+  // merged in (companion/sync/commit.ts, \`revived\`).
+  [1800002284, 'a copy of a copy: a note revived from an older version, edited from the last'],
 ];
 
 /**
@@ -327,7 +332,6 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // 459925972: dev2 died between writing a download and recording it, then deleted the note
   // and made a new one at its path with the app closed.
   [1800001953, 'Notes/Meeting.md back, deleted by dev2 after a crash mid-download (by design)'],
-  [1800002284, 'a false conflict copy of a conflict copy of Projects/plan.md (not traced)'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
