@@ -114,6 +114,14 @@ const ANEW_CHECK_MAX_BYTES = 1024 * 1024;
  * line of a title or a one-line task is an ordinary edit (its history stays the file's).
  */
 const ANEW_MIN_LINES = 3;
+/**
+ * A file no record holds is a gone record's note moved and edited with no event seen (the app
+ * closed) when it keeps at least this share of the base's distinct non-blank lines, and it is
+ * the only such file (`movedAndEdited`).
+ */
+const MOVED_EDITED_MIN_SHARE = 0.5;
+/** More gone records than this in one scan (a folder deleted) are not looked for that way. */
+const MOVED_EDITED_MAX_RECORDS = 20;
 
 /** Reject codes after which the op is not retried until the file changes again. */
 const REFUSED_CODES = new Set(['INVALID_PATH', 'TOO_LARGE']);
@@ -1189,7 +1197,8 @@ export class SyncEngine {
       if (sameSize) sameSize.push(record);
       else gone.set(record.size, [record]);
     }
-    if (gone.size === 0) return settled;
+    const moved = new Set<SyncFileRecord>();
+    const claimed = new Set<string>();
     for (const stat of listed) {
       const candidates = gone.get(stat.size);
       if (!candidates || candidates.length === 0 || recorded.has(this.key(stat.path))) continue;
@@ -1197,6 +1206,7 @@ export class SyncEngine {
       const index = candidates.findIndex((record) => record.localHash === hash);
       if (index < 0) continue;
       const [record] = candidates.splice(index, 1) as [SyncFileRecord];
+      moved.add(record);
       await this.store.update(
         [
           {
@@ -1210,8 +1220,79 @@ export class SyncEngine {
         [record.path],
       );
       this.movedRecords.set(record.path, stat.path);
+      claimed.add(this.key(stat.path));
+    }
+    // Or moved and edited too (no file keeps its bytes): found by most of its lines. The record
+    // keeps its size and mtime, so the scan reads the file and sends the edit with the move;
+    // a remote edit pulled meanwhile waits for that commit, never written at the old path.
+    const left = records.filter(
+      (record) =>
+        !record.notDownloaded &&
+        record.fileId !== null &&
+        record.base !== null &&
+        this.scope.includes(record.path) &&
+        !here.has(this.key(record.path)) &&
+        !moved.has(record),
+    );
+    if (left.length === 0 || left.length > MOVED_EDITED_MAX_RECORDS) return settled;
+    const candidates = listed.filter(
+      (stat) => !recorded.has(this.key(stat.path)) && !claimed.has(this.key(stat.path)),
+    );
+    const linesOf = new Map<string, Set<string> | null>();
+    for (const record of left) {
+      const index = await this.movedAndEdited(record, candidates, linesOf);
+      if (index < 0) continue;
+      const [stat] = candidates.splice(index, 1) as [VaultFileStat];
+      await this.store.update(
+        [{ ...record, path: stat.path, deletedThere: undefined }],
+        [record.path],
+      );
+      this.movedRecords.set(record.path, stat.path);
+      this.touched.add(stat.path);
     }
     return settled;
+  }
+
+  /**
+   * The index in `candidates` (files no record holds) of the one that is `record`'s note moved
+   * and edited with no event seen (the app closed), or -1: a text file keeping at least
+   * MOVED_EDITED_MIN_SHARE of the distinct non-blank lines of its base (a note of ANEW_MIN_LINES
+   * or more), the only such file. Committed as the rename and edit it is, its edit merges with
+   * those made elsewhere; taken for a delete and a new note, the delete lost to those edits and
+   * the note was there twice, its two versions meeting as a conflict copy wherever they shared
+   * a path (seed 940826117). One GET of the base per record looked for; `linesOf` keeps each
+   * candidate's lines for the next record.
+   */
+  private async movedAndEdited(
+    record: SyncFileRecord,
+    candidates: readonly VaultFileStat[],
+    linesOf: Map<string, Set<string> | null>,
+  ): Promise<number> {
+    if (candidates.length === 0 || !record.fileId || !record.base) return -1;
+    if (!isMergeableText(record.path) || this.heldFileIds.has(record.fileId)) return -1;
+    let base: string | null;
+    try {
+      base = decodeUtf8(await this.blob(record.base));
+    } catch {
+      return -1;
+    }
+    const before = base === null ? null : distinctLines(base);
+    if (before === null || before.size < ANEW_MIN_LINES) return -1;
+    const found: number[] = [];
+    for (const [index, { path, size }] of candidates.entries()) {
+      if (!isMergeableText(path) || size > ANEW_CHECK_MAX_BYTES) continue;
+      let lines = linesOf.get(path);
+      if (lines === undefined) {
+        const text = decodeUtf8(await this.vault.read(path));
+        lines = text === null ? null : distinctLines(text);
+        linesOf.set(path, lines);
+      }
+      if (lines === null) continue;
+      let kept = 0;
+      for (const line of before) if (lines.has(line)) kept++;
+      if (kept >= before.size * MOVED_EDITED_MIN_SHARE) found.push(index);
+    }
+    return found.length === 1 ? (found[0] as number) : -1;
   }
 
   /**
@@ -1436,6 +1517,18 @@ export class SyncEngine {
       const bytes = await this.vault.read(stat.path);
       fresh.push({ stat, hash: await sha256Hex(bytes) });
     }
+    // Few gone records looked for by their lines (a folder deleted is not searched), and only
+    // when files no record holds are here.
+    const lookedFor = madeAnewHere.length + missing.length;
+    const linesOf = new Map<string, Set<string> | null>();
+    const movedAndEdited = async (record: SyncFileRecord): Promise<number> =>
+      fresh.length === 0 || lookedFor > MOVED_EDITED_MAX_RECORDS
+        ? -1
+        : this.movedAndEdited(
+            record,
+            fresh.map((candidate) => candidate.stat),
+            linesOf,
+          );
 
     for (const record of madeAnewHere) {
       // Its very bytes in an unrecorded file: the note was moved there (no event seen, seed
@@ -1444,9 +1537,11 @@ export class SyncEngine {
       // drops the record (an edit made elsewhere wins: the note comes back beside the new one,
       // `madeSinceDelete`). Sent as an edit, the new file would replace every line and meet the
       // edits made elsewhere as a conflict copy.
-      const index = fresh.findIndex(
+      let index = fresh.findIndex(
         (candidate) => candidate.hash === record.localHash || candidate.hash === record.base,
       );
+      // Or most of its lines, edited as well as moved (seeds 9300170, 1400001736).
+      if (index < 0) index = await movedAndEdited(record);
       if (index >= 0) {
         const [local] = fresh.splice(index, 1) as [LocalState];
         const moved = await this.moveRecord(record, local.stat.path);
@@ -1498,6 +1593,8 @@ export class SyncEngine {
       if (index < 0 && record.fileId && record.base && !this.vault.caseInsensitive) {
         index = fresh.findIndex((candidate) => candidate.stat.path.toLowerCase() === folded);
       }
+      // Or most of its lines, edited as well as moved (seed 940826117).
+      if (index < 0) index = await movedAndEdited(record);
       if (index >= 0) {
         const [local] = fresh.splice(index, 1) as [LocalState];
         const moved = await this.moveRecord(record, local.stat.path);
@@ -2600,6 +2697,16 @@ function fingerprint(record: SyncFileRecord, local: LocalState): SyncFileRecord 
 }
 
 /** The record saved before a download is written (`SyncFileRecord.download`). */
+/** A text's distinct non-blank lines, trimmed; front matter fences left out. */
+function distinctLines(text: string): Set<string> {
+  const lines = new Set<string>();
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed !== '' && trimmed !== '---') lines.add(trimmed);
+  }
+  return lines;
+}
+
 function downloadRecord(path: string, begun: DownloadBegun): SyncFileRecord {
   return {
     path,

@@ -2235,6 +2235,32 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
   });
 
+  it('a note moved and edited with the app closed is a move and an edit, merged', async () => {
+    // seed 940826117: closed, dev0 moved the note and edited lines of it; no file held its
+    // bytes, nor every line of them, so it went up as a delete (lost to an edit made elsewhere:
+    // the note kept) and a new note: the note twice, meeting as a conflict copy. The one
+    // unrecorded file keeping most of its lines is that note.
+    const INBOX = '# Inbox\n- L1 server\n~1\n- L2 server\n~2\n';
+    const { laptop, phone } = await laptopAndPhone({ 'Inbox.md': INBOX });
+    const oldId = (await laptop.store.getFile('Inbox.md'))?.fileId;
+    laptop.vault.userWrite('Inbox.md', `${INBOX}- L3 laptop\n~3\n`);
+    await laptop.engine.sync();
+    phone.restart();
+    phone.vault.userRename('Inbox.md', 'Log.md', { silent: true });
+    phone.vault.userWrite('Log.md', INBOX.replace('- L1 server', '- L4 phone'), { silent: true });
+    // A new note sharing less than half its lines is another note.
+    phone.vault.userWrite('Ideas.md', '# Ideas\n~1\n- L5 phone\n~5\n', { silent: true });
+    phone.restart();
+    await syncInTurn(2, phone, laptop);
+    expect(readdirSync(t.vault).sort()).toEqual(['Ideas.md', 'Log.md']);
+    expect(onDisk('Log.md')).toBe('# Inbox\n- L4 phone\n~1\n- L2 server\n~2\n- L3 laptop\n~3\n');
+    expect((await laptop.store.getFile('Log.md'))?.fileId).toBe(oldId);
+    expect((await laptop.store.getFile('Ideas.md'))?.fileId).not.toBe(oldId);
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+    expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
+  });
+
   it('a note made anew where one edited elsewhere was deleted keeps both, each whole', async () => {
     // The same, with the laptop's edit of the old note first: the delete loses to it (the note
     // comes back), and the new note is the one put beside it, never the two merged.
