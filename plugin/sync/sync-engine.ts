@@ -1976,7 +1976,7 @@ export class SyncEngine {
         // Placed already when this answer was applied before the app died (its commit resent):
         // that record is the copy's, wherever the user moved it; a second one would stay forever.
         const placedBefore = (await this.store.findByFileId(result.copy_file_id)) !== undefined;
-        if (!('delete' in op) && (await this.statOwn(record)) === null) {
+        if (!('delete' in op) && (await this.sentVersionGone(record, op, sent))) {
           // The file was deleted here after its version was sent: that version, now the copy,
           // is not written here; recorded without a file, the copy's delete is committed next.
           // Unless this answer placed the copy already (its commit resent after a crash): that
@@ -2029,6 +2029,27 @@ export class SyncEngine {
         return;
       }
     }
+  }
+
+  /**
+   * Whether the version sent for `record` is gone from here since: no file is at its path, or
+   * the file there (in any letter case) is another note, keeping no line of it (`sharesNoLine`:
+   * deleted and made anew, seed 1900001182, where a new inbox.md took the place of a deleted
+   * Inbox.md as its commit went up; its copy, written here, brought the deleted note back).
+   */
+  private async sentVersionGone(
+    record: SyncFileRecord,
+    op: SyncOp,
+    sent: string,
+  ): Promise<boolean> {
+    const own = await this.statOwn(record);
+    if (own === null) return true;
+    if (!('hash' in op) || !isMergeableText(own.path) || own.size > ANEW_CHECK_MAX_BYTES) {
+      return false;
+    }
+    if (conflictCopy(own.path) !== null) return false;
+    if ((await this.localState(record, own)).hash === sent) return false;
+    return this.sharesNoLine(sent, own.path);
   }
 
   /** A conflict copy of a version deleted here: recorded without a file, so its delete goes. */

@@ -2261,6 +2261,44 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
   });
 
+  it('a new note deleted and made anew in other case as its commit went up stays deleted', async () => {
+    // seed 1900001182: dev1's new Inbox.md went up; before the answer (a conflict: the
+    // companion had its own Inbox.md) the user deleted it and made a new inbox.md. The answer's
+    // copy, the deleted version, was written here as if the file were still the one sent: in
+    // the seed that copy came back for good; here the new note then went up as an edit of it,
+    // which moved the companion's note off its path as if the two were one.
+    const THEIRS = '# Theirs\n- L1 server\n~1\n';
+    const DELETED = '# Mine\n- L2 phone\n~2\n- L3 phone\n~3\n';
+    const NEW = '# Another\n- L4 phone\n~4\n';
+    t = await buildSyncTestApp({ files: {} });
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => {
+          phone.vault.userDelete('Inbox.md');
+          phone.vault.userWrite('inbox.md', NEW);
+        },
+      ),
+    });
+    await phone.engine.sync();
+    t.write('Inbox.md', THEIRS);
+    await t.sync.journal.rescan();
+    phone.vault.userWrite('Inbox.md', DELETED);
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    console.log(
+      'DBGX',
+      JSON.stringify(readdirSync(t.vault).map((n) => [n, onDisk(n)])),
+      JSON.stringify(phone.events),
+    );
+    const texts = readdirSync(t.vault).map((name) => withoutConflictKeys(onDisk(name) ?? ''));
+    expect(texts).not.toContain(DELETED);
+    expect(texts).toContain(NEW);
+    // The copy of the deleted version is deleted, not edited into the new note (which then
+    // moved the companion's note off its path as if the two were one): each note whole.
+    expect(onDisk('Inbox.md')).toBe(THEIRS);
+    sameAsCompanion(phone);
+  });
+
   it('a note made anew where one edited elsewhere was deleted keeps both, each whole', async () => {
     // The same, with the laptop's edit of the old note first: the delete loses to it (the note
     // comes back), and the new note is the one put beside it, never the two merged.

@@ -276,6 +276,15 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   [940826117, 'a false conflict copy of log.md: a daily note moved and edited while closed'],
   [940826121, 'a false conflict copy of projects/plan.md: moved to Ideas.md, edited, closed'],
   [1600001273, 'a copy of a copy of Projects/Plan.md: Ideas.md moved there and edited, closed'],
+  // In .ci/run's 500 runs, failing since notes made anew were told apart (it was --known-failing
+  // there): closed, dev1 edited Shopping.md, moved it to Projects/Plan.md and made a new
+  // Shopping.md. Found now as the moved note by half its lines (checked to take that path).
+  [9300170, 'a false conflict copy of Shopping.md: moved and edited unseen, made anew'],
+  // A conflict answer for a version deleted here since, its path taken by another note (a case
+  // variant made anew): the copy was written here as if the file were the one sent. The copy is
+  // recorded gone now (each run checked to take that path).
+  [1900001182, 'a conflict copy back: a new note deleted, inbox.md made, as its commit went up'],
+  [1500001344, 'Shopping.md back: the same, a new note made at a case variant of its path'],
 ];
 
 /**
@@ -318,13 +327,6 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // and recording it, the file then deleted); 1500000883 is fixed (in FIXED_SEEDS).
   [1500001861, 'Inbox.md back, deleted by dev0 after a crash mid-download (by design)'],
   [1500001930, 'Projects/Plan.md back, deleted by dev0 after a crash mid-download (by design)'],
-  [1500001344, 'Shopping.md back, deleted by dev2 (not traced)'],
-  // In .ci/run's 500 runs (--known-failing there), failing since notes made anew are told
-  // apart. Traced in part: with the app closed dev1 edited Shopping.md, moved it (in case,
-  // then to Projects/Plan.md, the app killed before that move was recorded) and made a new
-  // Shopping.md. The moved note, edited, is not found by its bytes: it went up as a new file,
-  // the old one's delete lost to edits made elsewhere, and the new Shopping.md met it.
-  [9300170, 'a false conflict copy of Shopping.md: moved and edited unseen, made anew'],
   [1500002866, 'a false conflict copy of Shopping.md (not traced)'],
   // From 2,400 fresh runs from 1600000000 on dca5aeb (lost 0, diverged 0, 2 failed; 1600001850
   // fixed since, in FIXED_SEEDS), not traced.
@@ -335,6 +337,9 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // 459925972: dev2 died between writing a download and recording it, then deleted the note
   // and made a new one at its path with the app closed.
   [1800001953, 'Notes/Meeting.md back, deleted by dev2 after a crash mid-download (by design)'],
+  // From 2,000 fresh runs from 1900000000 on 7007305 (lost 0, diverged 0, 2 failed; 1900001182
+  // fixed since, in FIXED_SEEDS), not traced.
+  [1900001029, 'a false conflict copy of Daily/2026-11-22.md'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
