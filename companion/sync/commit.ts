@@ -457,7 +457,10 @@ export class SyncCommitter {
       const written = await this.writeOver(device, occupant, op.hash, op.mtime);
       return state('accepted', written);
     }
-    const joined = await this.joinNewFile(occupant, op);
+    // A deleted file an edit brings back (`ownId`) shares its edit's base with the file now at
+    // its path when that one keeps every line of it: the daily note made again from the
+    // template the deleted one started from (seed 1900001029). Joined like any two new files.
+    const joined = await this.joinNewFile(occupant, op, ownId !== undefined ? op.base : null);
     if (joined === occupant.hash) return state('merged', occupant);
     if (joined !== null) {
       const written = await this.writeOver(device, occupant, joined, op.mtime);
@@ -474,7 +477,11 @@ export class SyncCommitter {
    * Either way no line of either is dropped; anything else is a conflict copy. Returns the hash
    * of the joined bytes.
    */
-  private async joinNewFile(occupant: SyncFileRow, op: SyncPutOp): Promise<string | null> {
+  private async joinNewFile(
+    occupant: SyncFileRow,
+    op: SyncPutOp,
+    sharedBase: string | null = null,
+  ): Promise<string | null> {
     const blobs = this.options.blobs;
     if (!isMergeableText(occupant.path)) return null;
     const sizeOf = (hash: string): number => blobs.sizeOf(hash) ?? Infinity;
@@ -484,12 +491,18 @@ export class SyncCommitter {
     if (ours === null || theirs === null) return null;
     if (insertsInto(ours, theirs)) return occupant.hash;
     const tried = new Set<string>();
-    for (const version of this.store.versions(occupant.file_id)) {
-      if (tried.has(version.hash) || sizeOf(version.hash) > MAX_MERGE_BYTES) continue;
-      tried.add(version.hash);
+    const versions = this.store.versions(occupant.file_id).map((version) => version.hash);
+    const extra = sharedBase !== null && blobs.has(sharedBase) && !versions.includes(sharedBase);
+    const candidates = extra ? [sharedBase, ...versions] : versions;
+    for (const hash of candidates) {
+      if (tried.has(hash) || sizeOf(hash) > MAX_MERGE_BYTES) continue;
+      tried.add(hash);
       if (tried.size > MAX_JOIN_VERSIONS) return null;
-      const base = decodeUtf8(await blobs.readBytes(version.hash));
+      const base = decodeUtf8(await blobs.readBytes(hash));
       if (base === null || !insertsInto(base, ours)) continue;
+      // The edit's own base: only when the companion's file keeps all of it, and it is text.
+      if (extra && hash === sharedBase && (base.trim() === '' || !insertsInto(base, theirs)))
+        continue;
       const result = isMarkdown(occupant.path)
         ? mergeNote(base, ours, theirs)
         : mergeLines(base, ours, theirs);

@@ -384,6 +384,34 @@ describe('POST /api/v1/sync/commit', () => {
       expect(readFileSync(join(t.vault, 'Trip.md'), 'utf8')).toBe(NOTE + 'phone line\n');
     });
 
+    it('an edit bringing back a daily note deleted and made again joins the new one', async () => {
+      const DAILY = 'Daily/2026-12-04.md';
+      t = await buildSyncTestApp({ files: { [DAILY]: '# Daily\n', ...tenMore() } });
+      const file = await existing(DAILY);
+      // The laptop deletes today's note and makes it again from the template, then types in it.
+      await t.commit('Laptop', [{ file_id: file.file_id, base: file.hash, delete: true }]);
+      const laptopDaily = await t.upload('# Daily\n- laptop\n');
+      only(
+        (await t.commit('Laptop', [{ path: DAILY, base: null, hash: laptopDaily }])).results,
+        'accepted',
+      );
+      // The phone typed in the old one, never seeing either.
+      const phoneDaily = await t.upload('# Daily\n\n- phone\n');
+      const result = only(
+        (
+          await t.commit('Pixel 8', [
+            { path: DAILY, file_id: file.file_id, base: file.hash, hash: phoneDaily },
+          ])
+        ).results,
+        'merged',
+      );
+      expect(result.path).toBe(DAILY);
+      expect(readdirSync(join(t.vault, 'Daily'))).toEqual(['2026-12-04.md']);
+      const text = readFileSync(join(t.vault, DAILY), 'utf8');
+      expect(text).toContain('- laptop\n');
+      expect(text).toContain('- phone\n');
+    });
+
     it('an edit of an older version brings the deleted one back with the edit merged in', async () => {
       t = await buildSyncTestApp({ files: { 'Trip.md': NOTE, ...tenMore() } });
       const file = await existing('Trip.md');

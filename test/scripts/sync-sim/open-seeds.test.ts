@@ -285,6 +285,9 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // recorded gone now (each run checked to take that path).
   [1900001182, 'a conflict copy back: a new note deleted, inbox.md made, as its commit went up'],
   [1500001344, 'Shopping.md back: the same, a new note made at a case variant of its path'],
+  // The old daily note, deleted and made again from the template on dev1, came back by dev0's
+  // edit onto the new one's path: two new files at one path, joined now on the edit's base.
+  [1900001029, 'a false conflict copy of Daily/2026-11-22.md: a daily note made again, revived'],
 ];
 
 /**
@@ -337,9 +340,6 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // 459925972: dev2 died between writing a download and recording it, then deleted the note
   // and made a new one at its path with the app closed.
   [1800001953, 'Notes/Meeting.md back, deleted by dev2 after a crash mid-download (by design)'],
-  // From 2,000 fresh runs from 1900000000 on 7007305 (lost 0, diverged 0, 2 failed; 1900001182
-  // fixed since, in FIXED_SEEDS), not traced.
-  [1900001029, 'a false conflict copy of Daily/2026-11-22.md'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
