@@ -2140,6 +2140,16 @@ export class SyncEngine {
       // at a path that only differs in case): this file was just our version of it, which the
       // companion has now (merged, or in a conflict copy). Removed when it still has those bytes.
       const stat = await this.vault.stat(record.path);
+      if (stat !== null && (await this.vault.stat(twin.path))?.path === stat.path) {
+        // One file under both spellings (a case-insensitive vault): the companion's file itself,
+        // renamed here in case only with the app closed, this answer settled again on start
+        // (seed 2100060306). Its record follows the spelling here (a case-only move, committed
+        // next). Deleted as a twin of itself, the file was gone here and its record's delete
+        // went next, dropping the companion's note: two lines lost.
+        await this.store.update([{ ...twin, path: stat.path }], [twin.path, record.path]);
+        this.touched.add(stat.path);
+        return;
+      }
       const local = stat && stat.path === record.path ? await this.localState(record, stat) : null;
       if (local && (local.hash === sent || local.hash === server.hash)) {
         if ((await this.vault.delete(record.path, local.hash)) === 'done') {

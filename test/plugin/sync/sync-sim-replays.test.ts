@@ -2299,6 +2299,46 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('the companion’s note moved in case with the app closed, its answer settled again, stays', async () => {
+    // seed 2100060306 (two lines lost), a case-insensitive device: its new projects/Plan.md met
+    // the companion's projects/plan.md (a conflict) and was deleted here as it went up, so the
+    // companion's note was written at projects/plan.md; the app died before the commit was
+    // marked done. Closed, the user renamed that note to projects/Plan.md. Settled again on
+    // start, the answer took it for a twin of the companion's file at the other spelling (the
+    // same file) and deleted it. Its record's delete went next; with the mass-delete hold
+    // confirmed, the companion's note was gone.
+    const THEIRS = '# Theirs\n- L2 server\n~2\n- L10 server\n~10\n';
+    const MINE = '# Mine\n- L9 phone\n~9\n';
+    t = await buildSyncTestApp({ files: { 'Plan.md': THEIRS } });
+    const phone = testDevice(t, 'iPhone', {
+      caseInsensitive: true,
+      transport: racing(
+        (url) => url.endsWith('/commit'),
+        () => phone.vault.userDelete('PLAN.md'),
+      ),
+    });
+    phone.vault.userWrite('PLAN.md', MINE);
+    // The app dies as it marks the commit done (after the answer is applied).
+    const setPending = phone.store.setPendingCommit.bind(phone.store);
+    let died = false;
+    phone.store.setPendingCommit = async (pending) => {
+      if (pending === null && !died) {
+        died = true;
+        throw new Error('killed');
+      }
+      return setPending(pending);
+    };
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    expect(phone.vault.text('Plan.md')).toBe(THEIRS);
+    phone.vault.userRename('Plan.md', 'PLAN.md', { silent: true });
+    phone.restart();
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    expect(readdirSync(t.vault)).toEqual(['PLAN.md']);
+    expect(onDisk('PLAN.md')).toBe(THEIRS);
+    expect(phone.events.filter((event) => event.kind === 'held')).toEqual([]);
+    sameAsCompanion(phone);
+  });
+
   it('a note made anew where one edited elsewhere was deleted keeps both, each whole', async () => {
     // The same, with the laptop's edit of the old note first: the delete loses to it (the note
     // comes back), and the new note is the one put beside it, never the two merged.

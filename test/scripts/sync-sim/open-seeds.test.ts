@@ -288,6 +288,10 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // The old daily note, deleted and made again from the template on dev1, came back by dev0's
   // edit onto the new one's path: two new files at one path, joined now on the edit's base.
   [1900001029, 'a false conflict copy of Daily/2026-11-22.md: a daily note made again, revived'],
+  // From the long run on 9ce4a69 (100,000 runs from 2100000000): two lines lost. A conflict
+  // answer settled again after a crash deleted the companion's note, renamed in case with the
+  // app closed on a case-insensitive device, as its own twin (checked to fail on 9ce4a69).
+  [2100060306, 'two lost lines (L2, L10 by the server): a note deleted here as its own twin'],
 ];
 
 /**
