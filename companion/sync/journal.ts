@@ -475,23 +475,32 @@ export class SyncJournal {
 
   /** The file's path as spelled on disk when that differs only in letter case, if there is one. */
   private async caseVariantOnDisk(path: string): Promise<string | undefined> {
-    const found: string[] = [];
-    for (const wanted of path.normalize('NFC').split('/')) {
+    const wanted = path.normalize('NFC').split('/');
+    // Every folder that matches in letter case is looked in, the exact spelling first: an empty
+    // `Projects/` left by a delete beside the `projects/` another program wrote into would hide
+    // `projects/plan.md`, and a commit of `Projects/Plan.md` made both (seed 2300000212).
+    const search = async (found: readonly string[]): Promise<string | undefined> => {
+      const part = wanted[found.length];
+      if (part === undefined) return found.join('/').normalize('NFC');
       let names: string[];
       try {
         names = await readdir(join(this.options.vault, ...found));
       } catch {
         return undefined;
       }
-      const folded = pathKey(wanted);
-      const match =
-        names.find((name) => name.normalize('NFC') === wanted) ??
-        names.find((name) => pathKey(name) === folded);
-      if (match === undefined) return undefined;
-      found.push(match);
-    }
-    const onDisk = found.join('/').normalize('NFC');
-    return onDisk === path.normalize('NFC') ? undefined : onDisk;
+      const folded = pathKey(part);
+      const matches = [
+        ...names.filter((name) => name.normalize('NFC') === part),
+        ...names.filter((name) => name.normalize('NFC') !== part && pathKey(name) === folded),
+      ];
+      for (const match of matches) {
+        const onDisk = await search([...found, match]);
+        if (onDisk !== undefined) return onDisk;
+      }
+      return undefined;
+    };
+    const onDisk = await search([]);
+    return onDisk === undefined || onDisk === path.normalize('NFC') ? undefined : onDisk;
   }
 
   private async existsExactly(path: string): Promise<boolean> {

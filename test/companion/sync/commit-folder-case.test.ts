@@ -27,6 +27,30 @@ describe('POST commit: a folder named in other letter case than the companion’
     );
   });
 
+  it('finds a file another program wrote in a folder spelled otherwise than an empty one', async () => {
+    // seed 2300000212: Projects/ was left empty by a delete; another program wrote
+    // projects/plan.md; before the journal saw it, a device committed Projects/Plan.md. The
+    // look for a case variant went into the empty Projects/ only, found nothing, and the
+    // companion held both spellings: no device could have both, and none converged.
+    t = await buildSyncTestApp({ files: { 'Projects/Old.md': '# Old\n', 'Trip.md': '# Trip\n' } });
+    rmSync(join(t.vault, 'Projects/Old.md'));
+    await t.sync.journal.rescan();
+    t.write('projects/plan.md', '# Theirs\n- L1 server\n~1\n');
+    const hash = await t.upload('# Mine\n- L2 laptop\n~2\n');
+    const { results } = await t.commit('Linux laptop', [
+      { path: 'Projects/Plan.md', base: null, hash },
+    ]);
+    expect(results[0]).toMatchObject({ status: 'conflict', path: 'projects/plan.md' });
+    expect(readdirSync(join(t.vault, 'Projects'))).toEqual([]);
+    expect(readdirSync(join(t.vault, 'projects')).sort()).toEqual([
+      expect.stringMatching(/^plan\.conflict-\d{8}-\d{6}\.md$/),
+      'plan.md',
+    ]);
+    expect(readFileSync(join(t.vault, 'projects/plan.md'), 'utf8')).toBe(
+      '# Theirs\n- L1 server\n~1\n',
+    );
+  });
+
   it('moves a renamed file into the folder as the companion spells it', async () => {
     t = await buildSyncTestApp({ files: { 'Projects/Old.md': '# Old\n', 'Trip.md': '# Trip\n' } });
     const trip = await t.upload('# Trip\n');
