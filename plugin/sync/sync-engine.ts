@@ -1346,8 +1346,12 @@ export class SyncEngine {
       const [stat] = matches;
       if (stat === undefined || matches.length > 1) continue;
       if (gone.some((other) => other.record !== record && other.matches.includes(stat))) continue;
+      // Its fingerprint is not the file's: lines may have been added since the version sent.
+      // With the file's size and mtime beside the sent version's hash, a crash before the
+      // answer (the touch below is in memory only) left it looking unchanged for good, its
+      // added lines never sent (seed 2100095441).
       await this.store.update(
-        [{ ...record, path: stat.path, size: stat.size, mtime: stat.mtime }],
+        [{ ...record, path: stat.path, size: stat.size, mtime: stat.mtime, localHash: null }],
         [record.path],
       );
       recorded.add(this.key(stat.path));

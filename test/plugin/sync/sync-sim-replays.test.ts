@@ -2339,6 +2339,49 @@ describe('SyncEngine replays of simulation failures', () => {
     sameAsCompanion(phone);
   });
 
+  it('a new note moved and added to while its answer was lost keeps the added line', async () => {
+    // seed 2100095441 (a line lost, the device never in step): dev0's new Inbox.md went up,
+    // the app died before the answer; closed, the user renamed it and typed a line. On start
+    // the note was found where it went (every line of the version sent), its record given the
+    // file's size and mtime but still the sent version's hash; the app died again before the
+    // answer. From then on the file looked unchanged, and the line was never sent.
+    const SENT = '# Inbox\n- L1 phone\n~1\n';
+    const TYPED = `${SENT}- L2 phone\n~2\n`;
+    t = await buildSyncTestApp({ files: {} });
+    // Every commit's answer lost until the app is killed.
+    let answersLost = true;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: intercept(t, async (request, send) => {
+        const answer = await send();
+        if (request.url.endsWith('/commit') && answersLost) throw new Error('no answer');
+        return answer;
+      }),
+    });
+    phone.vault.userWrite('Inbox.md', SENT);
+    await phone.engine.sync().catch(() => undefined);
+    expect(await phone.store.getPendingCommit()).toBeDefined();
+    answersLost = false;
+    phone.vault.userRename('Inbox.md', 'Log.md', { silent: true });
+    phone.vault.userWrite('Log.md', TYPED, { silent: true });
+    phone.restart();
+    // The app dies again as the found move is saved with the unanswered commit.
+    const setPending = phone.store.setPendingCommit.bind(phone.store);
+    let died = false;
+    phone.store.setPendingCommit = async (pending) => {
+      if (pending?.moved !== undefined && !died) {
+        died = true;
+        throw new Error('killed');
+      }
+      return setPending(pending);
+    };
+    await expect(phone.engine.sync()).rejects.toThrow('killed');
+    phone.restart();
+    for (let round = 0; round < 3; round++) await phone.engine.sync();
+    const texts = readdirSync(t.vault).map((name) => withoutConflictKeys(onDisk(name) ?? ''));
+    expect(texts).toContain(TYPED);
+    sameAsCompanion(phone);
+  });
+
   it('a note made anew where one edited elsewhere was deleted keeps both, each whole', async () => {
     // The same, with the laptop's edit of the old note first: the delete loses to it (the note
     // comes back), and the new note is the one put beside it, never the two merged.

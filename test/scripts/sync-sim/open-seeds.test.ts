@@ -296,6 +296,13 @@ const FIXED_SEEDS: ReadonlyArray<readonly [seed: number, what: string]> = [
   // fails on 9ce4a69 too): the companion held Projects/Plan.md and projects/plan.md, its look
   // for a case variant on disk going into an empty Projects/ only.
   [2300000212, 'diverged: Projects/Plan.md committed beside projects/plan.md on the companion'],
+  // From the same long run, a line lost and the device never in step (traced for 2100095441):
+  // a new note of an unanswered commit, moved and added to with the app closed, was found on
+  // start with its record given the file's size and mtime beside the sent version's hash; the
+  // app died again, and the file looked unchanged for good. 2100010754 fails on 9ce4a69 and
+  // without this fix, and passes with it (not traced one by one).
+  [2100095441, 'a lost line (L56 by dev0): a moved new note taken for unchanged after a crash'],
+  [2100010754, 'a lost line (L41 by dev4), trip.md never in step on dev4'],
 ];
 
 /**
@@ -359,6 +366,12 @@ const OPEN_SEEDS: ReadonlyArray<readonly [seed: number, what: string, blobsPerBa
   // diverged 0, resurrected 0, 2 false conflict copies), not traced.
   [2400001655, 'a false conflict copy of log.md'],
   [2400001481, 'a false conflict copy of projects/plan.md'],
+  // The long run on 9ce4a69 (100,000 runs from 2100000000): of its 170 failed runs, 56 still
+  // fail on this stop's final engine. Its divergences left (a file missing on a device), not
+  // traced; the notes back and false copies are named by that run's log only.
+  [2100021633, 'diverged: Projects/Plan.md missing on dev0'],
+  [2100059900, 'diverged: Notes/Meeting.md missing on dev0'],
+  [2100076440, 'diverged: Inbox.md missing on dev0'],
 ];
 
 describe('sync-sim seeds that failed (issue #23)', () => {
