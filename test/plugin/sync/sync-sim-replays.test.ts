@@ -2285,11 +2285,6 @@ describe('SyncEngine replays of simulation failures', () => {
     await t.sync.journal.rescan();
     phone.vault.userWrite('Inbox.md', DELETED);
     for (let round = 0; round < 3; round++) await phone.engine.sync();
-    console.log(
-      'DBGX',
-      JSON.stringify(readdirSync(t.vault).map((n) => [n, onDisk(n)])),
-      JSON.stringify(phone.events),
-    );
     const texts = readdirSync(t.vault).map((name) => withoutConflictKeys(onDisk(name) ?? ''));
     expect(texts).not.toContain(DELETED);
     expect(texts).toContain(NEW);
