@@ -922,13 +922,8 @@ export class SyncEngine {
     }
     const now = decodeUtf8(await this.vault.read(path));
     if (was === null || now === null) return false;
-    const lines = (text: string): string[] =>
-      text
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== '');
-    const kept = new Set(lines(now));
-    const before = lines(was);
+    const kept = new Set(nonBlankLines(now));
+    const before = nonBlankLines(was);
     return (
       kept.size > 0 && before.length >= ANEW_MIN_LINES && !before.some((line) => kept.has(line))
     );
@@ -2731,17 +2726,20 @@ function fingerprint(record: SyncFileRecord, local: LocalState): SyncFileRecord 
   return { ...record, localHash: local.hash, size: local.stat.size, mtime: local.stat.mtime };
 }
 
-/** The record saved before a download is written (`SyncFileRecord.download`). */
-/** A text's distinct non-blank lines, trimmed; front matter fences left out. */
-function distinctLines(text: string): Set<string> {
-  const lines = new Set<string>();
-  for (const line of text.split('\n')) {
-    const trimmed = line.trim();
-    if (trimmed !== '' && trimmed !== '---') lines.add(trimmed);
-  }
-  return lines;
+/** A text's non-blank lines, trimmed. */
+function nonBlankLines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }
 
+/** A text's distinct non-blank lines, trimmed; front matter fences left out. */
+function distinctLines(text: string): Set<string> {
+  return new Set(nonBlankLines(text).filter((line) => line !== '---'));
+}
+
+/** The record saved before a download is written (`SyncFileRecord.download`). */
 function downloadRecord(path: string, begun: DownloadBegun): SyncFileRecord {
   return {
     path,
