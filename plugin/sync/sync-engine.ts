@@ -209,6 +209,8 @@ export class SyncEngine {
   private firstPullLanded = false;
   /** The moves made while the app was closed have been looked for (once per start). */
   private unseenMovesFound = false;
+  /** A base `movedAndEdited` could not fetch since the last look for unseen moves began. */
+  private baseOutOfReach = false;
   /** Resolves once the first pull since start has been applied (daily notes wait for it). */
   readonly firstPullDone: Promise<void>;
 
@@ -420,8 +422,12 @@ export class SyncEngine {
     // Read once for both steps: each state call is one more step a crash can fall between.
     let pending = await this.store.getPendingCommit();
     if (!this.unseenMovesFound) {
+      this.baseOutOfReach = false;
       pending = await this.findUnseenMoves(pending);
-      this.unseenMovesFound = true;
+      // A base out of reach (offline as the app opened): looked for again next pass, before
+      // that pass's pull, or the note moved and edited meanwhile went up as a new one for good
+      // (seed 28036224).
+      this.unseenMovesFound = !this.baseOutOfReach;
     }
     // A commit whose answer was lost is settled first: the pull would take the conflict copies
     // it made of this device's versions for files from elsewhere, and write back one of a file
@@ -1269,6 +1275,7 @@ export class SyncEngine {
     try {
       base = decodeUtf8(await this.blob(record.base));
     } catch {
+      this.baseOutOfReach = true;
       return -1;
     }
     const before = base === null ? null : distinctLines(base);

@@ -2261,6 +2261,40 @@ describe('SyncEngine replays of simulation failures', () => {
     expect(phone.events.filter((event) => event.kind === 'conflict')).toEqual([]);
   });
 
+  it('a note moved and edited with the app closed, opened offline, is still found moved', async () => {
+    // seed 28036224: dev3 opened offline; the base of its moved and edited note could not be
+    // fetched, and the look for unseen moves was not made again once online. The note went up
+    // as a new one, and the old one's path met it.
+    const INBOX = '# Inbox\n- L1 server\n~1\n- L2 server\n~2\n';
+    t = await buildSyncTestApp({ files: { 'Inbox.md': INBOX } });
+    let offline = false;
+    const phone = testDevice(t, 'Pixel 8', {
+      transport: intercept(t, async (_request, send) => {
+        if (offline) throw new Error('offline');
+        return send();
+      }),
+    });
+    const laptop = testDevice(t, 'MacBook');
+    await laptop.engine.sync();
+    await phone.engine.sync();
+    const oldId = (await laptop.store.getFile('Inbox.md'))?.fileId;
+    phone.restart();
+    phone.vault.userRename('Inbox.md', 'Log.md', { silent: true });
+    phone.vault.userWrite('Log.md', INBOX.replace('- L1 server', '- L4 phone'), { silent: true });
+    offline = true;
+    await phone.engine.sync().catch(() => undefined);
+    offline = false;
+    // Edited elsewhere meanwhile: pulled before the scan, the edit would land at the old path.
+    laptop.vault.userWrite('Inbox.md', `${INBOX}- L3 laptop\n~3\n`);
+    await laptop.engine.sync();
+    await syncInTurn(2, phone, laptop);
+    expect(readdirSync(t.vault)).toEqual(['Log.md']);
+    expect(onDisk('Log.md')).toBe('# Inbox\n- L4 phone\n~1\n- L2 server\n~2\n- L3 laptop\n~3\n');
+    expect((await laptop.store.getFile('Log.md'))?.fileId).toBe(oldId);
+    sameAsCompanion(phone);
+    sameAsCompanion(laptop);
+  });
+
   it('a new note deleted and made anew in other case as its commit went up stays deleted', async () => {
     // seed 1900001182: dev1's new Inbox.md went up; before the answer (a conflict: the
     // companion had its own Inbox.md) the user deleted it and made a new inbox.md. The answer's
